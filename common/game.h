@@ -1,0 +1,130 @@
+/*
+ * game.h: the one game interface that HOKITO and OXONO both implement.
+ *
+ * The server, the client, the engine tool and the bots are written once against this interface
+ * and never look inside a game's own representation. A `struct game` is a plain value: copy it to
+ * keep a position, assign it to undo a move. Nothing here allocates, does I/O or keeps global
+ * state; every function is safe to call from any thread on distinct values.
+ *
+ * Squares are numbered 0..35: square = rank_index * 6 + file_index, so a1 = 0, f1 = 5, a6 = 30,
+ * f6 = 35. The text formats (positions, moves) are documented in common/FORMATS.md.
+ */
+#ifndef HOKITO_COMMON_GAME_H
+#define HOKITO_COMMON_GAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game-base.h"
+#include "hokito.h"
+#include "oxono.h"
+
+/* The state of one game: a plain value. */
+struct game {
+	enum game_kind kind;
+	union {
+		struct hokito hk;
+		struct oxono ox;
+	} u;
+};
+
+/* Parse a game kind name ("hokito" or "oxono"). Returns 0 or GAME_EINVAL. */
+int game_kind_parse(const char *name, enum game_kind *kind);
+
+/* The lower-case name of a game kind ("hokito", "oxono"). Returns a static string. */
+const char *game_kind_name(enum game_kind kind);
+
+/*
+ * The name of a side: side 0 moves first ("black" in HOKITO, "pink" in OXONO), side 1 second
+ * ("white" in HOKITO, "black" in OXONO). Returns a static string.
+ */
+const char *game_side_name(enum game_kind kind, int side);
+
+/* Parse a side name of this game kind ("black", "white", "pink", or the letters). */
+int game_side_parse(enum game_kind kind, const char *name, int *side);
+
+/*
+ * Whether a variant name exists for a kind. NULL and "" mean "standard". Returns 0 or
+ * GAME_EINVAL, with the reason in err (which may be NULL).
+ */
+int game_variant_check(enum game_kind kind, const char *variant, struct game_error *err);
+
+/*
+ * Set up the start position of a game, drawing its randomness from seed alone (see FORMATS.md
+ * for the exact procedure), so the same kind, variant and seed always give the same position.
+ * Returns 0, or GAME_EINVAL for an unknown variant.
+ */
+int game_start(struct game *g, enum game_kind kind, const char *variant, uint64_t seed,
+	       struct game_error *err);
+
+/*
+ * Parse a position text of the given kind into g. Returns 0, or GAME_ESYNTAX with err saying
+ * what is wrong and where. g is left unspecified on error.
+ */
+int game_parse(struct game *g, enum game_kind kind, const char *text, struct game_error *err);
+
+/*
+ * Write the position text of g into buf (NUL-terminated). Returns the length written, or
+ * GAME_ENOSPC if size is too small (GAME_TEXT_MAX always suffices).
+ */
+int game_format(const struct game *g, char *buf, size_t size);
+
+/* The side to move: 0 or 1. */
+int game_side(const struct game *g);
+
+/* Number of moves played since the start position (counted from the position's pawns). */
+int game_ply(const struct game *g);
+
+/*
+ * Fill moves (room for GAME_MOVES_MAX) with every legal move of the side to move, in a fixed
+ * order. Returns the count; 0 when the game is over.
+ */
+int game_moves(const struct game *g, struct game_move *moves);
+
+/*
+ * Parse a move text and check that it is legal in g. Returns 0 with *m set, GAME_ESYNTAX for a
+ * malformed text, GAME_EILLEGAL for a move the rules refuse (err says why), GAME_EOVER when the
+ * game is over.
+ */
+int game_move_parse(const struct game *g, const char *text, struct game_move *m,
+		    struct game_error *err);
+
+/* Write the canonical text of move m into buf. Returns its length or GAME_ENOSPC. */
+int game_move_format(enum game_kind kind, struct game_move m, char *buf, size_t size);
+
+/* Whether m is one of the legal moves of g. */
+int game_move_legal(const struct game *g, struct game_move m);
+
+/* Apply a legal move. The caller guarantees legality (game_move_parse or game_moves). */
+void game_apply(struct game *g, struct game_move m);
+
+/* How the game stands: over or not, who won, and the scores. */
+void game_outcome(const struct game *g, struct game_outcome *o);
+
+/* Whether the game is over. */
+int game_over(const struct game *g);
+
+/*
+ * The leaf count of the move tree of the given depth below g (perft). A finished game has no
+ * moves, so its subtree counts 0 below depth 0.
+ */
+uint64_t game_perft(const struct game *g, int depth);
+
+/* The text of the whole stack on a square, bottom to top ("w1b3"), or "-" (HOKITO); the cell
+ * text (OXONO). Returns the length or GAME_ENOSPC. */
+int game_cell_format(const struct game *g, int sq, char *buf, size_t size);
+
+/* Parse a square name ("a1".."f6"). Returns the square, or GAME_ESYNTAX. */
+int game_square_parse(const char *text);
+
+/* Write a square's name (3 bytes with the NUL). */
+void game_square_name(int sq, char buf[3]);
+
+/* Fill err (if not NULL) and return code: the one way errors are reported in common/. */
+int game_error_set(struct game_error *err, int code, int pos, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+#endif

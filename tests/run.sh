@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The one test command: installs what is missing (Debian 12), builds a normal and a sanitizer
+# (address,undefined) build with warnings as errors, runs every test suite in both, and ends with
+# the line "N passed, N failed". Exit status 0 only when nothing failed.
+#
+#   bash tests/run.sh            # from the top of a clone; .ci/run calls exactly this
+#
+# Environment: HOKITO_SKIP_APT=1 skips the package step (machines that already have everything).
+set -u
+cd "$(dirname "$0")/.."
+
+packages=(build-essential meson ninja-build pkg-config python3 libuv1-dev libjansson-dev
+	libncurses-dev libsqlite3-dev tmux clang libclang-rt-14-dev)
+
+if [ "${HOKITO_SKIP_APT:-0}" != 1 ]; then
+	missing=()
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		sudo=""
+		[ "$(id -u)" -ne 0 ] && sudo=sudo
+		echo "== installing: ${missing[*]}"
+		$sudo apt-get update -qq || exit 1
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null ||
+			exit 1
+	fi
+fi
+
+status=0
+run_build() {
+	local dir=$1
+	shift
+	echo "== build $dir"
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" --werror "$@" >"$dir.setup.log" 2>&1 ||
+			{ cat "$dir.setup.log"; return 1; }
+	fi
+	meson compile -C "$dir" >"$dir.compile.log" 2>&1 || { cat "$dir.compile.log"; return 1; }
+	echo "== test $dir"
+	meson test -C "$dir" --no-rebuild --print-errorlogs --suite unit --suite integration \
+		--suite fuzz --num-processes 2 || status=1
+}
+
+run_build build || status=1
+run_build build-asan -Db_sanitize=address,undefined -Db_lundef=false || status=1
+
+python3 tests/summary.py build build-asan || status=1
+exit $status
