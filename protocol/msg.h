@@ -1,0 +1,154 @@
+/*
+ * msg.h: protocol messages: their types, decoding with validation, and building.
+ *
+ * msg_decode() turns one line into a struct msg after checking everything that can be checked
+ * without the server's state: the line is a JSON object, its "type" is known, "id" is a string or
+ * an integer, every member the type requires is there with the right JSON type (PROTOCOL.md's
+ * tables, kept here as one schema table), and request values are allowed (game kind, variant,
+ * seat, display name, non-negative numbers). So the server's game layer only ever sees well-formed
+ * requests, and a client sees server messages it can read without checking types again.
+ *
+ * The msg_*_new() builders return new jansson objects for the requests and the common replies;
+ * wire_encode() (wire.h) turns them into lines.
+ */
+#ifndef HOKITO_PROTOCOL_MSG_H
+#define HOKITO_PROTOCOL_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "game.h"
+
+enum msg_type {
+	MSG_NONE = 0,
+	/* requests, client to server */
+	MSG_HELLO,
+	MSG_LIST,
+	MSG_CREATE,
+	MSG_JOIN,
+	MSG_QUICK,
+	MSG_WATCH,
+	MSG_MOVE,
+	MSG_RESIGN,
+	MSG_LEAVE,
+	MSG_PING,
+	/* replies, server to client */
+	MSG_WELCOME,
+	MSG_GAMES,
+	MSG_STATE,
+	MSG_OK,
+	MSG_PONG,
+	MSG_ERROR,
+	MSG_BYE,
+	/* game events (carry game and seq) */
+	MSG_SEATED,
+	MSG_STARTED,
+	MSG_MOVED,
+	MSG_GAME_OVER,
+	/* notices (carry game, no new seq) */
+	MSG_YOUR_TURN,
+	MSG_PRESENCE,
+	MSG_SPECTATORS,
+	MSG_TYPE_COUNT
+};
+
+#define MSG_REQUEST_FIRST MSG_HELLO
+#define MSG_REQUEST_LAST  MSG_PING
+
+/* A decoded message. Strings are borrowed from root and live until msg_clear(). */
+struct msg {
+	enum msg_type type;
+	json_t *root; /* owned: the whole object (one reference), NULL when the line was not one */
+	json_t *id;   /* borrowed from root: the "id" member, NULL when absent */
+
+	/* Request members; NULL, 0 or has_* = 0 when absent or for other types. */
+	int protocol;	      /* hello */
+	const char *name;     /* hello */
+	const char *token;    /* hello */
+	const char *client;   /* hello */
+	int has_last_seq;     /* hello */
+	int64_t last_seq;     /* hello: >= 0 */
+	int has_kind;	      /* create, quick */
+	enum game_kind kind;  /* create, quick */
+	const char *variant;  /* create, quick: canonical ("standard" when absent) */
+	int seat;	      /* create: 0 or 1, or -1 for random (the default) */
+	int is_private;	      /* create */
+	int has_seed;	      /* create */
+	uint64_t seed;	      /* create */
+	const char *game;     /* join, watch, move, resign: a game id */
+	const char *code;     /* join, watch: an invite code */
+	const char *move;     /* move: the move text */
+};
+
+/* What msg_decode() refused, for the error reply. */
+struct msg_error {
+	int code;	/* enum protocol_err */
+	char field[32]; /* the member at fault (bad_field, bad_value), "" otherwise */
+	char text[192]; /* one sentence, no trailing newline */
+};
+
+/*
+ * Decode and validate one line (len bytes; need not be NUL-terminated). Returns 0 with *m filled;
+ * or a negative enum protocol_err with err filled. Even on error m->root and m->id are set when
+ * the line was a JSON object, so the caller can echo the id and name the request type (m->type,
+ * MSG_NONE if unknown). Always call msg_clear() after.
+ */
+int msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err);
+
+/* Release what msg_decode() holds and zero m. Accepts a zeroed msg. */
+void msg_clear(struct msg *m);
+
+/* The wire name of a type ("hello"), or NULL for MSG_NONE and out-of-range values. */
+const char *msg_type_name(enum msg_type type);
+
+/* The type of a wire name, or MSG_NONE. */
+enum msg_type msg_type_parse(const char *name);
+
+/* Whether a type is a request (client to server). */
+int msg_type_is_request(enum msg_type type);
+
+/* Whether a type is a game event (carries a seq of its own). */
+int msg_type_is_event(enum msg_type type);
+
+/* A borrowed string member of a decoded message, or NULL. */
+const char *msg_str(const struct msg *m, const char *key);
+
+/* An integer member of a decoded message, or dflt when absent or not an integer. */
+int64_t msg_int(const struct msg *m, const char *key, int64_t dflt);
+
+/*
+ * Builders. Each returns a new reference to an object {"type": ...} with the members given;
+ * string arguments are copied; a NULL string or a negative number leaves its member out. id is
+ * borrowed (its value is copied into the message) and may be NULL.
+ */
+json_t *msg_new(enum msg_type type, json_t *id);
+json_t *msg_hello_new(const char *name, const char *token, int64_t last_seq, json_t *id);
+json_t *msg_create_new(const char *kind, const char *variant, const char *seat, int is_private,
+		       json_t *id);
+json_t *msg_join_new(const char *game, const char *code, json_t *id);
+json_t *msg_quick_new(const char *kind, const char *variant, json_t *id);
+json_t *msg_watch_new(const char *game, const char *code, json_t *id);
+json_t *msg_move_new(const char *game, const char *move, json_t *id);
+
+/* Reply ok to a request of type request; seq < 0 leaves "seq" out. */
+json_t *msg_ok_new(enum msg_type request, int64_t seq, json_t *id);
+
+/*
+ * An error reply: code is an enum protocol_err, request the refused request's type (MSG_NONE to
+ * leave it out), field NULL or "" to leave it out, text the sentence.
+ */
+json_t *msg_error_new(int code, enum msg_type request, const char *field, const char *text,
+		      json_t *id);
+
+/* The error reply for what msg_decode() refused, built from m (for id and type) and err. */
+json_t *msg_decode_error_new(const struct msg *m, const struct msg_error *err);
+
+/* bye: reason "shutdown" or "replaced". */
+json_t *msg_bye_new(const char *reason, const char *text);
+
+/* A player object {"id": ..., "name": ...}. */
+json_t *msg_player_new(const char *id, const char *name);
+
+#endif
