@@ -77,13 +77,13 @@ game_variant_check(enum game_kind kind, const char *variant, struct game_error *
 	if (kind == GAME_HOKITO && strcmp(variant, "random36") == 0)
 		return 0;
 	return game_error_set(err, GAME_EINVAL, -1, "unknown variant '%s' for %s (known: %s)",
-			      variant, game_kind_name(kind),
-			      kind == GAME_HOKITO ? "standard, random36" : "standard");
+	                      variant, game_kind_name(kind),
+	                      kind == GAME_HOKITO ? "standard, random36" : "standard");
 }
 
 int
 game_start(struct game *g, enum game_kind kind, const char *variant, uint64_t seed,
-	   struct game_error *err)
+           struct game_error *err)
 {
 	int rc = game_variant_check(kind, variant, err);
 
@@ -148,8 +148,7 @@ game_moves(const struct game *g, struct game_move *moves)
 }
 
 int
-game_move_parse(const struct game *g, const char *text, struct game_move *m,
-		struct game_error *err)
+game_move_parse(const struct game *g, const char *text, struct game_move *m, struct game_error *err)
 {
 	if (text == NULL)
 		return game_error_set(err, GAME_ESYNTAX, 0, "no move given");

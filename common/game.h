@@ -55,7 +55,7 @@ int game_variant_check(enum game_kind kind, const char *variant, struct game_err
  * Returns 0, or GAME_EINVAL for an unknown variant.
  */
 int game_start(struct game *g, enum game_kind kind, const char *variant, uint64_t seed,
-	       struct game_error *err);
+               struct game_error *err);
 
 /*
  * Parse a position text of the given kind into g. Returns 0, or GAME_ESYNTAX with err saying
@@ -87,7 +87,7 @@ int game_moves(const struct game *g, struct game_move *moves);
  * game is over.
  */
 int game_move_parse(const struct game *g, const char *text, struct game_move *m,
-		    struct game_error *err);
+                    struct game_error *err);
 
 /* Write the canonical text of move m into buf. Returns its length or GAME_ENOSPC. */
 int game_move_format(enum game_kind kind, struct game_move m, char *buf, size_t size);
@@ -123,8 +123,8 @@ void game_square_name(int sq, char buf[3]);
 /* Fill err (if not NULL) and return code: the one way errors are reported in common/. */
 int game_error_set(struct game_error *err, int code, int pos, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
+        __attribute__((format(printf, 4, 5)))
 #endif
-	;
+        ;
 
 #endif

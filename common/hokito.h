@@ -2,9 +2,10 @@
  * hokito.h: the rules of HOKITO, stacking and hopping on a 6x6 board.
  *
  * The position keeps the full composition of every stack (pawn identities linked bottom to top)
- * for display, and beside it the few bitboards and per-square bytes the rules actually read: only
- * a stack's top pawn and its height matter for moves and scores. Nothing here allocates or does
- * I/O. Side 0 is Black (moves first), side 1 is White. Callers normally use game.h instead.
+ * for display, and beside it what the rules actually read: a stack's top pawn and whether it is a
+ * single pawn, as bitboards, and for every occupied square its nearest occupied neighbour in each
+ * of the four directions (the squares a hop lands on). Nothing here allocates or does I/O. Side 0
+ * is Black (moves first), side 1 is White. Callers normally use game.h instead.
  */
 #ifndef HOKITO_COMMON_HOKITO_H
 #define HOKITO_COMMON_HOKITO_H
@@ -12,19 +13,21 @@
 #include "game-base.h"
 
 #define HOKITO_PAWNS 36
+#define HOKITO_NONE  36 /* "no square": a link past the edge; row 36 of link[] links to itself */
 
 struct hokito {
-	uint64_t occ;            /* bitboard: squares holding a pawn or a stack */
-	uint64_t single;         /* bitboard: squares holding exactly one pawn */
-	uint64_t top[2];         /* bitboards: squares whose top pawn is Black (0) / White (1) */
-	uint8_t topval[36];      /* value 1..3 of the square's top pawn, 0 when empty */
-	uint8_t height[36];      /* pawns on the square */
-	int8_t toppawn[36];      /* pawn id on top of the square, -1 when empty */
-	int8_t botpawn[36];      /* pawn id at the bottom of the square, -1 when empty */
+	uint64_t occ;               /* bitboard: squares holding a pawn or a stack */
+	uint64_t single;            /* bitboard: squares holding exactly one pawn */
+	uint64_t top[2];            /* bitboards: squares whose top pawn is Black (0) / White (1) */
+	uint8_t link[37][4];        /* nearest occupied square north, east, south, west, or NONE */
+	uint8_t topval[36];         /* value 1..3 of the square's top pawn, 0 when empty */
+	uint8_t height[36];         /* pawns on the square */
+	int8_t toppawn[36];         /* pawn id on top of the square, -1 when empty */
+	int8_t botpawn[36];         /* pawn id at the bottom of the square, -1 when empty */
 	int8_t below[HOKITO_PAWNS]; /* pawn id directly under pawn i, -1 at the bottom */
 	uint8_t pawn[HOKITO_PAWNS]; /* pawn i: colour << 2 | value (colour 0 black, 1 white) */
-	uint8_t npawns;          /* pawn ids in use: 0..npawns-1 */
-	uint8_t side;            /* side to move */
+	uint8_t npawns;             /* pawn ids in use: 0..npawns-1 */
+	uint8_t side;               /* side to move */
 };
 
 /* Standard setup (random36 = 0) or variant random36, from seed. */
@@ -50,7 +53,7 @@ int hokito_over(const struct hokito *h);
 
 /* Parse a move ("c2-e4" or a hop path "c2-c4-e4") and check it. See game_move_parse(). */
 int hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
-		      struct game_error *err);
+                      struct game_error *err);
 
 /* Write a move as "c2-e4". Returns its length or GAME_ENOSPC. */
 int hokito_move_format(struct game_move m, char *buf, size_t size);

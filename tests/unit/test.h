@@ -69,8 +69,8 @@ static int test_failures_;
 	do {                                                                                       \
 		const char *a_ = (a), *b_ = (b);                                                   \
 		if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0)                               \
-			FAIL_AT_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)",        \
-				 b_ ? b_ : "(null)");                                              \
+			FAIL_AT_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)",         \
+			         b_ ? b_ : "(null)");                                              \
 	} while (0)
 
 #endif

@@ -1,0 +1,369 @@
+/*
+ * hokito-engine.c: the rules (and later the computer opponent) on the command line.
+ *
+ *   hokito-engine start  --game G [--seed N] [--variant V]     a start position
+ *   hokito-engine moves  --game G POSITION                     every legal move, one a line
+ *   hokito-engine perft  --game G --depth D [--divide] POSITION
+ *   hokito-engine play   --game G POSITION MOVE...             the position after the moves
+ *
+ * Output goes to stdout, errors to stderr as one line starting "hokito-engine: ". Exit status:
+ * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
+ * every rule comes from common/ through game.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "game.h"
+#include "hokito-config.h"
+
+#define EXIT_ILLEGAL 1
+#define EXIT_USAGE   2
+
+/* Options shared by the commands; each command reads the ones it knows. */
+struct engine_opts {
+	enum game_kind kind;
+	const char *variant;
+	uint64_t seed;
+	int have_seed;
+	int depth;
+	int divide;
+	int help;
+	char **args; /* positional arguments, borrowed from argv */
+	int nargs;
+};
+
+struct engine_cmd {
+	const char *name;
+	const char *usage;   /* one line: the arguments */
+	const char *summary; /* one line: what it does */
+	const char *help;    /* the rest of its --help text */
+	int (*run)(struct engine_opts *o);
+};
+
+static int
+engine_fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hokito-engine: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+/* Parse a whole decimal number in [0, max]. */
+static int
+engine_number(const char *text, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (text[0] < '0' || text[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * The position argument: one argument ("BOARD SIDE", quoted), or two when the shell split the
+ * board from the side letter. Consumes what it used from o->args.
+ */
+static int
+engine_position(struct engine_opts *o, struct game *g)
+{
+	char text[GAME_TEXT_MAX * 2];
+	struct game_error err;
+	int used = 1;
+
+	if (o->nargs < 1)
+		return engine_fail(EXIT_USAGE, "no position given (try --help)");
+	snprintf(text, sizeof text, "%s", o->args[0]);
+	if (o->nargs >= 2 && strlen(o->args[1]) == 1 && strchr(o->args[0], ' ') == NULL &&
+	    strchr("bwp", o->args[1][0]) != NULL) {
+		snprintf(text, sizeof text, "%s %s", o->args[0], o->args[1]);
+		used = 2;
+	}
+	if (game_parse(g, o->kind, text, &err) < 0) {
+		if (err.pos >= 0)
+			return engine_fail(EXIT_USAGE, "bad %s position at character %d: %s",
+			                   game_kind_name(o->kind), err.pos + 1, err.text);
+		return engine_fail(EXIT_USAGE, "bad %s position: %s", game_kind_name(o->kind),
+		                   err.text);
+	}
+	o->args += used;
+	o->nargs -= used;
+	return 0;
+}
+
+static void
+engine_print_outcome(const struct game *g)
+{
+	struct game_outcome out;
+
+	game_outcome(g, &out);
+	if (out.end == GAME_END_NONE)
+		return;
+	if (out.winner < 0)
+		printf("result: draw\n");
+	else
+		printf("result: %s wins\n", game_side_name(g->kind, out.winner));
+	if (g->kind == GAME_HOKITO)
+		printf("score: black %d white %d\n", out.score[0], out.score[1]);
+}
+
+static int
+engine_start(struct engine_opts *o)
+{
+	char text[GAME_TEXT_MAX];
+	struct game_error err;
+	struct game g;
+
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "start takes no position ('%s')", o->args[0]);
+	if (!o->have_seed && getrandom(&o->seed, sizeof o->seed, 0) != sizeof o->seed)
+		return engine_fail(EXIT_USAGE, "cannot read the system's random source");
+	if (game_start(&g, o->kind, o->variant, o->seed, &err) < 0)
+		return engine_fail(EXIT_USAGE, "%s", err.text);
+	game_format(&g, text, sizeof text);
+	printf("%s\n", text);
+	return 0;
+}
+
+static int
+engine_moves(struct engine_opts *o)
+{
+	struct game_move moves[GAME_MOVES_MAX];
+	char text[GAME_MOVE_TEXT];
+	struct game g;
+	int rc, n;
+
+	if ((rc = engine_position(o, &g)) != 0)
+		return rc;
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
+	n = game_moves(&g, moves);
+	for (int i = 0; i < n; i++) {
+		game_move_format(g.kind, moves[i], text, sizeof text);
+		printf("%s\n", text);
+	}
+	return 0;
+}
+
+static int
+engine_perft(struct engine_opts *o)
+{
+	struct game_move moves[GAME_MOVES_MAX];
+	char text[GAME_MOVE_TEXT];
+	uint64_t total = 0;
+	struct game g;
+	int rc, n;
+
+	if ((rc = engine_position(o, &g)) != 0)
+		return rc;
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
+	if (o->depth < 0)
+		return engine_fail(EXIT_USAGE, "perft needs --depth D (try --help)");
+	if (!o->divide || o->depth == 0) {
+		printf("%" PRIu64 "\n", game_perft(&g, o->depth));
+		return 0;
+	}
+	n = game_moves(&g, moves);
+	for (int i = 0; i < n; i++) {
+		struct game child = g;
+		uint64_t count;
+		game_apply(&child, moves[i]);
+		count = game_perft(&child, o->depth - 1);
+		total += count;
+		game_move_format(g.kind, moves[i], text, sizeof text);
+		printf("%s: %" PRIu64 "\n", text, count);
+	}
+	printf("%" PRIu64 "\n", total);
+	return 0;
+}
+
+static int
+engine_play(struct engine_opts *o)
+{
+	char text[GAME_TEXT_MAX];
+	struct game_error err;
+	struct game g;
+	int rc;
+
+	if ((rc = engine_position(o, &g)) != 0)
+		return rc;
+	for (int i = 0; i < o->nargs; i++) {
+		struct game_move m;
+		rc = game_move_parse(&g, o->args[i], &m, &err);
+		if (rc == GAME_ESYNTAX)
+			return engine_fail(EXIT_USAGE, "move %d: %s", i + 1, err.text);
+		if (rc < 0)
+			return engine_fail(EXIT_ILLEGAL, "move %d '%s' is illegal: %s", i + 1,
+			                   o->args[i], err.text);
+		game_apply(&g, m);
+	}
+	game_format(&g, text, sizeof text);
+	printf("%s\n", text);
+	engine_print_outcome(&g);
+	return 0;
+}
+
+static const struct engine_cmd engine_cmds[] = {
+        {"start", "start [--game G] [--seed N] [--variant V]", "print a start position",
+         "  --seed N      the seed of the random setup (default: a random one)\n"
+         "  --variant V   HOKITO: standard (default) or random36\n"
+         "\nexample:\n  hokito-engine start --game hokito --seed 42\n",
+         engine_start},
+        {"moves", "moves [--game G] POSITION", "print every legal move, one a line",
+         "\nexample:\n  hokito-engine moves --game oxono "
+         "'-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,O,-,-/-,-,X,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p'\n",
+         engine_moves},
+        {"perft", "perft [--game G] --depth D [--divide] POSITION",
+         "count the leaves of the move tree; the last line is the count",
+         "  --depth D     plies to search (0 to 64)\n"
+         "  --divide      first print each legal move with the count below it\n"
+         "\nexample:\n  hokito-engine perft --game hokito --depth 3 \"$(hokito-engine start "
+         "--seed 1)\"\n",
+         engine_perft},
+        {"play", "play [--game G] POSITION MOVE...",
+         "apply moves and print the position, then the result if the game is over",
+         "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
+         "a1-a2\n",
+         engine_play},
+};
+
+#define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
+
+static void
+engine_usage(FILE *f)
+{
+	fprintf(f, "usage: hokito-engine COMMAND [OPTIONS] [ARGS]\n\n"
+	           "The rules of HOKITO and OXONO on the command line.\n\ncommands:\n");
+	for (size_t i = 0; i < ENGINE_NCMDS; i++)
+		fprintf(f, "  %-7s %s\n", engine_cmds[i].name, engine_cmds[i].summary);
+	fprintf(f, "\noptions of every command:\n"
+	           "  --game G      hokito (default) or oxono\n"
+	           "  --help        this help, or a command's help after the command\n"
+	           "  --version     the version\n\n"
+	           "A POSITION is one argument: the board and the side to move, quoted\n"
+	           "(see common/FORMATS.md). Exit status: 0 success, 1 illegal move,\n"
+	           "2 bad usage or bad text.\n\n"
+	           "examples:\n"
+	           "  hokito-engine start --game hokito --seed 7\n"
+	           "  hokito-engine moves --game hokito \"$(hokito-engine start --seed 7)\"\n"
+	           "  hokito-engine perft --game oxono --depth 3 \"$(hokito-engine start --game "
+	           "oxono --seed 7)\"\n");
+}
+
+static void
+engine_cmd_usage(const struct engine_cmd *c)
+{
+	printf("usage: hokito-engine %s\n\n%s.\n\n  --game G      hokito (default) or oxono\n%s",
+	       c->usage, c->summary, c->help);
+}
+
+/* Parse the options after the command name; positional arguments are kept in order. */
+static int
+engine_options(int argc, char **argv, struct engine_opts *o)
+{
+	o->args = argv;
+	o->nargs = 0;
+	for (int i = 0; i < argc; i++) {
+		char *arg = argv[i], *value = NULL;
+		char *eq = strchr(arg, '=');
+		uint64_t n;
+
+		if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
+			o->args[o->nargs++] = arg;
+			continue;
+		}
+		if (eq != NULL)
+			*eq = '\0', value = eq + 1;
+		if (strcmp(arg, "--help") == 0) {
+			o->help = 1;
+			continue;
+		}
+		if (strcmp(arg, "--divide") == 0) {
+			o->divide = 1;
+			continue;
+		}
+		if (strcmp(arg, "--game") != 0 && strcmp(arg, "--seed") != 0 &&
+		    strcmp(arg, "--variant") != 0 && strcmp(arg, "--depth") != 0)
+			return engine_fail(EXIT_USAGE, "unknown option '%s' (try --help)", arg);
+		if (value == NULL) {
+			if (i + 1 >= argc)
+				return engine_fail(EXIT_USAGE, "option %s needs a value", arg);
+			value = argv[++i];
+		}
+		if (strcmp(arg, "--game") == 0) {
+			if (game_kind_parse(value, &o->kind) < 0)
+				return engine_fail(EXIT_USAGE,
+				                   "unknown game '%s' (hokito or oxono)", value);
+		} else if (strcmp(arg, "--seed") == 0) {
+			if (engine_number(value, UINT64_MAX, &o->seed) < 0)
+				return engine_fail(EXIT_USAGE,
+				                   "--seed takes a whole number from 0 to %" PRIu64
+				                   ", not '%s'",
+				                   UINT64_MAX, value);
+			o->have_seed = 1;
+		} else if (strcmp(arg, "--variant") == 0) {
+			o->variant = value;
+		} else {
+			if (engine_number(value, 64, &n) < 0)
+				return engine_fail(EXIT_USAGE,
+				                   "--depth takes a whole number from 0 to 64, not "
+				                   "'%s'",
+				                   value);
+			o->depth = (int)n;
+		}
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct engine_opts o = {.kind = GAME_HOKITO, .depth = -1};
+	struct game_error err;
+	const struct engine_cmd *cmd = NULL;
+	int rc;
+
+	if (argc < 2) {
+		engine_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		engine_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("hokito-engine %s\n", HOKITO_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ENGINE_NCMDS; i++)
+		if (strcmp(argv[1], engine_cmds[i].name) == 0)
+			cmd = &engine_cmds[i];
+	if (cmd == NULL)
+		return engine_fail(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
+	if ((rc = engine_options(argc - 2, argv + 2, &o)) != 0)
+		return rc;
+	if (o.help) {
+		engine_cmd_usage(cmd);
+		return 0;
+	}
+	if (game_variant_check(o.kind, o.variant, &err) < 0)
+		return engine_fail(EXIT_USAGE, "%s", err.text);
+	return cmd->run(&o);
+}
