@@ -1,0 +1,704 @@
+/*
+ * oxono.c: the rules of OXONO on bitboards: start, parse and format, move generation, move
+ * validation with reasons, apply, outcome and perft.
+ *
+ * A position is a plain value (struct oxono): four 36-bit bitboards (pawns by colour, pawns by
+ * symbol), the two totems' squares, the reserves and the side to move. Square = rank_index * 6 +
+ * file_index, a1 = 0, f6 = 35; bit sq of a bitboard stands for square sq. This module owns only
+ * the values its callers hand it: it never allocates, never does I/O and keeps no global state
+ * (its only tables are constant).
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "game.h"
+#include "oxono.h"
+#include "rng.h"
+
+#define BOARD  0xfffffffffULL /* the 36 squares */
+#define FILE_A 0x041041041ULL /* a1, a2, ..., a6 */
+#define FILE_F (FILE_A << 5)
+#define PAWNS  8 /* pawns per symbol per colour */
+
+#define BIT(sq) (1ULL << (sq))
+
+static const char *const side_words[2] = {"Pink", "Black"};
+static const char totem_letters[2] = {'X', 'O'};
+
+/* How a totem moves this turn; see totem_dests(). */
+enum dest_kind {
+	DEST_SLIDE, /* along its row and column over empty squares */
+	DEST_JUMP,  /* enclosed: over the run of occupied squares next to it */
+	DEST_ANY,   /* enclosed with no jump: to any empty square */
+};
+
+static inline int
+popcount(uint64_t b)
+{
+	return __builtin_popcountll(b);
+}
+
+static inline int
+lowest(uint64_t b)
+{
+	return __builtin_ctzll(b);
+}
+
+/* The squares orthogonally next to the squares of b. */
+static inline uint64_t
+neighbours(uint64_t b)
+{
+	return (((b << 1) & ~FILE_A) | ((b >> 1) & ~FILE_F) | (b << 6) | (b >> 6)) & BOARD;
+}
+
+/* Squares holding a pawn or a totem. */
+static inline uint64_t
+occupied(const struct oxono *x)
+{
+	return x->colour[0] | x->colour[1] | BIT(x->totem[0]) | BIT(x->totem[1]);
+}
+
+/*
+ * The four directions as (file step, square step): east, west, north, south. A step leaves the
+ * board when the file goes out of 0..5 or the square out of 0..35.
+ */
+static const int dir_file[4] = {1, -1, 0, 0};
+static const int dir_step[4] = {1, -1, 6, -6};
+
+/* The square one step from sq in direction d, or -1 off the board. */
+static inline int
+step(int sq, int d)
+{
+	int f = sq % 6 + dir_file[d];
+	int s = sq + dir_step[d];
+
+	if (f < 0 || f > 5 || s < 0 || s >= 36)
+		return -1;
+	return s;
+}
+
+/*
+ * Where the totem on sq may go, given the occupied squares occ (which include both totems).
+ * This is the movement rule in one place:
+ *   - a totem with an empty neighbour slides: along each of the four directions, every square
+ *     up to (not including) the first occupied square or the edge;
+ *   - an enclosed totem (every neighbour that is on the board is occupied; an edge or a corner
+ *     just has fewer neighbours) jumps: in each direction, over the contiguous run of occupied
+ *     squares to the first empty square beyond it; a run that reaches the edge gives nothing;
+ *   - an enclosed totem that has no jump may go to any empty square.
+ * Returns the destination set (never empty while the board has an empty square) and sets *kind.
+ */
+static inline uint64_t
+totem_dests(int sq, uint64_t occ, enum dest_kind *kind)
+{
+	uint64_t empty = ~occ & BOARD;
+	uint64_t dests = 0;
+
+	if (neighbours(BIT(sq)) & empty) {
+		*kind = DEST_SLIDE;
+		for (int d = 0; d < 4; d++)
+			for (int s = step(sq, d); s >= 0 && !(occ & BIT(s)); s = step(s, d))
+				dests |= BIT(s);
+		return dests;
+	}
+	for (int d = 0; d < 4; d++) {
+		int s = step(sq, d);
+		while (s >= 0 && (occ & BIT(s)))
+			s = step(s, d);
+		if (s >= 0)
+			dests |= BIT(s);
+	}
+	*kind = dests ? DEST_JUMP : DEST_ANY;
+	return dests ? dests : empty;
+}
+
+/*
+ * Where the pawn may go once the totem stands on to: the empty squares next to it, or, when
+ * there are none, every empty square. free is the set of empty squares after the totem moved
+ * (its old square is free again, to is not).
+ */
+static inline uint64_t
+placements(int to, uint64_t free)
+{
+	uint64_t near = neighbours(BIT(to)) & free;
+
+	return near ? near : free;
+}
+
+/*
+ * Whether b holds four or more contiguous squares in the row or the column of sq. Only a line
+ * through the newly placed pawn can be new, so this is the whole win test after a placement.
+ */
+static inline int
+line_through(uint64_t b, int sq)
+{
+	uint64_t row = (b >> (sq / 6 * 6)) & 0x3f;
+	uint64_t col = (b >> (sq % 6)) & FILE_A;
+
+	row &= row >> 1;
+	row &= row >> 2;
+	col &= col >> 6;
+	col &= col >> 12;
+	return (row | col) != 0;
+}
+
+/* Whether b holds four or more contiguous squares in any row or column. */
+static int
+line_anywhere(uint64_t b)
+{
+	uint64_t h = b & (b >> 1) & (b >> 2) & (b >> 3) & (FILE_A * 7); /* runs starting on a..c */
+	uint64_t v = b & (b >> 6) & (b >> 12) & (b >> 18);
+
+	return (h | v) != 0;
+}
+
+/* Whether side has no pawn left to place. */
+static inline int
+reserve_empty(const struct oxono *x, int side)
+{
+	return x->reserve[side][0] == 0 && x->reserve[side][1] == 0;
+}
+
+/*
+ * Settle the end of a parsed position. A line on the board was made by the last placement, that
+ * is by the side not to move, which wins. Otherwise the game is a draw when the side to move has
+ * no pawn left: in a real game that happens exactly when all 32 pawns are placed; a hand-made
+ * position where only the side to move has run out is counted the same way.
+ */
+static void
+settle(struct oxono *x)
+{
+	x->end = GAME_END_NONE;
+	x->winner = -1;
+	for (int i = 0; i < 2; i++) {
+		if (line_anywhere(x->colour[i]) || line_anywhere(x->symbol[i])) {
+			x->end = GAME_END_LINE;
+			x->winner = (int8_t)(x->side ^ 1);
+			return;
+		}
+	}
+	if (reserve_empty(x, x->side))
+		x->end = GAME_END_FULL;
+}
+
+void
+oxono_start(struct oxono *x, uint64_t seed)
+{
+	struct rng r;
+	int c3 = 2 * 6 + 2, d4 = 3 * 6 + 3;
+	int x_on_c3;
+
+	rng_init(&r, seed);
+	x_on_c3 = (rng_next(&r) & 1) == 0;
+	memset(x, 0, sizeof *x);
+	x->totem[0] = (uint8_t)(x_on_c3 ? c3 : d4);
+	x->totem[1] = (uint8_t)(x_on_c3 ? d4 : c3);
+	for (int c = 0; c < 2; c++)
+		for (int s = 0; s < 2; s++)
+			x->reserve[c][s] = PAWNS;
+	x->side = 0;
+	x->end = GAME_END_NONE;
+	x->winner = -1;
+}
+
+/* The cell text of sq: "-", "X", "O", or colour + symbol. Returns a static string. */
+static const char *
+cell_text(const struct oxono *x, int sq)
+{
+	static const char *const pawns[2][2] = {{"px", "po"}, {"bx", "bo"}};
+	uint64_t b = BIT(sq);
+
+	if (sq == x->totem[0])
+		return "X";
+	if (sq == x->totem[1])
+		return "O";
+	if ((x->colour[0] | x->colour[1]) & b)
+		return pawns[(x->colour[1] & b) != 0][(x->symbol[1] & b) != 0];
+	return "-";
+}
+
+int
+oxono_cell_format(const struct oxono *x, int sq, char *buf, size_t size)
+{
+	const char *t = cell_text(x, sq);
+	size_t n = strlen(t);
+
+	if (n + 1 > size)
+		return GAME_ENOSPC;
+	memcpy(buf, t, n + 1);
+	return (int)n;
+}
+
+int
+oxono_format(const struct oxono *x, char *buf, size_t size)
+{
+	char tmp[GAME_TEXT_MAX];
+	size_t n = 0;
+
+	for (int r = 5; r >= 0; r--) {
+		for (int f = 0; f < 6; f++) {
+			const char *t = cell_text(x, r * 6 + f);
+			size_t len = strlen(t);
+
+			memcpy(tmp + n, t, len);
+			n += len;
+			tmp[n++] = f < 5 ? ',' : r > 0 ? '/' : ' ';
+		}
+	}
+	tmp[n++] = x->side ? 'b' : 'p';
+	tmp[n] = '\0';
+	if (n + 1 > size)
+		return GAME_ENOSPC;
+	memcpy(buf, tmp, n + 1);
+	return (int)n;
+}
+
+/*
+ * Parse a position text. The grammar is strict (FORMATS.md): six rows of six cells, rank 6
+ * first, cells separated by ',' and rows by '/', then one space and the side letter, then the
+ * end of the text. Every cell is read as the maximal run of characters up to the next separator,
+ * so an error names the cell as written and its square. Pawn counts are only bounded (8 per
+ * colour and symbol); they need not match the side to move, so hand-made positions parse.
+ */
+int
+oxono_parse(struct oxono *x, const char *text, struct game_error *err)
+{
+	int totem_pos[2] = {-1, -1};
+	int count[2][2] = {{0, 0}, {0, 0}};
+	int p = 0, len;
+	char name[3];
+
+	memset(x, 0, sizeof *x);
+	for (int r = 5; r >= 0; r--) {
+		for (int f = 0; f < 6; f++) {
+			int sq = r * 6 + f, start = p;
+			char sep;
+
+			while (text[p] != '\0' && text[p] != ',' && text[p] != '/' &&
+			       text[p] != ' ')
+				p++;
+			len = p - start;
+			sep = text[p];
+			game_square_name(sq, name);
+			if (len == 0 && sep == '\0')
+				return game_error_set(err, GAME_ESYNTAX, p,
+				                      "the position ends early: rank %d has %d of "
+				                      "its 6 cells and the side to move is missing",
+				                      r + 1, f);
+			if (len == 0)
+				return game_error_set(err, GAME_ESYNTAX, p,
+				                      "empty cell at %s (write '-' for an empty "
+				                      "square)",
+				                      name);
+			if (len == 1 && text[start] == '-') {
+				/* empty square */
+			} else if (len == 1 && (text[start] == 'X' || text[start] == 'O')) {
+				int t = text[start] == 'O';
+				char first[3];
+
+				if (totem_pos[t] >= 0) {
+					game_square_name(totem_pos[t], first);
+					return game_error_set(
+					        err, GAME_ESYNTAX, start,
+					        "a second totem %c at %s (the first is at %s)",
+					        totem_letters[t], name, first);
+				}
+				totem_pos[t] = sq;
+			} else if (len == 2 && (text[start] == 'p' || text[start] == 'b') &&
+			           (text[start + 1] == 'x' || text[start + 1] == 'o')) {
+				int c = text[start] == 'b', s = text[start + 1] == 'o';
+
+				if (++count[c][s] > PAWNS)
+					return game_error_set(err, GAME_ESYNTAX, start,
+					                      "more than %d %s %c pawns on the "
+					                      "board (the extra one at %s)",
+					                      PAWNS, side_words[c],
+					                      totem_letters[s], name);
+				x->colour[c] |= BIT(sq);
+				x->symbol[s] |= BIT(sq);
+			} else {
+				return game_error_set(
+				        err, GAME_ESYNTAX, start,
+				        "unknown cell '%.*s' at %s (expected -, X, O, "
+				        "px, po, bx or bo)",
+				        len > 8 ? 8 : len, text + start, name);
+			}
+			if (f < 5 && sep != ',')
+				return game_error_set(
+				        err, GAME_ESYNTAX, p,
+				        sep == '\0' ? "the position ends early: rank %d has %d of "
+				                      "its 6 cells and the side to move is missing"
+				                    : "rank %d has only %d cells (expected 6)",
+				        r + 1, f + 1);
+			if (f == 5 && sep == ',')
+				return game_error_set(err, GAME_ESYNTAX, p,
+				                      "rank %d has more than 6 cells", r + 1);
+			if (f == 5 && r > 0 && sep != '/')
+				return game_error_set(
+				        err, GAME_ESYNTAX, p,
+				        sep == ' ' ? "only %d ranks before the side to move "
+				                     "(expected 6)"
+				                   : "the position ends after %d ranks (expected 6 "
+				                     "and "
+				                     "the side to move)",
+				        6 - r);
+			if (f == 5 && r == 0 && sep == '/')
+				return game_error_set(err, GAME_ESYNTAX, p,
+				                      "more than 6 ranks (expected a space and the "
+				                      "side to move after rank 1)");
+			if (f == 5 && r == 0 && sep != ' ')
+				return game_error_set(
+				        err, GAME_ESYNTAX, p,
+				        "the side to move is missing (expected a space "
+				        "and p or b after rank 1)");
+			p++;
+		}
+	}
+	if (text[p] == '\0')
+		return game_error_set(err, GAME_ESYNTAX, p,
+		                      "the side to move is missing (expected p or b)");
+	if (text[p] == ' ')
+		return game_error_set(err, GAME_ESYNTAX, p,
+		                      "more than one space before the side to move");
+	len = 0;
+	while (text[p + len] != '\0' && text[p + len] != ' ')
+		len++;
+	if (len != 1 || (text[p] != 'p' && text[p] != 'b'))
+		return game_error_set(err, GAME_ESYNTAX, p,
+		                      "unknown side to move '%.*s' (expected p or b)",
+		                      len > 8 ? 8 : len, text + p);
+	x->side = text[p] == 'b';
+	if (text[p + 1] != '\0')
+		return game_error_set(err, GAME_ESYNTAX, p + 1,
+		                      "unexpected text after the side to move");
+	for (int t = 0; t < 2; t++) {
+		if (totem_pos[t] < 0)
+			return game_error_set(err, GAME_ESYNTAX, p, "no totem %c on the board",
+			                      totem_letters[t]);
+		x->totem[t] = (uint8_t)totem_pos[t];
+	}
+	for (int c = 0; c < 2; c++)
+		for (int s = 0; s < 2; s++)
+			x->reserve[c][s] = (uint8_t)(PAWNS - count[c][s]);
+	settle(x);
+	return 0;
+}
+
+/*
+ * Move generation. Moves come in a fixed order: totem X before totem O (a totem is skipped when
+ * the mover has no pawn of its symbol left), then by the totem's destination square, then by the
+ * placement square, both ascending (a1 = 0 first). That is ascending order of (from, to, place).
+ *
+ * Why GAME_MOVES_MAX (2048) cannot overflow. Per totem, with e empty squares on the board:
+ *   - sliding: at most 5 + 5 destinations along its row and column; the square it came from (or
+ *     its old square) is next to the destination and empty, so the placement is always next to
+ *     the totem: at most 4 placements, 40 moves;
+ *   - jumping: at most 4 destinations, each with at most e placements: 4e <= 136;
+ *   - no jump: every square of the totem's row and column is occupied (a run reaching the edge
+ *     in all four directions), so at least 9 pawns are on the board and e <= 36 - 2 - 9 = 25;
+ *     e destinations times at most e placements (the old square is freed, the new one taken):
+ *     at most 625 moves.
+ * So at most 2 * 625 = 1250 moves.
+ */
+int
+oxono_moves(const struct oxono *x, struct game_move *moves)
+{
+	uint64_t pawns = x->colour[0] | x->colour[1];
+	uint64_t occ = occupied(x);
+	int n = 0;
+
+	if (x->end != GAME_END_NONE)
+		return 0;
+	for (int t = 0; t < 2; t++) {
+		enum dest_kind kind;
+		uint64_t dests, free;
+
+		if (x->reserve[x->side][t] == 0)
+			continue;
+		dests = totem_dests(x->totem[t], occ, &kind);
+		free = ~(pawns | BIT(x->totem[t ^ 1])) & BOARD;
+		for (; dests; dests &= dests - 1) {
+			int to = lowest(dests);
+			uint64_t pl = placements(to, free & ~BIT(to));
+
+			for (; pl; pl &= pl - 1) {
+				assert(n < GAME_MOVES_MAX);
+				moves[n].from = (uint8_t)t;
+				moves[n].to = (uint8_t)to;
+				moves[n].place = (uint8_t)lowest(pl);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* The names of up to 4 squares of b, "b3, e3 or f6". */
+static void
+squares_text(uint64_t b, char *buf, size_t size)
+{
+	size_t n = 0;
+	int k = popcount(b), i = 0;
+
+	buf[0] = '\0';
+	for (; b && n + 8 < size; b &= b - 1, i++) {
+		char name[3];
+
+		game_square_name(lowest(b), name);
+		n += (size_t)snprintf(buf + n, size - n, "%s%s",
+		                      i == 0       ? ""
+		                      : i == k - 1 ? " or "
+		                                   : ", ",
+		                      name);
+	}
+}
+
+/*
+ * Move validation. The text is checked for syntax first (GAME_ESYNTAX), then the game must be
+ * on (GAME_EOVER), then each rule in the order a player applies them, so the reason given is the
+ * first rule the move breaks (GAME_EILLEGAL): the totem's symbol must be in the mover's reserve,
+ * the totem must be able to reach its destination (slide, jump or free move), and the pawn must go
+ * on an empty square next to the totem, or anywhere empty when no such square exists. A move
+ * accepted here is exactly one that oxono_moves() lists.
+ */
+int
+oxono_move_parse(const struct oxono *x, const char *text, struct game_move *m,
+                 struct game_error *err)
+{
+	uint64_t pawns = x->colour[0] | x->colour[1];
+	uint64_t occ = occupied(x), dests, free, pl;
+	enum dest_kind kind;
+	char tn[3], to_name[3], pl_name[3], list[40];
+	int t, from, to, place;
+
+	if (text[0] != 'X' && text[0] != 'O')
+		return game_error_set(err, GAME_ESYNTAX, 0,
+		                      "a move starts with the totem, X or O (as in Xc5+c6)");
+	t = text[0] == 'O';
+	to = game_square_parse(text + 1);
+	if (to < 0)
+		return game_error_set(err, GAME_ESYNTAX, 1,
+		                      "expected the totem's destination square (a1 to f6) after %c",
+		                      text[0]);
+	if (text[3] != '+')
+		return game_error_set(
+		        err, GAME_ESYNTAX, 3,
+		        "expected '+' and the pawn's square after the totem's square");
+	place = game_square_parse(text + 4);
+	if (place < 0)
+		return game_error_set(err, GAME_ESYNTAX, 4,
+		                      "expected the pawn's square (a1 to f6) after '+'");
+	if (text[6] != '\0')
+		return game_error_set(err, GAME_ESYNTAX, 6, "unexpected text after the move");
+
+	if (x->end == GAME_END_LINE)
+		return game_error_set(err, GAME_EOVER, -1, "the game is over: %s won with a line",
+		                      side_words[x->winner]);
+	if (x->end != GAME_END_NONE)
+		return game_error_set(err, GAME_EOVER, -1, "the game is over: it is a draw");
+	if (x->reserve[x->side][t] == 0)
+		return game_error_set(err, GAME_EILLEGAL, 0, "no %c pawns left in %s's reserve",
+		                      totem_letters[t], side_words[x->side]);
+
+	from = x->totem[t];
+	game_square_name(from, tn);
+	game_square_name(to, to_name);
+	game_square_name(place, pl_name);
+	dests = totem_dests(from, occ, &kind);
+	if (!(dests & BIT(to))) {
+		if (to == from)
+			return game_error_set(err, GAME_EILLEGAL, 1,
+			                      "totem %c is already on %s: it must move",
+			                      totem_letters[t], tn);
+		if (kind == DEST_ANY)
+			return game_error_set(err, GAME_EILLEGAL, 1,
+			                      "totem %c is enclosed with no jump, so it may go to "
+			                      "any empty square, but %s is occupied",
+			                      totem_letters[t], to_name);
+		if (kind == DEST_JUMP) {
+			squares_text(dests, list, sizeof list);
+			return game_error_set(err, GAME_EILLEGAL, 1,
+			                      "totem %c on %s is enclosed and must jump over its "
+			                      "neighbours, to %s",
+			                      totem_letters[t], tn, list);
+		}
+		if (from % 6 != to % 6 && from / 6 != to / 6)
+			return game_error_set(
+			        err, GAME_EILLEGAL, 1,
+			        "totem %c on %s moves along its row or column, and %s "
+			        "is on neither",
+			        totem_letters[t], tn, to_name);
+		/* Same row or column, so something is in the way: name the first obstacle. */
+		for (int d = 0; d < 4; d++) {
+			int s = step(from, d);
+			int on_path = 0;
+
+			for (int u = s; u >= 0; u = step(u, d))
+				on_path |= u == to;
+			if (!on_path)
+				continue;
+			while (!(occ & BIT(s)))
+				s = step(s, d);
+			game_square_name(s, list);
+			return game_error_set(err, GAME_EILLEGAL, 1,
+			                      "totem %c cannot reach %s: %s is occupied",
+			                      totem_letters[t], to_name, list);
+		}
+		assert(0 && "a slide destination on the totem's row or column");
+	}
+
+	free = ~(pawns | BIT(x->totem[t ^ 1]) | BIT(to)) & BOARD;
+	pl = placements(to, free);
+	if (!(pl & BIT(place))) {
+		if (place == to)
+			return game_error_set(err, GAME_EILLEGAL, 4,
+			                      "%s is occupied: totem %c now stands there", pl_name,
+			                      totem_letters[t]);
+		if (!(free & BIT(place)))
+			return game_error_set(err, GAME_EILLEGAL, 4, "%s is occupied", pl_name);
+		game_square_name(lowest(pl), list);
+		return game_error_set(err, GAME_EILLEGAL, 4,
+		                      "%s is not next to the totem while %s is free", pl_name,
+		                      list);
+	}
+	m->from = (uint8_t)t;
+	m->to = (uint8_t)to;
+	m->place = (uint8_t)place;
+	return 0;
+}
+
+int
+oxono_move_format(struct game_move m, char *buf, size_t size)
+{
+	char to[3], place[3];
+
+	if (size < 7)
+		return GAME_ENOSPC;
+	game_square_name(m.to, to);
+	game_square_name(m.place, place);
+	buf[0] = totem_letters[m.from & 1];
+	memcpy(buf + 1, to, 2);
+	buf[3] = '+';
+	memcpy(buf + 4, place, 2);
+	buf[6] = '\0';
+	return 6;
+}
+
+/*
+ * Apply a legal move: the totem moves, the mover's pawn of the totem's symbol is placed, and the
+ * end is settled. Only the placed pawn can complete a line, so the win test looks at its row and
+ * column only, for the mover's colour and for the totem's symbol.
+ */
+static inline void
+apply(struct oxono *x, int t, int to, int place)
+{
+	int c = x->side;
+	uint64_t b = BIT(place);
+
+	x->totem[t] = (uint8_t)to;
+	x->colour[c] |= b;
+	x->symbol[t] |= b;
+	x->reserve[c][t]--;
+	x->side = (uint8_t)(c ^ 1);
+	if (line_through(x->colour[c], place) || line_through(x->symbol[t], place)) {
+		x->end = GAME_END_LINE;
+		x->winner = (int8_t)c;
+	} else if (reserve_empty(x, c ^ 1)) {
+		x->end = GAME_END_FULL;
+	}
+}
+
+void
+oxono_apply(struct oxono *x, struct game_move m)
+{
+	assert(x->end == GAME_END_NONE && m.from < 2 && x->reserve[x->side][m.from] > 0);
+	apply(x, m.from, m.to, m.place);
+}
+
+void
+oxono_outcome(const struct oxono *x, struct game_outcome *o)
+{
+	o->end = (enum game_end)x->end;
+	o->winner = x->end == GAME_END_LINE ? x->winner : -1;
+	o->score[0] = o->score[1] = 0;
+}
+
+int
+oxono_ply(const struct oxono *x)
+{
+	return popcount(x->colour[0] | x->colour[1]);
+}
+
+/*
+ * The number of moves of a position that is still going on, without listing them (the last
+ * level of perft): per destination of each totem, the size of its placement set.
+ */
+static inline uint64_t
+count_moves(const struct oxono *x)
+{
+	uint64_t pawns = x->colour[0] | x->colour[1];
+	uint64_t occ = pawns | BIT(x->totem[0]) | BIT(x->totem[1]);
+	uint64_t n = 0;
+
+	for (int t = 0; t < 2; t++) {
+		enum dest_kind kind;
+		uint64_t dests, free;
+
+		if (x->reserve[x->side][t] == 0)
+			continue;
+		dests = totem_dests(x->totem[t], occ, &kind);
+		free = ~(pawns | BIT(x->totem[t ^ 1])) & BOARD;
+		for (; dests; dests &= dests - 1) {
+			int to = lowest(dests);
+			uint64_t near = neighbours(BIT(to)) & free;
+
+			n += (uint64_t)(near ? popcount(near) : popcount(free) - 1);
+		}
+	}
+	return n;
+}
+
+/* Perft below a position that is still going on, depth >= 1: copy-make, bulk count at the end. */
+static uint64_t
+perft(const struct oxono *x, int depth)
+{
+	uint64_t pawns = x->colour[0] | x->colour[1];
+	uint64_t occ = pawns | BIT(x->totem[0]) | BIT(x->totem[1]);
+	uint64_t n = 0;
+
+	if (depth == 1)
+		return count_moves(x);
+	for (int t = 0; t < 2; t++) {
+		enum dest_kind kind;
+		uint64_t dests, free;
+
+		if (x->reserve[x->side][t] == 0)
+			continue;
+		dests = totem_dests(x->totem[t], occ, &kind);
+		free = ~(pawns | BIT(x->totem[t ^ 1])) & BOARD;
+		for (; dests; dests &= dests - 1) {
+			int to = lowest(dests);
+			uint64_t pl = placements(to, free & ~BIT(to));
+
+			for (; pl; pl &= pl - 1) {
+				struct oxono child = *x;
+
+				apply(&child, t, to, lowest(pl));
+				if (child.end == GAME_END_NONE)
+					n += perft(&child, depth - 1);
+			}
+		}
+	}
+	return n;
+}
+
+uint64_t
+oxono_perft(const struct oxono *x, int depth)
+{
+	if (depth <= 0)
+		return 1;
+	if (x->end != GAME_END_NONE)
+		return 0;
+	return perft(x, depth);
+}
