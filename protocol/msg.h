@@ -64,27 +64,27 @@ struct msg {
 	json_t *id;   /* borrowed from root: the "id" member, NULL when absent */
 
 	/* Request members; NULL, 0 or has_* = 0 when absent or for other types. */
-	int protocol;	      /* hello */
-	const char *name;     /* hello */
-	const char *token;    /* hello */
-	const char *client;   /* hello */
-	int has_last_seq;     /* hello */
-	int64_t last_seq;     /* hello: >= 0 */
-	int has_kind;	      /* create, quick */
-	enum game_kind kind;  /* create, quick */
-	const char *variant;  /* create, quick: canonical ("standard" when absent) */
-	int seat;	      /* create: 0 or 1, or -1 for random (the default) */
-	int is_private;	      /* create */
-	int has_seed;	      /* create */
-	uint64_t seed;	      /* create */
-	const char *game;     /* join, watch, move, resign: a game id */
-	const char *code;     /* join, watch: an invite code */
-	const char *move;     /* move: the move text */
+	int protocol;        /* hello */
+	const char *name;    /* hello */
+	const char *token;   /* hello */
+	const char *client;  /* hello */
+	int has_last_seq;    /* hello */
+	int64_t last_seq;    /* hello: >= 0 */
+	int has_kind;        /* create, quick */
+	enum game_kind kind; /* create, quick */
+	const char *variant; /* create, quick: canonical ("standard" when absent) */
+	int seat;            /* create: 0 or 1, or -1 for random (the default) */
+	int is_private;      /* create */
+	int has_seed;        /* create */
+	uint64_t seed;       /* create */
+	const char *game;    /* join, watch, move, resign: a game id */
+	const char *code;    /* join, watch: an invite code */
+	const char *move;    /* move: the move text */
 };
 
 /* What msg_decode() refused, for the error reply. */
 struct msg_error {
-	int code;	/* enum protocol_err */
+	int code;       /* enum protocol_err */
 	char field[32]; /* the member at fault (bad_field, bad_value), "" otherwise */
 	char text[192]; /* one sentence, no trailing newline */
 };
@@ -126,7 +126,7 @@ int64_t msg_int(const struct msg *m, const char *key, int64_t dflt);
 json_t *msg_new(enum msg_type type, json_t *id);
 json_t *msg_hello_new(const char *name, const char *token, int64_t last_seq, json_t *id);
 json_t *msg_create_new(const char *kind, const char *variant, const char *seat, int is_private,
-		       json_t *id);
+                       json_t *id);
 json_t *msg_join_new(const char *game, const char *code, json_t *id);
 json_t *msg_quick_new(const char *kind, const char *variant, json_t *id);
 json_t *msg_watch_new(const char *game, const char *code, json_t *id);
@@ -140,7 +140,7 @@ json_t *msg_ok_new(enum msg_type request, int64_t seq, json_t *id);
  * leave it out), field NULL or "" to leave it out, text the sentence.
  */
 json_t *msg_error_new(int code, enum msg_type request, const char *field, const char *text,
-		      json_t *id);
+                      json_t *id);
 
 /* The error reply for what msg_decode() refused, built from m (for id and type) and err. */
 json_t *msg_decode_error_new(const struct msg *m, const struct msg_error *err);

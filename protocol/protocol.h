@@ -10,43 +10,43 @@
 #ifndef HOKITO_PROTOCOL_PROTOCOL_H
 #define HOKITO_PROTOCOL_PROTOCOL_H
 
-#define PROTOCOL_VERSION	  1
+#define PROTOCOL_VERSION          1
 #define PROTOCOL_MAX_LINE_DEFAULT 65536 /* bytes of one line, without its '\n' */
-#define PROTOCOL_NAME_MAX	  32	/* characters of a display name */
-#define PROTOCOL_NAME_BYTES	  128	/* bytes of a display name (32 UTF-8 characters fit) */
-#define PROTOCOL_TOKEN_LEN	  32	/* hex digits of a session token */
-#define PROTOCOL_CODE_LEN	  8	/* characters of an invite code */
-#define PROTOCOL_SPECTATOR_NAMES  50	/* names listed in a spectators object */
+#define PROTOCOL_NAME_MAX         32    /* characters of a display name */
+#define PROTOCOL_NAME_BYTES       128   /* bytes of a display name (32 UTF-8 characters fit) */
+#define PROTOCOL_TOKEN_LEN        32    /* hex digits of a session token */
+#define PROTOCOL_CODE_LEN         8     /* characters of an invite code */
+#define PROTOCOL_SPECTATOR_NAMES  50    /* names listed in a spectators object */
 
 /*
  * The error codes of the protocol. Each has a stable name sent as the "code" of an error message
  * (see PROTOCOL.md section 8); protocol functions also return them, negative, like libuv.
  */
 enum protocol_err {
-	PROTO_EBADJSON = -1,	     /* "bad_json": not UTF-8 JSON, or not an object */
-	PROTO_ETOOLONG = -2,	     /* "line_too_long": the line passed the limit; then closed */
+	PROTO_EBADJSON = -1,         /* "bad_json": not UTF-8 JSON, or not an object */
+	PROTO_ETOOLONG = -2,         /* "line_too_long": the line passed the limit; then closed */
 	PROTO_EUNKNOWNTYPE = -3,     /* "unknown_type": no such request type */
-	PROTO_EBADFIELD = -4,	     /* "bad_field": member missing or of the wrong JSON type */
-	PROTO_EBADVALUE = -5,	     /* "bad_value": member of the right type, value refused */
-	PROTO_EVERSION = -6,	     /* "version_mismatch" */
+	PROTO_EBADFIELD = -4,        /* "bad_field": member missing or of the wrong JSON type */
+	PROTO_EBADVALUE = -5,        /* "bad_value": member of the right type, value refused */
+	PROTO_EVERSION = -6,         /* "version_mismatch" */
 	PROTO_EHELLOREQUIRED = -7,   /* "hello_required" */
 	PROTO_EALREADYWELCOMED = -8, /* "already_welcomed" */
-	PROTO_EBADTOKEN = -9,	     /* "bad_token" */
+	PROTO_EBADTOKEN = -9,        /* "bad_token" */
 	PROTO_EHELLOTIMEOUT = -10,   /* "hello_timeout"; then closed */
 	PROTO_ETOOMANYCLIENTS = -11, /* "too_many_clients"; then closed */
 	PROTO_ESERVERFULL = -12,     /* "server_full" */
 	PROTO_ENOSUCHGAME = -13,     /* "no_such_game" */
-	PROTO_EGAMEFULL = -14,	     /* "game_full" */
+	PROTO_EGAMEFULL = -14,       /* "game_full" */
 	PROTO_EALREADYSEATED = -15,  /* "already_seated" */
-	PROTO_EINGAME = -16,	     /* "in_game" */
-	PROTO_ENOTSEATED = -17,	     /* "not_seated" */
-	PROTO_ESPECTATOR = -18,	     /* "spectator" */
+	PROTO_EINGAME = -16,         /* "in_game" */
+	PROTO_ENOTSEATED = -17,      /* "not_seated" */
+	PROTO_ESPECTATOR = -18,      /* "spectator" */
 	PROTO_ENOTSTARTED = -19,     /* "not_started" */
-	PROTO_EGAMEOVER = -20,	     /* "game_over" */
+	PROTO_EGAMEOVER = -20,       /* "game_over" */
 	PROTO_ENOTYOURTURN = -21,    /* "not_your_turn" */
-	PROTO_EBADMOVE = -22,	     /* "bad_move" */
+	PROTO_EBADMOVE = -22,        /* "bad_move" */
 	PROTO_EILLEGALMOVE = -23,    /* "illegal_move" */
-	PROTO_EINTERNAL = -24,	     /* "internal" */
+	PROTO_EINTERNAL = -24,       /* "internal" */
 };
 #define PROTO_ERR_COUNT 24
 

@@ -1,0 +1,124 @@
+/*
+ * framer.c: input framing, Redis style: one buffer per connection, only whole lines come out.
+ *
+ * Bytes are appended at buf[len]; lines are taken from buf[start]. scan remembers how far we
+ * already looked for '\n', so a line that arrives one byte at a time is still searched in linear
+ * time. The buffer is compacted (the consumed bytes before start are dropped) only when room is
+ * asked for, so the line returned by framer_next() stays valid until the next framer call.
+ *
+ * The limit: a line may hold max bytes plus an optional '\r' before its '\n'. As soon as more
+ * bytes than that are held without a '\n', the line is too long and the framer fails for good;
+ * we never wait for the end of a line we are going to refuse, so a peer cannot make us hold more
+ * than max + 2 bytes of an unfinished line (plus the size of one read).
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "protocol.h"
+#include "xmalloc.h"
+
+void
+framer_init(struct framer *f, size_t max)
+{
+	memset(f, 0, sizeof *f);
+	f->max = max;
+}
+
+void
+framer_close(struct framer *f)
+{
+	free(f->buf);
+	f->buf = NULL;
+	f->start = f->len = f->scan = f->cap = 0;
+	f->failed = 0;
+}
+
+/* Drop the consumed bytes before start. */
+static void
+framer_compact(struct framer *f)
+{
+	if (f->start == 0)
+		return;
+	memmove(f->buf, f->buf + f->start, f->len - f->start);
+	f->len -= f->start;
+	f->scan -= f->start;
+	f->start = 0;
+}
+
+void
+framer_space(struct framer *f, size_t min, char **base, size_t *size)
+{
+	if (min == 0)
+		min = 1;
+	if (f->cap - f->len < min)
+		framer_compact(f);
+	if (f->cap - f->len < min) {
+		size_t cap = f->cap ? f->cap : 4096;
+
+		while (cap - f->len < min)
+			cap *= 2;
+		f->buf = xrealloc(f->buf, cap);
+		f->cap = cap;
+	}
+	*base = f->buf + f->len;
+	*size = f->cap - f->len;
+}
+
+void
+framer_commit(struct framer *f, size_t n)
+{
+	assert(n <= f->cap - f->len);
+	f->len += n;
+}
+
+void
+framer_feed(struct framer *f, const void *data, size_t n)
+{
+	char *base;
+	size_t size;
+
+	framer_space(f, n, &base, &size);
+	memcpy(base, data, n);
+	framer_commit(f, n);
+}
+
+int
+framer_next(struct framer *f, const char **line, size_t *len)
+{
+	char *nl;
+	size_t n;
+
+	if (f->failed)
+		return PROTO_ETOOLONG;
+	if (f->scan < f->start)
+		f->scan = f->start;
+	nl = f->len > f->scan ? memchr(f->buf + f->scan, '\n', f->len - f->scan) : NULL;
+	if (nl == NULL) {
+		f->scan = f->len;
+		/* max bytes and a '\r' may still be followed by the '\n' */
+		if (f->len - f->start > f->max + 1) {
+			f->failed = 1;
+			return PROTO_ETOOLONG;
+		}
+		return 0;
+	}
+	n = (size_t)(nl - (f->buf + f->start));
+	*nl = '\0';
+	if (n > 0 && nl[-1] == '\r')
+		nl[-1] = '\0', n--;
+	if (n > f->max) {
+		f->failed = 1;
+		return PROTO_ETOOLONG;
+	}
+	*line = f->buf + f->start;
+	*len = n;
+	f->start = (size_t)(nl - f->buf) + 1;
+	f->scan = f->start;
+	return 1;
+}
+
+size_t
+framer_pending(const struct framer *f)
+{
+	return f->len - f->start;
+}

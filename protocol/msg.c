@@ -1,0 +1,564 @@
+/*
+ * msg.c: decoding, validation and building of protocol messages.
+ *
+ * The members of every message type are kept in one schema table below, copied from the tables
+ * of PROTOCOL.md: the name, the JSON type and whether the member is required. msg_decode() checks
+ * a line against it, so a missing or wrong-typed member is always refused the same way
+ * (bad_field, naming the member) for every type, and then checks the values of requests that need
+ * no server state (kind, variant, seat, name, numbers). Unknown members are ignored, as the
+ * protocol promises. This file never does I/O; it allocates only through jansson and returns
+ * every reference it takes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+
+enum field_kind {
+	F_STR,      /* string */
+	F_INT,      /* integer */
+	F_BOOL,     /* true or false */
+	F_OBJ,      /* object */
+	F_ARR,      /* array */
+	F_STR_NULL, /* string or null */
+	F_OBJ_NULL, /* object or null */
+	F_SEED,     /* integer or string (a 64-bit seed) */
+};
+
+struct field {
+	const char *name;
+	enum field_kind kind;
+	int required;
+};
+
+#define FIELDS_MAX 24
+
+struct schema {
+	const char *type;
+	struct field fields[FIELDS_MAX]; /* ends at the first entry with a NULL name */
+};
+
+#define REQ(n, k)                                                                                  \
+	{                                                                                          \
+		n, k, 1                                                                            \
+	}
+#define OPT(n, k)                                                                                  \
+	{                                                                                          \
+		n, k, 0                                                                            \
+	}
+#define GAME_SEQ REQ("game", F_STR), REQ("seq", F_INT)
+
+static const struct schema schemas[MSG_TYPE_COUNT] = {
+        [MSG_HELLO] = {"hello",
+                       {REQ("protocol", F_INT), OPT("name", F_STR), OPT("token", F_STR),
+                        OPT("last_seq", F_INT), OPT("client", F_STR)}},
+        [MSG_LIST] = {"list", {{0}}},
+        [MSG_CREATE] = {"create",
+                        {REQ("kind", F_STR), OPT("variant", F_STR), OPT("seat", F_STR),
+                         OPT("private", F_BOOL), OPT("seed", F_SEED)}},
+        [MSG_JOIN] = {"join", {OPT("game", F_STR), OPT("code", F_STR)}},
+        [MSG_QUICK] = {"quick", {REQ("kind", F_STR), OPT("variant", F_STR)}},
+        [MSG_WATCH] = {"watch", {OPT("game", F_STR), OPT("code", F_STR)}},
+        [MSG_MOVE] = {"move", {REQ("move", F_STR), OPT("game", F_STR)}},
+        [MSG_RESIGN] = {"resign", {OPT("game", F_STR)}},
+        [MSG_LEAVE] = {"leave", {{0}}},
+        [MSG_PING] = {"ping", {{0}}},
+        [MSG_WELCOME] = {"welcome",
+                         {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
+                          REQ("token", F_STR), REQ("resumed", F_BOOL), REQ("game", F_STR_NULL),
+                          REQ("limits", F_OBJ)}},
+        [MSG_GAMES] = {"games", {REQ("games", F_ARR)}},
+        [MSG_STATE] = {"state", {REQ("game", F_STR),        REQ("kind", F_STR),
+                                 REQ("variant", F_STR),     REQ("seed", F_STR),
+                                 REQ("private", F_BOOL),    OPT("code", F_STR),
+                                 REQ("status", F_STR),      REQ("seq", F_INT),
+                                 REQ("you", F_STR),         REQ("players", F_OBJ),
+                                 REQ("start", F_STR),       REQ("position", F_STR),
+                                 REQ("cells", F_ARR),       REQ("to_move", F_STR_NULL),
+                                 REQ("ply", F_INT),         REQ("moves", F_ARR),
+                                 OPT("scores", F_OBJ),      OPT("reserves", F_OBJ),
+                                 REQ("result", F_OBJ_NULL), REQ("spectators", F_OBJ)}},
+        [MSG_OK] = {"ok", {REQ("request", F_STR), OPT("seq", F_INT)}},
+        [MSG_PONG] = {"pong", {{0}}},
+        [MSG_ERROR] = {"error",
+                       {REQ("code", F_STR), REQ("text", F_STR), OPT("request", F_STR),
+                        OPT("field", F_STR)}},
+        [MSG_BYE] = {"bye", {REQ("reason", F_STR), REQ("text", F_STR)}},
+        [MSG_SEATED] = {"seated", {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ)}},
+        [MSG_STARTED] = {"started",
+                         {GAME_SEQ, REQ("kind", F_STR), REQ("variant", F_STR),
+                          REQ("players", F_OBJ), REQ("position", F_STR), REQ("to_move", F_STR)}},
+        [MSG_MOVED] = {"moved",
+                       {GAME_SEQ, REQ("by", F_STR), REQ("move", F_STR), REQ("ply", F_INT),
+                        REQ("position", F_STR), REQ("to_move", F_STR_NULL), OPT("scores", F_OBJ)}},
+        [MSG_GAME_OVER] = {"game_over",
+                           {GAME_SEQ, REQ("result", F_STR), REQ("winner", F_STR_NULL),
+                            REQ("reason", F_STR), REQ("ply", F_INT), OPT("scores", F_OBJ)}},
+        [MSG_YOUR_TURN] = {"your_turn", {GAME_SEQ, REQ("moves", F_ARR)}},
+        [MSG_PRESENCE] = {"presence",
+                          {REQ("game", F_STR), REQ("seat", F_STR), REQ("player", F_OBJ),
+                           REQ("connected", F_BOOL)}},
+        [MSG_SPECTATORS] = {"spectators", {REQ("game", F_STR), REQ("spectators", F_OBJ)}},
+};
+
+static const char *const kind_words[] = {
+        [F_STR] = "a string",
+        [F_INT] = "an integer",
+        [F_BOOL] = "true or false",
+        [F_OBJ] = "an object",
+        [F_ARR] = "an array",
+        [F_STR_NULL] = "a string or null",
+        [F_OBJ_NULL] = "an object or null",
+        [F_SEED] = "an integer or a decimal string",
+};
+
+const char *
+msg_type_name(enum msg_type type)
+{
+	if ((int)type <= MSG_NONE || type >= MSG_TYPE_COUNT)
+		return NULL;
+	return schemas[type].type;
+}
+
+enum msg_type
+msg_type_parse(const char *name)
+{
+	for (int t = MSG_NONE + 1; t < MSG_TYPE_COUNT; t++)
+		if (strcmp(name, schemas[t].type) == 0)
+			return (enum msg_type)t;
+	return MSG_NONE;
+}
+
+int
+msg_type_is_request(enum msg_type type)
+{
+	return type >= MSG_REQUEST_FIRST && type <= MSG_REQUEST_LAST;
+}
+
+int
+msg_type_is_event(enum msg_type type)
+{
+	return type >= MSG_SEATED && type <= MSG_GAME_OVER;
+}
+
+/* Fill err and return its code. */
+static int fail(struct msg_error *err, int code, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 4, 5)))
+#endif
+        ;
+
+static int
+fail(struct msg_error *err, int code, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->code = code;
+	snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+	va_start(ap, fmt);
+	vsnprintf(err->text, sizeof err->text, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Whether v has the JSON type kind asks for. */
+static int
+field_matches(const json_t *v, enum field_kind kind)
+{
+	switch (kind) {
+	case F_STR:
+		return json_is_string(v);
+	case F_INT:
+		return json_is_integer(v);
+	case F_BOOL:
+		return json_is_boolean(v);
+	case F_OBJ:
+		return json_is_object(v);
+	case F_ARR:
+		return json_is_array(v);
+	case F_STR_NULL:
+		return json_is_string(v) || json_is_null(v);
+	case F_OBJ_NULL:
+		return json_is_object(v) || json_is_null(v);
+	case F_SEED:
+		return json_is_integer(v) || json_is_string(v);
+	}
+	return 0;
+}
+
+/* Check every member the schema of m->type names. */
+static int
+check_schema(const struct msg *m, struct msg_error *err)
+{
+	const struct schema *s = &schemas[m->type];
+
+	for (int i = 0; i < FIELDS_MAX && s->fields[i].name != NULL; i++) {
+		const struct field *f = &s->fields[i];
+		json_t *v = json_object_get(m->root, f->name);
+
+		if (v == NULL) {
+			if (f->required)
+				return fail(err, PROTO_EBADFIELD, f->name,
+				            "%s needs member '%s' (%s)", s->type, f->name,
+				            kind_words[f->kind]);
+			continue;
+		}
+		if (!field_matches(v, f->kind))
+			return fail(err, PROTO_EBADFIELD, f->name, "member '%s' of %s must be %s",
+			            f->name, s->type, kind_words[f->kind]);
+	}
+	return 0;
+}
+
+static const char *
+get_str(const struct msg *m, const char *key)
+{
+	return json_string_value(json_object_get(m->root, key));
+}
+
+/* Parse a seed: a non-negative integer, or a string of 1..20 decimal digits within 64 bits. */
+static int
+parse_seed(const json_t *v, uint64_t *seed)
+{
+	const char *s;
+	char *end;
+	unsigned long long x;
+
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0)
+			return -1;
+		*seed = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	s = json_string_value(v);
+	if (s == NULL || s[0] < '0' || s[0] > '9' || strlen(s) > 20)
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*seed = (uint64_t)x;
+	return 0;
+}
+
+/* Kind and variant of create and quick. */
+static int
+decode_kind_variant(struct msg *m, struct msg_error *err)
+{
+	const char *kind = get_str(m, "kind");
+	struct game_error gerr;
+
+	if (game_kind_parse(kind, &m->kind) < 0)
+		return fail(err, PROTO_EBADVALUE, "kind",
+		            "unknown game kind '%s' (known: hokito, oxono)", kind);
+	m->has_kind = 1;
+	m->variant = get_str(m, "variant");
+	if (game_variant_check(m->kind, m->variant, &gerr) < 0)
+		return fail(err, PROTO_EBADVALUE, "variant", "%s", gerr.text);
+	if (m->variant == NULL || m->variant[0] == '\0')
+		m->variant = "standard";
+	return 0;
+}
+
+/* The value checks of requests, after the schema. */
+static int
+decode_request(struct msg *m, struct msg_error *err)
+{
+	json_t *v;
+	int rc;
+
+	switch (m->type) {
+	case MSG_HELLO:
+		m->protocol = (int)json_integer_value(json_object_get(m->root, "protocol"));
+		if (json_integer_value(json_object_get(m->root, "protocol")) != PROTOCOL_VERSION)
+			return fail(err, PROTO_EVERSION, "protocol",
+			            "protocol version %" JSON_INTEGER_FORMAT
+			            " is not supported; this server speaks version %d",
+			            json_integer_value(json_object_get(m->root, "protocol")),
+			            PROTOCOL_VERSION);
+		m->name = get_str(m, "name");
+		m->token = get_str(m, "token");
+		m->client = get_str(m, "client");
+		if (m->token == NULL && m->name == NULL)
+			return fail(err, PROTO_EBADFIELD, "name",
+			            "hello needs member 'name' (a string) unless it has a 'token'");
+		if (m->token == NULL && protocol_name_check(m->name) < 0)
+			return fail(err, PROTO_EBADVALUE, "name",
+			            "a name has 1 to %d characters and no control characters",
+			            PROTOCOL_NAME_MAX);
+		if ((v = json_object_get(m->root, "last_seq")) != NULL) {
+			if (json_integer_value(v) < 0)
+				return fail(err, PROTO_EBADVALUE, "last_seq",
+				            "last_seq must not be negative");
+			m->has_last_seq = 1;
+			m->last_seq = json_integer_value(v);
+		}
+		return 0;
+	case MSG_CREATE: {
+		const char *seat;
+
+		if ((rc = decode_kind_variant(m, err)) < 0)
+			return rc;
+		m->seat = -1;
+		seat = get_str(m, "seat");
+		if (seat != NULL && strcmp(seat, "random") != 0) {
+			if (strcmp(seat, game_side_name(m->kind, 0)) == 0)
+				m->seat = 0;
+			else if (strcmp(seat, game_side_name(m->kind, 1)) == 0)
+				m->seat = 1;
+			else
+				return fail(err, PROTO_EBADVALUE, "seat",
+				            "unknown seat '%s' for %s (known: %s, %s, random)",
+				            seat, game_kind_name(m->kind),
+				            game_side_name(m->kind, 0), game_side_name(m->kind, 1));
+		}
+		m->is_private = json_is_true(json_object_get(m->root, "private"));
+		if ((v = json_object_get(m->root, "seed")) != NULL) {
+			if (parse_seed(v, &m->seed) < 0)
+				return fail(err, PROTO_EBADVALUE, "seed",
+				            "a seed is a non-negative 64-bit integer");
+			m->has_seed = 1;
+		}
+		return 0;
+	}
+	case MSG_QUICK:
+		return decode_kind_variant(m, err);
+	case MSG_JOIN:
+	case MSG_WATCH:
+		m->game = get_str(m, "game");
+		m->code = get_str(m, "code");
+		if (m->game == NULL && m->code == NULL)
+			return fail(err, PROTO_EBADFIELD, "game",
+			            "%s needs member 'game' or 'code' (a string)",
+			            schemas[m->type].type);
+		return 0;
+	case MSG_MOVE:
+		m->move = get_str(m, "move");
+		m->game = get_str(m, "game");
+		return 0;
+	case MSG_RESIGN:
+		m->game = get_str(m, "game");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int
+msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
+{
+	json_error_t jerr;
+	const char *type;
+	json_t *id;
+
+	memset(m, 0, sizeof *m);
+	m->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (m->root == NULL)
+		return fail(err, PROTO_EBADJSON, NULL, "invalid JSON at byte %d: %s", jerr.position,
+		            jerr.text);
+	if (!json_is_object(m->root)) {
+		json_decref(m->root);
+		m->root = NULL;
+		return fail(err, PROTO_EBADJSON, NULL, "a message must be a JSON object");
+	}
+	id = json_object_get(m->root, "id");
+	if (id != NULL) {
+		if (!json_is_string(id) && !json_is_integer(id))
+			return fail(err, PROTO_EBADFIELD, "id",
+			            "member 'id' must be a string or an integer");
+		m->id = id;
+	}
+	type = json_string_value(json_object_get(m->root, "type"));
+	if (type == NULL)
+		return fail(err, PROTO_EUNKNOWNTYPE, "type",
+		            "a message needs member 'type' (a string)");
+	m->type = msg_type_parse(type);
+	if (m->type == MSG_NONE)
+		return fail(err, PROTO_EUNKNOWNTYPE, "type", "unknown message type '%.60s'", type);
+	if (check_schema(m, err) < 0)
+		return err ? err->code : PROTO_EBADFIELD;
+	if (msg_type_is_request(m->type))
+		return decode_request(m, err);
+	return 0;
+}
+
+void
+msg_clear(struct msg *m)
+{
+	json_decref(m->root);
+	memset(m, 0, sizeof *m);
+}
+
+const char *
+msg_str(const struct msg *m, const char *key)
+{
+	return m->root ? get_str(m, key) : NULL;
+}
+
+int64_t
+msg_int(const struct msg *m, const char *key, int64_t dflt)
+{
+	json_t *v = m->root ? json_object_get(m->root, key) : NULL;
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+json_t *
+msg_new(enum msg_type type, json_t *id)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "type", json_string(msg_type_name(type)));
+	if (id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(id));
+	return o;
+}
+
+/* Set a string member when s is not NULL. */
+static void
+set_str(json_t *o, const char *key, const char *s)
+{
+	if (s != NULL)
+		json_object_set_new(o, key, json_string(s));
+}
+
+/* Move "id" to the end, where PROTOCOL.md shows it. */
+static json_t *
+id_last(json_t *o)
+{
+	json_t *id = json_object_get(o, "id");
+
+	if (id != NULL) {
+		json_incref(id);
+		json_object_del(o, "id");
+		json_object_set_new(o, "id", id);
+	}
+	return o;
+}
+
+json_t *
+msg_hello_new(const char *name, const char *token, int64_t last_seq, json_t *id)
+{
+	json_t *o = msg_new(MSG_HELLO, id);
+
+	json_object_set_new(o, "protocol", json_integer(PROTOCOL_VERSION));
+	set_str(o, "name", name);
+	set_str(o, "token", token);
+	if (last_seq >= 0)
+		json_object_set_new(o, "last_seq", json_integer(last_seq));
+	return id_last(o);
+}
+
+json_t *
+msg_create_new(const char *kind, const char *variant, const char *seat, int is_private, json_t *id)
+{
+	json_t *o = msg_new(MSG_CREATE, id);
+
+	set_str(o, "kind", kind);
+	set_str(o, "variant", variant);
+	set_str(o, "seat", seat);
+	if (is_private)
+		json_object_set_new(o, "private", json_true());
+	return id_last(o);
+}
+
+json_t *
+msg_join_new(const char *game, const char *code, json_t *id)
+{
+	json_t *o = msg_new(MSG_JOIN, id);
+
+	set_str(o, "game", game);
+	set_str(o, "code", code);
+	return id_last(o);
+}
+
+json_t *
+msg_quick_new(const char *kind, const char *variant, json_t *id)
+{
+	json_t *o = msg_new(MSG_QUICK, id);
+
+	set_str(o, "kind", kind);
+	set_str(o, "variant", variant);
+	return id_last(o);
+}
+
+json_t *
+msg_watch_new(const char *game, const char *code, json_t *id)
+{
+	json_t *o = msg_new(MSG_WATCH, id);
+
+	set_str(o, "game", game);
+	set_str(o, "code", code);
+	return id_last(o);
+}
+
+json_t *
+msg_move_new(const char *game, const char *move, json_t *id)
+{
+	json_t *o = msg_new(MSG_MOVE, id);
+
+	set_str(o, "move", move);
+	set_str(o, "game", game);
+	return id_last(o);
+}
+
+json_t *
+msg_ok_new(enum msg_type request, int64_t seq, json_t *id)
+{
+	json_t *o = msg_new(MSG_OK, id);
+
+	set_str(o, "request", msg_type_name(request));
+	if (seq >= 0)
+		json_object_set_new(o, "seq", json_integer(seq));
+	return id_last(o);
+}
+
+json_t *
+msg_error_new(int code, enum msg_type request, const char *field, const char *text, json_t *id)
+{
+	json_t *o = msg_new(MSG_ERROR, id);
+
+	json_t *t = json_string(text);
+
+	/* jansson refuses invalid UTF-8: a text quoting a peer's bytes cut short must not vanish */
+	if (t == NULL)
+		t = json_string("(the explanation is not valid UTF-8)");
+	json_object_set_new(o, "code", json_string(protocol_err_name(code)));
+	json_object_set_new(o, "text", t);
+	set_str(o, "request", msg_type_name(request));
+	if (field != NULL && field[0] != '\0')
+		json_object_set_new(o, "field", json_string(field));
+	return id_last(o);
+}
+
+json_t *
+msg_decode_error_new(const struct msg *m, const struct msg_error *err)
+{
+	return msg_error_new(err->code, m->type, err->field, err->text, m->id);
+}
+
+json_t *
+msg_bye_new(const char *reason, const char *text)
+{
+	json_t *o = msg_new(MSG_BYE, NULL);
+
+	set_str(o, "reason", reason);
+	set_str(o, "text", text);
+	return o;
+}
+
+json_t *
+msg_player_new(const char *id, const char *name)
+{
+	json_t *o = json_object();
+
+	set_str(o, "id", id);
+	set_str(o, "name", name);
+	return o;
+}
