@@ -254,8 +254,9 @@ engine_usage(FILE *f)
 		fprintf(f, "  %-7s %s\n", engine_cmds[i].name, engine_cmds[i].summary);
 	fprintf(f, "\noptions of every command:\n"
 	           "  --game G      hokito (default) or oxono\n"
-	           "  --help        this help, or a command's help after the command\n"
-	           "  --version     the version\n\n"
+	           "  --help        the help of a command (after the command)\n\n"
+	           "hokito-engine --help and hokito-engine --version print this help and the "
+	           "version.\n\n"
 	           "A POSITION is one argument: the board and the side to move, quoted\n"
 	           "(see common/FORMATS.md). Exit status: 0 success, 1 illegal move,\n"
 	           "2 bad usage or bad text.\n\n"
