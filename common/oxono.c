@@ -286,6 +286,11 @@ oxono_parse(struct oxono *x, const char *text, struct game_error *err)
 				                      "the position ends early: rank %d has %d of "
 				                      "its 6 cells and the side to move is missing",
 				                      r + 1, f);
+			if (len == 0 && sep == ' ')
+				return game_error_set(err, GAME_ESYNTAX, p,
+				                      "unexpected space at %s (a space is only "
+				                      "allowed before the side to move)",
+				                      name);
 			if (len == 0)
 				return game_error_set(err, GAME_ESYNTAX, p,
 				                      "empty cell at %s (write '-' for an empty "
@@ -540,6 +545,10 @@ oxono_move_parse(const struct oxono *x, const char *text, struct game_move *m,
 				continue;
 			while (!(occ & BIT(s)))
 				s = step(s, d);
+			if (s == to)
+				return game_error_set(err, GAME_EILLEGAL, 1,
+				                      "totem %c cannot go to %s: %s is occupied",
+				                      totem_letters[t], to_name, to_name);
 			game_square_name(s, list);
 			return game_error_set(err, GAME_EILLEGAL, 1,
 			                      "totem %c cannot reach %s: %s is occupied",
