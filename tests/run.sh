@@ -27,6 +27,10 @@ if [ "${HOKITO_SKIP_APT:-0}" != 1 ]; then
 	fi
 fi
 
+# Sanitizer reports fail the test that caused them instead of scrolling by.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+
 status=0
 run_build() {
 	local dir=$1
