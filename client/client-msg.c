@@ -1,0 +1,380 @@
+/*
+ * client-msg.c: what each server message means to the client.
+ *
+ * The network layer hands every decoded message (struct msg, already checked by protocol/msg.c
+ * for its required members and their JSON types) to client_msg_handle(), which turns it into
+ * changes of struct client_state through client_state_*, and into notices for the user. It owns
+ * nothing and never touches the socket or the terminal: replies that call for another request
+ * (a join by id that should have been an invite code) go through client_request_*.
+ *
+ * Game events carry the game's sequence number. The table remembers the last seq it has seen;
+ * an event at or below it is already included (in a state, or seen before a reconnection) and is
+ * skipped, so the replay the server sends after a resumed hello is applied exactly once.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "client.h"
+#include "protocol.h"
+
+/* A string member of a JSON object, or def. */
+static const char *
+jstr(const json_t *obj, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s != NULL ? s : def;
+}
+
+/* An integer member of a JSON object, or def. */
+static int64_t
+jint(const json_t *obj, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+/* A seat name of the table's game to a side, or -1. */
+static int
+seat_side(enum game_kind kind, const char *name)
+{
+	int side;
+
+	if (name == NULL || game_side_parse(kind, name, &side) < 0)
+		return -1;
+	return side;
+}
+
+/* Fill the seats from a "players" object. */
+static void
+take_players(struct client_state *st, const json_t *players)
+{
+	struct client_table *t = &st->table;
+
+	if (!json_is_object(players))
+		return;
+	for (int i = 0; i < 2; i++) {
+		const json_t *p = json_object_get(players, game_side_name(t->kind, i));
+		struct client_seat *seat = &t->seats[i];
+		if (!json_is_object(p)) {
+			memset(seat, 0, sizeof *seat);
+			continue;
+		}
+		snprintf(seat->name, sizeof seat->name, "%s", jstr(p, "name", "?"));
+		snprintf(seat->id, sizeof seat->id, "%s", jstr(p, "id", ""));
+		seat->connected = !json_is_false(json_object_get(p, "connected"));
+	}
+}
+
+static void
+take_spectators(struct client_state *st, const json_t *spec)
+{
+	const json_t *names = json_object_get(spec, "names");
+	const char *list[CLIENT_SPECTATORS];
+	int n = 0;
+
+	if (!json_is_object(spec))
+		return;
+	for (size_t i = 0; i < json_array_size(names) && n < CLIENT_SPECTATORS; i++) {
+		const char *s = json_string_value(json_array_get(names, i));
+		if (s != NULL)
+			list[n++] = s;
+	}
+	client_state_spectators(st, list, n, (int)jint(spec, "count", n));
+}
+
+/* The end of a game in words, from the protocol's reason code. */
+static void
+over_words(const struct client_table *t, const char *reason, int winner, char *buf, size_t size)
+{
+	const char *loser = winner >= 0 ? client_state_side_name(t->kind, !winner) : "";
+
+	if (reason == NULL)
+		reason = "";
+	if (strcmp(reason, "blocked") == 0) {
+		struct game_move moves[GAME_MOVES_MAX];
+		int side = game_side(&t->game);
+		/* The side to move is blocked if it has no move; otherwise it is the other one. */
+		int blocked = game_moves(&t->game, moves) == 0 ? side : !side;
+		if (game_over(&t->game) && game_moves(&t->game, moves) == 0)
+			snprintf(buf, size, "%s has no legal move left; the scores decide.",
+			         client_state_side_name(t->kind, blocked));
+		else
+			snprintf(buf, size, "A player has no legal move left; the scores decide.");
+	} else if (strcmp(reason, "line") == 0) {
+		snprintf(buf, size, "%s made a line of four.",
+		         winner >= 0 ? client_state_side_name(t->kind, winner) : "A player");
+	} else if (strcmp(reason, "full") == 0) {
+		snprintf(buf, size, "All 32 pawns are placed and nobody made a line.");
+	} else if (strcmp(reason, "resign") == 0) {
+		snprintf(buf, size, "%s resigned.", winner >= 0 ? loser : "A player");
+	} else if (strcmp(reason, "abandoned") == 0) {
+		snprintf(buf, size, "The game was abandoned before it started.");
+	} else {
+		snprintf(buf, size, "%s", reason);
+	}
+}
+
+/* A result object or a game_over event: mark the table over. */
+static void
+take_result(struct client_state *st, const json_t *res)
+{
+	struct client_table *t = &st->table;
+	char words[160];
+	int winner = seat_side(t->kind, jstr(res, "winner", NULL));
+
+	over_words(t, jstr(res, "reason", NULL), winner, words, sizeof words);
+	client_state_table_over(st, winner, words);
+	if (strcmp(jstr(res, "result", ""), "aborted") == 0)
+		t->winner = -1;
+}
+
+static void
+handle_state(struct client *c, const struct msg *m)
+{
+	struct client_state *st = &c->st;
+	struct client_table *t = &st->table;
+	const json_t *r = m->root;
+	struct game_error err = {0, -1, ""};
+	enum game_kind kind;
+	const char *you = jstr(r, "you", "spectator");
+	const json_t *moves = json_object_get(r, "moves");
+	const json_t *result = json_object_get(r, "result");
+	int seat;
+
+	if (game_kind_parse(jstr(r, "kind", ""), &kind) < 0) {
+		client_notice(c, 1, "The server sent a game of an unknown kind.");
+		return;
+	}
+	seat = strcmp(you, "spectator") == 0 ? -1 : seat_side(kind, you);
+	if (client_state_table_open(st, kind, jstr(r, "variant", NULL), jstr(r, "game", "?"), seat,
+	                            jstr(r, "position", NULL), &err) < 0) {
+		client_notice(c, 1, "The server sent a position we cannot read: %s", err.text);
+		client_state_table_clear(st);
+		return;
+	}
+	t->nmoves = 0;
+	for (size_t i = 0; i < json_array_size(moves) && t->nmoves < CLIENT_MOVES_MAX; i++) {
+		const char *mv = json_string_value(json_array_get(moves, i));
+		if (mv != NULL)
+			snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", mv);
+	}
+	t->seq = jint(r, "seq", 0);
+	snprintf(t->invite, sizeof t->invite, "%s", jstr(r, "code", ""));
+	take_players(st, json_object_get(r, "players"));
+	take_spectators(st, json_object_get(r, "spectators"));
+	t->started = strcmp(jstr(r, "status", "open"), "open") != 0;
+	t->over = 0;
+	if (json_is_object(result))
+		take_result(st, result);
+}
+
+static void
+handle_event(struct client *c, const struct msg *m)
+{
+	struct client_state *st = &c->st;
+	struct client_table *t = &st->table;
+	const json_t *r = m->root;
+	int64_t seq = jint(r, "seq", -1);
+	struct game_error err = {0, -1, ""};
+
+	if (!t->active || strcmp(jstr(r, "game", ""), t->id) != 0)
+		return;
+	if (seq >= 0 && seq <= t->seq)
+		return; /* already included */
+	switch (m->type) {
+	case MSG_SEATED: {
+		int side = seat_side(t->kind, jstr(r, "seat", NULL));
+		const json_t *p = json_object_get(r, "player");
+		if (side >= 0) {
+			snprintf(t->seats[side].name, CLIENT_NAME_MAX, "%s", jstr(p, "name", "?"));
+			snprintf(t->seats[side].id, CLIENT_ID_MAX, "%s", jstr(p, "id", ""));
+			t->seats[side].connected = 1;
+			client_notice(c, 0, "%s sits down as %s.", t->seats[side].name,
+			              client_state_side_name(t->kind, side));
+		}
+		break;
+	}
+	case MSG_STARTED: {
+		struct game g;
+		take_players(st, json_object_get(r, "players"));
+		for (int i = 0; i < 2; i++)
+			t->seats[i].connected = 1;
+		if (game_parse(&g, t->kind, jstr(r, "position", ""), &err) == 0)
+			t->game = g;
+		t->started = 1;
+		client_notice(c, 0, "The game begins: %s vs %s.", t->seats[0].name,
+		              t->seats[1].name);
+		break;
+	}
+	case MSG_MOVED:
+		if (client_state_table_move(st, seq, jstr(r, "move", ""), jstr(r, "position", NULL),
+		                            &err) < 0)
+			client_notice(c, 1, "Could not follow the move %s: %s", jstr(r, "move", ""),
+			              err.text);
+		break;
+	case MSG_GAME_OVER:
+		take_result(st, r);
+		break;
+	default:
+		break; /* a future event type: count its seq and go on */
+	}
+	if (seq > t->seq)
+		t->seq = seq;
+}
+
+static void
+handle_notice(struct client *c, const struct msg *m)
+{
+	struct client_state *st = &c->st;
+	struct client_table *t = &st->table;
+	const json_t *r = m->root;
+
+	if (!t->active || strcmp(jstr(r, "game", ""), t->id) != 0)
+		return;
+	switch (m->type) {
+	case MSG_PRESENCE: {
+		int side = seat_side(t->kind, jstr(r, "seat", NULL));
+		int up = json_is_true(json_object_get(r, "connected"));
+		if (side < 0)
+			break;
+		t->seats[side].connected = up;
+		client_notice(c, !up, "%s %s.", t->seats[side].name[0] ? t->seats[side].name : "?",
+		              up ? "is back"
+		                 : "lost the connection; waiting for them to come back");
+		break;
+	}
+	case MSG_SPECTATORS:
+		take_spectators(st, json_object_get(r, "spectators"));
+		break;
+	case MSG_YOUR_TURN:
+		break; /* we compute the legal moves ourselves; the views show whose turn it is */
+	default:
+		break;
+	}
+}
+
+static void
+handle_games(struct client *c, const struct msg *m)
+{
+	struct client_state *st = &c->st;
+	const json_t *games = json_object_get(m->root, "games");
+
+	st->nlist = 0;
+	for (size_t i = 0; i < json_array_size(games) && st->nlist < CLIENT_LIST_MAX; i++) {
+		const json_t *g = json_array_get(games, i);
+		struct client_entry *e = &st->list[st->nlist];
+		const json_t *players = json_object_get(g, "players");
+		if (game_kind_parse(jstr(g, "kind", ""), &e->kind) < 0)
+			continue;
+		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
+		snprintf(e->variant, sizeof e->variant, "%s", jstr(g, "variant", "standard"));
+		snprintf(e->status, sizeof e->status, "%s", jstr(g, "status", "?"));
+		for (int s = 0; s < 2; s++) {
+			const json_t *p = json_object_get(players, game_side_name(e->kind, s));
+			snprintf(e->players[s], CLIENT_NAME_MAX, "%s", jstr(p, "name", ""));
+		}
+		e->spectators = (int)jint(g, "spectators", 0);
+		e->ply = (int)jint(g, "ply", 0);
+		e->private_game = json_is_true(json_object_get(g, "private"));
+		st->nlist++;
+	}
+	c->list_stamp++;
+}
+
+static void
+handle_error(struct client *c, const struct msg *m, const struct client_pending *p)
+{
+	const char *code = jstr(m->root, "code", "");
+	const char *text = jstr(m->root, "text", "refused");
+
+	if (p != NULL && strcmp(code, "no_such_game") == 0 && !p->by_code &&
+	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
+		/* Not a game id: it may be an invite code. */
+		int rc = client_request_by_code(c, p->type == MSG_JOIN, p->arg);
+		if (rc == 0)
+			return;
+	}
+	if (strcmp(code, "bad_token") == 0) {
+		client_net_token_refused(c);
+		return;
+	}
+	if (strcmp(code, "version_mismatch") == 0 || strcmp(code, "too_many_clients") == 0) {
+		client_notice(c, 1, "The server refused us: %s", text);
+		return;
+	}
+	if (strcmp(code, "in_game") == 0) {
+		client_notice(c, 1, "The game is still on: resign first (r), then leave.");
+		return;
+	}
+	client_notice(c, 1, "%s", text[0] ? text : code);
+}
+
+void
+client_msg_handle(struct client *c, const struct msg *m)
+{
+	struct client_pending pend, *p = NULL;
+	json_t *id = m->id;
+
+	if (json_is_integer(id) && client_request_done(c, (int)json_integer_value(id), &pend) == 0)
+		p = &pend;
+	switch (m->type) {
+	case MSG_WELCOME: {
+		const char *game = jstr(m->root, "game", NULL);
+		const json_t *player = json_object_get(m->root, "player");
+		snprintf(c->st.player_id, sizeof c->st.player_id, "%s", jstr(player, "id", ""));
+		snprintf(c->st.name, sizeof c->st.name, "%s", jstr(player, "name", ""));
+		if (game == NULL && c->st.table.active) {
+			client_state_table_clear(&c->st);
+			client_notice(c, 1, "The game we were at is gone.");
+		}
+		client_welcomed(c, json_is_true(json_object_get(m->root, "resumed")), game);
+		break;
+	}
+	case MSG_GAMES:
+		handle_games(c, m);
+		break;
+	case MSG_STATE:
+		handle_state(c, m);
+		break;
+	case MSG_OK:
+		if (p != NULL && p->type == MSG_LEAVE) {
+			client_state_table_clear(&c->st);
+			client_request_list(c);
+		} else if (p != NULL && p->type == MSG_RESIGN) {
+			client_notice(c, 0, "You resigned.");
+		}
+		break;
+	case MSG_ERROR:
+		handle_error(c, m, p);
+		break;
+	case MSG_BYE:
+		client_net_bye(c, jstr(m->root, "reason", ""));
+		break;
+	case MSG_SEATED:
+	case MSG_STARTED:
+	case MSG_MOVED:
+	case MSG_GAME_OVER:
+		handle_event(c, m);
+		break;
+	case MSG_YOUR_TURN:
+	case MSG_PRESENCE:
+	case MSG_SPECTATORS:
+		handle_notice(c, m);
+		break;
+	default:
+		if (m->type == MSG_NONE && json_is_object(m->root)) {
+			/* A future event type still counts its seq (PROTOCOL.md 6). */
+			int64_t seq = jint(m->root, "seq", -1);
+			struct client_table *t = &c->st.table;
+			if (t->active && strcmp(jstr(m->root, "game", ""), t->id) == 0 &&
+			    seq > t->seq && json_object_get(m->root, "seq") != NULL)
+				t->seq = seq;
+		}
+		break;
+	}
+	client_update(c);
+}

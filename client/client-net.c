@@ -1,0 +1,405 @@
+/*
+ * client-net.c: the client's connection to the server, on libuv, with automatic reconnection.
+ *
+ * This module owns the TCP connection and the retry timer. It connects, says hello (with the
+ * session token and the last game seq it saw, once it has a token), splits the input into lines
+ * with protocol/framer.h, decodes each with msg_decode() and hands it to client_msg_handle(). It
+ * never changes the game state itself, except the link status.
+ *
+ * Lifetimes. A connection is a struct net_conn that embeds its uv_tcp_t; it is freed only in the
+ * handle's close callback. When the connection is lost (read error, EOF, failed connect), the net
+ * lets go of it (conn->net = NULL, uv_close) and arms the retry timer with a growing delay
+ * (0.25 s, 0.5 s, 1 s, 2 s, then 3 s); the next connection says hello with the token, so the
+ * server replays exactly the events we missed. A message handler may end the program or drop the
+ * connection (bye): the read loop checks after each line that the connection is still ours. A
+ * write request owns its wire reference until its callback. The struct client_net itself is
+ * freed in the close callback of its timer, after client_net_stop().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "client.h"
+#include "hokito-config.h"
+#include "protocol.h"
+#include "xmalloc.h"
+
+#define NET_READ_MIN     4096
+#define NET_GIVE_UP      5 /* --plain: failed first attempts before giving up */
+#define NET_DELAY_MAX_MS 3000
+
+struct net_conn {
+	uv_tcp_t tcp;           /* embedded handle; the struct is freed in its close callback */
+	uv_connect_t connect;   /* the connect request */
+	struct client_net *net; /* the owner, or NULL once let go */
+	struct framer framer;   /* input lines */
+};
+
+struct net_write {
+	uv_write_t req;
+	struct wire *wire; /* owned: one reference, dropped in the callback */
+};
+
+struct client_net {
+	struct client *c;
+	uv_timer_t retry;             /* reconnection delay */
+	struct net_conn *conn;        /* the current connection, or NULL */
+	int welcomed;                 /* conn's hello was answered with welcome */
+	int ever_welcomed;            /* some connection got a welcome */
+	int attempts;                 /* failed attempts since the last welcome */
+	int stopping;                 /* client_net_stop() was called */
+	int replaced;                 /* bye "replaced": do not come back */
+	char token[CLIENT_TOKEN_MAX]; /* the session token, "" before the first welcome */
+};
+
+static void net_connect(struct client_net *net);
+static void retry_cb(uv_timer_t *t);
+
+static void
+conn_close_cb(uv_handle_t *h)
+{
+	struct net_conn *conn = container_of(h, struct net_conn, tcp);
+
+	framer_close(&conn->framer);
+	free(conn);
+}
+
+/* Let go of the current connection; it frees itself in its close callback. */
+static void
+net_drop(struct client_net *net)
+{
+	struct net_conn *conn = net->conn;
+
+	if (conn == NULL)
+		return;
+	net->conn = NULL;
+	net->welcomed = 0;
+	conn->net = NULL;
+	uv_read_stop((uv_stream_t *)&conn->tcp);
+	if (!uv_is_closing((uv_handle_t *)&conn->tcp))
+		uv_close((uv_handle_t *)&conn->tcp, conn_close_cb);
+}
+
+/* The connection failed or ended: schedule the next attempt and tell the user. */
+static void
+net_lost(struct client_net *net, int status)
+{
+	struct client *c = net->c;
+	uint64_t delay = 250;
+
+	net_drop(net);
+	if (net->stopping)
+		return;
+	if (net->replaced) {
+		c->st.link = CLIENT_LINK_FAILED;
+		client_quit(c, 1);
+		return;
+	}
+	net->attempts++;
+	for (int i = 1; i < net->attempts && delay < NET_DELAY_MAX_MS; i++)
+		delay *= 2;
+	if (delay > NET_DELAY_MAX_MS)
+		delay = NET_DELAY_MAX_MS;
+	if (!net->ever_welcomed && c->opt.plain && net->attempts >= NET_GIVE_UP) {
+		c->st.link = CLIENT_LINK_FAILED;
+		client_notice(c, 1, "Cannot connect to %s:%d: %s", c->opt.host, c->opt.port,
+		              uv_strerror(status));
+		client_quit(c, 1);
+		return;
+	}
+	c->st.link = net->ever_welcomed ? CLIENT_LINK_DOWN : CLIENT_LINK_CONNECTING;
+	if (net->ever_welcomed)
+		client_notice(c, 1, "Connection lost (%s); reconnecting in %.1f s...",
+		              status == UV_EOF ? "closed by the server" : uv_strerror(status),
+		              (double)delay / 1000.0);
+	else
+		client_notice(c, 1, "Cannot connect to %s:%d (%s); retrying in %.1f s...",
+		              c->opt.host, c->opt.port, uv_strerror(status),
+		              (double)delay / 1000.0);
+	uv_timer_start(&net->retry, retry_cb, delay, 0);
+	client_update(c);
+}
+
+static void
+write_cb(uv_write_t *req, int status)
+{
+	struct net_write *w = container_of(req, struct net_write, req);
+
+	wire_unref(w->wire);
+	free(w);
+}
+
+/* Write a wire on conn; steals the reference. */
+static int
+conn_write(struct net_conn *conn, struct wire *wire)
+{
+	struct net_write *w = xmalloc(sizeof *w);
+	uv_buf_t buf = uv_buf_init(wire->data, (unsigned)wire->len);
+	int rc;
+
+	w->wire = wire;
+	rc = uv_write(&w->req, (uv_stream_t *)&conn->tcp, &buf, 1, write_cb);
+	if (rc < 0) {
+		wire_unref(wire);
+		free(w);
+	}
+	return rc;
+}
+
+/* Say hello: with our token (and the last seq seen) when we have one, else with our name. */
+static void
+net_hello(struct client_net *net)
+{
+	struct client *c = net->c;
+	const struct client_table *t = &c->st.table;
+	int64_t last = t->active && t->seq >= 0 ? t->seq : -1;
+	json_t *hello;
+
+	if (net->token[0] != '\0')
+		hello = msg_hello_new(c->opt.name, net->token, last, NULL);
+	else
+		hello = msg_hello_new(c->opt.name, NULL, -1, NULL);
+	json_object_set_new(hello, "client", json_string("hokito " HOKITO_VERSION));
+	conn_write(net->conn, wire_encode_steal(hello));
+}
+
+static void
+alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct net_conn *conn = container_of(h, struct net_conn, tcp);
+	char *base;
+	size_t size;
+
+	framer_space(&conn->framer, NET_READ_MIN, &base, &size);
+	*buf = uv_buf_init(base, (unsigned)size);
+}
+
+/* Note the welcome in the net: token kept and stored, link up. */
+static void
+net_welcome(struct client_net *net, const struct msg *m)
+{
+	struct client *c = net->c;
+	const char *token = msg_str(m, "token");
+
+	net->welcomed = 1;
+	net->ever_welcomed = 1;
+	net->attempts = 0;
+	c->st.link = CLIENT_LINK_UP;
+	if (token != NULL && strcmp(token, net->token) != 0) {
+		snprintf(net->token, sizeof net->token, "%s", token);
+		client_session_save(c->opt.host, c->opt.port, c->opt.name, net->token);
+	}
+}
+
+static void
+read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+	struct net_conn *conn = container_of(stream, struct net_conn, tcp);
+	struct client_net *net = conn->net;
+	const char *line;
+	size_t len;
+	int rc;
+
+	if (net == NULL)
+		return;
+	if (nread < 0) {
+		net_lost(net, (int)nread);
+		return;
+	}
+	framer_commit(&conn->framer, (size_t)nread);
+	while (conn->net != NULL && (rc = framer_next(&conn->framer, &line, &len)) != 0) {
+		struct msg m;
+		struct msg_error err;
+		if (rc < 0) {
+			client_notice(net->c, 1, "The server sent a line over the limit.");
+			net_lost(net, UV_EPROTO);
+			return;
+		}
+		if (len == 0)
+			continue;
+		if (msg_decode(&m, line, len, &err) < 0 && m.root == NULL) {
+			/* Not JSON at all: say so and go on with the next line. */
+			client_notice(net->c, 1, "Unreadable line from the server: %s", err.text);
+			msg_clear(&m);
+			continue;
+		}
+		if (m.type == MSG_WELCOME)
+			net_welcome(net, &m);
+		client_msg_handle(net->c, &m);
+		msg_clear(&m);
+	}
+}
+
+static void
+connect_cb(uv_connect_t *req, int status)
+{
+	struct net_conn *conn = container_of(req, struct net_conn, connect);
+	struct client_net *net = conn->net;
+
+	if (net == NULL)
+		return; /* let go of while connecting; already closing */
+	if (status < 0) {
+		net_lost(net, status);
+		return;
+	}
+	uv_tcp_nodelay(&conn->tcp, 1);
+	uv_tcp_keepalive(&conn->tcp, 1, 30);
+	status = uv_read_start((uv_stream_t *)&conn->tcp, alloc_cb, read_cb);
+	if (status < 0) {
+		net_lost(net, status);
+		return;
+	}
+	net_hello(net);
+}
+
+/* Resolve host:port: a literal address, or a name through the system resolver. */
+static int
+net_resolve(const struct client *c, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints, *res = NULL;
+	uv_getaddrinfo_t req;
+	char port[16];
+	int rc;
+
+	if (uv_ip4_addr(c->opt.host, c->opt.port, (struct sockaddr_in *)ss) == 0)
+		return 0;
+	if (uv_ip6_addr(c->opt.host, c->opt.port, (struct sockaddr_in6 *)ss) == 0)
+		return 0;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof port, "%d", c->opt.port);
+	rc = uv_getaddrinfo(c->loop, &req, NULL, c->opt.host, port, &hints);
+	if (rc < 0)
+		return rc;
+	res = req.addrinfo;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	uv_freeaddrinfo(res);
+	return 0;
+}
+
+static void
+net_connect(struct client_net *net)
+{
+	struct client *c = net->c;
+	struct sockaddr_storage ss;
+	struct net_conn *conn;
+	int rc;
+
+	rc = net_resolve(c, &ss);
+	if (rc < 0) {
+		net_lost(net, rc);
+		return;
+	}
+	conn = xcalloc(1, sizeof *conn);
+	framer_init(&conn->framer, PROTOCOL_MAX_LINE_DEFAULT);
+	conn->net = net;
+	uv_tcp_init(c->loop, &conn->tcp);
+	net->conn = conn;
+	rc = uv_tcp_connect(&conn->connect, &conn->tcp, (const struct sockaddr *)&ss, connect_cb);
+	if (rc < 0)
+		net_lost(net, rc);
+}
+
+static void
+retry_cb(uv_timer_t *t)
+{
+	struct client_net *net = container_of(t, struct client_net, retry);
+
+	if (!net->stopping && net->conn == NULL)
+		net_connect(net);
+}
+
+static void
+retry_close_cb(uv_handle_t *h)
+{
+	struct client_net *net = container_of(h, struct client_net, retry);
+
+	free(net);
+}
+
+int
+client_net_start(struct client *c)
+{
+	struct client_net *net = xcalloc(1, sizeof *net);
+
+	net->c = c;
+	uv_timer_init(c->loop, &net->retry);
+	c->net = net;
+	if (c->opt.resume)
+		client_session_load(c->opt.host, c->opt.port, c->opt.name, net->token,
+		                    sizeof net->token);
+	net_connect(net);
+	return 0;
+}
+
+int
+client_net_send(struct client *c, struct wire *w)
+{
+	struct client_net *net = c->net;
+
+	if (net == NULL || net->conn == NULL || !net->welcomed) {
+		wire_unref(w);
+		return UV_ENOTCONN;
+	}
+	return conn_write(net->conn, w);
+}
+
+int
+client_net_up(const struct client *c)
+{
+	return c->net != NULL && c->net->conn != NULL && c->net->welcomed;
+}
+
+const char *
+client_net_token(const struct client *c)
+{
+	return c->net != NULL ? c->net->token : "";
+}
+
+void
+client_net_token_refused(struct client *c)
+{
+	struct client_net *net = c->net;
+
+	if (net == NULL || net->conn == NULL)
+		return;
+	net->token[0] = '\0';
+	client_session_forget(c->opt.host, c->opt.port, c->opt.name);
+	if (c->st.table.active) {
+		client_state_table_clear(&c->st);
+		client_notice(c, 1, "The server no longer knows our session: the game is lost.");
+	}
+	net_hello(net);
+}
+
+void
+client_net_bye(struct client *c, const char *reason)
+{
+	struct client_net *net = c->net;
+
+	if (net == NULL)
+		return;
+	if (strcmp(reason, "replaced") == 0) {
+		net->replaced = 1;
+		client_notice(c, 1, "This session was taken over by another hokito; closing.");
+	} else {
+		client_notice(c, 1, "The server is shutting down; we will reconnect.");
+	}
+}
+
+void
+client_net_stop(struct client *c)
+{
+	struct client_net *net = c->net;
+
+	if (net == NULL)
+		return;
+	c->net = NULL;
+	net->stopping = 1;
+	net_drop(net);
+	uv_timer_stop(&net->retry);
+	uv_close((uv_handle_t *)&net->retry, retry_close_cb);
+}

@@ -1,0 +1,643 @@
+/*
+ * client-plain.c: the --plain view, line by line, for scripts, screen readers and pipes.
+ *
+ * No curses and no escape sequences: commands are read as lines from standard input (a terminal,
+ * a pipe or a file, all on the libuv loop) and everything the user needs is printed as whole
+ * lines on standard output: what happened (moves, seats, spectators, game over), whose turn it
+ * is, and the board as text after every move. Errors are printed as lines starting with
+ * "error: ". The view remembers what it has printed so far and prints only what is new. When
+ * standard input ends, the program ends as soon as the requests already sent are answered.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "xmalloc.h"
+
+#define PLAIN_LINE_MAX 1024
+
+struct plain {
+	struct client *c;
+	union {
+		uv_stream_t stream;
+		uv_tty_t tty;
+		uv_pipe_t pipe;
+	} in;                      /* standard input when it is a terminal or a pipe */
+	uv_fs_t fs;                /* standard input when it is a file */
+	int file;                  /* standard input is a file: read with uv_fs_read */
+	int reading;               /* an input handle is open */
+	int closing;               /* stop() was called */
+	int eof;                   /* standard input ended */
+	char fsbuf[4096];          /* file reads land here */
+	int64_t fsoff;             /* file offset */
+	char line[PLAIN_LINE_MAX]; /* the command line being read */
+	size_t len;
+	int toolong; /* the current line passed the limit: skip to its end */
+	/* What has been printed. */
+	enum client_link link;
+	int greeted;                  /* "connected" was printed */
+	char table_id[CLIENT_ID_MAX]; /* the table printed, "" for none */
+	int started, over, nmoves;
+	int nspectators;
+	int want_list; /* a "list" command waits for its reply */
+	uint64_t list_stamp;
+};
+
+static void out(const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 1, 2)))
+#endif
+        ;
+
+/* Print one line on standard output. */
+static void
+out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* The text of one square for the board: HOKITO top pawn and height, OXONO the cell. */
+static void
+cell_token(const struct game *g, int sq, char *buf, size_t size)
+{
+	struct client_cell cell;
+
+	client_state_cell(g, sq, &cell);
+	if (cell.empty)
+		snprintf(buf, size, ".");
+	else if (g->kind == GAME_HOKITO && cell.height > 1)
+		snprintf(buf, size, "%c%dx%d", cell.colour ? 'w' : 'b', cell.value, cell.height);
+	else if (g->kind == GAME_HOKITO)
+		snprintf(buf, size, "%c%d", cell.colour ? 'w' : 'b', cell.value);
+	else
+		snprintf(buf, size, "%.3s", cell.text);
+}
+
+/* The players with scores or reserves, and whose turn it is. */
+static void
+print_status(struct plain *p)
+{
+	const struct client_state *st = &p->c->st;
+	const struct client_table *t = &st->table;
+	struct game_outcome o;
+	int reserve[2][2];
+	char buf[2][160];
+
+	game_outcome(&t->game, &o);
+	client_state_reserves(&t->game, reserve);
+	for (int i = 0; i < 2; i++) {
+		const char *name = t->seats[i].name[0] ? t->seats[i].name : "(empty)";
+		if (t->kind == GAME_HOKITO)
+			snprintf(buf[i], sizeof buf[i], "%s %s%s%s score %d",
+			         game_side_name(t->kind, i), name, t->seat == i ? " (you)" : "",
+			         t->seats[i].name[0] && !t->seats[i].connected ? " [offline]" : "",
+			         o.score[i]);
+		else
+			snprintf(buf[i], sizeof buf[i], "%s %s%s%s reserve X%d O%d",
+			         game_side_name(t->kind, i), name, t->seat == i ? " (you)" : "",
+			         t->seats[i].name[0] && !t->seats[i].connected ? " [offline]" : "",
+			         reserve[i][0], reserve[i][1]);
+	}
+	out("players: %s; %s", buf[0], buf[1]);
+}
+
+static void
+print_board(struct plain *p)
+{
+	const struct client_table *t = &p->c->st.table;
+	char line[256], tok[16];
+
+	out("     a     b     c     d     e     f");
+	for (int r = 5; r >= 0; r--) {
+		int n = snprintf(line, sizeof line, "%d  ", r + 1);
+		for (int f = 0; f < 6; f++) {
+			cell_token(&t->game, r * 6 + f, tok, sizeof tok);
+			n += snprintf(line + n, sizeof line - (size_t)n, " %-5s", tok);
+		}
+		snprintf(line + n, sizeof line - (size_t)n, " %d", r + 1);
+		out("%s", line);
+	}
+	out("     a     b     c     d     e     f");
+}
+
+/* Whose turn, after a change. */
+static void
+print_turn(struct plain *p)
+{
+	const struct client_state *st = &p->c->st;
+	const struct client_table *t = &st->table;
+	int side = game_side(&t->game);
+
+	if (t->over || !t->started)
+		return;
+	if (client_state_our_turn(st))
+		out("your turn (%s)", game_side_name(t->kind, side));
+	else
+		out("turn: %s", game_side_name(t->kind, side));
+}
+
+static void
+print_spectators(struct plain *p)
+{
+	const struct client_table *t = &p->c->st.table;
+	char buf[CLIENT_SPECTATORS * (CLIENT_NAME_MAX + 2) + 1] = "";
+
+	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
+	}
+	out("spectators: %d%s%s", t->nspectators, t->nspectators ? " " : "", buf);
+}
+
+static void
+print_over(struct plain *p)
+{
+	const struct client_table *t = &p->c->st.table;
+	char buf[128];
+
+	client_state_result_text(t, buf, sizeof buf);
+	out("game over: %s. %s", buf, t->reason);
+}
+
+static void
+print_list(struct plain *p)
+{
+	const struct client_state *st = &p->c->st;
+
+	out("games: %d", st->nlist);
+	for (int i = 0; i < st->nlist; i++) {
+		const struct client_entry *e = &st->list[i];
+		out("game %s %s %s %s %s vs %s, move %d, spectators %d", e->id,
+		    game_kind_name(e->kind), e->variant, e->status,
+		    e->players[0][0] ? e->players[0] : "-", e->players[1][0] ? e->players[1] : "-",
+		    e->ply, e->spectators);
+	}
+}
+
+static void
+plain_update(struct client *c)
+{
+	struct plain *p = c->view_data;
+	const struct client_state *st = &c->st;
+	const struct client_table *t = &st->table;
+	int changed = 0;
+
+	if (p == NULL || p->closing)
+		return;
+	if (st->link != p->link) {
+		p->link = st->link;
+		if (st->link == CLIENT_LINK_UP) {
+			out("%s %s:%d as %s", p->greeted ? "reconnected to" : "connected to",
+			    c->opt.host, c->opt.port, st->name);
+			p->greeted = 1;
+		}
+	}
+	if (!t->active && p->table_id[0]) {
+		out("left game %s", p->table_id);
+		p->table_id[0] = '\0';
+	}
+	if (t->active && strcmp(p->table_id, t->id) != 0) {
+		snprintf(p->table_id, sizeof p->table_id, "%s", t->id);
+		if (t->seat >= 0)
+			out("joined game %s (%s %s) as %s%s%s", t->id, game_kind_name(t->kind),
+			    t->variant, game_side_name(t->kind, t->seat),
+			    t->invite[0] ? ", invite code " : "", t->invite);
+		else
+			out("watching game %s (%s %s)", t->id, game_kind_name(t->kind), t->variant);
+		if (t->nmoves > 0) {
+			char buf[CLIENT_MOVES_MAX * 8] = "";
+			for (int i = 0; i < t->nmoves; i++) {
+				size_t l = strlen(buf);
+				snprintf(buf + l, sizeof buf - l, "%s%s", i ? " " : "",
+				         t->moves[i]);
+			}
+			out("moves so far: %s", buf);
+		}
+		p->nmoves = t->nmoves;
+		p->started = t->started;
+		p->over = 0;
+		p->nspectators = t->nspectators;
+		if (!t->started)
+			out("waiting for an opponent");
+		print_status(p);
+		print_board(p);
+		print_turn(p);
+		if (t->nspectators)
+			print_spectators(p);
+	}
+	if (t->active) {
+		if (t->started && !p->started) {
+			p->started = 1;
+			out("game started: %s (%s) vs %s (%s)", t->seats[0].name,
+			    game_side_name(t->kind, 0), t->seats[1].name,
+			    game_side_name(t->kind, 1));
+			changed = 1;
+		}
+		for (; p->nmoves < t->nmoves; p->nmoves++) {
+			/* The mover of move i: side 0 plays the even moves. */
+			out("move %d: %s %s", p->nmoves + 1, game_side_name(t->kind, p->nmoves % 2),
+			    t->moves[p->nmoves]);
+			changed = 1;
+		}
+		if (changed) {
+			print_status(p);
+			print_board(p);
+			print_turn(p);
+		}
+		if (t->over && !p->over) {
+			p->over = 1;
+			print_over(p);
+		}
+		if (t->nspectators != p->nspectators) {
+			p->nspectators = t->nspectators;
+			print_spectators(p);
+		}
+	}
+	if (p->want_list && c->list_stamp != p->list_stamp) {
+		p->want_list = 0;
+		p->list_stamp = c->list_stamp;
+		print_list(p);
+	}
+	if (p->eof && (c->npending == 0 || st->link != CLIENT_LINK_UP))
+		client_quit(c, 0);
+}
+
+static void
+plain_notice(struct client *c, int error, const char *text)
+{
+	client_state_notice(&c->st, error, "%s", text);
+	if (text[0] != '\0')
+		out("%s%s", error ? "error: " : "", text);
+}
+
+static void
+print_help(void)
+{
+	out("commands:");
+	out("  list                               games on the server");
+	out("  create hokito|oxono [random36] [black|white|pink|random] [private]");
+	out("  join ID|CODE                       take the open seat of a game");
+	out("  quick [hokito|oxono]               quick pairing");
+	out("  watch ID|CODE                      watch a game");
+	out("  MOVE  or  move MOVE                play (c2-e4, Xc5+c6)");
+	out("  moves                              your legal moves");
+	out("  board                              the board again");
+	out("  stack SQUARE                       the whole stack on a square");
+	out("  who                                players and spectators");
+	out("  resign | leave | quit");
+}
+
+/* The create command: kind first, then variant, seat and privacy in any order. */
+static void
+cmd_create(struct plain *p, char **args, int n)
+{
+	enum game_kind kind;
+	const char *variant = NULL;
+	int seat = -1, priv = 0;
+
+	if (n < 1 || game_kind_parse(args[0], &kind) < 0) {
+		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private]");
+		return;
+	}
+	for (int i = 1; i < n; i++) {
+		int side;
+		if (strcmp(args[i], "private") == 0)
+			priv = 1;
+		else if (strcmp(args[i], "public") == 0)
+			priv = 0;
+		else if (strcmp(args[i], "random") == 0)
+			seat = -1;
+		else if (game_side_parse(kind, args[i], &side) == 0)
+			seat = side;
+		else if (game_variant_check(kind, args[i], NULL) == 0)
+			variant = args[i];
+		else {
+			out("error: create: '%s' is not a variant, a seat of %s, or 'private'",
+			    args[i], game_kind_name(kind));
+			return;
+		}
+	}
+	client_request_create(p->c, kind, variant, seat, priv);
+}
+
+static void
+cmd_move(struct plain *p, const char *text)
+{
+	struct client *c = p->c;
+	char canon[GAME_MOVE_TEXT], why[256];
+
+	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
+		out("error: %s", why);
+		return;
+	}
+	client_request_move(c, canon);
+}
+
+static void
+cmd_moves(struct plain *p)
+{
+	const struct client_table *t = &p->c->st.table;
+	struct game_move moves[GAME_MOVES_MAX];
+	char text[GAME_MOVE_TEXT];
+	char *buf;
+	size_t len = 0, cap = 64;
+	int n;
+
+	if (!t->active) {
+		out("error: not at a game");
+		return;
+	}
+	n = game_moves(&t->game, moves);
+	buf = xmalloc(cap);
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t l;
+		game_move_format(t->kind, moves[i], text, sizeof text);
+		l = strlen(text);
+		if (len + l + 2 > cap) {
+			cap = (len + l + 2) * 2;
+			buf = xrealloc(buf, cap);
+		}
+		if (len > 0)
+			buf[len++] = ' ';
+		memcpy(buf + len, text, l + 1);
+		len += l;
+	}
+	out("legal moves for %s (%d): %s", game_side_name(t->kind, game_side(&t->game)), n, buf);
+	free(buf);
+}
+
+static void
+cmd_stack(struct plain *p, const char *sqname)
+{
+	const struct client_table *t = &p->c->st.table;
+	struct client_cell cell;
+	int sq = sqname != NULL ? game_square_parse(sqname) : -1;
+
+	if (!t->active) {
+		out("error: not at a game");
+		return;
+	}
+	if (sq < 0 || sqname[2] != '\0') {
+		out("error: usage: stack SQUARE (a1..f6)");
+		return;
+	}
+	client_state_cell(&t->game, sq, &cell);
+	if (cell.empty)
+		out("%s: empty", sqname);
+	else if (t->kind == GAME_HOKITO)
+		out("%s: %s (bottom to top; %d pawn%s, top %c%d, worth %d to %s)", sqname,
+		    cell.text, cell.height, cell.height > 1 ? "s" : "", cell.colour ? 'w' : 'b',
+		    cell.value, cell.value * cell.height, game_side_name(t->kind, cell.colour));
+	else if (cell.totem)
+		out("%s: totem %c", sqname, cell.value ? 'O' : 'X');
+	else
+		out("%s: %s pawn %c", sqname, game_side_name(t->kind, cell.colour),
+		    cell.value ? 'O' : 'X');
+}
+
+static void
+cmd_who(struct plain *p)
+{
+	if (!p->c->st.table.active) {
+		out("error: not at a game");
+		return;
+	}
+	print_status(p);
+	print_spectators(p);
+}
+
+/* Run one command line. */
+static void
+plain_command(struct plain *p, char *line)
+{
+	struct client *c = p->c;
+	char *args[8];
+	int n = 0;
+
+	for (char *tok = strtok(line, " \t\r"); tok != NULL && n < 8; tok = strtok(NULL, " \t\r"))
+		args[n++] = tok;
+	if (n == 0 || args[0][0] == '#')
+		return;
+	if (strcmp(args[0], "help") == 0 || strcmp(args[0], "?") == 0) {
+		print_help();
+	} else if (strcmp(args[0], "quit") == 0 || strcmp(args[0], "exit") == 0) {
+		client_quit(c, 0);
+	} else if (strcmp(args[0], "list") == 0) {
+		if (client_request_list(c) == 0)
+			p->want_list = 1;
+	} else if (strcmp(args[0], "create") == 0) {
+		cmd_create(p, args + 1, n - 1);
+	} else if (strcmp(args[0], "join") == 0 && n == 2) {
+		client_request_join(c, args[1]);
+	} else if (strcmp(args[0], "watch") == 0 && n == 2) {
+		client_request_watch(c, args[1]);
+	} else if (strcmp(args[0], "quick") == 0) {
+		enum game_kind kind = GAME_HOKITO;
+		if (n > 1 && game_kind_parse(args[1], &kind) < 0) {
+			out("error: usage: quick [hokito|oxono]");
+			return;
+		}
+		client_request_quick(c, kind, n > 2 ? args[2] : NULL);
+	} else if (strcmp(args[0], "move") == 0 && n == 2) {
+		cmd_move(p, args[1]);
+	} else if (strcmp(args[0], "moves") == 0) {
+		cmd_moves(p);
+	} else if (strcmp(args[0], "board") == 0) {
+		if (c->st.table.active) {
+			print_status(p);
+			print_board(p);
+			print_turn(p);
+		} else {
+			out("error: not at a game");
+		}
+	} else if (strcmp(args[0], "stack") == 0) {
+		cmd_stack(p, n > 1 ? args[1] : NULL);
+	} else if (strcmp(args[0], "who") == 0) {
+		cmd_who(p);
+	} else if (strcmp(args[0], "resign") == 0) {
+		client_request_resign(c);
+	} else if (strcmp(args[0], "leave") == 0) {
+		client_request_leave(c);
+	} else if (n == 1 && c->st.table.active && (strchr(args[0], '-') || strchr(args[0], '+'))) {
+		cmd_move(p, args[0]);
+	} else {
+		out("error: unknown command '%s' (try 'help')", args[0]);
+	}
+}
+
+/* Split input bytes into command lines. */
+static void
+plain_input(struct plain *p, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n && !p->c->quitting; i++) {
+		char ch = data[i];
+		if (ch != '\n') {
+			if (p->len + 1 < sizeof p->line)
+				p->line[p->len++] = ch;
+			else
+				p->toolong = 1;
+			continue;
+		}
+		p->line[p->len] = '\0';
+		if (p->toolong)
+			out("error: command line too long");
+		else
+			plain_command(p, p->line);
+		p->len = 0;
+		p->toolong = 0;
+	}
+}
+
+/* Standard input ended: finish once what was asked is answered. */
+static void
+plain_eof(struct plain *p)
+{
+	struct client *c = p->c;
+
+	if (p->len > 0) {
+		p->line[p->len] = '\0';
+		plain_command(p, p->line);
+		p->len = 0;
+	}
+	p->eof = 1;
+	if (!c->quitting && (c->npending == 0 || c->st.link != CLIENT_LINK_UP))
+		client_quit(c, 0);
+}
+
+static void
+plain_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct plain *p = h->data;
+
+	*buf = uv_buf_init(p->fsbuf, sizeof p->fsbuf);
+}
+
+static void
+plain_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct plain *p = s->data;
+
+	if (nread > 0) {
+		plain_input(p, buf->base, (size_t)nread);
+		return;
+	}
+	if (nread < 0) {
+		uv_read_stop(s);
+		plain_eof(p);
+	}
+}
+
+static void plain_fs_cb(uv_fs_t *req);
+
+static void
+plain_fs_next(struct plain *p)
+{
+	uv_buf_t buf = uv_buf_init(p->fsbuf, sizeof p->fsbuf);
+
+	if (uv_fs_read(p->c->loop, &p->fs, 0, &buf, 1, p->fsoff, plain_fs_cb) < 0)
+		plain_eof(p);
+	else
+		p->reading = 1;
+}
+
+static void
+plain_fs_cb(uv_fs_t *req)
+{
+	struct plain *p = container_of(req, struct plain, fs);
+	ssize_t n = req->result;
+
+	uv_fs_req_cleanup(req);
+	p->reading = 0;
+	if (p->closing) {
+		free(p);
+		return;
+	}
+	if (n <= 0) {
+		plain_eof(p);
+		return;
+	}
+	p->fsoff += n;
+	plain_input(p, p->fsbuf, (size_t)n);
+	if (!p->closing && !p->c->quitting)
+		plain_fs_next(p);
+}
+
+static void
+plain_close_cb(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+static int
+plain_start(struct client *c)
+{
+	struct plain *p = xcalloc(1, sizeof *p);
+	uv_handle_type type = uv_guess_handle(0);
+	int rc = 0;
+
+	p->c = c;
+	p->link = CLIENT_LINK_CONNECTING;
+	c->view_data = p;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (type == UV_TTY) {
+		rc = uv_tty_init(c->loop, &p->in.tty, 0, 1);
+	} else if (type == UV_NAMED_PIPE) {
+		rc = uv_pipe_init(c->loop, &p->in.pipe, 0);
+		if (rc == 0)
+			rc = uv_pipe_open(&p->in.pipe, 0);
+	} else {
+		p->file = 1;
+		plain_fs_next(p);
+		return 0;
+	}
+	if (rc == 0) {
+		p->in.stream.data = p;
+		p->reading = 1;
+		rc = uv_read_start(&p->in.stream, plain_alloc_cb, plain_read_cb);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "hokito: cannot read standard input: %s\n", uv_strerror(rc));
+		return rc;
+	}
+	return 0;
+}
+
+static void
+plain_stop(struct client *c)
+{
+	struct plain *p = c->view_data;
+
+	if (p == NULL)
+		return;
+	c->view_data = NULL;
+	p->closing = 1;
+	fflush(stdout);
+	if (p->file) {
+		if (p->reading)
+			uv_cancel((uv_req_t *)&p->fs);
+		else
+			free(p);
+		return;
+	}
+	if (p->reading)
+		uv_close((uv_handle_t *)&p->in.stream, plain_close_cb);
+	else
+		free(p);
+}
+
+const struct client_view client_plain_view = {
+        .start = plain_start,
+        .update = plain_update,
+        .notice = plain_notice,
+        .stop = plain_stop,
+};

@@ -1,0 +1,199 @@
+/*
+ * client-request.c: the requests a view may make of the server.
+ *
+ * Each client_request_* builds one protocol message with the builders of protocol/msg.h, gives
+ * it a fresh integer "id", remembers it in the client's pending table (so the reply can be
+ * matched: a join by id that the server does not know is retried as an invite code, a leave
+ * that succeeded clears the table) and hands the encoded line to the network layer. Returns 0,
+ * or UV_ENOTCONN while the connection is down, after telling the user. Nothing here decides
+ * whether a move is legal: the views check moves with client_state_move_check() first.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "client.h"
+#include "protocol.h"
+
+/* Record a pending request and send msg (stolen). */
+static int
+request_send(struct client *c, json_t *msg, enum msg_type type, const char *arg, int by_code,
+             int id)
+{
+	struct client_pending *p;
+	int rc;
+
+	if (!client_net_up(c)) {
+		json_decref(msg);
+		client_notice(c, 1,
+		              "Not connected to the server: wait for the connection to come "
+		              "back.");
+		return UV_ENOTCONN;
+	}
+	if (c->npending == CLIENT_PENDING_MAX) {
+		/* The server answers in order: the oldest record is stale if we have so many. */
+		memmove(&c->pending[0], &c->pending[1],
+		        sizeof c->pending[0] * (CLIENT_PENDING_MAX - 1));
+		c->npending--;
+	}
+	p = &c->pending[c->npending++];
+	memset(p, 0, sizeof *p);
+	p->id = id;
+	p->type = type;
+	p->by_code = by_code;
+	snprintf(p->arg, sizeof p->arg, "%s", arg != NULL ? arg : "");
+	rc = client_net_send(c, wire_encode_steal(msg));
+	if (rc < 0)
+		c->npending--;
+	return rc;
+}
+
+/* A fresh request id as a JSON integer (a new reference). */
+static json_t *
+new_id(struct client *c, int *id)
+{
+	*id = ++c->next_request;
+	return json_integer(*id);
+}
+
+int
+client_request_done(struct client *c, int id, struct client_pending *out)
+{
+	for (int i = 0; i < c->npending; i++) {
+		if (c->pending[i].id != id)
+			continue;
+		*out = c->pending[i];
+		memmove(&c->pending[i], &c->pending[i + 1],
+		        sizeof c->pending[0] * (size_t)(c->npending - i - 1));
+		c->npending--;
+		return 0;
+	}
+	return -1;
+}
+
+int
+client_request_list(struct client *c)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_LIST, jid);
+
+	json_decref(jid);
+	return request_send(c, msg, MSG_LIST, NULL, 0, id);
+}
+
+int
+client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
+                      int private_game)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg =
+	        msg_create_new(game_kind_name(kind), variant,
+	                       seat < 0 ? "random" : game_side_name(kind, seat), private_game, jid);
+
+	json_decref(jid);
+	client_notice(c, 0, "Creating a %s game...", kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
+}
+
+/* Whether a target looks like a game id ("g12") rather than an invite code. */
+static int
+looks_like_id(const char *target)
+{
+	if (target[0] != 'g' || target[1] == '\0')
+		return 0;
+	for (const char *p = target + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * Join or watch. A target that looks like a game id ("g12") is sent as one; anything else as an
+ * invite code. A no_such_game reply to a try by id comes back through client-msg.c, which tries
+ * the same text as a code with client_request_by_code().
+ */
+static int
+request_target(struct client *c, enum msg_type type, const char *target, int by_code)
+{
+	int id;
+	json_t *jid, *msg;
+
+	if (c->st.table.active && c->st.table.seat < 0 && type == MSG_WATCH &&
+	    strcmp(c->st.table.id, target) == 0) {
+		client_notice(c, 0, "Already watching %s.", target);
+		return 0;
+	}
+	jid = new_id(c, &id);
+	msg = type == MSG_JOIN
+	              ? msg_join_new(by_code ? NULL : target, by_code ? target : NULL, jid)
+	              : msg_watch_new(by_code ? NULL : target, by_code ? target : NULL, jid);
+	json_decref(jid);
+	return request_send(c, msg, type, target, by_code, id);
+}
+
+int
+client_request_join(struct client *c, const char *id_or_code)
+{
+	return request_target(c, MSG_JOIN, id_or_code, !looks_like_id(id_or_code));
+}
+
+int
+client_request_watch(struct client *c, const char *id_or_code)
+{
+	return request_target(c, MSG_WATCH, id_or_code, !looks_like_id(id_or_code));
+}
+
+int
+client_request_by_code(struct client *c, int join, const char *code)
+{
+	return request_target(c, join ? MSG_JOIN : MSG_WATCH, code, 1);
+}
+
+int
+client_request_quick(struct client *c, enum game_kind kind, const char *variant)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_quick_new(game_kind_name(kind), variant, jid);
+
+	json_decref(jid);
+	client_notice(c, 0, "Looking for a %s opponent...",
+	              kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
+}
+
+int
+client_request_move(struct client *c, const char *move)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_move_new(c->st.table.active ? c->st.table.id : NULL, move, jid);
+
+	json_decref(jid);
+	return request_send(c, msg, MSG_MOVE, move, 0, id);
+}
+
+int
+client_request_resign(struct client *c)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_RESIGN, jid);
+
+	json_decref(jid);
+	return request_send(c, msg, MSG_RESIGN, NULL, 0, id);
+}
+
+int
+client_request_leave(struct client *c)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_LEAVE, jid);
+
+	json_decref(jid);
+	return request_send(c, msg, MSG_LEAVE, NULL, 0, id);
+}

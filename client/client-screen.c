@@ -1,0 +1,1606 @@
+/*
+ * client-screen.c: the full-screen ncurses view of the client.
+ *
+ * This module owns the terminal while curses mode is on: it draws the lobby, the board with its
+ * side panel (players, turn, scores or reserves, moves, spectators, the stack under the cursor),
+ * the overlays (help, stack, create form, game over, confirmations) and the two bottom lines
+ * (notice and key hints), and it turns keys and mouse clicks into selections and requests. Input
+ * comes from a uv_poll on standard input, so curses and the socket share one libuv loop; a
+ * SIGWINCH watcher resizes the screen. It reads struct client_state and never changes it: every
+ * action goes through client_request_*. The terminal is restored by client_screen_view.stop and,
+ * should anything leave the program another way, by an atexit() handler.
+ *
+ * Colours: the board and its pieces always carry both a foreground and a background colour, so
+ * they read the same on dark and light terminals; text outside the board uses the terminal's
+ * own colours with bold, reverse and red/green only. With NO_COLOR (or --no-color) nothing is
+ * coloured: pieces are told apart by their letters, and the cursor, selection and legal squares
+ * by brackets, reverse video and markers, which are drawn in colour mode too.
+ */
+#include <ctype.h>
+#include <langinfo.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "client.h"
+#include "xmalloc.h"
+
+#define MIN_COLS    64
+#define MIN_ROWS    18
+#define PANEL_MIN   26
+#define KEY_CTRL(c) ((c)&0x1f)
+#define KEY_ESCAPE  27
+
+/* Colour pairs. */
+enum {
+	PAIR_LIGHT = 1,     /* light board square */
+	PAIR_DARK,          /* dark board square */
+	PAIR_PAWN0,         /* side 0 chip: HOKITO black, OXONO pink */
+	PAIR_PAWN1,         /* side 1 chip: HOKITO white, OXONO black */
+	PAIR_TOTEM,         /* OXONO totem */
+	PAIR_CURSOR,        /* square under the cursor */
+	PAIR_SELECTED,      /* selected square */
+	PAIR_DEST,          /* legal destination */
+	PAIR_LAST,          /* squares of the last move */
+	PAIR_ERROR,         /* error text */
+	PAIR_GOOD,          /* good news text */
+	PAIR_ACCENT,        /* headings */
+	PAIR_MARK_ON_LIGHT, /* marker dots on a light square */
+};
+
+/* What the keyboard is feeding. */
+enum mode {
+	MODE_NORMAL = 0,
+	MODE_PROMPT,  /* a line of text: a move, a game id or invite code */
+	MODE_CONFIRM, /* y/n question */
+	MODE_CREATE,  /* the create-a-game form */
+};
+
+enum prompt_kind {
+	PROMPT_MOVE = 0,
+	PROMPT_JOIN,
+	PROMPT_WATCH,
+};
+
+enum confirm_kind {
+	CONFIRM_RESIGN = 0,
+	CONFIRM_LEAVE,
+	CONFIRM_QUIT,
+};
+
+struct screen {
+	struct client *c;
+	uv_poll_t input;   /* readable standard input */
+	uv_signal_t winch; /* terminal resized */
+	int handles;       /* handles still open */
+	int on;            /* curses mode is on */
+	int colour;        /* colours in use */
+	int rich;          /* 256 colours available */
+	int utf8;          /* the terminal takes UTF-8 */
+	enum mode mode;
+	enum prompt_kind prompt;
+	enum confirm_kind confirm;
+	char line[80]; /* prompt text being typed */
+	int linelen;
+	int cursor;                 /* board cursor square */
+	int sel;                    /* selected square, or -1 */
+	int totem_to;               /* OXONO: chosen totem square, or -1 */
+	uint8_t dest[36];           /* legal squares for the selection */
+	int help;                   /* help overlay shown */
+	int stack;                  /* stack overlay shown */
+	int over_hidden;            /* game-over box dismissed to look at the board */
+	int row;                    /* lobby: highlighted row */
+	char row_id[CLIENT_ID_MAX]; /* lobby: id of the highlighted row, kept across refreshes */
+	int field;                  /* create form: field under the cursor */
+	int f_kind, f_variant, f_seat, f_private; /* create form values */
+	int by, bx, cw, ch;                       /* board origin and cell size, for mouse hits */
+	int list_y;                               /* lobby: screen row of the first entry */
+	int list_top;                             /* lobby: first entry shown */
+	int had_table;                            /* the table was active at the last draw */
+};
+
+static struct screen *screen_atexit; /* the screen to restore at exit, if still on */
+
+static const char *
+glyph(const struct screen *s, const char *utf8, const char *ascii)
+{
+	return s->utf8 ? utf8 : ascii;
+}
+
+static void
+screen_restore(void)
+{
+	if (screen_atexit != NULL && screen_atexit->on) {
+		screen_atexit->on = 0;
+		endwin();
+	}
+}
+
+/* Set up colour pairs for 8 or 256 colours; the board never uses the default background. */
+static void
+screen_colours(struct screen *s)
+{
+	if (!s->colour)
+		return;
+	start_color();
+	use_default_colors();
+	s->rich = COLORS >= 256;
+	if (s->rich) {
+		init_pair(PAIR_LIGHT, 16, 223);
+		init_pair(PAIR_DARK, 16, 180);
+		init_pair(PAIR_PAWN0, 231, 16);
+		init_pair(PAIR_PAWN1, 16, 255);
+		init_pair(PAIR_TOTEM, 231, 25);
+		init_pair(PAIR_CURSOR, 16, 117);
+		init_pair(PAIR_SELECTED, 16, 75);
+		init_pair(PAIR_DEST, 16, 114);
+		init_pair(PAIR_LAST, 16, 229);
+		init_pair(PAIR_MARK_ON_LIGHT, 22, 223);
+	} else {
+		init_pair(PAIR_LIGHT, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(PAIR_DARK, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(PAIR_PAWN0, COLOR_WHITE, COLOR_BLACK);
+		init_pair(PAIR_PAWN1, COLOR_BLACK, COLOR_WHITE);
+		init_pair(PAIR_TOTEM, COLOR_WHITE, COLOR_BLUE);
+		init_pair(PAIR_CURSOR, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_SELECTED, COLOR_WHITE, COLOR_BLUE);
+		init_pair(PAIR_DEST, COLOR_BLACK, COLOR_GREEN);
+		init_pair(PAIR_LAST, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(PAIR_MARK_ON_LIGHT, COLOR_BLACK, COLOR_YELLOW);
+	}
+	init_pair(PAIR_ERROR, COLOR_RED, -1);
+	init_pair(PAIR_GOOD, COLOR_GREEN, -1);
+	init_pair(PAIR_ACCENT, COLOR_MAGENTA, -1);
+}
+
+/* Attributes of a colour pair, or plain when colours are off. */
+static attr_t
+pair(const struct screen *s, int p)
+{
+	return s->colour ? (attr_t)COLOR_PAIR(p) : A_NORMAL;
+}
+
+/* Pink chips in 256 colours: dark text on pink reads better. */
+static void
+screen_kind_colours(struct screen *s, enum game_kind kind)
+{
+	if (!s->colour)
+		return;
+	if (kind == GAME_OXONO)
+		init_pair(PAIR_PAWN0, s->rich ? 16 : COLOR_WHITE, s->rich ? 211 : COLOR_MAGENTA);
+	else
+		init_pair(PAIR_PAWN0, s->rich ? 231 : COLOR_WHITE, s->rich ? 16 : COLOR_BLACK);
+}
+
+/* printf at (y, x), cut at width w (w <= 0: to the right edge). */
+static void
+put(int y, int x, int w, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (y < 0 || y >= LINES || x >= COLS)
+		return;
+	if (w <= 0 || x + w > COLS)
+		w = COLS - x;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	mvaddnstr(y, x, buf, -1);
+	(void)w;
+}
+
+/* Like put(), but never writes past column x + w (counting bytes; our text is mostly ASCII). */
+static void
+putn(int y, int x, int w, const char *text)
+{
+	if (y < 0 || y >= LINES || x >= COLS || w <= 0)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	mvaddnstr(y, x, text, w);
+}
+
+/* Fill a line segment with spaces in the current attributes. */
+static void
+blank(int y, int x, int w)
+{
+	if (y < 0 || y >= LINES)
+		return;
+	for (int i = 0; i < w && x + i < COLS; i++)
+		mvaddch(y, x + i, ' ');
+}
+
+/* A box with a title, cleared inside. */
+static void
+frame(const struct screen *s, int y, int x, int h, int w, const char *title)
+{
+	for (int i = 0; i < h; i++)
+		blank(y + i, x, w);
+	mvaddch(y, x, ACS_ULCORNER);
+	mvaddch(y, x + w - 1, ACS_URCORNER);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	mvhline(y, x + 1, ACS_HLINE, w - 2);
+	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
+	mvvline(y + 1, x, ACS_VLINE, h - 2);
+	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+	if (title != NULL) {
+		attron(A_BOLD);
+		put(y, x + 2, w - 4, " %s ", title);
+		attroff(A_BOLD);
+	}
+	(void)s;
+}
+
+/* The title bar: program, where we are, connection. */
+static void
+draw_title(struct screen *s)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+	char right[128], left[160];
+	const char *link;
+
+	switch (c->st.link) {
+	case CLIENT_LINK_UP:
+		link = "connected";
+		break;
+	case CLIENT_LINK_DOWN:
+		link = "reconnecting...";
+		break;
+	case CLIENT_LINK_FAILED:
+		link = "disconnected";
+		break;
+	default:
+		link = "connecting...";
+		break;
+	}
+	if (t->active)
+		snprintf(left, sizeof left, " hokito %s %s %s %s game %s",
+		         glyph(s, "\xc2\xb7", "-"), t->kind == GAME_OXONO ? "OXONO" : "HOKITO",
+		         t->variant, glyph(s, "\xc2\xb7", "-"), t->id);
+	else
+		snprintf(left, sizeof left, " hokito %s lobby", glyph(s, "\xc2\xb7", "-"));
+	snprintf(right, sizeof right, "%s %s %s:%d ", c->st.name[0] ? c->st.name : c->opt.name,
+	         glyph(s, "@", "@"), c->opt.host, c->opt.port);
+	attron(A_REVERSE);
+	blank(0, 0, COLS);
+	attron(A_BOLD);
+	putn(0, 0, COLS, left);
+	attroff(A_BOLD);
+	{
+		int rl = (int)strlen(right) + (int)strlen(link) + 3;
+		int x = COLS - rl;
+		if (x > (int)strlen(left) + 2) {
+			if (c->st.link != CLIENT_LINK_UP)
+				attron(pair(s, PAIR_ERROR) | A_BOLD);
+			put(0, x, 0, " %s ", link);
+			attroff(pair(s, PAIR_ERROR) | A_BOLD);
+			attron(A_REVERSE);
+			put(0, x + (int)strlen(link) + 3, 0, "%s", right);
+		}
+	}
+	attroff(A_REVERSE);
+}
+
+/* The key hints bar at the bottom. */
+static void
+draw_hints(struct screen *s, const char *const *pairs)
+{
+	int x = 0, y = LINES - 1;
+
+	blank(y, 0, COLS);
+	for (int i = 0; pairs[i] != NULL; i += 2) {
+		int kl = (int)strlen(pairs[i]), tl = (int)strlen(pairs[i + 1]);
+		if (x + kl + tl + 2 > COLS)
+			break;
+		attron(A_REVERSE | A_BOLD);
+		putn(y, x, kl, pairs[i]);
+		attroff(A_REVERSE | A_BOLD);
+		putn(y, x + kl, tl + 1, pairs[i + 1]);
+		x += kl + tl + 2;
+	}
+}
+
+/* The notice line (or the prompt being typed) above the hints. */
+static void
+draw_notice(struct screen *s)
+{
+	struct client *c = s->c;
+	int y = LINES - 2;
+	static const char *const prompts[] = {
+	        "Move: ", "Join game id or invite code: ", "Watch game id or invite code: "};
+
+	blank(y, 0, COLS);
+	if (s->mode == MODE_PROMPT) {
+		attron(A_BOLD);
+		putn(y, 1, COLS - 1, prompts[s->prompt]);
+		attroff(A_BOLD);
+		int x = 1 + (int)strlen(prompts[s->prompt]);
+		putn(y, x, COLS - x, s->line);
+		curs_set(1);
+		move(y, x + s->linelen);
+		return;
+	}
+	if (s->mode == MODE_CONFIRM) {
+		static const char *const q[] = {"Resign this game? (y/n)",
+		                                "Leave this game and go back to the lobby? (y/n)",
+		                                "Quit hokito? (y/n)"};
+		attron(A_BOLD | pair(s, PAIR_ERROR));
+		putn(y, 1, COLS - 1, q[s->confirm]);
+		attroff(A_BOLD | pair(s, PAIR_ERROR));
+		return;
+	}
+	if (c->st.message[0]) {
+		attr_t a = c->st.message_error ? (pair(s, PAIR_ERROR) | A_BOLD) : A_NORMAL;
+		attron(a);
+		putn(y, 1, COLS - 1, c->st.message);
+		attroff(a);
+	}
+}
+
+/* Where a square is drawn. */
+static void
+square_origin(const struct screen *s, int sq, int *y, int *x)
+{
+	*y = s->by + (5 - sq / 6) * s->ch;
+	*x = s->bx + (sq % 6) * s->cw;
+}
+
+/* The squares of the last move, for a light highlight: HOKITO from/to, OXONO totem and pawn. */
+static void
+last_move_squares(const struct client_table *t, int out[3])
+{
+	out[0] = out[1] = out[2] = -1;
+	if (t->nmoves == 0)
+		return;
+	const char *m = t->moves[t->nmoves - 1];
+	if (t->kind == GAME_HOKITO) {
+		const char *dash = strrchr(m, '-');
+		out[0] = game_square_parse(m);
+		if (dash != NULL)
+			out[1] = game_square_parse(dash + 1);
+	} else if (strlen(m) >= 6) {
+		out[0] = game_square_parse(m + 1);
+		out[1] = game_square_parse(m + 4);
+	}
+	for (int i = 0; i < 3; i++)
+		if (out[i] < 0)
+			out[i] = -1;
+}
+
+/* Draw one square: background, piece chip, height, markers. */
+static void
+draw_square(struct screen *s, int sq, const int last[3])
+{
+	const struct client_table *t = &s->c->st.table;
+	struct client_cell cell;
+	int y, x, light = ((sq / 6) + (sq % 6)) % 2 == 1;
+	int is_cursor = sq == s->cursor && t->active;
+	int is_sel = sq == s->sel || sq == s->totem_to;
+	int is_dest = s->dest[sq];
+	int is_last = sq == last[0] || sq == last[1];
+	attr_t bg;
+	char chip[8];
+	int mid;
+
+	client_state_cell(&t->game, sq, &cell);
+	square_origin(s, sq, &y, &x);
+	if (is_cursor)
+		bg = pair(s, PAIR_CURSOR);
+	else if (is_sel)
+		bg = pair(s, PAIR_SELECTED);
+	else if (is_dest)
+		bg = pair(s, PAIR_DEST);
+	else if (is_last && s->rich)
+		bg = pair(s, PAIR_LAST);
+	else
+		bg = pair(s, light ? PAIR_LIGHT : PAIR_DARK);
+	if (!s->colour && is_cursor)
+		bg = A_REVERSE;
+	attron(bg);
+	for (int i = 0; i < s->ch; i++)
+		blank(y + i, x, s->cw);
+	mid = s->ch == 3 ? 1 : 0;
+	/* Cursor and selection brackets, so both show without colour too. */
+	if (is_cursor || is_sel) {
+		mvaddstr(y + mid, x, is_cursor ? "[" : "<");
+		mvaddstr(y + mid, x + s->cw - 1, is_cursor ? "]" : ">");
+	}
+	if (cell.empty) {
+		if (is_dest)
+			put(y + mid, x + s->cw / 2 - 1, 0, "%s", glyph(s, " \xe2\x80\xa2", " *"));
+		else if (is_last && !s->rich)
+			put(y + mid, x + s->cw / 2 - 1, 0, "%s", glyph(s, " \xc2\xb7", " ."));
+		attroff(bg);
+		return;
+	}
+	if (cell.totem) {
+		attr_t a = pair(s, PAIR_TOTEM) | A_BOLD;
+		if (!s->colour)
+			a = A_BOLD | A_REVERSE;
+		attron(a);
+		put(y + mid, x + 1, 0, " %c%c ", cell.value ? 'O' : 'X', s->cw > 5 ? ' ' : '\0');
+		attroff(a);
+	} else {
+		attr_t a = pair(s, cell.colour ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
+		if (!s->colour && cell.colour == 1)
+			a = A_BOLD;
+		if (t->kind == GAME_HOKITO)
+			snprintf(chip, sizeof chip, "%c%d", cell.colour ? 'W' : 'B', cell.value);
+		else
+			snprintf(chip, sizeof chip, "%c%c", cell.colour ? 'B' : 'P',
+			         cell.value ? 'O' : 'X');
+		attron(a);
+		put(y + mid, x + 1, 0, " %s ", chip);
+		attroff(a);
+		attron(bg);
+	}
+	attron(bg);
+	if (cell.height > 1) {
+		int hy = s->ch == 3 ? y : y + 1;
+		put(hy, x + s->cw - 3, 0, "%s%d", glyph(s, "\xc3\x97", "x"), cell.height);
+	}
+	if (is_dest) {
+		int my = s->ch == 3 ? y + 2 : y + 1;
+		put(my, x + 1, 0, "%s", glyph(s, "\xe2\x80\xa2", "*"));
+	} else if (is_last && !s->rich) {
+		int my = s->ch == 3 ? y + 2 : y + 1;
+		put(my, x + 1, 0, "%s", glyph(s, "\xc2\xb7", "."));
+	}
+	attroff(bg);
+}
+
+static void
+draw_board(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	int last[3];
+
+	last_move_squares(t, last);
+	attron(A_BOLD);
+	for (int f = 0; f < 6; f++) {
+		put(s->by - 1, s->bx + f * s->cw + s->cw / 2, 0, "%c", 'a' + f);
+		if (s->by + 6 * s->ch < LINES - 2)
+			put(s->by + 6 * s->ch, s->bx + f * s->cw + s->cw / 2, 0, "%c", 'a' + f);
+	}
+	for (int r = 0; r < 6; r++)
+		put(s->by + (5 - r) * s->ch + (s->ch == 3 ? 1 : 0), s->bx - 2, 0, "%d", r + 1);
+	attroff(A_BOLD);
+	for (int sq = 0; sq < GAME_SQUARES; sq++)
+		draw_square(s, sq, last);
+}
+
+/* A small chip for a side, as on the board. */
+static void
+draw_side_chip(struct screen *s, int y, int x, enum game_kind kind, int side)
+{
+	attr_t a = pair(s, side ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
+	if (!s->colour && side)
+		a = A_BOLD;
+	attron(a);
+	if (kind == GAME_HOKITO)
+		put(y, x, 0, " %c ", side ? 'W' : 'B');
+	else
+		put(y, x, 0, " %c ", side ? 'B' : 'P');
+	attroff(a);
+}
+
+/* The side panel of the game screen. */
+static void
+draw_panel(struct screen *s, int px, int pw)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+	struct game_outcome o;
+	int y = 2, side = game_side(&t->game), reserve[2][2];
+	char buf[256];
+
+	game_outcome(&t->game, &o);
+	client_state_reserves(&t->game, reserve);
+	attron(A_BOLD);
+	put(y, px, pw, "%s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	attroff(A_BOLD);
+	put(y, px + 7, pw - 7, "%s game %s%s%s", t->variant, t->id, t->invite[0] ? "  invite " : "",
+	    t->invite);
+	y += 2;
+	for (int i = 0; i < 2; i++) {
+		const struct client_seat *seat = &t->seats[i];
+		int tomove = !t->over && t->started && side == i;
+		attron(A_BOLD);
+		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
+		attroff(A_BOLD);
+		draw_side_chip(s, y, px + 2, t->kind, i);
+		put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
+		if (tomove)
+			attron(A_BOLD);
+		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
+		         t->seat == i ? " (you)" : "");
+		putn(y, px + 13, pw - 13 - 9, buf);
+		attroff(A_BOLD);
+		if (t->kind == GAME_HOKITO) {
+			put(y, px + pw - 8, 0, "%8d", o.score[i]);
+		} else {
+			put(y, px + pw - 10, 0, "X%d O%d", reserve[i][0], reserve[i][1]);
+		}
+		y++;
+		if (seat->name[0] && !seat->connected) {
+			attron(pair(s, PAIR_ERROR) | A_BOLD);
+			put(y, px + 13, pw - 13, "offline, waiting...");
+			attroff(pair(s, PAIR_ERROR) | A_BOLD);
+		}
+		y++;
+	}
+	if (t->kind == GAME_HOKITO) {
+		attron(A_DIM);
+		put(y - 1, px + pw - 8, 0, "%8s", "score");
+		attroff(A_DIM);
+	} else {
+		attron(A_DIM);
+		put(y - 1, px + pw - 10, 0, "reserve");
+		attroff(A_DIM);
+	}
+	y++;
+	/* Whose turn. */
+	if (t->over) {
+		client_state_result_text(t, buf, sizeof buf);
+		attron(A_BOLD | pair(s, PAIR_GOOD));
+		put(y, px, pw, "Game over: %s", buf);
+		attroff(A_BOLD | pair(s, PAIR_GOOD));
+	} else if (!t->started) {
+		attron(A_BOLD);
+		put(y, px, pw, "Waiting for an opponent%s", glyph(s, "\xe2\x80\xa6", "..."));
+		attroff(A_BOLD);
+	} else if (client_state_our_turn(&c->st)) {
+		attron(A_BOLD | pair(s, PAIR_GOOD));
+		put(y, px, pw, "Your move (%s)", client_state_side_name(t->kind, side));
+		attroff(A_BOLD | pair(s, PAIR_GOOD));
+	} else {
+		attron(A_BOLD);
+		put(y, px, pw, "%s to move%s", client_state_side_name(t->kind, side),
+		    t->seat < 0 ? "  (watching)" : "");
+		attroff(A_BOLD);
+	}
+	y += 2;
+	/* Moves, two a row, the latest visible. */
+	int bottom = LINES - 7;
+	attron(A_BOLD);
+	put(y, px, pw, "Moves");
+	attroff(A_BOLD);
+	y++;
+	int rows = (t->nmoves + 1) / 2, room = bottom - y;
+	int first = rows > room ? rows - room : 0;
+	if (t->nmoves == 0) {
+		attron(A_DIM);
+		put(y, px + 1, pw, "none yet");
+		attroff(A_DIM);
+	}
+	for (int r = first; r < rows && y < bottom; r++, y++) {
+		put(y, px, 0, "%3d.", r + 1);
+		put(y, px + 5, 0, "%-12s", t->moves[2 * r]);
+		if (2 * r + 1 < t->nmoves)
+			put(y, px + 18, 0, "%s", t->moves[2 * r + 1]);
+	}
+	/* Spectators. */
+	y = LINES - 6;
+	attron(A_BOLD);
+	put(y, px, pw, "Spectators (%d)", t->nspectators);
+	attroff(A_BOLD);
+	buf[0] = '\0';
+	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
+	}
+	putn(y + 1, px + 1, pw - 1, t->nspectators ? buf : "none");
+	/* The square under the cursor, with its whole stack. */
+	{
+		struct client_cell cell;
+		char name[3];
+		client_state_cell(&t->game, s->cursor, &cell);
+		game_square_name(s->cursor, name);
+		y = LINES - 4;
+		attron(A_BOLD);
+		put(y, px, 0, "%s", name);
+		attroff(A_BOLD);
+		if (cell.empty)
+			put(y, px + 3, pw - 3, "empty");
+		else if (t->kind == GAME_HOKITO)
+			put(y, px + 3, pw - 3, "%s  (%d pawn%s, top %c%d)", cell.text, cell.height,
+			    cell.height > 1 ? "s" : "", cell.colour ? 'w' : 'b', cell.value);
+		else if (cell.totem)
+			put(y, px + 3, pw - 3, "totem %c", cell.value ? 'O' : 'X');
+		else
+			put(y, px + 3, pw - 3, "%s pawn %c",
+			    client_state_side_name(t->kind, cell.colour), cell.value ? 'O' : 'X');
+	}
+}
+
+/* The stack overlay: the whole stack on the cursor square, top first. */
+static void
+draw_stack(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	struct client_cell cell;
+	char name[3], title[32];
+	int h, w = 30, y, x;
+
+	client_state_cell(&t->game, s->cursor, &cell);
+	game_square_name(s->cursor, name);
+	h = (cell.empty || t->kind == GAME_OXONO ? 1 : cell.height) + 5;
+	y = s->by + 1;
+	x = s->bx + 3;
+	snprintf(title, sizeof title, "Stack on %s", name);
+	frame(s, y, x, h, w, title);
+	if (cell.empty || t->kind == GAME_OXONO) {
+		put(y + 2, x + 2, w - 4, "%s", cell.empty ? "empty square" : cell.text);
+	} else {
+		int len = (int)strlen(cell.text);
+		for (int i = 0; i < cell.height; i++) {
+			const char *p = cell.text + len - 2 * (i + 1);
+			int colour = p[0] == 'w';
+			attr_t a = pair(s, colour ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
+			if (!s->colour && colour)
+				a = A_BOLD;
+			put(y + 2 + i, x + 2, 0, "%-7s",
+			    i == 0                 ? "top"
+			    : i == cell.height - 1 ? "bottom"
+			                           : "");
+			attron(a);
+			put(y + 2 + i, x + 10, 0, " %c%c ", colour ? 'W' : 'B', p[1]);
+			attroff(a);
+			put(y + 2 + i, x + 15, 0, "%s %c", colour ? "white" : "black", p[1]);
+		}
+		put(y + 2 + cell.height, x + 2, w - 4, "worth %d to %s", cell.value * cell.height,
+		    cell.colour ? "White" : "Black");
+	}
+	attron(A_DIM);
+	put(y + h - 2, x + 2, w - 4, "any key to close");
+	attroff(A_DIM);
+}
+
+static void
+draw_help(struct screen *s)
+{
+	static const char *const game_lines[] = {
+	        "arrows / hjkl   move the cursor",
+	        "Enter / Space   select, then pick a destination",
+	        "mouse click     the same as Enter on that square",
+	        "Esc             cancel the selection",
+	        ": or m          type a move (c2-e4, Xc5+c6)",
+	        "s               show the whole stack under the cursor",
+	        "r               resign",
+	        "q               leave the game, back to the lobby",
+	        "Q / Ctrl-C      quit hokito",
+	        "",
+	        "HOKITO: a pawn or stack makes as many hops as its",
+	        "top pawn's value, each to the next occupied square;",
+	        "score = top value x stack height of your squares.",
+	        "OXONO: move a totem (X or O), then place a pawn of",
+	        "its symbol next to it; 4 in a row of one colour or",
+	        "one symbol wins.",
+	        NULL,
+	};
+	static const char *const lobby_lines[] = {
+	        "Up/Down, j/k    choose a game",
+	        "Enter           join an open seat, or watch",
+	        "w               watch the chosen game",
+	        "c               create a game",
+	        "p               quick pairing (HOKITO)",
+	        "P               quick pairing (OXONO)",
+	        "i               join by game id or invite code",
+	        "r               refresh the list",
+	        "q / Ctrl-C      quit",
+	        NULL,
+	};
+	const char *const *lines = s->c->st.table.active ? game_lines : lobby_lines;
+	int n = 0, w = 58, h, y, x;
+
+	while (lines[n] != NULL)
+		n++;
+	h = n + 4;
+	if (w > COLS - 2)
+		w = COLS - 2;
+	y = (LINES - h) / 2;
+	x = (COLS - w) / 2;
+	frame(s, y < 1 ? 1 : y, x, h, w, "Help");
+	for (int i = 0; i < n; i++)
+		putn((y < 1 ? 1 : y) + 2 + i, x + 2, w - 4, lines[i]);
+}
+
+static void
+draw_over(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	char buf[128];
+	int w = 44, h = 8, y, x;
+
+	client_state_result_text(t, buf, sizeof buf);
+	y = s->by + 6 * s->ch / 2 - h / 2;
+	x = s->bx + 3 * s->cw - w / 2;
+	if (x < 0)
+		x = 0;
+	frame(s, y, x, h, w, "Game over");
+	attron(A_BOLD | pair(s, PAIR_GOOD));
+	putn(y + 2, x + 2, w - 4, buf);
+	attroff(A_BOLD | pair(s, PAIR_GOOD));
+	putn(y + 3, x + 2, w - 4, t->reason[0] ? t->reason : "");
+	if (t->seat >= 0) {
+		attron(A_BOLD);
+		putn(y + 4, x + 2, w - 4,
+		     t->winner < 0          ? ""
+		     : t->winner == t->seat ? "You won!"
+		                            : "You lost.");
+		attroff(A_BOLD);
+	}
+	attron(A_DIM);
+	putn(y + 6, x + 2, w - 4, "Enter: lobby   Esc: look at the board");
+	attroff(A_DIM);
+}
+
+static void
+draw_game(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	int big = LINES >= 24 && COLS >= 3 + 36 + 2 + PANEL_MIN;
+	int px, pw;
+
+	s->cw = big || COLS >= 3 + 36 + 2 + PANEL_MIN ? 6 : 5;
+	s->ch = LINES >= 24 ? 3 : 2;
+	s->by = 3;
+	s->bx = 3;
+	px = s->bx + 6 * s->cw + 3;
+	pw = COLS - px - 1;
+	screen_kind_colours(s, t->kind);
+	draw_board(s);
+	draw_panel(s, px, pw);
+	if (s->stack)
+		draw_stack(s);
+	if (t->over && !s->over_hidden && !s->stack && !s->help)
+		draw_over(s);
+	{
+		static const char *const play[] = {
+		        "Enter", "select", "arrows", "move",  ":", "type move", "s",  "stack",
+		        "r",     "resign", "q",      "leave", "?", "help",      NULL,
+		};
+		static const char *const watch[] = {
+		        "arrows", "cursor", "s", "stack", "q", "leave", "?", "help", NULL,
+		};
+		static const char *const over[] = {
+		        "Enter", "lobby", "Esc", "board", "s", "stack", "Q", "quit", NULL,
+		};
+		draw_hints(s, t->over ? over : t->seat >= 0 ? play : watch);
+	}
+}
+
+/* Keep the highlighted lobby row on the same game across refreshes. */
+static void
+lobby_sync_row(struct screen *s)
+{
+	const struct client_state *st = &s->c->st;
+
+	if (s->row_id[0]) {
+		for (int i = 0; i < st->nlist; i++) {
+			if (strcmp(st->list[i].id, s->row_id) == 0) {
+				s->row = i;
+				return;
+			}
+		}
+	}
+	if (s->row >= st->nlist)
+		s->row = st->nlist - 1;
+	if (s->row < 0)
+		s->row = 0;
+	if (st->nlist > 0)
+		snprintf(s->row_id, sizeof s->row_id, "%s", st->list[s->row].id);
+}
+
+static void
+draw_create(struct screen *s)
+{
+	static const char *const kinds[] = {"HOKITO", "OXONO"};
+	static const char *const variants[2][2] = {{"standard", "random36"}, {"standard", NULL}};
+	static const char *const seats[3] = {"random", "first", "second"};
+	static const char *const labels[] = {"Game", "Variant", "Seat", "Private"};
+	int w = 46, h = 11, y = (LINES - h) / 2, x = (COLS - w) / 2;
+	char seatbuf[3][24];
+
+	frame(s, y, x, h, w, "Create a game");
+	snprintf(seatbuf[0], sizeof seatbuf[0], "%s", seats[0]);
+	snprintf(seatbuf[1], sizeof seatbuf[1], "%s", s->f_kind ? "pink" : "black");
+	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", s->f_kind ? "black" : "white");
+	for (int f = 0; f < 4; f++) {
+		const char *opts[3] = {NULL, NULL, NULL};
+		int cur = 0, n = 0;
+		switch (f) {
+		case 0:
+			opts[0] = kinds[0], opts[1] = kinds[1], n = 2, cur = s->f_kind;
+			break;
+		case 1:
+			opts[0] = variants[s->f_kind][0];
+			opts[1] = variants[s->f_kind][1];
+			n = opts[1] ? 2 : 1;
+			cur = s->f_variant;
+			break;
+		case 2:
+			opts[0] = seatbuf[0], opts[1] = seatbuf[1], opts[2] = seatbuf[2];
+			n = 3, cur = s->f_seat;
+			break;
+		default:
+			opts[0] = "public", opts[1] = "private", n = 2, cur = s->f_private;
+			break;
+		}
+		if (f == s->field)
+			attron(A_BOLD);
+		put(y + 2 + f, x + 2, 0, "%s %-8s",
+		    f == s->field ? glyph(s, "\xe2\x96\xb6", ">") : " ", labels[f]);
+		attroff(A_BOLD);
+		int ox = x + 14;
+		for (int i = 0; i < n; i++) {
+			if (i == cur)
+				attron(A_REVERSE | A_BOLD);
+			put(y + 2 + f, ox, 0, " %s ", opts[i]);
+			attroff(A_REVERSE | A_BOLD);
+			ox += (int)strlen(opts[i]) + 3;
+		}
+	}
+	attron(A_DIM);
+	put(y + h - 3, x + 2, w - 4, "Up/Down field, Left/Right value");
+	put(y + h - 2, x + 2, w - 4, "Enter: create   Esc: cancel");
+	attroff(A_DIM);
+}
+
+static void
+draw_lobby(struct screen *s)
+{
+	const struct client_state *st = &s->c->st;
+	int y = 2, w = COLS;
+	int show;
+
+	lobby_sync_row(s);
+	attron(A_BOLD);
+	put(y, 1, w - 1, "Games on this server");
+	attroff(A_BOLD);
+	y += 2;
+	attron(A_UNDERLINE | A_BOLD);
+	blank(y, 1, w - 2);
+	put(y, 1, w - 2, " %-10s %-7s %-9s %-9s %-28s %5s %5s", "ID", "GAME", "VARIANT", "STATE",
+	    "PLAYERS", "MOVE", "WATCH");
+	attroff(A_UNDERLINE | A_BOLD);
+	y++;
+	s->list_y = y;
+	show = LINES - 3 - y;
+	if (s->row < s->list_top)
+		s->list_top = s->row;
+	if (s->row >= s->list_top + show)
+		s->list_top = s->row - show + 1;
+	if (st->nlist == 0) {
+		attron(A_DIM);
+		put(y + 1, 3, w - 4,
+		    st->link == CLIENT_LINK_UP
+		            ? "No games yet. Press c to create one, or p for quick pairing."
+		            : "Waiting for the server...");
+		attroff(A_DIM);
+	}
+	for (int i = s->list_top; i < st->nlist && y < LINES - 3; i++, y++) {
+		const struct client_entry *e = &st->list[i];
+		char players[64];
+		snprintf(players, sizeof players, "%s vs %s",
+		         e->players[0][0] ? e->players[0] : "-",
+		         e->players[1][0] ? e->players[1] : "-");
+		if (i == s->row)
+			attron(A_REVERSE);
+		blank(y, 1, w - 2);
+		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s %-28.28s %5d %5d", e->id,
+		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant,
+		    e->private_game ? "private" : e->status, players, e->ply, e->spectators);
+		attroff(A_REVERSE);
+	}
+	{
+		static const char *const keys[] = {
+		        "Enter", "join/watch", "w", "watch",      "c",  "create",
+		        "p",     "quick",      "i", "by id/code", "r",  "refresh",
+		        "?",     "help",       "q", "quit",       NULL,
+		};
+		draw_hints(s, keys);
+	}
+	if (s->mode == MODE_CREATE)
+		draw_create(s);
+}
+
+static void
+screen_draw(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+
+	if (!s->on)
+		return;
+	erase();
+	curs_set(0);
+	if (COLS < MIN_COLS || LINES < MIN_ROWS) {
+		int y = LINES / 2 - 1;
+		attron(A_BOLD);
+		put(y < 0 ? 0 : y, 0, COLS, "Terminal too small (%dx%d).", COLS, LINES);
+		attroff(A_BOLD);
+		put(y + 1, 0, COLS, "Need at least %dx%d.", MIN_COLS, MIN_ROWS);
+		put(y + 2, 0, COLS, "Q quits.");
+		refresh();
+		return;
+	}
+	draw_title(s);
+	if (t->active)
+		draw_game(s);
+	else
+		draw_lobby(s);
+	if (s->help)
+		draw_help(s);
+	draw_notice(s);
+	refresh();
+}
+
+/* Forget the selection. */
+static void
+select_clear(struct screen *s)
+{
+	s->sel = -1;
+	s->totem_to = -1;
+	memset(s->dest, 0, sizeof s->dest);
+}
+
+static void
+screen_notice(struct client *c, int error, const char *text)
+{
+	client_state_notice(&c->st, error, "%s", text);
+	screen_draw(c->view_data);
+}
+
+/* Send a checked move text. */
+static void
+play_move(struct screen *s, const char *text)
+{
+	struct client *c = s->c;
+	char canon[GAME_MOVE_TEXT], why[256];
+
+	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
+		client_state_notice(&c->st, 1, "%s", why);
+		beep();
+		return;
+	}
+	select_clear(s);
+	if (client_request_move(c, canon) == 0)
+		client_state_notice(&c->st, 0, "Sent %s", canon);
+}
+
+/* Enter (or a click) on a board square: select, choose a destination, or refuse with why. */
+static void
+board_choose(struct screen *s, int sq)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+	char why[256], a[3], b[3], text[GAME_MOVE_TEXT];
+
+	if (t->over || t->seat < 0) {
+		s->stack = 1;
+		return;
+	}
+	if (s->sel < 0 || (s->sel == sq && s->totem_to < 0)) {
+		if (s->sel == sq) {
+			select_clear(s);
+			return;
+		}
+		if (client_state_selectable(&c->st, sq, why, sizeof why) < 0) {
+			client_state_notice(&c->st, 1, "%s", why);
+			beep();
+			return;
+		}
+		s->sel = sq;
+		client_state_destinations(&t->game, sq, -1, s->dest);
+		game_square_name(sq, a);
+		client_state_notice(&c->st, 0,
+		                    "%s selected: pick a highlighted square (Esc cancels).", a);
+		return;
+	}
+	game_square_name(s->sel, a);
+	game_square_name(sq, b);
+	if (t->kind == GAME_HOKITO) {
+		struct client_cell cell;
+		client_state_cell(&t->game, sq, &cell);
+		if (!cell.empty && cell.colour == t->seat && !s->dest[sq] &&
+		    client_state_selectable(&c->st, sq, why, sizeof why) == 0) {
+			/* Another of our own pieces: switch the selection to it. */
+			select_clear(s);
+			board_choose(s, sq);
+			return;
+		}
+		snprintf(text, sizeof text, "%s-%s", a, b);
+		play_move(s, text);
+		return;
+	}
+	/* OXONO: the totem first, then the pawn square. */
+	int symbol = client_state_totem(&t->game, 1) == s->sel;
+	if (s->totem_to < 0) {
+		if (sq == client_state_totem(&t->game, !symbol) &&
+		    client_state_selectable(&c->st, sq, why, sizeof why) == 0) {
+			select_clear(s);
+			board_choose(s, sq);
+			return;
+		}
+		if (!s->dest[sq]) {
+			client_state_notice(&c->st, 1,
+			                    "Totem %c cannot go to %s: it moves in a straight line "
+			                    "over empty squares (or jumps out when enclosed).",
+			                    symbol ? 'O' : 'X', b);
+			beep();
+			return;
+		}
+		s->totem_to = sq;
+		client_state_destinations(&t->game, s->sel, sq, s->dest);
+		client_state_notice(&c->st, 0,
+		                    "Totem %c to %s: now pick the square for your %c pawn.",
+		                    symbol ? 'O' : 'X', b, symbol ? 'O' : 'X');
+		return;
+	}
+	game_square_name(s->totem_to, a);
+	snprintf(text, sizeof text, "%c%s+%s", symbol ? 'O' : 'X', a, b);
+	play_move(s, text);
+}
+
+static void
+cursor_move(struct screen *s, int df, int dr)
+{
+	int f = s->cursor % 6 + df, r = s->cursor / 6 + dr;
+
+	if (f < 0)
+		f = 0;
+	if (f > 5)
+		f = 5;
+	if (r < 0)
+		r = 0;
+	if (r > 5)
+		r = 5;
+	s->cursor = r * 6 + f;
+}
+
+/* A square from a click position, or -1. */
+static int
+board_hit(const struct screen *s, int y, int x)
+{
+	if (y < s->by || x < s->bx || y >= s->by + 6 * s->ch || x >= s->bx + 6 * s->cw)
+		return -1;
+	return (5 - (y - s->by) / s->ch) * 6 + (x - s->bx) / s->cw;
+}
+
+static void
+prompt_open(struct screen *s, enum prompt_kind kind)
+{
+	s->mode = MODE_PROMPT;
+	s->prompt = kind;
+	s->line[0] = '\0';
+	s->linelen = 0;
+}
+
+static void
+prompt_key(struct screen *s, int ch)
+{
+	struct client *c = s->c;
+
+	if (ch == KEY_ESCAPE || ch == KEY_CTRL('g')) {
+		s->mode = MODE_NORMAL;
+		curs_set(0);
+		return;
+	}
+	if (ch == KEY_BACKSPACE || ch == 127 || ch == KEY_CTRL('h')) {
+		if (s->linelen > 0)
+			s->line[--s->linelen] = '\0';
+		return;
+	}
+	if (ch == KEY_CTRL('u')) {
+		s->linelen = 0;
+		s->line[0] = '\0';
+		return;
+	}
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		s->mode = MODE_NORMAL;
+		curs_set(0);
+		if (s->linelen == 0)
+			return;
+		switch (s->prompt) {
+		case PROMPT_MOVE:
+			play_move(s, s->line);
+			break;
+		case PROMPT_JOIN:
+			client_request_join(c, s->line);
+			break;
+		case PROMPT_WATCH:
+			client_request_watch(c, s->line);
+			break;
+		}
+		return;
+	}
+	if (ch >= 32 && ch < 127 && s->linelen + 1 < (int)sizeof s->line) {
+		s->line[s->linelen++] = (char)ch;
+		s->line[s->linelen] = '\0';
+	}
+}
+
+static void
+confirm_key(struct screen *s, int ch)
+{
+	struct client *c = s->c;
+
+	s->mode = MODE_NORMAL;
+	if (ch != 'y' && ch != 'Y') {
+		client_state_notice(&c->st, 0, "Cancelled.");
+		return;
+	}
+	switch (s->confirm) {
+	case CONFIRM_RESIGN:
+		client_request_resign(c);
+		break;
+	case CONFIRM_LEAVE:
+		client_request_leave(c);
+		break;
+	case CONFIRM_QUIT:
+		client_quit(c, 0);
+		break;
+	}
+}
+
+static void
+create_key(struct screen *s, int ch)
+{
+	int nvalues[4] = {2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2};
+	int *val[4] = {&s->f_kind, &s->f_variant, &s->f_seat, &s->f_private};
+
+	switch (ch) {
+	case KEY_ESCAPE:
+	case 'q':
+		s->mode = MODE_NORMAL;
+		return;
+	case KEY_UP:
+	case 'k':
+		s->field = (s->field + 3) % 4;
+		return;
+	case KEY_DOWN:
+	case 'j':
+	case '\t':
+		s->field = (s->field + 1) % 4;
+		return;
+	case KEY_LEFT:
+	case 'h':
+		*val[s->field] = (*val[s->field] + nvalues[s->field] - 1) % nvalues[s->field];
+		break;
+	case KEY_RIGHT:
+	case 'l':
+	case ' ':
+		*val[s->field] = (*val[s->field] + 1) % nvalues[s->field];
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER: {
+		static const char *const variants[] = {NULL, "random36"};
+		s->mode = MODE_NORMAL;
+		client_request_create(s->c, s->f_kind ? GAME_OXONO : GAME_HOKITO,
+		                      s->f_kind ? NULL : variants[s->f_variant], s->f_seat - 1,
+		                      s->f_private);
+		return;
+	}
+	default:
+		return;
+	}
+	if (s->f_kind == GAME_OXONO)
+		s->f_variant = 0;
+}
+
+static void
+lobby_key(struct screen *s, int ch, MEVENT *mev)
+{
+	struct client *c = s->c;
+	const struct client_state *st = &c->st;
+	const struct client_entry *e = s->row < st->nlist ? &st->list[s->row] : NULL;
+
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		if (s->row > 0)
+			s->row--;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (s->row + 1 < st->nlist)
+			s->row++;
+		break;
+	case KEY_PPAGE:
+		s->row = s->row > 10 ? s->row - 10 : 0;
+		break;
+	case KEY_NPAGE:
+		s->row = s->row + 10 < st->nlist ? s->row + 10 : st->nlist - 1;
+		break;
+	case KEY_MOUSE:
+		if (mev == NULL || mev->y < s->list_y)
+			return;
+		if (s->list_top + mev->y - s->list_y >= st->nlist)
+			return;
+		s->row = s->list_top + mev->y - s->list_y;
+		e = &st->list[s->row];
+		if (!(mev->bstate & (BUTTON1_DOUBLE_CLICKED)))
+			break;
+		/* a double click joins or watches */
+		/* fall through */
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		if (e == NULL)
+			break;
+		if (strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]))
+			client_request_join(c, e->id);
+		else
+			client_request_watch(c, e->id);
+		break;
+	case 'w':
+		if (e != NULL)
+			client_request_watch(c, e->id);
+		break;
+	case 'c':
+		s->mode = MODE_CREATE;
+		s->field = 0;
+		break;
+	case 'p':
+		client_request_quick(c, GAME_HOKITO, NULL);
+		break;
+	case 'P':
+		client_request_quick(c, GAME_OXONO, NULL);
+		break;
+	case 'i':
+		prompt_open(s, PROMPT_JOIN);
+		break;
+	case 'r':
+		client_request_list(c);
+		break;
+	case 'q':
+		client_quit(c, 0);
+		return;
+	default:
+		return;
+	}
+	if (s->row < st->nlist && s->row >= 0)
+		snprintf(s->row_id, sizeof s->row_id, "%s", st->list[s->row].id);
+}
+
+static void
+game_key(struct screen *s, int ch, MEVENT *mev)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+
+	if (s->stack) {
+		s->stack = 0;
+		if (ch != KEY_MOUSE)
+			return;
+	}
+	if (t->over && !s->over_hidden) {
+		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'q') {
+			client_request_leave(c);
+			return;
+		}
+		if (ch == KEY_ESCAPE) {
+			s->over_hidden = 1;
+			return;
+		}
+	}
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		cursor_move(s, 0, 1);
+		break;
+	case KEY_DOWN:
+	case 'j':
+		cursor_move(s, 0, -1);
+		break;
+	case KEY_LEFT:
+	case 'h':
+		cursor_move(s, -1, 0);
+		break;
+	case KEY_RIGHT:
+	case 'l':
+		cursor_move(s, 1, 0);
+		break;
+	case '\n':
+	case '\r':
+	case ' ':
+	case KEY_ENTER:
+		if (t->over) {
+			client_request_leave(c);
+			break;
+		}
+		board_choose(s, s->cursor);
+		break;
+	case KEY_MOUSE: {
+		int sq = mev != NULL ? board_hit(s, mev->y, mev->x) : -1;
+		if (sq < 0)
+			break;
+		s->cursor = sq;
+		if (mev->bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED))
+			board_choose(s, sq);
+		break;
+	}
+	case KEY_ESCAPE:
+		if (s->totem_to >= 0) {
+			int sel = s->sel;
+			select_clear(s);
+			s->sel = sel;
+			client_state_destinations(&t->game, sel, -1, s->dest);
+		} else {
+			select_clear(s);
+		}
+		client_state_notice(&c->st, 0, "%s", "");
+		break;
+	case 's':
+		s->stack = 1;
+		break;
+	case ':':
+	case 'm':
+		if (t->seat < 0) {
+			client_state_notice(&c->st, 1, "You are watching: you cannot move.");
+			break;
+		}
+		prompt_open(s, PROMPT_MOVE);
+		break;
+	case 'r':
+		if (t->seat < 0 || t->over) {
+			client_state_notice(&c->st, 1, "%s",
+			                    t->over ? "The game is over." : "You are watching.");
+			break;
+		}
+		s->mode = MODE_CONFIRM;
+		s->confirm = CONFIRM_RESIGN;
+		break;
+	case 'q':
+		if (t->seat >= 0 && !t->over && t->started) {
+			s->mode = MODE_CONFIRM;
+			s->confirm = CONFIRM_LEAVE;
+			break;
+		}
+		client_request_leave(c);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+screen_key(struct screen *s, int ch)
+{
+	struct client *c = s->c;
+	MEVENT mev, *mp = NULL;
+
+	if (ch == KEY_MOUSE) {
+		if (getmouse(&mev) != OK)
+			return;
+		mp = &mev;
+		if (s->help) {
+			s->help = 0;
+			return;
+		}
+	}
+	if (ch == KEY_CTRL('c')) {
+		client_quit(c, 0);
+		return;
+	}
+	if (ch == KEY_RESIZE)
+		return;
+	if (ch == KEY_CTRL('l')) {
+		clearok(curscr, TRUE);
+		return;
+	}
+	switch (s->mode) {
+	case MODE_PROMPT:
+		prompt_key(s, ch);
+		return;
+	case MODE_CONFIRM:
+		confirm_key(s, ch);
+		return;
+	case MODE_CREATE:
+		create_key(s, ch);
+		return;
+	default:
+		break;
+	}
+	if (s->help) {
+		s->help = 0;
+		return;
+	}
+	if (ch == '?' || ch == KEY_F(1)) {
+		s->help = 1;
+		return;
+	}
+	if (ch == 'Q') {
+		client_quit(c, 0);
+		return;
+	}
+	if (COLS < MIN_COLS || LINES < MIN_ROWS)
+		return;
+	if (c->st.table.active)
+		game_key(s, ch, mp);
+	else
+		lobby_key(s, ch, mp);
+}
+
+static void
+screen_input_cb(uv_poll_t *h, int status, int events)
+{
+	struct screen *s = container_of(h, struct screen, input);
+	int ch, n = 0;
+
+	if (status < 0) {
+		client_quit(s->c, 1);
+		return;
+	}
+	while (s->on && (ch = getch()) != ERR) {
+		screen_key(s, ch);
+		if (s->c->quitting)
+			return;
+		n++;
+	}
+	if (n == 0 && s->on) {
+		/* Readable but nothing to read: the terminal is gone (hang-up). */
+		char probe;
+		if (read(STDIN_FILENO, &probe, 0) < 0 || !isatty(STDIN_FILENO)) {
+			client_quit(s->c, 1);
+			return;
+		}
+	}
+	screen_draw(s);
+}
+
+static void
+screen_winch_cb(uv_signal_t *h, int signum)
+{
+	struct screen *s = container_of(h, struct screen, winch);
+	struct winsize ws;
+
+	if (!s->on)
+		return;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+	clear();
+	screen_draw(s);
+}
+
+static void
+screen_close_cb(uv_handle_t *h)
+{
+	struct screen *s = h->data;
+
+	if (--s->handles == 0)
+		free(s);
+}
+
+static int
+screen_start(struct client *c)
+{
+	struct screen *s = xcalloc(1, sizeof *s);
+	const char *cs;
+	int rc;
+
+	s->c = c;
+	s->sel = -1;
+	s->totem_to = -1;
+	s->cursor = 2 * 6 + 2;
+	c->view_data = s;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "hokito: standard input and output must be a terminal "
+		                "(use --plain for pipes and scripts)\n");
+		free(s);
+		c->view_data = NULL;
+		return -1;
+	}
+	cs = nl_langinfo(CODESET);
+	s->utf8 = cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+	set_escdelay(25);
+	if (initscr() == NULL) {
+		free(s);
+		c->view_data = NULL;
+		return -1;
+	}
+	s->on = 1;
+	screen_atexit = s;
+	atexit(screen_restore);
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED, NULL);
+	mouseinterval(200);
+	s->colour = !c->opt.no_color && has_colors();
+	screen_colours(s);
+	rc = uv_poll_init(c->loop, &s->input, STDIN_FILENO);
+	if (rc == 0) {
+		s->input.data = s;
+		s->handles++;
+		rc = uv_poll_start(&s->input, UV_READABLE, screen_input_cb);
+	}
+	if (rc == 0) {
+		uv_signal_init(c->loop, &s->winch);
+		s->winch.data = s;
+		s->handles++;
+		rc = uv_signal_start(&s->winch, screen_winch_cb, SIGWINCH);
+	}
+	if (rc < 0) {
+		endwin();
+		s->on = 0;
+		fprintf(stderr, "hokito: cannot watch the terminal: %s\n", uv_strerror(rc));
+		return rc;
+	}
+	screen_draw(s);
+	return 0;
+}
+
+static void
+screen_update(struct client *c)
+{
+	struct screen *s = c->view_data;
+
+	if (s == NULL)
+		return;
+	if (c->st.table.active != s->had_table) {
+		/* Entering or leaving a table: start afresh. */
+		s->had_table = c->st.table.active;
+		select_clear(s);
+		s->stack = 0;
+		s->over_hidden = 0;
+		s->help = 0;
+		if (s->mode != MODE_PROMPT || s->prompt != PROMPT_MOVE)
+			s->mode = s->mode == MODE_PROMPT ? MODE_NORMAL : s->mode;
+		if (s->mode == MODE_CREATE)
+			s->mode = MODE_NORMAL;
+	}
+	if (c->st.table.active) {
+		/* A selection made in another position is stale. */
+		if (!client_state_our_turn(&c->st))
+			select_clear(s);
+		else if (s->sel >= 0) {
+			uint8_t mask[36];
+			client_state_destinations(&c->st.table.game, s->sel, s->totem_to, mask);
+			if (memcmp(mask, s->dest, sizeof mask) != 0)
+				select_clear(s);
+		}
+	}
+	screen_draw(s);
+}
+
+static void
+screen_stop(struct client *c)
+{
+	struct screen *s = c->view_data;
+
+	if (s == NULL)
+		return;
+	c->view_data = NULL;
+	if (s->on) {
+		s->on = 0;
+		endwin();
+	}
+	screen_atexit = NULL;
+	if (s->handles == 0) {
+		free(s);
+		return;
+	}
+	uv_close((uv_handle_t *)&s->input, screen_close_cb);
+	if (s->handles > 1)
+		uv_close((uv_handle_t *)&s->winch, screen_close_cb);
+}
+
+const struct client_view client_screen_view = {
+        .start = screen_start,
+        .update = screen_update,
+        .notice = screen_notice,
+        .stop = screen_stop,
+};

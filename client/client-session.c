@@ -1,0 +1,129 @@
+/*
+ * client-session.c: the session token kept in a file, so that a restarted client rejoins.
+ *
+ * The server gives every session a secret token; a client that says hello with it gets its seat
+ * (or its place as a spectator) back. This module keeps one token per server and player name in
+ * $XDG_STATE_HOME/hokito/ (by default ~/.local/state/hokito/), in a file only the user can read,
+ * written whole to a temporary name and renamed so a crash never leaves half a token. It owns
+ * nothing in memory and never talks to the network.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+
+/* The state directory, created if missing. Returns 0 or a negative errno. */
+static int
+session_dir(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char base[1024];
+
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(base, sizeof base, "%s", xdg);
+	else if (home != NULL && home[0] != '\0')
+		snprintf(base, sizeof base, "%s/.local/state", home);
+	else
+		return -ENOENT;
+	/* Create each missing level: ~/.local, ~/.local/state, then ours. */
+	for (char *p = base + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(base, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(base, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if ((size_t)snprintf(buf, size, "%s/hokito", base) >= size)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* The token file's path for a server and a name; odd characters become '_'. */
+static int
+session_path(const char *host, int port, const char *name, char *buf, size_t size)
+{
+	char dir[1100], key[256];
+	size_t n = 0;
+	int rc = session_dir(dir, sizeof dir);
+
+	if (rc < 0)
+		return rc;
+	n = (size_t)snprintf(key, sizeof key, "%s-%d-%s", host, port, name);
+	if (n >= sizeof key)
+		n = sizeof key - 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)key[i];
+		if (!(ch == '-' || ch == '.' || (ch >= '0' && ch <= '9') ||
+		      (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+			key[i] = '_';
+	}
+	if ((size_t)snprintf(buf, size, "%s/session-%s", dir, key) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int
+client_session_load(const char *host, int port, const char *name, char *token, size_t size)
+{
+	char path[1500];
+	FILE *f;
+	size_t n;
+
+	if (session_path(host, port, name, path, sizeof path) < 0)
+		return -1;
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	n = fread(token, 1, size - 1, f);
+	fclose(f);
+	token[n] = '\0';
+	token[strcspn(token, "\r\n")] = '\0';
+	return token[0] != '\0' ? 0 : -1;
+}
+
+int
+client_session_save(const char *host, int port, const char *name, const char *token)
+{
+	char path[1500], tmp[1600];
+	int fd, rc;
+	size_t len = strlen(token);
+
+	rc = session_path(host, port, name, path, sizeof path);
+	if (rc < 0)
+		return rc;
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, token, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		return rc != 0 ? rc : -EIO;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		rc = -errno;
+		unlink(tmp);
+		return rc;
+	}
+	return 0;
+}
+
+void
+client_session_forget(const char *host, int port, const char *name)
+{
+	char path[1500];
+
+	if (session_path(host, port, name, path, sizeof path) == 0)
+		unlink(path);
+}

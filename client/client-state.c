@@ -1,0 +1,374 @@
+/*
+ * client-state.c: what the client knows, and the questions the views ask about it.
+ *
+ * This module owns struct client_state: the link status, the lobby list, the table (the game
+ * being played or watched, with its position, seats, move list, spectators and outcome) and the
+ * notice on the status line. The network layer changes it through client_state_* as messages
+ * arrive; the views only read it, and ask here which squares may be selected and where a
+ * selection may go, so that an illegal choice is refused with the engine's reason before
+ * anything is sent. It is pure: no I/O, no libuv, no curses, and the rules are read only
+ * through the game interface of common/game.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+
+static const char *const side_names[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
+
+/* Copy a string into a fixed buffer, always terminated, cut if too long. */
+static void
+copy(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src != NULL ? src : "");
+}
+
+void
+client_state_init(struct client_state *st)
+{
+	memset(st, 0, sizeof *st);
+	st->link = CLIENT_LINK_CONNECTING;
+	client_state_table_clear(st);
+}
+
+void
+client_state_notice(struct client_state *st, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->message, sizeof st->message, fmt, ap);
+	va_end(ap);
+	st->message_error = error;
+	st->message_stamp++;
+}
+
+const char *
+client_state_side_name(enum game_kind kind, int side)
+{
+	return side_names[kind == GAME_OXONO][side != 0];
+}
+
+void
+client_state_table_clear(struct client_state *st)
+{
+	memset(&st->table, 0, sizeof st->table);
+	st->table.seat = -1;
+	st->table.seq = -1;
+	st->table.winner = -1;
+}
+
+int
+client_state_table_open(struct client_state *st, enum game_kind kind, const char *variant,
+                        const char *id, int seat, const char *position, struct game_error *err)
+{
+	struct client_table *t = &st->table;
+	struct game g;
+	int rc;
+
+	if (position != NULL && position[0] != '\0')
+		rc = game_parse(&g, kind, position, err);
+	else
+		rc = game_start(&g, kind, variant, 0, err);
+	if (rc < 0)
+		return rc;
+	if (!t->active || strcmp(t->id, id) != 0) {
+		client_state_table_clear(st);
+		copy(t->id, sizeof t->id, id);
+	}
+	t->active = 1;
+	t->kind = kind;
+	copy(t->variant, sizeof t->variant, variant != NULL && variant[0] ? variant : "standard");
+	t->seat = seat;
+	t->game = g;
+	return 0;
+}
+
+int
+client_state_table_move(struct client_state *st, int64_t seq, const char *move,
+                        const char *position, struct game_error *err)
+{
+	struct client_table *t = &st->table;
+	struct game_move m;
+	int rc;
+
+	if (!t->active)
+		return 1;
+	if (seq >= 0 && seq <= t->seq)
+		return 1;
+	if (position != NULL && position[0] != '\0') {
+		struct game g;
+		rc = game_parse(&g, t->kind, position, err);
+		if (rc < 0)
+			return rc;
+		t->game = g;
+	} else {
+		rc = game_move_parse(&t->game, move, &m, err);
+		if (rc < 0)
+			return rc;
+		game_apply(&t->game, m);
+	}
+	if (t->nmoves < CLIENT_MOVES_MAX && move != NULL)
+		copy(t->moves[t->nmoves++], GAME_MOVE_TEXT, move);
+	if (seq >= 0)
+		t->seq = seq;
+	t->started = 1;
+	return 0;
+}
+
+void
+client_state_table_over(struct client_state *st, int winner, const char *reason)
+{
+	struct client_table *t = &st->table;
+
+	t->over = 1;
+	t->winner = winner;
+	game_outcome(&t->game, &t->outcome);
+	copy(t->reason, sizeof t->reason, reason);
+}
+
+void
+client_state_spectators(struct client_state *st, const char *const *names, int n, int count)
+{
+	struct client_table *t = &st->table;
+
+	t->nspectators = count > n ? count : n;
+	for (int i = 0; i < n && i < CLIENT_SPECTATORS; i++)
+		copy(t->spectators[i], CLIENT_NAME_MAX, names[i]);
+	for (int i = n; i < CLIENT_SPECTATORS; i++)
+		t->spectators[i][0] = '\0';
+}
+
+void
+client_state_cell(const struct game *g, int sq, struct client_cell *cell)
+{
+	size_t len;
+
+	memset(cell, 0, sizeof *cell);
+	if (game_cell_format(g, sq, cell->text, sizeof cell->text) < 0 || cell->text[0] == '-' ||
+	    cell->text[0] == '\0') {
+		cell->empty = 1;
+		return;
+	}
+	len = strlen(cell->text);
+	if (g->kind == GAME_HOKITO) {
+		/* Bottom to top, two characters a pawn: the top pawn is the last pair. */
+		cell->height = (int)(len / 2);
+		cell->colour = cell->text[len - 2] == 'w';
+		cell->value = cell->text[len - 1] - '0';
+		return;
+	}
+	if (cell->text[0] == 'X' || cell->text[0] == 'O') {
+		cell->totem = 1;
+		cell->value = cell->text[0] == 'O';
+		return;
+	}
+	cell->height = 1;
+	cell->colour = cell->text[0] == 'b';
+	cell->value = len > 1 && cell->text[1] == 'o';
+}
+
+void
+client_state_reserves(const struct game *g, int reserve[2][2])
+{
+	struct client_cell cell;
+
+	memset(reserve, 0, sizeof(int[2][2]));
+	if (g->kind != GAME_OXONO)
+		return;
+	for (int c = 0; c < 2; c++)
+		for (int s = 0; s < 2; s++)
+			reserve[c][s] = 8;
+	for (int sq = 0; sq < GAME_SQUARES; sq++) {
+		client_state_cell(g, sq, &cell);
+		if (!cell.empty && !cell.totem)
+			reserve[cell.colour][cell.value]--;
+	}
+}
+
+int
+client_state_totem(const struct game *g, int symbol)
+{
+	struct client_cell cell;
+
+	if (g->kind != GAME_OXONO)
+		return -1;
+	for (int sq = 0; sq < GAME_SQUARES; sq++) {
+		client_state_cell(g, sq, &cell);
+		if (cell.totem && cell.value == symbol)
+			return sq;
+	}
+	return -1;
+}
+
+int
+client_state_our_turn(const struct client_state *st)
+{
+	const struct client_table *t = &st->table;
+
+	return t->active && !t->over && t->seat >= 0 && game_side(&t->game) == t->seat &&
+	       !game_over(&t->game);
+}
+
+int
+client_state_destinations(const struct game *g, int from, int totem_to, uint8_t mask[36])
+{
+	struct game_move moves[GAME_MOVES_MAX];
+	int n = game_moves(g, moves), count = 0;
+	int symbol = -1;
+
+	memset(mask, 0, 36);
+	if (g->kind == GAME_OXONO) {
+		if (from == client_state_totem(g, 0))
+			symbol = 0;
+		else if (from == client_state_totem(g, 1))
+			symbol = 1;
+		if (symbol < 0)
+			return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		int sq;
+		if (g->kind == GAME_HOKITO) {
+			if (moves[i].from != from)
+				continue;
+			sq = moves[i].to;
+		} else {
+			if (moves[i].from != symbol)
+				continue;
+			if (totem_to >= 0 && moves[i].to != totem_to)
+				continue;
+			sq = totem_to >= 0 ? moves[i].place : moves[i].to;
+		}
+		if (!mask[sq])
+			count++;
+		mask[sq] = 1;
+	}
+	return count;
+}
+
+int
+client_state_selectable(const struct client_state *st, int sq, char *why, size_t size)
+{
+	const struct client_table *t = &st->table;
+	const char *side = client_state_side_name(t->kind, t->seat);
+	struct client_cell cell;
+	uint8_t mask[36];
+	char name[3];
+	int reserve[2][2];
+
+	game_square_name(sq, name);
+	if (!t->active || t->seat < 0) {
+		snprintf(why, size, "You are watching this game.");
+		return -1;
+	}
+	if (t->over || game_over(&t->game)) {
+		snprintf(why, size, "The game is over.");
+		return -1;
+	}
+	if (game_side(&t->game) != t->seat) {
+		snprintf(why, size, "Not your turn: %s to move.",
+		         client_state_side_name(t->kind, game_side(&t->game)));
+		return -1;
+	}
+	client_state_cell(&t->game, sq, &cell);
+	if (t->kind == GAME_HOKITO) {
+		if (cell.empty) {
+			snprintf(why, size, "%s is empty: pick one of your pawns or stacks.", name);
+			return -1;
+		}
+		if (cell.colour != t->seat) {
+			snprintf(why, size, "The %s on %s is %s's: you play %s.",
+			         cell.height > 1 ? "stack" : "pawn", name,
+			         client_state_side_name(t->kind, cell.colour), side);
+			return -1;
+		}
+		if (client_state_destinations(&t->game, sq, -1, mask) == 0) {
+			snprintf(why, size,
+			         "The %s on %s has no legal move (it must make exactly %d hop%s).",
+			         cell.height > 1 ? "stack" : "pawn", name, cell.value,
+			         cell.value > 1 ? "s" : "");
+			return -1;
+		}
+		return 0;
+	}
+	if (!cell.totem) {
+		snprintf(why, size,
+		         "Pick a totem first (X on the board, or O), then a square for it.");
+		return -1;
+	}
+	client_state_reserves(&t->game, reserve);
+	if (reserve[t->seat][cell.value] == 0) {
+		snprintf(why, size, "You have no %c pawns left: move the other totem.",
+		         cell.value ? 'O' : 'X');
+		return -1;
+	}
+	if (client_state_destinations(&t->game, sq, -1, mask) == 0) {
+		snprintf(why, size, "Totem %c cannot move.", cell.value ? 'O' : 'X');
+		return -1;
+	}
+	return 0;
+}
+
+int
+client_state_move_check(const struct client_state *st, const char *text, char *out, size_t outsize,
+                        char *why, size_t whysize)
+{
+	const struct client_table *t = &st->table;
+	struct game_error err = {0, -1, ""};
+	struct game_move m;
+	int rc;
+
+	if (!t->active || t->seat < 0) {
+		snprintf(why, whysize, "You are watching this game: you cannot move.");
+		return GAME_EINVAL;
+	}
+	if (t->over || game_over(&t->game)) {
+		snprintf(why, whysize, "The game is over.");
+		return GAME_EOVER;
+	}
+	if (game_side(&t->game) != t->seat) {
+		snprintf(why, whysize, "Not your turn: %s to move.",
+		         client_state_side_name(t->kind, game_side(&t->game)));
+		return GAME_EILLEGAL;
+	}
+	rc = game_move_parse(&t->game, text, &m, &err);
+	if (rc < 0) {
+		snprintf(why, whysize, "%s: %s", text, err.text[0] ? err.text : "illegal move");
+		return rc;
+	}
+	rc = game_move_format(t->kind, m, out, outsize);
+	return rc < 0 ? rc : 0;
+}
+
+void
+client_state_result_text(const struct client_table *t, char *buf, size_t size)
+{
+	const struct game_outcome *o = &t->outcome;
+	int winner = t->winner;
+
+	if (winner < 0 && o->end != GAME_END_NONE)
+		winner = o->winner;
+	if (t->kind == GAME_HOKITO) {
+		if (winner < 0)
+			snprintf(buf, size, "Draw, %d to %d", o->score[0], o->score[1]);
+		else
+			snprintf(buf, size, "%s wins, %d to %d",
+			         client_state_side_name(t->kind, winner), o->score[winner],
+			         o->score[!winner]);
+		return;
+	}
+	if (winner < 0)
+		snprintf(buf, size, "Draw");
+	else
+		snprintf(buf, size, "%s wins", client_state_side_name(t->kind, winner));
+}
+
+const struct client_entry *
+client_state_entry(const struct client_state *st, const char *id)
+{
+	for (int i = 0; i < st->nlist; i++)
+		if (strcmp(st->list[i].id, id) == 0)
+			return &st->list[i];
+	return NULL;
+}

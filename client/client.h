@@ -1,0 +1,352 @@
+/*
+ * client.h: the public face of the terminal client's modules, shared by the files of client/.
+ *
+ * The client is three layers, each in its own files, and the arrows point one way:
+ *
+ *   client-net.c      libuv TCP connection, framing, reconnection with the session token
+ *        |            (client-session.c keeps the token in a file across restarts)
+ *        v
+ *   client-state.c    what the client knows: the lobby list, the game being played or watched
+ *        |            (position, players, moves, spectators, scores); pure, no I/O
+ *        v
+ *   client-screen.c   the full-screen ncurses view      client-plain.c  the --plain line view
+ *
+ * A view never talks to the socket: it asks for things through client_request_*
+ * (client-request.c), which encodes the request and hands it to the network layer. The network
+ * layer decodes whole messages, updates the state, then tells the view to redraw through the
+ * struct client_view table. client.c holds main(), the command line and the event loop.
+ */
+#ifndef HOKITO_CLIENT_CLIENT_H
+#define HOKITO_CLIENT_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "game.h"
+
+#ifndef container_of
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#endif
+
+struct msg;  /* protocol/msg.h */
+struct wire; /* protocol/wire.h */
+
+struct client;
+
+#define CLIENT_NAME_MAX     48  /* a player's display name, with its NUL */
+#define CLIENT_ID_MAX       64  /* a game id, player id or invite code, with its NUL */
+#define CLIENT_TOKEN_MAX    160 /* a session token, with its NUL */
+#define CLIENT_VARIANT_MAX  24  /* a variant name, with its NUL */
+#define CLIENT_MOVES_MAX    128 /* moves kept in the move list; a game never has more */
+#define CLIENT_SPECTATORS   32  /* spectator names kept for display; the count is exact */
+#define CLIENT_LIST_MAX     256 /* lobby entries kept */
+#define CLIENT_MESSAGE_MAX  256 /* the status line, with its NUL */
+#define CLIENT_DEFAULT_HOST "127.0.0.1"
+#define CLIENT_DEFAULT_PORT 7777
+
+/* What the command line asked to do once connected. */
+enum client_action {
+	CLIENT_ACTION_LOBBY = 0, /* show the lobby */
+	CLIENT_ACTION_CREATE,    /* create a game */
+	CLIENT_ACTION_JOIN,      /* join a game by id or invite code */
+	CLIENT_ACTION_QUICK,     /* quick pairing */
+	CLIENT_ACTION_WATCH,     /* watch a game by id (or private game by code) */
+};
+
+struct client_options {
+	const char *host;
+	int port;
+	const char *name;          /* display name; never NULL after parsing */
+	int plain;                 /* --plain: the line view instead of curses */
+	int no_color;              /* --no-color or NO_COLOR set */
+	int resume;                /* use a stored session token (0 with --new-session) */
+	enum client_action action; /* what to do once connected */
+	enum game_kind kind;       /* create / quick: the game */
+	const char *variant;       /* create / quick: variant name, NULL = standard */
+	int seat;                  /* create: 0, 1, or -1 for random */
+	int private_game;          /* create: private game with an invite code */
+	const char *target;        /* join / watch: game id or invite code */
+};
+
+/* Where the connection stands. */
+enum client_link {
+	CLIENT_LINK_CONNECTING = 0, /* first connection under way */
+	CLIENT_LINK_UP,             /* connected and greeted */
+	CLIENT_LINK_DOWN,           /* lost; a reconnection is scheduled */
+	CLIENT_LINK_FAILED,         /* gave up (refused by the server); the client will exit */
+};
+
+/* One game of the lobby list. */
+struct client_entry {
+	char id[CLIENT_ID_MAX];
+	enum game_kind kind;
+	char variant[CLIENT_VARIANT_MAX];
+	char status[16];                  /* "open", "live" or "finished" */
+	char players[2][CLIENT_NAME_MAX]; /* "" for an empty seat */
+	int spectators;
+	int ply; /* moves played */
+	int private_game;
+};
+
+/* A player seated at the table. */
+struct client_seat {
+	char name[CLIENT_NAME_MAX]; /* "" while the seat is empty */
+	char id[CLIENT_ID_MAX];     /* player id, "" if unknown */
+	int connected;              /* 1 connected, 0 dropped (waiting for it to come back) */
+};
+
+/* The game being played or watched. */
+struct client_table {
+	int active; /* 1 while the client is at a table */
+	char id[CLIENT_ID_MAX];
+	char invite[CLIENT_ID_MAX]; /* invite code of a private game we created, or "" */
+	enum game_kind kind;
+	char variant[CLIENT_VARIANT_MAX];
+	int seat;    /* our side (0 or 1), or -1 when watching */
+	int started; /* both seats filled and play begun */
+	struct client_seat seats[2];
+	struct game game; /* the current position */
+	int64_t seq;      /* last game event sequence number seen, -1 none */
+	char moves[CLIENT_MOVES_MAX][GAME_MOVE_TEXT]; /* move list, first move first */
+	int nmoves;
+	char spectators[CLIENT_SPECTATORS][CLIENT_NAME_MAX];
+	int nspectators;             /* exact count (may exceed the names kept) */
+	int over;                    /* the game has ended */
+	struct game_outcome outcome; /* valid when over */
+	int winner;                  /* when over: the winning side, or -1 for a draw */
+	char reason[160];            /* when over: why it ended, in words */
+};
+
+/* What the client knows; owned by struct client, changed only by client-state.c. */
+struct client_state {
+	enum client_link link;
+	char player_id[CLIENT_ID_MAX];
+	char name[CLIENT_NAME_MAX]; /* our name as the server knows it */
+	struct client_entry list[CLIENT_LIST_MAX];
+	int nlist;
+	struct client_table table;
+	char message[CLIENT_MESSAGE_MAX]; /* the last notice for the status line */
+	int message_error;                /* 1 if the notice is an error */
+	uint64_t message_stamp;           /* bumped at every new notice */
+};
+
+/*
+ * A view: the full screen or the plain line mode. The network layer and the requests call these
+ * after every change; a view reads struct client_state and never changes it.
+ */
+struct client_view {
+	/* Start the view on the loop (input handles, terminal setup). Returns 0 or a negative code.
+	 */
+	int (*start)(struct client *c);
+	/* Something changed: redraw (screen) or print what is new (plain). */
+	void (*update)(struct client *c);
+	/* A notice for the user: error = 1 for a refusal or a failure. */
+	void (*notice)(struct client *c, int error, const char *text);
+	/* Close the view's handles and restore the terminal; safe to call twice. */
+	void (*stop)(struct client *c);
+};
+
+struct client_net; /* client-net.c */
+
+/* A request sent and not yet answered, to match its reply by id. */
+struct client_pending {
+	int id;                  /* the request's "id" */
+	int type;                /* enum msg_type of the request */
+	char arg[CLIENT_ID_MAX]; /* join/watch: what was asked for */
+	int by_code;             /* join/watch: arg was sent as an invite code */
+};
+
+#define CLIENT_PENDING_MAX 32
+
+/* The whole program: one per process, owned by main(). */
+struct client {
+	uv_loop_t *loop;
+	struct client_options opt;
+	struct client_state st;
+	struct client_net *net;         /* the connection; NULL once closed */
+	const struct client_view *view; /* &client_screen_view or &client_plain_view */
+	void *view_data;                /* the view's own state */
+	int next_request;               /* next request id */
+	struct client_pending pending[CLIENT_PENDING_MAX]; /* requests awaiting their reply */
+	int npending;
+	int action_done;        /* the command line's action was sent */
+	uint64_t list_stamp;    /* bumped at every lobby list received */
+	uv_timer_t lobby_timer; /* refreshes the lobby list while it is shown */
+	uv_signal_t sig[3];     /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
+	int quitting;           /* client_quit() was called */
+	int exit_code;
+};
+
+/* client.c */
+
+/* Leave the program: close the connection and the view, let the loop end. */
+void client_quit(struct client *c, int exit_code);
+
+/* Tell the user something (status line or a printed line); error = 1 for a refusal. */
+void client_notice(struct client *c, int error, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+/* The state changed: let the view redraw. */
+void client_update(struct client *c);
+
+/* The connection is greeted: run the command line's action once, or show the lobby. */
+void client_welcomed(struct client *c, int resumed, const char *game);
+
+/* client-msg.c */
+
+/* Apply one decoded server message to the state and tell the view. */
+void client_msg_handle(struct client *c, const struct msg *m);
+
+/* client-state.c */
+
+/* Per-square facts for display, read through the game interface's cell text. */
+struct client_cell {
+	int empty;                /* nothing on the square */
+	int totem;                /* OXONO: 1 if a totem stands here */
+	int colour;               /* side of the top pawn: 0 or 1 */
+	int value;                /* HOKITO: top pawn's value 1..3; OXONO: symbol 0 = X, 1 = O */
+	int height;               /* pawns on the square (HOKITO stacks); 1 for an OXONO pawn */
+	char text[GAME_TEXT_MAX]; /* the cell text: whole stack bottom to top, or OXONO cell */
+};
+
+/* Reset the state to "connecting, nothing known". */
+void client_state_init(struct client_state *st);
+
+/* Set the notice shown on the status line; text is copied. */
+void client_state_notice(struct client_state *st, int error, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+/* Forget the table (leaving a game, or going back to the lobby). */
+void client_state_table_clear(struct client_state *st);
+
+/*
+ * Sit at a table: kind, variant, id, our seat (-1 watching) and the position text. Returns 0,
+ * or a negative game_errno if the position text does not parse (err says why).
+ */
+int client_state_table_open(struct client_state *st, enum game_kind kind, const char *variant,
+                            const char *id, int seat, const char *position, struct game_error *err);
+
+/*
+ * A move event: append the move text to the list and take the resulting position (if given,
+ * else apply the move ourselves). Events at or below the last seen seq are ignored (a replay
+ * after reconnection). Returns 0, 1 if ignored, or a negative game_errno.
+ */
+int client_state_table_move(struct client_state *st, int64_t seq, const char *move,
+                            const char *position, struct game_error *err);
+
+/*
+ * The game ended: winner is a side or -1 for a draw; reason is the server's words (may be NULL).
+ * HOKITO scores are read from the final position.
+ */
+void client_state_table_over(struct client_state *st, int winner, const char *reason);
+
+/* A side's name with a capital ("Black", "White", "Pink"). Returns a static string. */
+const char *client_state_side_name(enum game_kind kind, int side);
+
+/* Replace the spectator list; names are copied (count may exceed the names given). */
+void client_state_spectators(struct client_state *st, const char *const *names, int n, int count);
+
+/* Describe one square of g. */
+void client_state_cell(const struct game *g, int sq, struct client_cell *cell);
+
+/* OXONO pawns still in reserve: [colour][symbol]. Zeroes for HOKITO. */
+void client_state_reserves(const struct game *g, int reserve[2][2]);
+
+/* Square of OXONO totem symbol (0 X, 1 O), or -1. */
+int client_state_totem(const struct game *g, int symbol);
+
+/* Whether it is our turn to move in a live game. */
+int client_state_our_turn(const struct client_state *st);
+
+/*
+ * The legal destinations of a selection, as a 36-entry mask (1 = legal).
+ * HOKITO: from = the pawn or stack's square, to the squares it may move to.
+ * OXONO step 1: from = a totem's square, to the totem's legal squares.
+ * OXONO step 2: also pass totem_to >= 0 to get the legal pawn squares.
+ * Returns the number of squares set.
+ */
+int client_state_destinations(const struct game *g, int from, int totem_to, uint8_t mask[36]);
+
+/*
+ * Check that a square may be selected to start a move (our pawn/stack with legal moves, or a
+ * totem whose symbol we still hold). Returns 0, or -1 with the reason written to why.
+ */
+int client_state_selectable(const struct client_state *st, int sq, char *why, size_t size);
+
+/*
+ * Parse and validate a typed move against the current position before anything is sent.
+ * Writes the canonical move text to out. Returns 0, or a negative game_errno with the reason in
+ * why (the engine's own sentence for an illegal move).
+ */
+int client_state_move_check(const struct client_state *st, const char *text, char *out,
+                            size_t outsize, char *why, size_t whysize);
+
+/* One line describing the outcome: "Black wins 34 to 28", "Draw", ... */
+void client_state_result_text(const struct client_table *t, char *buf, size_t size);
+
+/* The lobby entry with this id, or NULL. Returns a borrowed pointer. */
+const struct client_entry *client_state_entry(const struct client_state *st, const char *id);
+
+/* client-request.c: what a view may ask of the server. Each returns 0 or a negative code. */
+int client_request_list(struct client *c);
+int client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
+                          int private_game);
+int client_request_join(struct client *c, const char *id_or_code);
+int client_request_quick(struct client *c, enum game_kind kind, const char *variant);
+int client_request_watch(struct client *c, const char *id_or_code);
+/* Join (join = 1) or watch a private game by its invite code. */
+int client_request_by_code(struct client *c, int join, const char *code);
+int client_request_move(struct client *c, const char *move);
+int client_request_resign(struct client *c);
+int client_request_leave(struct client *c);
+
+/* The reply with this id arrived: take its pending record out into *out. Returns 0 or -1. */
+int client_request_done(struct client *c, int id, struct client_pending *out);
+
+/* client-net.c */
+
+/* Connect to the server and say hello; reconnects by itself until client_net_stop. */
+int client_net_start(struct client *c);
+
+/* Send one encoded message; steals the wire reference. Returns 0 or UV_ENOTCONN. */
+int client_net_send(struct client *c, struct wire *w);
+
+/* Whether a greeted connection is up. */
+int client_net_up(const struct client *c);
+
+/* The session token in use ("" if none yet). Returns a borrowed string. */
+const char *client_net_token(const struct client *c);
+
+/* The server refused our token: forget it and say hello afresh on this connection. */
+void client_net_token_refused(struct client *c);
+
+/* The server said bye: "shutdown" (reconnect later) or "replaced" (stop for good). */
+void client_net_bye(struct client *c, const char *reason);
+
+/* Close the connection for good; the handles are freed in their close callbacks. */
+void client_net_stop(struct client *c);
+
+/* client-session.c: the session token kept across restarts. */
+
+/* Load the token stored for host, port and name. Returns 0, or -1 if there is none. */
+int client_session_load(const char *host, int port, const char *name, char *token, size_t size);
+
+/* Store the token for host, port and name (mode 0600). Returns 0 or a negative errno. */
+int client_session_save(const char *host, int port, const char *name, const char *token);
+
+/* Forget the stored token. */
+void client_session_forget(const char *host, int port, const char *name);
+
+/* The views. */
+extern const struct client_view client_screen_view;
+extern const struct client_view client_plain_view;
+
+#endif
