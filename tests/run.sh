@@ -46,8 +46,24 @@ run_build() {
 		--suite fuzz --num-processes 2 || status=1
 }
 
+# The fuzz targets as libFuzzer binaries (clang), each run for a short while.
+run_fuzz() {
+	local dir=build-fuzz
+	echo "== build $dir"
+	if [ ! -f "$dir/build.ninja" ]; then
+		CC=clang meson setup "$dir" --werror -Dfuzz=true -Db_sanitize=address,undefined \
+			-Db_lundef=false >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+	fi
+	targets=$(cd tests/fuzz && ls fuzz-*.c | grep -v fuzz-main.c | sed 's|^|tests/fuzz/|; s|\.c$||')
+	# shellcheck disable=SC2086
+	ninja -C "$dir" $targets >"$dir.compile.log" 2>&1 || { cat "$dir.compile.log"; return 1; }
+	echo "== fuzz $dir"
+	meson test -C "$dir" --no-rebuild --print-errorlogs --suite fuzz || status=1
+}
+
 run_build build || status=1
 run_build build-asan -Db_sanitize=address,undefined -Db_lundef=false || status=1
+run_fuzz || status=1
 
-python3 tests/summary.py build build-asan || status=1
+python3 tests/summary.py build build-asan build-fuzz || status=1
 exit $status
