@@ -1,0 +1,298 @@
+/*
+ * hokitod.c: the match server's entry point: command line, signals, the event loop.
+ *
+ * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
+ * the network layer (which makes the game layer), listens, and runs the libuv loop until SIGINT or
+ * SIGTERM asks for a clean stop: clients are told, queued output is flushed, then everything is
+ * freed. It owns the loop and the two signal handles.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uv.h>
+
+#include "hokito-config.h"
+#include "log.h"
+#include "net.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:7777"
+
+struct hokitod {
+	struct net *net;
+	uv_signal_t sigint, sigterm;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: hokitod [options]\n"
+	        "\n"
+	        "The hokito match server: HOKITO and OXONO over newline-delimited JSON (protocol "
+	        "%d).\n"
+	        "\n"
+	        "  --listen HOST:PORT       address to listen on (default %s; IPv6 as [::1]:7777;\n"
+	        "                           port 0 picks a free port)\n"
+	        "  --port-file PATH         write the bound port number to PATH once listening\n"
+	        "  --log-level LEVEL        error, warn, info (default) or debug; logs go to "
+	        "stderr\n"
+	        "  --max-line BYTES         longest input line (default %d)\n"
+	        "  --hello-timeout SECONDS  time a new connection has to say hello (default 10)\n"
+	        "  --max-output BYTES       output waiting for one client before it is dropped\n"
+	        "                           (default 1048576)\n"
+	        "  --max-clients N          connections served at once (default 1024)\n"
+	        "  --max-games N            open and live games held at once (default 10000)\n"
+	        "  --keep-finished N        finished games kept in the lobby list (default 20)\n"
+	        "  --linger SECONDS         how long a disconnected session can resume (default "
+	        "300)\n"
+	        "  --help                   show this help\n"
+	        "  --version                show the version\n",
+	        PROTOCOL_VERSION, DEFAULT_LISTEN, PROTOCOL_MAX_LINE_DEFAULT);
+}
+
+/* Parse a whole decimal number in [min, max]. Returns 0 or -1. */
+static int
+parse_num(const char *s, unsigned long long min, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Split "HOST:PORT" or "[V6]:PORT". Returns 0 or -1. */
+static int
+parse_listen(const char *arg, char *host, size_t size, int *port)
+{
+	const char *colon;
+	unsigned long long p;
+	size_t n;
+
+	if (arg[0] == '[') {
+		const char *close = strchr(arg, ']');
+
+		if (close == NULL || close[1] != ':')
+			return -1;
+		n = (size_t)(close - arg - 1);
+		if (n == 0 || n >= size)
+			return -1;
+		memcpy(host, arg + 1, n);
+		colon = close + 1;
+	} else {
+		colon = strrchr(arg, ':');
+		if (colon == NULL)
+			return -1;
+		n = (size_t)(colon - arg);
+		if (n == 0 || n >= size)
+			return -1;
+		memcpy(host, arg, n);
+	}
+	host[n] = '\0';
+	if (parse_num(colon + 1, 0, 65535, &p) < 0)
+		return -1;
+	*port = (int)p;
+	return 0;
+}
+
+static void
+signal_cb(uv_signal_t *h, int signum)
+{
+	struct hokitod *d = h->data;
+
+	log_info("got %s", signum == SIGINT ? "SIGINT" : "SIGTERM");
+	net_shutdown(d->net);
+	uv_close((uv_handle_t *)&d->sigint, NULL);
+	uv_close((uv_handle_t *)&d->sigterm, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	enum {
+		O_LISTEN = 256,
+		O_PORT_FILE,
+		O_LOG,
+		O_LINE,
+		O_HELLO,
+		O_OUTPUT,
+		O_CLIENTS,
+		O_GAMES,
+		O_KEEP,
+		O_LINGER,
+		O_HELP,
+		O_VERSION
+	};
+	static const struct option options[] = {
+	        {"listen", required_argument, NULL, O_LISTEN},
+	        {"port-file", required_argument, NULL, O_PORT_FILE},
+	        {"log-level", required_argument, NULL, O_LOG},
+	        {"max-line", required_argument, NULL, O_LINE},
+	        {"hello-timeout", required_argument, NULL, O_HELLO},
+	        {"max-output", required_argument, NULL, O_OUTPUT},
+	        {"max-clients", required_argument, NULL, O_CLIENTS},
+	        {"max-games", required_argument, NULL, O_GAMES},
+	        {"keep-finished", required_argument, NULL, O_KEEP},
+	        {"linger", required_argument, NULL, O_LINGER},
+	        {"help", no_argument, NULL, O_HELP},
+	        {"version", no_argument, NULL, O_VERSION},
+	        {NULL, 0, NULL, 0},
+	};
+	struct net_config ncfg = {
+	        .max_line = PROTOCOL_MAX_LINE_DEFAULT,
+	        .max_output = 1048576,
+	        .max_clients = 1024,
+	        .hello_timeout_ms = 10000,
+	        .close_timeout_ms = 2000,
+	};
+	struct lobby_config lcfg = {
+	        .max_games = 10000,
+	        .keep_finished = 20,
+	        .linger_ms = 300000,
+	};
+	const char *listen = DEFAULT_LISTEN, *port_file = NULL;
+	char host[256], bound[128];
+	unsigned long long v;
+	struct hokitod d;
+	uv_loop_t loop;
+	int port, opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		const char *bad = NULL;
+
+		switch (opt) {
+		case O_LISTEN:
+			listen = optarg;
+			break;
+		case O_PORT_FILE:
+			port_file = optarg;
+			break;
+		case O_LOG: {
+			enum log_level level;
+
+			if (log_level_parse(optarg, &level) < 0)
+				bad = "--log-level wants error, warn, info or debug";
+			else
+				log_level_set(level);
+			break;
+		}
+		case O_LINE:
+			if (parse_num(optarg, 64, 1u << 30, &v) < 0)
+				bad = "--max-line wants a number of bytes from 64 to 2^30";
+			else
+				ncfg.max_line = (size_t)v;
+			break;
+		case O_HELLO:
+			if (parse_num(optarg, 1, 86400, &v) < 0)
+				bad = "--hello-timeout wants seconds from 1 to 86400";
+			else
+				ncfg.hello_timeout_ms = v * 1000;
+			break;
+		case O_OUTPUT:
+			if (parse_num(optarg, 1024, 1ull << 32, &v) < 0)
+				bad = "--max-output wants a number of bytes from 1024 to 2^32";
+			else
+				ncfg.max_output = (size_t)v;
+			break;
+		case O_CLIENTS:
+			if (parse_num(optarg, 1, 1000000, &v) < 0)
+				bad = "--max-clients wants a number from 1 to 1000000";
+			else
+				ncfg.max_clients = (unsigned)v;
+			break;
+		case O_GAMES:
+			if (parse_num(optarg, 1, 10000000, &v) < 0)
+				bad = "--max-games wants a number from 1 to 10000000";
+			else
+				lcfg.max_games = (unsigned)v;
+			break;
+		case O_KEEP:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--keep-finished wants a number from 0 to 100000";
+			else
+				lcfg.keep_finished = (unsigned)v;
+			break;
+		case O_LINGER:
+			if (parse_num(optarg, 0, 31536000, &v) < 0)
+				bad = "--linger wants seconds from 0 to 31536000";
+			else
+				lcfg.linger_ms = v * 1000;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		case O_VERSION:
+			printf("hokitod %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+		if (bad != NULL) {
+			fprintf(stderr, "hokitod: %s (got '%s')\n", bad, optarg);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hokitod: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (parse_listen(listen, host, sizeof host, &port) < 0) {
+		fprintf(stderr, "hokitod: --listen wants HOST:PORT or [IPV6]:PORT (got '%s')\n",
+		        listen);
+		return 2;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	uv_loop_init(&loop);
+	d.net = net_create(&loop, &ncfg, &lcfg);
+	rc = net_listen(d.net, host, port, bound, sizeof bound);
+	if (rc < 0) {
+		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
+		net_shutdown(d.net);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		net_free(d.net);
+		uv_loop_close(&loop);
+		return 1;
+	}
+	log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
+	if (port_file != NULL) {
+		FILE *f = fopen(port_file, "w");
+		const char *p = strrchr(bound, ':');
+
+		if (f == NULL || fprintf(f, "%s\n", p ? p + 1 : bound) < 0 || fclose(f) != 0) {
+			log_error("cannot write %s: %s", port_file, strerror(errno));
+			net_shutdown(d.net);
+			uv_run(&loop, UV_RUN_DEFAULT);
+			net_free(d.net);
+			uv_loop_close(&loop);
+			return 1;
+		}
+	}
+	uv_signal_init(&loop, &d.sigint);
+	uv_signal_init(&loop, &d.sigterm);
+	d.sigint.data = d.sigterm.data = &d;
+	uv_signal_start(&d.sigint, signal_cb, SIGINT);
+	uv_signal_start(&d.sigterm, signal_cb, SIGTERM);
+
+	uv_run(&loop, UV_RUN_DEFAULT);
+
+	net_free(d.net);
+	rc = uv_loop_close(&loop);
+	if (rc != 0)
+		log_warn("loop closed with handles left: %s", uv_strerror(rc));
+	log_info("stopped");
+	return 0;
+}

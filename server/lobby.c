@@ -1,0 +1,785 @@
+/*
+ * lobby.c: the game layer's front: sessions, the list of tables, and every request.
+ *
+ * The lobby owns every session and every table. A session outlives its connection (a peer) so
+ * that a player can come back with its token; it is freed by lobby_tick() once it has been
+ * disconnected longer than the linger time, unless it holds a seat in a live game. Tables are
+ * freed when their game is finished and more than keep_finished finished games are held, or when
+ * the lobby is freed. Pruning happens at the end of each entry point, never in the middle of a
+ * request that still uses the table.
+ *
+ * Requests arrive already validated in form by msg_decode(); here they are checked against the
+ * state (who is where, whose turn, the rules) and every refusal is an error reply that changes
+ * nothing. Moves are validated by the rules module (game_move_parse) against the authoritative
+ * position before anything else happens.
+ */
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lobby.h"
+#include "log.h"
+#include "osrand.h"
+#include "xmalloc.h"
+
+#define CODE_ALPHABET "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+struct lobby {
+	struct lobby_config cfg;
+	struct lobby_ops ops;
+	struct session **sessions; /* every session, in creation order */
+	size_t nsessions, sessions_cap;
+	struct table **tables; /* every table, in creation order */
+	size_t ntables, tables_cap;
+	unsigned next_player;     /* number of the next player id */
+	unsigned next_game;       /* number of the next game id */
+	uint64_t serial;          /* tables created */
+	uint64_t finished_serial; /* tables finished */
+};
+
+struct lobby *
+lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
+{
+	struct lobby *lb = xcalloc(1, sizeof *lb);
+
+	lb->cfg = *cfg;
+	lb->ops = *ops;
+	lb->next_player = 1;
+	lb->next_game = 1;
+	return lb;
+}
+
+void
+lobby_free(struct lobby *lb)
+{
+	if (lb == NULL)
+		return;
+	for (size_t i = 0; i < lb->ntables; i++)
+		table_free(lb->tables[i]);
+	for (size_t i = 0; i < lb->nsessions; i++)
+		free(lb->sessions[i]);
+	free(lb->tables);
+	free(lb->sessions);
+	free(lb);
+}
+
+const struct lobby_ops *
+lobby_ops(const struct lobby *lb)
+{
+	return &lb->ops;
+}
+
+void
+lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables)
+{
+	*sessions = (unsigned)lb->nsessions;
+	*tables = (unsigned)lb->ntables;
+}
+
+static uint64_t
+lobby_now(struct lobby *lb)
+{
+	return lb->ops.now(lb->ops.arg);
+}
+
+/* Send a message (stolen) to a peer. */
+static void
+send_msg(struct lobby *lb, struct lobby_peer *peer, json_t *o)
+{
+	struct wire *w = wire_encode_steal(o);
+
+	lb->ops.send(lb->ops.arg, peer, w);
+	wire_unref(w);
+}
+
+/* Refuse request m with an error of code and a sentence. */
+static void refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int code,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 5, 6)))
+#endif
+        ;
+
+static void
+refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int code, const char *fmt,
+       ...)
+{
+	char text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	log_debug("%s: %s refused: %s", peer->session ? peer->session->id : "-",
+	          msg_type_name(m->type), text);
+	send_msg(lb, peer, msg_error_new(code, m->type, NULL, text, m->id));
+}
+
+/* Whether s is seated in a game that is open or live. */
+static int
+seated_active(const struct session *s)
+{
+	return s->table != NULL && s->seat >= 0 && s->table->status != TABLE_FINISHED;
+}
+
+static unsigned
+active_tables(const struct lobby *lb)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < lb->ntables; i++)
+		n += lb->tables[i]->status != TABLE_FINISHED;
+	return n;
+}
+
+/* A presence notice about seat of t, to everyone else there. */
+static void
+presence_notify(struct table *t, int seat, int connected)
+{
+	json_t *o = msg_new(MSG_PRESENCE, NULL);
+	struct wire *w;
+
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
+	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
+	json_object_set_new(o, "connected", json_boolean(connected));
+	w = wire_encode_steal(o);
+	table_broadcast(t, w, t->seat[seat]);
+	wire_unref(w);
+}
+
+/* A game just finished: seated sessions that are disconnected linger from now on. */
+static void
+finished_touch(struct lobby *lb, struct table *t)
+{
+	if (t->status != TABLE_FINISHED)
+		return;
+	t->finished_serial = ++lb->finished_serial;
+	for (int i = 0; i < 2; i++)
+		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
+			t->seat[i]->gone_at = lobby_now(lb);
+	log_info("game %s over: %s %s (%s) after %zu moves", t->id, t->result,
+	         t->winner >= 0 ? game_side_name(t->kind, t->winner) : "-", t->reason, t->nmoves);
+}
+
+/*
+ * Take s away from the game it is at. A spectator leaves the list; a player of an open game ends
+ * it (nobody is left to play it); a player of a finished game just goes. The caller makes sure s
+ * is not seated in a live game.
+ */
+static void
+session_leave(struct lobby *lb, struct session *s)
+{
+	struct table *t = s->table;
+
+	if (t == NULL)
+		return;
+	assert(!(s->seat >= 0 && t->status == TABLE_LIVE));
+	if (s->seat < 0) {
+		s->table = NULL;
+		if (s->peer != NULL) {
+			table_watcher_remove(t, s);
+			table_spectators_notify(t);
+		}
+		return;
+	}
+	if (t->status == TABLE_OPEN) {
+		table_finish(t, "aborted", -1, "abandoned");
+		finished_touch(lb, t);
+	}
+	t->seat[s->seat] = NULL;
+	s->table = NULL;
+	s->seat = -1;
+}
+
+/* Free table t (at index i of the list) after detaching every session still at it. */
+static void
+table_drop(struct lobby *lb, size_t i)
+{
+	struct table *t = lb->tables[i];
+
+	for (size_t j = 0; j < lb->nsessions; j++) {
+		struct session *s = lb->sessions[j];
+
+		if (s->table == t) {
+			s->table = NULL;
+			s->seat = -1;
+		}
+	}
+	log_debug("game %s forgotten", t->id);
+	table_free(t);
+	memmove(lb->tables + i, lb->tables + i + 1, (lb->ntables - i - 1) * sizeof *lb->tables);
+	lb->ntables--;
+}
+
+/* Forget the oldest finished games beyond keep_finished. */
+static void
+lobby_prune(struct lobby *lb)
+{
+	for (;;) {
+		size_t finished = 0, oldest = 0;
+		uint64_t oldest_serial = UINT64_MAX;
+
+		for (size_t i = 0; i < lb->ntables; i++) {
+			struct table *t = lb->tables[i];
+
+			if (t->status != TABLE_FINISHED)
+				continue;
+			finished++;
+			if (t->finished_serial < oldest_serial) {
+				oldest_serial = t->finished_serial;
+				oldest = i;
+			}
+		}
+		if (finished <= lb->cfg.keep_finished)
+			return;
+		table_drop(lb, oldest);
+	}
+}
+
+/* Compare two strings in time that depends only on the length of b (the secret's length). */
+static int
+token_equal(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	unsigned char diff = strlen(a) != n;
+
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]) | (unsigned char)(a[i] == '\0');
+	return diff == 0;
+}
+
+static struct session *
+session_find_token(struct lobby *lb, const char *token)
+{
+	if (strlen(token) != PROTOCOL_TOKEN_LEN)
+		return NULL;
+	for (size_t i = 0; i < lb->nsessions; i++)
+		if (token_equal(token, lb->sessions[i]->token))
+			return lb->sessions[i];
+	return NULL;
+}
+
+static struct session *
+session_new(struct lobby *lb, const char *name)
+{
+	struct session *s = xcalloc(1, sizeof *s);
+
+	snprintf(s->id, sizeof s->id, "p%u", lb->next_player++);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	osrand_text(s->token, PROTOCOL_TOKEN_LEN, "0123456789abcdef");
+	s->seat = -1;
+	if (lb->nsessions == lb->sessions_cap) {
+		lb->sessions_cap = lb->sessions_cap ? lb->sessions_cap * 2 : 64;
+		lb->sessions = xrealloc(lb->sessions, lb->sessions_cap * sizeof *lb->sessions);
+	}
+	lb->sessions[lb->nsessions++] = s;
+	return s;
+}
+
+static json_t *
+welcome_new(struct lobby *lb, const struct session *s, int resumed, json_t *id)
+{
+	json_t *o = msg_new(MSG_WELCOME, NULL);
+
+	json_object_set_new(o, "protocol", json_integer(PROTOCOL_VERSION));
+	json_object_set_new(o, "server", json_string(lb->cfg.server));
+	json_object_set_new(o, "player", msg_player_new(s->id, s->name));
+	json_object_set_new(o, "token", json_string(s->token));
+	json_object_set_new(o, "resumed", json_boolean(resumed));
+	json_object_set_new(o, "game", s->table ? json_string(s->table->id) : json_null());
+	json_object_set_new(o, "limits",
+	                    json_pack("{s:I}", "max_line", (json_int_t)lb->cfg.max_line));
+	if (id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(id));
+	return o;
+}
+
+/*
+ * Resume a session on a new connection. The client says which seq it saw last: if the log holds
+ * every event after it, those very lines are sent again (nothing else is needed to catch up);
+ * otherwise a full state. Notices are about the present, so the current ones follow.
+ */
+static void
+hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct session *s)
+{
+	int was_connected = s->peer != NULL;
+	struct table *t;
+
+	if (was_connected) {
+		struct lobby_peer *old = s->peer;
+
+		send_msg(lb, old,
+		         msg_bye_new("replaced", "this session said hello on another connection"));
+		old->session = NULL;
+		lb->ops.close(lb->ops.arg, old);
+		log_info("%s (%s) replaced its connection", s->id, s->name);
+	}
+	s->peer = peer;
+	peer->session = s;
+	send_msg(lb, peer, welcome_new(lb, s, 1, m->id));
+	log_info("%s (%s) resumed%s%s", s->id, s->name, s->table ? " at game " : "",
+	         s->table ? s->table->id : "");
+	t = s->table;
+	if (t == NULL)
+		return;
+	if (m->has_last_seq && m->last_seq <= table_seq(t)) {
+		for (size_t i = (size_t)m->last_seq; i < t->nlog; i++)
+			lb->ops.send(lb->ops.arg, peer, t->log[i]);
+	} else {
+		send_msg(lb, peer, table_state_new(t, s, NULL));
+	}
+	if (s->seat < 0 && !was_connected) {
+		table_watcher_add(t, s);
+		table_spectators_notify(t);
+	} else {
+		json_t *o = msg_new(MSG_SPECTATORS, NULL);
+
+		json_object_set_new(o, "game", json_string(t->id));
+		json_object_set_new(o, "spectators", table_spectators_new(t));
+		send_msg(lb, peer, o);
+	}
+	if (s->seat >= 0 && t->status == TABLE_LIVE) {
+		if (!was_connected)
+			presence_notify(t, s->seat, 1);
+		if (game_side(&t->game) == s->seat)
+			table_your_turn(t);
+	}
+}
+
+static void
+handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s;
+
+	if (peer->session != NULL) {
+		refuse(lb, peer, m, PROTO_EALREADYWELCOMED, "this connection already said hello");
+		return;
+	}
+	if (m->token != NULL) {
+		s = session_find_token(lb, m->token);
+		if (s == NULL) {
+			refuse(lb, peer, m, PROTO_EBADTOKEN,
+			       "unknown or expired session token; say hello with a name instead");
+			return;
+		}
+		hello_resume(lb, peer, m, s);
+		return;
+	}
+	s = session_new(lb, m->name);
+	s->peer = peer;
+	peer->session = s;
+	log_info("%s (%s) said hello%s%s", s->id, s->name, m->client ? " from " : "",
+	         m->client ? m->client : "");
+	send_msg(lb, peer, welcome_new(lb, s, 0, m->id));
+}
+
+/* Find a game for join or watch: private ones only by their code. */
+static struct table *
+table_lookup(struct lobby *lb, const struct msg *m)
+{
+	for (size_t i = 0; i < lb->ntables; i++) {
+		struct table *t = lb->tables[i];
+
+		if (m->code != NULL) {
+			if (t->is_private && strcmp(t->code, m->code) == 0)
+				return t;
+		} else if (!t->is_private && strcmp(t->id, m->game) == 0) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/* Whether a private game already uses this invite code. */
+static int
+code_used(struct lobby *lb, const char *code)
+{
+	for (size_t i = 0; i < lb->ntables; i++)
+		if (lb->tables[i]->is_private && strcmp(lb->tables[i]->code, code) == 0)
+			return 1;
+	return 0;
+}
+
+/* Create a game with s seated (seat -1: random) and reply its state. */
+static void
+do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum game_kind kind,
+          const char *variant, int seat, int is_private, int has_seed, uint64_t seed)
+{
+	struct session *s = peer->session;
+	struct table *t;
+	char id[16];
+	json_t *ev;
+
+	if (active_tables(lb) >= lb->cfg.max_games) {
+		refuse(lb, peer, m, PROTO_ESERVERFULL, "the server holds its maximum of %u games",
+		       lb->cfg.max_games);
+		return;
+	}
+	session_leave(lb, s);
+	snprintf(id, sizeof id, "g%u", lb->next_game++);
+	t = table_create(lb, id, kind, variant, has_seed ? seed : osrand_u64());
+	t->serial = ++lb->serial;
+	t->is_private = is_private;
+	if (is_private) {
+		do
+			osrand_text(t->code, PROTOCOL_CODE_LEN, CODE_ALPHABET);
+		while (code_used(lb, t->code));
+	}
+	if (lb->ntables == lb->tables_cap) {
+		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
+		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
+	}
+	lb->tables[lb->ntables++] = t;
+	if (seat < 0)
+		seat = (int)(osrand_u64() & 1);
+	table_seat(t, seat, s);
+	ev = table_event_new(t, MSG_SEATED);
+	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
+	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
+	table_emit(t, ev, s);
+	log_info("%s (%s) created game %s: %s %s, %s, seat %s", s->id, s->name, t->id,
+	         game_kind_name(kind), variant, is_private ? "private" : "public",
+	         game_side_name(kind, seat));
+	send_msg(lb, peer, table_state_new(t, s, m->id));
+}
+
+/* Seat s at the open seat of t, start the game and reply its state. */
+static void
+do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
+{
+	struct session *s = peer->session;
+	int seat;
+	json_t *ev;
+
+	session_leave(lb, s);
+	seat = t->seat_taken[0] ? 1 : 0;
+	table_seat(t, seat, s);
+	ev = table_event_new(t, MSG_SEATED);
+	json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, seat)));
+	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
+	table_emit(t, ev, s);
+	table_start(t, s);
+	finished_touch(lb, t);
+	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,
+	         game_side_name(t->kind, seat));
+	send_msg(lb, peer, table_state_new(t, s, m->id));
+	table_your_turn(t);
+}
+
+static void
+handle_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (seated_active(peer->session)) {
+		refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		       "you are seated in game %s; leave it first", peer->session->table->id);
+		return;
+	}
+	do_create(lb, peer, m, m->kind, m->variant, m->seat, m->is_private, m->has_seed, m->seed);
+}
+
+static void
+handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct table *t;
+
+	if (seated_active(peer->session)) {
+		refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		       "you are seated in game %s; leave it first", peer->session->table->id);
+		return;
+	}
+	t = table_lookup(lb, m);
+	if (t == NULL) {
+		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
+		       m->code ? "invite code" : "id");
+		return;
+	}
+	if (t->status != TABLE_OPEN) {
+		refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)", t->id,
+		       t->status == TABLE_LIVE ? "being played" : "over");
+		return;
+	}
+	do_join(lb, peer, m, t);
+}
+
+static void
+handle_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+
+	if (seated_active(s)) {
+		refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		       "you are seated in game %s; leave it first", s->table->id);
+		return;
+	}
+	for (size_t i = 0; i < lb->ntables; i++) {
+		struct table *t = lb->tables[i];
+		int seat = t->seat_taken[0] ? 0 : 1;
+
+		if (t->status != TABLE_OPEN || t->is_private || t->kind != m->kind ||
+		    strcmp(t->variant, m->variant) != 0 || t->seat[seat] == s ||
+		    !table_connected(t, seat))
+			continue;
+		do_join(lb, peer, m, t);
+		return;
+	}
+	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0);
+}
+
+static void
+handle_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t;
+
+	if (seated_active(s)) {
+		refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		       "you are seated in game %s; leave it first", s->table->id);
+		return;
+	}
+	t = table_lookup(lb, m);
+	if (t == NULL) {
+		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
+		       m->code ? "invite code" : "id");
+		return;
+	}
+	session_leave(lb, s);
+	s->table = t;
+	s->seat = -1;
+	table_watcher_add(t, s);
+	log_info("%s (%s) watches game %s", s->id, s->name, t->id);
+	send_msg(lb, peer, table_state_new(t, s, m->id));
+	table_spectators_notify(t);
+}
+
+/*
+ * The checks a move or a resignation must pass, in the documented order. Returns the table, or
+ * NULL after refusing.
+ */
+static struct table *
+player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = s->table;
+
+	if (t == NULL) {
+		refuse(lb, peer, m, PROTO_ENOTSEATED, "you are not at any game");
+		return NULL;
+	}
+	if (m->game != NULL && strcmp(m->game, t->id) != 0) {
+		refuse(lb, peer, m, PROTO_ENOTSEATED,
+		       "you are not seated in that game (you are at %s)", t->id);
+		return NULL;
+	}
+	if (s->seat < 0) {
+		refuse(lb, peer, m, PROTO_ESPECTATOR, "spectators cannot %s",
+		       m->type == MSG_MOVE ? "move" : "resign");
+		return NULL;
+	}
+	if (t->status == TABLE_OPEN) {
+		refuse(lb, peer, m, PROTO_ENOTSTARTED, "game %s waits for its second player",
+		       t->id);
+		return NULL;
+	}
+	if (t->status == TABLE_FINISHED) {
+		refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over", t->id);
+		return NULL;
+	}
+	return t;
+}
+
+static void
+handle_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = player_table(lb, peer, m);
+	struct game_error gerr;
+	struct game_move mv;
+	int64_t seq;
+	int rc;
+
+	if (t == NULL)
+		return;
+	if (game_side(&t->game) != s->seat) {
+		refuse(lb, peer, m, PROTO_ENOTYOURTURN, "it is %s's turn",
+		       game_side_name(t->kind, game_side(&t->game)));
+		return;
+	}
+	/* the rules module is the judge: nothing is applied that it did not accept */
+	rc = game_move_parse(&t->game, m->move, &mv, &gerr);
+	if (rc == GAME_ESYNTAX) {
+		refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not a %s move: %s", m->move,
+		       game_kind_name(t->kind), gerr.text);
+		return;
+	}
+	if (rc == GAME_EILLEGAL) {
+		refuse(lb, peer, m, PROTO_EILLEGALMOVE, "%s", gerr.text);
+		return;
+	}
+	if (rc < 0) {
+		refuse(lb, peer, m, PROTO_EGAMEOVER, "%s", gerr.text);
+		return;
+	}
+	seq = table_play(t, mv);
+	log_debug("game %s: %s played %s", t->id, s->id, t->moves[t->nmoves - 1]);
+	finished_touch(lb, t);
+	send_msg(lb, peer, msg_ok_new(MSG_MOVE, seq, m->id));
+	table_your_turn(t);
+}
+
+static void
+handle_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = player_table(lb, peer, m);
+	int64_t seq;
+
+	if (t == NULL)
+		return;
+	seq = table_finish(t, "win", 1 - s->seat, "resign");
+	finished_touch(lb, t);
+	send_msg(lb, peer, msg_ok_new(MSG_RESIGN, seq, m->id));
+}
+
+static void
+handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+
+	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE) {
+		refuse(lb, peer, m, PROTO_EINGAME, "game %s is being played; resign first",
+		       s->table->id);
+		return;
+	}
+	session_leave(lb, s);
+	send_msg(lb, peer, msg_ok_new(MSG_LEAVE, -1, m->id));
+}
+
+static void
+handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	json_t *o = msg_new(MSG_GAMES, NULL), *games = json_array();
+	struct table **fin = xmalloc((lb->ntables + 1) * sizeof *fin);
+	size_t nfin = 0;
+
+	for (int status = TABLE_OPEN; status <= TABLE_LIVE; status++)
+		for (size_t i = 0; i < lb->ntables; i++)
+			if (lb->tables[i]->status == (enum table_status)status &&
+			    !lb->tables[i]->is_private)
+				json_array_append_new(games, table_summary_new(lb->tables[i]));
+	for (size_t i = 0; i < lb->ntables; i++)
+		if (lb->tables[i]->status == TABLE_FINISHED && !lb->tables[i]->is_private)
+			fin[nfin++] = lb->tables[i];
+	/* most recently finished first (a small insertion sort: keep_finished is small) */
+	for (size_t i = 1; i < nfin; i++)
+		for (size_t j = i; j > 0 && fin[j]->finished_serial > fin[j - 1]->finished_serial;
+		     j--) {
+			struct table *x = fin[j];
+
+			fin[j] = fin[j - 1];
+			fin[j - 1] = x;
+		}
+	for (size_t i = 0; i < nfin; i++)
+		json_array_append_new(games, table_summary_new(fin[i]));
+	free(fin);
+	json_object_set_new(o, "games", games);
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	send_msg(lb, peer, o);
+}
+
+void
+lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (m->type == MSG_HELLO) {
+		handle_hello(lb, peer, m);
+		lobby_prune(lb);
+		return;
+	}
+	if (peer->session == NULL) {
+		refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");
+		return;
+	}
+	switch (m->type) {
+	case MSG_LIST:
+		handle_list(lb, peer, m);
+		break;
+	case MSG_CREATE:
+		handle_create(lb, peer, m);
+		break;
+	case MSG_JOIN:
+		handle_join(lb, peer, m);
+		break;
+	case MSG_QUICK:
+		handle_quick(lb, peer, m);
+		break;
+	case MSG_WATCH:
+		handle_watch(lb, peer, m);
+		break;
+	case MSG_MOVE:
+		handle_move(lb, peer, m);
+		break;
+	case MSG_RESIGN:
+		handle_resign(lb, peer, m);
+		break;
+	case MSG_LEAVE:
+		handle_leave(lb, peer, m);
+		break;
+	case MSG_PING:
+		send_msg(lb, peer, msg_new(MSG_PONG, m->id));
+		break;
+	default:
+		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE, "'%s' is not a request",
+		       msg_type_name(m->type));
+		break;
+	}
+	lobby_prune(lb);
+}
+
+void
+lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
+{
+	struct session *s = peer->session;
+	struct table *t;
+
+	if (s == NULL)
+		return;
+	peer->session = NULL;
+	s->peer = NULL;
+	s->gone_at = lobby_now(lb);
+	t = s->table;
+	log_info("%s (%s) disconnected", s->id, s->name);
+	if (t == NULL)
+		return;
+	if (s->seat < 0) {
+		table_watcher_remove(t, s);
+		table_spectators_notify(t);
+	} else if (t->status != TABLE_FINISHED) {
+		presence_notify(t, s->seat, 0);
+	}
+}
+
+void
+lobby_tick(struct lobby *lb)
+{
+	uint64_t now = lobby_now(lb);
+
+	for (size_t i = 0; i < lb->nsessions;) {
+		struct session *s = lb->sessions[i];
+
+		if (s->peer != NULL || now - s->gone_at < lb->cfg.linger_ms ||
+		    (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE)) {
+			i++;
+			continue;
+		}
+		log_info("%s (%s) expired", s->id, s->name);
+		session_leave(lb, s);
+		free(s);
+		memmove(lb->sessions + i, lb->sessions + i + 1,
+		        (lb->nsessions - i - 1) * sizeof *lb->sessions);
+		lb->nsessions--;
+	}
+	lobby_prune(lb);
+}

@@ -1,0 +1,194 @@
+/*
+ * lobby.h: the game layer of hokitod: sessions, tables (games with their seats and spectators),
+ * and every request of the protocol.
+ *
+ * The network layer hands the game layer whole, validated messages (struct msg) for a peer and
+ * takes back encoded lines (struct wire) to write, through struct lobby_ops. The game layer never
+ * calls libuv, never touches a socket and never reads the clock itself: time comes from
+ * ops->now, so tests and future clocks (issue 6) can inject it. Every game event passes through
+ * one function, table_emit() (table.c), which numbers it, encodes it once, keeps it in the game's
+ * event log and offers it to ops->event, the hook a durable store (issue 5) will use.
+ *
+ * Re-entrancy rule: ops->send and ops->close must never call back into the lobby (a peer whose
+ * output overflows is closed later, by the network layer, outside the lobby's call).
+ */
+#ifndef HOKITO_SERVER_LOBBY_H
+#define HOKITO_SERVER_LOBBY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+#include "protocol.h"
+
+struct lobby;
+struct session;
+struct table;
+
+/* The game layer's view of a connection; embedded in the network layer's client. */
+struct lobby_peer {
+	struct session *session; /* set by a successful hello, NULL before and after */
+};
+
+struct lobby_ops {
+	/* Queue a line for the peer. w is borrowed: take a reference (wire_ref) to keep it. */
+	void (*send)(void *arg, struct lobby_peer *peer, struct wire *w);
+	/* Close the peer once what is queued is written (a session resumed elsewhere). */
+	void (*close)(void *arg, struct lobby_peer *peer);
+	/* Monotonic time in milliseconds. */
+	uint64_t (*now)(void *arg);
+	/*
+	 * Optional (NULL): every game event, after it is numbered and before anybody receives it.
+	 * ev is borrowed. The hook of a durable store.
+	 */
+	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev);
+	void *arg; /* passed to every op */
+};
+
+struct lobby_config {
+	unsigned max_games;     /* games held (open, live and finished) */
+	unsigned keep_finished; /* finished games kept and listed */
+	uint64_t linger_ms;     /* how long a disconnected session is kept */
+	size_t max_line;        /* told to clients in welcome */
+	const char *server;     /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
+};
+
+/* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
+struct lobby *lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops);
+
+/* Free the lobby, its sessions and tables, and every wire it holds. Accepts NULL. */
+void lobby_free(struct lobby *lb);
+
+/* Handle one validated request (msg_decode() returned 0) from peer. m is borrowed. */
+void lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * The peer's connection is gone (or going): its session stays for reconnection, others at its
+ * game are told. Sets peer->session to NULL. Safe for a peer that never said hello.
+ */
+void lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer);
+
+/* Time passed: expire sessions that lingered too long and the open games they held. */
+void lobby_tick(struct lobby *lb);
+
+/* Counts, for the log and the tests: sessions, tables. */
+void lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables);
+
+/* --- Shared by lobby.c and table.c (the game layer's inside). --- */
+
+enum table_status {
+	TABLE_OPEN = 0, /* waiting for its second player */
+	TABLE_LIVE = 1,
+	TABLE_FINISHED = 2,
+};
+
+struct session {
+	char id[16];                        /* "p12" */
+	char name[PROTOCOL_NAME_BYTES + 1]; /* display name */
+	char token[PROTOCOL_TOKEN_LEN + 1]; /* the secret */
+	struct lobby_peer *peer;            /* connection, NULL while disconnected */
+	struct table *table;                /* the game the session is at, or NULL */
+	int seat;                           /* 0 or 1 when seated at table, -1 watching */
+	uint64_t gone_at;                   /* when the connection was lost (ms) */
+};
+
+struct table {
+	struct lobby *lobby; /* owner */
+	char id[16];         /* "g3" */
+	enum game_kind kind;
+	char variant[16]; /* canonical variant name */
+	uint64_t seed;    /* of the start position */
+	int is_private;
+	char code[PROTOCOL_CODE_LEN + 1]; /* invite code of a private game, "" otherwise */
+	enum table_status status;
+	uint64_t serial;          /* creation order */
+	uint64_t finished_serial; /* order of finishing, for pruning */
+	struct game start;        /* the start position */
+	struct game game;         /* the current position: authoritative */
+	struct session *seat[2];  /* seated sessions, NULL if empty or session expired */
+	int seat_taken[2];        /* whether the seat was ever taken */
+	char seat_id[2][16];      /* player ids of the seats (kept after expiry) */
+	char seat_name[2][PROTOCOL_NAME_BYTES + 1];
+	char (*moves)[GAME_MOVE_TEXT]; /* canonical text of every move played */
+	size_t nmoves, moves_cap;
+	struct wire **log; /* log[i] is the event of seq i + 1; one reference each */
+	size_t nlog, log_cap;
+	struct session **watchers; /* connected spectators, in order of arrival */
+	size_t nwatchers, watchers_cap;
+	/* the end, when status is TABLE_FINISHED */
+	const char *result; /* "win", "draw", "aborted" */
+	int winner;         /* seat, or -1 */
+	const char *reason; /* "blocked", "line", "full", "resign", "abandoned" */
+	int score[2];       /* HOKITO scores at the end */
+};
+
+/* Create a table of a new game (status open, no seats). Returns a new table. */
+struct table *table_create(struct lobby *lb, const char *id, enum game_kind kind,
+                           const char *variant, uint64_t seed);
+
+/* Free a table and its log. Sessions pointing at it must be detached first. Accepts NULL. */
+void table_free(struct table *t);
+
+/* The seq of the last event (0 if none). */
+int64_t table_seq(const struct table *t);
+
+/* A new event object {"type", "game", "seq"} numbered as the table's next event. */
+json_t *table_event_new(const struct table *t, enum msg_type type);
+
+/*
+ * Emit a game event: the only way events come to be. Steals ev (from table_event_new()), encodes
+ * it once, appends it to the log, offers it to ops->event, and sends the same wire to every
+ * connected player and spectator except skip (may be NULL). Returns its seq.
+ */
+int64_t table_emit(struct table *t, json_t *ev, const struct session *skip);
+
+/* Send a line (borrowed) to everyone connected at the table except skip. */
+void table_broadcast(struct table *t, struct wire *w, const struct session *skip);
+
+/* Send a line (borrowed) to one session if it is connected. */
+void table_send(struct table *t, struct session *s, struct wire *w);
+
+/* The full state for viewer (seated or spectator). Returns a new reference. */
+json_t *table_state_new(const struct table *t, const struct session *viewer, json_t *id);
+
+/* The summary for the lobby list. Returns a new reference. */
+json_t *table_summary_new(const struct table *t);
+
+/* The spectators object {"count", "names"}. Returns a new reference. */
+json_t *table_spectators_new(const struct table *t);
+
+/* Send the spectators notice to everyone connected at the table. */
+void table_spectators_notify(struct table *t);
+
+/* Send your_turn to the player to move, if the game is live and that player connected. */
+void table_your_turn(struct table *t);
+
+/* Add or remove a connected spectator. */
+void table_watcher_add(struct table *t, struct session *s);
+void table_watcher_remove(struct table *t, struct session *s);
+
+/* Seat session s (or only record the player when s is NULL) at seat. */
+void table_seat(struct table *t, int seat, struct session *s);
+
+/* Whether the seat's player is connected. */
+int table_connected(const struct table *t, int seat);
+
+/* Mark the game finished with this result and emit game_over. Returns its seq. */
+int64_t table_finish(struct table *t, const char *result, int winner, const char *reason);
+
+/* Start the game (both seats taken): status live, emit started to all but skip. */
+void table_start(struct table *t, const struct session *skip);
+
+/*
+ * Play a legal move on the authoritative game (validated by the caller with game_move_parse()),
+ * emit moved, then game_over if the rules ended the game. Returns the seq of moved.
+ */
+int64_t table_play(struct table *t, struct game_move m);
+
+/* Finish a game the rules ended (game_over() is true): emit game_over. Returns its seq. */
+int64_t table_finish_by_rules(struct table *t);
+
+/* The ops and config of the table's lobby (for table.c). */
+const struct lobby_ops *lobby_ops(const struct lobby *lb);
+
+#endif

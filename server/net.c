@@ -1,0 +1,533 @@
+/*
+ * net.c: connections of hokitod on libuv.
+ *
+ * Each connection is a struct net_client that embeds its libuv handles (the TCP stream and one
+ * timer) and the game layer's struct lobby_peer; we get from one to the other with
+ * container_of. It owns its input framer. Writes own their buffer: each write request holds one
+ * reference to the wire it writes, released in the write callback, so one encoded event can be
+ * in flight to a thousand clients at once.
+ *
+ * Teardown is never done inside a client's own callbacks or inside the game layer. A client that
+ * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that
+ * list is reaped at the end of every libuv callback, outside the lobby. Reaping tells the lobby the
+ * peer is gone (which may doom others: their output may overflow; the loop takes them too), then
+ * closes the handles; the memory is freed in the last close callback, when libuv has cancelled
+ * every pending write. A flushing close shuts the write side down after the queued data, keeps
+ * reading (and discarding) until the peer closes or a deadline passes, so the final error or bye
+ * line is not destroyed by a reset.
+ */
+#include <assert.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hokito-config.h"
+#include "log.h"
+#include "net.h"
+#include "xmalloc.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+#define READ_MIN 16384 /* room offered to each read */
+
+enum doom {
+	DOOM_NONE = 0,
+	DOOM_FLUSH = 1, /* write what is queued, then close */
+	DOOM_NOW = 2,   /* close at once, dropping what is queued */
+};
+
+struct net_client {
+	uv_tcp_t tcp;     /* the connection; tcp.data points back here */
+	uv_timer_t timer; /* the hello deadline, then the closing deadline */
+	uv_shutdown_t shutdown_req;
+	struct net *net;
+	struct lobby_peer peer;         /* the game layer's view of this connection */
+	struct framer in;               /* input not yet split into lines */
+	struct net_client *prev, *next; /* all clients */
+	struct net_client *doom_next;   /* the doomed list */
+	enum doom doomed;
+	int in_doom_list;
+	int closing;      /* reaped: the lobby was told, handles are closing or flushing */
+	int open_handles; /* handles not closed yet; the client is freed at 0 */
+	int counted;      /* counts against max_clients */
+	char addr[64];    /* peer address for the log */
+};
+
+struct net_write {
+	uv_write_t req;
+	struct wire *wire; /* one reference, released in the write callback */
+};
+
+struct net {
+	uv_loop_t *loop;
+	struct net_config cfg;
+	uv_tcp_t listener;
+	int listening;
+	uv_timer_t tick; /* lobby_tick every second */
+	struct lobby *lobby;
+	struct net_client *clients; /* every client not yet freed */
+	unsigned nclients;          /* counted clients */
+	struct net_client *doomed;  /* clients to reap */
+	int stopping;
+	char server_name[64];
+};
+
+static char discard_buf[65536]; /* reads of a closing client land here */
+
+static void client_reap_all(struct net *n);
+static void client_send(struct net_client *c, struct wire *w);
+
+/* Mark c to be closed (how) at the next reap. Never frees, never calls the lobby. */
+static void
+client_doom(struct net_client *c, enum doom how)
+{
+	if (c->closing && how != DOOM_NOW)
+		return;
+	if (how > c->doomed)
+		c->doomed = how;
+	if (how == DOOM_NOW)
+		uv_read_stop((uv_stream_t *)&c->tcp);
+	if (!c->in_doom_list) {
+		c->in_doom_list = 1;
+		c->doom_next = c->net->doomed;
+		c->net->doomed = c;
+	}
+}
+
+static void
+client_close_cb(uv_handle_t *h)
+{
+	struct net_client *c = h->data;
+	struct net *n = c->net;
+
+	if (--c->open_handles > 0)
+		return;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		n->clients = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	if (c->counted)
+		n->nclients--;
+	framer_close(&c->in);
+	log_debug("connection %s freed", c->addr);
+	free(c);
+}
+
+static void
+client_close_handles(struct net_client *c)
+{
+	if (uv_is_closing((uv_handle_t *)&c->tcp))
+		return;
+	uv_close((uv_handle_t *)&c->tcp, client_close_cb);
+	uv_close((uv_handle_t *)&c->timer, client_close_cb);
+}
+
+static void
+client_deadline_cb(uv_timer_t *t)
+{
+	struct net_client *c = t->data;
+
+	if (c->closing) {
+		client_close_handles(c);
+		return;
+	}
+	if (c->peer.session == NULL) {
+		struct wire *w = wire_encode_steal(
+		        msg_error_new(PROTO_EHELLOTIMEOUT, MSG_NONE, NULL,
+		                      "no hello in time; closing the connection", NULL));
+
+		log_info("connection %s: no hello in time", c->addr);
+		client_send(c, w);
+		wire_unref(w);
+		client_doom(c, DOOM_FLUSH);
+		client_reap_all(c->net);
+	}
+}
+
+static void
+client_shutdown_cb(uv_shutdown_t *req, int status)
+{
+	/* the write side is closed; wait for the peer's EOF or the deadline */
+	(void)req;
+	(void)status;
+}
+
+/*
+ * Reap one doomed client: tell the lobby, then close. A flushing close shuts the write side down
+ * after what is queued and waits (reading and discarding) for the peer to close, at most
+ * close_timeout_ms.
+ */
+static void
+client_reap(struct net_client *c)
+{
+	struct net *n = c->net;
+
+	if (!c->closing) {
+		c->closing = 1;
+		lobby_peer_gone(n->lobby, &c->peer);
+	}
+	if (uv_is_closing((uv_handle_t *)&c->tcp))
+		return;
+	if (c->doomed == DOOM_FLUSH) {
+		if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, client_shutdown_cb) ==
+		    0) {
+			uv_timer_stop(&c->timer);
+			uv_timer_start(&c->timer, client_deadline_cb, n->cfg.close_timeout_ms, 0);
+			return;
+		}
+	}
+	client_close_handles(c);
+}
+
+static void
+client_reap_all(struct net *n)
+{
+	while (n->doomed != NULL) {
+		struct net_client *c = n->doomed;
+
+		n->doomed = c->doom_next;
+		c->in_doom_list = 0;
+		client_reap(c);
+	}
+}
+
+static void
+client_write_cb(uv_write_t *req, int status)
+{
+	struct net_write *wr = container_of(req, struct net_write, req);
+	struct net_client *c = req->handle->data;
+
+	wire_unref(wr->wire);
+	free(wr);
+	if (status < 0 && status != UV_ECANCELED) {
+		log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
+		client_doom(c, DOOM_NOW);
+		client_reap_all(c->net);
+	}
+}
+
+/*
+ * Queue a line for c. The cap counts what libuv could not hand to the kernel yet: a client that
+ * does not read makes it grow, and is dropped at once when this line would pass the cap; the
+ * game and the other receivers do not wait for it.
+ */
+static void
+client_send(struct net_client *c, struct wire *w)
+{
+	struct net_write *wr;
+	uv_buf_t buf;
+	int rc;
+
+	if (c->doomed != DOOM_NONE || c->closing)
+		return;
+	if (c->tcp.write_queue_size + w->len > c->net->cfg.max_output) {
+		log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
+		         c->addr, c->tcp.write_queue_size + w->len, c->net->cfg.max_output);
+		client_doom(c, DOOM_NOW);
+		return;
+	}
+	wr = xmalloc(sizeof *wr);
+	wr->wire = wire_ref(w);
+	buf = uv_buf_init(w->data, (unsigned)w->len);
+	rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, &buf, 1, client_write_cb);
+	if (rc < 0) {
+		wire_unref(wr->wire);
+		free(wr);
+		client_doom(c, DOOM_NOW);
+	}
+}
+
+/* Send an error (code, sentence) that the network layer itself decides. */
+static void
+client_send_error(struct net_client *c, int code, const char *text)
+{
+	struct wire *w = wire_encode_steal(msg_error_new(code, MSG_NONE, NULL, text, NULL));
+
+	client_send(c, w);
+	wire_unref(w);
+}
+
+/* lobby_ops.send */
+static void
+lobby_send_cb(void *arg, struct lobby_peer *peer, struct wire *w)
+{
+	(void)arg;
+	client_send(container_of(peer, struct net_client, peer), w);
+}
+
+/* lobby_ops.close: the session went to another connection. */
+static void
+lobby_close_cb(void *arg, struct lobby_peer *peer)
+{
+	(void)arg;
+	client_doom(container_of(peer, struct net_client, peer), DOOM_FLUSH);
+}
+
+/* lobby_ops.now: the loop's monotonic clock in milliseconds. */
+static uint64_t
+lobby_now_cb(void *arg)
+{
+	struct net *n = arg;
+
+	return uv_now(n->loop);
+}
+
+static void
+client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct net_client *c = h->data;
+	char *base;
+	size_t size;
+
+	(void)suggested;
+	if (c->doomed != DOOM_NONE || c->closing) {
+		*buf = uv_buf_init(discard_buf, sizeof discard_buf);
+		return;
+	}
+	framer_space(&c->in, READ_MIN, &base, &size);
+	*buf = uv_buf_init(base, (unsigned)(size > (1u << 30) ? (1u << 30) : size));
+}
+
+/* Whether a line holds nothing but spaces and tabs. */
+static int
+line_blank(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t')
+			return 0;
+	return 1;
+}
+
+/* Decode one whole line and hand it to the game layer, or refuse it. */
+static void
+client_line(struct net_client *c, const char *line, size_t len)
+{
+	struct msg_error err;
+	struct msg m;
+
+	if (line_blank(line, len))
+		return;
+	if (msg_decode(&m, line, len, &err) < 0) {
+		struct wire *w = wire_encode_steal(msg_decode_error_new(&m, &err));
+
+		log_debug("connection %s: refused a line: %s", c->addr, err.text);
+		client_send(c, w);
+		wire_unref(w);
+	} else {
+		lobby_peer_message(c->net->lobby, &c->peer, &m);
+		if (c->peer.session != NULL && uv_is_active((uv_handle_t *)&c->timer))
+			uv_timer_stop(&c->timer);
+	}
+	msg_clear(&m);
+}
+
+static void
+client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+	struct net_client *c = stream->data;
+	const char *line;
+	size_t len;
+	int rc;
+
+	(void)buf;
+	if (nread < 0) {
+		if (c->closing) {
+			client_close_handles(c);
+			return;
+		}
+		if (nread != UV_EOF)
+			log_info("connection %s: read failed: %s", c->addr,
+			         uv_strerror((int)nread));
+		else
+			log_debug("connection %s: closed by the peer", c->addr);
+		client_doom(c, DOOM_NOW);
+		client_reap_all(c->net);
+		return;
+	}
+	if (c->doomed != DOOM_NONE || c->closing)
+		return; /* discarded */
+	framer_commit(&c->in, (size_t)nread);
+	while (c->doomed == DOOM_NONE && (rc = framer_next(&c->in, &line, &len)) != 0) {
+		if (rc < 0) {
+			char text[96];
+
+			snprintf(text, sizeof text, "a line is longer than %zu bytes; closing",
+			         c->net->cfg.max_line);
+			log_info("connection %s: line over the limit", c->addr);
+			client_send_error(c, PROTO_ETOOLONG, text);
+			client_doom(c, DOOM_FLUSH);
+			break;
+		}
+		client_line(c, line, len);
+	}
+	client_reap_all(c->net);
+}
+
+/* The printable address of a socket address. */
+static void
+addr_format(const struct sockaddr_storage *ss, char *out, size_t size)
+{
+	char ip[64] = "?";
+	int port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+
+		uv_ip4_name(a, ip, sizeof ip);
+		port = ntohs(a->sin_port);
+		snprintf(out, size, "%s:%d", ip, port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+
+		uv_ip6_name(a, ip, sizeof ip);
+		port = ntohs(a->sin6_port);
+		snprintf(out, size, "[%s]:%d", ip, port);
+	} else {
+		snprintf(out, size, "?");
+	}
+}
+
+static void
+net_connection_cb(uv_stream_t *server, int status)
+{
+	struct net *n = server->data;
+	struct net_client *c;
+	struct sockaddr_storage ss;
+	int len = sizeof ss;
+
+	if (status < 0) {
+		log_warn("accept: %s", uv_strerror(status));
+		return;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->net = n;
+	uv_tcp_init(n->loop, &c->tcp);
+	uv_timer_init(n->loop, &c->timer);
+	c->tcp.data = c;
+	c->timer.data = c;
+	c->open_handles = 2;
+	c->next = n->clients;
+	if (n->clients != NULL)
+		n->clients->prev = c;
+	n->clients = c;
+	framer_init(&c->in, n->cfg.max_line);
+	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
+		client_close_handles(c);
+		return;
+	}
+	snprintf(c->addr, sizeof c->addr, "?");
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+		addr_format(&ss, c->addr, sizeof c->addr);
+	uv_tcp_nodelay(&c->tcp, 1);
+	uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
+	if (n->nclients >= n->cfg.max_clients) {
+		log_warn("connection %s refused: %u clients already", c->addr, n->nclients);
+		client_send_error(c, PROTO_ETOOMANYCLIENTS,
+		                  "the server has its maximum of clients; try again later");
+		client_doom(c, DOOM_FLUSH);
+		client_reap_all(n);
+		return;
+	}
+	c->counted = 1;
+	n->nclients++;
+	log_debug("connection %s accepted (%u clients)", c->addr, n->nclients);
+	uv_timer_start(&c->timer, client_deadline_cb, n->cfg.hello_timeout_ms, 0);
+}
+
+static void
+net_tick_cb(uv_timer_t *t)
+{
+	struct net *n = t->data;
+
+	lobby_tick(n->lobby);
+	client_reap_all(n);
+}
+
+struct net *
+net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_config *lcfg)
+{
+	struct net *n = xcalloc(1, sizeof *n);
+	struct lobby_config lc = *lcfg;
+	struct lobby_ops ops = {
+	        .send = lobby_send_cb,
+	        .close = lobby_close_cb,
+	        .now = lobby_now_cb,
+	        .event = NULL,
+	        .arg = n,
+	};
+
+	n->loop = loop;
+	n->cfg = *cfg;
+	snprintf(n->server_name, sizeof n->server_name, "hokitod %s", HOKITO_VERSION);
+	lc.server = n->server_name;
+	lc.max_line = cfg->max_line;
+	n->lobby = lobby_create(&lc, &ops);
+	uv_tcp_init(loop, &n->listener);
+	n->listener.data = n;
+	uv_timer_init(loop, &n->tick);
+	n->tick.data = n;
+	uv_timer_start(&n->tick, net_tick_cb, 1000, 1000);
+	return n;
+}
+
+int
+net_listen(struct net *n, const char *host, int port, char *bound, size_t size)
+{
+	struct sockaddr_storage ss;
+	int len = sizeof ss, rc;
+
+	memset(&ss, 0, sizeof ss);
+	if (uv_ip4_addr(host, port, (struct sockaddr_in *)&ss) != 0 &&
+	    uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss) != 0)
+		return UV_EINVAL;
+	if ((rc = uv_tcp_bind(&n->listener, (const struct sockaddr *)&ss, 0)) < 0)
+		return rc;
+	if ((rc = uv_listen((uv_stream_t *)&n->listener, 128, net_connection_cb)) < 0)
+		return rc;
+	n->listening = 1;
+	if ((rc = uv_tcp_getsockname(&n->listener, (struct sockaddr *)&ss, &len)) < 0)
+		return rc;
+	addr_format(&ss, bound, size);
+	return 0;
+}
+
+static void
+net_handle_close_cb(uv_handle_t *h)
+{
+	(void)h;
+}
+
+void
+net_shutdown(struct net *n)
+{
+	struct wire *bye;
+
+	if (n->stopping)
+		return;
+	n->stopping = 1;
+	log_info("shutting down: telling %u clients", n->nclients);
+	if (!uv_is_closing((uv_handle_t *)&n->listener))
+		uv_close((uv_handle_t *)&n->listener, net_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&n->tick))
+		uv_close((uv_handle_t *)&n->tick, net_handle_close_cb);
+	bye = wire_encode_steal(msg_bye_new("shutdown", "server shutting down"));
+	for (struct net_client *c = n->clients; c != NULL; c = c->next) {
+		client_send(c, bye);
+		client_doom(c, DOOM_FLUSH);
+	}
+	wire_unref(bye);
+	client_reap_all(n);
+}
+
+void
+net_free(struct net *n)
+{
+	if (n == NULL)
+		return;
+	assert(n->clients == NULL);
+	lobby_free(n->lobby);
+	free(n);
+}

@@ -1,0 +1,451 @@
+/*
+ * table.c: one game of the server: its authoritative position, seats, spectators and event log.
+ *
+ * A table owns its game value, its move list and its event log (one wire reference per event).
+ * It does not own sessions: it points at the seated ones and the connected spectators, and the
+ * lobby detaches them before a table is freed. Events are made in exactly one place,
+ * table_emit(): the seq is the log's length plus one, the event is encoded once, and the same
+ * wire goes to the log, to the store hook and to every receiver. Reconnection replays the log, so
+ * a resumed client gets the very bytes the others got. Part of the game layer: no libuv here.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lobby.h"
+#include "xmalloc.h"
+
+struct table *
+table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *variant,
+             uint64_t seed)
+{
+	struct table *t = xcalloc(1, sizeof *t);
+	struct game_error err;
+
+	t->lobby = lb;
+	snprintf(t->id, sizeof t->id, "%s", id);
+	t->kind = kind;
+	snprintf(t->variant, sizeof t->variant, "%s", variant);
+	t->seed = seed;
+	t->winner = -1;
+	/* the variant was checked by msg_decode(); a failure here is our bug */
+	if (game_start(&t->start, kind, variant, seed, &err) < 0)
+		abort();
+	t->game = t->start;
+	return t;
+}
+
+void
+table_free(struct table *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->nlog; i++)
+		wire_unref(t->log[i]);
+	free(t->log);
+	free(t->moves);
+	free(t->watchers);
+	free(t);
+}
+
+int64_t
+table_seq(const struct table *t)
+{
+	return (int64_t)t->nlog;
+}
+
+json_t *
+table_event_new(const struct table *t, enum msg_type type)
+{
+	json_t *ev = msg_new(type, NULL);
+
+	json_object_set_new(ev, "game", json_string(t->id));
+	json_object_set_new(ev, "seq", json_integer(table_seq(t) + 1));
+	return ev;
+}
+
+int64_t
+table_emit(struct table *t, json_t *ev, const struct session *skip)
+{
+	const struct lobby_ops *ops = lobby_ops(t->lobby);
+	int64_t seq = table_seq(t) + 1;
+	struct wire *w;
+
+	assert(json_integer_value(json_object_get(ev, "seq")) == seq);
+	if (ops->event != NULL)
+		ops->event(ops->arg, t, seq, ev);
+	w = wire_encode_steal(ev);
+	if (t->nlog == t->log_cap) {
+		t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
+		t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);
+	}
+	t->log[t->nlog++] = w; /* the log keeps the creation reference */
+	table_broadcast(t, w, skip);
+	return seq;
+}
+
+void
+table_send(struct table *t, struct session *s, struct wire *w)
+{
+	const struct lobby_ops *ops = lobby_ops(t->lobby);
+
+	if (s != NULL && s->peer != NULL)
+		ops->send(ops->arg, s->peer, w);
+}
+
+void
+table_broadcast(struct table *t, struct wire *w, const struct session *skip)
+{
+	for (int i = 0; i < 2; i++)
+		if (t->seat[i] != skip)
+			table_send(t, t->seat[i], w);
+	for (size_t i = 0; i < t->nwatchers; i++)
+		if (t->watchers[i] != skip)
+			table_send(t, t->watchers[i], w);
+}
+
+/* The player object of a seat, or null. */
+static json_t *
+seat_player_new(const struct table *t, int seat, int with_connected)
+{
+	json_t *p;
+
+	if (!t->seat_taken[seat])
+		return json_null();
+	p = msg_player_new(t->seat_id[seat], t->seat_name[seat]);
+	if (with_connected)
+		json_object_set_new(p, "connected", json_boolean(table_connected(t, seat)));
+	return p;
+}
+
+/* {"black": P, "white": P} in seat order. */
+static json_t *
+players_new(const struct table *t, int with_connected)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(o, game_side_name(t->kind, i),
+		                    seat_player_new(t, i, with_connected));
+	return o;
+}
+
+/* {"black": n, "white": n}. */
+static json_t *
+scores_new(const struct table *t, const int score[2])
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(o, game_side_name(t->kind, i), json_integer(score[i]));
+	return o;
+}
+
+/* The current HOKITO scores of the table's position. */
+static json_t *
+current_scores_new(const struct table *t)
+{
+	struct game_outcome o;
+
+	game_outcome(&t->game, &o);
+	return scores_new(t, o.score);
+}
+
+static json_t *
+result_new(const struct table *t)
+{
+	json_t *o;
+
+	if (t->status != TABLE_FINISHED)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "result", json_string(t->result));
+	json_object_set_new(o, "winner",
+	                    t->winner >= 0 ? json_string(game_side_name(t->kind, t->winner))
+	                                   : json_null());
+	json_object_set_new(o, "reason", json_string(t->reason));
+	if (t->kind == GAME_HOKITO)
+		json_object_set_new(o, "scores", scores_new(t, t->score));
+	return o;
+}
+
+static const char *
+status_name(enum table_status s)
+{
+	return s == TABLE_OPEN ? "open" : s == TABLE_LIVE ? "live" : "finished";
+}
+
+/* The position text of g. */
+static json_t *
+position_new(const struct game *g)
+{
+	char buf[GAME_TEXT_MAX];
+
+	if (game_format(g, buf, sizeof buf) < 0)
+		abort();
+	return json_string(buf);
+}
+
+/* The side to move, or null when the game is not live. */
+static json_t *
+to_move_new(const struct table *t)
+{
+	if (t->status != TABLE_LIVE)
+		return json_null();
+	return json_string(game_side_name(t->kind, game_side(&t->game)));
+}
+
+json_t *
+table_state_new(const struct table *t, const struct session *viewer, json_t *id)
+{
+	json_t *o = msg_new(MSG_STATE, NULL), *cells = json_array(), *moves = json_array();
+	int seated = viewer != NULL && viewer->table == t && viewer->seat >= 0;
+	char seed[24], cell[GAME_TEXT_MAX];
+
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)t->seed);
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "kind", json_string(game_kind_name(t->kind)));
+	json_object_set_new(o, "variant", json_string(t->variant));
+	json_object_set_new(o, "seed", json_string(seed));
+	json_object_set_new(o, "private", json_boolean(t->is_private));
+	if (t->is_private && seated)
+		json_object_set_new(o, "code", json_string(t->code));
+	json_object_set_new(o, "status", json_string(status_name(t->status)));
+	json_object_set_new(o, "seq", json_integer(table_seq(t)));
+	json_object_set_new(
+	        o, "you",
+	        json_string(seated ? game_side_name(t->kind, viewer->seat) : "spectator"));
+	json_object_set_new(o, "players", players_new(t, 1));
+	json_object_set_new(o, "start", position_new(&t->start));
+	json_object_set_new(o, "position", position_new(&t->game));
+	for (int sq = 0; sq < GAME_SQUARES; sq++) {
+		if (game_cell_format(&t->game, sq, cell, sizeof cell) < 0)
+			abort();
+		json_array_append_new(cells, json_string(cell));
+	}
+	json_object_set_new(o, "cells", cells);
+	json_object_set_new(o, "to_move", to_move_new(t));
+	json_object_set_new(o, "ply", json_integer((json_int_t)t->nmoves));
+	for (size_t i = 0; i < t->nmoves; i++)
+		json_array_append_new(moves, json_string(t->moves[i]));
+	json_object_set_new(o, "moves", moves);
+	if (t->kind == GAME_HOKITO) {
+		json_object_set_new(o, "scores", current_scores_new(t));
+	} else {
+		json_t *r = json_object();
+
+		for (int c = 0; c < 2; c++)
+			json_object_set_new(r, game_side_name(t->kind, c),
+			                    json_pack("{s:i,s:i}", "x", t->game.u.ox.reserve[c][0],
+			                              "o", t->game.u.ox.reserve[c][1]));
+		json_object_set_new(o, "reserves", r);
+	}
+	json_object_set_new(o, "result", result_new(t));
+	json_object_set_new(o, "spectators", table_spectators_new(t));
+	if (id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(id));
+	return o;
+}
+
+json_t *
+table_summary_new(const struct table *t)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "kind", json_string(game_kind_name(t->kind)));
+	json_object_set_new(o, "variant", json_string(t->variant));
+	json_object_set_new(o, "status", json_string(status_name(t->status)));
+	json_object_set_new(o, "players", players_new(t, 0));
+	json_object_set_new(o, "spectators", json_integer((json_int_t)t->nwatchers));
+	json_object_set_new(o, "ply", json_integer((json_int_t)t->nmoves));
+	json_object_set_new(o, "result", result_new(t));
+	return o;
+}
+
+json_t *
+table_spectators_new(const struct table *t)
+{
+	json_t *names = json_array();
+
+	for (size_t i = 0; i < t->nwatchers && i < PROTOCOL_SPECTATOR_NAMES; i++)
+		json_array_append_new(names, json_string(t->watchers[i]->name));
+	return json_pack("{s:I,s:o}", "count", (json_int_t)t->nwatchers, "names", names);
+}
+
+void
+table_spectators_notify(struct table *t)
+{
+	json_t *o = msg_new(MSG_SPECTATORS, NULL);
+	struct wire *w;
+
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "spectators", table_spectators_new(t));
+	w = wire_encode_steal(o);
+	table_broadcast(t, w, NULL);
+	wire_unref(w);
+}
+
+void
+table_your_turn(struct table *t)
+{
+	struct game_move moves[GAME_MOVES_MAX];
+	struct session *s;
+	json_t *o, *list;
+	struct wire *w;
+	int n;
+
+	if (t->status != TABLE_LIVE)
+		return;
+	s = t->seat[game_side(&t->game)];
+	if (s == NULL || s->peer == NULL)
+		return;
+	n = game_moves(&t->game, moves);
+	list = json_array();
+	for (int i = 0; i < n; i++) {
+		char text[GAME_MOVE_TEXT];
+
+		if (game_move_format(t->kind, moves[i], text, sizeof text) < 0)
+			abort();
+		json_array_append_new(list, json_string(text));
+	}
+	o = msg_new(MSG_YOUR_TURN, NULL);
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "seq", json_integer(table_seq(t)));
+	json_object_set_new(o, "moves", list);
+	w = wire_encode_steal(o);
+	table_send(t, s, w);
+	wire_unref(w);
+}
+
+void
+table_watcher_add(struct table *t, struct session *s)
+{
+	if (t->nwatchers == t->watchers_cap) {
+		t->watchers_cap = t->watchers_cap ? t->watchers_cap * 2 : 8;
+		t->watchers = xrealloc(t->watchers, t->watchers_cap * sizeof *t->watchers);
+	}
+	t->watchers[t->nwatchers++] = s;
+}
+
+void
+table_watcher_remove(struct table *t, struct session *s)
+{
+	for (size_t i = 0; i < t->nwatchers; i++) {
+		if (t->watchers[i] == s) {
+			memmove(t->watchers + i, t->watchers + i + 1,
+			        (t->nwatchers - i - 1) * sizeof *t->watchers);
+			t->nwatchers--;
+			return;
+		}
+	}
+}
+
+void
+table_seat(struct table *t, int seat, struct session *s)
+{
+	t->seat[seat] = s;
+	t->seat_taken[seat] = 1;
+	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", s->id);
+	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "%s", s->name);
+	s->table = t;
+	s->seat = seat;
+}
+
+int
+table_connected(const struct table *t, int seat)
+{
+	return t->seat[seat] != NULL && t->seat[seat]->peer != NULL;
+}
+
+int64_t
+table_finish(struct table *t, const char *result, int winner, const char *reason)
+{
+	struct game_outcome o;
+	json_t *ev;
+
+	game_outcome(&t->game, &o);
+	t->status = TABLE_FINISHED;
+	t->result = result;
+	t->winner = winner;
+	t->reason = reason;
+	t->score[0] = o.score[0];
+	t->score[1] = o.score[1];
+	ev = table_event_new(t, MSG_GAME_OVER);
+	json_object_set_new(ev, "result", json_string(result));
+	json_object_set_new(ev, "winner",
+	                    winner >= 0 ? json_string(game_side_name(t->kind, winner))
+	                                : json_null());
+	json_object_set_new(ev, "reason", json_string(reason));
+	json_object_set_new(ev, "ply", json_integer((json_int_t)t->nmoves));
+	if (t->kind == GAME_HOKITO)
+		json_object_set_new(ev, "scores", scores_new(t, t->score));
+	return table_emit(t, ev, NULL);
+}
+
+void
+table_start(struct table *t, const struct session *skip)
+{
+	json_t *ev = table_event_new(t, MSG_STARTED);
+
+	t->status = TABLE_LIVE;
+	json_object_set_new(ev, "kind", json_string(game_kind_name(t->kind)));
+	json_object_set_new(ev, "variant", json_string(t->variant));
+	json_object_set_new(ev, "players", players_new(t, 0));
+	json_object_set_new(ev, "position", position_new(&t->game));
+	json_object_set_new(ev, "to_move",
+	                    json_string(game_side_name(t->kind, game_side(&t->game))));
+	table_emit(t, ev, skip);
+	/* a start position can already be over (HOKITO: a side without a move) */
+	if (game_over(&t->game))
+		table_finish_by_rules(t);
+}
+
+/*
+ * Play a legal move: the caller validated it with game_move_parse() against this very position.
+ * Apply it to the authoritative game, record its canonical text, emit moved, and game_over when
+ * the rules say the game ended. Returns the seq of the moved event.
+ */
+int64_t
+table_play(struct table *t, struct game_move m)
+{
+	int side = game_side(&t->game);
+	char text[GAME_MOVE_TEXT];
+	int64_t seq;
+	json_t *ev;
+
+	if (game_move_format(t->kind, m, text, sizeof text) < 0)
+		abort();
+	game_apply(&t->game, m);
+	if (t->nmoves == t->moves_cap) {
+		t->moves_cap = t->moves_cap ? t->moves_cap * 2 : 64;
+		t->moves = xrealloc(t->moves, t->moves_cap * sizeof *t->moves);
+	}
+	memcpy(t->moves[t->nmoves++], text, sizeof text);
+	ev = table_event_new(t, MSG_MOVED);
+	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, side)));
+	json_object_set_new(ev, "move", json_string(text));
+	json_object_set_new(ev, "ply", json_integer((json_int_t)t->nmoves));
+	json_object_set_new(ev, "position", position_new(&t->game));
+	json_object_set_new(ev, "to_move",
+	                    game_over(&t->game)
+	                            ? json_null()
+	                            : json_string(game_side_name(t->kind, game_side(&t->game))));
+	if (t->kind == GAME_HOKITO)
+		json_object_set_new(ev, "scores", current_scores_new(t));
+	seq = table_emit(t, ev, NULL);
+	if (game_over(&t->game))
+		table_finish_by_rules(t);
+	return seq;
+}
+
+int64_t
+table_finish_by_rules(struct table *t)
+{
+	static const char *const reasons[] = {"none", "blocked", "line", "full"};
+	struct game_outcome o;
+
+	game_outcome(&t->game, &o);
+	assert(o.end != GAME_END_NONE && (int)o.end < 4);
+	return table_finish(t, o.winner >= 0 ? "win" : "draw", o.winner, reasons[o.end]);
+}
