@@ -23,6 +23,13 @@
 
 #define BIT(sq) (1ULL << (sq))
 
+/* The hot helpers are inlined even at -O2, so each compiled copy of perft holds all of them. */
+#if defined(__GNUC__)
+#define HOT static inline __attribute__((always_inline))
+#else
+#define HOT static inline
+#endif
+
 static const char *const side_words[2] = {"Pink", "Black"};
 static const char totem_letters[2] = {'X', 'O'};
 
@@ -33,27 +40,27 @@ enum dest_kind {
 	DEST_ANY,   /* enclosed with no jump: to any empty square */
 };
 
-static inline int
+HOT int
 popcount(uint64_t b)
 {
 	return __builtin_popcountll(b);
 }
 
-static inline int
+HOT int
 lowest(uint64_t b)
 {
 	return __builtin_ctzll(b);
 }
 
 /* The squares orthogonally next to the squares of b. */
-static inline uint64_t
+HOT uint64_t
 neighbours(uint64_t b)
 {
 	return (((b << 1) & ~FILE_A) | ((b >> 1) & ~FILE_F) | (b << 6) | (b >> 6)) & BOARD;
 }
 
 /* Squares holding a pawn or a totem. */
-static inline uint64_t
+HOT uint64_t
 occupied(const struct oxono *x)
 {
 	return x->colour[0] | x->colour[1] | BIT(x->totem[0]) | BIT(x->totem[1]);
@@ -67,7 +74,7 @@ static const int dir_file[4] = {1, -1, 0, 0};
 static const int dir_step[4] = {1, -1, 6, -6};
 
 /* The square one step from sq in direction d, or -1 off the board. */
-static inline int
+HOT int
 step(int sq, int d)
 {
 	int f = sq % 6 + dir_file[d];
@@ -76,6 +83,78 @@ step(int sq, int d)
 	if (f < 0 || f > 5 || s < 0 || s >= 36)
 		return -1;
 	return s;
+}
+
+/* The squares one step east, west, north or south of the squares of b (nothing wraps). */
+HOT uint64_t
+east(uint64_t b)
+{
+	return (b << 1) & ~FILE_A & BOARD;
+}
+
+HOT uint64_t
+west(uint64_t b)
+{
+	return (b >> 1) & ~FILE_F;
+}
+
+HOT uint64_t
+north(uint64_t b)
+{
+	return (b << 6) & BOARD;
+}
+
+HOT uint64_t
+south(uint64_t b)
+{
+	return b >> 6;
+}
+
+/*
+ * Occluded fills (Kogge-Stone): gen together with every square reached from it by walking in one
+ * direction over squares of prop only. A run on a 6x6 board is at most 5 steps, so the doubling
+ * steps 1, 2 and 4 cover it.
+ */
+HOT uint64_t
+fill_east(uint64_t gen, uint64_t prop)
+{
+	prop &= ~FILE_A;
+	gen |= prop & (gen << 1);
+	prop &= prop << 1;
+	gen |= prop & (gen << 2);
+	prop &= prop << 2;
+	return gen | (prop & (gen << 4));
+}
+
+HOT uint64_t
+fill_west(uint64_t gen, uint64_t prop)
+{
+	prop &= ~FILE_F;
+	gen |= prop & (gen >> 1);
+	prop &= prop >> 1;
+	gen |= prop & (gen >> 2);
+	prop &= prop >> 2;
+	return gen | (prop & (gen >> 4));
+}
+
+HOT uint64_t
+fill_north(uint64_t gen, uint64_t prop)
+{
+	gen |= prop & (gen << 6);
+	prop &= prop << 6;
+	gen |= prop & (gen << 12);
+	prop &= prop << 12;
+	return gen | (prop & (gen << 24));
+}
+
+HOT uint64_t
+fill_south(uint64_t gen, uint64_t prop)
+{
+	gen |= prop & (gen >> 6);
+	prop &= prop >> 6;
+	gen |= prop & (gen >> 12);
+	prop &= prop >> 12;
+	return gen | (prop & (gen >> 24));
 }
 
 /*
@@ -89,26 +168,21 @@ step(int sq, int d)
  *   - an enclosed totem that has no jump may go to any empty square.
  * Returns the destination set (never empty while the board has an empty square) and sets *kind.
  */
-static inline uint64_t
+HOT uint64_t
 totem_dests(int sq, uint64_t occ, enum dest_kind *kind)
 {
 	uint64_t empty = ~occ & BOARD;
-	uint64_t dests = 0;
+	uint64_t b = BIT(sq), dests;
 
-	if (neighbours(BIT(sq)) & empty) {
+	if (neighbours(b) & empty) {
 		*kind = DEST_SLIDE;
-		for (int d = 0; d < 4; d++)
-			for (int s = step(sq, d); s >= 0 && !(occ & BIT(s)); s = step(s, d))
-				dests |= BIT(s);
-		return dests;
+		dests = fill_east(b, empty) | fill_west(b, empty) | fill_north(b, empty) |
+		        fill_south(b, empty);
+		return dests & ~b;
 	}
-	for (int d = 0; d < 4; d++) {
-		int s = step(sq, d);
-		while (s >= 0 && (occ & BIT(s)))
-			s = step(s, d);
-		if (s >= 0)
-			dests |= BIT(s);
-	}
+	dests = (east(fill_east(b, occ)) | west(fill_west(b, occ)) | north(fill_north(b, occ)) |
+	         south(fill_south(b, occ))) &
+	        empty;
 	*kind = dests ? DEST_JUMP : DEST_ANY;
 	return dests ? dests : empty;
 }
@@ -118,7 +192,7 @@ totem_dests(int sq, uint64_t occ, enum dest_kind *kind)
  * there are none, every empty square. free is the set of empty squares after the totem moved
  * (its old square is free again, to is not).
  */
-static inline uint64_t
+HOT uint64_t
 placements(int to, uint64_t free)
 {
 	uint64_t near = neighbours(BIT(to)) & free;
@@ -130,7 +204,7 @@ placements(int to, uint64_t free)
  * Whether b holds four or more contiguous squares in the row or the column of sq. Only a line
  * through the newly placed pawn can be new, so this is the whole win test after a placement.
  */
-static inline int
+HOT int
 line_through(uint64_t b, int sq)
 {
 	uint64_t row = (b >> (sq / 6 * 6)) & 0x3f;
@@ -154,7 +228,7 @@ line_anywhere(uint64_t b)
 }
 
 /* Whether side has no pawn left to place. */
-static inline int
+HOT int
 reserve_empty(const struct oxono *x, int side)
 {
 	return x->reserve[side][0] == 0 && x->reserve[side][1] == 0;
@@ -599,7 +673,7 @@ oxono_move_format(struct game_move m, char *buf, size_t size)
  * end is settled. Only the placed pawn can complete a line, so the win test looks at its row and
  * column only, for the mover's colour and for the totem's symbol.
  */
-static inline void
+HOT void
 apply(struct oxono *x, int t, int to, int place)
 {
 	int c = x->side;
@@ -641,23 +715,32 @@ oxono_ply(const struct oxono *x)
 
 /*
  * The number of moves of a position that is still going on, without listing them (the last
- * level of perft): per destination of each totem, the size of its placement set.
+ * level of perft). A slide always has a free square next to the totem's new square (the square
+ * it came through), so its moves are the pairs (destination, free square next to it): counted
+ * per direction as popcount(shift(dests) & free). Jumps and free moves may fall back to "any
+ * empty square", so they are counted per destination.
  */
-static inline uint64_t
-count_moves(const struct oxono *x)
+HOT uint64_t
+count_moves_of(uint64_t pawns, const int totem[2], const uint8_t reserve[2])
 {
-	uint64_t pawns = x->colour[0] | x->colour[1];
-	uint64_t occ = pawns | BIT(x->totem[0]) | BIT(x->totem[1]);
+	uint64_t occ = pawns | BIT(totem[0]) | BIT(totem[1]);
 	uint64_t n = 0;
 
 	for (int t = 0; t < 2; t++) {
 		enum dest_kind kind;
 		uint64_t dests, free;
 
-		if (x->reserve[x->side][t] == 0)
+		if (reserve[t] == 0)
 			continue;
-		dests = totem_dests(x->totem[t], occ, &kind);
-		free = ~(pawns | BIT(x->totem[t ^ 1])) & BOARD;
+		dests = totem_dests(totem[t], occ, &kind);
+		free = ~(pawns | BIT(totem[t ^ 1])) & BOARD;
+		if (kind == DEST_SLIDE) {
+			n += (uint64_t)(popcount(east(dests) & free) +
+			                popcount(west(dests) & free) +
+			                popcount(north(dests) & free) +
+			                popcount(south(dests) & free));
+			continue;
+		}
 		for (; dests; dests &= dests - 1) {
 			int to = lowest(dests);
 			uint64_t near = neighbours(BIT(to)) & free;
@@ -668,8 +751,49 @@ count_moves(const struct oxono *x)
 	return n;
 }
 
+/* count_moves_of() for the position x, which is still going on. */
+HOT uint64_t
+count_moves(const struct oxono *x)
+{
+	int totem[2] = {x->totem[0], x->totem[1]};
+
+	return count_moves_of(x->colour[0] | x->colour[1], totem, x->reserve[x->side]);
+}
+
+/*
+ * The number of moves after the move (t, to, place) of the side to move in x, without making
+ * the child position: 0 when that move ends the game (a line, or the opponent has no pawn left).
+ */
+HOT uint64_t
+count_moves_after(const struct oxono *x, int t, int to, int place)
+{
+	int c = x->side;
+	uint64_t b = BIT(place);
+	int totem[2] = {x->totem[0], x->totem[1]};
+
+	if (line_through(x->colour[c] | b, place) || line_through(x->symbol[t] | b, place) ||
+	    reserve_empty(x, c ^ 1))
+		return 0;
+	totem[t] = to;
+	return count_moves_of(x->colour[0] | x->colour[1] | b, totem, x->reserve[c ^ 1]);
+}
+
+/*
+ * Perft spends its time in popcounts. Plain x86-64 (the baseline every distribution builds for)
+ * has no popcount instruction, so on x86-64 Linux perft is compiled twice, with and without the
+ * POPCNT instruction, and the loader picks the one the CPU supports (GCC's target_clones).
+ */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define PERFT_CLONES __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef PERFT_CLONES
+#define PERFT_CLONES
+#endif
+
 /* Perft below a position that is still going on, depth >= 1: copy-make, bulk count at the end. */
-static uint64_t
+PERFT_CLONES static uint64_t
 perft(const struct oxono *x, int depth)
 {
 	uint64_t pawns = x->colour[0] | x->colour[1];
@@ -690,12 +814,18 @@ perft(const struct oxono *x, int depth)
 			int to = lowest(dests);
 			uint64_t pl = placements(to, free & ~BIT(to));
 
+			if (depth == 2) {
+				for (; pl; pl &= pl - 1)
+					n += count_moves_after(x, t, to, lowest(pl));
+				continue;
+			}
 			for (; pl; pl &= pl - 1) {
 				struct oxono child = *x;
 
 				apply(&child, t, to, lowest(pl));
-				if (child.end == GAME_END_NONE)
-					n += perft(&child, depth - 1);
+				if (child.end != GAME_END_NONE)
+					continue;
+				n += perft(&child, depth - 1);
 			}
 		}
 	}
