@@ -608,27 +608,21 @@ oxono_move_parse(const struct oxono *x, const char *text, struct game_move *m,
 			        "totem %c on %s moves along its row or column, and %s "
 			        "is on neither",
 			        totem_letters[t], tn, to_name);
-		/* Same row or column, so something is in the way: name the first obstacle. */
-		for (int d = 0; d < 4; d++) {
-			int s = step(from, d);
-			int on_path = 0;
+		/* On its row or column but not reachable: name the first occupied square on the way
+		 * (directions: 0 east, 1 west, 2 north, 3 south). */
+		int d = from / 6 == to / 6 ? (to > from ? 0 : 1) : (to > from ? 2 : 3);
+		int s = step(from, d);
 
-			for (int u = s; u >= 0; u = step(u, d))
-				on_path |= u == to;
-			if (!on_path)
-				continue;
-			while (!(occ & BIT(s)))
-				s = step(s, d);
-			if (s == to)
-				return game_error_set(err, GAME_EILLEGAL, 1,
-				                      "totem %c cannot go to %s: %s is occupied",
-				                      totem_letters[t], to_name, to_name);
-			game_square_name(s, list);
+		while (!(occ & BIT(s)))
+			s = step(s, d);
+		if (s == to)
 			return game_error_set(err, GAME_EILLEGAL, 1,
-			                      "totem %c cannot reach %s: %s is occupied",
-			                      totem_letters[t], to_name, list);
-		}
-		assert(0 && "a slide destination on the totem's row or column");
+			                      "totem %c cannot go to %s: %s is occupied",
+			                      totem_letters[t], to_name, to_name);
+		game_square_name(s, list);
+		return game_error_set(err, GAME_EILLEGAL, 1,
+		                      "totem %c cannot reach %s: %s is occupied", totem_letters[t],
+		                      to_name, list);
 	}
 
 	free = ~(pawns | BIT(x->totem[t ^ 1]) | BIT(to)) & BOARD;
