@@ -267,7 +267,6 @@ main(int argc, char **argv)
 		uv_loop_close(&loop);
 		return 1;
 	}
-	log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
 		const char *p = strrchr(bound, ':');
@@ -281,6 +280,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* after the port file: a test that sees this line can read the file */
+	log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
 	uv_signal_init(&loop, &d.sigint);
 	uv_signal_init(&loop, &d.sigterm);
 	d.sigint.data = d.sigterm.data = &d;

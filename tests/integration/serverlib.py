@@ -1,0 +1,234 @@
+"""serverlib: start the real hokitod on a free loopback port and talk to it over real sockets.
+
+Shared by the test-server*.py integration tests (Python 3 standard library only). Every wait is
+bounded: a test that hangs fails with a clear message instead.
+"""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+HOKITOD = os.environ.get("HOKITOD", "build/server/hokitod")
+TIMEOUT = 10.0
+
+
+class Server:
+    """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
+
+    def __init__(self, *args, host="127.0.0.1"):
+        self.tmp = tempfile.mkdtemp(prefix="hokitod-test-")
+        port_file = os.path.join(self.tmp, "port")
+        listen = "[%s]:0" % host if ":" in host else "%s:0" % host
+        self.proc = subprocess.Popen(
+            [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug"]
+            + list(args),
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace")
+        self.host = host
+        self.log = []
+        self.listening = threading.Event()
+        self.port = None
+        threading.Thread(target=self._read_log, daemon=True).start()
+        if not self.listening.wait(TIMEOUT):
+            self.kill()
+            raise RuntimeError("hokitod did not start: %s" % "".join(self.log))
+        with open(port_file) as f:
+            assert int(f.read()) == self.port
+
+    def _read_log(self):
+        for line in self.proc.stderr:
+            self.log.append(line)
+            m = re.search(r"listening on (.*):(\d+)$", line.strip())
+            if m and self.port is None:
+                self.port = int(m.group(2))
+                self.listening.set()
+
+    def connect(self, name=None, **kw):
+        c = Client(self.host, self.port, **kw)
+        if name is not None:
+            c.hello(name)
+        return c
+
+    def log_has(self, pattern, timeout=TIMEOUT):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if any(re.search(pattern, l) for l in list(self.log)):
+                return True
+            time.sleep(0.02)
+        return False
+
+    def stop(self, sig=signal.SIGTERM, timeout=TIMEOUT):
+        """Stop with a signal; return the exit status (None if it had to be killed)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Closed(Exception):
+    pass
+
+
+class Client:
+    """A protocol client: lines in, JSON objects out, every wait bounded."""
+
+    def __init__(self, host, port, rcvbuf=None):
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.sock = socket.socket(fam, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(TIMEOUT)
+        self.sock.connect((host, port))
+        self.buf = b""
+        self.next_id = 1
+        self.lines = []      # every raw line received, in order
+        self.events = {}     # game -> {seq: raw line} of game events seen
+        self.player = None
+        self.token = None
+
+    def send(self, obj):
+        self.send_raw((json.dumps(obj) + "\n").encode())
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def recv_line(self, timeout=TIMEOUT):
+        deadline = time.time() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError("no line within %.1fs (have %r)" % (timeout, self.buf[:200]))
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except ConnectionResetError:
+                data = b""
+            if not data:
+                raise Closed("connection closed (pending %r)" % self.buf[:200])
+            self.buf += data
+        line, _, self.buf = self.buf.partition(b"\n")
+        self.lines.append(line)
+        return line
+
+    def recv(self, timeout=TIMEOUT):
+        line = self.recv_line(timeout)
+        m = json.loads(line)
+        if m.get("type") in ("seated", "started", "moved", "game_over"):
+            seen = self.events.setdefault(m["game"], {})
+            assert m["seq"] not in seen, "seq %d seen twice" % m["seq"]
+            seen[m["seq"]] = line
+        return m
+
+    def expect(self, type_, timeout=TIMEOUT):
+        m = self.recv(timeout)
+        if m.get("type") != type_:
+            raise AssertionError("expected %s, got %s" % (type_, json.dumps(m)[:400]))
+        return m
+
+    def recv_until(self, type_, timeout=TIMEOUT):
+        """Messages up to and including the first of type_; returns (that, [the others])."""
+        others = []
+        deadline = time.time() + timeout
+        while True:
+            m = self.recv(max(0.01, deadline - time.time()))
+            if m.get("type") == type_:
+                return m, others
+            others.append(m)
+
+    def request(self, obj, timeout=TIMEOUT):
+        """Send obj with a fresh id; return (reply, [messages before it])."""
+        obj = dict(obj)
+        obj["id"] = self.next_id
+        self.next_id += 1
+        self.send(obj)
+        others = []
+        deadline = time.time() + timeout
+        while True:
+            m = self.recv(max(0.01, deadline - time.time()))
+            if m.get("id") == obj["id"]:
+                return m, others
+            others.append(m)
+
+    def hello(self, name):
+        r, _ = self.request({"type": "hello", "protocol": 1, "name": name})
+        assert r["type"] == "welcome", r
+        self.player = r["player"]
+        self.token = r["token"]
+        return r
+
+    def quiet(self, wait=0.2):
+        """Whether nothing arrives within wait seconds."""
+        if self.buf:
+            return False
+        self.sock.settimeout(wait)
+        try:
+            data = self.sock.recv(65536)
+        except socket.timeout:
+            return True
+        self.buf += data
+        return False
+
+    def closed(self, timeout=TIMEOUT):
+        """Read (discarding) until the server closes; True if it did within timeout."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            self.sock.settimeout(max(0.01, deadline - time.time()))
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                return False
+            except (ConnectionResetError, BrokenPipeError):
+                return True
+            if not data:
+                return True
+        return False
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class Tap:
+    """TAP output: one line per check, the plan at the end."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, name, diag=None):
+        self.n += 1
+        if not cond:
+            self.failed += 1
+            if diag:
+                for l in str(diag).splitlines():
+                    print("# " + l)
+        print("%sok %d - %s" % ("" if cond else "not ", self.n, name), flush=True)
+        return cond
+
+    def run(self, name, fn, *args):
+        """Run one test function; an exception is a failure with its traceback."""
+        try:
+            r = fn(*args)
+            self.ok(r is not False, name)
+        except Exception:
+            self.ok(False, name, traceback.format_exc())
+
+    def done(self):
+        print("1..%d" % self.n, flush=True)
+        sys.exit(1 if self.failed else 0)
