@@ -5,8 +5,12 @@
  * a pipe or a file, all on the libuv loop) and everything the user needs is printed as whole
  * lines on standard output: what happened (moves, seats, spectators, game over), whose turn it
  * is, and the board as text after every move. Errors are printed as lines starting with
- * "error: ". The view remembers what it has printed so far and prints only what is new. When
- * standard input ends, the program ends as soon as the requests already sent are answered.
+ * "error: ". The view remembers what it has printed so far and prints only what is new.
+ *
+ * Commands run one at a time, in order: a line is taken only while the connection is up and
+ * the request of the previous line has been answered, so a script can write "create", then
+ * "wait" (until it is our turn or the game is over), then a move, without racing the server.
+ * When standard input ends, the program ends once every line has run and been answered.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -25,17 +29,17 @@ struct plain {
 		uv_stream_t stream;
 		uv_tty_t tty;
 		uv_pipe_t pipe;
-	} in;                      /* standard input when it is a terminal or a pipe */
-	uv_fs_t fs;                /* standard input when it is a file */
-	int file;                  /* standard input is a file: read with uv_fs_read */
-	int reading;               /* an input handle is open */
-	int closing;               /* stop() was called */
-	int eof;                   /* standard input ended */
-	char fsbuf[4096];          /* file reads land here */
-	int64_t fsoff;             /* file offset */
-	char line[PLAIN_LINE_MAX]; /* the command line being read */
-	size_t len;
-	int toolong; /* the current line passed the limit: skip to its end */
+	} input;          /* standard input when it is a terminal or a pipe */
+	uv_fs_t fs;       /* standard input when it is a file */
+	int file;         /* standard input is a file: read with uv_fs_read */
+	int reading;      /* an input handle is open */
+	int closing;      /* stop() was called */
+	int eof;          /* standard input ended */
+	char fsbuf[4096]; /* file reads land here */
+	int64_t fsoff;    /* file offset */
+	char *buf;        /* owned: input bytes not yet run as commands */
+	size_t buflen, bufcap;
+	int waiting; /* a "wait" holds the input until our turn or the end */
 	/* What has been printed. */
 	enum client_link link;
 	int greeted;                  /* "connected" was printed */
@@ -51,6 +55,8 @@ static void out(const char *fmt, ...)
         __attribute__((format(printf, 1, 2)))
 #endif
         ;
+
+static void plain_pump(struct plain *p);
 
 /* Print one line on standard output. */
 static void
@@ -137,7 +143,7 @@ print_turn(struct plain *p)
 	const struct client_table *t = &st->table;
 	int side = game_side(&t->game);
 
-	if (t->over || !t->started)
+	if (t->over || !t->started || game_over(&t->game))
 		return;
 	if (client_state_our_turn(st))
 		out("your turn (%s)", game_side_name(t->kind, side));
@@ -267,8 +273,7 @@ plain_update(struct client *c)
 		p->list_stamp = c->list_stamp;
 		print_list(p);
 	}
-	if (p->eof && (c->npending == 0 || st->link != CLIENT_LINK_UP))
-		client_quit(c, 0);
+	plain_pump(p);
 }
 
 static void
@@ -291,8 +296,10 @@ print_help(void)
 	out("  MOVE  or  move MOVE                play (c2-e4, Xc5+c6)");
 	out("  moves                              your legal moves");
 	out("  board                              the board again");
+	out("  position                           the position text (common/FORMATS.md)");
 	out("  stack SQUARE                       the whole stack on a square");
 	out("  who                                players and spectators");
+	out("  wait                               hold the next commands until your turn");
 	out("  resign | leave | quit");
 }
 
@@ -460,10 +467,20 @@ plain_command(struct plain *p, char *line)
 		} else {
 			out("error: not at a game");
 		}
+	} else if (strcmp(args[0], "position") == 0) {
+		char text[GAME_TEXT_MAX];
+		if (c->st.table.active && game_format(&c->st.table.game, text, sizeof text) >= 0)
+			out("position: %s", text);
+		else
+			out("error: not at a game");
 	} else if (strcmp(args[0], "stack") == 0) {
 		cmd_stack(p, n > 1 ? args[1] : NULL);
 	} else if (strcmp(args[0], "who") == 0) {
 		cmd_who(p);
+	} else if (strcmp(args[0], "wait") == 0) {
+		p->waiting = c->st.table.active;
+		if (!p->waiting)
+			out("error: wait: not at a game");
 	} else if (strcmp(args[0], "resign") == 0) {
 		client_request_resign(c);
 	} else if (strcmp(args[0], "leave") == 0) {
@@ -475,43 +492,74 @@ plain_command(struct plain *p, char *line)
 	}
 }
 
-/* Split input bytes into command lines. */
+/* Whether a "wait" still holds: not our turn yet, and the game goes on. */
+static int
+plain_waiting(struct plain *p)
+{
+	const struct client_state *st = &p->c->st;
+
+	if (!p->waiting)
+		return 0;
+	if (!st->table.active || st->table.over || client_state_our_turn(st))
+		p->waiting = 0;
+	return p->waiting;
+}
+
+/*
+ * Run the commands whose turn has come: one line at a time, while the link is up, nothing is
+ * pending and no "wait" holds. At the end of input, quit once all is run and answered.
+ */
+static void
+plain_pump(struct plain *p)
+{
+	struct client *c = p->c;
+	char line[PLAIN_LINE_MAX];
+
+	while (!c->quitting && p->c->view_data == p && c->st.link == CLIENT_LINK_UP &&
+	       c->npending == 0 && !plain_waiting(p)) {
+		char *nl = memchr(p->buf, '\n', p->buflen);
+		size_t n;
+		if (nl == NULL) {
+			if (!p->eof || p->buflen == 0)
+				break;
+			nl = p->buf + p->buflen; /* a last line without its newline */
+		}
+		n = (size_t)(nl - p->buf);
+		if (n >= sizeof line) {
+			out("error: command line too long");
+		} else {
+			memcpy(line, p->buf, n);
+			line[n] = '\0';
+		}
+		p->buflen -= n < p->buflen ? n + 1 : n;
+		memmove(p->buf, p->buf + (p->buflen ? n + 1 : 0), p->buflen);
+		if (n < sizeof line)
+			plain_command(p, line);
+	}
+	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p &&
+	    (c->npending == 0 || c->st.link == CLIENT_LINK_FAILED) && !plain_waiting(p))
+		client_quit(c, 0);
+}
+
+/* Keep input bytes until their commands can run. */
 static void
 plain_input(struct plain *p, const char *data, size_t n)
 {
-	for (size_t i = 0; i < n && !p->c->quitting; i++) {
-		char ch = data[i];
-		if (ch != '\n') {
-			if (p->len + 1 < sizeof p->line)
-				p->line[p->len++] = ch;
-			else
-				p->toolong = 1;
-			continue;
-		}
-		p->line[p->len] = '\0';
-		if (p->toolong)
-			out("error: command line too long");
-		else
-			plain_command(p, p->line);
-		p->len = 0;
-		p->toolong = 0;
+	if (p->buflen + n > p->bufcap) {
+		p->bufcap = (p->buflen + n) * 2;
+		p->buf = xrealloc(p->buf, p->bufcap);
 	}
+	memcpy(p->buf + p->buflen, data, n);
+	p->buflen += n;
+	plain_pump(p);
 }
 
 /* Standard input ended: finish once what was asked is answered. */
 static void
 plain_eof(struct plain *p)
 {
-	struct client *c = p->c;
-
-	if (p->len > 0) {
-		p->line[p->len] = '\0';
-		plain_command(p, p->line);
-		p->len = 0;
-	}
 	p->eof = 1;
-	if (!c->quitting && (c->npending == 0 || c->st.link != CLIENT_LINK_UP))
-		client_quit(c, 0);
+	plain_pump(p);
 }
 
 static void
@@ -538,6 +586,7 @@ plain_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 }
 
 static void plain_fs_cb(uv_fs_t *req);
+static void plain_free(struct plain *p);
 
 static void
 plain_fs_next(struct plain *p)
@@ -559,7 +608,7 @@ plain_fs_cb(uv_fs_t *req)
 	uv_fs_req_cleanup(req);
 	p->reading = 0;
 	if (p->closing) {
-		free(p);
+		plain_free(p);
 		return;
 	}
 	if (n <= 0) {
@@ -572,10 +621,18 @@ plain_fs_cb(uv_fs_t *req)
 		plain_fs_next(p);
 }
 
+/* Free the view's memory. */
+static void
+plain_free(struct plain *p)
+{
+	free(p->buf);
+	free(p);
+}
+
 static void
 plain_close_cb(uv_handle_t *h)
 {
-	free(h->data);
+	plain_free(h->data);
 }
 
 static int
@@ -590,20 +647,20 @@ plain_start(struct client *c)
 	c->view_data = p;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (type == UV_TTY) {
-		rc = uv_tty_init(c->loop, &p->in.tty, 0, 1);
+		rc = uv_tty_init(c->loop, &p->input.tty, 0, 1);
 	} else if (type == UV_NAMED_PIPE) {
-		rc = uv_pipe_init(c->loop, &p->in.pipe, 0);
+		rc = uv_pipe_init(c->loop, &p->input.pipe, 0);
 		if (rc == 0)
-			rc = uv_pipe_open(&p->in.pipe, 0);
+			rc = uv_pipe_open(&p->input.pipe, 0);
 	} else {
 		p->file = 1;
 		plain_fs_next(p);
 		return 0;
 	}
 	if (rc == 0) {
-		p->in.stream.data = p;
+		p->input.stream.data = p;
 		p->reading = 1;
-		rc = uv_read_start(&p->in.stream, plain_alloc_cb, plain_read_cb);
+		rc = uv_read_start(&p->input.stream, plain_alloc_cb, plain_read_cb);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "hokito: cannot read standard input: %s\n", uv_strerror(rc));
@@ -626,13 +683,13 @@ plain_stop(struct client *c)
 		if (p->reading)
 			uv_cancel((uv_req_t *)&p->fs);
 		else
-			free(p);
+			plain_free(p);
 		return;
 	}
 	if (p->reading)
-		uv_close((uv_handle_t *)&p->in.stream, plain_close_cb);
+		uv_close((uv_handle_t *)&p->input.stream, plain_close_cb);
 	else
-		free(p);
+		plain_free(p);
 }
 
 const struct client_view client_plain_view = {

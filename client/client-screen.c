@@ -131,8 +131,8 @@ screen_colours(struct screen *s)
 	use_default_colors();
 	s->rich = COLORS >= 256;
 	if (s->rich) {
-		init_pair(PAIR_LIGHT, 16, 223);
-		init_pair(PAIR_DARK, 16, 180);
+		init_pair(PAIR_LIGHT, 16, 180);
+		init_pair(PAIR_DARK, 16, 137);
 		init_pair(PAIR_PAWN0, 231, 16);
 		init_pair(PAIR_PAWN1, 16, 255);
 		init_pair(PAIR_TOTEM, 231, 25);
@@ -140,7 +140,7 @@ screen_colours(struct screen *s)
 		init_pair(PAIR_SELECTED, 16, 75);
 		init_pair(PAIR_DEST, 16, 114);
 		init_pair(PAIR_LAST, 16, 229);
-		init_pair(PAIR_MARK_ON_LIGHT, 22, 223);
+		init_pair(PAIR_MARK_ON_LIGHT, 22, 180);
 	} else {
 		init_pair(PAIR_LIGHT, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_DARK, COLOR_BLACK, COLOR_YELLOW);
@@ -220,22 +220,29 @@ blank(int y, int x, int w)
 static void
 frame(const struct screen *s, int y, int x, int h, int w, const char *title)
 {
+	const char *hl = glyph(s, "\xe2\x94\x80", "-"), *vl = glyph(s, "\xe2\x94\x82", "|");
+
+	/* Drawn with UTF-8 strings rather than ACS, which some terminals and tmux's
+	 * capture-pane render as letters. */
 	for (int i = 0; i < h; i++)
 		blank(y + i, x, w);
-	mvaddch(y, x, ACS_ULCORNER);
-	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + h - 1, x, ACS_LLCORNER);
-	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	mvhline(y, x + 1, ACS_HLINE, w - 2);
-	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-	mvvline(y + 1, x, ACS_VLINE, h - 2);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
+	for (int i = 1; i < w - 1; i++) {
+		mvaddstr(y, x + i, hl);
+		mvaddstr(y + h - 1, x + i, hl);
+	}
+	for (int i = 1; i < h - 1; i++) {
+		mvaddstr(y + i, x, vl);
+		mvaddstr(y + i, x + w - 1, vl);
+	}
+	mvaddstr(y, x, glyph(s, "\xe2\x94\x8c", "+"));
+	mvaddstr(y, x + w - 1, glyph(s, "\xe2\x94\x90", "+"));
+	mvaddstr(y + h - 1, x, glyph(s, "\xe2\x94\x94", "+"));
+	mvaddstr(y + h - 1, x + w - 1, glyph(s, "\xe2\x94\x98", "+"));
 	if (title != NULL) {
 		attron(A_BOLD);
 		put(y, x + 2, w - 4, " %s ", title);
 		attroff(A_BOLD);
 	}
-	(void)s;
 }
 
 /* The title bar: program, where we are, connection. */
@@ -297,14 +304,14 @@ draw_hints(struct screen *s, const char *const *pairs)
 
 	blank(y, 0, COLS);
 	for (int i = 0; pairs[i] != NULL; i += 2) {
-		int kl = (int)strlen(pairs[i]), tl = (int)strlen(pairs[i + 1]);
-		if (x + kl + tl + 2 > COLS)
+		int kl = (int)strlen(pairs[i]) + 2, tl = (int)strlen(pairs[i + 1]) + 2;
+		if (x + kl + tl > COLS)
 			break;
 		attron(A_REVERSE | A_BOLD);
-		putn(y, x, kl, pairs[i]);
+		put(y, x, kl, " %s ", pairs[i]);
 		attroff(A_REVERSE | A_BOLD);
-		putn(y, x + kl, tl + 1, pairs[i + 1]);
-		x += kl + tl + 2;
+		put(y, x + kl, tl, " %s ", pairs[i + 1]);
+		x += kl + tl;
 	}
 }
 
@@ -507,9 +514,20 @@ draw_panel(struct screen *s, int px, int pw)
 	attron(A_BOLD);
 	put(y, px, pw, "%s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO");
 	attroff(A_BOLD);
-	put(y, px + 7, pw - 7, "%s game %s%s%s", t->variant, t->id, t->invite[0] ? "  invite " : "",
-	    t->invite);
+	put(y, px + 7, pw - 7, "%s %s game %s", t->variant, glyph(s, "\xc2\xb7", "-"), t->id);
+	if (t->invite[0]) {
+		y++;
+		put(y, px, pw, "invite code ");
+		attron(A_BOLD);
+		put(y, px + 12, pw - 12, "%s", t->invite);
+		attroff(A_BOLD);
+	}
 	y += 2;
+	attron(A_DIM);
+	put(y, px + 2, 0, "Player");
+	put(y, px + pw - 10, 0, "%10s", t->kind == GAME_HOKITO ? "Score" : "Reserve");
+	attroff(A_DIM);
+	y++;
 	for (int i = 0; i < 2; i++) {
 		const struct client_seat *seat = &t->seats[i];
 		int tomove = !t->over && t->started && side == i;
@@ -522,29 +540,20 @@ draw_panel(struct screen *s, int px, int pw)
 			attron(A_BOLD);
 		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
 		         t->seat == i ? " (you)" : "");
-		putn(y, px + 13, pw - 13 - 9, buf);
+		putn(y, px + 13, pw - 13 - 11, buf);
 		attroff(A_BOLD);
-		if (t->kind == GAME_HOKITO) {
-			put(y, px + pw - 8, 0, "%8d", o.score[i]);
-		} else {
-			put(y, px + pw - 10, 0, "X%d O%d", reserve[i][0], reserve[i][1]);
-		}
+		if (t->kind == GAME_HOKITO)
+			put(y, px + pw - 10, 0, "%10d", o.score[i]);
+		else
+			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
 		y++;
 		if (seat->name[0] && !seat->connected) {
 			attron(pair(s, PAIR_ERROR) | A_BOLD);
-			put(y, px + 13, pw - 13, "offline, waiting...");
+			put(y, px + 13, pw - 13, "offline, waiting%s",
+			    glyph(s, "\xe2\x80\xa6", "..."));
 			attroff(pair(s, PAIR_ERROR) | A_BOLD);
+			y++;
 		}
-		y++;
-	}
-	if (t->kind == GAME_HOKITO) {
-		attron(A_DIM);
-		put(y - 1, px + pw - 8, 0, "%8s", "score");
-		attroff(A_DIM);
-	} else {
-		attron(A_DIM);
-		put(y - 1, px + pw - 10, 0, "reserve");
-		attroff(A_DIM);
 	}
 	y++;
 	/* Whose turn. */
@@ -756,6 +765,8 @@ draw_game(struct screen *s)
 	s->bx = 3;
 	px = s->bx + 6 * s->cw + 3;
 	pw = COLS - px - 1;
+	if (pw > 46)
+		pw = 46;
 	screen_kind_colours(s, t->kind);
 	draw_board(s);
 	draw_panel(s, px, pw);

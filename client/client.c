@@ -27,13 +27,11 @@ usage(FILE *f)
 {
 	fputs("usage: hokito [OPTIONS] [COMMAND]\n"
 	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
-	      "\n"
 	      "Commands (without one, hokito opens the lobby):\n"
-	      "  create [hokito|oxono] [--variant V] [--seat S] [--private]   new game\n"
+	      "  create [hokito|oxono] [--variant V] [--seat S] [--private]   a new game\n"
 	      "  join ID|CODE        take the open seat of a game (id, or invite code)\n"
 	      "  quick [hokito|oxono] play the first opponent who is waiting\n"
 	      "  watch ID|CODE       watch a game\n"
-	      "\n"
 	      "Options:\n"
 	      "  --host H            server address (default " CLIENT_DEFAULT_HOST ")\n"
 	      "  --port P            server port (default 7777)\n"
@@ -42,15 +40,13 @@ usage(FILE *f)
 	      "  --no-color          no colours (also when NO_COLOR is set)\n"
 	      "  --new-session       do not resume the session stored for this name\n"
 	      "  -h, --help          this help;  -V, --version  the version\n"
-	      "\n"
 	      "Examples:\n"
 	      "  hokito --name alice                      the lobby of the local server\n"
 	      "  hokito --name alice create --seat black  a HOKITO game, playing Black\n"
-	      "  hokito --host example.org join g12       join game g12\n"
 	      "  hokito create oxono --private            a private OXONO game with a code\n"
-	      "  hokito watch g12                         watch game g12\n"
+	      "  hokito --host example.org join g12       join game g12 (or watch g12)\n"
 	      "  echo list | hokito --plain               list the games, line by line\n"
-	      "In the game, press ? for the keys.\n",
+	      "In a game, press ? for the keys; in --plain mode, type help.\n",
 	      f);
 }
 

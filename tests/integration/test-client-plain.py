@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""test-client-plain.py: the hokito client in --plain mode over pipes, against a real hokitod.
+
+Two plain clients play a full HOKITO game (one of them quits mid-game and a restarted client
+rejoins with the stored session token) while a third watches; then a full OXONO game through
+quick pairing; the command line (--help, --version, bad usage) and standard input that ends.
+Moves are chosen from the engine's list of legal moves (hokito-engine moves), deterministically.
+TAP on stdout.
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clienttest as ct  # noqa: E402
+
+
+def test_cli(tap):
+    r = subprocess.run([ct.HOKITO, "--version"], capture_output=True, text=True, timeout=10)
+    tap.check(r.returncode == 0 and r.stdout.startswith("hokito "), "--version", r.stdout)
+    r = subprocess.run([ct.HOKITO, "--help"], capture_output=True, text=True, timeout=10)
+    lines = r.stdout.splitlines()
+    tap.check(r.returncode == 0 and len(lines) <= 24 and max(map(len, lines)) <= 80 and
+              "Examples" in r.stdout, "--help fits a screen and has examples", r.stdout)
+    r = subprocess.run([ct.HOKITO, "--bogus"], capture_output=True, text=True, timeout=10)
+    tap.check(r.returncode == 2 and "unknown option" in r.stderr, "unknown option: status 2",
+              r.stderr)
+    r = subprocess.run([ct.HOKITO, "create", "chess"], capture_output=True, text=True,
+                       timeout=10)
+    tap.check(r.returncode == 2 and "not a game" in r.stderr, "unknown game kind: status 2",
+              r.stderr)
+    r = subprocess.run([ct.HOKITO, "create", "--seat", "pink"], capture_output=True, text=True,
+                       timeout=10)
+    tap.check(r.returncode == 2 and "not a seat" in r.stderr, "HOKITO has no pink seat",
+              r.stderr)
+
+
+def choose(moves, ply):
+    """A legal move, deterministic but not always the first one."""
+    return moves[(ply * 7 + 3) % len(moves)]
+
+
+def play_turn(tap, player, kind, ply):
+    """Wait for our turn in player's output, read the position, play a legal move."""
+    m = player.expect(r"^(your turn|game over:)", 20)
+    if not m or m.group(1) == "game over:":
+        return None
+    player.send("position")
+    pm = player.expect(r"^position: (.*)$", 10)
+    if not pm:
+        return None
+    moves = ct.legal_moves(kind, pm.group(1))
+    if not moves:
+        return None
+    mv = choose(moves, ply)
+    player.send(mv)
+    return mv
+
+
+def test_hokito_game(tap, port, tmp):
+    homes = {n: os.path.join(tmp, n) for n in ("alice", "bob", "carol")}
+    alice = ct.Plain(port, "alice", ["create", "hokito", "--seat", "black"], homes["alice"])
+    m = alice.expect(r"^joined game (g\d+) \(hokito standard\) as black", 10)
+    tap.check(m, "alice creates a HOKITO game as black", alice.text())
+    if not m:
+        return
+    gid = m.group(1)
+    tap.check(alice.expect(r"^waiting for an opponent", 5) and
+              alice.expect(r"^6 +w\d", 5), "the board is printed, rank 6 first", alice.text())
+    carol = ct.Plain(port, "carol", ["watch", gid], homes["carol"])
+    tap.check(carol.expect(r"^watching game %s" % gid, 10), "carol watches", carol.text())
+    tap.check(alice.expect(r"^spectators: 1 carol", 10), "alice sees carol watching",
+              alice.text())
+    bob = ct.Plain(port, "bob", [], homes["bob"])
+    bob.send("list")
+    tap.check(bob.expect(r"^game %s hokito standard open alice vs -" % gid, 10),
+              "bob lists the open game", bob.text())
+    bob.send("join " + gid)
+    tap.check(bob.expect(r"^joined game %s \(hokito standard\) as white" % gid, 10) and
+              alice.expect(r"^game started: alice \(black\) vs bob \(white\)", 10) and
+              carol.expect(r"^game started", 10), "bob joins: everyone sees the start",
+              alice.text() + "\n--\n" + bob.text())
+    # Refusals on the spot, before anything is sent.
+    tap.check(alice.expect(r"^your turn \(black\)", 10), "alice is told it is her turn")
+    bob.send("a1-a2")
+    tap.check(bob.expect(r"^error: Not your turn: Black to move", 10),
+              "a move out of turn is refused locally", bob.text())
+    alice.send("a6-a5")
+    tap.check(alice.expect(r"^error: a6-a5: ", 10), "an illegal move is refused with the reason",
+              alice.text())
+    alice.send("zz")
+    tap.check(alice.expect(r"^error: unknown command 'zz'", 10), "an unknown command is refused")
+    alice.send("stack c4")
+    tap.check(alice.expect(r"^c4: w\d \(bottom to top; 1 pawn", 10), "stack shows a square",
+              alice.text())
+    alice.send("moves")
+    tap.check(alice.expect(r"^legal moves for black \(\d+\): [a-f][1-6]-", 10),
+              "moves lists the legal moves")
+    alice.pos = 0  # the "your turn" line was consumed above: find it again
+    players = {"b": alice, "w": bob}
+    ply = 0
+    restarted = False
+    while ply < 80:
+        alice.send("position")
+        pm = alice.expect(r"^position: (.*)$", 10)
+        if not pm:
+            break
+        pos = pm.group(1)
+        if not ct.legal_moves("hokito", pos):
+            break
+        mover = players[ct.side_to_move(pos)]
+        if ply == 6 and not restarted:
+            # Bob quits mid-game; a new hokito with the same name rejoins by its token.
+            restarted = True
+            bob.send("quit")
+            tap.check(bob.close() == 0, "bob quits with status 0")
+            tap.check(alice.expect(r"bob lost the connection", 10),
+                      "alice is told bob dropped", alice.text())
+            bob = ct.Plain(port, "bob", [], homes["bob"])
+            tap.check(bob.expect(r"^Rejoined game %s" % gid, 10) and
+                      bob.expect(r"^joined game %s .* as white" % gid, 10),
+                      "a restarted client rejoins its seat with the stored token", bob.text())
+            tap.check(alice.expect(r"bob is back", 10), "alice is told bob is back")
+            players["w"] = bob
+            mover = players[ct.side_to_move(pos)]
+        moves = ct.legal_moves("hokito", pos)
+        mv = choose(moves, ply)
+        mover.send(mv)
+        ply += 1
+        if not (carol.expect(r"^move %d: \w+ %s$" % (ply, mv), 10) and
+                alice.expect(r"^move %d: " % ply, 10)):
+            break
+    tap.check(ply >= 10, "a full game of %d moves was played" % ply, carol.text()[-2000:])
+    for p in (alice, bob, carol):
+        p.pos = 0  # the game over line may come before the last lines we looked for
+    over = [p.expect(r"^game over: (.*)$", 10) for p in (alice, bob, carol)]
+    tap.check(all(over) and len({o.group(1) for o in over}) == 1,
+              "all three see the same game over line",
+              "\n".join(o.group(0) if o else "(none)" for o in over))
+    if over[2]:
+        tap.check(("wins" in over[2].group(1) or "Draw" in over[2].group(1)) and
+                  "no legal move" in over[2].group(1), "the result names the winner and why",
+                  over[2].group(0))
+    tap.check(carol.seen(r"^players: black alice score \d+; white bob score \d+"),
+              "the spectator sees both scores", carol.text()[-1500:])
+    for p in (alice, bob, carol):
+        p.send("leave")
+    for p, n in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+        tap.check(p.expect(r"^left game %s" % gid, 10), "%s leaves the finished game" % n,
+                  p.text()[-500:])
+        tap.check(p.close() == 0, "%s ends at end of input with status 0" % n)
+
+
+def test_oxono_game(tap, port, tmp):
+    a = ct.Plain(port, "pia", ["quick", "oxono"], os.path.join(tmp, "pia"))
+    ma = a.expect(r"^joined game (g\d+) \(oxono standard\) as (\w+)", 10)
+    b = ct.Plain(port, "ben", ["quick", "oxono"], os.path.join(tmp, "ben"))
+    mb = b.expect(r"^joined game (g\d+) \(oxono standard\) as (\w+)", 10)
+    tap.check(ma and mb and ma.group(1) == mb.group(1) and ma.group(2) != mb.group(2),
+              "quick pairing seats two OXONO players in one game", a.text() + b.text())
+    if not (ma and mb):
+        return
+    players = {ma.group(2)[0]: a, mb.group(2)[0]: b}
+    tap.check(a.expect(r"^6 +[.XO]", 10), "the OXONO board is printed", a.text())
+    tap.check(a.seen(r"reserve X8 O8") or a.expect(r"reserve X8 O8", 5),
+              "reserves are shown", a.text())
+    ply = 0
+    while ply < 40:
+        a.send("position")
+        pm = a.expect(r"^position: (.*)$", 10)
+        if not pm:
+            break
+        pos = pm.group(1)
+        moves = ct.legal_moves("oxono", pos)
+        if not moves:
+            break
+        mover = players[ct.side_to_move(pos)]
+        mv = choose(moves, ply)
+        mover.send(mv)
+        ply += 1
+        if not a.expect(r"^move %d: \w+ %s$" % (ply, mv.replace("+", r"\+")), 10):
+            break
+    a.pos = b.pos = 0
+    oa, ob = a.expect(r"^game over: (.*)$", 10), b.expect(r"^game over: (.*)$", 10)
+    tap.check(oa and ob and oa.group(1) == ob.group(1),
+              "an OXONO game is played to its end (%d moves)" % ply, a.text()[-1500:])
+    a.close()
+    b.close()
+
+
+def test_eof(tap, port, tmp):
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eve"],
+                       input="list\nhelp\n", capture_output=True, text=True, timeout=15,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 0 and "games: " in r.stdout and "commands:" in r.stdout,
+              "commands piped in run in order and the client ends at end of input",
+              r.stdout + r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve"], input="list\n",
+                       capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
+              "no server: a clear error and status 1", r.stdout + r.stderr)
+
+
+def main(tap):
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    try:
+        test_cli(tap)
+        test_hokito_game(tap, server.port, tmp)
+        test_oxono_game(tap, server.port, tmp)
+        test_eof(tap, server.port, tmp)
+    finally:
+        server.stop()
+        ct.cleanup(tmp)
+
+
+if __name__ == "__main__":
+    ct.main_guard(main)
