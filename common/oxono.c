@@ -714,34 +714,42 @@ oxono_ply(const struct oxono *x)
  * per direction as popcount(shift(dests) & free). Jumps and free moves may fall back to "any
  * empty square", so they are counted per destination.
  */
+/* Slide moves: pairs (destination, free square next to it), counted direction by direction. */
+HOT int
+count_slides(uint64_t dests, uint64_t free)
+{
+	return popcount(east(dests) & free) + popcount(west(dests) & free) +
+	       popcount(north(dests) & free) + popcount(south(dests) & free);
+}
+
+/* The number of moves of the totem on sq (the other totem on other), pawns on the board. */
+HOT int
+count_totem(int sq, int other, uint64_t pawns)
+{
+	uint64_t free = ~(pawns | BIT(other)) & BOARD; /* empty once the totem has left */
+	enum dest_kind kind;
+	uint64_t dests = totem_dests(sq, pawns | BIT(sq) | BIT(other), &kind);
+	int n = 0;
+
+	if (kind == DEST_SLIDE)
+		return count_slides(dests, free);
+	for (; dests; dests &= dests - 1) {
+		uint64_t near = neighbours(BIT(lowest(dests))) & free;
+
+		n += near ? popcount(near) : popcount(free) - 1;
+	}
+	return n;
+}
+
+/* The number of moves with totems on totem[], given the mover's reserve[] by symbol. */
 HOT uint64_t
 count_moves_of(uint64_t pawns, const int totem[2], const uint8_t reserve[2])
 {
-	uint64_t occ = pawns | BIT(totem[0]) | BIT(totem[1]);
 	uint64_t n = 0;
 
-	for (int t = 0; t < 2; t++) {
-		enum dest_kind kind;
-		uint64_t dests, free;
-
-		if (reserve[t] == 0)
-			continue;
-		dests = totem_dests(totem[t], occ, &kind);
-		free = ~(pawns | BIT(totem[t ^ 1])) & BOARD;
-		if (kind == DEST_SLIDE) {
-			n += (uint64_t)(popcount(east(dests) & free) +
-			                popcount(west(dests) & free) +
-			                popcount(north(dests) & free) +
-			                popcount(south(dests) & free));
-			continue;
-		}
-		for (; dests; dests &= dests - 1) {
-			int to = lowest(dests);
-			uint64_t near = neighbours(BIT(to)) & free;
-
-			n += (uint64_t)(near ? popcount(near) : popcount(free) - 1);
-		}
-	}
+	for (int t = 0; t < 2; t++)
+		if (reserve[t] != 0)
+			n += (uint64_t)count_totem(totem[t], totem[t ^ 1], pawns);
 	return n;
 }
 
@@ -770,6 +778,67 @@ count_moves_after(const struct oxono *x, int t, int to, int place)
 		return 0;
 	totem[t] = to;
 	return count_moves_of(x->colour[0] | x->colour[1] | b, totem, x->reserve[c ^ 1]);
+}
+
+/*
+ * The last two levels of perft for the moves of the side to move that slide totem t to `to`
+ * and place a pawn on one of pl (all next to `to`): the sum of the opponent's move counts after
+ * each of them, 0 after a move that ends the game. Rather than building each child, this works
+ * out what the children share and corrects it for the one pawn that differs:
+ *   - totem t, standing on `to`: its four rays are computed once; the pawn on b blocks exactly
+ *     the ray that starts with b (b is next to `to`), so the child's destinations are the other
+ *     three rays;
+ *   - the other totem u: its moves are counted once without the pawn. When b is not one of u's
+ *     destinations, the pawn changes none of u's rays, and removes from the count exactly the
+ *     pairs (destination of u next to b, b). Otherwise u is counted afresh.
+ */
+HOT uint64_t
+count_slide_children(const struct oxono *x, int t, int to, uint64_t pl)
+{
+	int c = x->side, o = c ^ 1, u = t ^ 1, us = x->totem[u];
+	uint64_t pawns = x->colour[0] | x->colour[1];
+	uint64_t tb = BIT(to), ub = BIT(us);
+	uint64_t empty = ~(pawns | tb | ub) & BOARD;
+	uint64_t ray[4], udests = 0, n = 0;
+	int ucount = 0, uslides = 0;
+
+	if (reserve_empty(x, o))
+		return 0; /* every child is a finished draw */
+	ray[0] = fill_east(tb, empty) & ~tb;
+	ray[1] = fill_west(tb, empty) & ~tb;
+	ray[2] = fill_north(tb, empty) & ~tb;
+	ray[3] = fill_south(tb, empty) & ~tb;
+	if (x->reserve[o][u]) {
+		enum dest_kind kind;
+
+		udests = totem_dests(us, pawns | tb | ub, &kind);
+		uslides = kind == DEST_SLIDE;
+		if (uslides)
+			ucount = count_slides(udests, ~(pawns | tb) & BOARD);
+	}
+	for (; pl; pl &= pl - 1) {
+		int place = lowest(pl);
+		uint64_t b = BIT(place);
+
+		if (line_through(x->colour[c] | b, place) || line_through(x->symbol[t] | b, place))
+			continue;
+		if (x->reserve[o][t]) {
+			int k = place == to + 1 ? 0 : place == to - 1 ? 1 : place == to + 6 ? 2 : 3;
+			uint64_t dests = (ray[0] | ray[1] | ray[2] | ray[3]) & ~ray[k];
+
+			if (dests)
+				n += (uint64_t)count_slides(dests, ~(pawns | b | ub) & BOARD);
+			else
+				n += (uint64_t)count_totem(to, us, pawns | b); /* now enclosed */
+		}
+		if (x->reserve[o][u]) {
+			if (uslides && !(udests & b))
+				n += (uint64_t)(ucount - popcount(neighbours(b) & udests));
+			else
+				n += (uint64_t)count_totem(us, to, pawns | b);
+		}
+	}
+	return n;
 }
 
 /*
@@ -808,6 +877,10 @@ perft(const struct oxono *x, int depth)
 			int to = lowest(dests);
 			uint64_t pl = placements(to, free & ~BIT(to));
 
+			if (depth == 2 && kind == DEST_SLIDE) {
+				n += count_slide_children(x, t, to, pl);
+				continue;
+			}
 			if (depth == 2) {
 				for (; pl; pl &= pl - 1)
 					n += count_moves_after(x, t, to, lowest(pl));
