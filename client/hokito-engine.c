@@ -5,6 +5,8 @@
  *   hokito-engine moves  --game G POSITION                     every legal move, one a line
  *   hokito-engine perft  --game G --depth D [--divide] POSITION
  *   hokito-engine play   --game G POSITION MOVE...             the position after the moves
+ *   hokito-engine analyse --game G [--time MS | --depth D] POSITION   best move, score, PV
+ *   hokito-engine bot    --host H --port P --level N [--games K]  a networked computer player
  *
  * Output goes to stdout, errors to stderr as one line starting "hokito-engine: ". Exit status:
  * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
@@ -18,24 +20,9 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "engine.h"
 #include "game.h"
 #include "hokito-config.h"
-
-#define EXIT_ILLEGAL 1
-#define EXIT_USAGE   2
-
-/* Options shared by the commands; each command reads the ones it knows. */
-struct engine_opts {
-	enum game_kind kind;
-	const char *variant;
-	uint64_t seed;
-	int have_seed;
-	int depth;
-	int divide;
-	int help;
-	char **args; /* positional arguments, borrowed from argv */
-	int nargs;
-};
 
 struct engine_cmd {
 	const char *name;
@@ -45,7 +32,7 @@ struct engine_cmd {
 	int (*run)(struct engine_opts *o);
 };
 
-static int
+int
 engine_fail(int status, const char *fmt, ...)
 {
 	va_list ap;
@@ -79,7 +66,7 @@ engine_number(const char *text, uint64_t max, uint64_t *out)
  * The position argument: one argument ("BOARD SIDE", quoted), or two when the shell split the
  * board from the side letter. Consumes what it used from o->args.
  */
-static int
+int
 engine_position(struct engine_opts *o, struct game *g)
 {
 	char text[GAME_TEXT_MAX * 2];
@@ -241,6 +228,26 @@ static const struct engine_cmd engine_cmds[] = {
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
          "a1-a2\n",
          engine_play},
+        {"analyse", "analyse [--game G] [--time MS | --depth D] POSITION",
+         "search a position: best move, evaluation or proved result, PV, nodes",
+         "  --time MS     think for about MS milliseconds (default 1000)\n"
+         "  --depth D     search exactly D plies instead (deterministic)\n"
+         "\nexample:\n  hokito-engine analyse --game hokito --depth 4 \"$(hokito-engine start "
+         "--seed 1)\"\n",
+         engine_analyse},
+        {"bot", "bot --host H --port P [--game G] [--level N] [--games K] [--name NAME]",
+         "play over the network as an ordinary player",
+         "  --host H      the server's address (default 127.0.0.1)\n"
+         "  --port P      the server's port (default 7777)\n"
+         "  --level N     strength 1 (beginner) to 8 (full strength; default 8)\n"
+         "  --games K     leave after K games (default: play on)\n"
+         "  --name NAME   the display name (default bot-lN)\n"
+         "  --time MS     think MS milliseconds per move instead of the level's node budget\n"
+         "  --seed N      the seed of the level's noise (default 0)\n"
+         "\nThe bot quick-pairs for the game kind (--game): it joins a waiting player or\n"
+         "opens a game and plays whoever joins, one game after the other.\n"
+         "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
+         engine_bot},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
@@ -300,7 +307,10 @@ engine_options(int argc, char **argv, struct engine_opts *o)
 			continue;
 		}
 		if (strcmp(arg, "--game") != 0 && strcmp(arg, "--seed") != 0 &&
-		    strcmp(arg, "--variant") != 0 && strcmp(arg, "--depth") != 0)
+		    strcmp(arg, "--variant") != 0 && strcmp(arg, "--depth") != 0 &&
+		    strcmp(arg, "--time") != 0 && strcmp(arg, "--level") != 0 &&
+		    strcmp(arg, "--host") != 0 && strcmp(arg, "--port") != 0 &&
+		    strcmp(arg, "--games") != 0 && strcmp(arg, "--name") != 0)
 			return engine_fail(EXIT_USAGE, "unknown option '%s' (try --help)", arg);
 		if (value == NULL) {
 			if (i + 1 >= argc)
@@ -320,6 +330,41 @@ engine_options(int argc, char **argv, struct engine_opts *o)
 			o->have_seed = 1;
 		} else if (strcmp(arg, "--variant") == 0) {
 			o->variant = value;
+		} else if (strcmp(arg, "--host") == 0) {
+			o->host = value;
+		} else if (strcmp(arg, "--name") == 0) {
+			o->name = value;
+		} else if (strcmp(arg, "--time") == 0) {
+			if (engine_number(value, 3600000, &n) < 0 || n == 0)
+				return engine_fail(
+				        EXIT_USAGE,
+				        "--time takes milliseconds from 1 to 3600000, not "
+				        "'%s'",
+				        value);
+			o->time_ms = n;
+		} else if (strcmp(arg, "--level") == 0) {
+			if (engine_number(value, 8, &n) < 0 || n == 0)
+				return engine_fail(
+				        EXIT_USAGE,
+				        "--level takes a whole number from 1 to 8, not '%s'",
+				        value);
+			o->level = (int)n;
+		} else if (strcmp(arg, "--port") == 0) {
+			if (engine_number(value, 65535, &n) < 0 || n == 0)
+				return engine_fail(
+				        EXIT_USAGE,
+				        "--port takes a whole number from 1 to 65535, not "
+				        "'%s'",
+				        value);
+			o->port = (int)n;
+		} else if (strcmp(arg, "--games") == 0) {
+			if (engine_number(value, 1000000, &n) < 0)
+				return engine_fail(
+				        EXIT_USAGE,
+				        "--games takes a whole number from 0 to 1000000, not "
+				        "'%s'",
+				        value);
+			o->games = (int)n;
 		} else {
 			if (engine_number(value, 64, &n) < 0)
 				return engine_fail(EXIT_USAGE,

@@ -1,0 +1,120 @@
+/*
+ * engine-analyse.c: hokito-engine analyse, the search on one position from the command line.
+ *
+ * It prints, one "key: value" line each: the best move, the evaluation from the side to move's
+ * view (or the proved result with best play, when the search solved the position), the depth
+ * reached, the principal variation, the nodes searched and the speed. With --depth the search is
+ * a fixed-depth one and its output is the same on every machine (except the time and speed);
+ * with --time (default one second) it is bounded by the clock. It owns nothing beyond the
+ * search it makes and frees.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "search.h"
+
+#define ANALYSE_TT_BYTES (64u << 20)
+#define ANALYSE_TIME_MS  1000
+
+/* Milliseconds on the monotonic clock: the search's clock callback. */
+static uint64_t
+engine_analyse_clock_cb(void *arg)
+{
+	struct timespec ts;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Print the score line: a proved result in words, or the heuristic evaluation. */
+static void
+engine_analyse_score(const struct game *g, const struct search_result *r)
+{
+	int me = game_side(g);
+	const char *mine = game_side_name(g->kind, me), *theirs = game_side_name(g->kind, me ^ 1);
+
+	if (!r->proved) {
+		if (g->kind == GAME_HOKITO)
+			printf("score: %+.2f (points of margin for %s, estimated)\n",
+			       (double)r->score / EVAL_UNIT, mine);
+		else
+			printf("score: %+d (for %s, estimated)\n", r->score, mine);
+		return;
+	}
+	if (g->kind == GAME_HOKITO) {
+		int margin = eval_margin(r->score);
+		if (margin == 0)
+			printf("result: draw (proved)\n");
+		else
+			printf("result: %s wins by %d (proved)\n", margin > 0 ? mine : theirs,
+			       margin > 0 ? margin : -margin);
+		return;
+	}
+	if (r->score == 0) {
+		printf("result: draw (proved)\n");
+	} else {
+		int v = r->score > 0 ? r->score : -r->score;
+		int end_ply = 33 - (v - EVAL_WIN) / EVAL_UNIT;
+		printf("result: %s wins in %d plies (proved)\n", r->score > 0 ? mine : theirs,
+		       end_ply - game_ply(g));
+	}
+}
+
+int
+engine_analyse(struct engine_opts *o)
+{
+	struct search_limits lim;
+	struct search_result r;
+	struct search *s;
+	struct game g, pos;
+	char text[GAME_MOVE_TEXT];
+	uint64_t t0, ms;
+	int rc;
+
+	if ((rc = engine_position(o, &g)) != 0)
+		return rc;
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
+	if (o->depth >= 0 && o->time_ms != 0)
+		return engine_fail(EXIT_USAGE, "give --time or --depth, not both");
+	if (o->depth == 0)
+		return engine_fail(EXIT_USAGE, "--depth must be at least 1");
+	if (game_over(&g)) {
+		printf("bestmove: none\n");
+		printf("result: the game is over\n");
+		return 0;
+	}
+	memset(&lim, 0, sizeof lim);
+	if (o->depth > 0) {
+		lim.depth = o->depth;
+	} else {
+		lim.time_ms = o->time_ms != 0 ? o->time_ms : ANALYSE_TIME_MS;
+		lim.clock_cb = engine_analyse_clock_cb;
+	}
+	s = search_create(ANALYSE_TT_BYTES, o->seed);
+	t0 = engine_analyse_clock_cb(NULL);
+	search_run(s, &g, &lim, &r);
+	ms = engine_analyse_clock_cb(NULL) - t0;
+	search_free(s);
+
+	game_move_format(g.kind, r.best, text, sizeof text);
+	printf("bestmove: %s\n", text);
+	engine_analyse_score(&g, &r);
+	printf("depth: %d\n", r.depth);
+	printf("pv:");
+	pos = g;
+	for (int i = 0; i < r.pvlen && game_move_legal(&pos, r.pv[i]); i++) {
+		game_move_format(g.kind, r.pv[i], text, sizeof text);
+		printf(" %s", text);
+		game_apply(&pos, r.pv[i]);
+	}
+	printf("\n");
+	printf("nodes: %" PRIu64 "\n", r.nodes);
+	printf("time: %" PRIu64 " ms\n", ms);
+	printf("nps: %" PRIu64 "\n", ms > 0 ? r.nodes * 1000 / ms : r.nodes * 1000);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * eval.h: how good a position is for the side to move, in both games, and which moves to try
+ * first.
+ *
+ * Scores are integers from the view of the side to move. A finished game is worth
+ * EVAL_WIN or more when the side to move has won, minus that when it has lost, and 0 for a draw:
+ *   - HOKITO: +-EVAL_WIN + EVAL_UNIT * margin, where margin is the final score difference. The
+ *     sign of the margin decides the game and the map is increasing, so a search that maximises
+ *     this maximises the exact final margin;
+ *   - OXONO: +-(EVAL_WIN + EVAL_UNIT * (33 - ply)), ply the moves played when the line was made,
+ *     so a quicker win (and a slower loss) is worth more.
+ * Scores depend on the position alone, never on the search path, so a transposition table can
+ * keep them. A heuristic score always stays inside +-EVAL_HEUR_MAX.
+ *
+ * This module reads the games' own structs (hokito.h, oxono.h); it never allocates, never does
+ * I/O and keeps no state.
+ */
+#ifndef HOKITO_COMMON_EVAL_H
+#define HOKITO_COMMON_EVAL_H
+
+#include <stdint.h>
+
+#include "game.h"
+
+#define EVAL_UNIT     16    /* one point of HOKITO score margin, one ply of OXONO speed */
+#define EVAL_WIN      30000 /* a won game is worth at least this */
+#define EVAL_HEUR_MAX 8000  /* bound of every heuristic score */
+#define EVAL_INF      32000 /* above every score */
+
+/*
+ * Per-node context for move ordering: what eval_move_score() needs about the position, computed
+ * once for all its moves.
+ */
+struct eval_order {
+	uint64_t win; /* OXONO: squares where the mover's pawn would make a line (any symbol) */
+	uint64_t winsym[2]; /* OXONO: squares where a pawn of symbol t makes a symbol or colour line
+	                     */
+	uint64_t block;     /* OXONO: squares where the opponent's colour would make a line */
+};
+
+/* Whether a score is a won or lost game (a draw is 0, like an even heuristic). */
+static inline int
+eval_is_decided(int score)
+{
+	return score >= EVAL_WIN || score <= -EVAL_WIN;
+}
+
+/* The value of a finished game for its side to move. */
+int eval_final(const struct game *g);
+
+/*
+ * The value of a position where the search stops. Sets *exact to 1 when the score is proved (the
+ * game is over, or the side to move wins with its next move) and to 0 for a heuristic guess.
+ */
+int eval_leaf(const struct game *g, int *exact);
+
+/* The final HOKITO score margin (side to move's view) of a final score. */
+int eval_margin(int score);
+
+/* Prepare the move-ordering context of g. */
+void eval_order_init(struct eval_order *o, const struct game *g);
+
+/* How promising move m of g looks: larger is tried earlier. Cheap, not a search score. */
+int eval_move_score(const struct eval_order *o, const struct game *g, struct game_move m);
+
+#endif
