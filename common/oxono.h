@@ -11,13 +11,13 @@
 #include "game-base.h"
 
 struct oxono {
-	uint64_t colour[2];  /* bitboards: pawns of Pink (0) / Black (1) */
-	uint64_t symbol[2];  /* bitboards: pawns showing X (0) / O (1) */
-	uint8_t totem[2];    /* squares of totem X (0) and totem O (1) */
+	uint64_t colour[2];    /* bitboards: pawns of Pink (0) / Black (1) */
+	uint64_t symbol[2];    /* bitboards: pawns showing X (0) / O (1) */
+	uint8_t totem[2];      /* squares of totem X (0) and totem O (1) */
 	uint8_t reserve[2][2]; /* [colour][symbol]: pawns still to place, 8 at the start */
-	uint8_t side;        /* side to move */
-	uint8_t end;         /* enum game_end: GAME_END_NONE while the game goes on */
-	int8_t winner;       /* side that made a line, -1 otherwise */
+	uint8_t side;          /* side to move */
+	uint8_t end;   /* enum game_end: NONE, LINE, or FULL (side to move has no pawn left) */
+	int8_t winner; /* side that made a line, -1 otherwise */
 };
 
 /* Set up the start position; seed decides which of c3/d4 holds totem X. */
@@ -32,12 +32,19 @@ int oxono_format(const struct oxono *x, char *buf, size_t size);
 /* Write one square's cell text ("-", "X", "O", "px", ...). Returns its length or GAME_ENOSPC. */
 int oxono_cell_format(const struct oxono *x, int sq, char *buf, size_t size);
 
-/* All legal moves of the side to move (0 if the game is over). Returns the count. */
+/*
+ * All legal moves of the side to move (0 if the game is over), in ascending (from, to, place)
+ * order: totem X first, then by the totem's square, then by the pawn's square. Returns the count,
+ * at most 1250 (see oxono.c), so GAME_MOVES_MAX entries always suffice.
+ */
 int oxono_moves(const struct oxono *x, struct game_move *moves);
 
-/* Parse a move ("Xc5+c6") and check it. See game_move_parse(). */
+/*
+ * Parse a move ("Xc5+c6") and check it. Returns 0 with *m set, GAME_ESYNTAX (malformed),
+ * GAME_EOVER (finished game) or GAME_EILLEGAL with the first rule the move breaks in err.
+ */
 int oxono_move_parse(const struct oxono *x, const char *text, struct game_move *m,
-		     struct game_error *err);
+                     struct game_error *err);
 
 /* Write a move as "Xc5+c6". Returns its length or GAME_ENOSPC. */
 int oxono_move_format(struct game_move m, char *buf, size_t size);
@@ -45,13 +52,13 @@ int oxono_move_format(struct game_move m, char *buf, size_t size);
 /* Apply a legal move: move the totem, place the pawn, settle a line or a full board. */
 void oxono_apply(struct oxono *x, struct game_move m);
 
-/* Over or not, and the winner. */
+/* Over or not, and the winner (the side that made a line; -1 for a draw or a game on). */
 void oxono_outcome(const struct oxono *x, struct game_outcome *o);
 
 /* Moves played: pawns on the board. */
 int oxono_ply(const struct oxono *x);
 
-/* Perft leaf count. */
+/* Perft leaf count: 1 at depth 0; a finished game has no moves, so 0 at any depth >= 1. */
 uint64_t oxono_perft(const struct oxono *x, int depth);
 
 #endif
