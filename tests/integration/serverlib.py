@@ -94,6 +94,7 @@ class Client:
         self.sock.settimeout(TIMEOUT)
         self.sock.connect((host, port))
         self.buf = b""
+        self.backlog = []    # messages set aside by wait_for(), returned first by recv()
         self.next_id = 1
         self.lines = []      # every raw line received, in order
         self.events = {}     # game -> {seq: raw line} of game events seen
@@ -125,13 +126,18 @@ class Client:
         return line
 
     def recv(self, timeout=TIMEOUT):
+        if self.backlog:
+            return self.backlog.pop(0)
         line = self.recv_line(timeout)
         m = json.loads(line)
+        self._record(m, line)
+        return m
+
+    def _record(self, m, line):
         if m.get("type") in ("seated", "started", "moved", "game_over"):
             seen = self.events.setdefault(m["game"], {})
             assert m["seq"] not in seen, "seq %d seen twice" % m["seq"]
             seen[m["seq"]] = line
-        return m
 
     def expect(self, type_, timeout=TIMEOUT):
         m = self.recv(timeout)
@@ -148,6 +154,24 @@ class Client:
             if m.get("type") == type_:
                 return m, others
             others.append(m)
+
+    def wait_for(self, type_, timeout=TIMEOUT):
+        """The first message of type_; the others read on the way are kept for recv()."""
+        for i, m in enumerate(self.backlog):
+            if m.get("type") == type_:
+                return self.backlog.pop(i)
+        kept = []
+        deadline = time.time() + timeout
+        try:
+            while True:
+                line = self.recv_line(max(0.01, deadline - time.time()))
+                m = json.loads(line)
+                self._record(m, line)
+                if m.get("type") == type_:
+                    return m
+                kept.append(m)
+        finally:
+            self.backlog.extend(kept)
 
     def request(self, obj, timeout=TIMEOUT):
         """Send obj with a fresh id; return (reply, [messages before it])."""
@@ -172,7 +196,7 @@ class Client:
 
     def quiet(self, wait=0.2):
         """Whether nothing arrives within wait seconds."""
-        if self.buf:
+        if self.buf or self.backlog:
             return False
         self.sock.settimeout(wait)
         try:
@@ -181,6 +205,15 @@ class Client:
             return True
         self.buf += data
         return False
+
+    def drain(self, wait=0.3):
+        """Every message that arrives until none has come for wait seconds."""
+        out = []
+        while True:
+            try:
+                out.append(self.recv(wait))
+            except TimeoutError:
+                return out
 
     def closed(self, timeout=TIMEOUT):
         """Read (discarding) until the server closes; True if it did within timeout."""

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""hokitod refusals and limits: every error code of the protocol for bad input (each refusal is an
+error with a stable code, never a disconnect, never a change to a game); framing (several lines in
+one segment, a line split byte by byte inside a UTF-8 character, CRLF, blank lines); a line over the
+limit; a client that never reads; too many clients; the hello deadline; SIGTERM shutdown that tells
+every client. Prints TAP.
+"""
+import os
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import Server, Tap  # noqa: E402
+
+
+def err(t, c, req, code, name, field=None):
+    """Send req; expect error code (and field); the connection must still answer a ping."""
+    if isinstance(req, bytes):
+        c.send_raw(req)
+        r = c.recv()
+    else:
+        r, _ = c.request(req)
+    good = r.get("type") == "error" and r.get("code") == code and isinstance(r.get("text"), str)
+    if field is not None:
+        good = good and r.get("field") == field
+    if not isinstance(req, bytes) and "id" in r:
+        good = good and isinstance(r["id"], int)
+    p, _ = c.request({"type": "ping"})  # still connected and served
+    alive = p["type"] == "pong" or p.get("code") == "hello_required"
+    t.ok(good and alive, name + " -> " + code, (r, p))
+    return r
+
+
+def before_hello(t, srv):
+    c = srv.connect()
+    err(t, c, {"type": "list"}, "hello_required", "a request before hello")
+    err(t, c, {"type": "hello", "protocol": 2, "name": "x"}, "version_mismatch", "wrong version")
+    err(t, c, {"type": "hello", "protocol": "1", "name": "x"}, "bad_field", "protocol as a string",
+        "protocol")
+    err(t, c, {"type": "hello", "protocol": 1}, "bad_field", "hello without a name", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "name": ""}, "bad_value", "empty name", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "name": "x" * 33}, "bad_value", "long name", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "name": "a\u0007b"}, "bad_value",
+        "control character in a name", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "name": "ok", "last_seq": -1}, "bad_value",
+        "negative last_seq", "last_seq")
+    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32}, "bad_token", "unknown token")
+    c.hello("ok")
+    err(t, c, {"type": "hello", "protocol": 1, "name": "again"}, "already_welcomed",
+        "a second hello")
+    c.close()
+
+
+def malformed(t, srv):
+    c = srv.connect("mal")
+    err(t, c, b"{not json\n", "bad_json", "malformed JSON")
+    err(t, c, b"[1,2]\n", "bad_json", "an array, not an object")
+    err(t, c, b'"text"\n', "bad_json", "a string, not an object")
+    err(t, c, b'{"type":"ping","a":1,"a":2}\n', "bad_json", "duplicate keys")
+    err(t, c, b'{"type":"ping","x":"\xff\xfe"}\n', "bad_json", "invalid UTF-8")
+    err(t, c, b'{"type":"ping","x":"\\u0000"}\n', "bad_json", "a NUL in a string")
+    err(t, c, {"kind": "hokito"}, "unknown_type", "no type")
+    err(t, c, {"type": 5}, "unknown_type", "type not a string")
+    err(t, c, {"type": "fly"}, "unknown_type", "unknown type")
+    err(t, c, {"type": "welcome"}, "bad_field", "a server message type sent to the server")
+    r = err(t, c, b'{"type":"ping","id":[1]}\n', "bad_field", "id of the wrong type", "id")
+    t.ok("id" not in r, "an unreadable id is not echoed", r)
+    c.send({"type": "ping", "id": "str-id"})
+    p = c.recv()
+    t.ok(p == {"type": "pong", "id": "str-id"}, "a string id is echoed", p)
+    err(t, c, {"type": "create"}, "bad_field", "create without kind", "kind")
+    err(t, c, {"type": "create", "kind": 1}, "bad_field", "kind of the wrong type", "kind")
+    err(t, c, {"type": "create", "kind": "chess"}, "bad_value", "unknown kind", "kind")
+    err(t, c, {"type": "create", "kind": "oxono", "variant": "random36"}, "bad_value",
+        "unknown variant", "variant")
+    err(t, c, {"type": "create", "kind": "oxono", "seat": "white"}, "bad_value",
+        "a seat of the other game", "seat")
+    err(t, c, {"type": "create", "kind": "hokito", "private": "yes"}, "bad_field",
+        "private not a boolean", "private")
+    err(t, c, {"type": "create", "kind": "hokito", "seed": -4}, "bad_value", "negative seed",
+        "seed")
+    err(t, c, {"type": "create", "kind": "hokito", "seed": "12x"}, "bad_value", "bad seed text",
+        "seed")
+    err(t, c, {"type": "join"}, "bad_field", "join without game or code", "game")
+    err(t, c, {"type": "watch", "game": 3}, "bad_field", "game of the wrong type", "game")
+    err(t, c, {"type": "move"}, "bad_field", "move without move", "move")
+    err(t, c, {"type": "join", "game": "g999"}, "no_such_game", "join of an unknown game")
+    err(t, c, {"type": "watch", "code": "NOPE2345"}, "no_such_game", "watch with a wrong code")
+    err(t, c, {"type": "move", "move": "a1-a2"}, "not_seated", "move while at no game")
+    err(t, c, {"type": "resign"}, "not_seated", "resign while at no game")
+    c.close()
+
+
+def game_errors(t, srv):
+    a = srv.connect("amy")
+    b = srv.connect("bo")
+    s = srv.connect("sam")
+    o = srv.connect("out")
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 3})
+    g = st["game"]
+    err(t, a, {"type": "move", "move": "a1-a2"}, "not_started", "move before the game starts")
+    err(t, a, {"type": "resign"}, "not_started", "resign before the game starts")
+    err(t, a, {"type": "create", "kind": "oxono"}, "already_seated", "create while seated")
+    err(t, a, {"type": "watch", "game": g}, "already_seated", "watch while seated")
+    s.request({"type": "watch", "game": g})
+    b.request({"type": "join", "game": g})
+    err(t, o, {"type": "join", "game": g}, "game_full", "join of a live game")
+    err(t, b, {"type": "join", "game": g}, "already_seated", "join while seated")
+    err(t, b, {"type": "quick", "kind": "hokito"}, "already_seated", "quick while seated")
+    yt = a.wait_for("your_turn")
+    before = len(yt["moves"])
+    err(t, b, {"type": "move", "move": yt["moves"][0]}, "not_your_turn", "move out of turn")
+    err(t, s, {"type": "move", "move": yt["moves"][0]}, "spectator", "a spectator moves")
+    err(t, s, {"type": "resign"}, "spectator", "a spectator resigns")
+    err(t, a, {"type": "move", "move": yt["moves"][0], "game": "g999"}, "not_seated",
+        "move naming another game")
+    err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
+    err(t, a, {"type": "move", "move": "Xc5+c6"}, "bad_move", "an OXONO move in HOKITO")
+    legal = set(yt["moves"])
+    squares = [f + r for r in "123456" for f in "abcdef"]
+    illegal = next(x + "-" + y for x in squares for y in squares
+                   if x != y and (x + "-" + y) not in legal)
+    r = err(t, a, {"type": "move", "move": illegal}, "illegal_move", "an illegal move")
+    t.ok(len(r["text"]) > 10 and r["request"] == "move", "the illegal move is explained: " +
+         r["text"])
+    err(t, a, {"type": "leave"}, "in_game", "leave a live game")
+    st2, _ = s.request({"type": "watch", "game": g})
+    s.wait_for("spectators")
+    t.ok(st2["ply"] == 0 and st2["seq"] == 3 and st2["position"] == st["position"],
+         "none of the refusals changed the game", st2)
+    ok, _ = a.request({"type": "move", "move": yt["moves"][0]})
+    t.ok(ok["type"] == "ok" and ok["seq"] == 4 and before > 0, "the game goes on", ok)
+    for c in (a, b, s, o):
+        c.close()
+
+
+def framing(t, srv):
+    c = srv.connect("frame")
+    c.send_raw(b'{"type":"ping","id":1}\n{"type":"ping","id":2}\r\n\n   \n{"type":"ping","id":3}\n')
+    got = [c.recv()["id"] for _ in range(3)]
+    t.ok(got == [1, 2, 3], "several lines in one segment, CRLF and blank lines", got)
+    d = srv.connect()
+    line = '{"type":"hello","protocol":1,"name":"żółw 🐢"}\n'.encode()
+    for i in range(len(line)):
+        d.send_raw(line[i:i + 1])
+        time.sleep(0.002)
+    w = d.recv()
+    t.ok(w["type"] == "welcome" and w["player"]["name"] == "żółw 🐢",
+         "a line sent byte by byte, UTF-8 characters split", w)
+    c.close()
+    d.close()
+
+
+def long_line(t):
+    srv = Server("--max-line", "1024")
+    try:
+        c = srv.connect("long")
+        ok_line = b'{"type":"ping","id":"' + b"x" * (1024 - 23) + b'"}'
+        assert len(ok_line) == 1024
+        c.send_raw(ok_line + b"\n")
+        r = c.recv()
+        t.ok(r["type"] == "pong", "a line of exactly the limit is served", r)
+        c.send_raw(b'{"type":"ping","id":"' + b"y" * 5000)
+        r = c.recv()
+        t.ok(r["type"] == "error" and r["code"] == "line_too_long" and c.closed(5),
+             "a line over the limit gets line_too_long, then the connection is closed", r)
+        d = srv.connect("long2")
+        d.send_raw(b"z" * 1030 + b"\n")
+        r = d.recv()
+        t.ok(r["code"] == "line_too_long" and d.closed(5), "also when the newline comes at once")
+        e = srv.connect("after")
+        r, _ = e.request({"type": "ping"})
+        t.ok(r["type"] == "pong", "the server goes on")
+    finally:
+        t.ok(srv.stop() == 0, "server stops")
+
+
+def slow_reader(t):
+    srv = Server("--max-output", "65536")
+    try:
+        a = srv.connect("p1")
+        b = srv.connect("p2")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 8})
+        b.request({"type": "join", "game": st["game"]})
+        lazy = srv.connect("lazy", rcvbuf=4096)
+        lazy.request({"type": "watch", "game": st["game"]})
+        n = a.wait_for("spectators")
+        assert n["spectators"]["count"] == 1
+        # the lazy spectator asks for a lot and never reads the answers
+        req = ('{"type":"ping","id":"' + "q" * 8000 + '"}\n').encode() * 16
+        dropped = False
+        deadline = time.time() + 30
+        lazy.sock.settimeout(1)
+        while time.time() < deadline:
+            try:
+                lazy.sock.sendall(req)
+            except (BrokenPipeError, ConnectionResetError):
+                dropped = True
+                break
+            except socket.timeout:
+                pass
+            if srv.log_has("over the cap", timeout=0):
+                dropped = True
+                break
+        t.ok(dropped and srv.log_has("over the cap"),
+             "a client that never reads is dropped when its output passes the cap")
+        n = a.wait_for("spectators")
+        t.ok(n["spectators"]["count"] == 0, "the players see the spectator gone", n)
+        yt = a.wait_for("your_turn")
+        ok, _ = a.request({"type": "move", "move": yt["moves"][0]})
+        t.ok(ok["type"] == "ok" and ok["seq"] == 4, "the game is unaffected", ok)
+        b.wait_for("your_turn")
+    finally:
+        t.ok(srv.stop() == 0, "server stops")
+
+
+def too_many(t):
+    srv = Server("--max-clients", "2")
+    try:
+        a = srv.connect("one")
+        b = srv.connect("two")
+        c = srv.connect()
+        r = c.recv()
+        t.ok(r["type"] == "error" and r["code"] == "too_many_clients" and c.closed(5),
+             "one client too many gets too_many_clients, then is closed", r)
+        r, _ = a.request({"type": "ping"})
+        t.ok(r["type"] == "pong", "the others are served")
+        b.close()
+        time.sleep(0.3)
+        d = srv.connect("three")
+        r, _ = d.request({"type": "ping"})
+        t.ok(r["type"] == "pong", "a place freed is taken again")
+    finally:
+        t.ok(srv.stop() == 0, "server stops")
+
+
+def hello_deadline(t):
+    srv = Server("--hello-timeout", "1")
+    try:
+        c = srv.connect()
+        t0 = time.time()
+        r = c.recv(timeout=5)
+        t.ok(r["type"] == "error" and r["code"] == "hello_timeout" and c.closed(5)
+             and 0.8 < time.time() - t0 < 4, "no hello in time: hello_timeout, then closed", r)
+        d = srv.connect("quick")
+        time.sleep(1.5)
+        r, _ = d.request({"type": "ping"})
+        t.ok(r["type"] == "pong", "a client that said hello is not timed out")
+    finally:
+        t.ok(srv.stop() == 0, "server stops")
+
+
+def server_full(t):
+    srv = Server("--max-games", "1")
+    try:
+        a = srv.connect("a")
+        b = srv.connect("b")
+        a.request({"type": "create", "kind": "oxono"})
+        err(t, b, {"type": "create", "kind": "oxono"}, "server_full", "create past --max-games")
+    finally:
+        srv.stop()
+
+
+def shutdown(t):
+    srv = Server()
+    a = srv.connect("a")
+    b = srv.connect("b")
+    pre = srv.connect()
+    st, _ = a.request({"type": "create", "kind": "hokito"})
+    b.request({"type": "join", "game": st["game"]})
+    t0 = time.time()
+    status = srv.stop()
+    got = {}
+    for name, c in (("a", a), ("b", b), ("pre", pre)):
+        try:
+            m, _ = c.recv_until("bye", timeout=5)
+            got[name] = m["reason"] == "shutdown" and c.closed(5)
+        except Exception as e:  # noqa: BLE001
+            got[name] = repr(e)
+    t.ok(all(v is True for v in got.values()), "SIGTERM: every client gets bye shutdown, then EOF",
+         got)
+    t.ok(status == 0 and time.time() - t0 < 8, "hokitod exits 0 promptly", status)
+
+
+def main():
+    t = Tap()
+    srv = Server()
+    try:
+        t.run("before hello", before_hello, t, srv)
+        t.run("malformed", malformed, t, srv)
+        t.run("game errors", game_errors, t, srv)
+        t.run("framing", framing, t, srv)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+    t.run("long line", long_line, t)
+    t.run("slow reader", slow_reader, t)
+    t.run("too many clients", too_many, t)
+    t.run("hello deadline", hello_deadline, t)
+    t.run("server full", server_full, t)
+    t.run("shutdown", shutdown, t)
+    t.done()
+
+
+main()

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""hokitod reconnection: a player who loses the connection mid-game comes back with its token and
+the last seq it saw and gets exactly the events it missed, byte for byte; without last_seq it
+gets a full state; the opponent and the spectators are told of the drop and the return; a
+spectator resumes too; a second connection with the same token replaces the first; a bad token is
+refused. Prints TAP.
+"""
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import Server, Tap  # noqa: E402
+
+
+def setup_game(srv, kind="hokito"):
+    a = srv.connect("ana")
+    b = srv.connect("ben")
+    c = srv.connect("cleo")
+    first = "black" if kind == "hokito" else "pink"
+    st, _ = a.request({"type": "create", "kind": kind, "seat": first, "seed": 21})
+    g = st["game"]
+    c.request({"type": "watch", "game": g})
+    a.expect("spectators")
+    c.expect("spectators")
+    b.request({"type": "join", "game": g})
+    a.recv_until("started")
+    c.recv_until("started")
+    return a, b, c, g
+
+
+
+
+def move(mover, rng):
+    yt, _ = mover.recv_until("your_turn")
+    ok, got = mover.request({"type": "move", "move": rng.choice(yt["moves"])})
+    assert ok["type"] == "ok", ok
+    return ok
+
+
+def reconnect_missed_events(t, srv):
+    rng = random.Random(5)
+    a, b, c, g = setup_game(srv)
+    move(a, rng)
+    move(b, rng)
+    move(a, rng)
+    ok = move(b, rng)           # b's last move; b has seen everything up to ok["seq"]
+    last_seen = max(b.events[g])
+    t.ok(last_seen == ok["seq"], "the player saw its own move event", (last_seen, ok))
+    token = b.token
+    b.close()
+    pa = a.wait_for("presence")
+    pc = c.wait_for("presence")
+    t.ok(pa["connected"] is False and pa["seat"] == "white" and pa == pc
+         and pa["player"]["id"] == b.player["id"],
+         "opponent and spectator are told the player dropped", pa)
+
+    move(a, rng)                # the opponent moves while b is away
+    missed_seq = max(a.events[g])
+    b2 = srv.connect()
+    w, _ = b2.request({"type": "hello", "protocol": 1, "token": token, "last_seq": last_seen})
+    t.ok(w["type"] == "welcome" and w["resumed"] is True and w["game"] == g
+         and w["player"] == b.player and w["token"] == token,
+         "hello with the token resumes the session", w)
+    replay = [b2.recv() for _ in range(missed_seq - last_seen)]
+    t.ok([m["seq"] for m in replay] == list(range(last_seen + 1, missed_seq + 1))
+         and all(b2.events[g][s] == a.events[g][s] for s in range(last_seen + 1, missed_seq + 1)),
+         "exactly the missed events, byte for byte as the opponent got them",
+         [m["type"] for m in replay])
+    sp = b2.expect("spectators")
+    yt = b2.expect("your_turn")
+    t.ok(sp["spectators"]["count"] == 1 and yt["seq"] == missed_seq,
+         "then the spectators notice and the legal moves", (sp, yt))
+    pa = a.wait_for("presence")
+    pc = c.wait_for("presence")
+    t.ok(pa["connected"] is True and pa == pc, "opponent and spectator are told it came back")
+
+    ok, got = b2.request({"type": "move", "move": rng.choice(yt["moves"])})
+    t.ok(ok["type"] == "ok" and ok["seq"] == missed_seq + 1, "the game goes on", ok)
+
+    # no last_seq: a full state
+    b2.close()
+    a.wait_for("presence")
+    b3 = srv.connect()
+    w, _ = b3.request({"type": "hello", "protocol": 1, "token": token})
+    st = b3.expect("state")
+    t.ok(w["resumed"] and st["seq"] == ok["seq"] and st["you"] == "white"
+         and st["status"] == "live" and len(st["moves"]) == st["ply"] == 6 and "id" not in st,
+         "resume without last_seq gives a full state", st)
+    b3.expect("spectators")
+    t.ok(b3.quiet(0.3), "no your_turn when it is the opponent's turn")
+
+    # a second connection with the same token replaces the first
+    pre = a.drain(0.3)
+    a_turn = [m for m in pre if m["type"] == "your_turn"][-1]
+    b4 = srv.connect()
+    w, _ = b4.request({"type": "hello", "protocol": 1, "token": token,
+                       "last_seq": st["seq"]})
+    bye, _ = b3.recv_until("bye")
+    t.ok(w["resumed"] and bye["reason"] == "replaced" and b3.closed(5),
+         "the old connection is told it was replaced, then closed", bye)
+    b4.expect("spectators")
+    t.ok(b4.quiet(0.3) and all(m["type"] != "presence" for m in a.drain(0.3)),
+         "a replaced connection is not a drop (no presence)")
+
+    # a spectator resumes too
+    ctoken = c.token
+    c.drain(0.3)
+    c_last = max(c.events[g])
+    c.close()
+    n = a.wait_for("spectators")
+    t.ok(n["spectators"]["count"] == 0, "a dropped spectator leaves the list", n)
+    a.backlog.append(a_turn)
+    ok2 = move(a, rng)
+    c2 = srv.connect()
+    w, _ = c2.request({"type": "hello", "protocol": 1, "token": ctoken, "last_seq": c_last})
+    m = c2.recv()
+    sp = c2.expect("spectators")
+    t.ok(w["game"] == g and m["type"] == "moved" and m["seq"] == ok2["seq"] == c_last + 1
+         and sp["spectators"]["count"] == 1, "a spectator resumes with the events it missed",
+         (w, m, sp))
+    n = a.wait_for("spectators")
+    t.ok(n["spectators"]["count"] == 1, "players see the spectator back")
+
+    # last_seq beyond the game: a full state
+    c3 = srv.connect()
+    w, _ = c3.request({"type": "hello", "protocol": 1, "token": ctoken, "last_seq": 10 ** 9})
+    st, _ = c3.recv_until("state")
+    t.ok(st["seq"] == ok2["seq"] and st["you"] == "spectator",
+         "a last_seq the server cannot serve gives a full state", st)
+    for cl in (a, b4, c2, c3):
+        cl.close()
+
+
+def bad_token(t, srv):
+    c = srv.connect()
+    r, _ = c.request({"type": "hello", "protocol": 1, "token": "0" * 32, "last_seq": 3})
+    t.ok(r["type"] == "error" and r["code"] == "bad_token", "an unknown token is refused", r)
+    r, _ = c.request({"type": "hello", "protocol": 1, "token": "short"})
+    t.ok(r["type"] == "error" and r["code"] == "bad_token", "a malformed token is refused", r)
+    r, _ = c.request({"type": "hello", "protocol": 1, "name": "again"})
+    t.ok(r["type"] == "welcome" and not r["resumed"], "the connection can then say hello", r)
+    t.ok(len(r["token"]) == 32 and all(ch in "0123456789abcdef" for ch in r["token"]),
+         "tokens are 32 hex digits")
+    c.close()
+
+
+def expiry(t):
+    srv = Server("--linger", "1")
+    try:
+        a = srv.connect("lone")
+        token = a.token
+        st, _ = a.request({"type": "create", "kind": "oxono"})
+        spec = srv.connect("watcher")
+        spec.request({"type": "watch", "game": st["game"]})
+        a.close()
+        over, _ = spec.recv_until("game_over", timeout=8)
+        t.ok(over["reason"] == "abandoned",
+             "an open game whose player lingered too long is aborted", over)
+        c = srv.connect()
+        r, _ = c.request({"type": "hello", "protocol": 1, "token": token})
+        t.ok(r["type"] == "error" and r["code"] == "bad_token", "an expired token is refused", r)
+    finally:
+        srv.stop()
+
+
+def main():
+    t = Tap()
+    srv = Server()
+    try:
+        t.run("reconnect", reconnect_missed_events, t, srv)
+        t.run("bad token", bad_token, t, srv)
+    finally:
+        status = srv.stop()
+    t.ok(status == 0, "hokitod exits 0")
+    t.run("expiry", expiry, t)
+    t.done()
+
+
+main()
