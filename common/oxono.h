@@ -16,8 +16,8 @@ struct oxono {
 	uint8_t totem[2];      /* squares of totem X (0) and totem O (1) */
 	uint8_t reserve[2][2]; /* [colour][symbol]: pawns still to place, 8 at the start */
 	uint8_t side;          /* side to move */
-	uint8_t end;   /* enum game_end: NONE, LINE, or FULL (side to move has no pawn left) */
-	int8_t winner; /* side that made a line, -1 otherwise */
+	uint8_t end;           /* enum game_end; FULL also when the mover has no pawn left */
+	int8_t winner;         /* side that made a line, -1 otherwise */
 };
 
 /* Set up the start position; seed decides which of c3/d4 holds totem X. */
