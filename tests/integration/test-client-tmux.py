@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""test-client-tmux.py: the full-screen hokito client driven in tmux against a real hokitod.
+
+Alice creates a HOKITO game from the command line, Carol watches it from the lobby, Bob joins it
+from the lobby through a relay that the test cuts once mid-game (the client must reconnect by
+itself). They play the whole game with the keyboard: half the moves by moving the cursor and
+selecting (the legal destinations are highlighted), half typed in notation. The screens are
+checked with capture-pane: board, players, turn, scores, move list, spectators, help, stack view,
+refusals, game over; then resize, too-small terminal, NO_COLOR, an OXONO move made with the
+totem-then-pawn selection, resigning, and leaving by q, Ctrl-C and SIGTERM with the terminal
+restored. A socket spectator in the test follows the positions to pick legal moves with
+hokito-engine. TAP on stdout; a private tmux server, killed at the end.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clienttest as ct  # noqa: E402
+
+COLS, ROWS = 100, 30
+
+
+def square(name):
+    return "abcdef".index(name[0]), int(name[1]) - 1
+
+
+class Player:
+    """A hokito in a tmux session, with the board cursor position the test keeps track of."""
+
+    def __init__(self, tmux, session):
+        self.t = tmux
+        self.s = session
+        self.cursor = None  # unknown until the first reset
+
+    def goto(self, name):
+        f, r = square(name)
+        if self.cursor is None:
+            self.t.keys(self.s, *(["Left"] * 5 + ["Down"] * 5))
+            self.cursor = (0, 0)
+        cf, cr = self.cursor
+        keys = []
+        keys += ["Right" if f > cf else "Left"] * abs(f - cf)
+        # hjkl too: k is up, j is down
+        keys += ["k" if r > cr else "j"] * abs(r - cr)
+        if keys:
+            self.t.keys(self.s, *keys)
+        self.cursor = (f, r)
+
+    def choose(self, name):
+        self.goto(name)
+        self.t.keys(self.s, "Enter")
+
+    def typed(self, move):
+        self.t.keys(self.s, ":")
+        self.t.literal(self.s, move)
+        self.t.keys(self.s, "Enter")
+
+    def screen(self):
+        return self.t.capture(self.s)
+
+    def expect(self, pattern, timeout=10):
+        return self.t.expect(self.s, pattern, timeout)
+
+
+def env_for(tmp, name, **extra):
+    e = {"XDG_STATE_HOME": os.path.join(tmp, name), "TERM": "xterm-256color",
+         "LANG": "C.UTF-8"}
+    e.update(extra)
+    return e
+
+
+def pane_child(tmux, session):
+    """The pid of the hokito running in a session's pane (the child of the pane's shell)."""
+    pid = tmux.run("display-message", "-p", "-t", session, "#{pane_pid}").stdout.strip()
+    r = subprocess.run(["pgrep", "-P", pid], capture_output=True, text=True)
+    kids = r.stdout.split()
+    return int(kids[0]) if kids else None
+
+
+def wait_moves(watcher, n, timeout=10):
+    return ct.wait_for(lambda: len(watcher.snapshot()[1]) >= n, timeout)
+
+
+def hokito_game(tap, tmux, server, proxy, tmp):
+    hk = ct.HOKITO
+    tmux.start("alice", "%s --port %d --name alice create --seat black" % (hk, server.port),
+               env_for(tmp, "alice"), COLS, ROWS)
+    alice = Player(tmux, "alice")
+    m = alice.expect(r"game (g\d+)", 10)
+    tap.check(m and alice.expect(r"Waiting for an opponent", 5),
+              "alice's game screen: waiting for an opponent", alice.screen())
+    if not m:
+        return None
+    gid = m.group(1)
+    scr = alice.screen()
+    tap.check(re.search(r"a +b +c +d +e +f", scr) and re.search(r"^ *6 ", scr, re.M) and
+              re.search(r"^ *1 ", scr, re.M), "the board has coordinates a-f and 1-6", scr)
+    tap.check(re.search(r"B +Black +alice \(you\) +36", scr) and "(empty seat)" in scr,
+              "players and scores are shown", scr)
+
+    tmux.start("carol", "%s --port %d --name carol" % (hk, server.port), env_for(tmp, "carol"),
+               COLS, ROWS)
+    carol = Player(tmux, "carol")
+    tap.check(carol.expect(r"%s +hokito +standard +open +alice vs -" % gid, 10),
+              "the lobby lists the open game", carol.screen())
+    carol.t.keys("carol", "w")
+    tap.check(carol.expect(r"Black to move|Waiting for an opponent", 10) and
+              carol.expect(r"Spectators \(1\)", 5), "carol watches from the lobby (w)",
+              carol.screen())
+    tap.check(alice.expect(r"Spectators \(1\)\s+carol", 10), "alice sees carol watching",
+              alice.screen())
+
+    tmux.start("bob", "%s --port %d --name bob" % (hk, proxy.port), env_for(tmp, "bob"),
+               COLS, ROWS)
+    bob = Player(tmux, "bob")
+    tap.check(bob.expect(r"%s +hokito" % gid, 10), "bob's lobby shows the game", bob.screen())
+    tmux.keys("bob", "Enter")
+    tap.check(alice.expect(r"Your move \(Black\)", 10) and bob.expect(r"Black to move", 10)
+              and carol.expect(r"Black to move\s+\(watching\)", 10),
+              "bob joins with Enter: alice to move, everyone sees it",
+              alice.screen() + bob.screen())
+    watcher = ct.Watcher(server.port, gid)
+    ct.wait_for(lambda: watcher.snapshot()[3], 10)
+
+    # Help, stack view and refusals, on alice's turn.
+    tmux.keys("alice", "?")
+    tap.check(alice.expect(r"Help.*arrows / hjkl.*type a move", 5), "? shows the help",
+              alice.screen())
+    tmux.keys("alice", "Escape")
+    alice.goto("a6")
+    tmux.keys("alice", "s")
+    tap.check(alice.expect(r"Stack on a6.*top.*white", 5), "s shows the whole stack",
+              alice.screen())
+    tmux.keys("alice", "x")
+    tmux.keys("alice", "Enter")
+    tap.check(alice.expect(r"The pawn on a6 is White's: you play Black", 5),
+              "selecting an opponent's pawn is refused with the reason", alice.screen())
+    bob.goto("a1")
+    tmux.keys("bob", "Enter")
+    tap.check(bob.expect(r"Not your turn: Black to move", 5),
+              "selecting out of turn is refused", bob.screen())
+
+    players = {"b": alice, "w": bob}
+    ply = 0
+    cut_done = False
+    highlighted = False
+    while ply < 80:
+        pos, moves_seen, over, _ = watcher.snapshot()
+        if over or pos is None:
+            break
+        moves = ct.legal_moves("hokito", pos)
+        if not moves:
+            break
+        p = players[ct.side_to_move(pos)]
+        mv = moves[(ply * 5 + 1) % len(moves)]
+        # The watcher may see a move before the mover's client does: wait for its screen.
+        if not p.expect(r"Your move", 10):
+            tap.check(False, "the player to move is told so", p.screen())
+            break
+        if ply % 2 == 0:
+            frm, to = mv.split("-")
+            p.choose(frm)
+            if not highlighted:
+                highlighted = p.expect(r"%s selected: pick a highlighted square" % frm, 5)
+                scr = p.screen()
+                tap.check(highlighted and "\u2022" in scr,
+                          "a selection marks its legal destinations", scr)
+            p.choose(to)
+        else:
+            p.typed(mv)
+        ply += 1
+        if not wait_moves(watcher, ply, 10):
+            tap.check(False, "move %d (%s) reaches the server" % (ply, mv), p.screen())
+            break
+        if ply == 8 and not cut_done:
+            cut_done = True
+            proxy.cut()
+            tap.check(bob.expect(r"Connection lost|reconnecting", 5),
+                      "bob's screen says the connection is lost", bob.screen())
+            tap.check(bob.expect(r"connected +bob", 10),
+                      "bob reconnects by himself", bob.screen())
+            tap.check(bob.expect(r"\b%d\. " % ((ply + 1) // 2), 5),
+                      "bob's move list is intact after reconnecting", bob.screen())
+    pos, moves_seen, over, _ = watcher.snapshot()
+    if not over:
+        over = ct.wait_for(lambda: watcher.snapshot()[2], 10)
+    tap.check(over and ply >= 10, "a full HOKITO game was played to the end (%d moves)" % ply,
+              repr(over))
+    if not over:
+        return gid
+    sc = over.get("scores", {})
+    if over.get("winner"):
+        w = over["winner"]
+        lo = "white" if w == "black" else "black"
+        result = r"%s wins, %d to %d" % (w.capitalize(), sc[w], sc[lo])
+    else:
+        result = r"Draw, %d to %d" % (sc["black"], sc["white"])
+    for p, name in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+        tap.check(p.expect(r"Game over.*%s" % result, 10),
+                  "%s's screen shows the game over box: %s" % (name, result), p.screen())
+    scr = carol.screen()
+    tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
+              re.search(r"W +White +bob +%d" % sc["white"], scr),
+              "the spectator's panel shows the final scores", scr)
+    tap.check("1. " in scr and "Spectators (2)" in scr, "move list and spectators are shown",
+              scr)
+    win = over.get("winner")
+    if win:
+        winner, loser = (alice, bob) if win == "black" else (bob, alice)
+        tap.check(winner.expect("You won!", 5) and loser.expect("You lost.", 5),
+                  "each player is told whether they won", winner.screen())
+    return gid
+
+
+def screen_checks(tap, tmux, server, tmp, gid):
+    alice = Player(tmux, "alice")
+    tmux.resize("alice", 50, 14)
+    tap.check(alice.expect(r"Terminal too small \(50x14\)", 5),
+              "a too-small terminal gets a message", alice.screen())
+    tmux.resize("alice", COLS, ROWS)
+    tap.check(alice.expect(r"Game over", 5) and alice.expect(r"a +b +c +d +e +f", 5),
+              "growing the terminal brings the board back", alice.screen())
+    tmux.resize("alice", 80, 24)
+    tap.check(alice.expect(r"Game over", 5) and not re.search("too small", alice.screen()),
+              "the screen fits an 80x24 terminal", alice.screen())
+    tmux.resize("alice", COLS, ROWS)
+    # Back to the lobby, then quit: the terminal is restored.
+    tmux.keys("alice", "Enter")
+    tap.check(alice.expect(r"Games on this server", 5), "Enter on game over: the lobby",
+              alice.screen())
+    tmux.keys("alice", "q")
+    tap.check(alice.expect(r"HOKITO-EXIT=0", 5) and "Games on this server" not in
+              alice.screen(), "q quits with status 0 and the terminal is restored",
+              alice.screen())
+    tmux.keys("bob", "C-c")
+    tap.check(tmux.expect("bob", r"HOKITO-EXIT=0", 5) and "Game over" not in
+              tmux.capture("bob"), "Ctrl-C quits cleanly and restores the terminal",
+              tmux.capture("bob"))
+    pid = pane_child(tmux, "carol")
+    if pid:
+        os.kill(pid, 15)
+    tap.check(tmux.expect("carol", r"HOKITO-EXIT=143", 5) and "Game over" not in
+              tmux.capture("carol"), "SIGTERM ends the client with the terminal restored",
+              tmux.capture("carol"))
+    # NO_COLOR: the same screen without any colour.
+    tmux.start("mono", "%s --port %d --name dora watch %s" % (ct.HOKITO, server.port, gid),
+               env_for(tmp, "dora", NO_COLOR="1"), COLS, ROWS)
+    ok = tmux.expect("mono", r"Game over", 10)
+    raw = tmux.run("capture-pane", "-p", "-e", "-t", "mono").stdout
+    tap.check(ok and not re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5|48;5)[;m]", raw),
+              "NO_COLOR: the board is drawn without colours", raw[:2000])
+    tmux.keys("mono", "Q")
+    tmux.expect("mono", r"HOKITO-EXIT=0", 5)
+
+
+def oxono_game(tap, tmux, server, tmp):
+    hk = ct.HOKITO
+    tmux.start("pia", "%s --port %d --name pia create oxono --seat pink" % (hk, server.port),
+               env_for(tmp, "pia"), COLS, ROWS)
+    pia = Player(tmux, "pia")
+    m = pia.expect(r"game (g\d+)", 10)
+    if not tap.check(m, "pia creates an OXONO game", pia.screen()):
+        return
+    gid = m.group(1)
+    tmux.start("ben", "%s --port %d --name ben join %s" % (hk, server.port, gid),
+               env_for(tmp, "ben"), COLS, ROWS)
+    ben = Player(tmux, "ben")
+    tap.check(pia.expect(r"Your move \(Pink\)", 10) and ben.expect(r"Pink to move", 10),
+              "ben joins by id from the command line", pia.screen())
+    scr = pia.screen()
+    tap.check(re.search(r"P +Pink +pia \(you\) +X8 +O8", scr) and
+              re.search(r"B +Black +ben +X8 +O8", scr), "OXONO reserves are shown", scr)
+    tap.check(re.search(r" X  ", scr) and re.search(r" O  ", scr), "both totems are drawn", scr)
+    watcher = ct.Watcher(server.port, gid)
+    ct.wait_for(lambda: watcher.snapshot()[0], 10)
+    pos = watcher.snapshot()[0]
+    mv = ct.legal_moves("oxono", pos)[0]  # e.g. Xc5+c6
+    rows = pos.split(" ")[0].split("/")
+    totem_sq = None
+    for r, row in enumerate(rows):
+        for f, cell in enumerate(row.split(",")):
+            if cell == mv[0]:
+                totem_sq = "abcdef"[f] + str(6 - r)
+    pia.choose(mv[4:6])  # an empty square, not a totem: refused
+    tap.check(pia.expect(r"Pick a totem first", 5), "OXONO: a pawn square first is refused",
+              pia.screen())
+    pia.choose(totem_sq)
+    pia.choose(mv[1:3])
+    tap.check(pia.expect(r"Totem %s to %s: now pick the square" % (mv[0], mv[1:3]), 5),
+              "OXONO: the totem's square, then the pawn square", pia.screen())
+    pia.choose(mv[4:6])
+    tap.check(wait_moves(watcher, 1, 10) and watcher.snapshot()[1][0] == mv,
+              "OXONO: the move %s is played with the keys" % mv, pia.screen())
+    tap.check(ben.expect(r"1\. +%s" % re.escape(mv), 10) and ben.expect(r"Your move", 5),
+              "ben sees the move and his turn", ben.screen())
+    tmux.keys("ben", "r")
+    tap.check(ben.expect(r"Resign this game\? \(y/n\)", 5), "r asks before resigning")
+    tmux.keys("ben", "y")
+    tap.check(pia.expect(r"Game over.*Pink wins.*Black resigned", 10) and
+              ben.expect(r"You lost", 10), "resigning ends the game for both",
+              pia.screen() + ben.screen())
+    watcher.close()
+    for s in ("pia", "ben"):
+        tmux.keys(s, "Q")
+        tmux.expect(s, r"HOKITO-EXIT=0", 5)
+
+
+def main(tap):
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    proxy = ct.Proxy(server.port)
+    tmux = ct.Tmux("screen")
+    try:
+        gid = hokito_game(tap, tmux, server, proxy, tmp)
+        if gid:
+            screen_checks(tap, tmux, server, tmp, gid)
+        oxono_game(tap, tmux, server, tmp)
+    finally:
+        tmux.kill()
+        proxy.close()
+        server.stop()
+        ct.cleanup(tmp)
+
+
+if __name__ == "__main__":
+    ct.main_guard(main)
