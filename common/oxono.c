@@ -74,7 +74,7 @@ static const int dir_file[4] = {1, -1, 0, 0};
 static const int dir_step[4] = {1, -1, 6, -6};
 
 /* The square one step from sq in direction d, or -1 off the board. */
-HOT int
+static int
 step(int sq, int d)
 {
 	int f = sq % 6 + dir_file[d];
