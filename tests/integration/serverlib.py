@@ -68,10 +68,16 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
-            return self.proc.wait(timeout)
+            status = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
             return None
+        time.sleep(0.05)  # let the log reader take the last lines
+        bad = [l for l in self.log if "runtime error:" in l or "Sanitizer" in l]
+        if bad:
+            sys.stdout.write("".join("# " + l for l in bad[:20]))
+            return "sanitizer"
+        return status
 
     def kill(self):
         if self.proc.poll() is None:
