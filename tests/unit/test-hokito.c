@@ -458,26 +458,48 @@ slow_perft(const struct game *g, int depth)
 }
 
 /*
- * Perft tables. The numbers were cross-checked against the independent Python reference
- * (tests/ref/rules_ref.py) and are pinned here.
+ * Perft tables: seeded starts (standard and random36) and mid-game positions with tall stacks.
+ * Every number was computed independently by the Python reference (tests/ref/rules_ref.py, see
+ * tests/data/perft-ref.txt) and agrees with this engine; they are pinned here.
  */
 TEST(perft_tables)
 {
 	static const struct {
-		const char *variant;
-		uint64_t seed;
-		uint64_t count[5]; /* depths 0..4; 0 = not checked */
-	} starts[] = {
-	        {NULL, 1, {1, 115, 12526, 1273866, 0}},
+		const char *position;
+		uint64_t count[4]; /* depths 1..4; 0 = not checked */
+	} table[] = {
+	        {"w3,w2,w1,w2,w1,w1/w3,w3,w3,w1,w2,w2/w1,w2,w1,w2,w3,w3/b1,b3,b3,b3,b3,b2/"
+	         "b1,b2,b1,b1,b2,b1/b2,b2,b1,b3,b2,b3 b",
+	         {115, 12526, 1273866, 0}},
+	        {"w3,w1,w2,w2,w2,w3/w2,w3,w1,w1,w3,w1/w3,w2,w1,w1,w3,w2/b2,b3,b3,b3,b1,b1/"
+	         "b2,b1,b3,b1,b2,b2/b2,b2,b3,b1,b3,b1 b",
+	         {115, 11880, 1218354, 0}},
+	        {"w1,w2,w3,w3,w2,w2/w3,b1,b1,b2,b1,b3/b2,b3,w2,w1,b2,w1/w1,b3,w1,b2,b3,w3/"
+	         "b1,w1,b1,w2,b1,b2/b2,w3,w3,b3,b3,w2 b",
+	         {118, 11682, 1183608, 0}},
+	        {"-,-,w1,w2,w1w2,w1/w3w3,-,w3w1,-,w2,-/w1,-,w1w2,w2w2,w3,-/b1w3,-,b3b3,-,b3b3,b2b1/"
+	         "b1,b2b1,-,b1,b2b3b2b1,-/b2,b2,-,-,-,b3w3 b",
+	         {17, 599, 9009, 0}},
+	        {"-,w2w1,-,-,-,w2/w3b1b2b3w2b2w3w2w2w3,-,b1,-,b1,-/-,b3w3,-,-,-,w1/"
+	         "w1,-,w1,-,b3b2,-/b1b2w3b3,w1w3,b1,-,b1w2w1b3,b2b3/b2,-,-,-,-,- b",
+	         {14, 170, 2031, 19288}},
+	        {"-,-,w2,-,-,-/w2w3,-,w1w2w3b3w2w1b3b2b2b3w1w3,-,-,-/-,-,-,w1b3,-,w2w2w3w1/"
+	         "b2b3,-,-,-,b1w3,b1/-,-,-,-,-,b2b1/-,b2b1,-,b1b2,b3b1w1w3,- b",
+	         {8, 47, 220, 412}},
 	};
+	struct game_error err;
 	struct game g;
 
-	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
-		game_start(&g, GAME_HOKITO, starts[i].variant, starts[i].seed, NULL);
-		for (int d = 0; d < 5; d++)
-			if (starts[i].count[d] != 0)
-				ASSERT_U64_EQ(game_perft(&g, d), starts[i].count[d]);
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+		ASSERT_EQ(game_parse(&g, GAME_HOKITO, table[i].position, &err), 0);
+		ASSERT_U64_EQ(game_perft(&g, 0), 1);
+		for (int d = 1; d <= 4; d++)
+			if (table[i].count[d - 1] != 0)
+				ASSERT_U64_EQ(game_perft(&g, d), table[i].count[d - 1]);
 	}
+	/* The pinned start is seed 1's. */
+	game_start(&g, GAME_HOKITO, NULL, 1, NULL);
+	ASSERT_U64_EQ(game_perft(&g, 3), 1273866);
 }
 
 /* Bulk counting agrees with plain recursion, in many positions of random games. */
