@@ -399,8 +399,12 @@ struct search_level {
 };
 
 static const struct search_level search_levels[SEARCH_LEVEL_MAX] = {
-        {1, 0, {320, 160}}, {1, 0, {96, 48}},    {2, 0, {48, 24}},    {3, 0, {16, 8}},
-        {0, 20000, {0, 0}}, {0, 100000, {0, 0}}, {0, 500000, {0, 0}}, {0, 2000000, {0, 0}},
+        {1, 0, {1000, 400}}, /* 1: one ply, judgement blurred by large noise */
+        {1, 0, {16, 8}},     /* 2: one ply */
+        {2, 0, {16, 8}},     /* 3: two plies */
+        {3, 0, {8, 4}},      /* 4: three plies */
+        {0, 20000, {0, 0}},  /* 5 to 8: node budgets, about 4 to 5 times more each */
+        {0, 100000, {0, 0}}, {0, 500000, {0, 0}}, {0, 2000000, {0, 0}},
 };
 
 int
