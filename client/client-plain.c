@@ -517,7 +517,7 @@ plain_pump(struct plain *p)
 
 	while (!c->quitting && p->c->view_data == p && c->st.link == CLIENT_LINK_UP &&
 	       c->npending == 0 && !plain_waiting(p)) {
-		char *nl = memchr(p->buf, '\n', p->buflen);
+		char *nl = p->buflen > 0 ? memchr(p->buf, '\n', p->buflen) : NULL;
 		size_t n;
 		if (nl == NULL) {
 			if (!p->eof || p->buflen == 0)

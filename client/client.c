@@ -218,6 +218,7 @@ client_welcomed(struct client *c, int resumed, const char *game)
 		return;
 	}
 	c->action_done = 1;
+	client_update(c); /* "connected" comes before what the action says */
 	if (resumed && game != NULL) {
 		client_notice(c, 0, "Rejoined game %s.", game);
 		return;

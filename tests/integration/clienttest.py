@@ -211,7 +211,7 @@ class Plain:
         self.name = name
         self.proc = subprocess.Popen(
             [HOKITO, "--plain", "--port", str(port), "--name", name] + args,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, env=env,
             text=True, bufsize=1)
         self.lines = []
         self.lock = threading.Lock()
@@ -273,10 +273,12 @@ class Tmux:
         return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null"] + list(args),
                               capture_output=True, text=True, check=check, timeout=10)
 
-    def start(self, session, command, env, cols=100, rows=30):
-        """A detached session running command; its exit status stays visible in the pane."""
+    def start(self, session, command, env, cols=100, rows=30, stderr=None):
+        """A detached session running command; its exit status stays visible in the pane.
+        The command's standard error goes to the file stderr (sanitizer reports land there)."""
         exports = " ".join("%s=%s" % (k, shquote(v)) for k, v in env.items())
-        shell = "env %s %s; echo HOKITO-EXIT=$?; sleep 600" % (exports, command)
+        redirect = " 2>>%s" % shquote(stderr) if stderr else ""
+        shell = "env %s %s%s; echo HOKITO-EXIT=$?; sleep 600" % (exports, command, redirect)
         self.run("new-session", "-d", "-s", session, "-x", str(cols), "-y", str(rows), shell)
 
     def keys(self, session, *keys):

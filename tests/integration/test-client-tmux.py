@@ -65,6 +65,16 @@ class Player:
         return self.t.expect(self.s, pattern, timeout)
 
 
+STDERR = []  # files holding the clients' standard error
+
+
+def start(tmux, tmp, session, command, env):
+    """Start a client in a session of the usual size, its stderr kept for the final check."""
+    path = os.path.join(tmp, session + ".stderr")
+    STDERR.append(path)
+    tmux.start(session, command, env, COLS, ROWS, stderr=path)
+
+
 def env_for(tmp, name, **extra):
     e = {"XDG_STATE_HOME": os.path.join(tmp, name), "TERM": "xterm-256color",
          "LANG": "C.UTF-8"}
@@ -86,8 +96,7 @@ def wait_moves(watcher, n, timeout=10):
 
 def hokito_game(tap, tmux, server, proxy, tmp):
     hk = ct.HOKITO
-    tmux.start("alice", "%s --port %d --name alice create --seat black" % (hk, server.port),
-               env_for(tmp, "alice"), COLS, ROWS)
+    start(tmux, tmp, "alice", "%s --port %d --name alice create --seat black" % (hk, server.port), env_for(tmp, "alice"))
     alice = Player(tmux, "alice")
     m = alice.expect(r"game (g\d+)", 10)
     tap.check(m and alice.expect(r"Waiting for an opponent", 5),
@@ -101,8 +110,7 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(re.search(r"B +Black +alice \(you\) +36", scr) and "(empty seat)" in scr,
               "players and scores are shown", scr)
 
-    tmux.start("carol", "%s --port %d --name carol" % (hk, server.port), env_for(tmp, "carol"),
-               COLS, ROWS)
+    start(tmux, tmp, "carol", "%s --port %d --name carol" % (hk, server.port), env_for(tmp, "carol"))
     carol = Player(tmux, "carol")
     tap.check(carol.expect(r"%s +hokito +standard +open +alice vs -" % gid, 10),
               "the lobby lists the open game", carol.screen())
@@ -113,8 +121,7 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(alice.expect(r"Spectators \(1\)\s+carol", 10), "alice sees carol watching",
               alice.screen())
 
-    tmux.start("bob", "%s --port %d --name bob" % (hk, proxy.port), env_for(tmp, "bob"),
-               COLS, ROWS)
+    start(tmux, tmp, "bob", "%s --port %d --name bob" % (hk, proxy.port), env_for(tmp, "bob"))
     bob = Player(tmux, "bob")
     tap.check(bob.expect(r"%s +hokito" % gid, 10), "bob's lobby shows the game", bob.screen())
     tmux.keys("bob", "Enter")
@@ -246,8 +253,7 @@ def screen_checks(tap, tmux, server, tmp, gid):
               tmux.capture("carol"), "SIGTERM ends the client with the terminal restored",
               tmux.capture("carol"))
     # NO_COLOR: the same screen without any colour.
-    tmux.start("mono", "%s --port %d --name dora watch %s" % (ct.HOKITO, server.port, gid),
-               env_for(tmp, "dora", NO_COLOR="1"), COLS, ROWS)
+    start(tmux, tmp, "mono", "%s --port %d --name dora watch %s" % (ct.HOKITO, server.port, gid), env_for(tmp, "dora", NO_COLOR="1"))
     ok = tmux.expect("mono", r"Game over", 10)
     raw = tmux.run("capture-pane", "-p", "-e", "-t", "mono").stdout
     tap.check(ok and not re.search(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5|48;5)[;m]", raw),
@@ -258,15 +264,13 @@ def screen_checks(tap, tmux, server, tmp, gid):
 
 def oxono_game(tap, tmux, server, tmp):
     hk = ct.HOKITO
-    tmux.start("pia", "%s --port %d --name pia create oxono --seat pink" % (hk, server.port),
-               env_for(tmp, "pia"), COLS, ROWS)
+    start(tmux, tmp, "pia", "%s --port %d --name pia create oxono --seat pink" % (hk, server.port), env_for(tmp, "pia"))
     pia = Player(tmux, "pia")
     m = pia.expect(r"game (g\d+)", 10)
     if not tap.check(m, "pia creates an OXONO game", pia.screen()):
         return
     gid = m.group(1)
-    tmux.start("ben", "%s --port %d --name ben join %s" % (hk, server.port, gid),
-               env_for(tmp, "ben"), COLS, ROWS)
+    start(tmux, tmp, "ben", "%s --port %d --name ben join %s" % (hk, server.port, gid), env_for(tmp, "ben"))
     ben = Player(tmux, "ben")
     tap.check(pia.expect(r"Your move \(Pink\)", 10) and ben.expect(r"Pink to move", 10),
               "ben joins by id from the command line", pia.screen())
@@ -318,6 +322,12 @@ def main(tap):
         if gid:
             screen_checks(tap, tmux, server, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
+        reports = ""
+        for path in STDERR:
+            if os.path.exists(path):
+                reports += open(path, errors="replace").read()
+        tap.check(not re.search(r"Sanitizer|runtime error", reports),
+                  "no sanitizer reports from the clients", reports[-3000:])
     finally:
         tmux.kill()
         proxy.close()
