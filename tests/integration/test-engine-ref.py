@@ -6,7 +6,8 @@ Seeded random playouts of both games (standard and random36 HOKITO starts, OXONO
 at every position, the set of legal moves (`moves`), the position after a move (`play`, given as
 from-to or, for HOKITO, sometimes as the hop path), the result and HOKITO scores at the end, and
 the refusal of an illegal move (exit 1). Perft (with --divide) is compared on a few positions, and
-hand-built positions cover the edge cases. Everything is seeded: the run is deterministic.
+hand-built positions cover the edge cases; the engine's perft is also checked against the counts
+in tests/data/perft-ref.txt (written by tests/ref/make_perft_ref.py). Everything is seeded: the run is deterministic.
 
 Environment: HOKITO_ENGINE, the path of the hokito-engine binary. Prints TAP; exits 1 on failure.
 """
@@ -24,8 +25,8 @@ import rules_ref as R  # noqa: E402
 ENGINE = os.environ.get("HOKITO_ENGINE", "hokito-engine")
 MAX_DIAG = 4  # disagreements printed per test case
 
-HOKITO_SEEDS = [1, 2, 3, 4, 5, 6]
-RANDOM36_SEEDS = [1, 2, 3, 4, 5, 6]
+HOKITO_SEEDS = [1, 2, 3, 4, 5]
+RANDOM36_SEEDS = [1, 2, 3, 4, 5]
 OXONO_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8]
 
 results = []  # (ok, name, diagnostics)
@@ -262,6 +263,21 @@ def edge_case(game_name, name, cells, side):
     report("%s edge case: %s (%d moves)" % (game_name, name, len(legal)), c.diags)
 
 
+def perft_table():
+    """The engine against tests/data/perft-ref.txt (counts computed by the reference, slowly)."""
+    path = os.path.join(HERE, "..", "data", "perft-ref.txt")
+    diags = []
+    with open(path) as f:
+        lines = [line.rstrip("\n") for line in f if line.strip()]
+    for line in lines:
+        game, depth, count, text = line.split(" ", 3)
+        rc, out, err = engine("perft", "--game", game, "--depth", depth, text)
+        if rc != 0 or not out or out[-1] != count:
+            diags.append("perft --game %s --depth %s %r: expected %s, got exit %d %r %s"
+                         % (game, depth, text, count, rc, out[-1:], err.strip()))
+    report("engine perft agrees with tests/data/perft-ref.txt (%d lines)" % len(lines), diags)
+
+
 def main():
     kept = {"hokito": [], "oxono": []}
     for s in HOKITO_SEEDS:
@@ -275,6 +291,7 @@ def main():
     perft_checks("oxono", kept["oxono"][:1] + kept["oxono"][2:6:3])
     for case in EDGE_CASES:
         edge_case(*case)
+    perft_table()
 
     failed = 0
     for i, (ok, name, diags) in enumerate(results, 1):
