@@ -1,0 +1,387 @@
+/*
+ * test-msg.c: protocol messages: the data-file cases (tests/data/protocol: every message type of
+ * both directions decodes; every refusal has its code and field), every builder round-tripped
+ * through wire_encode() and msg_decode(), the error code names, display names, and wire
+ * reference counting.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "protocol.h"
+#include "test.h"
+
+static char data_dir[2 * PATH_MAX + 64];
+
+/*
+ * Find tests/data/protocol from this file's path. __FILE__ is relative to the build root when
+ * meson compiles (../tests/unit/test-msg.c), and the executable lives at
+ * <build root>/tests/unit/test-msg, so the answer does not depend on the working directory.
+ * HOKITO_PROTOCOL_DATA overrides it.
+ */
+static void
+find_data_dir(void)
+{
+	char exe[PATH_MAX], base[PATH_MAX];
+	const char *file = __FILE__;
+	ssize_t n;
+
+	if (getenv("HOKITO_PROTOCOL_DATA") != NULL) {
+		snprintf(data_dir, sizeof data_dir, "%s", getenv("HOKITO_PROTOCOL_DATA"));
+		return;
+	}
+	snprintf(base, sizeof base, "%s", file);
+	*strrchr(base, '/') = '\0'; /* .../tests/unit */
+	if (base[0] == '/') {
+		snprintf(data_dir, sizeof data_dir, "%s/../data/protocol", base);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		snprintf(data_dir, sizeof data_dir, "%s/../data/protocol", base);
+		return;
+	}
+	exe[n] = '\0';
+	for (int i = 0; i < 3; i++) { /* test-msg, unit, tests */
+		char *slash = strrchr(exe, '/');
+
+		if (slash != NULL)
+			*slash = '\0';
+	}
+	snprintf(data_dir, sizeof data_dir, "%s/%s/../data/protocol", exe, base);
+}
+
+static FILE *
+open_data(const char *name)
+{
+	char path[sizeof data_dir + 64];
+
+	snprintf(path, sizeof path, "%s/%s", data_dir, name);
+	return fopen(path, "rb");
+}
+
+/* Replace each "\xHH" by its byte, in place. Returns the new length. */
+static size_t
+unescape_bytes(char *s, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &v) == 1) {
+			s[o++] = (char)v;
+			i += 3;
+		} else {
+			s[o++] = s[i];
+		}
+	}
+	return o;
+}
+
+TEST(msg_valid_cases)
+{
+	FILE *f = open_data("valid.jsonl");
+	char line[8192];
+	int cases = 0;
+
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t n = strcspn(line, "\n");
+		struct msg m, m2;
+		struct msg_error err;
+		struct wire *w;
+		int rc;
+
+		line[n] = '\0';
+		if (n == 0 || line[0] == '#')
+			continue;
+		cases++;
+		rc = msg_decode(&m, line, n, &err);
+		if (rc != 0) {
+			printf("# refused: %s\n# %s\n", line, err.text);
+			msg_clear(&m);
+			fclose(f);
+			ASSERT_EQ(rc, 0);
+		}
+		ASSERT(m.type != MSG_NONE);
+		w = wire_encode(m.root);
+		ASSERT_EQ(w->data[w->len - 1], '\n');
+		rc = msg_decode(&m2, w->data, w->len - 1, &err);
+		ASSERT_EQ(rc, 0);
+		ASSERT_EQ(m2.type, m.type);
+		ASSERT(json_equal(m.root, m2.root));
+		wire_unref(w);
+		msg_clear(&m);
+		msg_clear(&m2);
+	}
+	fclose(f);
+	printf("# %d valid cases\n", cases);
+	ASSERT(cases >= 40);
+}
+
+TEST(msg_invalid_cases)
+{
+	FILE *f = open_data("invalid.txt");
+	char line[8192];
+	int cases = 0;
+
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t n = strcspn(line, "\n");
+		char code[64], field[64], *tab, *input;
+		struct msg_error err;
+		struct msg m;
+		size_t len;
+		int rc;
+
+		line[n] = '\0';
+		if (n == 0 || line[0] == '#')
+			continue;
+		tab = strchr(line, '\t');
+		ASSERT(tab != NULL);
+		*tab = '\0';
+		ASSERT_EQ(sscanf(line, "%63s %63s", code, field), 2);
+		input = tab + 1;
+		len = unescape_bytes(input, strlen(input));
+		cases++;
+		memset(&err, 0, sizeof err);
+		rc = msg_decode(&m, input, len, &err);
+		if (rc != protocol_err_parse(code) ||
+		    strcmp(err.field, strcmp(field, "-") == 0 ? "" : field) != 0) {
+			printf("# case %d: %.*s\n#   want %s %s, got %s '%s': %s\n", cases,
+			       (int)len, input, code, field, rc ? protocol_err_name(rc) : "ok",
+			       err.field, err.text);
+			msg_clear(&m);
+			fclose(f);
+			FAIL_AT_("invalid case %d", cases);
+		}
+		ASSERT(err.text[0] != '\0');
+		/* the error reply can always be built and encoded (with the id when readable) */
+		json_decref(msg_decode_error_new(&m, &err));
+		msg_clear(&m);
+	}
+	fclose(f);
+	printf("# %d invalid cases\n", cases);
+	ASSERT(cases >= 80);
+}
+
+/* Encode o (stolen) and decode it again into m. Returns msg_decode()'s result. */
+static int
+round_trip(json_t *o, struct msg *m)
+{
+	struct wire *w = wire_encode_steal(o);
+	struct msg_error err;
+	int rc = msg_decode(m, w->data, w->len - 1, &err);
+
+	if (rc != 0)
+		printf("# %s# %s\n", w->data, err.text);
+	wire_unref(w);
+	return rc;
+}
+
+TEST(msg_build_requests)
+{
+	json_t *id = json_integer(7), *sid = json_string("x");
+	struct msg m;
+
+	ASSERT_EQ(round_trip(msg_hello_new("ann", NULL, -1, id), &m), 0);
+	ASSERT_EQ(m.type, MSG_HELLO);
+	ASSERT_STR_EQ(m.name, "ann");
+	ASSERT_EQ(m.protocol, PROTOCOL_VERSION);
+	ASSERT_EQ(m.has_last_seq, 0);
+	ASSERT_EQ(json_integer_value(m.id), 7);
+	msg_clear(&m);
+
+	ASSERT_EQ(round_trip(msg_hello_new(NULL, "0123456789abcdef0123456789abcdef", 12, NULL), &m),
+	          0);
+	ASSERT_STR_EQ(m.token, "0123456789abcdef0123456789abcdef");
+	ASSERT_EQ(m.has_last_seq, 1);
+	ASSERT_EQ(m.last_seq, 12);
+	ASSERT(m.id == NULL);
+	msg_clear(&m);
+
+	ASSERT_EQ(round_trip(msg_create_new("hokito", "random36", "white", 1, sid), &m), 0);
+	ASSERT_EQ(m.type, MSG_CREATE);
+	ASSERT_EQ(m.kind, GAME_HOKITO);
+	ASSERT_STR_EQ(m.variant, "random36");
+	ASSERT_EQ(m.seat, 1);
+	ASSERT_EQ(m.is_private, 1);
+	ASSERT_STR_EQ(json_string_value(m.id), "x");
+	msg_clear(&m);
+
+	ASSERT_EQ(round_trip(msg_create_new("oxono", NULL, NULL, 0, NULL), &m), 0);
+	ASSERT_EQ(m.kind, GAME_OXONO);
+	ASSERT_STR_EQ(m.variant, "standard");
+	ASSERT_EQ(m.seat, -1);
+	ASSERT_EQ(m.is_private, 0);
+	msg_clear(&m);
+
+	ASSERT_EQ(round_trip(msg_join_new("g4", NULL, NULL), &m), 0);
+	ASSERT_EQ(m.type, MSG_JOIN);
+	ASSERT_STR_EQ(m.game, "g4");
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_join_new(NULL, "CODE2345", NULL), &m), 0);
+	ASSERT_STR_EQ(m.code, "CODE2345");
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_quick_new("oxono", NULL, NULL), &m), 0);
+	ASSERT_EQ(m.type, MSG_QUICK);
+	ASSERT_EQ(m.kind, GAME_OXONO);
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_watch_new("g9", NULL, NULL), &m), 0);
+	ASSERT_EQ(m.type, MSG_WATCH);
+	ASSERT_STR_EQ(m.game, "g9");
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_move_new("g2", "Xc5+c6", id), &m), 0);
+	ASSERT_EQ(m.type, MSG_MOVE);
+	ASSERT_STR_EQ(m.move, "Xc5+c6");
+	ASSERT_STR_EQ(m.game, "g2");
+	msg_clear(&m);
+	for (enum msg_type t = MSG_LIST; t <= MSG_PING; t++) {
+		if (t == MSG_CREATE || t == MSG_JOIN || t == MSG_QUICK || t == MSG_WATCH ||
+		    t == MSG_MOVE)
+			continue;
+		ASSERT_EQ(round_trip(msg_new(t, NULL), &m), 0);
+		ASSERT_EQ(m.type, t);
+		msg_clear(&m);
+	}
+	json_decref(id);
+	json_decref(sid);
+}
+
+TEST(msg_build_replies)
+{
+	json_t *id = json_string("r1");
+	struct msg m;
+
+	ASSERT_EQ(round_trip(msg_ok_new(MSG_MOVE, 17, id), &m), 0);
+	ASSERT_EQ(m.type, MSG_OK);
+	ASSERT_STR_EQ(msg_str(&m, "request"), "move");
+	ASSERT_EQ(msg_int(&m, "seq", -1), 17);
+	ASSERT_STR_EQ(json_string_value(m.id), "r1");
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_ok_new(MSG_LEAVE, -1, NULL), &m), 0);
+	ASSERT_EQ(msg_int(&m, "seq", -1), -1);
+	msg_clear(&m);
+
+	ASSERT_EQ(round_trip(msg_error_new(PROTO_EILLEGALMOVE, MSG_MOVE, NULL, "no", id), &m), 0);
+	ASSERT_EQ(m.type, MSG_ERROR);
+	ASSERT_STR_EQ(msg_str(&m, "code"), "illegal_move");
+	ASSERT_STR_EQ(msg_str(&m, "request"), "move");
+	ASSERT(msg_str(&m, "field") == NULL);
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_error_new(PROTO_EBADFIELD, MSG_NONE, "kind", "k", NULL), &m), 0);
+	ASSERT_STR_EQ(msg_str(&m, "field"), "kind");
+	ASSERT(msg_str(&m, "request") == NULL);
+	msg_clear(&m);
+	/* a text that is not UTF-8 still gives an error with a text */
+	ASSERT_EQ(round_trip(msg_error_new(PROTO_EBADMOVE, MSG_MOVE, NULL, "bad \xff", NULL), &m),
+	          0);
+	ASSERT(msg_str(&m, "text") != NULL);
+	msg_clear(&m);
+
+	ASSERT_EQ(round_trip(msg_bye_new("shutdown", "bye"), &m), 0);
+	ASSERT_EQ(m.type, MSG_BYE);
+	ASSERT_STR_EQ(msg_str(&m, "reason"), "shutdown");
+	msg_clear(&m);
+	ASSERT_EQ(round_trip(msg_new(MSG_PONG, id), &m), 0);
+	ASSERT_EQ(m.type, MSG_PONG);
+	msg_clear(&m);
+	json_decref(id);
+}
+
+TEST(msg_decode_error_keeps_id)
+{
+	const char *line = "{\"type\":\"create\",\"kind\":\"chess\",\"id\":41}";
+	struct msg_error err;
+	struct msg m;
+	json_t *reply;
+
+	ASSERT_EQ(msg_decode(&m, line, strlen(line), &err), PROTO_EBADVALUE);
+	ASSERT_EQ(m.type, MSG_CREATE);
+	reply = msg_decode_error_new(&m, &err);
+	ASSERT_EQ(json_integer_value(json_object_get(reply, "id")), 41);
+	ASSERT_STR_EQ(json_string_value(json_object_get(reply, "request")), "create");
+	ASSERT_STR_EQ(json_string_value(json_object_get(reply, "field")), "kind");
+	json_decref(reply);
+	msg_clear(&m);
+	msg_clear(&m); /* twice is fine */
+}
+
+TEST(msg_type_names)
+{
+	for (int t = MSG_NONE + 1; t < MSG_TYPE_COUNT; t++) {
+		ASSERT(msg_type_name((enum msg_type)t) != NULL);
+		ASSERT_EQ(msg_type_parse(msg_type_name((enum msg_type)t)), t);
+		ASSERT_EQ(msg_type_is_request((enum msg_type)t), t >= MSG_HELLO && t <= MSG_PING);
+	}
+	ASSERT(msg_type_name(MSG_NONE) == NULL);
+	ASSERT(msg_type_name(MSG_TYPE_COUNT) == NULL);
+	ASSERT_EQ(msg_type_parse("nope"), MSG_NONE);
+	ASSERT(msg_type_is_event(MSG_MOVED));
+	ASSERT(!msg_type_is_event(MSG_YOUR_TURN));
+}
+
+TEST(protocol_error_names)
+{
+	for (int code = -1; code >= -PROTO_ERR_COUNT; code--)
+		ASSERT_EQ(protocol_err_parse(protocol_err_name(code)), code);
+	ASSERT_STR_EQ(protocol_err_name(PROTO_ETOOLONG), "line_too_long");
+	ASSERT_STR_EQ(protocol_err_name(PROTO_EILLEGALMOVE), "illegal_move");
+	ASSERT_STR_EQ(protocol_err_name(0), "internal");
+	ASSERT_STR_EQ(protocol_err_name(-1000), "internal");
+	ASSERT_EQ(protocol_err_parse("nonsense"), 0);
+}
+
+TEST(protocol_names)
+{
+	ASSERT_EQ(protocol_name_check("alice"), 0);
+	ASSERT_EQ(protocol_name_check("\xc5\xbc\xc3\xb3\xc5\x82w \xf0\x9f\x90\xa2"), 0);
+	ASSERT_EQ(protocol_name_check("12345678901234567890123456789012"), 0);
+	ASSERT_EQ(protocol_name_check("123456789012345678901234567890123"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check(""), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("a\tb"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("a\x7f"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xc2\x85"), PROTO_EBADVALUE);     /* U+0085 */
+	ASSERT_EQ(protocol_name_check("\xc0\xaf"), PROTO_EBADVALUE);     /* overlong */
+	ASSERT_EQ(protocol_name_check("\xed\xa0\x80"), PROTO_EBADVALUE); /* surrogate */
+	ASSERT_EQ(protocol_name_check("\xe2\x82"), PROTO_EBADVALUE);     /* cut short */
+}
+
+TEST(wire_refcount)
+{
+	json_t *o = json_pack("{s:s,s:i}", "type", "pong", "id", 3);
+	struct wire *w = wire_encode(o), *t;
+
+	ASSERT_EQ(w->refs, 1);
+	ASSERT_STR_EQ(w->data, "{\"type\":\"pong\",\"id\":3}\n");
+	ASSERT_EQ(w->len, strlen(w->data));
+	ASSERT(wire_ref(w) == w);
+	ASSERT_EQ(w->refs, 2);
+	wire_unref(w);
+	wire_unref(w);
+	wire_unref(NULL);
+	json_decref(o);
+	t = wire_text("abc", 3);
+	ASSERT_EQ(t->len, 4);
+	ASSERT_STR_EQ(t->data, "abc\n");
+	wire_unref(t);
+}
+
+int
+main(void)
+{
+	find_data_dir();
+	printf("# data: %s\n", data_dir);
+	RUN(msg_valid_cases);
+	RUN(msg_invalid_cases);
+	RUN(msg_build_requests);
+	RUN(msg_build_replies);
+	RUN(msg_decode_error_keeps_id);
+	RUN(msg_type_names);
+	RUN(protocol_error_names);
+	RUN(protocol_names);
+	RUN(wire_refcount);
+	TEST_END();
+}
