@@ -94,7 +94,7 @@ client_request_create(struct client *c, enum game_kind kind, const char *variant
 	                       seat < 0 ? "random" : game_side_name(kind, seat), private_game, jid);
 
 	json_decref(jid);
-	client_notice(c, 0, "Creating a %s game...", kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	client_notice(c, 0, "Creating the %s game...", kind == GAME_OXONO ? "OXONO" : "HOKITO");
 	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
 }
 

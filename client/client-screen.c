@@ -177,6 +177,46 @@ screen_kind_colours(struct screen *s, enum game_kind kind)
 		init_pair(PAIR_PAWN0, s->rich ? 231 : COLOR_WHITE, s->rich ? 16 : COLOR_BLACK);
 }
 
+/*
+ * The number of bytes of text that fill at most w columns. Every character counts as one
+ * column (true of our glyphs and of most names); a UTF-8 sequence is never cut.
+ */
+static int
+clip(const char *text, int w)
+{
+	int cols = 0, i = 0;
+
+	while (text[i] != '\0') {
+		int n = 1;
+		unsigned char ch = (unsigned char)text[i];
+		if (ch >= 0xf0)
+			n = 4;
+		else if (ch >= 0xe0)
+			n = 3;
+		else if (ch >= 0xc0)
+			n = 2;
+		if (cols + 1 > w)
+			break;
+		for (int k = 1; k < n; k++)
+			if (text[i + k] == '\0')
+				return i;
+		i += n;
+		cols++;
+	}
+	return i;
+}
+
+/* Write text at (y, x), cut to w columns and to the right edge. */
+static void
+putn(int y, int x, int w, const char *text)
+{
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS || w <= 0)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	mvaddnstr(y, x, text, clip(text, w));
+}
+
 /* printf at (y, x), cut at width w (w <= 0: to the right edge). */
 static void
 put(int y, int x, int w, const char *fmt, ...)
@@ -184,26 +224,10 @@ put(int y, int x, int w, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 
-	if (y < 0 || y >= LINES || x >= COLS)
-		return;
-	if (w <= 0 || x + w > COLS)
-		w = COLS - x;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	mvaddnstr(y, x, buf, -1);
-	(void)w;
-}
-
-/* Like put(), but never writes past column x + w (counting bytes; our text is mostly ASCII). */
-static void
-putn(int y, int x, int w, const char *text)
-{
-	if (y < 0 || y >= LINES || x >= COLS || w <= 0)
-		return;
-	if (x + w > COLS)
-		w = COLS - x;
-	mvaddnstr(y, x, text, w);
+	putn(y, x, w <= 0 ? COLS - x : w, buf);
 }
 
 /* Fill a line segment with spaces in the current attributes. */
@@ -214,6 +238,32 @@ blank(int y, int x, int w)
 		return;
 	for (int i = 0; i < w && x + i < COLS; i++)
 		mvaddch(y, x + i, ' ');
+}
+
+/* Split text into at most max lines of at most w bytes, at spaces. Returns the line count. */
+static int
+wrap(const char *text, int w, char lines[][64], int max)
+{
+	int n = 0;
+
+	if (w > 63)
+		w = 63;
+	while (*text != '\0' && n < max) {
+		int len = (int)strlen(text), cut = len;
+		while (*text == ' ')
+			text++, len--;
+		cut = len;
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = w;
+		}
+		snprintf(lines[n++], 64, "%.*s", cut, text);
+		text += cut;
+	}
+	return n;
 }
 
 /* A box with a title, cleared inside. */
@@ -726,29 +776,29 @@ static void
 draw_over(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
-	char buf[128];
-	int w = 44, h = 8, y, x;
+	char buf[128], lines[3][64];
+	int w = 6 * s->cw, n, h, y, x = s->bx;
 
 	client_state_result_text(t, buf, sizeof buf);
-	y = s->by + 6 * s->ch / 2 - h / 2;
-	x = s->bx + 3 * s->cw - w / 2;
-	if (x < 0)
-		x = 0;
+	n = wrap(t->reason, w - 4, lines, 3);
+	h = 7 + n + (t->seat >= 0);
+	y = s->by + (6 * s->ch - h) / 2;
 	frame(s, y, x, h, w, "Game over");
 	attron(A_BOLD | pair(s, PAIR_GOOD));
 	putn(y + 2, x + 2, w - 4, buf);
 	attroff(A_BOLD | pair(s, PAIR_GOOD));
-	putn(y + 3, x + 2, w - 4, t->reason[0] ? t->reason : "");
+	for (int i = 0; i < n; i++)
+		putn(y + 3 + i, x + 2, w - 4, lines[i]);
 	if (t->seat >= 0) {
 		attron(A_BOLD);
-		putn(y + 4, x + 2, w - 4,
-		     t->winner < 0          ? ""
+		putn(y + 4 + n, x + 2, w - 4,
+		     t->winner < 0          ? "Nobody won."
 		     : t->winner == t->seat ? "You won!"
 		                            : "You lost.");
 		attroff(A_BOLD);
 	}
 	attron(A_DIM);
-	putn(y + 6, x + 2, w - 4, "Enter: lobby   Esc: look at the board");
+	putn(y + h - 2, x + 2, w - 4, "Enter: lobby   Esc: the board");
 	attroff(A_DIM);
 }
 
@@ -776,14 +826,15 @@ draw_game(struct screen *s)
 		draw_over(s);
 	{
 		static const char *const play[] = {
-		        "Enter", "select", "arrows", "move",  ":", "type move", "s",  "stack",
-		        "r",     "resign", "q",      "leave", "?", "help",      NULL,
+		        "?", "help",  "Enter", "select", "arrows", "move",  ":",  "type move",
+		        "s", "stack", "r",     "resign", "q",      "leave", NULL,
 		};
 		static const char *const watch[] = {
-		        "arrows", "cursor", "s", "stack", "q", "leave", "?", "help", NULL,
+		        "?", "help", "arrows", "cursor", "s", "stack", "q", "leave", NULL,
 		};
 		static const char *const over[] = {
-		        "Enter", "lobby", "Esc", "board", "s", "stack", "Q", "quit", NULL,
+		        "Enter", "lobby", "Esc", "board", "s",  "stack",
+		        "?",     "help",  "Q",   "quit",  NULL,
 		};
 		draw_hints(s, t->over ? over : t->seat >= 0 ? play : watch);
 	}
@@ -871,8 +922,14 @@ draw_lobby(struct screen *s)
 {
 	const struct client_state *st = &s->c->st;
 	int y = 2, w = COLS;
-	int show;
+	int show, pw;
 
+	/* The players column takes what the fixed columns leave, within reason. */
+	pw = COLS - 60;
+	if (pw > 36)
+		pw = 36;
+	if (pw < 10)
+		pw = 10;
 	lobby_sync_row(s);
 	attron(A_BOLD);
 	put(y, 1, w - 1, "Games on this server");
@@ -880,7 +937,7 @@ draw_lobby(struct screen *s)
 	y += 2;
 	attron(A_UNDERLINE | A_BOLD);
 	blank(y, 1, w - 2);
-	put(y, 1, w - 2, " %-10s %-7s %-9s %-9s %-28s %5s %5s", "ID", "GAME", "VARIANT", "STATE",
+	put(y, 1, w - 2, " %-10s %-7s %-9s %-9s %-*s %5s %5s", "ID", "GAME", "VARIANT", "STATE", pw,
 	    "PLAYERS", "MOVE", "WATCH");
 	attroff(A_UNDERLINE | A_BOLD);
 	y++;
@@ -907,9 +964,10 @@ draw_lobby(struct screen *s)
 		if (i == s->row)
 			attron(A_REVERSE);
 		blank(y, 1, w - 2);
-		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s %-28.28s %5d %5d", e->id,
+		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s %-*.*s %5d %5d", e->id,
 		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant,
-		    e->private_game ? "private" : e->status, players, e->ply, e->spectators);
+		    e->private_game ? "private" : e->status, pw, pw, players, e->ply,
+		    e->spectators);
 		attroff(A_REVERSE);
 	}
 	{
@@ -1373,8 +1431,11 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case 'q':
 		if (t->seat >= 0 && !t->over && t->started) {
-			s->mode = MODE_CONFIRM;
-			s->confirm = CONFIRM_LEAVE;
+			/* The server keeps a live game's seat: it ends by a result or a
+			 * resignation. */
+			client_state_notice(&c->st, 1,
+			                    "The game is on: resign first (r), or Q to quit hokito "
+			                    "(your seat is kept; come back to rejoin).");
 			break;
 		}
 		client_request_leave(c);
