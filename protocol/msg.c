@@ -522,9 +522,7 @@ msg_ok_new(enum msg_type request, int64_t seq, json_t *id)
 json_t *
 msg_error_new(int code, enum msg_type request, const char *field, const char *text, json_t *id)
 {
-	json_t *o = msg_new(MSG_ERROR, id);
-
-	json_t *t = json_string(text);
+	json_t *o = msg_new(MSG_ERROR, id), *t = json_string(text);
 
 	/* jansson refuses invalid UTF-8: a text quoting a peer's bytes cut short must not vanish */
 	if (t == NULL)

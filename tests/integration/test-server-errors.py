@@ -152,6 +152,48 @@ def framing(t, srv):
     d.close()
 
 
+def garbage(t, srv):
+    """Seeded random bytes and random objects: every line gets exactly one reply, nothing breaks."""
+    import json
+    import random
+    rng = random.Random(99)
+    c = srv.connect("noise")
+    types = ["hello", "list", "create", "join", "quick", "watch", "move", "resign", "leave",
+             "ping", "state", "ok", "bye", "moved", None, 3]
+    values = [None, True, 0, -1, 2 ** 70, 1.5, "", "g1", "hokito", "oxono", "black", "x" * 300,
+              [], {}, {"a": [1]}, "\u00e9\u20ac"]
+    lines = []
+    for i in range(300):
+        if i % 3 == 0:
+            raw = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 80)))
+            lines.append(raw.replace(b"\n", b" ").replace(b"\r", b" ") or b"x")
+        else:
+            o = {k: rng.choice(values) for k in rng.sample(
+                ["kind", "variant", "seat", "private", "seed", "game", "code", "move", "name",
+                 "token", "protocol", "last_seq", "id"], rng.randrange(0, 6))}
+            if rng.random() < 0.9:
+                o["type"] = rng.choice(types)
+            if "id" in o:
+                o["id"] = i + 1000
+            lines.append(json.dumps(o).encode())
+    replies = 0
+    for chunk in range(0, len(lines), 30):
+        part = lines[chunk:chunk + 30]
+        blank = sum(1 for l in part if not l.strip(b" \t"))
+        c.send_raw(b"\n".join(part) + b"\n")
+        for _ in range(len(part) - blank):
+            m = c.recv()
+            while m["type"] in ("state", "seated", "started", "moved", "game_over", "your_turn",
+                                "spectators", "presence"):
+                if m["type"] == "state" and "id" in m:
+                    break
+                m = c.recv()
+            replies += 1
+    r, _ = c.request({"type": "ping"})
+    t.ok(r["type"] == "pong" and replies > 250, "300 lines of noise: one reply each, still served")
+    c.close()
+
+
 def long_line(t):
     srv = Server("--max-line", "1024")
     try:
@@ -291,6 +333,7 @@ def main():
         t.run("malformed", malformed, t, srv)
         t.run("game errors", game_errors, t, srv)
         t.run("framing", framing, t, srv)
+        t.run("garbage", garbage, t, srv)
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
     t.run("long line", long_line, t)
