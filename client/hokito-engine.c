@@ -223,8 +223,8 @@ static const struct engine_cmd engine_cmds[] = {
          "\nexample:\n  hokito-engine perft --game hokito --depth 3 \"$(hokito-engine start "
          "--seed 1)\"\n",
          engine_perft},
-        {"play", "play [--game G] POSITION MOVE...",
-         "apply moves and print the position, then the result if the game is over",
+        {"play", "play [--game G] POSITION [MOVE...]",
+         "apply moves (none is fine) and print the position, then the result if the game is over",
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
          "a1-a2\n",
          engine_play},
