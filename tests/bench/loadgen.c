@@ -1,0 +1,1350 @@
+/*
+ * loadgen.c: the load generator of tests/bench/: drives hokitod and Redis with the same client.
+ *
+ *   loadgen MODE --port PORT [--host 127.0.0.1|::1] [options]
+ *
+ * Modes (see usage() for the options of each):
+ *   hokito       N connections paired into games (one creates, the other joins), playing real
+ *                games with random legal moves taken from your_turn, one request outstanding per
+ *                connection, as fast as the server answers; a finished game is followed by a new
+ *                one. Optional spectators watch the pairs' games (round robin).
+ *   spectate     G games (default 1) watched by S spectators: move events delivered per second.
+ *   idle         N connections that say hello and then hold still (server memory per connection).
+ *   redis-ping   N connections sending inline PING, one at a time each.
+ *   redis-set    N connections sending SET (RESP), one at a time each.
+ *   redis-pubsub S subscribers of one channel, one publisher sending PUBLISH one at a time.
+ *   redis-idle   N connections that send nothing.
+ *
+ * Every mode first sets its connections up (at most --burst at once, so the server's accept
+ * backlog never overflows), then measures for --seconds (or until --count operations), prints
+ * one line of key=value figures on stdout and exits: 0 when the run was clean, 3 when some
+ * requests were refused or connections lost (the line is printed anyway), 1 when the set-up
+ * failed, 2 on a usage error. Round trips (request sent to its reply read) and deliveries (move
+ * sent to the event read by a spectator) go into log-linear histograms of about 3% resolution.
+ * Lines are split by the protocol's framer for both servers (RESP replies are lines too). With
+ * --pid the server's RSS and CPU time are read from /proc around the measurement.
+ *
+ * It owns every connection and frees it in the close callback of its TCP handle; write requests
+ * own a copy of what they write. It only ever connects to the loopback address.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "game.h"
+#include "protocol.h"
+#include "rng.h"
+#include "xmalloc.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+#define LG_MAX_LINE  (1u << 20) /* the longest line we accept from a server */
+#define LG_READ_MIN  16384      /* room offered to each read */
+#define LG_RING      1024       /* send times kept per game, indexed by seq */
+#define LG_CHANNEL   "lgch"     /* the Redis pub/sub channel */
+#define LG_SHOW_ERRS 5          /* refusals printed on stderr */
+
+#define HIST_SUB     5 /* 2^5 sub-buckets per power of two: about 3% resolution */
+#define HIST_BUCKETS ((64 - HIST_SUB) * (1 << HIST_SUB) + (2 << HIST_SUB))
+
+enum lg_mode {
+	MODE_HOKITO,
+	MODE_SPECTATE,
+	MODE_IDLE,
+	MODE_REDIS_PING,
+	MODE_REDIS_SET,
+	MODE_REDIS_PUBSUB,
+	MODE_REDIS_IDLE,
+};
+
+static const char *const mode_names[] = {
+        "hokito", "spectate", "idle", "redis-ping", "redis-set", "redis-pubsub", "redis-idle",
+};
+
+enum lg_role {
+	ROLE_CREATOR,    /* hokito: creates each game of its pair */
+	ROLE_JOINER,     /* hokito: joins the game its partner created */
+	ROLE_SPECTATOR,  /* hokito: watches its pair's games */
+	ROLE_IDLE,       /* hello (hokitod) or nothing (Redis), then still */
+	ROLE_PING,       /* Redis PING */
+	ROLE_SET,        /* Redis SET */
+	ROLE_SUBSCRIBER, /* Redis SUBSCRIBE */
+	ROLE_PUBLISHER,  /* Redis PUBLISH */
+};
+
+/* A latency histogram in nanoseconds: exact below 64, then 32 buckets per power of two. */
+struct hist {
+	uint64_t count;
+	uint64_t max;
+	uint64_t b[HIST_BUCKETS];
+};
+
+struct lg_conn;
+
+/* Two players of successive games and the spectators who follow them. */
+struct lg_pair {
+	struct lg_conn *player[2]; /* creator, joiner; borrowed */
+	struct lg_conn **spec;     /* owned array of borrowed spectators */
+	size_t nspec;              /* spectators assigned (alive or not) */
+	size_t spec_alive;         /* spectators still connected */
+	size_t spec_ready;         /* spectators whose watch of the current game was answered */
+	size_t spec_over;          /* spectators that saw the current game end */
+	char game[32];             /* the current game id, "" before the first */
+	struct lg_conn *held;      /* a player that holds its move until spectators are ready */
+	char held_move[GAME_MOVE_TEXT];
+	int held_seq;       /* the seq the held move's event will have */
+	int in_play;        /* a move of the current game was sent and it is not over */
+	int dead;           /* a player was lost: the pair stops */
+	uint64_t play_ns;   /* time spent in play */
+	uint64_t play_from; /* when the current stretch of play began */
+	uint64_t
+	        sent_ns[LG_RING]; /* when the move whose event has seq i was sent, at i % LG_RING */
+};
+
+struct lg_conn {
+	uv_tcp_t tcp;         /* tcp.data points here; the conn is freed in its close callback */
+	uv_connect_t connect; /* the connect request */
+	struct loadgen *lg;   /* owner */
+	struct framer in;     /* input not yet split into lines */
+	struct lg_pair *pair; /* hokito roles: borrowed */
+	enum lg_role role;
+	int idx;           /* number among all connections */
+	int ready;         /* set up: connected (and welcomed, or subscribed) */
+	int dead;          /* lost: no more requests */
+	int closing;       /* uv_close was called */
+	int outstanding;   /* a request waits for its reply */
+	enum msg_type req; /* hokito: the type of that request */
+	uint64_t sent_ns;  /* when it was sent */
+	char *deferred;    /* owned: one request to send once the outstanding one is answered */
+	enum msg_type deferred_req;
+	uint64_t pub_seq; /* publisher: messages sent */
+};
+
+struct lg_write {
+	uv_write_t req;
+	char data[]; /* owned copy of what is written */
+};
+
+struct loadgen {
+	uv_loop_t *loop;
+	enum lg_mode mode;
+	struct sockaddr_storage addr;
+	int nconns;          /* connections in all */
+	int nplayers, nspec; /* hokito */
+	int npairs;
+	struct lg_conn **conns; /* owned array; each conn is freed by its close callback */
+	struct lg_pair *pairs;  /* owned */
+	int next_connect;       /* the next conn to start connecting */
+	int inflight;           /* connections being set up */
+	int nready;             /* connections set up */
+	int nopen;              /* handles not yet closed */
+	int burst;              /* set-ups at once */
+	double seconds;         /* measurement length */
+	uint64_t count;         /* stop after this many operations, 0: no limit */
+	size_t payload;         /* Redis value and message size */
+	enum game_kind kind;
+	int pid; /* the server, for /proc, or 0 */
+	const char *label;
+	struct rng rng;
+	uv_timer_t timer;  /* set-up deadline, then the end of the measurement */
+	uv_timer_t settle; /* idle: the wait before memory is read */
+	int measuring, stopped, failed;
+	uint64_t t0, t1;                     /* measurement window, ns */
+	double cpu0, srv0;                   /* our and the server's CPU seconds at t0 */
+	double cpu, srv_cpu;                 /* CPU seconds used in the window */
+	long rss_before, rss_after, rss_end; /* server VmRSS in kB, -1 unknown */
+	/* figures */
+	uint64_t ops;        /* moves, pings, sets, publishes */
+	uint64_t games;      /* hokito: games finished */
+	uint64_t deliveries; /* events read by spectators or subscribers */
+	uint64_t dlv_bytes;  /* their bytes */
+	uint64_t errors;     /* error replies */
+	uint64_t lost;       /* connections lost while measuring */
+	struct hist rtt, dlv;
+	char *set_cmd;     /* redis-set: the RESP command, one per connection */
+	char *pub_payload; /* redis-pubsub: the filler */
+};
+
+static void conn_fail(struct lg_conn *c, const char *why);
+static void lg_stop(struct loadgen *lg);
+
+/* The monotonic clock in nanoseconds. */
+static uint64_t
+now_ns(void)
+{
+	return uv_hrtime();
+}
+
+/* --- histogram --- */
+
+static int
+hist_index(uint64_t v)
+{
+	int msb;
+
+	if (v < (2u << HIST_SUB))
+		return (int)v;
+	msb = 63 - __builtin_clzll(v);
+	return (2 << HIST_SUB) + (msb - HIST_SUB - 1) * (1 << HIST_SUB) +
+	       (int)((v >> (msb - HIST_SUB)) & ((1u << HIST_SUB) - 1));
+}
+
+/* The middle of bucket i. */
+static double
+hist_value(int i)
+{
+	int msb, sub;
+	uint64_t low, width;
+
+	if (i < (2 << HIST_SUB))
+		return i;
+	msb = (i - (2 << HIST_SUB)) / (1 << HIST_SUB) + HIST_SUB + 1;
+	sub = (i - (2 << HIST_SUB)) % (1 << HIST_SUB);
+	width = (uint64_t)1 << (msb - HIST_SUB);
+	low = (((uint64_t)1 << HIST_SUB) + (uint64_t)sub) * width;
+	return (double)low + (double)width / 2;
+}
+
+static void
+hist_add(struct hist *h, uint64_t v)
+{
+	h->b[hist_index(v)]++;
+	h->count++;
+	if (v > h->max)
+		h->max = v;
+}
+
+/* The value at quantile q (0..1) in microseconds, 0 for an empty histogram. */
+static double
+hist_quantile_us(const struct hist *h, double q)
+{
+	uint64_t want, seen = 0;
+
+	if (h->count == 0)
+		return 0;
+	want = (uint64_t)(q * (double)h->count + 0.999999);
+	if (want == 0)
+		want = 1;
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= want) {
+			double v = hist_value(i);
+
+			return (v > (double)h->max ? (double)h->max : v) / 1000.0;
+		}
+	}
+	return (double)h->max / 1000.0;
+}
+
+/* --- /proc --- */
+
+/* VmRSS of pid in kB, or -1. */
+static long
+proc_rss_kb(int pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "VmRSS:", 6) == 0)
+			kb = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+/* User and system CPU seconds of pid, or -1. */
+static double
+proc_cpu_s(int pid)
+{
+	char path[64], buf[1024];
+	unsigned long long ut, st;
+	const char *p;
+	size_t n;
+	FILE *f;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the fields after the command name, which may hold spaces: state is field 3 */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Our own CPU seconds. */
+static double
+self_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* --- writing --- */
+
+static void
+write_cb(uv_write_t *req, int status)
+{
+	struct lg_write *w = container_of(req, struct lg_write, req);
+	struct lg_conn *c = req->handle->data;
+
+	free(w);
+	if (status < 0 && status != UV_ECANCELED)
+		conn_fail(c, uv_strerror(status));
+}
+
+/*
+ * Write len bytes (copied when they cannot go at once). A connection with nothing queued tries
+ * the socket directly, which is what almost always happens with one request outstanding.
+ */
+static void
+conn_write(struct lg_conn *c, const char *data, size_t len)
+{
+	struct lg_write *w;
+	uv_buf_t buf;
+	int rc = 0;
+
+	if (c->dead || c->closing)
+		return;
+	if (c->tcp.write_queue_size == 0) {
+		buf = uv_buf_init((char *)data, (unsigned)len);
+		rc = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
+		if (rc == (int)len)
+			return;
+		if (rc < 0 && rc != UV_EAGAIN) {
+			conn_fail(c, uv_strerror(rc));
+			return;
+		}
+		if (rc < 0)
+			rc = 0;
+	}
+	w = xmalloc(sizeof *w + len - (size_t)rc);
+	memcpy(w->data, data + rc, len - (size_t)rc);
+	buf = uv_buf_init(w->data, (unsigned)(len - (size_t)rc));
+	rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, write_cb);
+	if (rc < 0) {
+		free(w);
+		conn_fail(c, uv_strerror(rc));
+	}
+}
+
+/*
+ * Send a request of type (hokito; MSG_NONE for Redis) now, or keep it until the outstanding one
+ * is answered: one request outstanding per connection. line is copied.
+ */
+static void
+conn_request(struct lg_conn *c, enum msg_type type, const char *line)
+{
+	if (c->dead || c->lg->stopped)
+		return;
+	if (c->outstanding) {
+		/* our own protocol logic never queues two: a second would be a loadgen bug */
+		if (c->deferred != NULL) {
+			fprintf(stderr, "loadgen: conn %d: two deferred requests\n", c->idx);
+			abort();
+		}
+		c->deferred = xstrdup(line);
+		c->deferred_req = type;
+		return;
+	}
+	c->outstanding = 1;
+	c->req = type;
+	c->sent_ns = now_ns();
+	conn_write(c, line, strlen(line));
+}
+
+/* A reply arrived: the connection may send again (its deferred request first). */
+static void
+conn_replied(struct lg_conn *c)
+{
+	c->outstanding = 0;
+}
+
+static void
+conn_flush_deferred(struct lg_conn *c)
+{
+	char *line = c->deferred;
+
+	if (c->outstanding || line == NULL)
+		return;
+	c->deferred = NULL;
+	conn_request(c, c->deferred_req, line);
+	free(line);
+}
+
+/* --- the measurement --- */
+
+/* Count one operation; stop at --count. */
+static void
+lg_op(struct loadgen *lg)
+{
+	lg->ops++;
+	if (lg->count != 0 && lg->ops >= lg->count && lg->mode != MODE_SPECTATE &&
+	    lg->mode != MODE_REDIS_PUBSUB)
+		lg_stop(lg);
+}
+
+static void
+lg_delivery(struct loadgen *lg, size_t bytes, uint64_t sent)
+{
+	lg->deliveries++;
+	lg->dlv_bytes += bytes + 1;
+	if (sent != 0)
+		hist_add(&lg->dlv, now_ns() - sent);
+	if (lg->count != 0 && lg->deliveries >= lg->count &&
+	    (lg->mode == MODE_SPECTATE || lg->mode == MODE_REDIS_PUBSUB))
+		lg_stop(lg);
+}
+
+/* --- hokito roles --- */
+
+/* The game id of a state reply, copied into out. Returns 0 or -1. */
+static int
+state_game(const char *line, size_t len, char *out, size_t size)
+{
+	struct msg_error err;
+	struct msg m;
+	const char *g;
+	int rc = -1;
+
+	if (msg_decode(&m, line, len, &err) == 0 && (g = msg_str(&m, "game")) != NULL &&
+	    strlen(g) < size) {
+		snprintf(out, size, "%s", g);
+		rc = 0;
+	}
+	msg_clear(&m);
+	return rc;
+}
+
+/*
+ * The type of a server line. The server writes "type" first, so the fast path reads it from the
+ * prefix without parsing the line; anything else is decoded in full.
+ */
+static enum msg_type
+line_type(const char *line, size_t len)
+{
+	static const char pre[] = "{\"type\":\"";
+	const size_t np = sizeof pre - 1;
+	struct msg_error err;
+	enum msg_type type;
+	struct msg m;
+
+	if (len > np && memcmp(line, pre, np) == 0) {
+		const char *name = line + np, *end = memchr(name, '"', len - np);
+		char buf[32];
+
+		if (end != NULL && (size_t)(end - name) < sizeof buf) {
+			memcpy(buf, name, (size_t)(end - name));
+			buf[end - name] = '\0';
+			return msg_type_parse(buf);
+		}
+	}
+	msg_decode(&m, line, len, &err);
+	type = m.type;
+	msg_clear(&m);
+	return type;
+}
+
+/* The integer after "key": in a line, or -1. */
+static long long
+line_int(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p != NULL ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* Send a move for player c, now or once the pair's spectators are all watching. */
+static void
+pair_move(struct lg_pair *p, struct lg_conn *c, const char *move, int seq)
+{
+	char line[128];
+
+	if (p->spec_ready < p->spec_alive) {
+		p->held = c;
+		snprintf(p->held_move, sizeof p->held_move, "%s", move);
+		p->held_seq = seq;
+		return;
+	}
+	if (!p->in_play) {
+		p->in_play = 1;
+		p->play_from = now_ns();
+	}
+	snprintf(line, sizeof line, "{\"type\":\"move\",\"move\":\"%s\"}\n", move);
+	conn_request(c, MSG_MOVE, line);
+	p->sent_ns[seq % LG_RING] = c->sent_ns;
+}
+
+/* Spectators may have become ready (or fewer): release a held move. */
+static void
+pair_check_held(struct lg_pair *p)
+{
+	struct lg_conn *c = p->held;
+
+	if (c != NULL && p->spec_ready >= p->spec_alive) {
+		p->held = NULL;
+		pair_move(p, c, p->held_move, p->held_seq);
+	}
+}
+
+/* The current game stopped being played. */
+static void
+pair_play_end(struct lg_pair *p)
+{
+	if (p->in_play) {
+		p->in_play = 0;
+		if (p->play_from != 0)
+			p->play_ns += now_ns() - p->play_from;
+	}
+}
+
+/* A new game for the pair: its creator asks for one. */
+static void
+pair_new_game(struct lg_pair *p)
+{
+	char line[128];
+
+	if (p->dead)
+		return;
+	snprintf(line, sizeof line, "{\"type\":\"create\",\"kind\":\"%s\"}\n",
+	         game_kind_name(p->player[0]->lg->kind));
+	conn_request(p->player[0], MSG_CREATE, line);
+}
+
+/* your_turn: pick a random legal move. */
+static void
+player_your_turn(struct lg_conn *c, const char *line, size_t len)
+{
+	struct loadgen *lg = c->lg;
+	struct msg_error err;
+	struct msg m;
+	json_t *moves;
+	const char *mv;
+	size_t n;
+
+	if (msg_decode(&m, line, len, &err) < 0 ||
+	    (moves = json_object_get(m.root, "moves")) == NULL || !json_is_array(moves) ||
+	    (n = json_array_size(moves)) == 0 ||
+	    (mv = json_string_value(json_array_get(moves, rng_below(&lg->rng, (uint32_t)n)))) ==
+	            NULL) {
+		fprintf(stderr, "loadgen: conn %d: unreadable your_turn\n", c->idx);
+		lg->errors++;
+		msg_clear(&m);
+		return;
+	}
+	pair_move(c->pair, c, mv, (int)msg_int(&m, "seq", 0) + 1);
+	msg_clear(&m);
+}
+
+/* An error reply: count it, show the first few. */
+static void
+conn_error(struct lg_conn *c, const char *line)
+{
+	if (c->lg->errors++ < LG_SHOW_ERRS)
+		fprintf(stderr, "loadgen: conn %d refused: %.300s\n", c->idx, line);
+}
+
+/* One line from hokitod to a player or spectator. */
+static void
+hokito_line(struct lg_conn *c, const char *line, size_t len)
+{
+	struct loadgen *lg = c->lg;
+	struct lg_pair *p = c->pair;
+	enum msg_type type = line_type(line, len);
+
+	switch (type) {
+	case MSG_WELCOME:
+		conn_replied(c);
+		if (!c->ready) {
+			c->ready = 1;
+			lg->nready++;
+			lg->inflight--;
+		}
+		break;
+	case MSG_STATE:
+		conn_replied(c);
+		if (!lg->measuring)
+			break;
+		if (c->role == ROLE_CREATOR) {
+			char line2[96];
+
+			if (state_game(line, len, p->game, sizeof p->game) < 0) {
+				conn_fail(c, "state without a game");
+				break;
+			}
+			p->spec_ready = 0;
+			p->spec_over = 0;
+			snprintf(line2, sizeof line2, "{\"type\":\"join\",\"game\":\"%s\"}\n",
+			         p->game);
+			conn_request(p->player[1], MSG_JOIN, line2);
+			snprintf(line2, sizeof line2, "{\"type\":\"watch\",\"game\":\"%s\"}\n",
+			         p->game);
+			for (size_t i = 0; i < p->nspec; i++)
+				conn_request(p->spec[i], MSG_WATCH, line2);
+		} else if (c->role == ROLE_SPECTATOR) {
+			p->spec_ready++;
+			pair_check_held(p);
+		}
+		break;
+	case MSG_OK:
+		conn_replied(c);
+		if (c->req == MSG_MOVE && lg->measuring) {
+			hist_add(&lg->rtt, now_ns() - c->sent_ns);
+			lg_op(lg);
+		}
+		break;
+	case MSG_ERROR:
+		conn_replied(c);
+		conn_error(c, line);
+		break;
+	case MSG_PONG:
+	case MSG_GAMES:
+		conn_replied(c);
+		break;
+	case MSG_YOUR_TURN:
+		if (c->role != ROLE_SPECTATOR && lg->measuring && !lg->stopped)
+			player_your_turn(c, line, len);
+		break;
+	case MSG_MOVED:
+		if (c->role == ROLE_SPECTATOR && lg->measuring) {
+			long long seq = line_int(line, "\"seq\":");
+
+			lg_delivery(lg, len, seq > 0 ? p->sent_ns[seq % LG_RING] : 0);
+		}
+		break;
+	case MSG_GAME_OVER:
+		if (!lg->measuring)
+			break;
+		if (c->role == ROLE_CREATOR) {
+			lg->games++;
+			if (p->spec_alive == 0)
+				pair_play_end(p);
+			pair_new_game(p);
+		} else if (c->role == ROLE_SPECTATOR) {
+			if (++p->spec_over >= p->spec_alive)
+				pair_play_end(p);
+		}
+		break;
+	case MSG_BYE:
+		conn_fail(c, "bye from the server");
+		break;
+	default: /* seated, started, spectators, presence */
+		break;
+	}
+	conn_flush_deferred(c);
+}
+
+/* --- Redis roles --- */
+
+static void
+redis_publish(struct lg_conn *c)
+{
+	struct loadgen *lg = c->lg;
+	char *line = xmalloc(lg->payload + 64);
+
+	/* inline command: the payload holds no spaces; m<seq>: lets subscribers time it */
+	snprintf(line, lg->payload + 64, "PUBLISH " LG_CHANNEL " m%" PRIu64 ":%s\r\n", c->pub_seq,
+	         lg->pub_payload);
+	conn_request(c, MSG_NONE, line);
+	lg->pairs[0].sent_ns[c->pub_seq % LG_RING] = c->sent_ns;
+	c->pub_seq++;
+	free(line);
+}
+
+/* The next request of a Redis request/reply role. */
+static void
+redis_next(struct lg_conn *c)
+{
+	if (!c->lg->measuring || c->lg->stopped)
+		return;
+	if (c->role == ROLE_PING)
+		conn_request(c, MSG_NONE, "PING\r\n");
+	else if (c->role == ROLE_SET)
+		conn_request(c, MSG_NONE, c->lg->set_cmd);
+	else if (c->role == ROLE_PUBLISHER)
+		redis_publish(c);
+}
+
+/* One line of a Redis reply (RESP: every element is a line for our commands). */
+static void
+redis_line(struct lg_conn *c, const char *line, size_t len)
+{
+	struct loadgen *lg = c->lg;
+
+	if (len > 0 && line[0] == '-') {
+		conn_replied(c);
+		conn_error(c, line);
+		redis_next(c);
+		return;
+	}
+	switch (c->role) {
+	case ROLE_SUBSCRIBER:
+		if (!c->ready && line[0] == ':') {
+			c->ready = 1;
+			lg->nready++;
+			lg->inflight--;
+		} else if (line[0] == 'm' && line[1] >= '0' && line[1] <= '9' && lg->measuring) {
+			uint64_t seq = strtoull(line + 1, NULL, 10);
+
+			lg_delivery(lg, len, lg->pairs[0].sent_ns[seq % LG_RING]);
+		}
+		break;
+	case ROLE_PING:
+	case ROLE_SET:
+	case ROLE_PUBLISHER:
+		if (line[0] != '+' && line[0] != ':')
+			break;
+		conn_replied(c);
+		if (lg->measuring) {
+			hist_add(&lg->rtt, now_ns() - c->sent_ns);
+			lg_op(lg);
+		}
+		redis_next(c);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- connections --- */
+
+static void
+conn_close_cb(uv_handle_t *h)
+{
+	struct lg_conn *c = h->data;
+
+	c->lg->nopen--;
+	framer_close(&c->in);
+	free(c->deferred);
+	free(c);
+}
+
+static void
+conn_close(struct lg_conn *c)
+{
+	if (c->closing)
+		return;
+	c->closing = 1;
+	uv_close((uv_handle_t *)&c->tcp, conn_close_cb);
+}
+
+/* c is lost (refused, reset, closed by the server): no more requests from it. */
+static void
+conn_fail(struct lg_conn *c, const char *why)
+{
+	struct loadgen *lg = c->lg;
+
+	if (c->dead)
+		return;
+	c->dead = 1;
+	uv_read_stop((uv_stream_t *)&c->tcp);
+	if (lg->stopped)
+		return;
+	if (!c->ready) {
+		fprintf(stderr, "loadgen: conn %d failed during set-up: %s\n", c->idx, why);
+		lg->failed = 1;
+		lg_stop(lg);
+		return;
+	}
+	if (lg->lost++ < LG_SHOW_ERRS)
+		fprintf(stderr, "loadgen: conn %d lost: %s\n", c->idx, why);
+	if (c->pair != NULL) {
+		if (c->role == ROLE_SPECTATOR) {
+			c->pair->spec_alive--;
+			pair_check_held(c->pair);
+		} else {
+			c->pair->dead = 1;
+			pair_play_end(c->pair);
+		}
+	}
+}
+
+static void
+alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct lg_conn *c = h->data;
+	char *base;
+	size_t size;
+
+	(void)suggested;
+	framer_space(&c->in, LG_READ_MIN, &base, &size);
+	*buf = uv_buf_init(base, (unsigned)(size > (1u << 30) ? (1u << 30) : size));
+}
+
+static void lg_setup_more(struct loadgen *lg);
+
+static void
+read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct lg_conn *c = s->data;
+	struct loadgen *lg = c->lg;
+	const char *line;
+	size_t len;
+	int rc;
+
+	(void)buf;
+	if (nread < 0) {
+		conn_fail(c, nread == UV_EOF ? "closed by the server" : uv_strerror((int)nread));
+		return;
+	}
+	framer_commit(&c->in, (size_t)nread);
+	while (!c->dead && !lg->stopped && (rc = framer_next(&c->in, &line, &len)) != 0) {
+		if (rc < 0) {
+			conn_fail(c, "a line over the limit");
+			break;
+		}
+		if (lg->mode == MODE_HOKITO || lg->mode == MODE_SPECTATE || lg->mode == MODE_IDLE)
+			hokito_line(c, line, len);
+		else
+			redis_line(c, line, len);
+	}
+	lg_setup_more(lg);
+}
+
+static void
+connect_cb(uv_connect_t *req, int status)
+{
+	struct lg_conn *c = container_of(req, struct lg_conn, connect);
+	struct loadgen *lg = c->lg;
+	char hello[96];
+
+	if (status < 0) {
+		conn_fail(c, uv_strerror(status));
+		return;
+	}
+	uv_tcp_nodelay(&c->tcp, 1);
+	uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+	switch (c->role) {
+	case ROLE_CREATOR:
+	case ROLE_JOINER:
+	case ROLE_SPECTATOR:
+	case ROLE_IDLE:
+		if (lg->mode == MODE_REDIS_IDLE)
+			break;
+		snprintf(hello, sizeof hello,
+		         "{\"type\":\"hello\",\"protocol\":1,\"name\":\"lg%d\"}\n", c->idx);
+		conn_request(c, MSG_HELLO, hello);
+		return;
+	case ROLE_SUBSCRIBER:
+		conn_write(c, "SUBSCRIBE " LG_CHANNEL "\r\n",
+		           strlen("SUBSCRIBE " LG_CHANNEL "\r\n"));
+		return;
+	default:
+		break;
+	}
+	c->ready = 1;
+	lg->nready++;
+	lg->inflight--;
+	lg_setup_more(lg);
+}
+
+/* Start connection i. */
+static void
+conn_start(struct loadgen *lg, int i)
+{
+	struct lg_conn *c = lg->conns[i];
+	int rc;
+
+	uv_tcp_init(lg->loop, &c->tcp);
+	c->tcp.data = c;
+	lg->nopen++;
+	lg->inflight++;
+	rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&lg->addr, connect_cb);
+	if (rc < 0)
+		conn_fail(c, uv_strerror(rc));
+}
+
+static void lg_measure_start(struct loadgen *lg);
+
+/* Keep --burst set-ups in flight; start measuring when every connection is ready. */
+static void
+lg_setup_more(struct loadgen *lg)
+{
+	if (lg->measuring || lg->stopped)
+		return;
+	while (lg->next_connect < lg->nconns && lg->inflight < lg->burst)
+		conn_start(lg, lg->next_connect++);
+	if (lg->nready == lg->nconns)
+		lg_measure_start(lg);
+}
+
+/* --- the run --- */
+
+static void
+end_cb(uv_timer_t *t)
+{
+	struct loadgen *lg = container_of(t, struct loadgen, timer);
+
+	if (!lg->measuring) {
+		fprintf(stderr, "loadgen: set-up did not finish in time: %d of %d ready\n",
+		        lg->nready, lg->nconns);
+		lg->failed = 1;
+	}
+	lg_stop(lg);
+}
+
+/* idle: the connections have settled; read the server's memory. */
+static void
+settle_cb(uv_timer_t *t)
+{
+	struct loadgen *lg = container_of(t, struct loadgen, settle);
+
+	lg->rss_after = proc_rss_kb(lg->pid);
+}
+
+static void
+lg_measure_start(struct loadgen *lg)
+{
+	lg->measuring = 1;
+	lg->t0 = now_ns();
+	lg->cpu0 = self_cpu_s();
+	lg->srv0 = proc_cpu_s(lg->pid);
+	uv_timer_stop(&lg->timer);
+	uv_timer_start(&lg->timer, end_cb, (uint64_t)(lg->seconds * 1000), 0);
+	switch (lg->mode) {
+	case MODE_HOKITO:
+	case MODE_SPECTATE:
+		for (int i = 0; i < lg->npairs; i++)
+			pair_new_game(&lg->pairs[i]);
+		break;
+	case MODE_IDLE:
+	case MODE_REDIS_IDLE:
+		uv_timer_start(&lg->settle, settle_cb, 1000, 0);
+		break;
+	default:
+		for (int i = 0; i < lg->nconns; i++)
+			redis_next(lg->conns[i]);
+		break;
+	}
+}
+
+static void
+lg_stop(struct loadgen *lg)
+{
+	if (lg->stopped)
+		return;
+	lg->stopped = 1;
+	if (lg->measuring) {
+		lg->t1 = now_ns();
+		lg->cpu = self_cpu_s() - lg->cpu0;
+		lg->srv_cpu = lg->srv0 >= 0 ? proc_cpu_s(lg->pid) - lg->srv0 : -1;
+		lg->rss_end = proc_rss_kb(lg->pid);
+		for (int i = 0; i < lg->npairs; i++)
+			pair_play_end(&lg->pairs[i]);
+	}
+	uv_timer_stop(&lg->timer);
+	uv_timer_stop(&lg->settle);
+	for (int i = 0; i < lg->nconns; i++) {
+		struct lg_conn *c = lg->conns[i];
+
+		if (i < lg->next_connect)
+			conn_close(c);
+		else
+			free(c); /* never started */
+	}
+}
+
+static void
+lg_print(const struct loadgen *lg)
+{
+	double secs = (double)(lg->t1 - lg->t0) / 1e9;
+	uint64_t play = 0;
+
+	for (int i = 0; i < lg->npairs; i++)
+		play += lg->pairs[i].play_ns;
+	printf("mode=%s", mode_names[lg->mode]);
+	if (lg->label != NULL)
+		printf(" label=%s", lg->label);
+	printf(" conns=%d seconds=%.3f", lg->nconns, secs);
+	switch (lg->mode) {
+	case MODE_HOKITO:
+	case MODE_SPECTATE:
+		printf(" pairs=%d spectators=%d kind=%s moves=%" PRIu64 " moves_per_s=%.1f "
+		       "games=%" PRIu64,
+		       lg->npairs, lg->nspec, game_kind_name(lg->kind), lg->ops,
+		       (double)lg->ops / secs, lg->games);
+		break;
+	case MODE_REDIS_PING:
+	case MODE_REDIS_SET:
+		printf(" requests=%" PRIu64 " req_per_s=%.1f", lg->ops, (double)lg->ops / secs);
+		break;
+	case MODE_REDIS_PUBSUB:
+		printf(" subscribers=%d publishes=%" PRIu64 " pub_per_s=%.1f payload=%zu",
+		       lg->nconns - 1, lg->ops, (double)lg->ops / secs, lg->payload);
+		break;
+	default:
+		break;
+	}
+	if (lg->mode != MODE_IDLE && lg->mode != MODE_REDIS_IDLE)
+		printf(" rtt_p50_us=%.1f rtt_p99_us=%.1f rtt_p999_us=%.1f rtt_max_us=%.1f",
+		       hist_quantile_us(&lg->rtt, 0.5), hist_quantile_us(&lg->rtt, 0.99),
+		       hist_quantile_us(&lg->rtt, 0.999), (double)lg->rtt.max / 1000.0);
+	if (lg->nspec > 0 || lg->mode == MODE_REDIS_PUBSUB) {
+		printf(" deliveries=%" PRIu64 " dlv_per_s=%.1f dlv_avg_bytes=%.0f", lg->deliveries,
+		       (double)lg->deliveries / secs,
+		       lg->deliveries ? (double)lg->dlv_bytes / (double)lg->deliveries : 0.0);
+		if (lg->mode == MODE_SPECTATE && lg->npairs == 1)
+			printf(" play_s=%.3f play_dlv_per_s=%.1f", (double)play / 1e9,
+			       play ? (double)lg->deliveries / ((double)play / 1e9) : 0.0);
+		printf(" dlv_p50_us=%.1f dlv_p99_us=%.1f dlv_p999_us=%.1f",
+		       hist_quantile_us(&lg->dlv, 0.5), hist_quantile_us(&lg->dlv, 0.99),
+		       hist_quantile_us(&lg->dlv, 0.999));
+	}
+	if (lg->pid > 0) {
+		printf(" rss_before_kb=%ld rss_end_kb=%ld srv_cpu=%.2f", lg->rss_before,
+		       lg->rss_end, lg->srv_cpu >= 0 ? lg->srv_cpu / secs : -1.0);
+		if (lg->mode == MODE_IDLE || lg->mode == MODE_REDIS_IDLE)
+			printf(" rss_after_kb=%ld per_conn_bytes=%.0f", lg->rss_after,
+			       lg->rss_after >= 0 && lg->rss_before >= 0
+			               ? (double)(lg->rss_after - lg->rss_before) * 1024.0 /
+			                         lg->nconns
+			               : -1.0);
+	}
+	printf(" lg_cpu=%.2f errors=%" PRIu64 " lost=%" PRIu64 "\n", lg->cpu / secs, lg->errors,
+	       lg->lost);
+	fflush(stdout);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: loadgen MODE --port PORT [options]\n"
+	           "\n"
+	           "modes: hokito, spectate, idle (hokitod); redis-ping, redis-set, redis-pubsub,\n"
+	           "       redis-idle (Redis)\n"
+	           "\n"
+	           "  --host ADDR        127.0.0.1 (default) or ::1; nothing else\n"
+	           "  --port PORT        the server's port\n"
+	           "  --conns N          connections (hokito: players, even; default 50)\n"
+	           "  --games G          spectate: games (default 1)\n"
+	           "  --spectators S     hokito, spectate: spectators; redis-pubsub: subscribers\n"
+	           "  --kind KIND        hokito or oxono (default hokito)\n"
+	           "  --seconds S        length of the measurement (default 5)\n"
+	           "  --count N          stop after N moves/requests (deliveries for spectate,\n"
+	           "                     redis-pubsub)\n"
+	           "  --payload BYTES    redis-set value, redis-pubsub message (default 280)\n"
+	           "  --pid PID          the server's pid: report its RSS and CPU from /proc\n"
+	           "  --burst N          connections set up at once (default 64)\n"
+	           "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
+	           "  --seed N           random moves' seed (default 1)\n"
+	           "  --label TEXT       copied into the output line\n");
+}
+
+/* A whole number in [min, max], or exit with a usage error. */
+static unsigned long long
+arg_num(const char *opt, const char *s, unsigned long long min, unsigned long long max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, "loadgen: %s wants a number from %llu to %llu (got '%s')\n", opt,
+		        min, max, s);
+		exit(2);
+	}
+	return v;
+}
+
+/* Make the connections and roles of the mode. */
+static void
+lg_plan(struct loadgen *lg, int conns, int games, int spectators)
+{
+	int n = 0;
+
+	switch (lg->mode) {
+	case MODE_SPECTATE:
+		conns = 2 * games;
+		/* fall through */
+	case MODE_HOKITO:
+		lg->nplayers = conns;
+		lg->nspec = spectators;
+		lg->npairs = conns / 2;
+		lg->nconns = conns + spectators;
+		break;
+	case MODE_REDIS_PUBSUB:
+		lg->nconns = spectators + 1;
+		lg->npairs = 1; /* its ring of send times */
+		break;
+	default:
+		lg->nconns = conns;
+		break;
+	}
+	lg->conns = xcalloc((size_t)lg->nconns, sizeof *lg->conns);
+	lg->pairs = xcalloc((size_t)(lg->npairs ? lg->npairs : 1), sizeof *lg->pairs);
+	for (int i = 0; i < lg->nconns; i++) {
+		struct lg_conn *c = xcalloc(1, sizeof *c);
+
+		c->lg = lg;
+		c->idx = i;
+		framer_init(&c->in, LG_MAX_LINE);
+		lg->conns[i] = c;
+	}
+	switch (lg->mode) {
+	case MODE_HOKITO:
+	case MODE_SPECTATE:
+		for (int i = 0; i < lg->npairs; i++) {
+			struct lg_pair *p = &lg->pairs[i];
+
+			for (int j = 0; j < 2; j++) {
+				p->player[j] = lg->conns[n++];
+				p->player[j]->role = j == 0 ? ROLE_CREATOR : ROLE_JOINER;
+				p->player[j]->pair = p;
+			}
+		}
+		for (int i = 0; i < spectators; i++) {
+			struct lg_pair *p = &lg->pairs[i % lg->npairs];
+			struct lg_conn *c = lg->conns[n++];
+
+			c->role = ROLE_SPECTATOR;
+			c->pair = p;
+			p->spec = xrealloc(p->spec, (p->nspec + 1) * sizeof *p->spec);
+			p->spec[p->nspec++] = c;
+			p->spec_alive++;
+		}
+		break;
+	case MODE_REDIS_PUBSUB:
+		/* subscribers first: the publisher is set up last */
+		for (int i = 0; i < spectators; i++)
+			lg->conns[i]->role = ROLE_SUBSCRIBER;
+		lg->conns[spectators]->role = ROLE_PUBLISHER;
+		break;
+	default:
+		for (int i = 0; i < lg->nconns; i++)
+			lg->conns[i]->role = lg->mode == MODE_REDIS_PING  ? ROLE_PING
+			                     : lg->mode == MODE_REDIS_SET ? ROLE_SET
+			                                                  : ROLE_IDLE;
+		break;
+	}
+}
+
+static void
+lg_timer_close_cb(uv_handle_t *h)
+{
+	(void)h;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum {
+		O_HOST = 256,
+		O_PORT,
+		O_CONNS,
+		O_GAMES,
+		O_SPEC,
+		O_KIND,
+		O_SECONDS,
+		O_COUNT,
+		O_PAYLOAD,
+		O_PID,
+		O_BURST,
+		O_SETUP,
+		O_SEED,
+		O_LABEL,
+		O_HELP,
+	};
+	static const struct option options[] = {
+	        {"host", required_argument, NULL, O_HOST},
+	        {"port", required_argument, NULL, O_PORT},
+	        {"conns", required_argument, NULL, O_CONNS},
+	        {"games", required_argument, NULL, O_GAMES},
+	        {"spectators", required_argument, NULL, O_SPEC},
+	        {"subscribers", required_argument, NULL, O_SPEC},
+	        {"kind", required_argument, NULL, O_KIND},
+	        {"seconds", required_argument, NULL, O_SECONDS},
+	        {"count", required_argument, NULL, O_COUNT},
+	        {"payload", required_argument, NULL, O_PAYLOAD},
+	        {"pid", required_argument, NULL, O_PID},
+	        {"burst", required_argument, NULL, O_BURST},
+	        {"setup-timeout", required_argument, NULL, O_SETUP},
+	        {"seed", required_argument, NULL, O_SEED},
+	        {"label", required_argument, NULL, O_LABEL},
+	        {"help", no_argument, NULL, O_HELP},
+	        {NULL, 0, NULL, 0},
+	};
+	struct loadgen lg;
+	const char *host = "127.0.0.1";
+	int port = -1, conns = 50, games = 1, spectators = -1, opt, rc;
+	double setup_timeout = 60;
+	uint64_t seed = 1;
+	uv_loop_t loop;
+	char *end;
+
+	memset(&lg, 0, sizeof lg);
+	lg.seconds = 5;
+	lg.payload = 280;
+	lg.burst = 64;
+	lg.kind = GAME_HOKITO;
+	lg.rss_before = lg.rss_after = lg.rss_end = -1;
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i <= sizeof mode_names / sizeof mode_names[0]; i++) {
+		if (i == sizeof mode_names / sizeof mode_names[0]) {
+			fprintf(stderr, "loadgen: unknown mode '%s'\n", argv[1]);
+			return 2;
+		}
+		if (strcmp(argv[1], mode_names[i]) == 0) {
+			lg.mode = (enum lg_mode)i;
+			break;
+		}
+	}
+	optind = 2;
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case O_HOST:
+			host = optarg;
+			break;
+		case O_PORT:
+			port = (int)arg_num("--port", optarg, 1, 65535);
+			break;
+		case O_CONNS:
+			conns = (int)arg_num("--conns", optarg, 1, 200000);
+			break;
+		case O_GAMES:
+			games = (int)arg_num("--games", optarg, 1, 100000);
+			break;
+		case O_SPEC:
+			spectators = (int)arg_num("--spectators", optarg, 0, 200000);
+			break;
+		case O_KIND:
+			if (strcmp(optarg, "hokito") == 0)
+				lg.kind = GAME_HOKITO;
+			else if (strcmp(optarg, "oxono") == 0)
+				lg.kind = GAME_OXONO;
+			else {
+				fprintf(stderr, "loadgen: --kind wants hokito or oxono\n");
+				return 2;
+			}
+			break;
+		case O_SECONDS:
+			lg.seconds = strtod(optarg, &end);
+			if (*end != '\0' || !(lg.seconds > 0 && lg.seconds <= 3600)) {
+				fprintf(stderr, "loadgen: --seconds wants 0 to 3600\n");
+				return 2;
+			}
+			break;
+		case O_COUNT:
+			lg.count = arg_num("--count", optarg, 1, UINT64_MAX);
+			break;
+		case O_PAYLOAD:
+			lg.payload = (size_t)arg_num("--payload", optarg, 1, 1 << 20);
+			break;
+		case O_PID:
+			lg.pid = (int)arg_num("--pid", optarg, 1, INT_MAX);
+			break;
+		case O_BURST:
+			lg.burst = (int)arg_num("--burst", optarg, 1, 100000);
+			break;
+		case O_SETUP:
+			setup_timeout = (double)arg_num("--setup-timeout", optarg, 1, 3600);
+			break;
+		case O_SEED:
+			seed = arg_num("--seed", optarg, 0, UINT64_MAX);
+			break;
+		case O_LABEL:
+			lg.label = optarg;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || port < 0) {
+		usage(stderr);
+		return 2;
+	}
+	/* loopback only: this program floods whatever it is pointed at */
+	if (strcmp(host, "127.0.0.1") == 0) {
+		uv_ip4_addr(host, port, (struct sockaddr_in *)&lg.addr);
+	} else if (strcmp(host, "::1") == 0) {
+		uv_ip6_addr(host, port, (struct sockaddr_in6 *)&lg.addr);
+	} else {
+		fprintf(stderr, "loadgen: --host must be 127.0.0.1 or ::1\n");
+		return 2;
+	}
+	if ((lg.mode == MODE_HOKITO) && (conns < 2 || conns % 2 != 0)) {
+		fprintf(stderr, "loadgen: hokito wants an even number of --conns (players)\n");
+		return 2;
+	}
+	if (spectators < 0)
+		spectators = lg.mode == MODE_SPECTATE || lg.mode == MODE_REDIS_PUBSUB ? 100 : 0;
+	rng_init(&lg.rng, seed);
+	lg_plan(&lg, conns, games, spectators);
+	if (lg.mode == MODE_REDIS_SET) {
+		size_t n = lg.payload + 64;
+
+		lg.set_cmd = xmalloc(n);
+		/* every connection overwrites one key: what matters is the write path */
+		rc = snprintf(lg.set_cmd, n, "*3\r\n$3\r\nSET\r\n$6\r\nlg:key\r\n$%zu\r\n",
+		              lg.payload);
+		memset(lg.set_cmd + rc, 'v', lg.payload);
+		memcpy(lg.set_cmd + rc + lg.payload, "\r\n", 3);
+	}
+	if (lg.mode == MODE_REDIS_PUBSUB) {
+		lg.pub_payload = xmalloc(lg.payload + 1);
+		memset(lg.pub_payload, 'x', lg.payload);
+		/* "m<seq>:" takes some of the payload */
+		lg.pub_payload[lg.payload > 12 ? lg.payload - 12 : 1] = '\0';
+	}
+
+	uv_loop_init(&loop);
+	lg.loop = &loop;
+	uv_timer_init(&loop, &lg.timer);
+	uv_timer_init(&loop, &lg.settle);
+	lg.rss_before = proc_rss_kb(lg.pid);
+	uv_timer_start(&lg.timer, end_cb, (uint64_t)(setup_timeout * 1000), 0);
+	lg_setup_more(&lg);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	/* stopped: every connection is closing; the timers go last */
+	uv_close((uv_handle_t *)&lg.timer, lg_timer_close_cb);
+	uv_close((uv_handle_t *)&lg.settle, lg_timer_close_cb);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	rc = uv_loop_close(&loop);
+	if (rc != 0)
+		fprintf(stderr, "loadgen: loop closed with handles left: %s\n", uv_strerror(rc));
+	if (!lg.failed && lg.measuring)
+		lg_print(&lg);
+	for (int i = 0; i < lg.npairs; i++)
+		free(lg.pairs[i].spec);
+	free(lg.pairs);
+	free(lg.conns);
+	free(lg.set_cmd);
+	free(lg.pub_payload);
+	if (lg.failed || !lg.measuring)
+		return 1;
+	return lg.errors > 0 || lg.lost > 0 ? 3 : 0;
+}
