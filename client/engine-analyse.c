@@ -37,6 +37,23 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 	int me = game_side(g);
 	const char *mine = game_side_name(g->kind, me), *theirs = game_side_name(g->kind, me ^ 1);
 
+	if (!r->proved && (r->proof & SEARCH_PROOF_LOWER) && r->score >= EVAL_WIN) {
+		if (g->kind == GAME_HOKITO)
+			printf("result: %s wins by at least %d (proved)\n", mine,
+			       eval_margin(r->score));
+		else
+			printf("result: %s wins in at most %d plies (proved)\n", mine,
+			       33 - (r->score - EVAL_WIN) / EVAL_UNIT - game_ply(g));
+		return;
+	}
+	if (!r->proved && (r->proof & SEARCH_PROOF_UPPER) && r->score <= -EVAL_WIN) {
+		if (g->kind == GAME_HOKITO)
+			printf("result: %s wins by at least %d (proved)\n", theirs,
+			       -eval_margin(r->score));
+		else
+			printf("result: %s wins (proved)\n", theirs);
+		return;
+	}
 	if (!r->proved) {
 		if (g->kind == GAME_HOKITO)
 			printf("score: %+.2f (points of margin for %s, estimated)\n",

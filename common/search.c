@@ -6,14 +6,17 @@
  * undo. Every score is from the view of the side to move (negamax) and depends on the position
  * alone (eval.h), so it can be stored in the table and met again by another path.
  *
- * Proofs. Beside its score, every node knows whether its value is proved: it is, unless some
- * leaf below it was cut off by the depth and scored by the heuristic evaluation, or a table
- * entry that was not proved stood in for a subtree. The flag s->cut records that for the subtree
- * being searched (saved and restored around each node). A proved entry is stored with the depth
- * SEARCH_DEPTH_PROVED, so it answers at any depth: as the game nears its end, more and more of
- * the tree is proved, until the root itself is, and the search stops with the exact result.
- * A bound is proved too: a cutoff by a proved child proves the lower bound even though the
- * other children were never searched.
+ * Proofs. Beside its score, every node returns what is proved about it, as two bits: the
+ * value is at least the score (SEARCH_PROOF_LOWER: the best move's subtree proved that the
+ * child can do no better), and the value is at most the score (SEARCH_PROOF_UPPER: every move
+ * was searched and each child's subtree proved that the child gets at least that much). A leaf
+ * that is a finished game (or an OXONO win in one) proves both; a leaf scored by the heuristic
+ * evaluation proves nothing. This is the AND/OR rule of proof-number search carried along an
+ * ordinary alpha-beta search, so the table can keep it: a proved bound holds at any depth and
+ * answers wherever it is used in the proved direction. As the game nears its end, more and more
+ * of the tree is proved, until the root's value is, both ways: the game is solved from here
+ * (HOKITO: the exact final margin) and the search stops. In OXONO a proved win (lower bound at
+ * or above EVAL_WIN) is enough to stop and play it.
  *
  * Budgets. The node count and the clock are checked every 1024 nodes; when the budget is spent,
  * s->stop unwinds the search and the iteration in progress is thrown away (its partial scores
@@ -31,14 +34,12 @@
 #include "search.h"
 #include "xmalloc.h"
 
-#define SEARCH_DEPTH_PROVED 255
-#define SEARCH_TT_EXACT     1 /* score is the node's value */
-#define SEARCH_TT_LOWER     2 /* score is a lower bound (the search failed high) */
-#define SEARCH_TT_UPPER     3 /* score is an upper bound (every move failed low) */
-#define SEARCH_TT_BOUND     3
-#define SEARCH_TT_PROVED    4 /* the bound or value is the exact game value */
-#define SEARCH_HISTORY      (2 * 36 * 36)
-#define SEARCH_CHECK_EVERY  1024
+#define SEARCH_TT_EXACT    1 /* score is the node's value at that depth */
+#define SEARCH_TT_LOWER    2 /* score is a lower bound (the search failed high) */
+#define SEARCH_TT_UPPER    3 /* score is an upper bound (every move failed low) */
+#define SEARCH_TT_BOUND    3
+#define SEARCH_HISTORY     (2 * 36 * 36)
+#define SEARCH_CHECK_EVERY 1024
 
 struct search {
 	struct search_tt tt;         /* the table; over tt_mem when made by search_create() */
@@ -49,7 +50,6 @@ struct search {
 	uint64_t start_ms;           /* clock reading when the search began */
 	int stop;                    /* the budget is spent: unwind */
 	int may_stop;                /* 0 during the first iteration */
-	int cut;                     /* a guessed leaf lies under the node being searched */
 	int history[SEARCH_HISTORY]; /* cutoffs caused by each move, by depth^2 */
 	struct game_move killer[SEARCH_PLY_MAX][2]; /* quiet moves that caused cutoffs, per ply */
 	struct game_move pv[SEARCH_PLY_MAX][SEARCH_PLY_MAX]; /* triangular PV table */
@@ -138,9 +138,16 @@ tt_probe(struct search_tt *tt, uint64_t key)
 	return NULL;
 }
 
+/* How much an entry is worth keeping: its depth, and above any depth when it is proved. */
+static inline int
+tt_worth(int depth, int flags)
+{
+	return (flags & SEARCH_PROOF_BOTH) == SEARCH_PROOF_BOTH ? 256 : depth;
+}
+
 /*
- * Store a result. The first entry of a bucket keeps the deepest result of the current search
- * (proved ones are deepest of all); the second takes whatever the first refuses.
+ * Store a result. The first entry of a bucket keeps the most valuable result of the current
+ * search (proved ones are worth most); the second takes whatever the first refuses.
  */
 static void
 tt_store(struct search_tt *tt, uint64_t key, int score, int depth, int flags, struct game_move move)
@@ -148,7 +155,8 @@ tt_store(struct search_tt *tt, uint64_t key, int score, int depth, int flags, st
 	struct search_tt_entry *b = &tt->entries[key & tt->mask & ~(size_t)1];
 	struct search_tt_entry *e = &b[1];
 
-	if (b[0].key == key || b[0].gen != tt->gen || b[0].depth <= depth)
+	if (b[0].key == key || b[0].gen != tt->gen ||
+	    tt_worth(b[0].depth, b[0].flags) <= tt_worth(depth, flags))
 		e = &b[0];
 	e->key = key;
 	e->score = (int16_t)score;
@@ -248,15 +256,45 @@ note_cutoff(struct search *s, enum game_kind kind, int ply, int depth, struct ga
 			s->history[i] /= 2;
 }
 
-/* Negamax with alpha-beta at one node; see the top of the file for proofs and budgets. */
+/*
+ * Whether a table entry answers for a node searched to depth within (alpha, beta): deep enough,
+ * or proved in the direction that is used. Sets *v and *proof.
+ */
 static int
-search_node(struct search *s, const struct game *g, int depth, int alpha, int beta, int ply)
+tt_usable(const struct search_tt_entry *e, int depth, int alpha, int beta, int *v, int *proof)
+{
+	int bound = e->flags & SEARCH_TT_BOUND, p = e->flags & SEARCH_PROOF_BOTH;
+	int deep = e->depth >= depth;
+
+	*v = e->score;
+	*proof = p;
+	if (bound == SEARCH_TT_EXACT && (deep || p == SEARCH_PROOF_BOTH))
+		return 1;
+	if (bound != SEARCH_TT_UPPER && *v >= beta && (deep || (p & SEARCH_PROOF_LOWER)))
+		return 1;
+	if (bound != SEARCH_TT_LOWER && *v <= alpha && (deep || (p & SEARCH_PROOF_UPPER)))
+		return 1;
+	return 0;
+}
+
+/*
+ * Negamax with alpha-beta at one node. Returns the score (a bound when outside alpha..beta) and
+ * sets *proof to what is proved about it: SEARCH_PROOF_LOWER when the true value is at least
+ * the score (some move was proved to reach it: its subtree proved the child's upper bound), and
+ * SEARCH_PROOF_UPPER when it is at most the score (every move was searched and proved not to do
+ * better). See the top of the file.
+ */
+static int
+search_node(struct search *s, const struct game *g, int depth, int alpha, int beta, int ply,
+            int *proof)
 {
 	struct game_move best_move = {0, 0, 0}, ttmove = {0, 0, 0};
 	struct search_tt_entry *e;
-	int n, best = -EVAL_INF, alpha0 = alpha, has_ttmove = 0, saved_cut, flags;
+	int n, best = -EVAL_INF, alpha0 = alpha, has_ttmove = 0, flags, i;
+	int lower = 0, upper = SEARCH_PROOF_UPPER;
 	uint64_t key;
 
+	*proof = 0;
 	s->pvlen[ply] = 0;
 	if ((++s->nodes & (SEARCH_CHECK_EVERY - 1)) == 0)
 		search_check(s);
@@ -264,9 +302,10 @@ search_node(struct search *s, const struct game *g, int depth, int alpha, int be
 		return 0;
 	if (depth <= 0 || ply >= SEARCH_PLY_MAX - 1) {
 		int exact, v = eval_leaf(g, &exact);
-		if (exact)
+		if (exact) {
+			*proof = SEARCH_PROOF_BOTH;
 			return v;
-		s->cut = 1;
+		}
 		if (s->lim.noise > 0)
 			v += search_noise(s, zobrist_key(&s->zob, g));
 		return v;
@@ -275,47 +314,45 @@ search_node(struct search *s, const struct game *g, int depth, int alpha, int be
 	key = zobrist_key(&s->zob, g);
 	e = tt_probe(&s->tt, key);
 	if (e != NULL) {
+		int v;
 		ttmove = e->move;
 		has_ttmove = 1;
-		if (ply > 0 && e->depth >= depth) {
-			int bound = e->flags & SEARCH_TT_BOUND, v = e->score;
-			if (bound == SEARCH_TT_EXACT || (bound == SEARCH_TT_LOWER && v >= beta) ||
-			    (bound == SEARCH_TT_UPPER && v <= alpha)) {
-				if (!(e->flags & SEARCH_TT_PROVED))
-					s->cut = 1;
-				return v;
-			}
-		}
+		if (ply > 0 && tt_usable(e, depth, alpha, beta, &v, proof))
+			return v;
 	}
 
 	n = game_moves(g, s->moves[ply]);
-	if (n == 0)
+	if (n == 0) {
+		*proof = SEARCH_PROOF_BOTH;
 		return eval_final(g);
+	}
 	order_moves(s, g, ply, n, ttmove, has_ttmove);
 
-	saved_cut = s->cut;
-	s->cut = 0;
-	for (int i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct game_move m;
 		struct game child;
-		int v;
+		int v, cp;
 
 		pick_move(s, ply, i, n);
 		m = s->moves[ply][i];
 		child = *g;
 		game_apply(&child, m);
 		if (i == 0) {
-			v = -search_node(s, &child, depth - 1, -beta, -alpha, ply + 1);
+			v = -search_node(s, &child, depth - 1, -beta, -alpha, ply + 1, &cp);
 		} else {
-			v = -search_node(s, &child, depth - 1, -alpha - 1, -alpha, ply + 1);
+			v = -search_node(s, &child, depth - 1, -alpha - 1, -alpha, ply + 1, &cp);
 			if (v > alpha && v < beta && !s->stop)
-				v = -search_node(s, &child, depth - 1, -beta, -alpha, ply + 1);
+				v = -search_node(s, &child, depth - 1, -beta, -alpha, ply + 1, &cp);
 		}
 		if (s->stop)
 			return 0;
+		/* The child's lower bound caps this move from above, its upper bound from below. */
+		if (!(cp & SEARCH_PROOF_LOWER))
+			upper = 0;
 		if (v > best) {
 			best = v;
 			best_move = m;
+			lower = cp & SEARCH_PROOF_UPPER ? SEARCH_PROOF_LOWER : 0;
 			if (v > alpha) {
 				alpha = v;
 				s->pv[ply][0] = m;
@@ -329,12 +366,12 @@ search_node(struct search *s, const struct game *g, int depth, int alpha, int be
 			}
 		}
 	}
+	if (i < n)
+		upper = 0; /* moves left unsearched: nothing proved from above */
 
+	*proof = lower | upper;
 	flags = best <= alpha0 ? SEARCH_TT_UPPER : best >= beta ? SEARCH_TT_LOWER : SEARCH_TT_EXACT;
-	if (!s->cut)
-		flags |= SEARCH_TT_PROVED;
-	tt_store(&s->tt, key, best, s->cut ? depth : SEARCH_DEPTH_PROVED, flags, best_move);
-	s->cut |= saved_cut;
+	tt_store(&s->tt, key, best, depth, flags | *proof, best_move);
 	return best;
 }
 
@@ -361,21 +398,23 @@ search_run(struct search *s, const struct game *g, const struct search_limits *l
 	r->best = moves[0];
 
 	for (int depth = 1; depth <= maxdepth; depth++) {
-		int v;
+		int v, proof;
 
-		s->cut = 0;
-		v = search_node(s, g, depth, -EVAL_INF, EVAL_INF, 0);
+		v = search_node(s, g, depth, -EVAL_INF, EVAL_INF, 0, &proof);
 		if (s->stop)
 			break;
 		r->score = v;
 		r->depth = depth;
-		r->proved = !s->cut;
+		r->proof = proof;
+		r->proved = proof == SEARCH_PROOF_BOTH;
 		r->pvlen = s->pvlen[0];
 		memcpy(r->pv, s->pv[0], (size_t)r->pvlen * sizeof r->pv[0]);
 		if (r->pvlen > 0)
 			r->best = r->pv[0];
 		s->may_stop = 1;
-		if (r->proved)
+		/* Solved; or, in OXONO, a win is proved (and the quickest one comes first). */
+		if (r->proved ||
+		    (g->kind == GAME_OXONO && (proof & SEARCH_PROOF_LOWER) && v >= EVAL_WIN))
 			break;
 		if (lim->nodes != 0 && s->nodes >= lim->nodes)
 			break;

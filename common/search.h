@@ -8,9 +8,9 @@
  * caller passes in, so this module stays pure and tests can use budgets that do not depend on
  * the machine.
  *
- * Exact endgame solving is part of the same search: every score carries whether it was proved
- * (no leaf under it was cut off by the depth and guessed by the evaluation); proved entries of
- * the table hold at any depth. When an iteration's root score is proved, the game is solved
+ * Exact endgame solving is part of the same search: every score carries which of its bounds are
+ * proved (by finished games below, not by the evaluation's guesses); proved entries of the table
+ * hold at any depth. When an iteration's root score is proved both ways, the game is solved
  * from here: the score is the exact result with best play by both sides (HOKITO: the final
  * score margin; OXONO: win, draw or loss and in how many moves), and the search stops.
  *
@@ -36,12 +36,17 @@
 #define SEARCH_LEVEL_MIN 1
 #define SEARCH_LEVEL_MAX 8
 
+/* What a search proved about its score (struct search_result's proof; also in table flags). */
+#define SEARCH_PROOF_LOWER 4 /* the game value is at least the score */
+#define SEARCH_PROOF_UPPER 8 /* the game value is at most the score */
+#define SEARCH_PROOF_BOTH  (SEARCH_PROOF_LOWER | SEARCH_PROOF_UPPER)
+
 /* One entry of the transposition table: 16 bytes. */
 struct search_tt_entry {
 	uint64_t key;          /* the position's full Zobrist key */
 	int16_t score;         /* side to move's view, a bound or exact as flags say */
-	uint8_t depth;         /* plies searched below; SEARCH_DEPTH_PROVED when proved */
-	uint8_t flags;         /* bound kind (SEARCH_TT_*), and SEARCH_TT_PROVED */
+	uint8_t depth;         /* plies searched below */
+	uint8_t flags;         /* bound kind (1 exact, 2 lower, 3 upper) | SEARCH_PROOF_* */
 	struct game_move move; /* the best (or refuting) move found, tried first next time */
 	uint8_t gen;           /* the search that wrote it, for replacement */
 };
@@ -69,6 +74,7 @@ struct search_result {
 	struct game_move best;               /* the move to play */
 	int score;                           /* side to move's view (eval.h's scale) */
 	int proved;                          /* 1 when score is the exact game value */
+	int proof;                           /* SEARCH_PROOF_* bits: the bounds proved */
 	int depth;                           /* the last iteration completed */
 	uint64_t nodes;                      /* nodes visited, all iterations */
 	int pvlen;                           /* moves in pv */
