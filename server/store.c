@@ -1,0 +1,1170 @@
+/*
+ * store.c: hokitod's durable store on SQLite: games, game events, seated sessions; group commit,
+ * migrations, integrity checks, loading with replay through the rules, history and records.
+ *
+ * This file owns one SQLite connection and its prepared statements (prepared once at open and
+ * reused for every write). It is called synchronously from the event loop and must never block
+ * it for long: writes only queue rows in the open transaction, and the one disk wait per loop
+ * turn is store_commit(). It never calls libuv, never reads the clock (times come from the
+ * caller) and never decides a rule: moves are checked by replaying them through game.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "record.h"
+#include "store.h"
+#include "xmalloc.h"
+
+#define STORE_APPLICATION_ID 0x484b544f /* "HKTO" in the file header: this is our file */
+
+/*
+ * The migrations, in order: migrations[v - 1] takes a file from schema v - 1 to v. A new file
+ * runs all of them. Never edit one that has shipped: add the next. Each runs in one transaction
+ * with the PRAGMA user_version that records it, so a crash mid-migration leaves the old version.
+ *
+ * Seeds are unsigned 64-bit numbers kept in SQLite's signed INTEGER (same bits). Times are Unix
+ * epoch milliseconds.
+ */
+static const char *const migrations[] = {
+        /* 1: games with their seats and end, events with moves, sessions of seated players */
+        "CREATE TABLE games ("
+        "  id TEXT PRIMARY KEY,"
+        "  serial INTEGER NOT NULL UNIQUE," /* 1, 2, 3 ... in creation order: a gap is a loss */
+        "  kind TEXT NOT NULL CHECK (kind IN ('hokito', 'oxono')),"
+        "  variant TEXT NOT NULL,"
+        "  seed INTEGER NOT NULL,"
+        "  private INTEGER NOT NULL CHECK (private IN (0, 1)),"
+        "  code TEXT NOT NULL,"
+        "  status TEXT NOT NULL CHECK (status IN ('open', 'live', 'finished')),"
+        "  created_ms INTEGER NOT NULL,"
+        "  seat0_id TEXT, seat0_name TEXT, seat1_id TEXT, seat1_name TEXT,"
+        "  ended_ms INTEGER, result TEXT, winner INTEGER, reason TEXT,"
+        "  score0 INTEGER, score1 INTEGER);"
+        "CREATE TABLE events ("
+        "  game_id TEXT NOT NULL REFERENCES games(id),"
+        "  seq INTEGER NOT NULL CHECK (seq >= 1),"
+        "  time_ms INTEGER NOT NULL,"
+        "  type TEXT NOT NULL,"
+        "  ply INTEGER,"        /* moved: 1, 2, 3 ... within the game */
+        "  move TEXT,"          /* moved: canonical move text */
+        "  body TEXT NOT NULL," /* the line as sent, for byte-exact replay on reconnect */
+        "  CHECK ((type = 'moved') = (move IS NOT NULL)),"
+        "  CHECK ((move IS NULL) = (ply IS NULL)),"
+        "  PRIMARY KEY (game_id, seq)) WITHOUT ROWID;"
+        "CREATE TABLE sessions ("
+        "  token TEXT PRIMARY KEY,"
+        "  player_id TEXT NOT NULL,"
+        "  name TEXT NOT NULL,"
+        "  game_id TEXT NOT NULL REFERENCES games(id),"
+        "  seat INTEGER NOT NULL CHECK (seat IN (0, 1)),"
+        "  updated_ms INTEGER NOT NULL);",
+        /* 2: named counters for the server; indexes for history and start-up */
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
+        "INSERT INTO meta (key, value) SELECT 'games', COUNT(*) FROM games;"
+        "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished';"
+        "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+#define GAME_COLUMNS                                                                               \
+	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
+	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
+	"(SELECT COUNT(*) FROM events WHERE game_id = id), "                                       \
+	"(SELECT COUNT(move) FROM events WHERE game_id = id)"
+
+/* The prepared statements, reused for the life of the store. */
+enum {
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_GAME_ADD,
+	S_SEAT,
+	S_STATUS,
+	S_EVENT_LAST,
+	S_EVENT_ADD,
+	S_FINISH,
+	S_SESSION_SET,
+	S_SESSION_DEL,
+	S_META_SET,
+	S_META_GET,
+	S_GAME_GET,
+	S_EVENTS_OF,
+	S_COUNT,
+};
+
+static const char *const statements[S_COUNT] = {
+        [S_BEGIN] = "BEGIN IMMEDIATE",
+        [S_COMMIT] = "COMMIT",
+        [S_ROLLBACK] = "ROLLBACK",
+        [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
+                       "created_ms) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM games), "
+                       "?2, ?3, ?4, ?5, ?6, 'open', ?7)",
+        [S_SEAT] = "UPDATE games SET "
+                   "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
+                   "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
+                   "seat1_id = CASE WHEN ?2 = 1 THEN ?3 ELSE seat1_id END, "
+                   "seat1_name = CASE WHEN ?2 = 1 THEN ?4 ELSE seat1_name END WHERE id = ?1",
+        [S_STATUS] = "UPDATE games SET status = ?2 WHERE id = ?1",
+        [S_EVENT_LAST] = "SELECT (SELECT 1 FROM games WHERE id = ?1), "
+                         "(SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?1), "
+                         "(SELECT COUNT(move) FROM events WHERE game_id = ?1)",
+        [S_EVENT_ADD] = "INSERT INTO events (game_id, seq, time_ms, type, ply, move, body) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        [S_FINISH] = "UPDATE games SET status = 'finished', ended_ms = ?2, result = ?3, "
+                     "winner = ?4, reason = ?5, score0 = ?6, score1 = ?7 WHERE id = ?1",
+        [S_SESSION_SET] = "INSERT OR REPLACE INTO sessions (token, player_id, name, game_id, "
+                          "seat, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        [S_SESSION_DEL] = "DELETE FROM sessions WHERE token = ?1",
+        [S_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+        [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+        [S_GAME_GET] = "SELECT " GAME_COLUMNS " FROM games WHERE id = ?1",
+        [S_EVENTS_OF] = "SELECT seq, time_ms, type, move, body FROM events WHERE game_id = ?1 "
+                        "ORDER BY seq",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path; /* for messages */
+	enum store_sync sync;
+	int version;    /* schema version of the file */
+	size_t pending; /* writes queued in the open transaction */
+	sqlite3_stmt *stmt[S_COUNT];
+};
+
+static int store_fail(struct store_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+/* Fill err (if not NULL) and return code. */
+static int
+store_fail(struct store_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->text, sizeof err->text, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The store error for an SQLite result code: corruption or I/O. */
+static int
+store_sqlite_fail(struct store *st, int rc, struct store_error *err, const char *what)
+{
+	int primary = rc & 0xff;
+
+	if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+		return store_fail(err, STORE_ECORRUPT, "%s: %s: the file is damaged (%s)", st->path,
+		                  what, sqlite3_errstr(rc));
+	return store_fail(err, STORE_EIO, "%s: %s: %s", st->path, what,
+	                  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+}
+
+/* Run SQL without results. */
+static int
+store_exec(struct store *st, const char *sql, const char *what, struct store_error *err)
+{
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store_sqlite_fail(st, rc, err, what);
+}
+
+/* Run a query whose answer is one integer. */
+static int
+store_int(struct store *st, const char *sql, int64_t *out, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, sql);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(st, rc, err, sql);
+	return 0;
+}
+
+/* Run a query whose first row, if any, names a problem: 1 and its text in buf, or 0. */
+static int
+store_probe(struct store *st, const char *sql, char *buf, size_t size, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "checking the contents");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(s, 0);
+		snprintf(buf, size, "%s", t ? (const char *)t : "?");
+		sqlite3_finalize(s);
+		return 1;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "checking the contents");
+	return 0;
+}
+
+/*
+ * Is the file sound? SQLite's quick_check looks at every page's structure (it reads the whole
+ * file, so a truncated or garbled file fails it); then our own rules, which SQLite cannot know:
+ * a game's events are numbered 1..n with no gap, its moves 1..k in the order of their events,
+ * nothing refers to a game that is not there, games are numbered 1..N (a missing game leaves a
+ * gap), and a game has a result exactly when it is finished.
+ */
+static int
+store_check(struct store *st, int contents, struct store_error *err)
+{
+	static const struct {
+		const char *sql;
+		const char *what;
+	} rules[] = {
+	        {"SELECT game_id FROM events GROUP BY game_id "
+	         "HAVING MIN(seq) <> 1 OR MAX(seq) <> COUNT(*)",
+	         "the events of game '%s' are not numbered 1..n without a gap"},
+	        {"SELECT game_id FROM events WHERE move IS NOT NULL GROUP BY game_id "
+	         "HAVING MIN(ply) <> 1 OR MAX(ply) <> COUNT(*)",
+	         "the moves of game '%s' are not numbered 1..n without a gap"},
+	        {"SELECT a.game_id FROM events a JOIN events b ON a.game_id = b.game_id "
+	         "AND a.seq < b.seq AND a.ply > b.ply",
+	         "the moves of game '%s' are out of order"},
+	        {"SELECT e.game_id FROM events e LEFT JOIN games g ON g.id = e.game_id "
+	         "WHERE g.id IS NULL",
+	         "events of game '%s', which is missing"},
+	        {"SELECT s.game_id FROM sessions s LEFT JOIN games g ON g.id = s.game_id "
+	         "WHERE g.id IS NULL",
+	         "a session seated at game '%s', which is missing"},
+	        {"SELECT c || ' games, numbered ' || lo || ' to ' || hi FROM (SELECT COUNT(*) c, "
+	         "MIN(serial) lo, MAX(serial) hi FROM games) WHERE c > 0 AND (lo <> 1 OR hi <> c)",
+	         "games are missing: %s"},
+	        {"SELECT id FROM games WHERE (status = 'finished') <> (result IS NOT NULL) "
+	         "OR (status = 'finished') <> (ended_ms IS NOT NULL)",
+	         "game '%s' has a result without being finished, or the reverse"},
+	};
+	char what[256];
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "checking its integrity");
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return store_sqlite_fail(st, rc, err, "checking its integrity");
+	}
+	snprintf(what, sizeof what, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	for (char *c = what; *c != '\0'; c++)
+		if (*c == '\n')
+			*c = ' '; /* quick_check lists its findings one a line; ours is one line */
+	if (strcmp(what, "ok") != 0)
+		return store_fail(
+		        err, STORE_ECORRUPT,
+		        "%s: the file is damaged (integrity check: %s); restore it from a "
+		        "backup, hokitod will not start without its games",
+		        st->path, what);
+	for (size_t i = 0; contents && i < sizeof rules / sizeof rules[0]; i++) {
+		char text[200];
+		if ((rc = store_probe(st, rules[i].sql, what, sizeof what, err)) < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+		snprintf(text, sizeof text, rules[i].what, what);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+		return store_fail(err, STORE_ECORRUPT,
+		                  "%s: the contents do not add up: %s; hokitod will not start "
+		                  "without its games",
+		                  st->path, text);
+	}
+	return 0;
+}
+
+/* Bring the schema from st->version to STORE_SCHEMA_VERSION, one transaction per step. */
+static int
+store_migrate(struct store *st, struct store_error *err)
+{
+	char sql[64], what[64];
+	int rc;
+
+	while (st->version < STORE_SCHEMA_VERSION) {
+		int v = st->version + 1;
+		snprintf(what, sizeof what, "migrating the schema to version %d", v);
+		if ((rc = store_exec(st, "BEGIN IMMEDIATE", what, err)) < 0)
+			return rc;
+		rc = store_exec(st, migrations[v - 1], what, err);
+		if (rc == 0 && v == 1) {
+			snprintf(sql, sizeof sql, "PRAGMA application_id = %d",
+			         STORE_APPLICATION_ID);
+			rc = store_exec(st, sql, what, err);
+		}
+		if (rc == 0) {
+			snprintf(sql, sizeof sql, "PRAGMA user_version = %d", v);
+			rc = store_exec(st, sql, what, err);
+		}
+		if (rc == 0)
+			rc = store_exec(st, "COMMIT", what, err);
+		if (rc < 0) {
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		st->version = v;
+	}
+	return 0;
+}
+
+/* Open, configure, identify, migrate and check; then prepare the statements. */
+static int
+store_start(struct store *st, const char *path, struct store_error *err)
+{
+	int64_t app_id, version, tables;
+	struct stat sb;
+	int rc;
+
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0)
+		return store_fail(
+		        err, STORE_ECORRUPT,
+		        "%s: the file is empty (0 bytes), a truncated store? Move it away to "
+		        "start a new one; hokitod will not start without its games",
+		        path);
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "cannot open");
+	sqlite3_extended_result_codes(st->db, 1);
+	/* One server per file: the exclusive lock is taken at the first read and kept. */
+	if ((rc = store_exec(st, "PRAGMA locking_mode = EXCLUSIVE", "setting the lock", err)) < 0)
+		return rc;
+	if ((rc = store_int(st, "PRAGMA application_id", &app_id, err)) < 0) {
+		if (err != NULL && err->code == STORE_ECORRUPT)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "%s: not an SQLite database, or a damaged one (%s); "
+			                  "hokitod will not start without its games",
+			                  path, sqlite3_errmsg(st->db));
+		return rc;
+	}
+	if ((rc = store_int(st, "PRAGMA user_version", &version, err)) < 0)
+		return rc;
+	if ((rc = store_int(st, "SELECT COUNT(*) FROM sqlite_master", &tables, err)) < 0)
+		return rc;
+	if (tables > 0 && app_id != STORE_APPLICATION_ID)
+		return store_fail(err, STORE_ECORRUPT,
+		                  "%s: an SQLite database, but not a hokitod store "
+		                  "(application_id %" PRId64 ")",
+		                  path, app_id);
+	if (version > STORE_SCHEMA_VERSION)
+		return store_fail(err, STORE_EVERSION,
+		                  "%s: schema version %" PRId64
+		                  " is newer than this hokitod's (%d); "
+		                  "run a newer hokitod",
+		                  path, version, STORE_SCHEMA_VERSION);
+	if (tables > 0 && version < 1)
+		return store_fail(err, STORE_ECORRUPT,
+		                  "%s: a hokitod store without a schema version", path);
+	st->version = (int)version;
+	if ((rc = store_exec(st, "PRAGMA journal_mode = WAL", "switching to WAL", err)) < 0)
+		return rc;
+	if ((rc = store_exec(st,
+	                     st->sync == STORE_SYNC_FULL ? "PRAGMA synchronous = FULL"
+	                                                 : "PRAGMA synchronous = NORMAL",
+	                     "setting the sync level", err)) < 0)
+		return rc;
+	if ((rc = store_exec(st, "PRAGMA cell_size_check = ON", "setting checks", err)) < 0)
+		return rc;
+	if ((rc = store_check(st, 0, err)) < 0)
+		return rc;
+	if ((rc = store_migrate(st, err)) < 0)
+		return rc;
+	if ((rc = store_check(st, 1, err)) < 0)
+		return rc;
+	for (int i = 0; i < S_COUNT; i++) {
+		rc = sqlite3_prepare_v3(st->db, statements[i], -1, SQLITE_PREPARE_PERSISTENT,
+		                        &st->stmt[i], NULL);
+		if (rc != SQLITE_OK)
+			return store_sqlite_fail(st, rc, err, "preparing statements");
+	}
+	return 0;
+}
+
+int
+store_open(const char *path, enum store_sync sync, struct store **out, struct store_error *err)
+{
+	struct store *st = xcalloc(1, sizeof *st);
+	int rc;
+
+	*out = NULL;
+	st->path = xstrdup(path);
+	st->sync = sync;
+	if ((rc = store_start(st, path, err)) < 0) {
+		for (int i = 0; i < S_COUNT; i++)
+			sqlite3_finalize(st->stmt[i]);
+		sqlite3_close(st->db);
+		free(st->path);
+		free(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+void
+store_close(struct store *st)
+{
+	if (st == NULL)
+		return;
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+int
+store_schema_version(const struct store *st)
+{
+	return st->version;
+}
+
+size_t
+store_pending(const struct store *st)
+{
+	return st->pending;
+}
+
+/* A statement ready for binding: reset from its last use. */
+static sqlite3_stmt *
+store_stmt(struct store *st, int which)
+{
+	sqlite3_stmt *s = st->stmt[which];
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+/* Open the turn's transaction if none is open. */
+static int
+store_tx(struct store *st, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!sqlite3_get_autocommit(st->db))
+		return 0;
+	st->pending = 0;
+	s = store_stmt(st, S_BEGIN);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(st, rc, err, "beginning a transaction");
+}
+
+/* Step a write statement inside the turn's transaction; counts it as pending. */
+static int
+store_write(struct store *st, sqlite3_stmt *s, const char *what, struct store_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		if ((rc & 0xff) == SQLITE_CONSTRAINT)
+			return store_fail(err, STORE_EINVAL, "%s: %s", what,
+			                  sqlite3_errmsg(st->db));
+		return store_sqlite_fail(st, rc, err, what);
+	}
+	st->pending++;
+	return 0;
+}
+
+/* Whether s is a string of 1..max-1 bytes. */
+static int
+fits(const char *s, size_t max)
+{
+	return s != NULL && s[0] != '\0' && strlen(s) < max;
+}
+
+static void
+bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t == NULL)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+}
+
+int
+store_game_add(struct store *st, const struct store_game *g, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
+	    (g->kind != GAME_HOKITO && g->kind != GAME_OXONO) ||
+	    game_variant_check(g->kind, g->variant, NULL) < 0)
+		return store_fail(err, STORE_EINVAL, "game '%.15s': bad id, code, kind or variant",
+		                  g->id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_GAME_ADD);
+	bind_text(s, 1, g->id);
+	bind_text(s, 2, game_kind_name(g->kind));
+	bind_text(s, 3, g->variant[0] ? g->variant : "standard");
+	sqlite3_bind_int64(s, 4, (int64_t)g->seed);
+	sqlite3_bind_int(s, 5, g->is_private != 0);
+	bind_text(s, 6, g->code);
+	sqlite3_bind_int64(s, 7, g->created_ms);
+	return store_write(st, s, "adding a game", err);
+}
+
+/* The UPDATE just run found its game, or STORE_ENOTFOUND. */
+static int
+store_found(struct store *st, const char *id, struct store_error *err)
+{
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(err, STORE_ENOTFOUND, "no game '%.15s' in the store", id);
+	return 0;
+}
+
+int
+store_seat_set(struct store *st, const char *game_id, int seat, const char *player_id,
+               const char *name, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX) || (seat != 0 && seat != 1) ||
+	    !fits(player_id, STORE_ID_MAX) || !fits(name, STORE_NAME_MAX))
+		return store_fail(err, STORE_EINVAL, "seat of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_SEAT);
+	bind_text(s, 1, game_id);
+	sqlite3_bind_int(s, 2, seat);
+	bind_text(s, 3, player_id);
+	bind_text(s, 4, name);
+	if ((rc = store_write(st, s, "taking a seat", err)) < 0)
+		return rc;
+	return store_found(st, game_id, err);
+}
+
+int
+store_game_status_set(struct store *st, const char *game_id, const char *status,
+                      struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX) || status == NULL ||
+	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0))
+		return store_fail(err, STORE_EINVAL, "status of game '%.15s': 'open' or 'live'",
+		                  game_id ? game_id : "");
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_STATUS);
+	bind_text(s, 1, game_id);
+	bind_text(s, 2, status);
+	if ((rc = store_write(st, s, "changing a game's status", err)) < 0)
+		return rc;
+	return store_found(st, game_id, err);
+}
+
+int
+store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
+                struct store_error *err)
+{
+	int64_t last, ply;
+	sqlite3_stmt *s;
+	int rc, moved;
+
+	if (!fits(game_id, STORE_ID_MAX) || !fits(ev->type, STORE_WORD_MAX) || ev->body == NULL)
+		return store_fail(err, STORE_EINVAL, "event of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
+	moved = strcmp(ev->type, "moved") == 0;
+	if (moved != (ev->move != NULL) || (moved && !fits(ev->move, GAME_MOVE_TEXT)))
+		return store_fail(err, STORE_EINVAL,
+		                  "event %" PRId64 " of game '%s': a move goes with a moved event, "
+		                  "and only there",
+		                  ev->seq, game_id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_EVENT_LAST);
+	bind_text(s, 1, game_id);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_sqlite_fail(st, rc, err, "reading a game's last event");
+	}
+	if (sqlite3_column_type(s, 0) == SQLITE_NULL) {
+		sqlite3_reset(s);
+		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", game_id);
+	}
+	last = sqlite3_column_int64(s, 1);
+	ply = sqlite3_column_int64(s, 2);
+	sqlite3_reset(s);
+	if (ev->seq != last + 1)
+		return store_fail(err, STORE_EINVAL,
+		                  "event %" PRId64 " of game '%s' does not follow event %" PRId64,
+		                  ev->seq, game_id, last);
+	s = store_stmt(st, S_EVENT_ADD);
+	bind_text(s, 1, game_id);
+	sqlite3_bind_int64(s, 2, ev->seq);
+	sqlite3_bind_int64(s, 3, ev->time_ms);
+	bind_text(s, 4, ev->type);
+	if (moved)
+		sqlite3_bind_int64(s, 5, ply + 1);
+	bind_text(s, 6, ev->move);
+	bind_text(s, 7, ev->body);
+	return store_write(st, s, "adding an event", err);
+}
+
+int
+store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const char *result,
+                  int winner, const char *reason, const int score[2], struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX) || !fits(result, STORE_WORD_MAX) ||
+	    !fits(reason, STORE_WORD_MAX) || winner < -1 || winner > 1)
+		return store_fail(err, STORE_EINVAL, "end of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_FINISH);
+	bind_text(s, 1, game_id);
+	sqlite3_bind_int64(s, 2, ended_ms);
+	bind_text(s, 3, result);
+	sqlite3_bind_int(s, 4, winner);
+	bind_text(s, 5, reason);
+	if (score != NULL) {
+		sqlite3_bind_int(s, 6, score[0]);
+		sqlite3_bind_int(s, 7, score[1]);
+	}
+	if ((rc = store_write(st, s, "finishing a game", err)) < 0)
+		return rc;
+	return store_found(st, game_id, err);
+}
+
+int
+store_session_set(struct store *st, const struct store_session *ss, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(ss->token, STORE_TOKEN_MAX) || !fits(ss->player_id, STORE_ID_MAX) ||
+	    !fits(ss->name, STORE_NAME_MAX) || !fits(ss->game_id, STORE_ID_MAX) ||
+	    (ss->seat != 0 && ss->seat != 1))
+		return store_fail(err, STORE_EINVAL, "session of player '%.15s': bad argument",
+		                  ss->player_id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_SESSION_SET);
+	bind_text(s, 1, ss->token);
+	bind_text(s, 2, ss->player_id);
+	bind_text(s, 3, ss->name);
+	bind_text(s, 4, ss->game_id);
+	sqlite3_bind_int(s, 5, ss->seat);
+	sqlite3_bind_int64(s, 6, ss->updated_ms);
+	return store_write(st, s, "saving a session", err);
+}
+
+int
+store_session_remove(struct store *st, const char *token, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(token, STORE_TOKEN_MAX))
+		return store_fail(err, STORE_EINVAL, "bad session token");
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_SESSION_DEL);
+	bind_text(s, 1, token);
+	return store_write(st, s, "removing a session", err);
+}
+
+int
+store_meta_set(struct store *st, const char *key, int64_t value, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(key, 64))
+		return store_fail(err, STORE_EINVAL, "bad meta key");
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_META_SET);
+	bind_text(s, 1, key);
+	sqlite3_bind_int64(s, 2, value);
+	return store_write(st, s, "saving a counter", err);
+}
+
+int
+store_meta_get(struct store *st, const char *key, int64_t *value, struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_META_GET);
+	int rc;
+
+	bind_text(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*value = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		return store_fail(err, STORE_ENOTFOUND, "no counter '%s'", key);
+	return rc == SQLITE_ROW ? 0 : store_sqlite_fail(st, rc, err, "reading a counter");
+}
+
+/*
+ * Group commit. Every write of the turn went into one transaction, so the disk is waited on once
+ * per turn however many moves were made: with synchronous=NORMAL in WAL mode the COMMIT appends
+ * the frames to the WAL without fsync (a process crash cannot lose them: they are in the OS's
+ * page cache); with synchronous=FULL the WAL is fsync'ed at every COMMIT. Only after this returns
+ * 0 may the turn's acknowledgements be sent. On failure SQLite has (or we have) rolled the
+ * transaction back.
+ */
+int
+store_commit(struct store *st, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_get_autocommit(st->db)) {
+		st->pending = 0;
+		return 0;
+	}
+	s = store_stmt(st, S_COMMIT);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		int code = store_sqlite_fail(st, rc, err, "committing");
+		if (!sqlite3_get_autocommit(st->db)) {
+			s = store_stmt(st, S_ROLLBACK);
+			sqlite3_step(s);
+			sqlite3_reset(s);
+		}
+		st->pending = 0;
+		return code;
+	}
+	st->pending = 0;
+	return 0;
+}
+
+/* Copy a text column into a fixed buffer; a value that does not fit is corruption. */
+static int
+column_copy(sqlite3_stmt *s, int col, char *buf, size_t size)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	size_t n = t ? strlen((const char *)t) : 0;
+
+	buf[0] = '\0';
+	if (n >= size)
+		return -1;
+	if (t != NULL)
+		memcpy(buf, t, n + 1);
+	return 0;
+}
+
+/* Read a row of GAME_COLUMNS into g. */
+static int
+store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct store_error *err)
+{
+	char kind[STORE_WORD_MAX];
+	int bad = 0;
+
+	memset(g, 0, sizeof *g);
+	bad |= column_copy(s, 0, g->id, sizeof g->id);
+	g->serial = sqlite3_column_int64(s, 1);
+	bad |= column_copy(s, 2, kind, sizeof kind);
+	bad |= game_kind_parse(kind, &g->kind) < 0;
+	bad |= column_copy(s, 3, g->variant, sizeof g->variant);
+	g->seed = (uint64_t)sqlite3_column_int64(s, 4);
+	g->is_private = sqlite3_column_int(s, 5);
+	bad |= column_copy(s, 6, g->code, sizeof g->code);
+	bad |= column_copy(s, 7, g->status, sizeof g->status);
+	g->created_ms = sqlite3_column_int64(s, 8);
+	for (int i = 0; i < 2; i++) {
+		g->seat_taken[i] = sqlite3_column_type(s, 9 + 2 * i) != SQLITE_NULL;
+		bad |= column_copy(s, 9 + 2 * i, g->seat_id[i], sizeof g->seat_id[i]);
+		bad |= column_copy(s, 10 + 2 * i, g->seat_name[i], sizeof g->seat_name[i]);
+	}
+	g->ended_ms = sqlite3_column_int64(s, 13);
+	bad |= column_copy(s, 14, g->result, sizeof g->result);
+	g->winner = sqlite3_column_type(s, 15) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 15);
+	bad |= column_copy(s, 16, g->reason, sizeof g->reason);
+	g->score[0] = sqlite3_column_int(s, 17);
+	g->score[1] = sqlite3_column_int(s, 18);
+	g->nevents = sqlite3_column_int64(s, 19);
+	g->ply = sqlite3_column_int(s, 20);
+	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
+		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
+		                  st->path, g->id);
+	return 0;
+}
+
+void
+store_events_free(struct store_event *events, size_t nevents)
+{
+	if (events == NULL)
+		return;
+	for (size_t i = 0; i < nevents; i++) {
+		free((char *)events[i].type);
+		free((char *)events[i].move);
+		free((char *)events[i].body);
+	}
+	free(events);
+}
+
+/* Read the events of a game into a new array. */
+static int
+store_events_read(struct store *st, const char *id, struct store_event **out, size_t *n,
+                  struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_EVENTS_OF);
+	struct store_event *ev = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	bind_text(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const unsigned char *move = sqlite3_column_text(s, 3);
+		if (len == cap) {
+			cap = cap ? cap * 2 : 64;
+			ev = xrealloc(ev, cap * sizeof *ev);
+		}
+		ev[len].seq = sqlite3_column_int64(s, 0);
+		ev[len].time_ms = sqlite3_column_int64(s, 1);
+		ev[len].type = xstrdup((const char *)sqlite3_column_text(s, 2));
+		ev[len].move = move ? xstrdup((const char *)move) : NULL;
+		ev[len].body = xstrdup((const char *)sqlite3_column_text(s, 4));
+		len++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		store_events_free(ev, len);
+		return store_sqlite_fail(st, rc, err, "reading events");
+	}
+	*out = ev;
+	*n = len;
+	return 0;
+}
+
+int
+store_game_get(struct store *st, const char *id, struct store_game *g, struct store_event **events,
+               size_t *nevents, struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
+	int rc;
+
+	*events = NULL;
+	*nevents = 0;
+	bind_text(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_sqlite_fail(st, rc, err, "reading a game");
+	}
+	rc = store_game_row(st, s, g, err);
+	sqlite3_reset(s);
+	if (rc < 0)
+		return rc;
+	return store_events_read(st, id, events, nevents, err);
+}
+
+/* How a stored end reads as a record's result (record.h). */
+static enum record_result
+store_record_result(const struct store_game *g)
+{
+	if (strcmp(g->result, "draw") == 0)
+		return RECORD_DRAW;
+	if (strcmp(g->result, "win") == 0 && (g->winner == 0 || g->winner == 1))
+		return (enum record_result)g->winner;
+	return RECORD_UNFINISHED;
+}
+
+/*
+ * Replaying is the check that matters most at start-up: SQLite can vouch for its pages, only the
+ * rules can vouch for the moves. A move the rules refuse, or a stored end the final position
+ * contradicts, means the file was damaged or written by a buggy server; either way the game
+ * cannot be trusted and the server must not start with it.
+ */
+int
+store_game_replay(const struct store_game *g, const struct store_event *ev, size_t nevents,
+                  struct game *start, struct game *position, struct store_error *err)
+{
+	struct record_error rerr;
+	struct game_error gerr;
+	struct game_outcome o;
+	int ply = 0, finished = strcmp(g->status, "finished") == 0;
+
+	if (game_start(start, g->kind, g->variant, g->seed, &gerr) < 0)
+		return store_fail(err, STORE_ECORRUPT, "game '%s': %s", g->id, gerr.text);
+	*position = *start;
+	for (size_t i = 0; i < nevents; i++) {
+		char canon[GAME_MOVE_TEXT];
+		struct game_move m;
+		if (ev[i].seq != (int64_t)i + 1)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "game '%s': event %zu has seq %" PRId64, g->id, i + 1,
+			                  ev[i].seq);
+		if (ev[i].move == NULL)
+			continue;
+		ply++;
+		if (game_move_parse(position, ev[i].move, &m, &gerr) < 0)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "game '%s': stored move %d '%s' (seq %" PRId64
+			                  ") is not legal: %s",
+			                  g->id, ply, ev[i].move, ev[i].seq, gerr.text);
+		game_move_format(g->kind, m, canon, sizeof canon);
+		if (strcmp(canon, ev[i].move) != 0)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "game '%s': stored move %d '%s' is not in canonical form",
+			                  g->id, ply, ev[i].move);
+		game_apply(position, m);
+	}
+	game_outcome(position, &o);
+	if (!finished) {
+		if (o.end != GAME_END_NONE)
+			return store_fail(
+			        err, STORE_ECORRUPT,
+			        "game '%s': its moves end the game but it is stored as %s", g->id,
+			        g->status);
+		return 0;
+	}
+	if (strcmp(g->result, "aborted") != 0 && strcmp(g->result, "win") != 0 &&
+	    strcmp(g->result, "draw") != 0)
+		return store_fail(err, STORE_ECORRUPT, "game '%s': unknown result '%s'", g->id,
+		                  g->result);
+	if (record_result_check(position, store_record_result(g),
+	                        strcmp(g->result, "aborted") == 0 ? "abandoned" : g->reason,
+	                        &rerr) < 0)
+		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
+		                  g->id, rerr.text);
+	if (g->kind == GAME_HOKITO && (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
+		return store_fail(err, STORE_ECORRUPT,
+		                  "game '%s': stored scores %d-%d, the moves give %d-%d", g->id,
+		                  g->score[0], g->score[1], o.score[0], o.score[1]);
+	return 0;
+}
+
+/* Collect the rows of a query of GAME_COLUMNS (one integer parameter) into a new array. */
+static int
+store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
+                  struct store_game **out, size_t *n, struct store_error *err)
+{
+	struct store_game *games = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "listing games");
+	sqlite3_bind_int64(s, 1, p1);
+	sqlite3_bind_int64(s, 2, p2);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			games = xrealloc(games, cap * sizeof *games);
+		}
+		if ((rc = store_game_row(st, s, &games[len], err)) < 0) {
+			sqlite3_finalize(s);
+			free(games);
+			return rc;
+		}
+		len++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(games);
+		return store_sqlite_fail(st, rc, err, "listing games");
+	}
+	*out = games;
+	*n = len;
+	return 0;
+}
+
+int
+store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
+{
+	static const char sql[] =
+	        "SELECT " GAME_COLUMNS " FROM games WHERE status <> 'finished' OR id IN "
+	        "(SELECT id FROM games WHERE status = 'finished' "
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) ORDER BY serial";
+	struct store_game *games;
+	size_t n;
+	int rc, count = 0;
+
+	if ((rc = store_games_query(st, sql, recent, 0, &games, &n, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct store_event *ev;
+		struct game start, position;
+		size_t nev;
+		if ((rc = store_events_read(st, games[i].id, &ev, &nev, err)) < 0)
+			break;
+		rc = store_game_replay(&games[i], ev, nev, &start, &position, err);
+		if (rc == 0) {
+			if (cb(ctx, &games[i], ev, nev, &start, &position) != 0)
+				rc = store_fail(err, STORE_ESTOPPED, "loading stopped at game '%s'",
+				                games[i].id);
+			else
+				count++;
+		}
+		store_events_free(ev, nev);
+	}
+	free(games);
+	return rc < 0 ? rc : count;
+}
+
+int
+store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_session *s),
+                    void *ctx, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, count = 0;
+
+	rc = sqlite3_prepare_v2(st->db,
+	                        "SELECT token, player_id, name, game_id, seat, updated_ms FROM "
+	                        "sessions ORDER BY updated_ms, token",
+	                        -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading sessions");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_session ss;
+		memset(&ss, 0, sizeof ss);
+		if (column_copy(s, 0, ss.token, sizeof ss.token) < 0 ||
+		    column_copy(s, 1, ss.player_id, sizeof ss.player_id) < 0 ||
+		    column_copy(s, 2, ss.name, sizeof ss.name) < 0 ||
+		    column_copy(s, 3, ss.game_id, sizeof ss.game_id) < 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed session row",
+			                  st->path);
+		}
+		ss.seat = sqlite3_column_int(s, 4);
+		ss.updated_ms = sqlite3_column_int64(s, 5);
+		if (cb(ctx, &ss) != 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ESTOPPED, "loading sessions stopped");
+		}
+		count++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading sessions");
+	return count;
+}
+
+int
+store_history(struct store *st, size_t offset, size_t limit, struct store_game *out, int64_t *total,
+              struct store_error *err)
+{
+	static const char sql[] = "SELECT " GAME_COLUMNS " FROM games WHERE status = 'finished' "
+	                          "ORDER BY ended_ms DESC, serial DESC LIMIT ?1 OFFSET ?2";
+	struct store_game *games;
+	size_t n;
+	int rc;
+
+	if (limit > INT32_MAX || offset > INT32_MAX)
+		return store_fail(err, STORE_EINVAL, "history: offset or limit too large");
+	if (total != NULL &&
+	    (rc = store_int(st, "SELECT COUNT(*) FROM games WHERE status = 'finished'", total,
+	                    err)) < 0)
+		return rc;
+	if (limit == 0)
+		return 0;
+	if ((rc = store_games_query(st, sql, (int64_t)limit, (int64_t)offset, &games, &n, err)) < 0)
+		return rc;
+	if (n > 0)
+		memcpy(out, games, n * sizeof *games);
+	free(games);
+	return (int)n;
+}
+
+int
+store_record_write(struct store *st, const char *id, char *buf, size_t size,
+                   struct store_error *err)
+{
+	struct store_event *ev;
+	struct record_error rerr;
+	struct store_game g;
+	struct record *r;
+	struct tm tm;
+	time_t t;
+	size_t nev;
+	int rc;
+
+	if ((rc = store_game_get(st, id, &g, &ev, &nev, err)) < 0)
+		return rc;
+	r = xcalloc(1, sizeof *r);
+	r->kind = g.kind;
+	snprintf(r->variant, sizeof r->variant, "%s", g.variant);
+	r->seed = g.seed;
+	for (int i = 0; i < 2; i++)
+		snprintf(r->player[i], sizeof r->player[i], "%s", g.seat_name[i]);
+	t = (time_t)(g.created_ms / 1000);
+	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
+	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
+		r->date[0] = '\0';
+	r->result = strcmp(g.status, "finished") == 0 ? store_record_result(&g) : RECORD_UNFINISHED;
+	if (strcmp(g.status, "finished") == 0)
+		snprintf(r->reason, sizeof r->reason, "%s",
+		         strcmp(g.result, "aborted") == 0 ? "abandoned" : g.reason);
+	game_start(&r->final, g.kind, g.variant, g.seed, NULL);
+	rc = 0;
+	for (size_t i = 0; i < nev && rc == 0; i++) {
+		struct game_move m;
+		if (ev[i].move == NULL)
+			continue;
+		if (r->nmoves >= RECORD_MOVES_MAX ||
+		    game_move_parse(&r->final, ev[i].move, &m, NULL) < 0)
+			rc = store_fail(err, STORE_ECORRUPT,
+			                "game '%s': stored move '%s' is not legal", id, ev[i].move);
+		else
+			game_apply(&r->final, r->moves[r->nmoves++] = m);
+	}
+	store_events_free(ev, nev);
+	if (rc == 0) {
+		rc = record_write(r, buf, size, &rerr);
+		if (rc == RECORD_ENOSPC)
+			rc = store_fail(err, STORE_ENOSPC,
+			                "the record of game '%s' needs a larger "
+			                "buffer",
+			                id);
+		else if (rc < 0)
+			rc = store_fail(err, STORE_ECORRUPT, "game '%s': %s", id, rerr.text);
+	}
+	free(r);
+	return rc;
+}

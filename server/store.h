@@ -1,0 +1,243 @@
+/*
+ * store.h: hokitod's durable store: every game, every game event (moves included) and the session
+ * tokens of seated players, in one SQLite file, so that a restart (or a kill -9) loses no
+ * acknowledged move.
+ *
+ * How the server uses it:
+ *   - at start-up: store_open() (creates the file, runs migrations, checks integrity and refuses a
+ *     damaged file), then store_load() to rebuild the unfinished games (each replayed and checked
+ *     through the rules) and store_sessions_load() to bring back the seated players' tokens;
+ *   - during one turn of the event loop: store_game_add(), store_seat_set(), store_event_add(),
+ *     store_game_finish(), store_session_set() ... for everything that happened; these only queue
+ *     the writes in the open transaction (the first one opens it);
+ *   - at the end of the turn (a uv_check handle, say): store_commit(), once; only when it returns 0
+ *     may the replies and events of that turn be written to the sockets ("group commit");
+ *   - store_history() and store_record_write() answer history and record requests at any time
+ *     (they see committed and queued writes alike).
+ * Everything is synchronous and single-threaded; no libuv here. Times are Unix epoch milliseconds
+ * supplied by the caller: the store never reads the clock.
+ */
+#ifndef HOKITO_SERVER_STORE_H
+#define HOKITO_SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+
+#define STORE_SCHEMA_VERSION 2 /* the schema this program writes; older files are migrated */
+
+#define STORE_ID_MAX    16  /* "g12", "p7", with the NUL */
+#define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */
+#define STORE_CODE_MAX  17  /* an invite code */
+#define STORE_TOKEN_MAX 65  /* a session token */
+#define STORE_WORD_MAX  16  /* variant, status, result, reason, event type */
+
+/* Error codes: every function returns 0 (or a count) or one of these. */
+enum store_errno {
+	STORE_EIO = -1,       /* SQLite or the file system failed (disk full, locked, read-only) */
+	STORE_ECORRUPT = -2,  /* the file is damaged, truncated, or its contents do not add up */
+	STORE_EVERSION = -3,  /* the file's schema is newer than this program */
+	STORE_ENOTFOUND = -4, /* no such game */
+	STORE_EINVAL = -5,    /* an argument is out of range (too long, seq out of order, ...) */
+	STORE_ENOSPC = -6,    /* the caller's buffer is too small */
+	STORE_ESTOPPED = -7,  /* a load callback returned nonzero */
+};
+
+/* What went wrong, for the log: one sentence naming the file or the game concerned. */
+struct store_error {
+	int code;       /* one of enum store_errno */
+	char text[320]; /* no trailing newline */
+};
+
+/* How far a commit goes (hokitod --fsync). */
+enum store_sync {
+	STORE_SYNC_NORMAL = 0, /* survives a crash of the process: WAL, synchronous=NORMAL */
+	STORE_SYNC_FULL =
+	        1, /* survives a power loss too: WAL, synchronous=FULL, fsync per commit */
+};
+
+struct store;
+
+/* A game as stored: what a table needs to be rebuilt or listed. */
+struct store_game {
+	char id[STORE_ID_MAX];
+	int64_t serial; /* creation order, unique, chosen by the server */
+	enum game_kind kind;
+	char variant[STORE_WORD_MAX]; /* canonical: "standard", "random36" */
+	uint64_t seed;
+	int is_private;
+	char code[STORE_CODE_MAX];   /* invite code, "" when public */
+	char status[STORE_WORD_MAX]; /* "open", "live", "finished" */
+	int64_t created_ms;
+	int64_t ended_ms;                  /* 0 until finished */
+	int seat_taken[2];                 /* whether each seat was ever taken */
+	char seat_id[2][STORE_ID_MAX];     /* player ids by seat, "" when never taken */
+	char seat_name[2][STORE_NAME_MAX]; /* display names by seat */
+	char result[STORE_WORD_MAX];       /* "win", "draw", "aborted"; "" until finished */
+	int winner;                        /* seat, or -1 */
+	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "abandoned" */
+	int score[2];                      /* HOKITO scores at the end */
+	int64_t nevents;                   /* events stored (the game's last seq) */
+	int ply;                           /* moves stored */
+};
+
+/* One game event as stored. The strings are borrowed (see each function). */
+struct store_event {
+	int64_t seq;      /* 1, 2, 3 ... within the game */
+	int64_t time_ms;  /* when it happened */
+	const char *type; /* "seated", "started", "moved", "game_over", ... */
+	const char *move; /* "moved": the canonical move text; NULL for other types */
+	const char *body; /* the event's line exactly as it was sent (without the '\n') */
+};
+
+/* A session of a seated player, for reconnection after a restart. */
+struct store_session {
+	char token[STORE_TOKEN_MAX];
+	char player_id[STORE_ID_MAX];
+	char name[STORE_NAME_MAX];
+	char game_id[STORE_ID_MAX]; /* the game it is seated at */
+	int seat;
+	int64_t updated_ms;
+};
+
+/*
+ * Open the store at path, creating the file if it does not exist. Sets WAL mode and the sync
+ * level, runs the migrations up to STORE_SCHEMA_VERSION (each in its own transaction), and
+ * checks the file: SQLite's quick_check, that it is a hokitod store (application_id), and that
+ * its contents add up (every game's events are numbered 1..n without a gap, moves are numbered
+ * 1..k, events and sessions belong to stored games, finished games have a result and others
+ * none). An empty (0-byte) existing file is refused as truncated. Returns 0 and *out, a new
+ * store to close with store_close(); or STORE_EIO, STORE_ECORRUPT or STORE_EVERSION with err
+ * (may be NULL) saying what and where, and *out NULL.
+ */
+int store_open(const char *path, enum store_sync sync, struct store **out, struct store_error *err);
+
+/*
+ * Close the store: roll back what was queued and not committed (commit first!), checkpoint the
+ * WAL into the main file, close it. Accepts NULL.
+ */
+void store_close(struct store *st);
+
+/* The schema version of the open file (after migration: STORE_SCHEMA_VERSION). */
+int store_schema_version(const struct store *st);
+
+/*
+ * --- Writes of one turn. Each queues its write in the turn's transaction, opening it if none is
+ * open; nothing is durable before store_commit(). Strings are borrowed for the call only. All
+ * return 0, STORE_EINVAL for an argument out of range, or STORE_EIO.
+ */
+
+/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
+int store_game_add(struct store *st, const struct store_game *g, struct store_error *err);
+
+/* A player took seat 0 or 1 of a game. */
+int store_seat_set(struct store *st, const char *game_id, int seat, const char *player_id,
+                   const char *name, struct store_error *err);
+
+/* The game's status: "open", "live" (or "finished", which store_game_finish() sets). */
+int store_game_status_set(struct store *st, const char *game_id, const char *status,
+                          struct store_error *err);
+
+/*
+ * An event of a game. Its seq must be the game's last seq + 1 (STORE_EINVAL otherwise: events
+ * are never lost or reordered silently). For "moved" events ev->move is the canonical move text
+ * and gets the next ply; other types have move NULL. ev and its strings are borrowed.
+ */
+int store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
+                    struct store_error *err);
+
+/*
+ * The game is over: status "finished", ended_ms, result ("win", "draw", "aborted"), winner (seat
+ * or -1), reason, scores (HOKITO; NULL for none).
+ */
+int store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const char *result,
+                      int winner, const char *reason, const int score[2], struct store_error *err);
+
+/* Insert or replace the session of a seated player (s borrowed). */
+int store_session_set(struct store *st, const struct store_session *s, struct store_error *err);
+
+/* Forget a session (expired, or no longer seated). Not finding it is not an error. */
+int store_session_remove(struct store *st, const char *token, struct store_error *err);
+
+/* A named integer kept with the store (e.g. the next game and player numbers). */
+int store_meta_set(struct store *st, const char *key, int64_t value, struct store_error *err);
+
+/* Read a named integer: 0 and *value, or STORE_ENOTFOUND (then *value is left alone). */
+int store_meta_get(struct store *st, const char *key, int64_t *value, struct store_error *err);
+
+/*
+ * Group commit: make every write queued since the last commit durable, at once. With
+ * STORE_SYNC_NORMAL the commit is in the WAL file when this returns (safe against a crash of the
+ * process); with STORE_SYNC_FULL it has also been fsync'ed (safe against a power loss). Does
+ * nothing and returns 0 when nothing is queued. Returns 0 or STORE_EIO: then the turn's writes
+ * are rolled back and none of them is durable; the server cannot take back what it applied in
+ * memory, so it should log err and stop (restart recovers the last committed state).
+ */
+int store_commit(struct store *st, struct store_error *err);
+
+/* Writes queued since the last commit (0 when no transaction is open). */
+size_t store_pending(const struct store *st);
+
+/*
+ * --- Reading.
+ *
+ * A loaded game, replayed: start is its start position, position the position after its stored
+ * moves. events[0..nevents) are in seq order. Everything is borrowed for the call only.
+ */
+typedef int (*store_load_cb)(void *ctx, const struct store_game *g, const struct store_event *ev,
+                             size_t nevents, const struct game *start, const struct game *position);
+
+/*
+ * Call cb for every game that is not finished, and for the `recent` most recently finished
+ * games, in creation order, each replayed with store_game_replay(). A replay failure (a stored
+ * move that is illegal, a result the moves contradict) stops the load with STORE_ECORRUPT and
+ * err naming the game and move. cb returns 0 to go on, nonzero to stop (STORE_ESTOPPED).
+ * Returns the number of games given to cb, or a negative error.
+ */
+int store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx,
+               struct store_error *err);
+
+/*
+ * Replay a stored game's events through the rules: start from kind, variant and seed, apply
+ * each "moved" event's move (checked with game_move_parse(); it must also be canonical), check
+ * that seqs run 1..n and, for a finished game, that result, winner, reason and HOKITO scores are
+ * what the final position says (a resignation or an abandoned game excepted); for a game not
+ * finished, that the position is not over. Fills start and position. Returns 0 or STORE_ECORRUPT
+ * with err naming the game, the seq and the move.
+ */
+int store_game_replay(const struct store_game *g, const struct store_event *ev, size_t nevents,
+                      struct game *start, struct game *position, struct store_error *err);
+
+/* Call cb for every stored session. Returns the count or a negative error. */
+int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_session *s),
+                        void *ctx, struct store_error *err);
+
+/*
+ * Finished games, most recent first (by end time, then creation), skipping offset and giving at
+ * most limit into out (room for limit). *total (may be NULL) gets the number of finished games.
+ * Returns the number written to out, or a negative error.
+ */
+int store_history(struct store *st, size_t offset, size_t limit, struct store_game *out,
+                  int64_t *total, struct store_error *err);
+
+/*
+ * One game and its events. Returns 0 with *g filled and *events a new array of *nevents events
+ * (its strings included) that the caller frees with store_events_free(); or STORE_ENOTFOUND,
+ * STORE_EIO, with *events NULL.
+ */
+int store_game_get(struct store *st, const char *id, struct store_game *g,
+                   struct store_event **events, size_t *nevents, struct store_error *err);
+
+/* Free what store_game_get() returned. Accepts NULL. */
+void store_events_free(struct store_event *events, size_t nevents);
+
+/*
+ * The text game record (common/record.h, FORMATS.md "Game records") of game id into buf,
+ * NUL-terminated. The Date is the UTC date of its creation. Returns the length, or
+ * STORE_ENOTFOUND, STORE_ENOSPC (RECORD_TEXT_MAX always suffices), STORE_ECORRUPT, STORE_EIO.
+ */
+int store_record_write(struct store *st, const char *id, char *buf, size_t size,
+                       struct store_error *err);
+
+#endif

@@ -1,0 +1,626 @@
+/*
+ * test-store.c: the durable store of hokitod (server/store.c), on real files in a temporary
+ * directory: create, write, commit, reopen and load (games replayed through the rules); what is
+ * not committed is lost and nothing else; sessions; history paging; records; a migration from
+ * schema 1; refusal of damaged, truncated, foreign, newer and inconsistent files; and the time a
+ * group commit takes (printed as TAP comments).
+ */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "rng.h"
+#include "store.h"
+#include "test.h"
+
+static char dir[64];   /* the temporary directory of this run */
+static char path[128]; /* the store file of the running test */
+
+/* A fresh file name for a test. */
+static const char *
+fresh(const char *name)
+{
+	snprintf(path, sizeof path, "%s/%s.db", dir, name);
+	unlink(path);
+	return path;
+}
+
+/* Add a game with both seats taken and started: events 1..3. */
+static int
+add_game(struct store *st, const char *id, enum game_kind kind, uint64_t seed, int64_t now)
+{
+	struct store_game g = {.kind = kind, .seed = seed, .created_ms = now};
+	struct store_event ev = {.time_ms = now};
+	char body[128];
+	int rc;
+
+	snprintf(g.id, sizeof g.id, "%s", id);
+	snprintf(g.variant, sizeof g.variant, "standard");
+	if ((rc = store_game_add(st, &g, NULL)) < 0)
+		return rc;
+	for (int seat = 0; seat < 2; seat++) {
+		char pid[16];
+		snprintf(pid, sizeof pid, "p%d", seat + 1);
+		if ((rc = store_seat_set(st, id, seat, pid, seat ? "bob" : "alice", NULL)) < 0)
+			return rc;
+		ev.seq = seat + 1;
+		ev.type = "seated";
+		snprintf(body, sizeof body, "{\"type\":\"seated\",\"game\":\"%s\",\"seq\":%d}", id,
+		         seat + 1);
+		ev.body = body;
+		if ((rc = store_event_add(st, id, &ev, NULL)) < 0)
+			return rc;
+	}
+	ev.seq = 3;
+	ev.type = "started";
+	ev.body = "{\"type\":\"started\"}";
+	if ((rc = store_event_add(st, id, &ev, NULL)) < 0)
+		return rc;
+	return store_game_status_set(st, id, "live", NULL);
+}
+
+/* Play up to n random moves on game id whose position is g; seq is its last seq. */
+static int
+play(struct store *st, const char *id, struct game *g, int64_t *seq, int n, struct rng *rng)
+{
+	struct game_move moves[GAME_MOVES_MAX];
+	char text[GAME_MOVE_TEXT], body[128];
+	int rc, k;
+
+	for (int i = 0; i < n && (k = game_moves(g, moves)) > 0; i++) {
+		struct game_move m = moves[rng_below(rng, (uint32_t)k)];
+		struct store_event ev = {.seq = ++*seq, .time_ms = 1000 + *seq, .type = "moved"};
+		game_move_format(g->kind, m, text, sizeof text);
+		snprintf(body, sizeof body, "{\"type\":\"moved\",\"move\":\"%s\"}", text);
+		ev.move = text;
+		ev.body = body;
+		if ((rc = store_event_add(st, id, &ev, NULL)) < 0)
+			return rc;
+		game_apply(g, m);
+	}
+	return 0;
+}
+
+/* Finish game id by its rules (the position g must be over): game_over event and the end. */
+static int
+finish(struct store *st, const char *id, const struct game *g, int64_t *seq, int64_t ended)
+{
+	struct store_event ev = {.seq = ++*seq, .time_ms = ended, .type = "game_over"};
+	struct game_outcome o;
+	int rc;
+
+	game_outcome(g, &o);
+	ev.body = "{\"type\":\"game_over\"}";
+	if ((rc = store_event_add(st, id, &ev, NULL)) < 0)
+		return rc;
+	return store_game_finish(st, id, ended, o.winner < 0 ? "draw" : "win", o.winner,
+	                         o.end == GAME_END_BLOCKED ? "blocked"
+	                         : o.end == GAME_END_LINE  ? "line"
+	                                                   : "full",
+	                         o.score, NULL);
+}
+
+struct loaded {
+	int n;
+	struct store_game g[8];
+	char pos[8][GAME_TEXT_MAX];
+	size_t nev[8];
+	char last_body[8][128];
+};
+
+static int
+load_cb(void *ctx, const struct store_game *g, const struct store_event *ev, size_t n,
+        const struct game *start, const struct game *position)
+{
+	struct loaded *l = ctx;
+
+	(void)start;
+	if (l->n >= 8)
+		return 1;
+	l->g[l->n] = *g;
+	game_format(position, l->pos[l->n], sizeof l->pos[0]);
+	l->nev[l->n] = n;
+	snprintf(l->last_body[l->n], sizeof l->last_body[0], "%s", n ? ev[n - 1].body : "");
+	l->n++;
+	return 0;
+}
+
+static int
+session_cb(void *ctx, const struct store_session *s)
+{
+	int *n = ctx;
+
+	(*n)++;
+	return strcmp(s->name, "alice") == 0 && s->seat == 0 ? 0 : 1;
+}
+
+/* Write two games (one live, one finished) and a session; reopen; get them back, replayed. */
+TEST(store_create_reload)
+{
+	struct game live, done;
+	struct store_error err;
+	struct store *st;
+	struct loaded l = {0};
+	struct rng rng;
+	int64_t seq1 = 3, seq2 = 3, v;
+	char text[GAME_TEXT_MAX];
+	int sessions = 0;
+
+	rng_init(&rng, 9);
+	ASSERT_EQ(store_open(fresh("reload"), STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 1, 1000), 0);
+	ASSERT_EQ(add_game(st, "g2", GAME_OXONO, 2, 1001), 0);
+	game_start(&live, GAME_HOKITO, NULL, 1, NULL);
+	game_start(&done, GAME_OXONO, NULL, 2, NULL);
+	ASSERT_EQ(play(st, "g1", &live, &seq1, 6, &rng), 0);
+	ASSERT_EQ(play(st, "g2", &done, &seq2, 100, &rng), 0);
+	ASSERT(game_over(&done));
+	ASSERT_EQ(finish(st, "g2", &done, &seq2, 5000), 0);
+	{
+		struct store_session s = {.seat = 0, .updated_ms = 7};
+		snprintf(s.token, sizeof s.token, "0123456789abcdef0123456789abcdef");
+		snprintf(s.player_id, sizeof s.player_id, "p1");
+		snprintf(s.name, sizeof s.name, "alice");
+		snprintf(s.game_id, sizeof s.game_id, "g1");
+		ASSERT_EQ(store_session_set(st, &s, &err), 0);
+	}
+	ASSERT_EQ(store_meta_set(st, "next_game", 3, &err), 0);
+	ASSERT(store_pending(st) > 10);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_pending(st), 0);
+	ASSERT_EQ(store_commit(st, &err), 0); /* nothing queued: nothing to do */
+	/* written but never committed: lost at close, and only that */
+	{
+		struct game more = live;
+		int64_t seq = seq1;
+		ASSERT_EQ(play(st, "g1", &more, &seq, 1, &rng), 0);
+	}
+	store_close(st);
+
+	ASSERT_EQ(store_open(path, STORE_SYNC_FULL, &st, &err), 0);
+	ASSERT_EQ(store_load(st, 10, load_cb, &l, &err), 2);
+	ASSERT_EQ(l.n, 2);
+	ASSERT_STR_EQ(l.g[0].id, "g1");
+	ASSERT_STR_EQ(l.g[0].status, "live");
+	ASSERT_STR_EQ(l.g[0].seat_name[1], "bob");
+	ASSERT_EQ(l.g[0].nevents, seq1);
+	ASSERT_EQ(l.nev[0], (size_t)seq1);
+	game_format(&live, text, sizeof text);
+	ASSERT_STR_EQ(l.pos[0], text);
+	ASSERT_STR_EQ(l.g[1].status, "finished");
+	ASSERT_STR_EQ(l.g[1].result, "win");
+	ASSERT_EQ(l.g[1].ended_ms, 5000);
+	game_format(&done, text, sizeof text);
+	ASSERT_STR_EQ(l.pos[1], text);
+	ASSERT_STR_EQ(l.last_body[1], "{\"type\":\"game_over\"}");
+	/* recent = 0: only the unfinished game */
+	l.n = 0;
+	ASSERT_EQ(store_load(st, 0, load_cb, &l, &err), 1);
+	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
+	ASSERT_EQ(store_meta_get(st, "next_game", &v, &err), 0);
+	ASSERT_EQ(v, 3);
+	ASSERT_EQ(store_meta_get(st, "nothing", &v, &err), STORE_ENOTFOUND);
+	/* the session goes */
+	ASSERT_EQ(store_session_remove(st, "0123456789abcdef0123456789abcdef", &err), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	sessions = 0;
+	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 0);
+	store_close(st);
+}
+
+/* Arguments that would break the store's rules are refused, and the transaction goes on. */
+TEST(store_refusals)
+{
+	struct store_event ev = {.seq = 5, .time_ms = 1, .type = "moved", .move = "a1-a3"};
+	struct store_error err;
+	struct store *st;
+	struct store_game g;
+	struct store_event *evs;
+	size_t n;
+
+	ASSERT_EQ(store_open(fresh("refusals"), STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 1, 1000), 0);
+	ev.body = "{}";
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), STORE_EINVAL);
+	ASSERT(strstr(err.text, "does not follow event 3") != NULL);
+	ev.seq = 4;
+	ev.type = "seated";
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), STORE_EINVAL);
+	ev.type = "moved";
+	ASSERT_EQ(store_event_add(st, "g9", &ev, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(store_seat_set(st, "g9", 0, "p1", "x", &err), STORE_ENOTFOUND);
+	ASSERT_EQ(store_seat_set(st, "g1", 2, "p1", "x", &err), STORE_EINVAL);
+	ASSERT_EQ(store_game_status_set(st, "g1", "finished", &err), STORE_EINVAL);
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 1, 1000), STORE_EINVAL); /* same id */
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_game_get(st, "g1", &g, &evs, &n, &err), 0);
+	ASSERT_EQ(n, 4);
+	ASSERT_EQ(g.ply, 1);
+	ASSERT_STR_EQ(evs[3].move, "a1-a3");
+	store_events_free(evs, n);
+	ASSERT_EQ(store_game_get(st, "g7", &g, &evs, &n, &err), STORE_ENOTFOUND);
+	ASSERT(evs == NULL);
+	store_close(st);
+	store_close(NULL);
+}
+
+/* Finished games come back most recent first, a page at a time. */
+TEST(store_history_paging)
+{
+	struct store_game page[10];
+	struct store_error err;
+	struct store *st;
+	struct rng rng;
+	int64_t total;
+
+	rng_init(&rng, 4);
+	ASSERT_EQ(store_open(fresh("history"), STORE_SYNC_NORMAL, &st, &err), 0);
+	for (int i = 0; i < 25; i++) {
+		char id[16];
+		struct game g;
+		int64_t seq = 3;
+		snprintf(id, sizeof id, "g%d", i + 1);
+		ASSERT_EQ(add_game(st, id, (enum game_kind)(i % 2), (uint64_t)i, 1000 + i), 0);
+		game_start(&g, (enum game_kind)(i % 2), NULL, (uint64_t)i, NULL);
+		ASSERT_EQ(play(st, id, &g, &seq, 100, &rng), 0);
+		/* ended in an order other than creation: g25 first, g1 last */
+		ASSERT_EQ(finish(st, id, &g, &seq, 100000 - i), 0);
+	}
+	ASSERT_EQ(add_game(st, "g26", GAME_HOKITO, 1, 2000), 0); /* live: not history */
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_history(st, 0, 10, page, &total, &err), 10);
+	ASSERT_EQ(total, 25);
+	ASSERT_STR_EQ(page[0].id, "g1");
+	ASSERT_STR_EQ(page[9].id, "g10");
+	ASSERT_EQ(store_history(st, 20, 10, page, NULL, &err), 5);
+	ASSERT_STR_EQ(page[4].id, "g25");
+	ASSERT_STR_EQ(page[4].status, "finished");
+	ASSERT_EQ(store_history(st, 30, 10, page, NULL, &err), 0);
+	ASSERT_EQ(store_history(st, 0, 0, page, &total, &err), 0);
+	store_close(st);
+}
+
+/* The record of a stored game parses back to the same game. */
+TEST(store_record)
+{
+	static struct record r;
+	char text[RECORD_TEXT_MAX], want[GAME_TEXT_MAX], got[GAME_TEXT_MAX];
+	struct record_error rerr;
+	struct store_error err;
+	struct store *st;
+	struct rng rng;
+	struct game g;
+	int64_t seq = 3;
+	int len;
+
+	rng_init(&rng, 5);
+	ASSERT_EQ(store_open(fresh("record"), STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 77, 1795305600000), 0); /* 2026-11-22 */
+	game_start(&g, GAME_HOKITO, NULL, 77, NULL);
+	ASSERT_EQ(play(st, "g1", &g, &seq, 100, &rng), 0);
+	ASSERT_EQ(finish(st, "g1", &g, &seq, 1795305900000), 0);
+	ASSERT_EQ(add_game(st, "g2", GAME_OXONO, 5, 1795305600000), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	len = store_record_write(st, "g1", text, sizeof text, &err);
+	ASSERT(len > 0);
+	ASSERT(strstr(text, "[Seed \"77\"]\n[Black \"alice\"]\n[White \"bob\"]\n[Date "
+	                    "\"2026-11-22\"]\n") != NULL);
+	ASSERT_EQ(record_parse(&r, text, (size_t)len, &rerr), 0);
+	game_format(&g, want, sizeof want);
+	game_format(&r.final, got, sizeof got);
+	ASSERT_STR_EQ(got, want);
+	ASSERT_EQ(store_record_write(st, "g1", text, 20, &err), STORE_ENOSPC);
+	ASSERT_EQ(store_record_write(st, "g9", text, sizeof text, &err), STORE_ENOTFOUND);
+	len = store_record_write(st, "g2", text, sizeof text, &err);
+	ASSERT(len > 0);
+	ASSERT(strstr(text, "[Result \"*\"]\n\n*\n") != NULL);
+	store_close(st);
+}
+
+/* Run SQL on a file directly, behind the store's back. */
+static int
+raw_sql(const char *file, const char *sql)
+{
+	sqlite3 *db;
+	int rc;
+
+	if (sqlite3_open(file, &db) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* A store with a few finished and live games, closed; returns its size in bytes. */
+static long
+sample_store(const char *name, int games)
+{
+	struct store *st;
+	struct rng rng;
+	struct stat sb;
+
+	rng_init(&rng, 6);
+	if (store_open(fresh(name), STORE_SYNC_NORMAL, &st, NULL) < 0)
+		return -1;
+	for (int i = 0; i < games; i++) {
+		char id[16];
+		struct game g;
+		int64_t seq = 3;
+		snprintf(id, sizeof id, "g%d", i + 1);
+		add_game(st, id, (enum game_kind)(i % 2), (uint64_t)i, 1000 + i);
+		game_start(&g, (enum game_kind)(i % 2), NULL, (uint64_t)i, NULL);
+		play(st, id, &g, &seq, i % 3 == 0 ? 5 : 100, &rng);
+		if (game_over(&g))
+			finish(st, id, &g, &seq, 90000 + i);
+	}
+	if (store_commit(st, NULL) < 0)
+		return -1;
+	store_close(st);
+	return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* Whether opening path now fails with code and a sentence containing says. */
+static int
+refused(int code, const char *says)
+{
+	struct store_error err = {0};
+	struct store *st;
+	int rc = store_open(path, STORE_SYNC_NORMAL, &st, &err);
+
+	if (rc == 0)
+		store_close(st);
+	printf("# %s\n", rc < 0 ? err.text : "(opened)");
+	return rc == code && st == NULL && err.code == code && strstr(err.text, says) != NULL;
+}
+
+/* Damaged files are refused at open with a clear message; nothing starts without its games. */
+TEST(store_corrupt_files)
+{
+	long size;
+	int fd;
+
+	/* truncated to half */
+	size = sample_store("truncated", 120);
+	ASSERT(size > 8 * 4096);
+	ASSERT_EQ(truncate(path, size / 2), 0);
+	ASSERT(refused(STORE_ECORRUPT, "damaged"));
+	/* garbled in the middle: a page overwritten */
+	size = sample_store("garbled", 120);
+	fd = open(path, O_WRONLY);
+	ASSERT(fd >= 0);
+	{
+		char junk[4096];
+		memset(junk, 0x5a, sizeof junk);
+		ASSERT_EQ(pwrite(fd, junk, sizeof junk, 4096 * 3), 4096);
+	}
+	close(fd);
+	ASSERT(refused(STORE_ECORRUPT, "damaged"));
+	/* emptied */
+	sample_store("empty", 3);
+	ASSERT_EQ(truncate(path, 0), 0);
+	ASSERT(refused(STORE_ECORRUPT, "empty"));
+	/* not a database */
+	fresh("text");
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	ASSERT(fd >= 0);
+	for (int i = 0; i < 200; i++)
+		ASSERT_EQ(write(fd, "this is not a database at all\n", 30), 30);
+	close(fd);
+	ASSERT(refused(STORE_ECORRUPT, "not an SQLite database"));
+	/* somebody else's database */
+	fresh("foreign");
+	ASSERT_EQ(raw_sql(path, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"), 0);
+	ASSERT(refused(STORE_ECORRUPT, "not a hokitod store"));
+	/* from the future */
+	sample_store("future", 2);
+	ASSERT_EQ(raw_sql(path, "PRAGMA user_version = 99"), 0);
+	ASSERT(refused(STORE_EVERSION, "newer"));
+	/* a whole game deleted: the numbering has a gap */
+	sample_store("missing", 6);
+	ASSERT_EQ(raw_sql(path, "DELETE FROM events WHERE game_id = 'g3';"
+	                        "DELETE FROM games WHERE id = 'g3'"),
+	          0);
+	ASSERT(refused(STORE_ECORRUPT, "games are missing"));
+	/* an event lost in the middle of a game */
+	sample_store("gap", 6);
+	ASSERT_EQ(raw_sql(path, "DELETE FROM events WHERE game_id = 'g2' AND seq = 5"), 0);
+	ASSERT(refused(STORE_ECORRUPT, "the events of game 'g2' are not numbered"));
+}
+
+static int
+count_cb(void *ctx, const struct store_game *g, const struct store_event *ev, size_t n,
+         const struct game *start, const struct game *position)
+{
+	(void)g, (void)ev, (void)n, (void)start, (void)position;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* A stored move that the rules refuse, or an end they contradict, stops the load. */
+TEST(store_replay_refuses)
+{
+	struct store_error err;
+	struct store *st;
+	int n = 0;
+
+	sample_store("illegal", 6);
+	ASSERT_EQ(
+	        raw_sql(path, "UPDATE events SET move = 'a1-a1' WHERE game_id = 'g5' AND ply = 2"),
+	        0);
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_load(st, 100, count_cb, &n, &err), STORE_ECORRUPT);
+	printf("# %s\n", err.text);
+	ASSERT(strstr(err.text, "game 'g5': stored move 2 'a1-a1'") != NULL);
+	store_close(st);
+
+	sample_store("wrongend", 6);
+	ASSERT_EQ(raw_sql(path, "UPDATE games SET winner = 1 - winner WHERE id = 'g2'"), 0);
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_load(st, 100, count_cb, &n, &err), STORE_ECORRUPT);
+	printf("# %s\n", err.text);
+	ASSERT(strstr(err.text, "game 'g2': the stored end is wrong") != NULL);
+	store_close(st);
+}
+
+/*
+ * Schema 1 as hokitod 0.1 wrote it (the first migration of store.c, frozen here as that
+ * version's file would hold it): a file of that age must open, migrate and keep its games.
+ */
+static const char schema1[] =
+        "CREATE TABLE games (id TEXT PRIMARY KEY, serial INTEGER NOT NULL UNIQUE,"
+        "  kind TEXT NOT NULL CHECK (kind IN ('hokito', 'oxono')), variant TEXT NOT NULL,"
+        "  seed INTEGER NOT NULL, private INTEGER NOT NULL CHECK (private IN (0, 1)),"
+        "  code TEXT NOT NULL,"
+        "  status TEXT NOT NULL CHECK (status IN ('open', 'live', 'finished')),"
+        "  created_ms INTEGER NOT NULL, seat0_id TEXT, seat0_name TEXT, seat1_id TEXT,"
+        "  seat1_name TEXT, ended_ms INTEGER, result TEXT, winner INTEGER, reason TEXT,"
+        "  score0 INTEGER, score1 INTEGER);"
+        "CREATE TABLE events (game_id TEXT NOT NULL REFERENCES games(id),"
+        "  seq INTEGER NOT NULL CHECK (seq >= 1), time_ms INTEGER NOT NULL,"
+        "  type TEXT NOT NULL, ply INTEGER, move TEXT, body TEXT NOT NULL,"
+        "  CHECK ((type = 'moved') = (move IS NOT NULL)),"
+        "  CHECK ((move IS NULL) = (ply IS NULL)),"
+        "  PRIMARY KEY (game_id, seq)) WITHOUT ROWID;"
+        "CREATE TABLE sessions (token TEXT PRIMARY KEY, player_id TEXT NOT NULL,"
+        "  name TEXT NOT NULL, game_id TEXT NOT NULL REFERENCES games(id),"
+        "  seat INTEGER NOT NULL CHECK (seat IN (0, 1)), updated_ms INTEGER NOT NULL);"
+        "PRAGMA application_id = 1212896335; PRAGMA user_version = 1;"
+        "INSERT INTO games VALUES ('g1', 1, 'hokito', 'standard', 1, 0, '', 'live', 1000,"
+        "  'p1', 'alice', 'p2', 'bob', NULL, NULL, NULL, NULL, NULL, NULL);"
+        "INSERT INTO games VALUES ('g2', 2, 'oxono', 'standard', 3, 1, 'abcd1234', 'finished',"
+        "  1001, 'p3', 'carol', NULL, NULL, 2000, 'aborted', -1, 'abandoned', 0, 0);"
+        "INSERT INTO events VALUES ('g1', 1, 1000, 'seated', NULL, NULL, '{}'),"
+        "  ('g1', 2, 1000, 'seated', NULL, NULL, '{}'), ('g1', 3, 1000, 'started', NULL, NULL,"
+        "  '{}'), ('g1', 4, 1001, 'moved', 1, 'a1-a3', '{\"move\":\"a1-a3\"}'),"
+        "  ('g2', 1, 1001, 'seated', NULL, NULL, '{}'),"
+        "  ('g2', 2, 2000, 'game_over', NULL, NULL, '{}');"
+        "INSERT INTO sessions VALUES ('ffffffffffffffffffffffffffffffff', 'p1', 'alice', 'g1',"
+        "  0, 1000);";
+
+TEST(store_migration)
+{
+	struct store_error err;
+	struct store *st;
+	struct loaded l = {0};
+	int64_t v;
+	int sessions = 0;
+
+	fresh("schema1");
+	ASSERT_EQ(raw_sql(path, schema1), 0);
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_schema_version(st), 2);
+	ASSERT_EQ(store_meta_get(st, "games", &v, &err), 0); /* filled by migration 2 */
+	ASSERT_EQ(v, 2);
+	ASSERT_EQ(store_load(st, 5, load_cb, &l, &err), 2);
+	ASSERT_STR_EQ(l.g[0].seat_name[0], "alice");
+	ASSERT_EQ(l.nev[0], 4);
+	ASSERT_STR_EQ(l.g[1].result, "aborted");
+	ASSERT_STR_EQ(l.g[1].code, "abcd1234");
+	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
+	store_close(st);
+	/* and it stays at version 2 */
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_schema_version(st), 2);
+	store_close(st);
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * Group commit: N moves in one transaction, committed at once. Prints, for each sync level and
+ * N, the median time of the writes and of the commit (the event loop waits for both).
+ */
+TEST(store_group_commit_timing)
+{
+	static const int sizes[] = {1, 10, 100, 1000};
+	struct store_error err;
+
+	for (int sync = 0; sync < 2; sync++) {
+		struct store *st;
+		int games = 0;
+		ASSERT_EQ(store_open(fresh(sync ? "timing-full" : "timing-normal"),
+		                     (enum store_sync)sync, &st, &err),
+		          0);
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			double t[9];
+			int rounds = 9;
+			for (int round = 0; round < rounds; round++) {
+				/* N moves over N/10 games (10 moves each: no game ends that soon)
+				 */
+				int n = sizes[s], per = 10;
+				struct game g[100];
+				int64_t seq[100];
+				char id[100][16];
+				int ng = (n + per - 1) / per;
+				struct rng rng;
+				double t0;
+				rng_init(&rng, (uint64_t)round);
+				for (int i = 0; i < ng; i++) {
+					snprintf(id[i], sizeof id[i], "g%d", ++games);
+					ASSERT_EQ(add_game(st, id[i], GAME_HOKITO, (uint64_t)games,
+					                   1),
+					          0);
+					game_start(&g[i], GAME_HOKITO, NULL, (uint64_t)games, NULL);
+					seq[i] = 3;
+				}
+				ASSERT_EQ(store_commit(st, &err), 0);
+				t0 = now_ms();
+				for (int done = 0, i = 0; done < n; i = (i + 1) % ng, done++) {
+					ASSERT(!game_over(&g[i]));
+					ASSERT_EQ(play(st, id[i], &g[i], &seq[i], 1, &rng), 0);
+				}
+				ASSERT_EQ(store_commit(st, &err), 0);
+				t[round] = now_ms() - t0;
+			}
+			for (int i = 1; i < rounds; i++)
+				for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+					double x = t[j];
+					t[j] = t[j - 1];
+					t[j - 1] = x;
+				}
+			printf("# group commit, %s: %4d moves: median %.3f ms, max %.3f ms\n",
+			       sync ? "STORE_SYNC_FULL  " : "STORE_SYNC_NORMAL", sizes[s],
+			       t[rounds / 2], t[rounds - 1]);
+		}
+		store_close(st);
+	}
+}
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/hokito-store-XXXXXX";
+
+	if (mkdtemp(tmpl) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(dir, sizeof dir, "%s", tmpl);
+	RUN(store_create_reload);
+	RUN(store_refusals);
+	RUN(store_history_paging);
+	RUN(store_record);
+	RUN(store_corrupt_files);
+	RUN(store_replay_refuses);
+	RUN(store_migration);
+	RUN(store_group_commit_timing);
+	{
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
+	TEST_END();
+}
