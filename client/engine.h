@@ -51,4 +51,7 @@ int engine_analyse(struct engine_opts *o);
 /* hokito-engine bot: play over the network as an ordinary player. */
 int engine_bot(struct engine_opts *o);
 
+/* hokito-engine record: check a game record (engine-record.c) and print its final position. */
+int engine_record(struct engine_opts *o);
+
 #endif

@@ -248,6 +248,13 @@ static const struct engine_cmd engine_cmds[] = {
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
          engine_bot},
+        {"record", "record FILE|-",
+         "check a game record (moves, result, scores) and print its final position",
+         "\nThe record names its game; --game is not needed. FILE - reads standard input.\n"
+         "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"
+         "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
+         "\nexample:\n  hokito-engine record game.txt\n",
+         engine_record},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
