@@ -35,7 +35,7 @@ struct field {
 	int required;
 };
 
-#define FIELDS_MAX 24
+#define FIELDS_MAX 28
 
 struct schema {
 	const char *type;
@@ -59,29 +59,54 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_LIST] = {"list", {{0}}},
         [MSG_CREATE] = {"create",
                         {REQ("kind", F_STR), OPT("variant", F_STR), OPT("seat", F_STR),
-                         OPT("private", F_BOOL), OPT("seed", F_SEED)}},
+                         OPT("private", F_BOOL), OPT("seed", F_SEED), OPT("clock", F_STR)}},
         [MSG_JOIN] = {"join", {OPT("game", F_STR), OPT("code", F_STR)}},
-        [MSG_QUICK] = {"quick", {REQ("kind", F_STR), OPT("variant", F_STR)}},
+        [MSG_QUICK] = {"quick", {REQ("kind", F_STR), OPT("variant", F_STR), OPT("clock", F_STR)}},
         [MSG_WATCH] = {"watch", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_MOVE] = {"move", {REQ("move", F_STR), OPT("game", F_STR)}},
         [MSG_RESIGN] = {"resign", {OPT("game", F_STR)}},
         [MSG_LEAVE] = {"leave", {{0}}},
         [MSG_PING] = {"ping", {{0}}},
+        [MSG_SAY] = {"say", {REQ("text", F_STR), OPT("game", F_STR)}},
+        [MSG_DRAW_OFFER] = {"draw_offer", {OPT("game", F_STR)}},
+        [MSG_DRAW_ACCEPT] = {"draw_accept", {OPT("game", F_STR)}},
+        [MSG_DRAW_DECLINE] = {"draw_decline", {OPT("game", F_STR)}},
+        [MSG_ABORT] = {"abort", {OPT("game", F_STR)}},
+        [MSG_CLAIM] = {"claim", {REQ("result", F_STR), OPT("game", F_STR)}},
+        [MSG_REMATCH] = {"rematch", {OPT("game", F_STR)}},
+        [MSG_REMATCH_DECLINE] = {"rematch_decline", {OPT("game", F_STR)}},
+        [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
                           REQ("token", F_STR), REQ("resumed", F_BOOL), REQ("game", F_STR_NULL),
                           REQ("limits", F_OBJ)}},
         [MSG_GAMES] = {"games", {REQ("games", F_ARR)}},
-        [MSG_STATE] = {"state", {REQ("game", F_STR),        REQ("kind", F_STR),
-                                 REQ("variant", F_STR),     REQ("seed", F_STR),
-                                 REQ("private", F_BOOL),    OPT("code", F_STR),
-                                 REQ("status", F_STR),      REQ("seq", F_INT),
-                                 REQ("you", F_STR),         REQ("players", F_OBJ),
-                                 REQ("start", F_STR),       REQ("position", F_STR),
-                                 REQ("cells", F_ARR),       REQ("to_move", F_STR_NULL),
-                                 REQ("ply", F_INT),         REQ("moves", F_ARR),
-                                 OPT("scores", F_OBJ),      OPT("reserves", F_OBJ),
-                                 REQ("result", F_OBJ_NULL), REQ("spectators", F_OBJ)}},
+        [MSG_STATE] = {"state",
+                       {REQ("game", F_STR),
+                        REQ("kind", F_STR),
+                        REQ("variant", F_STR),
+                        REQ("seed", F_STR),
+                        REQ("private", F_BOOL),
+                        OPT("code", F_STR),
+                        REQ("status", F_STR),
+                        REQ("seq", F_INT),
+                        REQ("you", F_STR),
+                        REQ("players", F_OBJ),
+                        REQ("start", F_STR),
+                        REQ("position", F_STR),
+                        REQ("cells", F_ARR),
+                        REQ("to_move", F_STR_NULL),
+                        REQ("ply", F_INT),
+                        REQ("moves", F_ARR),
+                        OPT("scores", F_OBJ),
+                        OPT("reserves", F_OBJ),
+                        REQ("result", F_OBJ_NULL),
+                        REQ("spectators", F_OBJ),
+                        OPT("clock", F_OBJ_NULL),
+                        OPT("draw_offer", F_STR_NULL),
+                        OPT("rematch_offer", F_STR_NULL),
+                        OPT("chat", F_ARR),
+                        OPT("kibitz", F_ARR)}},
         [MSG_OK] = {"ok", {REQ("request", F_STR), OPT("seq", F_INT)}},
         [MSG_PONG] = {"pong", {{0}}},
         [MSG_ERROR] = {"error",
@@ -91,18 +116,32 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_SEATED] = {"seated", {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ)}},
         [MSG_STARTED] = {"started",
                          {GAME_SEQ, REQ("kind", F_STR), REQ("variant", F_STR),
-                          REQ("players", F_OBJ), REQ("position", F_STR), REQ("to_move", F_STR)}},
+                          REQ("players", F_OBJ), REQ("position", F_STR), REQ("to_move", F_STR),
+                          OPT("clock", F_STR), OPT("clocks", F_OBJ)}},
         [MSG_MOVED] = {"moved",
                        {GAME_SEQ, REQ("by", F_STR), REQ("move", F_STR), REQ("ply", F_INT),
-                        REQ("position", F_STR), REQ("to_move", F_STR_NULL), OPT("scores", F_OBJ)}},
+                        REQ("position", F_STR), REQ("to_move", F_STR_NULL), OPT("scores", F_OBJ),
+                        OPT("clocks", F_OBJ)}},
         [MSG_GAME_OVER] = {"game_over",
                            {GAME_SEQ, REQ("result", F_STR), REQ("winner", F_STR_NULL),
-                            REQ("reason", F_STR), REQ("ply", F_INT), OPT("scores", F_OBJ)}},
+                            REQ("reason", F_STR), REQ("ply", F_INT), OPT("scores", F_OBJ),
+                            OPT("clocks", F_OBJ)}},
+        [MSG_DRAW_OFFERED] = {"draw_offered", {GAME_SEQ, REQ("by", F_STR)}},
+        [MSG_DRAW_DECLINED] = {"draw_declined", {GAME_SEQ, REQ("by", F_STR)}},
+        [MSG_CHAT] = {"chat",
+                      {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ), REQ("text", F_STR)}},
+        [MSG_GRACE_OVER] = {"grace_over", {GAME_SEQ, REQ("seat", F_STR), OPT("clocks", F_OBJ)}},
+        [MSG_ADJOURNED] = {"adjourned", {GAME_SEQ, REQ("seat", F_STR)}},
+        [MSG_RESUMED] = {"resumed", {GAME_SEQ, REQ("to_move", F_STR)}},
+        [MSG_REMATCH_OFFERED] = {"rematch_offered", {GAME_SEQ, REQ("by", F_STR)}},
+        [MSG_REMATCH_DECLINED] = {"rematch_declined", {GAME_SEQ, REQ("by", F_STR)}},
+        [MSG_REMATCH_STARTED] = {"rematch_started", {GAME_SEQ, REQ("new_game", F_STR)}},
         [MSG_YOUR_TURN] = {"your_turn", {GAME_SEQ, REQ("moves", F_ARR)}},
         [MSG_PRESENCE] = {"presence",
                           {REQ("game", F_STR), REQ("seat", F_STR), REQ("player", F_OBJ),
                            REQ("connected", F_BOOL)}},
         [MSG_SPECTATORS] = {"spectators", {REQ("game", F_STR), REQ("spectators", F_OBJ)}},
+        [MSG_KIBITZ] = {"kibitz", {REQ("game", F_STR), REQ("player", F_OBJ), REQ("text", F_STR)}},
 };
 
 static const char *const kind_words[] = {
@@ -142,7 +181,7 @@ msg_type_is_request(enum msg_type type)
 int
 msg_type_is_event(enum msg_type type)
 {
-	return type >= MSG_SEATED && type <= MSG_GAME_OVER;
+	return type >= MSG_EVENT_FIRST && type <= MSG_EVENT_LAST;
 }
 
 /* Fill err and return its code. */
@@ -263,6 +302,15 @@ decode_kind_variant(struct msg *m, struct msg_error *err)
 		return fail(err, PROTO_EBADVALUE, "variant", "%s", gerr.text);
 	if (m->variant == NULL || m->variant[0] == '\0')
 		m->variant = "standard";
+	m->clock = get_str(m, "clock");
+	if (m->clock != NULL) {
+		if (protocol_clock_parse(m->clock, &m->clock_base_ms, &m->clock_inc_ms) < 0)
+			return fail(err, PROTO_EBADVALUE, "clock",
+			            "a time control is \"none\" or \"M+S\": M minutes (1 to %d) "
+			            "and an increment of S seconds (0 to %d), e.g. \"5+3\"",
+			            PROTOCOL_CLOCK_MAX_MIN, PROTOCOL_CLOCK_MAX_INC);
+		m->has_clock = 1;
+	}
 	return 0;
 }
 
@@ -342,7 +390,40 @@ decode_request(struct msg *m, struct msg_error *err)
 		m->move = get_str(m, "move");
 		m->game = get_str(m, "game");
 		return 0;
+	case MSG_SAY:
+		m->game = get_str(m, "game");
+		rc = protocol_chat_clean(get_str(m, "text"), m->text, sizeof m->text);
+		if (rc < 0)
+			return fail(err, PROTO_EBADVALUE, "text",
+			            "a chat line is UTF-8 text of at most %d characters",
+			            PROTOCOL_CHAT_MAX);
+		if (rc == 0)
+			return fail(err, PROTO_EBADVALUE, "text",
+			            "the chat line is empty once control characters are removed");
+		return 0;
+	case MSG_CLAIM: {
+		const char *r = get_str(m, "result");
+
+		m->game = get_str(m, "game");
+		if (strcmp(r, "win") != 0 && strcmp(r, "draw") != 0)
+			return fail(err, PROTO_EBADVALUE, "result",
+			            "a claim's result is \"win\" or \"draw\"");
+		m->claim_draw = r[0] == 'd';
+		return 0;
+	}
+	case MSG_TEST_CLOCK:
+		m->advance_ms = json_integer_value(json_object_get(m->root, "advance_ms"));
+		if (m->advance_ms < 0)
+			return fail(err, PROTO_EBADVALUE, "advance_ms",
+			            "advance_ms must not be negative");
+		return 0;
 	case MSG_RESIGN:
+	case MSG_DRAW_OFFER:
+	case MSG_DRAW_ACCEPT:
+	case MSG_DRAW_DECLINE:
+	case MSG_ABORT:
+	case MSG_REMATCH:
+	case MSG_REMATCH_DECLINE:
 		m->game = get_str(m, "game");
 		return 0;
 	default:

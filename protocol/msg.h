@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "game.h"
+#include "protocol.h"
 
 enum msg_type {
 	MSG_NONE = 0,
@@ -34,6 +35,15 @@ enum msg_type {
 	MSG_RESIGN,
 	MSG_LEAVE,
 	MSG_PING,
+	MSG_SAY,
+	MSG_DRAW_OFFER,
+	MSG_DRAW_ACCEPT,
+	MSG_DRAW_DECLINE,
+	MSG_ABORT,
+	MSG_CLAIM,
+	MSG_REMATCH,
+	MSG_REMATCH_DECLINE,
+	MSG_TEST_CLOCK,
 	/* replies, server to client */
 	MSG_WELCOME,
 	MSG_GAMES,
@@ -47,15 +57,27 @@ enum msg_type {
 	MSG_STARTED,
 	MSG_MOVED,
 	MSG_GAME_OVER,
+	MSG_DRAW_OFFERED,
+	MSG_DRAW_DECLINED,
+	MSG_CHAT,
+	MSG_GRACE_OVER,
+	MSG_ADJOURNED,
+	MSG_RESUMED,
+	MSG_REMATCH_OFFERED,
+	MSG_REMATCH_DECLINED,
+	MSG_REMATCH_STARTED,
 	/* notices (carry game, no new seq) */
 	MSG_YOUR_TURN,
 	MSG_PRESENCE,
 	MSG_SPECTATORS,
+	MSG_KIBITZ,
 	MSG_TYPE_COUNT
 };
 
 #define MSG_REQUEST_FIRST MSG_HELLO
-#define MSG_REQUEST_LAST  MSG_PING
+#define MSG_REQUEST_LAST  MSG_TEST_CLOCK
+#define MSG_EVENT_FIRST   MSG_SEATED
+#define MSG_EVENT_LAST    MSG_REMATCH_STARTED
 
 /* A decoded message. Strings are borrowed from root and live until msg_clear(). */
 struct msg {
@@ -64,22 +86,29 @@ struct msg {
 	json_t *id;   /* borrowed from root: the "id" member, NULL when absent */
 
 	/* Request members; NULL, 0 or has_* = 0 when absent or for other types. */
-	int protocol;        /* hello */
-	const char *name;    /* hello */
-	const char *token;   /* hello */
-	const char *client;  /* hello */
-	int has_last_seq;    /* hello */
-	int64_t last_seq;    /* hello: >= 0 */
-	int has_kind;        /* create, quick */
-	enum game_kind kind; /* create, quick */
-	const char *variant; /* create, quick: canonical ("standard" when absent) */
-	int seat;            /* create: 0 or 1, or -1 for random (the default) */
-	int is_private;      /* create */
-	int has_seed;        /* create */
-	uint64_t seed;       /* create */
-	const char *game;    /* join, watch, move, resign: a game id */
-	const char *code;    /* join, watch: an invite code */
-	const char *move;    /* move: the move text */
+	int protocol;                       /* hello */
+	const char *name;                   /* hello */
+	const char *token;                  /* hello */
+	const char *client;                 /* hello */
+	int has_last_seq;                   /* hello */
+	int64_t last_seq;                   /* hello: >= 0 */
+	int has_kind;                       /* create, quick */
+	enum game_kind kind;                /* create, quick */
+	const char *variant;                /* create, quick: canonical ("standard" when absent) */
+	int seat;                           /* create: 0 or 1, or -1 for random (the default) */
+	int is_private;                     /* create */
+	int has_seed;                       /* create */
+	uint64_t seed;                      /* create */
+	const char *game;                   /* join, watch, move, resign: a game id */
+	const char *code;                   /* join, watch: an invite code */
+	const char *move;                   /* move: the move text */
+	int has_clock;                      /* create, quick: "clock" was given */
+	uint64_t clock_base_ms;             /* create, quick: base time; 0 for "none" */
+	uint64_t clock_inc_ms;              /* create, quick: Fischer increment per move */
+	const char *clock;                  /* create, quick: the time control text as given */
+	int claim_draw;                     /* claim: 1 for "draw", 0 for "win" */
+	int64_t advance_ms;                 /* test_clock: >= 0 */
+	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };
 
 /* What msg_decode() refused, for the error reply. */

@@ -2,18 +2,21 @@
  * protocol.c: the protocol's error code names and the display name rule.
  *
  * The names are part of the wire contract (PROTOCOL.md section 8): they never change once
- * released. This file owns nothing and never allocates.
+ * released. Also the text rules that need no server state: display names, chat lines and time
+ * controls. This file owns nothing and never allocates.
  */
 #include <string.h>
 
 #include "protocol.h"
 
 static const char *const err_names[PROTO_ERR_COUNT] = {
-        "bad_json",         "line_too_long",  "unknown_type",     "bad_field",   "bad_value",
-        "version_mismatch", "hello_required", "already_welcomed", "bad_token",   "hello_timeout",
-        "too_many_clients", "server_full",    "no_such_game",     "game_full",   "already_seated",
-        "in_game",          "not_seated",     "spectator",        "not_started", "game_over",
-        "not_your_turn",    "bad_move",       "illegal_move",     "internal",
+        "bad_json",         "line_too_long",   "unknown_type",     "bad_field",    "bad_value",
+        "version_mismatch", "hello_required",  "already_welcomed", "bad_token",    "hello_timeout",
+        "too_many_clients", "server_full",     "no_such_game",     "game_full",    "already_seated",
+        "in_game",          "not_seated",      "spectator",        "not_started",  "game_over",
+        "not_your_turn",    "bad_move",        "illegal_move",     "internal",     "rate_limited",
+        "no_offer",         "already_offered", "too_late",         "cannot_claim", "not_over",
+        "opponent_gone",
 };
 
 const char *
@@ -93,4 +96,81 @@ protocol_name_check(const char *name)
 		chars++;
 	}
 	return chars <= PROTOCOL_NAME_MAX ? 0 : PROTO_EBADVALUE;
+}
+
+int
+protocol_chat_clean(const char *text, char *out, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = strlen(text), len = 0, chars = 0, keep = 0, keep_chars = 0;
+
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		int l = utf8_decode(s + i, n - i, &cp);
+		int space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r';
+
+		if (l == 0)
+			return PROTO_EBADVALUE;
+		if (!space && (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))) {
+			i += (size_t)l;
+			continue; /* a control character: stripped */
+		}
+		if (space && len == 0) {
+			i += (size_t)l;
+			continue; /* leading space */
+		}
+		if (len + (size_t)l >= size)
+			return PROTO_EBADVALUE;
+		if (space)
+			out[len] = ' ';
+		else
+			memcpy(out + len, s + i, (size_t)l);
+		len += (size_t)l;
+		chars++;
+		if (!space) {
+			keep = len;
+			keep_chars = chars;
+		}
+		i += (size_t)l;
+	}
+	if (size > 0)
+		out[keep] = '\0'; /* trailing spaces go */
+	return keep_chars > PROTOCOL_CHAT_MAX ? PROTO_EBADVALUE : (int)keep_chars;
+}
+
+/* A whole decimal number of 1 to 3 digits in [min, max], or -1. */
+static long
+clock_number(const char *s, size_t n, long min, long max)
+{
+	long v = 0;
+
+	if (n == 0 || n > 3)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v < min || v > max ? -1 : v;
+}
+
+int
+protocol_clock_parse(const char *text, uint64_t *base_ms, uint64_t *inc_ms)
+{
+	const char *plus = strchr(text, '+');
+	long base, inc;
+
+	if (strcmp(text, "none") == 0) {
+		*base_ms = *inc_ms = 0;
+		return 0;
+	}
+	if (plus == NULL)
+		return PROTO_EBADVALUE;
+	base = clock_number(text, (size_t)(plus - text), 1, PROTOCOL_CLOCK_MAX_MIN);
+	inc = clock_number(plus + 1, strlen(plus + 1), 0, PROTOCOL_CLOCK_MAX_INC);
+	if (base < 0 || inc < 0)
+		return PROTO_EBADVALUE;
+	*base_ms = (uint64_t)base * 60000u;
+	*inc_ms = (uint64_t)inc * 1000u;
+	return 0;
 }

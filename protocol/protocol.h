@@ -10,6 +10,9 @@
 #ifndef HOKITO_PROTOCOL_PROTOCOL_H
 #define HOKITO_PROTOCOL_PROTOCOL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define PROTOCOL_VERSION          1
 #define PROTOCOL_MAX_LINE_DEFAULT 65536 /* bytes of one line, without its '\n' */
 #define PROTOCOL_NAME_MAX         32    /* characters of a display name */
@@ -17,6 +20,10 @@
 #define PROTOCOL_TOKEN_LEN        32    /* hex digits of a session token */
 #define PROTOCOL_CODE_LEN         8     /* characters of an invite code */
 #define PROTOCOL_SPECTATOR_NAMES  50    /* names listed in a spectators object */
+#define PROTOCOL_CHAT_MAX         200   /* characters of a chat line, after stripping */
+#define PROTOCOL_CHAT_BYTES       800   /* bytes of a chat line (200 UTF-8 characters fit) */
+#define PROTOCOL_CLOCK_MAX_MIN    600   /* minutes of a clock's base time, at most */
+#define PROTOCOL_CLOCK_MAX_INC    600   /* seconds of a clock's increment, at most */
 
 /*
  * The error codes of the protocol. Each has a stable name sent as the "code" of an error message
@@ -47,8 +54,15 @@ enum protocol_err {
 	PROTO_EBADMOVE = -22,        /* "bad_move" */
 	PROTO_EILLEGALMOVE = -23,    /* "illegal_move" */
 	PROTO_EINTERNAL = -24,       /* "internal" */
+	PROTO_ERATELIMITED = -25,    /* "rate_limited": too many chat lines; wait */
+	PROTO_ENOOFFER = -26,        /* "no_offer": accept or decline with no offer standing */
+	PROTO_EALREADYOFFERED = -27, /* "already_offered": your offer stands already */
+	PROTO_ETOOLATE = -28,        /* "too_late": abort after your first move */
+	PROTO_ECANNOTCLAIM = -29,    /* "cannot_claim": the opponent is back or has grace left */
+	PROTO_ENOTOVER = -30,        /* "not_over": rematch before the game is over */
+	PROTO_EOPPONENTGONE = -31,   /* "opponent_gone": rematch with an opponent not there */
 };
-#define PROTO_ERR_COUNT 24
+#define PROTO_ERR_COUNT 31
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);
@@ -62,6 +76,22 @@ int protocol_err_parse(const char *name);
  * or PROTO_EBADVALUE.
  */
 int protocol_name_check(const char *name);
+
+/*
+ * Clean a chat line: copy text into out (size bytes) without its control characters (below
+ * 0x20, 0x7f, U+0080..U+009F; a tab or a line break becomes one space) and without leading and
+ * trailing spaces. Returns the number of characters kept (0: nothing left), or PROTO_EBADVALUE
+ * when text is not valid UTF-8 or keeps more than PROTOCOL_CHAT_MAX characters.
+ */
+int protocol_chat_clean(const char *text, char *out, size_t size);
+
+/*
+ * Parse a time control: "none", or "M+S" with M the base time in whole minutes
+ * (1..PROTOCOL_CLOCK_MAX_MIN) and S the Fischer increment in whole seconds
+ * (0..PROTOCOL_CLOCK_MAX_INC), decimal digits without signs or spaces ("5+3", "15+0"). Sets
+ * base_ms and inc_ms (both 0 for "none"). Returns 0 or PROTO_EBADVALUE.
+ */
+int protocol_clock_parse(const char *text, uint64_t *base_ms, uint64_t *inc_ms);
 
 #include "framer.h"
 #include "msg.h"

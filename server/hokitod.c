@@ -50,6 +50,15 @@ usage(FILE *f)
 	        "  --keep-finished N        finished games kept in the lobby list (default 20)\n"
 	        "  --linger SECONDS         how long a disconnected session can resume (default "
 	        "300)\n"
+	        "  --grace SECONDS          grace period of a player who dropped out of a live "
+	        "game,\n"
+	        "                           spent only on its own turns (default 60); then the\n"
+	        "                           opponent may claim (clock) or the game is adjourned\n"
+	        "  --test-clock             testing aid: the game clocks stand still unless a "
+	        "client\n"
+	        "                           sends {\"type\":\"test_clock\",\"advance_ms\":N}; "
+	        "never\n"
+	        "                           for a real server\n"
 	        "  --help                   show this help\n"
 	        "  --version                show the version\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, PROTOCOL_MAX_LINE_DEFAULT);
@@ -131,6 +140,8 @@ main(int argc, char **argv)
 		O_GAMES,
 		O_KEEP,
 		O_LINGER,
+		O_GRACE,
+		O_TEST_CLOCK,
 		O_HELP,
 		O_VERSION
 	};
@@ -145,6 +156,8 @@ main(int argc, char **argv)
 	        {"max-games", required_argument, NULL, O_GAMES},
 	        {"keep-finished", required_argument, NULL, O_KEEP},
 	        {"linger", required_argument, NULL, O_LINGER},
+	        {"grace", required_argument, NULL, O_GRACE},
+	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
 	        {"help", no_argument, NULL, O_HELP},
 	        {"version", no_argument, NULL, O_VERSION},
 	        {NULL, 0, NULL, 0},
@@ -160,6 +173,8 @@ main(int argc, char **argv)
 	        .max_games = 10000,
 	        .keep_finished = 20,
 	        .linger_ms = 300000,
+	        .grace_ms = 60000,
+	        .test_clock = 0,
 	};
 	const char *listen = DEFAULT_LISTEN, *port_file = NULL;
 	char host[256], bound[128];
@@ -229,6 +244,15 @@ main(int argc, char **argv)
 			else
 				lcfg.linger_ms = v * 1000;
 			break;
+		case O_GRACE:
+			if (parse_num(optarg, 0, 86400, &v) < 0)
+				bad = "--grace wants seconds from 0 to 86400";
+			else
+				lcfg.grace_ms = v * 1000;
+			break;
+		case O_TEST_CLOCK:
+			lcfg.test_clock = 1;
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 0;
@@ -282,6 +306,9 @@ main(int argc, char **argv)
 	}
 	/* after the port file: a test that sees this line can read the file */
 	log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
+	if (lcfg.test_clock)
+		log_warn("--test-clock: game time moves only with test_clock requests (testing "
+		         "aid)");
 	uv_signal_init(&loop, &d.sigint);
 	uv_signal_init(&loop, &d.sigterm);
 	d.sigint.data = d.sigterm.data = &d;

@@ -12,6 +12,12 @@
  * state (who is where, whose turn, the rules) and every refusal is an error reply that changes
  * nothing. Moves are validated by the rules module (game_move_parse) against the authoritative
  * position before anything else happens.
+ *
+ * Match management (issue 6) lives here too: draw offers, abort, claims after a grace period,
+ * chat (players' lines are game events; spectators' lines go to spectators only), rematches. At
+ * the end of every entry point the lobby computes the earliest deadline of all live games (a
+ * flag fall, the end of a grace period) and asks the network layer for a wake-up then
+ * (ops->timer); lobby_wake() acts on what is due.
  */
 #include <assert.h>
 #include <stdarg.h>
@@ -37,6 +43,7 @@ struct lobby {
 	unsigned next_game;       /* number of the next game id */
 	uint64_t serial;          /* tables created */
 	uint64_t finished_serial; /* tables finished */
+	uint64_t virtual_ms;      /* the time with cfg.test_clock: moved by test_clock only */
 };
 
 struct lobby *
@@ -71,6 +78,18 @@ lobby_ops(const struct lobby *lb)
 	return &lb->ops;
 }
 
+const struct lobby_config *
+lobby_config(const struct lobby *lb)
+{
+	return &lb->cfg;
+}
+
+uint64_t
+lobby_time(const struct lobby *lb)
+{
+	return lb->cfg.test_clock ? lb->virtual_ms : lb->ops.now(lb->ops.arg);
+}
+
 void
 lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables)
 {
@@ -78,10 +97,12 @@ lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables)
 	*tables = (unsigned)lb->ntables;
 }
 
+static void lobby_arm(struct lobby *lb);
+
 static uint64_t
 lobby_now(struct lobby *lb)
 {
-	return lb->ops.now(lb->ops.arg);
+	return lobby_time(lb);
 }
 
 /* Send a message (stolen) to a peer. */
@@ -145,9 +166,28 @@ presence_notify(struct table *t, int seat, int connected)
 	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
 	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
 	json_object_set_new(o, "connected", json_boolean(connected));
+	if (!connected) {
+		json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
+		json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
+	}
 	w = wire_encode_steal(o);
 	table_broadcast(t, w, t->seat[seat]);
 	wire_unref(w);
+}
+
+/* The presence notice of an absent seat, to one peer (a client that just resumed). */
+static void
+presence_send(struct lobby *lb, struct lobby_peer *peer, struct table *t, int seat)
+{
+	json_t *o = msg_new(MSG_PRESENCE, NULL);
+
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
+	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
+	json_object_set_new(o, "connected", json_false());
+	json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
+	json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
+	send_msg(lb, peer, o);
 }
 
 /* A game just finished: seated sessions that are disconnected linger from now on. */
@@ -189,6 +229,7 @@ session_leave(struct lobby *lb, struct session *s)
 		table_finish(t, "aborted", -1, "abandoned");
 		finished_touch(lb, t);
 	}
+	t->rematch_offer = -1; /* a rematch needs both players at the game */
 	t->seat[s->seat] = NULL;
 	s->table = NULL;
 	s->seat = -1;
@@ -317,6 +358,9 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		lb->ops.close(lb->ops.arg, old);
 		log_info("%s (%s) replaced its connection", s->id, s->name);
 	}
+	t = s->table;
+	if (t != NULL && s->seat >= 0 && !was_connected)
+		table_clock_settle(t); /* the grace spent so far is charged while still away */
 	s->peer = peer;
 	peer->session = s;
 	send_msg(lb, peer, welcome_new(lb, s, 1, m->id));
@@ -341,12 +385,18 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		json_object_set_new(o, "spectators", table_spectators_new(t));
 		send_msg(lb, peer, o);
 	}
-	if (s->seat >= 0 && t->status == TABLE_LIVE) {
-		if (!was_connected)
-			presence_notify(t, s->seat, 1);
-		if (game_side(&t->game) == s->seat)
-			table_your_turn(t);
+	if (s->seat >= 0 && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED) &&
+	    !was_connected) {
+		presence_notify(t, s->seat, 1);
+		table_seat_back(t, s->seat);
 	}
+	/* who else is away now: the presence notices missed while disconnected are not replayed */
+	if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+		for (int i = 0; i < 2; i++)
+			if (i != s->seat && t->seat_taken[i] && !table_connected(t, i))
+				presence_send(lb, peer, t, i);
+	if (s->seat >= 0 && t->status == TABLE_LIVE && game_side(&t->game) == s->seat)
+		table_your_turn(t);
 }
 
 static void
@@ -406,7 +456,8 @@ code_used(struct lobby *lb, const char *code)
 /* Create a game with s seated (seat -1: random) and reply its state. */
 static void
 do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum game_kind kind,
-          const char *variant, int seat, int is_private, int has_seed, uint64_t seed)
+          const char *variant, int seat, int is_private, int has_seed, uint64_t seed,
+          uint64_t base_ms, uint64_t inc_ms)
 {
 	struct session *s = peer->session;
 	struct table *t;
@@ -420,7 +471,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	}
 	session_leave(lb, s);
 	snprintf(id, sizeof id, "g%u", lb->next_game++);
-	t = table_create(lb, id, kind, variant, has_seed ? seed : osrand_u64());
+	t = table_create(lb, id, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms);
 	t->serial = ++lb->serial;
 	t->is_private = is_private;
 	if (is_private) {
@@ -440,9 +491,9 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
 	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
 	table_emit(t, ev, s);
-	log_info("%s (%s) created game %s: %s %s, %s, seat %s", s->id, s->name, t->id,
+	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s", s->id, s->name, t->id,
 	         game_kind_name(kind), variant, is_private ? "private" : "public",
-	         game_side_name(kind, seat));
+	         game_side_name(kind, seat), t->control);
 	send_msg(lb, peer, table_state_new(t, s, m->id));
 }
 
@@ -469,6 +520,22 @@ do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct t
 	table_your_turn(t);
 }
 
+/* A player takes its seat of an adjourned game back (it had left it). */
+static void
+seat_return(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t,
+            int seat)
+{
+	struct session *s = peer->session;
+
+	session_leave(lb, s);
+	table_seat(t, seat, s);
+	log_info("%s (%s) is back at adjourned game %s", s->id, s->name, t->id);
+	send_msg(lb, peer, table_state_new(t, s, m->id));
+	presence_notify(t, seat, 1);
+	table_seat_back(t, seat);
+	table_your_turn(t);
+}
+
 static void
 handle_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -477,7 +544,8 @@ handle_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		       "you are seated in game %s; leave it first", peer->session->table->id);
 		return;
 	}
-	do_create(lb, peer, m, m->kind, m->variant, m->seat, m->is_private, m->has_seed, m->seed);
+	do_create(lb, peer, m, m->kind, m->variant, m->seat, m->is_private, m->has_seed, m->seed,
+	          m->clock_base_ms, m->clock_inc_ms);
 }
 
 static void
@@ -496,9 +564,18 @@ handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		       m->code ? "invite code" : "id");
 		return;
 	}
+	if (t->status == TABLE_ADJOURNED) {
+		/* a player who left an adjourned game takes its own seat back */
+		for (int i = 0; i < 2; i++) {
+			if (t->seat[i] == NULL && strcmp(t->seat_id[i], peer->session->id) == 0) {
+				seat_return(lb, peer, m, t, i);
+				return;
+			}
+		}
+	}
 	if (t->status != TABLE_OPEN) {
 		refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)", t->id,
-		       t->status == TABLE_LIVE ? "being played" : "over");
+		       t->status == TABLE_FINISHED ? "over" : "being played");
 		return;
 	}
 	do_join(lb, peer, m, t);
@@ -520,12 +597,13 @@ handle_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 
 		if (t->status != TABLE_OPEN || t->is_private || t->kind != m->kind ||
 		    strcmp(t->variant, m->variant) != 0 || t->seat[seat] == s ||
-		    !table_connected(t, seat))
+		    !table_connected(t, seat) || t->base_ms != m->clock_base_ms ||
+		    t->inc_ms != m->clock_inc_ms)
 			continue;
 		do_join(lb, peer, m, t);
 		return;
 	}
-	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0);
+	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms, m->clock_inc_ms);
 }
 
 static void
@@ -575,7 +653,7 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (s->seat < 0) {
 		refuse(lb, peer, m, PROTO_ESPECTATOR, "spectators cannot %s",
-		       m->type == MSG_MOVE ? "move" : "resign");
+		       m->type == MSG_MOVE ? "move" : msg_type_name(m->type));
 		return NULL;
 	}
 	if (t->status == TABLE_OPEN) {
@@ -585,6 +663,18 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (t->status == TABLE_FINISHED) {
 		refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over", t->id);
+		return NULL;
+	}
+	/* a flag that fell before the wake-up fired ends the game now */
+	if (table_clock_check(t)) {
+		finished_touch(lb, t);
+		refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over: %s ran out of time", t->id,
+		       game_side_name(t->kind, t->winner == 0 ? 1 : 0));
+		return NULL;
+	}
+	if (t->status == TABLE_ADJOURNED && m->type != MSG_RESIGN) {
+		refuse(lb, peer, m, PROTO_ENOTSTARTED,
+		       "game %s is adjourned: it goes on when both players are back", t->id);
 		return NULL;
 	}
 	return t;
@@ -653,6 +743,9 @@ handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		       s->table->id);
 		return;
 	}
+	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED)
+		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
+		         s->table->id);
 	session_leave(lb, s);
 	send_msg(lb, peer, msg_ok_new(MSG_LEAVE, -1, m->id));
 }
@@ -664,10 +757,11 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	struct table **fin = xmalloc((lb->ntables + 1) * sizeof *fin);
 	size_t nfin = 0;
 
-	for (int status = TABLE_OPEN; status <= TABLE_LIVE; status++)
+	static const enum table_status order[] = {TABLE_OPEN, TABLE_LIVE, TABLE_ADJOURNED};
+
+	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < lb->ntables; i++)
-			if (lb->tables[i]->status == (enum table_status)status &&
-			    !lb->tables[i]->is_private)
+			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
 				json_array_append_new(games, table_summary_new(lb->tables[i]));
 	for (size_t i = 0; i < lb->ntables; i++)
 		if (lb->tables[i]->status == TABLE_FINISHED && !lb->tables[i]->is_private)
@@ -690,12 +784,336 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	send_msg(lb, peer, o);
 }
 
+/* The seat of the opponent, for the messages. */
+static const char *
+other_name(const struct table *t, int seat)
+{
+	return game_side_name(t->kind, 1 - seat);
+}
+
+/*
+ * say: a player's line is a game event (chat) that everybody at the game gets and that is kept
+ * in the log; a spectator's line is a kibitz notice for the spectators only, so players never
+ * read what the audience suggests. Either way a session may say CHAT_BURST lines per
+ * CHAT_WINDOW milliseconds; more are refused with rate_limited and go nowhere.
+ */
+static void
+handle_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = s->table;
+	uint64_t now = lobby_now(lb), oldest = s->chat_at[s->chat_next % CHAT_BURST];
+	json_t *line;
+	int64_t seq = -1;
+
+	if (t == NULL) {
+		refuse(lb, peer, m, PROTO_ENOTSEATED, "you are not at any game");
+		return;
+	}
+	if (m->game != NULL && strcmp(m->game, t->id) != 0) {
+		refuse(lb, peer, m, PROTO_ENOTSEATED, "you are not at that game (you are at %s)",
+		       t->id);
+		return;
+	}
+	if (s->chat_next >= CHAT_BURST && now - oldest < CHAT_WINDOW) {
+		refuse(lb, peer, m, PROTO_ERATELIMITED,
+		       "at most %d chat lines in %d seconds; wait %llu ms", CHAT_BURST,
+		       CHAT_WINDOW / 1000, (unsigned long long)(CHAT_WINDOW - (now - oldest)));
+		return;
+	}
+	s->chat_at[s->chat_next++ % CHAT_BURST] = now;
+	if (s->seat >= 0) {
+		json_t *ev = table_event_new(t, MSG_CHAT);
+
+		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, s->seat)));
+		json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
+		json_object_set_new(ev, "text", json_string(m->text));
+		line = json_pack("{s:s,s:o,s:s}", "seat", game_side_name(t->kind, s->seat),
+		                 "player", msg_player_new(s->id, s->name), "text", m->text);
+		table_chat_keep(t, 0, line);
+		seq = table_emit(t, ev, NULL);
+	} else {
+		json_t *o = msg_new(MSG_KIBITZ, NULL);
+		struct wire *w;
+
+		json_object_set_new(o, "game", json_string(t->id));
+		json_object_set_new(o, "player", msg_player_new(s->id, s->name));
+		json_object_set_new(o, "text", json_string(m->text));
+		line = json_pack("{s:o,s:s}", "player", msg_player_new(s->id, s->name), "text",
+		                 m->text);
+		table_chat_keep(t, 1, line);
+		w = wire_encode_steal(o);
+		for (size_t i = 0; i < t->nwatchers; i++)
+			table_send(t, t->watchers[i], w);
+		wire_unref(w);
+	}
+	send_msg(lb, peer, msg_ok_new(MSG_SAY, seq, m->id));
+}
+
+/* An offer event (draw_offered, draw_declined, rematch_*) by seat. Returns its seq. */
+static int64_t
+offer_emit(struct table *t, enum msg_type type, int seat)
+{
+	json_t *ev = table_event_new(t, type);
+
+	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, seat)));
+	return table_emit(t, ev, NULL);
+}
+
+/*
+ * Draw offers. An offer stands until the opponent accepts it (the game is drawn, reason
+ * "agreement"), declines it, or plays a move (the offer lapses, no event). Offering when the
+ * opponent's offer stands accepts it.
+ */
+static void
+handle_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = player_table(lb, peer, m);
+	int64_t seq;
+
+	if (t == NULL)
+		return;
+	switch (m->type) {
+	case MSG_DRAW_OFFER:
+		if (t->draw_offer == s->seat) {
+			refuse(lb, peer, m, PROTO_EALREADYOFFERED,
+			       "your draw offer stands already");
+			return;
+		}
+		if (t->draw_offer == 1 - s->seat) {
+			seq = table_finish(t, "draw", -1, "agreement");
+			break;
+		}
+		t->draw_offer = s->seat;
+		seq = offer_emit(t, MSG_DRAW_OFFERED, s->seat);
+		break;
+	case MSG_DRAW_ACCEPT:
+		if (t->draw_offer != 1 - s->seat) {
+			refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a draw",
+			       other_name(t, s->seat));
+			return;
+		}
+		seq = table_finish(t, "draw", -1, "agreement");
+		break;
+	default:
+		if (t->draw_offer != 1 - s->seat) {
+			refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a draw",
+			       other_name(t, s->seat));
+			return;
+		}
+		t->draw_offer = -1;
+		seq = offer_emit(t, MSG_DRAW_DECLINED, s->seat);
+		break;
+	}
+	finished_touch(lb, t);
+	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+}
+
+/*
+ * Abort: a player who has not made a move yet in this game may end it without a result (the
+ * first player before its first move, the second player before its first move), on either
+ * player's turn.
+ */
+static void
+handle_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = player_table(lb, peer, m);
+	int first, moved;
+	int64_t seq;
+
+	if (t == NULL)
+		return;
+	first = game_side(&t->start);
+	moved = t->nmoves > (size_t)(s->seat == first ? 0 : 1);
+	if (moved) {
+		refuse(lb, peer, m, PROTO_ETOOLATE,
+		       "a game can be aborted only by a player who has not moved yet; resign "
+		       "instead");
+		return;
+	}
+	seq = table_finish(t, "aborted", -1, "abort");
+	finished_touch(lb, t);
+	send_msg(lb, peer, msg_ok_new(MSG_ABORT, seq, m->id));
+}
+
+/* Claim the win or a draw when the opponent's grace ran out and it is still away. */
+static void
+handle_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = player_table(lb, peer, m);
+	int other;
+	int64_t seq;
+
+	if (t == NULL)
+		return;
+	other = 1 - s->seat;
+	if (table_connected(t, other) || !t->grace_over[other]) {
+		refuse(lb, peer, m, PROTO_ECANNOTCLAIM,
+		       table_connected(t, other)
+		               ? "%s is connected"
+		               : "%s is away but its grace period is not over yet",
+		       other_name(t, s->seat));
+		return;
+	}
+	seq = table_finish(t, m->claim_draw ? "draw" : "win", m->claim_draw ? -1 : s->seat,
+	                   "disconnect");
+	finished_touch(lb, t);
+	send_msg(lb, peer, msg_ok_new(MSG_CLAIM, seq, m->id));
+}
+
+/*
+ * Start the rematch of finished game t: the same kind, variant, clock and privacy, a fresh seed,
+ * colours swapped. Both players move to the new game: the accepter gets its state as the reply
+ * (with id), the offerer gets it unasked (without id); spectators of the old game see the
+ * rematch_started event and may watch the new game.
+ */
+static void
+rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
+{
+	struct session *p[2] = {t->seat[0], t->seat[1]};
+	struct table *n;
+	char id[16];
+	json_t *ev;
+
+	snprintf(id, sizeof id, "g%u", lb->next_game++);
+	n = table_create(lb, id, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms);
+	n->serial = ++lb->serial;
+	n->is_private = t->is_private;
+	if (n->is_private) {
+		do
+			osrand_text(n->code, PROTOCOL_CODE_LEN, CODE_ALPHABET);
+		while (code_used(lb, n->code));
+	}
+	if (lb->ntables == lb->tables_cap) {
+		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
+		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
+	}
+	lb->tables[lb->ntables++] = n;
+	t->rematch_offer = -1;
+	ev = table_event_new(t, MSG_REMATCH_STARTED);
+	json_object_set_new(ev, "new_game", json_string(n->id));
+	table_emit(t, ev, NULL);
+	for (int i = 0; i < 2; i++) {
+		t->seat[i] = NULL;
+		p[i]->table = NULL;
+		p[i]->seat = -1;
+	}
+	/*
+	 * The new game's first events (seated, seated, started) are sent to nobody: the players get
+	 * the state that includes them. So the seats are filled only after.
+	 */
+	for (int i = 0; i < 2; i++) {
+		/* the old seat 0 plays seat 1 now */
+		table_seat(n, 1 - i, p[i]);
+		n->seat[1 - i] = NULL;
+		ev = table_event_new(n, MSG_SEATED);
+		json_object_set_new(ev, "seat", json_string(game_side_name(n->kind, 1 - i)));
+		json_object_set_new(ev, "player", msg_player_new(p[i]->id, p[i]->name));
+		table_emit(n, ev, NULL);
+	}
+	table_start(n, NULL);
+	for (int i = 0; i < 2; i++)
+		n->seat[1 - i] = p[i];
+	log_info("game %s: rematch of %s, %s (%s) vs %s (%s)", n->id, t->id, p[1]->name,
+	         game_side_name(n->kind, 0), p[0]->name, game_side_name(n->kind, 1));
+	for (int i = 0; i < 2; i++)
+		if (p[i]->peer != NULL && p[i]->peer != peer)
+			send_msg(lb, p[i]->peer, table_state_new(n, p[i], NULL));
+	send_msg(lb, peer, table_state_new(n, peer->session, m->id));
+	finished_touch(lb, n);
+	table_your_turn(n);
+}
+
+/*
+ * Rematch offers, after the game is over, between its two players while both are at it and
+ * connected. rematch when the opponent's offer stands accepts it; rematch_decline declines it.
+ * An offer lapses when either player leaves the game.
+ */
+static void
+handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = s->table;
+	int other;
+	int64_t seq;
+
+	if (t == NULL || (m->game != NULL && strcmp(m->game, t->id) != 0)) {
+		refuse(lb, peer, m, PROTO_ENOTSEATED, "you are not seated in that game");
+		return;
+	}
+	if (s->seat < 0) {
+		refuse(lb, peer, m, PROTO_ESPECTATOR, "spectators cannot ask for a rematch");
+		return;
+	}
+	if (t->status == TABLE_OPEN) {
+		refuse(lb, peer, m, PROTO_ENOTSTARTED, "game %s waits for its second player",
+		       t->id);
+		return;
+	}
+	if (t->status != TABLE_FINISHED) {
+		refuse(lb, peer, m, PROTO_ENOTOVER, "game %s is not over", t->id);
+		return;
+	}
+	other = 1 - s->seat;
+	if (m->type == MSG_REMATCH_DECLINE) {
+		if (t->rematch_offer != other) {
+			refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a rematch",
+			       other_name(t, s->seat));
+			return;
+		}
+		t->rematch_offer = -1;
+		seq = offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
+		send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+		return;
+	}
+	if (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t) {
+		refuse(lb, peer, m, PROTO_EOPPONENTGONE, "%s is no longer at game %s",
+		       other_name(t, s->seat), t->id);
+		return;
+	}
+	if (t->rematch_offer == s->seat) {
+		refuse(lb, peer, m, PROTO_EALREADYOFFERED, "your rematch offer stands already");
+		return;
+	}
+	if (t->rematch_offer == other) {
+		if (active_tables(lb) >= lb->cfg.max_games) {
+			refuse(lb, peer, m, PROTO_ESERVERFULL,
+			       "the server holds its maximum of %u games", lb->cfg.max_games);
+			return;
+		}
+		rematch_start(lb, peer, m, t);
+		return;
+	}
+	t->rematch_offer = s->seat;
+	seq = offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
+	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+}
+
+/* test_clock: a testing aid, served only with --test-clock: move the virtual time forward. */
+static void
+handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (!lb->cfg.test_clock) {
+		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE,
+		       "test_clock is a testing aid, served only by hokitod --test-clock");
+		return;
+	}
+	lb->virtual_ms += (uint64_t)m->advance_ms;
+	lobby_wake(lb);
+	lobby_tick(lb);
+	send_msg(lb, peer, msg_ok_new(MSG_TEST_CLOCK, -1, m->id));
+}
+
 void
 lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	if (m->type == MSG_HELLO) {
 		handle_hello(lb, peer, m);
 		lobby_prune(lb);
+		lobby_arm(lb);
 		return;
 	}
 	if (peer->session == NULL) {
@@ -730,12 +1148,34 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	case MSG_PING:
 		send_msg(lb, peer, msg_new(MSG_PONG, m->id));
 		break;
+	case MSG_SAY:
+		handle_say(lb, peer, m);
+		break;
+	case MSG_DRAW_OFFER:
+	case MSG_DRAW_ACCEPT:
+	case MSG_DRAW_DECLINE:
+		handle_draw(lb, peer, m);
+		break;
+	case MSG_ABORT:
+		handle_abort(lb, peer, m);
+		break;
+	case MSG_CLAIM:
+		handle_claim(lb, peer, m);
+		break;
+	case MSG_REMATCH:
+	case MSG_REMATCH_DECLINE:
+		handle_rematch(lb, peer, m);
+		break;
+	case MSG_TEST_CLOCK:
+		handle_test_clock(lb, peer, m);
+		break;
 	default:
 		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE, "'%s' is not a request",
 		       msg_type_name(m->type));
 		break;
 	}
 	lobby_prune(lb);
+	lobby_arm(lb);
 }
 
 void
@@ -746,10 +1186,12 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 
 	if (s == NULL)
 		return;
+	t = s->table;
+	if (t != NULL && s->seat >= 0)
+		table_clock_settle(t); /* the time so far is not grace time */
 	peer->session = NULL;
 	s->peer = NULL;
 	s->gone_at = lobby_now(lb);
-	t = s->table;
 	log_info("%s (%s) disconnected", s->id, s->name);
 	if (t == NULL)
 		return;
@@ -759,6 +1201,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 	} else if (t->status != TABLE_FINISHED) {
 		presence_notify(t, s->seat, 0);
 	}
+	lobby_arm(lb);
 }
 
 void
@@ -770,7 +1213,8 @@ lobby_tick(struct lobby *lb)
 		struct session *s = lb->sessions[i];
 
 		if (s->peer != NULL || now - s->gone_at < lb->cfg.linger_ms ||
-		    (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE)) {
+		    (s->table != NULL && s->seat >= 0 &&
+		     (s->table->status == TABLE_LIVE || s->table->status == TABLE_ADJOURNED))) {
 			i++;
 			continue;
 		}
@@ -782,4 +1226,52 @@ lobby_tick(struct lobby *lb)
 		lb->nsessions--;
 	}
 	lobby_prune(lb);
+	lobby_arm(lb);
+}
+
+/*
+ * Ask the network layer to wake us at the earliest deadline of all live games. A linear scan:
+ * it costs a few comparisons per table and runs once per entry point.
+ */
+static void
+lobby_arm(struct lobby *lb)
+{
+	uint64_t d = UINT64_MAX, now;
+
+	if (lb->ops.timer == NULL)
+		return;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		uint64_t td = table_deadline(lb->tables[i]);
+
+		if (td < d)
+			d = td;
+	}
+	if (d == UINT64_MAX) {
+		lb->ops.timer(lb->ops.arg, UINT64_MAX);
+		return;
+	}
+	if (lb->cfg.test_clock) {
+		/* virtual time moves only with test_clock, which acts on what is due itself */
+		lb->ops.timer(lb->ops.arg, UINT64_MAX);
+		return;
+	}
+	now = lobby_now(lb);
+	lb->ops.timer(lb->ops.arg, d > now ? d - now : 0);
+}
+
+void
+lobby_wake(struct lobby *lb)
+{
+	uint64_t now = lobby_now(lb);
+
+	for (size_t i = 0; i < lb->ntables; i++) {
+		struct table *t = lb->tables[i];
+
+		if (table_deadline(t) > now)
+			continue;
+		if (table_clock_check(t))
+			finished_touch(lb, t);
+	}
+	lobby_prune(lb);
+	lobby_arm(lb);
 }

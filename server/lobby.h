@@ -5,9 +5,12 @@
  * The network layer hands the game layer whole, validated messages (struct msg) for a peer and
  * takes back encoded lines (struct wire) to write, through struct lobby_ops. The game layer never
  * calls libuv, never touches a socket and never reads the clock itself: time comes from
- * ops->now, so tests and future clocks (issue 6) can inject it. Every game event passes through
- * one function, table_emit() (table.c), which numbers it, encodes it once, keeps it in the game's
- * event log and offers it to ops->event, the hook a durable store (issue 5) will use.
+ * ops->now (or, with --test-clock, from a virtual clock that only the test_clock request moves),
+ * and the game layer asks the network layer to wake it at the next deadline (a flag fall, the
+ * end of a grace period) through ops->timer: it computes when, the network layer owns the timer.
+ * Every game event passes through one function, table_emit() (table.c), which numbers it, encodes
+ * it once, keeps it in the game's event log and offers it to ops->event, the hook a durable store
+ * (issue 5) will use.
  *
  * Re-entrancy rule: ops->send and ops->close must never call back into the lobby (a peer whose
  * output overflows is closed later, by the network layer, outside the lobby's call).
@@ -42,6 +45,12 @@ struct lobby_ops {
 	 * ev is borrowed. The hook of a durable store.
 	 */
 	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev);
+	/*
+	 * Call lobby_wake() in delay_ms milliseconds (0: as soon as possible), replacing any
+	 * earlier request; UINT64_MAX: no wake-up is needed. Called at the end of every lobby entry
+	 * point. Must not call back into the lobby.
+	 */
+	void (*timer)(void *arg, uint64_t delay_ms);
 	void *arg; /* passed to every op */
 };
 
@@ -51,6 +60,8 @@ struct lobby_config {
 	uint64_t linger_ms;     /* how long a disconnected session is kept */
 	size_t max_line;        /* told to clients in welcome */
 	const char *server;     /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
+	uint64_t grace_ms;      /* a dropped player's grace period, counted on its own turns */
+	int test_clock;         /* time is virtual and moved only by test_clock requests */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -71,6 +82,12 @@ void lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer);
 /* Time passed: expire sessions that lingered too long and the open games they held. */
 void lobby_tick(struct lobby *lb);
 
+/* The timer asked for by ops->timer fired: flags that fell, grace periods that ran out. */
+void lobby_wake(struct lobby *lb);
+
+/* The game layer's time in milliseconds (monotonic; virtual with test_clock). */
+uint64_t lobby_time(const struct lobby *lb);
+
 /* Counts, for the log and the tests: sessions, tables. */
 void lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables);
 
@@ -80,7 +97,12 @@ enum table_status {
 	TABLE_OPEN = 0, /* waiting for its second player */
 	TABLE_LIVE = 1,
 	TABLE_FINISHED = 2,
+	TABLE_ADJOURNED = 3, /* no clock, a player's grace ran out: waits for both players */
 };
+
+#define CHAT_KEEP   50    /* chat lines a table keeps for the state of late comers */
+#define CHAT_BURST  5     /* chat lines a session may send ... */
+#define CHAT_WINDOW 10000 /* ... within this many milliseconds */
 
 struct session {
 	char id[16];                        /* "p12" */
@@ -90,6 +112,8 @@ struct session {
 	struct table *table;                /* the game the session is at, or NULL */
 	int seat;                           /* 0 or 1 when seated at table, -1 watching */
 	uint64_t gone_at;                   /* when the connection was lost (ms) */
+	uint64_t chat_at[CHAT_BURST];       /* when its last chat lines were sent, a ring */
+	unsigned chat_next;                 /* next slot of chat_at */
 };
 
 struct table {
@@ -118,13 +142,31 @@ struct table {
 	/* the end, when status is TABLE_FINISHED */
 	const char *result; /* "win", "draw", "aborted" */
 	int winner;         /* seat, or -1 */
-	const char *reason; /* "blocked", "line", "full", "resign", "abandoned" */
+	const char *reason; /* "blocked", "line", "full", "resign", "abandoned", "time", ... */
 	int score[2];       /* HOKITO scores at the end */
+	/* clocks and grace: times are lobby_time() milliseconds */
+	int timed;                 /* the game has a clock */
+	char control[48];          /* the time control text: "5+3", or "none" */
+	uint64_t base_ms;          /* each clock's start */
+	uint64_t inc_ms;           /* added to the mover's clock after each move */
+	int64_t remaining[2];      /* ms on each clock as of settled_at */
+	int64_t grace_left[2];     /* ms of grace left to each seat while it is disconnected */
+	int grace_over[2];         /* the seat's grace ran out (grace_over or adjourned emitted) */
+	uint64_t settled_at;       /* when remaining and grace_left were last brought up to date */
+	int draw_offer;            /* seat whose draw offer stands, or -1 */
+	int rematch_offer;         /* seat whose rematch offer stands, or -1 */
+	json_t *chat[CHAT_KEEP];   /* players' chat lines {"seat","player","text"}, a ring */
+	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
+	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
+	unsigned nkibitz;
 };
 
-/* Create a table of a new game (status open, no seats). Returns a new table. */
+/*
+ * Create a table of a new game (status open, no seats) with a time control: base_ms 0 for none.
+ * Returns a new table.
+ */
 struct table *table_create(struct lobby *lb, const char *id, enum game_kind kind,
-                           const char *variant, uint64_t seed);
+                           const char *variant, uint64_t seed, uint64_t base_ms, uint64_t inc_ms);
 
 /* Free a table and its log. Sessions pointing at it must be detached first. Accepts NULL. */
 void table_free(struct table *t);
@@ -190,5 +232,35 @@ int64_t table_finish_by_rules(struct table *t);
 
 /* The ops and config of the table's lobby (for table.c). */
 const struct lobby_ops *lobby_ops(const struct lobby *lb);
+const struct lobby_config *lobby_config(const struct lobby *lb);
+
+/*
+ * Clocks (table.c). Only the side to move spends: its clock when the game is timed, and its grace
+ * when it is disconnected. table_clock_settle() charges the time since the last settlement to
+ * that side; call it before anything changes whose turn it is or who is connected.
+ */
+void table_clock_settle(struct table *t);
+
+/* {"black": ms, "white": ms}, the clocks as of the last settlement. Returns a new reference. */
+json_t *table_clocks_new(const struct table *t);
+
+/* A seat's grace left as of now (ms). */
+int64_t table_grace_now(const struct table *t, int seat);
+
+/* When the next flag falls or grace runs out (lobby time), UINT64_MAX for never. */
+uint64_t table_deadline(const struct table *t);
+
+/*
+ * Settle and act on what is due: a flag that fell ends the game (reason "time"); a grace that
+ * ran out emits grace_over (timed game) or adjourns the game (no clock). Returns 1 if the game
+ * finished, else 0.
+ */
+int table_clock_check(struct table *t);
+
+/* A seat's player came back: fresh grace; an adjourned game with both players back resumes. */
+void table_seat_back(struct table *t, int seat);
+
+/* Add a chat line (stolen) to the players' (kibitz 0) or spectators' (1) ring. */
+void table_chat_keep(struct table *t, int kibitz, json_t *line);
 
 #endif

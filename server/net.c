@@ -65,6 +65,7 @@ struct net {
 	uv_tcp_t listener;
 	int listening;
 	uv_timer_t tick; /* lobby_tick every second */
+	uv_timer_t wake; /* lobby_wake at the game layer's next deadline (ops->timer) */
 	struct lobby *lobby;
 	struct net_client *clients; /* every client not yet freed */
 	unsigned nclients;          /* counted clients */
@@ -266,6 +267,30 @@ lobby_close_cb(void *arg, struct lobby_peer *peer)
 	client_doom(container_of(peer, struct net_client, peer), DOOM_FLUSH);
 }
 
+/* The game layer's deadline came (a flag fell, a grace period ran out). */
+static void
+net_wake_cb(uv_timer_t *t)
+{
+	struct net *n = t->data;
+
+	lobby_wake(n->lobby);
+	client_reap_all(n);
+}
+
+/* lobby_ops.timer: the game layer computes when; the network layer owns the timer. */
+static void
+lobby_timer_cb(void *arg, uint64_t delay_ms)
+{
+	struct net *n = arg;
+
+	if (n->stopping || uv_is_closing((uv_handle_t *)&n->wake))
+		return;
+	if (delay_ms == UINT64_MAX)
+		uv_timer_stop(&n->wake);
+	else
+		uv_timer_start(&n->wake, net_wake_cb, delay_ms, 0);
+}
+
 /* lobby_ops.now: the loop's monotonic clock in milliseconds. */
 static uint64_t
 lobby_now_cb(void *arg)
@@ -456,6 +481,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	        .close = lobby_close_cb,
 	        .now = lobby_now_cb,
 	        .event = NULL,
+	        .timer = lobby_timer_cb,
 	        .arg = n,
 	};
 
@@ -470,6 +496,8 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	uv_timer_init(loop, &n->tick);
 	n->tick.data = n;
 	uv_timer_start(&n->tick, net_tick_cb, 1000, 1000);
+	uv_timer_init(loop, &n->wake);
+	n->wake.data = n;
 	return n;
 }
 
@@ -513,6 +541,8 @@ net_shutdown(struct net *n)
 		uv_close((uv_handle_t *)&n->listener, net_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&n->tick))
 		uv_close((uv_handle_t *)&n->tick, net_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&n->wake))
+		uv_close((uv_handle_t *)&n->wake, net_handle_close_cb);
 	bye = wire_encode_steal(msg_bye_new("shutdown", "server shutting down"));
 	for (struct net_client *c = n->clients; c != NULL; c = c->next) {
 		client_send(c, bye);

@@ -7,6 +7,21 @@
  * table_emit(): the seq is the log's length plus one, the event is encoded once, and the same
  * wire goes to the log, to the store hook and to every receiver. Reconnection replays the log, so
  * a resumed client gets the very bytes the others got. Part of the game layer: no libuv here.
+ *
+ * Clocks. The server owns them and they live on the game layer's monotonic time (lobby_time()).
+ * Only the side to move spends time, so a table keeps the two remaining times as of one instant,
+ * settled_at, and charges the time since then to the side to move whenever it is asked
+ * (table_clock_settle()); nothing ticks. After a move the mover gets its increment (Fischer) and
+ * the other clock starts. A flag falls when the side to move has nothing left: table_deadline()
+ * says when that will be, the lobby asks the network layer for a wake-up then, and
+ * table_clock_check() ends the game on time. A move that arrives after the flag fell is too late
+ * even if the wake-up has not fired yet. The grace of a disconnected player is spent the same
+ * way, and only on its own turns: while the connected player thinks, nobody's grace runs.
+ *
+ * Every event that changes the clocks carries them ("started", "moved", "game_over"), so the
+ * event log alone rebuilds a game's clocks: the remaining times after the last such event, and
+ * the side to move (whose clock restarts at the rebuild: time does not run while the server is
+ * down).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -17,7 +32,7 @@
 
 struct table *
 table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *variant,
-             uint64_t seed)
+             uint64_t seed, uint64_t base_ms, uint64_t inc_ms)
 {
 	struct table *t = xcalloc(1, sizeof *t);
 	struct game_error err;
@@ -28,6 +43,21 @@ table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *
 	snprintf(t->variant, sizeof t->variant, "%s", variant);
 	t->seed = seed;
 	t->winner = -1;
+	t->draw_offer = -1;
+	t->rematch_offer = -1;
+	t->timed = base_ms > 0;
+	t->base_ms = base_ms;
+	t->inc_ms = inc_ms;
+	if (t->timed)
+		snprintf(t->control, sizeof t->control, "%llu+%llu",
+		         (unsigned long long)(base_ms / 60000),
+		         (unsigned long long)(inc_ms / 1000));
+	else
+		snprintf(t->control, sizeof t->control, "none");
+	for (int i = 0; i < 2; i++) {
+		t->remaining[i] = (int64_t)base_ms;
+		t->grace_left[i] = (int64_t)lobby_config(lb)->grace_ms;
+	}
 	/* the variant was checked by msg_decode(); a failure here is our bug */
 	if (game_start(&t->start, kind, variant, seed, &err) < 0)
 		abort();
@@ -43,6 +73,10 @@ table_free(struct table *t)
 	for (size_t i = 0; i < t->nlog; i++)
 		wire_unref(t->log[i]);
 	free(t->log);
+	for (int i = 0; i < CHAT_KEEP; i++) {
+		json_decref(t->chat[i]);
+		json_decref(t->kibitz[i]);
+	}
 	free(t->moves);
 	free(t->watchers);
 	free(t);
@@ -104,6 +138,36 @@ table_broadcast(struct table *t, struct wire *w, const struct session *skip)
 			table_send(t, t->watchers[i], w);
 }
 
+/* Time spent by the side to move since the last settlement, or 0 when nothing runs. */
+static int64_t
+unsettled(const struct table *t, int seat)
+{
+	uint64_t now = lobby_time(t->lobby);
+
+	if (t->status != TABLE_LIVE || game_side(&t->game) != seat || now <= t->settled_at)
+		return 0;
+	return (int64_t)(now - t->settled_at);
+}
+
+/* A seat's clock as of now. */
+static int64_t
+remaining_now(const struct table *t, int seat)
+{
+	int64_t r = t->remaining[seat] - unsettled(t, seat);
+
+	return r > 0 ? r : 0;
+}
+
+int64_t
+table_grace_now(const struct table *t, int seat)
+{
+	int64_t g = t->grace_left[seat];
+
+	if (!table_connected(t, seat) && !t->grace_over[seat])
+		g -= unsettled(t, seat);
+	return g > 0 ? g : 0;
+}
+
 /* The player object of a seat, or null. */
 static json_t *
 seat_player_new(const struct table *t, int seat, int with_connected)
@@ -113,8 +177,14 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 	if (!t->seat_taken[seat])
 		return json_null();
 	p = msg_player_new(t->seat_id[seat], t->seat_name[seat]);
-	if (with_connected)
-		json_object_set_new(p, "connected", json_boolean(table_connected(t, seat)));
+	if (!with_connected)
+		return p;
+	json_object_set_new(p, "connected", json_boolean(table_connected(t, seat)));
+	if (!table_connected(t, seat) &&
+	    (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)) {
+		json_object_set_new(p, "grace_ms", json_integer(table_grace_now(t, seat)));
+		json_object_set_new(p, "grace_over", json_boolean(t->grace_over[seat]));
+	}
 	return p;
 }
 
@@ -172,7 +242,16 @@ result_new(const struct table *t)
 static const char *
 status_name(enum table_status s)
 {
-	return s == TABLE_OPEN ? "open" : s == TABLE_LIVE ? "live" : "finished";
+	switch (s) {
+	case TABLE_OPEN:
+		return "open";
+	case TABLE_LIVE:
+		return "live";
+	case TABLE_ADJOURNED:
+		return "adjourned";
+	default:
+		return "finished";
+	}
 }
 
 /* The position text of g. */
@@ -193,6 +272,58 @@ to_move_new(const struct table *t)
 	if (t->status != TABLE_LIVE)
 		return json_null();
 	return json_string(game_side_name(t->kind, game_side(&t->game)));
+}
+
+/* A seat's name, or null for -1. */
+static json_t *
+seat_or_null(const struct table *t, int seat)
+{
+	return seat >= 0 ? json_string(game_side_name(t->kind, seat)) : json_null();
+}
+
+/* The state's "clock": null, or the control, both clocks now and which one runs. */
+static json_t *
+clock_state_new(const struct table *t)
+{
+	json_t *o;
+
+	if (!t->timed)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "control", json_string(t->control));
+	json_object_set_new(o, "base_ms", json_integer((json_int_t)t->base_ms));
+	json_object_set_new(o, "increment_ms", json_integer((json_int_t)t->inc_ms));
+	json_object_set_new(o, "remaining",
+	                    json_pack("{s:I,s:I}", game_side_name(t->kind, 0),
+	                              (json_int_t)remaining_now(t, 0), game_side_name(t->kind, 1),
+	                              (json_int_t)remaining_now(t, 1)));
+	json_object_set_new(o, "running",
+	                    t->status == TABLE_LIVE ? seat_or_null(t, game_side(&t->game))
+	                                            : json_null());
+	return o;
+}
+
+/* The lines of a chat ring, oldest first. Returns a new reference. */
+static json_t *
+chat_ring_new(json_t *const *ring, unsigned n)
+{
+	json_t *a = json_array();
+	unsigned first = n > CHAT_KEEP ? n - CHAT_KEEP : 0;
+
+	for (unsigned i = first; i < n; i++)
+		json_array_append(a, ring[i % CHAT_KEEP]);
+	return a;
+}
+
+void
+table_chat_keep(struct table *t, int kibitz, json_t *line)
+{
+	json_t **ring = kibitz ? t->kibitz : t->chat;
+	unsigned *n = kibitz ? &t->nkibitz : &t->nchat;
+
+	json_decref(ring[*n % CHAT_KEEP]);
+	ring[*n % CHAT_KEEP] = line;
+	(*n)++;
 }
 
 json_t *
@@ -242,6 +373,12 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	}
 	json_object_set_new(o, "result", result_new(t));
 	json_object_set_new(o, "spectators", table_spectators_new(t));
+	json_object_set_new(o, "clock", clock_state_new(t));
+	json_object_set_new(o, "draw_offer", seat_or_null(t, t->draw_offer));
+	json_object_set_new(o, "rematch_offer", seat_or_null(t, t->rematch_offer));
+	json_object_set_new(o, "chat", chat_ring_new(t->chat, t->nchat));
+	if (!seated)
+		json_object_set_new(o, "kibitz", chat_ring_new(t->kibitz, t->nkibitz));
 	if (id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(id));
 	return o;
@@ -260,6 +397,7 @@ table_summary_new(const struct table *t)
 	json_object_set_new(o, "spectators", json_integer((json_int_t)t->nwatchers));
 	json_object_set_new(o, "ply", json_integer((json_int_t)t->nmoves));
 	json_object_set_new(o, "result", result_new(t));
+	json_object_set_new(o, "clock", t->timed ? json_string(t->control) : json_null());
 	return o;
 }
 
@@ -364,8 +502,10 @@ table_finish(struct table *t, const char *result, int winner, const char *reason
 	struct game_outcome o;
 	json_t *ev;
 
+	table_clock_settle(t);
 	game_outcome(&t->game, &o);
 	t->status = TABLE_FINISHED;
+	t->draw_offer = -1;
 	t->result = result;
 	t->winner = winner;
 	t->reason = reason;
@@ -380,6 +520,8 @@ table_finish(struct table *t, const char *result, int winner, const char *reason
 	json_object_set_new(ev, "ply", json_integer((json_int_t)t->nmoves));
 	if (t->kind == GAME_HOKITO)
 		json_object_set_new(ev, "scores", scores_new(t, t->score));
+	if (t->timed)
+		json_object_set_new(ev, "clocks", table_clocks_new(t));
 	return table_emit(t, ev, NULL);
 }
 
@@ -389,12 +531,17 @@ table_start(struct table *t, const struct session *skip)
 	json_t *ev = table_event_new(t, MSG_STARTED);
 
 	t->status = TABLE_LIVE;
+	t->settled_at = lobby_time(t->lobby); /* the first player's clock starts now */
 	json_object_set_new(ev, "kind", json_string(game_kind_name(t->kind)));
 	json_object_set_new(ev, "variant", json_string(t->variant));
 	json_object_set_new(ev, "players", players_new(t, 0));
 	json_object_set_new(ev, "position", position_new(&t->game));
 	json_object_set_new(ev, "to_move",
 	                    json_string(game_side_name(t->kind, game_side(&t->game))));
+	if (t->timed) {
+		json_object_set_new(ev, "clock", json_string(t->control));
+		json_object_set_new(ev, "clocks", table_clocks_new(t));
+	}
 	table_emit(t, ev, skip);
 	/* a start position can already be over (HOKITO: a side without a move) */
 	if (game_over(&t->game))
@@ -416,6 +563,12 @@ table_play(struct table *t, struct game_move m)
 
 	if (game_move_format(t->kind, m, text, sizeof text) < 0)
 		abort();
+	table_clock_settle(t);
+	if (t->timed)
+		t->remaining[side] += (int64_t)t->inc_ms;
+	/* an offer lapses when the player it was made to moves; one's own offer stands */
+	if (t->draw_offer != side)
+		t->draw_offer = -1;
 	game_apply(&t->game, m);
 	if (t->nmoves == t->moves_cap) {
 		t->moves_cap = t->moves_cap ? t->moves_cap * 2 : 64;
@@ -433,6 +586,8 @@ table_play(struct table *t, struct game_move m)
 	                            : json_string(game_side_name(t->kind, game_side(&t->game))));
 	if (t->kind == GAME_HOKITO)
 		json_object_set_new(ev, "scores", current_scores_new(t));
+	if (t->timed)
+		json_object_set_new(ev, "clocks", table_clocks_new(t));
 	seq = table_emit(t, ev, NULL);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
@@ -448,4 +603,102 @@ table_finish_by_rules(struct table *t)
 	game_outcome(&t->game, &o);
 	assert(o.end != GAME_END_NONE && (int)o.end < 4);
 	return table_finish(t, o.winner >= 0 ? "win" : "draw", o.winner, reasons[o.end]);
+}
+
+void
+table_clock_settle(struct table *t)
+{
+	uint64_t now = lobby_time(t->lobby);
+	int64_t spent = now > t->settled_at ? (int64_t)(now - t->settled_at) : 0;
+	int side = game_side(&t->game);
+
+	t->settled_at = now;
+	if (t->status != TABLE_LIVE)
+		return;
+	if (t->timed)
+		t->remaining[side] = t->remaining[side] > spent ? t->remaining[side] - spent : 0;
+	if (!table_connected(t, side) && !t->grace_over[side])
+		t->grace_left[side] = t->grace_left[side] > spent ? t->grace_left[side] - spent : 0;
+}
+
+json_t *
+table_clocks_new(const struct table *t)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(o, game_side_name(t->kind, i), json_integer(t->remaining[i]));
+	return o;
+}
+
+uint64_t
+table_deadline(const struct table *t)
+{
+	uint64_t d = UINT64_MAX;
+	int side;
+
+	if (t->status != TABLE_LIVE)
+		return d;
+	side = game_side(&t->game);
+	if (t->timed)
+		d = t->settled_at + (uint64_t)t->remaining[side];
+	if (!table_connected(t, side) && !t->grace_over[side] &&
+	    t->settled_at + (uint64_t)t->grace_left[side] < d)
+		d = t->settled_at + (uint64_t)t->grace_left[side];
+	return d;
+}
+
+int
+table_clock_check(struct table *t)
+{
+	int side;
+	json_t *ev;
+
+	if (t->status != TABLE_LIVE)
+		return 0;
+	table_clock_settle(t);
+	side = game_side(&t->game);
+	if (t->timed && t->remaining[side] == 0) {
+		/* HOKITO and OXONO alike: running out of time loses, whatever the board says */
+		table_finish(t, "win", 1 - side, "time");
+		return 1;
+	}
+	if (table_connected(t, side) || t->grace_over[side] || t->grace_left[side] > 0)
+		return 0;
+	t->grace_over[side] = 1;
+	if (t->timed) {
+		/* the opponent may claim the win or a draw from now on */
+		ev = table_event_new(t, MSG_GRACE_OVER);
+		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, side)));
+		json_object_set_new(ev, "clocks", table_clocks_new(t));
+	} else {
+		/* without a clock nobody can lose on time: the game waits for both players */
+		t->status = TABLE_ADJOURNED;
+		t->draw_offer = -1;
+		ev = table_event_new(t, MSG_ADJOURNED);
+		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, side)));
+	}
+	table_emit(t, ev, NULL);
+	return 0;
+}
+
+void
+table_seat_back(struct table *t, int seat)
+{
+	json_t *ev;
+
+	t->grace_left[seat] = (int64_t)lobby_config(t->lobby)->grace_ms;
+	t->grace_over[seat] = 0;
+	if (t->status != TABLE_ADJOURNED || !table_connected(t, 0) || !table_connected(t, 1))
+		return;
+	t->status = TABLE_LIVE;
+	t->settled_at = lobby_time(t->lobby);
+	for (int i = 0; i < 2; i++) {
+		t->grace_left[i] = (int64_t)lobby_config(t->lobby)->grace_ms;
+		t->grace_over[i] = 0;
+	}
+	ev = table_event_new(t, MSG_RESUMED);
+	json_object_set_new(ev, "to_move",
+	                    json_string(game_side_name(t->kind, game_side(&t->game))));
+	table_emit(t, ev, NULL);
 }

@@ -17,6 +17,10 @@ import traceback
 
 HOKITOD = os.environ.get("HOKITOD", "build/server/hokitod")
 TIMEOUT = 10.0
+# Game events (PROTOCOL.md 6): each carries the game's seq.
+EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_declined",
+               "chat", "grace_over", "adjourned", "resumed", "rematch_offered",
+               "rematch_declined", "rematch_started")
 
 
 class Server:
@@ -140,7 +144,7 @@ class Client:
         return m
 
     def _record(self, m, line):
-        if m.get("type") in ("seated", "started", "moved", "game_over"):
+        if m.get("type") in EVENT_TYPES:
             seen = self.events.setdefault(m["game"], {})
             assert m["seq"] not in seen, "seq %d seen twice" % m["seq"]
             seen[m["seq"]] = line
@@ -192,6 +196,24 @@ class Client:
             if m.get("id") == obj["id"]:
                 return m, others
             others.append(m)
+
+    def ask(self, obj, timeout=TIMEOUT):
+        """Like request(), but the messages that come before the reply stay for recv() and
+        wait_for(); returns the reply."""
+        obj = dict(obj)
+        obj["id"] = self.next_id
+        self.next_id += 1
+        self.send(obj)
+        kept = []
+        deadline = time.time() + timeout
+        try:
+            while True:
+                m = self.recv(max(0.01, deadline - time.time()))
+                if m.get("id") == obj["id"]:
+                    return m
+                kept.append(m)
+        finally:
+            self.backlog[0:0] = kept
 
     def hello(self, name):
         r, _ = self.request({"type": "hello", "protocol": 1, "name": name})

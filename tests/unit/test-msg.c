@@ -314,13 +314,18 @@ TEST(msg_type_names)
 	for (int t = MSG_NONE + 1; t < MSG_TYPE_COUNT; t++) {
 		ASSERT(msg_type_name((enum msg_type)t) != NULL);
 		ASSERT_EQ(msg_type_parse(msg_type_name((enum msg_type)t)), t);
-		ASSERT_EQ(msg_type_is_request((enum msg_type)t), t >= MSG_HELLO && t <= MSG_PING);
+		ASSERT_EQ(msg_type_is_request((enum msg_type)t),
+		          t >= MSG_HELLO && t <= MSG_TEST_CLOCK);
 	}
 	ASSERT(msg_type_name(MSG_NONE) == NULL);
 	ASSERT(msg_type_name(MSG_TYPE_COUNT) == NULL);
 	ASSERT_EQ(msg_type_parse("nope"), MSG_NONE);
 	ASSERT(msg_type_is_event(MSG_MOVED));
 	ASSERT(!msg_type_is_event(MSG_YOUR_TURN));
+	ASSERT(msg_type_is_event(MSG_CHAT));
+	ASSERT(msg_type_is_event(MSG_REMATCH_STARTED));
+	ASSERT(!msg_type_is_event(MSG_KIBITZ));
+	ASSERT(!msg_type_is_event(MSG_SAY));
 }
 
 TEST(protocol_error_names)

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Record the example session of PROTOCOL.md section 11.6 from the real hokitod.
+
+Not a test: run it by hand after a protocol change and paste its output into PROTOCOL.md.
+  HOKITOD=build/server/hokitod python3 tests/integration/example-match.py
+The server runs with --test-clock so the clock values are exact; the time the example lets pass is
+shown as comments (and sent as test_clock by a fourth connection, not shown).
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import Server  # noqa: E402
+
+
+class Rec:
+    def __init__(self, srv, name):
+        self.c = srv.connect()
+        self.name = name
+
+    def send(self, obj):
+        line = json.dumps(obj, separators=(",", ":"))
+        print("C> %s   (%s)" % (line, self.name))
+        self.c.send(obj)
+
+    def recv(self, n=1):
+        for _ in range(n):
+            line = self.c.recv_line().decode()
+            m = json.loads(line)
+            if m["type"] == "your_turn":
+                mv = m["moves"]
+                m["moves"] = mv[:4]
+                line = json.dumps(m, separators=(",", ":")).replace(
+                    json.dumps(mv[:4], separators=(",", ":"))[:-1] + "]",
+                    json.dumps(mv[:4], separators=(",", ":"))[:-1] + ",...]")
+            print("S> %s   (to %s)" % (line, self.name))
+
+
+def main():
+    srv = Server("--test-clock")
+    k = srv.connect("clock")
+
+    def wait(ms, what):
+        print("# %s" % what)
+        k.request({"type": "test_clock", "advance_ms": ms})
+
+    a, b = Rec(srv, "alice"), Rec(srv, "bob")
+    try:
+        print("# Alice creates a HOKITO game with 5 minutes each and 3 seconds a move; Bob joins.")
+        a.send({"type": "hello", "protocol": 1, "name": "alice"})
+        a.recv()
+        a.send({"type": "create", "kind": "hokito", "seat": "black", "seed": 5, "clock": "5+3",
+                "id": 1})
+        a.recv()
+        b.send({"type": "hello", "protocol": 1, "name": "bob"})
+        b.recv()
+        b.send({"type": "join", "game": "g1", "id": 1})
+        b.recv()
+        a.recv(3)
+        wait(12000, "(12 seconds pass.) Alice plays; her clock loses 12 s and gains 3 s.")
+        a.send({"type": "move", "move": "a1-b1", "id": 2})
+        a.recv(2)
+        b.recv(2)
+        print("# Bob chats and offers a draw; Alice declines.")
+        b.send({"type": "say", "text": "hi! draw?", "id": 2})
+        b.recv(2)
+        a.recv()
+        b.send({"type": "draw_offer", "id": 3})
+        b.recv(2)
+        a.recv()
+        a.send({"type": "draw_decline", "id": 3})
+        a.recv(2)
+        b.recv()
+        wait(302000, "(Bob thinks for 5 minutes and 2 seconds: his flag falls.)")
+        a.recv()
+        b.recv()
+        print("# Alice offers a rematch, Bob accepts: a new game, colours swapped.")
+        a.send({"type": "rematch", "id": 4})
+        a.recv(2)
+        b.recv()
+        b.send({"type": "rematch", "id": 4})
+        b.recv()
+        a.recv(2)
+        b.recv(2)
+    finally:
+        srv.stop()
+
+
+main()
