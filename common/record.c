@@ -47,6 +47,13 @@ struct rp {
 	int seen[H_COUNT];
 };
 
+static int record_fail_at(struct record_error *err, const char *s, size_t pos, int code,
+                          const char *fmt, va_list ap)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 5, 0)))
+#endif
+        ;
+
 /* Fill err with a code and a sentence, and the line and column of offset pos (or none). */
 static int
 record_fail_at(struct record_error *err, const char *s, size_t pos, int code, const char *fmt,
