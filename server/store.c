@@ -72,6 +72,11 @@ static const char *const migrations[] = {
         "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
+        /* 3: the time control of a game (issue 6), so that an open game keeps its clock */
+        "ALTER TABLE games ADD COLUMN clock_base_ms INTEGER NOT NULL DEFAULT 0"
+        "  CHECK (clock_base_ms >= 0);"
+        "ALTER TABLE games ADD COLUMN clock_inc_ms INTEGER NOT NULL DEFAULT 0"
+        "  CHECK (clock_inc_ms >= 0);",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -81,7 +86,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COUNT(*) FROM events WHERE game_id = id), "                                       \
-	"(SELECT COUNT(move) FROM events WHERE game_id = id)"
+	"(SELECT COUNT(move) FROM events WHERE game_id = id), clock_base_ms, clock_inc_ms"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -108,8 +113,9 @@ static const char *const statements[S_COUNT] = {
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
-                       "created_ms) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM games), "
-                       "?2, ?3, ?4, ?5, ?6, 'open', ?7)",
+                       "created_ms, clock_base_ms, clock_inc_ms) VALUES (?1, "
+                       "(SELECT COALESCE(MAX(serial), 0) + 1 FROM games), "
+                       "?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
@@ -526,8 +532,8 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	int rc;
 
 	if (!fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
-	    (g->kind != GAME_HOKITO && g->kind != GAME_OXONO) ||
-	    game_variant_check(g->kind, g->variant, NULL) < 0)
+	    (g->kind != GAME_HOKITO && g->kind != GAME_OXONO) || g->clock_base_ms < 0 ||
+	    g->clock_inc_ms < 0 || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_EINVAL, "game '%.15s': bad id, code, kind or variant",
 		                  g->id);
 	if ((rc = store_tx(st, err)) < 0)
@@ -540,6 +546,8 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	sqlite3_bind_int(s, 5, g->is_private != 0);
 	bind_text(s, 6, g->code);
 	sqlite3_bind_int64(s, 7, g->created_ms);
+	sqlite3_bind_int64(s, 8, g->clock_base_ms);
+	sqlite3_bind_int64(s, 9, g->clock_inc_ms);
 	return store_write(st, s, "adding a game", err);
 }
 
@@ -824,6 +832,8 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->score[1] = sqlite3_column_int(s, 18);
 	g->nevents = sqlite3_column_int64(s, 19);
 	g->ply = sqlite3_column_int(s, 20);
+	g->clock_base_ms = sqlite3_column_int64(s, 21);
+	g->clock_inc_ms = sqlite3_column_int64(s, 22);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
 		                  st->path, g->id);
@@ -968,7 +978,9 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 		return store_fail(err, STORE_ECORRUPT, "game '%s': unknown result '%s'", g->id,
 		                  g->result);
 	if (record_result_check(position, store_record_result(g),
-	                        strcmp(g->result, "aborted") == 0 ? "abandoned" : g->reason,
+	                        strcmp(g->result, "aborted") == 0 && strcmp(g->reason, "abort") != 0
+	                                ? "abandoned"
+	                                : g->reason,
 	                        &rerr) < 0)
 		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
 		                  g->id, rerr.text);
@@ -1091,7 +1103,8 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
               struct store_error *err)
 {
 	static const char sql[] = "SELECT " GAME_COLUMNS " FROM games WHERE status = 'finished' "
-	                          "ORDER BY ended_ms DESC, serial DESC LIMIT ?1 OFFSET ?2";
+	                          "AND private = 0 ORDER BY ended_ms DESC, serial DESC "
+	                          "LIMIT ?1 OFFSET ?2";
 	struct store_game *games;
 	size_t n;
 	int rc;
@@ -1099,8 +1112,9 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
 	if (limit > INT32_MAX || offset > INT32_MAX)
 		return store_fail(err, STORE_EINVAL, "history: offset or limit too large");
 	if (total != NULL &&
-	    (rc = store_int(st, "SELECT COUNT(*) FROM games WHERE status = 'finished'", total,
-	                    err)) < 0)
+	    (rc = store_int(st,
+	                    "SELECT COUNT(*) FROM games WHERE status = 'finished' AND private = 0",
+	                    total, err)) < 0)
 		return rc;
 	if (limit == 0)
 		return 0;
@@ -1129,7 +1143,7 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 		return rc;
 	r = xcalloc(1, sizeof *r);
 	r->kind = g.kind;
-	snprintf(r->variant, sizeof r->variant, "%s", g.variant);
+	snprintf(r->variant, sizeof r->variant, "%.*s", RECORD_WORD_MAX - 1, g.variant);
 	r->seed = g.seed;
 	for (int i = 0; i < 2; i++)
 		snprintf(r->player[i], sizeof r->player[i], "%s", g.seat_name[i]);
@@ -1139,8 +1153,10 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 		r->date[0] = '\0';
 	r->result = strcmp(g.status, "finished") == 0 ? store_record_result(&g) : RECORD_UNFINISHED;
 	if (strcmp(g.status, "finished") == 0)
-		snprintf(r->reason, sizeof r->reason, "%s",
-		         strcmp(g.result, "aborted") == 0 ? "abandoned" : g.reason);
+		snprintf(r->reason, sizeof r->reason, "%.*s", RECORD_WORD_MAX - 1,
+		         strcmp(g.result, "aborted") == 0 && strcmp(g.reason, "abort") != 0
+		                 ? "abandoned"
+		                 : g.reason);
 	game_start(&r->final, g.kind, g.variant, g.seed, NULL);
 	rc = 0;
 	for (size_t i = 0; i < nev && rc == 0; i++) {

@@ -25,13 +25,13 @@
 
 #include "game.h"
 
-#define STORE_SCHEMA_VERSION 2 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 3 /* the schema this program writes; older files are migrated */
 
 #define STORE_ID_MAX    16  /* "g12", "p7", with the NUL */
 #define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */
 #define STORE_CODE_MAX  17  /* an invite code */
 #define STORE_TOKEN_MAX 65  /* a session token */
-#define STORE_WORD_MAX  16  /* variant, status, result, reason, event type */
+#define STORE_WORD_MAX  24  /* variant, status, result, reason, event type ("rematch_declined") */
 
 /* Error codes: every function returns 0 (or a count) or one of these. */
 enum store_errno {
@@ -80,6 +80,8 @@ struct store_game {
 	int score[2];                      /* HOKITO scores at the end */
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
+	int64_t clock_base_ms;             /* time control: each clock's start, 0 for none */
+	int64_t clock_inc_ms;              /* time control: increment per move */
 };
 
 /* One game event as stored. The strings are borrowed (see each function). */
@@ -128,7 +130,10 @@ int store_schema_version(const struct store *st);
  * return 0, STORE_EINVAL for an argument out of range, or STORE_EIO.
  */
 
-/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
+/*
+ * A new game (status "open"). g is borrowed; its end, seats and counts are ignored; its time
+ * control is kept.
+ */
 int store_game_add(struct store *st, const struct store_game *g, struct store_error *err);
 
 /* A player took seat 0 or 1 of a game. */
@@ -214,8 +219,9 @@ int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct stor
                         void *ctx, struct store_error *err);
 
 /*
- * Finished games, most recent first (by end time, then creation), skipping offset and giving at
- * most limit into out (room for limit). *total (may be NULL) gets the number of finished games.
+ * Finished public games, most recent first (by end time, then creation), skipping offset and
+ * giving at most limit into out (room for limit). *total (may be NULL) gets the number of finished
+ * public games (private games are never listed: they are reached only by their invite code).
  * Returns the number written to out, or a negative error.
  */
 int store_history(struct store *st, size_t offset, size_t limit, struct store_game *out,

@@ -513,7 +513,7 @@ TEST(store_migration)
 	fresh("schema1");
 	ASSERT_EQ(raw_sql(path, schema1), 0);
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
-	ASSERT_EQ(store_schema_version(st), 2);
+	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
 	ASSERT_EQ(store_meta_get(st, "games", &v, &err), 0); /* filled by migration 2 */
 	ASSERT_EQ(v, 2);
 	ASSERT_EQ(store_load(st, 5, load_cb, &l, &err), 2);
@@ -525,7 +525,7 @@ TEST(store_migration)
 	store_close(st);
 	/* and it stays at version 2 */
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
-	ASSERT_EQ(store_schema_version(st), 2);
+	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
 	store_close(st);
 }
 
