@@ -4,7 +4,7 @@
  * One event can mean several writes, decided by its type: the first event of a game (seq 1, a
  * "seated") adds the game; "seated" records the seat and the seated player's session (its token,
  * so that it can resume after a restart); "started" makes the game live; "game_over" records the
- * end and forgets the sessions (a finished game needs none: its players start anew); and every
+ * end; and every
  * event is stored with its line exactly as it is sent, for the byte-exact replay of reconnection.
  * Nothing here decides anything: the game layer did, this only writes it down. It owns its
  * timings; the store and the lobby are borrowed.
@@ -133,17 +133,16 @@ durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64
 	return store_session_set(d->store, &ss, err);
 }
 
-/* The game is over: its end, and its players' sessions are no longer needed for a restart. */
+/*
+ * The game is over: its end. The players' sessions stay: a player that missed the game_over in
+ * a crash resumes at the finished game and gets it; the row is replaced when the player sits down
+ * elsewhere, and dropped at a restart once the game is no longer held (lobby_restore()).
+ */
 static int
 durable_over(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
 {
-	int rc = store_game_finish(d->store, t->id, now, t->result, t->winner, t->reason,
-	                           t->kind == GAME_HOKITO ? t->score : NULL, err);
-
-	for (int i = 0; i < 2 && rc == 0; i++)
-		if (t->seat[i] != NULL)
-			rc = store_session_remove(d->store, t->seat[i]->token, err);
-	return rc;
+	return store_game_finish(d->store, t->id, now, t->result, t->winner, t->reason,
+	                         t->kind == GAME_HOKITO ? t->score : NULL, err);
 }
 
 void

@@ -1380,10 +1380,10 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	for (size_t i = 0; i < lb->ntables && t == NULL; i++)
 		if (strcmp(lb->tables[i]->id, ss->game_id) == 0)
 			t = lb->tables[i];
-	if (t == NULL || t->status == TABLE_FINISHED || !token_valid(ss->token) ||
+	if (t == NULL || !token_valid(ss->token) ||
 	    strcmp(t->seat_id[ss->seat], ss->player_id) != 0 || t->seat[ss->seat] != NULL ||
 	    session_find_token(lb, ss->token) != NULL) {
-		/* its game is over (or the row is not ours): forget it */
+		/* its game is no longer held (or the row is not ours): forget it */
 		if (rc->nstale == rc->stale_cap) {
 			rc->stale_cap = rc->stale_cap ? rc->stale_cap * 2 : 16;
 			rc->stale = xrealloc(rc->stale, rc->stale_cap * sizeof *rc->stale);

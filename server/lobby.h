@@ -110,10 +110,11 @@ struct session *lobby_session_by_id(struct lobby *lb, const char *id);
  * Rebuild the lobby from cfg.store, once, before any peer arrives: every unfinished game and the
  * keep_finished most recently finished ones (replayed through the rules by the store, then their
  * stored event lines checked and turned back into tables: log, moves, seats, status, clocks,
- * offers, chat), the sessions of the seated players (disconnected, so that they resume with their
- * token and last seq), and the id counters. Clocks restart from the values carried by the last
+ * offers, chat), the sessions of their seated players (disconnected, so that they resume with
+ * their token and last seq; those of a finished game linger as after a disconnection), and the id
+ * counters. Clocks restart from the values carried by the last
  * stored event that has them: time does not run while the server is down, and every player gets
- * a whole grace period. Stale session rows (their game finished) are removed. Returns the number
+ * a whole grace period. Session rows of games no longer held are removed. Returns the number
  * of games rebuilt, or a negative store error with err saying what and where (a damaged store:
  * the caller must not start).
  */
