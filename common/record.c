@@ -35,7 +35,8 @@ static const char *const header_fixed[H_COUNT] = {
         "Game", "Variant", "Seed", "Position", NULL, NULL, "Date", "Result", "Reason", "Score",
 };
 static const char *const side_header[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
-static const char *const reasons[] = {"blocked", "line", "full", "resign", "abandoned"};
+static const char *const reasons[] = {"blocked",   "line",       "full",  "resign",   "time",
+                                      "agreement", "disconnect", "abort", "abandoned"};
 
 /* The parser's cursor over the caller's text. */
 struct rp {
@@ -141,10 +142,11 @@ reason_of(enum game_end end)
 }
 
 /*
- * A record's result must be the one its final position has, or one that the rules cannot see: a
- * resignation (a win, while the position goes on), an unfinished game, or a game abandoned before
- * it began (unfinished, reason "abandoned"). There is no draw by agreement in either game, so a
- * draw is only ever the position's own.
+ * A record's result must be the one its final position has, or one that the rules cannot see
+ * because the game stopped while the position went on: a side wins by resignation, on time or by
+ * the opponent's disconnection; a draw by agreement or claimed after a disconnection; an
+ * unfinished game, aborted in its first moves ("abort") or abandoned before it began
+ * ("abandoned").
  */
 int
 record_result_check(const struct game *final, enum record_result result, const char *reason,
@@ -168,21 +170,28 @@ record_result_check(const struct game *final, enum record_result result, const c
 		return 0;
 	}
 	if (result == RECORD_UNFINISHED) {
-		if (reason[0] != '\0' && strcmp(reason, "abandoned") != 0)
-			return record_fail(
-			        err, RECORD_EMISMATCH,
-			        "an unfinished game ('*') has no reason but 'abandoned', "
-			        "not '%s'",
-			        reason);
+		if (reason[0] != '\0' && strcmp(reason, "abandoned") != 0 &&
+		    strcmp(reason, "abort") != 0)
+			return record_fail(err, RECORD_EMISMATCH,
+			                   "an unfinished game ('*') has no reason but 'abort' or "
+			                   "'abandoned', not '%s'",
+			                   reason);
 		return 0;
 	}
-	if (result == RECORD_DRAW)
-		return record_fail(err, RECORD_EMISMATCH,
-		                   "the result is a draw but the moves do not end the game");
-	if (strcmp(reason, "resign") != 0)
+	if (result == RECORD_DRAW) {
+		if (strcmp(reason, "agreement") != 0 && strcmp(reason, "disconnect") != 0)
+			return record_fail(
+			        err, RECORD_EMISMATCH,
+			        "the result is a draw by '%s' but the moves do not end the "
+			        "game (only 'agreement' or 'disconnect' can end it here)",
+			        reason[0] ? reason : "(no reason)");
+		return 0;
+	}
+	if (strcmp(reason, "resign") != 0 && strcmp(reason, "time") != 0 &&
+	    strcmp(reason, "disconnect") != 0)
 		return record_fail(err, RECORD_EMISMATCH,
 		                   "'%s' wins by '%s' but the moves do not end the game (only "
-		                   "'resign' can end it here)",
+		                   "'resign', 'time' or 'disconnect' can end it here)",
 		                   rname, reason[0] ? reason : "(no reason)");
 	return 0;
 }
@@ -467,10 +476,11 @@ rp_header_value(struct rp *p, struct record *r, int h, const char *value, size_t
 		return 0;
 	case H_REASON:
 		if (!reason_known(value))
-			return rp_fail(
-			        p, at, RECORD_ESYNTAX,
-			        "unknown reason '%s' (blocked, line, full, resign, abandoned)",
-			        value);
+			return rp_fail(p, at, RECORD_ESYNTAX,
+			               "unknown reason '%s' (blocked, line, full, resign, time, "
+			               "agreement, "
+			               "disconnect, abort, abandoned)",
+			               value);
 		snprintf(r->reason, sizeof r->reason, "%.15s", value);
 		return 0;
 	case H_SCORE:

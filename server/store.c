@@ -72,6 +72,31 @@ static const char *const migrations[] = {
         "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
+        /* 3: the adjourned status (issue 6) and each game's time control ("none" or "M+S") */
+        "CREATE TABLE games3 ("
+        "  id TEXT PRIMARY KEY,"
+        "  serial INTEGER NOT NULL UNIQUE,"
+        "  kind TEXT NOT NULL CHECK (kind IN ('hokito', 'oxono')),"
+        "  variant TEXT NOT NULL,"
+        "  seed INTEGER NOT NULL,"
+        "  private INTEGER NOT NULL CHECK (private IN (0, 1)),"
+        "  code TEXT NOT NULL,"
+        "  status TEXT NOT NULL CHECK (status IN ('open', 'live', 'adjourned', 'finished')),"
+        "  created_ms INTEGER NOT NULL,"
+        "  seat0_id TEXT, seat0_name TEXT, seat1_id TEXT, seat1_name TEXT,"
+        "  ended_ms INTEGER, result TEXT, winner INTEGER, reason TEXT,"
+        "  score0 INTEGER, score1 INTEGER,"
+        "  clock TEXT NOT NULL DEFAULT 'none');"
+        "INSERT INTO games3 (id, serial, kind, variant, seed, private, code, status, created_ms,"
+        "  seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0,"
+        "  score1) SELECT id, serial, kind, variant, seed, private, code, status, created_ms,"
+        "  seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0,"
+        "  score1 FROM games;"
+        "DROP TABLE games;"
+        "ALTER TABLE games3 RENAME TO games;"
+        "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished';"
+        "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -81,7 +106,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COUNT(*) FROM events WHERE game_id = id), "                                       \
-	"(SELECT COUNT(move) FROM events WHERE game_id = id)"
+	"(SELECT COUNT(move) FROM events WHERE game_id = id), clock"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -108,8 +133,8 @@ static const char *const statements[S_COUNT] = {
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
-                       "created_ms) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM games), "
-                       "?2, ?3, ?4, ?5, ?6, 'open', ?7)",
+                       "created_ms, clock) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM "
+                       "games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8)",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
@@ -526,6 +551,7 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	int rc;
 
 	if (!fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
+	    strlen(g->clock) >= STORE_WORD_MAX ||
 	    (g->kind != GAME_HOKITO && g->kind != GAME_OXONO) ||
 	    game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_EINVAL, "game '%.15s': bad id, code, kind or variant",
@@ -540,6 +566,7 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	sqlite3_bind_int(s, 5, g->is_private != 0);
 	bind_text(s, 6, g->code);
 	sqlite3_bind_int64(s, 7, g->created_ms);
+	bind_text(s, 8, g->clock[0] ? g->clock : "none");
 	return store_write(st, s, "adding a game", err);
 }
 
@@ -583,8 +610,10 @@ store_game_status_set(struct store *st, const char *game_id, const char *status,
 	int rc;
 
 	if (!fits(game_id, STORE_ID_MAX) || status == NULL ||
-	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0))
-		return store_fail(err, STORE_EINVAL, "status of game '%.15s': 'open' or 'live'",
+	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0 &&
+	     strcmp(status, "adjourned") != 0))
+		return store_fail(err, STORE_EINVAL,
+		                  "status of game '%.15s': 'open', 'live' or 'adjourned'",
 		                  game_id ? game_id : "");
 	if ((rc = store_tx(st, err)) < 0)
 		return rc;
@@ -824,6 +853,7 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->score[1] = sqlite3_column_int(s, 18);
 	g->nevents = sqlite3_column_int64(s, 19);
 	g->ply = sqlite3_column_int(s, 20);
+	bad |= column_copy(s, 21, g->clock, sizeof g->clock);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
 		                  st->path, g->id);
@@ -968,7 +998,9 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 		return store_fail(err, STORE_ECORRUPT, "game '%s': unknown result '%s'", g->id,
 		                  g->result);
 	if (record_result_check(position, store_record_result(g),
-	                        strcmp(g->result, "aborted") == 0 ? "abandoned" : g->reason,
+	                        strcmp(g->result, "aborted") == 0 && g->reason[0] == '\0'
+	                                ? "abandoned"
+	                                : g->reason,
 	                        &rerr) < 0)
 		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
 		                  g->id, rerr.text);
@@ -1140,7 +1172,8 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 	r->result = strcmp(g.status, "finished") == 0 ? store_record_result(&g) : RECORD_UNFINISHED;
 	if (strcmp(g.status, "finished") == 0)
 		snprintf(r->reason, sizeof r->reason, "%s",
-		         strcmp(g.result, "aborted") == 0 ? "abandoned" : g.reason);
+		         strcmp(g.result, "aborted") == 0 && g.reason[0] == '\0' ? "abandoned"
+		                                                                 : g.reason);
 	game_start(&r->final, g.kind, g.variant, g.seed, NULL);
 	rc = 0;
 	for (size_t i = 0; i < nev && rc == 0; i++) {

@@ -25,13 +25,13 @@
 
 #include "game.h"
 
-#define STORE_SCHEMA_VERSION 2 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 3 /* the schema this program writes; older files are migrated */
 
 #define STORE_ID_MAX    16  /* "g12", "p7", with the NUL */
 #define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */
 #define STORE_CODE_MAX  17  /* an invite code */
 #define STORE_TOKEN_MAX 65  /* a session token */
-#define STORE_WORD_MAX  16  /* variant, status, result, reason, event type */
+#define STORE_WORD_MAX  24  /* variant, status, result, reason, event type */
 
 /* Error codes: every function returns 0 (or a count) or one of these. */
 enum store_errno {
@@ -68,7 +68,7 @@ struct store_game {
 	uint64_t seed;
 	int is_private;
 	char code[STORE_CODE_MAX];   /* invite code, "" when public */
-	char status[STORE_WORD_MAX]; /* "open", "live", "finished" */
+	char status[STORE_WORD_MAX]; /* "open", "live", "adjourned", "finished" */
 	int64_t created_ms;
 	int64_t ended_ms;                  /* 0 until finished */
 	int seat_taken[2];                 /* whether each seat was ever taken */
@@ -76,8 +76,9 @@ struct store_game {
 	char seat_name[2][STORE_NAME_MAX]; /* display names by seat */
 	char result[STORE_WORD_MAX];       /* "win", "draw", "aborted"; "" until finished */
 	int winner;                        /* seat, or -1 */
-	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "abandoned" */
+	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "time", ... */
 	int score[2];                      /* HOKITO scores at the end */
+	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
 };
