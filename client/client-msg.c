@@ -10,6 +10,9 @@
  * Game events carry the game's sequence number. The table remembers the last seq it has seen;
  * an event at or below it is already included (in a state, or seen before a reconnection) and is
  * skipped, so the replay the server sends after a resumed hello is applied exactly once.
+ *
+ * Clocks and grace periods arrive as values in milliseconds; the table keeps each with the loop
+ * time it was received at, and the views count the running one down from there.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +69,33 @@ take_players(struct client_state *st, const json_t *players)
 		snprintf(seat->name, sizeof seat->name, "%s", jstr(p, "name", "?"));
 		snprintf(seat->id, sizeof seat->id, "%s", jstr(p, "id", ""));
 		seat->connected = !json_is_false(json_object_get(p, "connected"));
+		seat->grace_ms = jint(p, "grace_ms", 0);
+		seat->grace_stamp = st->now;
+		seat->grace_over = json_is_true(json_object_get(p, "grace_over"));
 	}
+}
+
+/* Both clocks from a {"black": ms, "white": ms} object, if there is one. */
+static void
+take_clocks(struct client_state *st, const json_t *clocks)
+{
+	struct client_table *t = &st->table;
+
+	if (!json_is_object(clocks))
+		return;
+	t->timed = 1;
+	for (int i = 0; i < 2; i++)
+		t->clock_ms[i] = jint(clocks, game_side_name(t->kind, i), t->clock_ms[i]);
+	t->clock_stamp = st->now;
+}
+
+/* The player's name of a side, for the notices. */
+static const char *
+side_player(const struct client_table *t, int side)
+{
+	if (side < 0)
+		return "?";
+	return t->seats[side].name[0] ? t->seats[side].name : client_state_side_name(t->kind, side);
 }
 
 static void
@@ -113,6 +142,15 @@ over_words(const struct client_table *t, const char *reason, int winner, char *b
 		snprintf(buf, size, "%s resigned.", winner >= 0 ? loser : "A player");
 	} else if (strcmp(reason, "abandoned") == 0) {
 		snprintf(buf, size, "The game was abandoned before it started.");
+	} else if (strcmp(reason, "time") == 0) {
+		snprintf(buf, size, "%s ran out of time.", winner >= 0 ? loser : "A player");
+	} else if (strcmp(reason, "agreement") == 0) {
+		snprintf(buf, size, "Drawn by agreement.");
+	} else if (strcmp(reason, "abort") == 0) {
+		snprintf(buf, size, "The game was aborted: no result.");
+	} else if (strcmp(reason, "disconnect") == 0) {
+		snprintf(buf, size, "%s left and did not come back in time.",
+		         winner >= 0 ? loser : "A player");
 	} else {
 		snprintf(buf, size, "%s", reason);
 	}
@@ -128,8 +166,40 @@ take_result(struct client_state *st, const json_t *res)
 
 	over_words(t, jstr(res, "reason", NULL), winner, words, sizeof words);
 	client_state_table_over(st, winner, words);
+	t->draw_offer = -1;
+	t->adjourned = 0;
 	if (strcmp(jstr(res, "result", ""), "aborted") == 0)
 		t->winner = -1;
+}
+
+/* The match members of a state: clock, offers, both chats. */
+static void
+take_match(struct client_state *st, const json_t *r, enum game_kind kind)
+{
+	struct client_table *t = &st->table;
+	const json_t *clock = json_object_get(r, "clock");
+	const json_t *chat = json_object_get(r, "chat");
+	const json_t *kibitz = json_object_get(r, "kibitz");
+
+	t->timed = json_is_object(clock);
+	if (t->timed) {
+		snprintf(t->control, sizeof t->control, "%s", jstr(clock, "control", ""));
+		take_clocks(st, json_object_get(clock, "remaining"));
+	}
+	t->draw_offer = seat_side(kind, jstr(r, "draw_offer", NULL));
+	t->rematch_offer = seat_side(kind, jstr(r, "rematch_offer", NULL));
+	t->nchat = t->nkibitz = 0;
+	for (size_t i = 0; i < json_array_size(chat); i++) {
+		const json_t *l = json_array_get(chat, i);
+		client_state_chat_add(st, 0, seat_side(kind, jstr(l, "seat", NULL)),
+		                      jstr(json_object_get(l, "player"), "name", "?"),
+		                      jstr(l, "text", ""));
+	}
+	for (size_t i = 0; i < json_array_size(kibitz); i++) {
+		const json_t *l = json_array_get(kibitz, i);
+		client_state_chat_add(st, 1, -1, jstr(json_object_get(l, "player"), "name", "?"),
+		                      jstr(l, "text", ""));
+	}
 }
 
 static void
@@ -167,9 +237,11 @@ handle_state(struct client *c, const struct msg *m)
 	take_players(st, json_object_get(r, "players"));
 	take_spectators(st, json_object_get(r, "spectators"));
 	t->started = strcmp(jstr(r, "status", "open"), "open") != 0;
+	t->adjourned = strcmp(jstr(r, "status", ""), "adjourned") == 0;
 	t->over = 0;
 	if (json_is_object(result))
 		take_result(st, result);
+	take_match(st, r, kind);
 }
 
 static void
@@ -206,18 +278,76 @@ handle_event(struct client *c, const struct msg *m)
 		if (game_parse(&g, t->kind, jstr(r, "position", ""), &err) == 0)
 			t->game = g;
 		t->started = 1;
+		if (jstr(r, "clock", NULL) != NULL)
+			snprintf(t->control, sizeof t->control, "%s", jstr(r, "clock", ""));
+		take_clocks(st, json_object_get(r, "clocks"));
 		client_notice(c, 0, "The game begins: %s vs %s.", t->seats[0].name,
 		              t->seats[1].name);
 		break;
 	}
-	case MSG_MOVED:
+	case MSG_MOVED: {
+		int by = seat_side(t->kind, jstr(r, "by", NULL));
 		if (client_state_table_move(st, seq, jstr(r, "move", ""), jstr(r, "position", NULL),
 		                            &err) < 0)
 			client_notice(c, 1, "Could not follow the move %s: %s", jstr(r, "move", ""),
 			              err.text);
+		take_clocks(st, json_object_get(r, "clocks"));
+		if (t->draw_offer != by)
+			t->draw_offer = -1; /* it lapses when the player it was made to moves */
 		break;
+	}
 	case MSG_GAME_OVER:
+		take_clocks(st, json_object_get(r, "clocks"));
 		take_result(st, r);
+		break;
+	case MSG_DRAW_OFFERED:
+		t->draw_offer = seat_side(t->kind, jstr(r, "by", NULL));
+		client_notice(c, 0, "%s offers a draw.", side_player(t, t->draw_offer));
+		break;
+	case MSG_DRAW_DECLINED:
+		client_notice(c, 0, "%s declines the draw.",
+		              side_player(t, seat_side(t->kind, jstr(r, "by", NULL))));
+		t->draw_offer = -1;
+		break;
+	case MSG_CHAT:
+		client_state_chat_add(st, 0, seat_side(t->kind, jstr(r, "seat", NULL)),
+		                      jstr(json_object_get(r, "player"), "name", "?"),
+		                      jstr(r, "text", ""));
+		break;
+	case MSG_GRACE_OVER: {
+		int side = seat_side(t->kind, jstr(r, "seat", NULL));
+		take_clocks(st, json_object_get(r, "clocks"));
+		if (side < 0)
+			break;
+		t->seats[side].grace_over = 1;
+		client_notice(c, 1, "%s did not come back in time%s.", side_player(t, side),
+		              t->seat == !side ? ": you may claim the win or a draw" : "");
+		break;
+	}
+	case MSG_ADJOURNED:
+		t->adjourned = 1;
+		t->draw_offer = -1;
+		client_notice(c, 1, "%s did not come back in time: the game is adjourned.",
+		              side_player(t, seat_side(t->kind, jstr(r, "seat", NULL))));
+		break;
+	case MSG_RESUMED:
+		t->adjourned = 0;
+		t->clock_stamp = st->now;
+		client_notice(c, 0, "Both players are back: the game goes on.");
+		break;
+	case MSG_REMATCH_OFFERED:
+		t->rematch_offer = seat_side(t->kind, jstr(r, "by", NULL));
+		client_notice(c, 0, "%s offers a rematch.", side_player(t, t->rematch_offer));
+		break;
+	case MSG_REMATCH_DECLINED:
+		t->rematch_offer = -1;
+		client_notice(c, 0, "%s declines the rematch.",
+		              side_player(t, seat_side(t->kind, jstr(r, "by", NULL))));
+		break;
+	case MSG_REMATCH_STARTED:
+		snprintf(t->rematch_game, sizeof t->rematch_game, "%s", jstr(r, "new_game", ""));
+		t->rematch_offer = -1;
+		client_notice(c, 0, "The rematch is game %s.", t->rematch_game);
 		break;
 	default:
 		break; /* a future event type: count its seq and go on */
@@ -242,11 +372,24 @@ handle_notice(struct client *c, const struct msg *m)
 		if (side < 0)
 			break;
 		t->seats[side].connected = up;
-		client_notice(c, !up, "%s %s.", t->seats[side].name[0] ? t->seats[side].name : "?",
-		              up ? "is back"
-		                 : "lost the connection; waiting for them to come back");
+		t->seats[side].grace_ms = jint(r, "grace_ms", 0);
+		t->seats[side].grace_stamp = st->now;
+		t->seats[side].grace_over = json_is_true(json_object_get(r, "grace_over"));
+		if (!up && t->seats[side].grace_over)
+			client_notice(c, 1, "%s is away and its grace period is over.",
+			              side_player(t, side));
+		else if (!up)
+			client_notice(c, 1, "%s lost the connection; %lld s of grace to come back.",
+			              side_player(t, side),
+			              (long long)(t->seats[side].grace_ms / 1000));
+		else
+			client_notice(c, 0, "%s is back.", side_player(t, side));
 		break;
 	}
+	case MSG_KIBITZ:
+		client_state_chat_add(st, 1, -1, jstr(json_object_get(r, "player"), "name", "?"),
+		                      jstr(r, "text", ""));
+		break;
 	case MSG_SPECTATORS:
 		take_spectators(st, json_object_get(r, "spectators"));
 		break;
@@ -321,6 +464,7 @@ client_msg_handle(struct client *c, const struct msg *m)
 
 	if (json_is_integer(id) && client_request_done(c, (int)json_integer_value(id), &pend) == 0)
 		p = &pend;
+	c->st.now = uv_now(c->loop);
 	switch (m->type) {
 	case MSG_WELCOME: {
 		const char *game = jstr(m->root, "game", NULL);
@@ -354,19 +498,16 @@ client_msg_handle(struct client *c, const struct msg *m)
 	case MSG_BYE:
 		client_net_bye(c, jstr(m->root, "reason", ""));
 		break;
-	case MSG_SEATED:
-	case MSG_STARTED:
-	case MSG_MOVED:
-	case MSG_GAME_OVER:
-		handle_event(c, m);
-		break;
 	case MSG_YOUR_TURN:
 	case MSG_PRESENCE:
 	case MSG_SPECTATORS:
+	case MSG_KIBITZ:
 		handle_notice(c, m);
 		break;
 	default:
-		if (m->type == MSG_NONE && json_is_object(m->root)) {
+		if (msg_type_is_event(m->type)) {
+			handle_event(c, m);
+		} else if (m->type == MSG_NONE && json_is_object(m->root)) {
 			/* A future event type still counts its seq (PROTOCOL.md 6). */
 			int64_t seq = jint(m->root, "seq", -1);
 			struct client_table *t = &c->st.table;

@@ -11,6 +11,10 @@
  * the request of the previous line has been answered, so a script can write "create", then
  * "wait" (until it is our turn or the game is over), then a move, without racing the server.
  * When standard input ends, the program ends once every line has run and been answered.
+ *
+ * Match management: after every move of a game with a clock a "clocks:" line gives both clocks;
+ * chat lines are printed as "chat: NAME (SEAT): TEXT" (players) and "kibitz: NAME: TEXT"
+ * (spectators); an offer made to us is printed with the command that answers it.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "protocol.h"
 #include "xmalloc.h"
 
 #define PLAIN_LINE_MAX 1024
@@ -48,6 +53,9 @@ struct plain {
 	int nspectators;
 	int want_list; /* a "list" command waits for its reply */
 	uint64_t list_stamp;
+	int nchat, nkibitz; /* chat lines printed */
+	int draw_offer;     /* the draw offer printed, -1 none */
+	int rematch_offer;  /* the rematch offer printed, -1 none */
 };
 
 static void out(const char *fmt, ...)
@@ -151,6 +159,57 @@ print_turn(struct plain *p)
 		out("turn: %s", game_side_name(t->kind, side));
 }
 
+/* Both clocks, if the game has them. */
+static void
+print_clocks(struct plain *p)
+{
+	const struct client_table *t = &p->c->st.table;
+	uint64_t now = uv_now(p->c->loop);
+	char a[24], b[24];
+
+	if (!t->timed)
+		return;
+	client_state_clock_text(client_state_clock(t, 0, now), a, sizeof a);
+	client_state_clock_text(client_state_clock(t, 1, now), b, sizeof b);
+	out("clocks: %s %s, %s %s (%s)", game_side_name(t->kind, 0), a, game_side_name(t->kind, 1),
+	    b, t->control);
+}
+
+/* Chat lines and offers not printed yet. */
+static void
+print_match(struct plain *p)
+{
+	const struct client_table *t = &p->c->st.table;
+	int n = t->nchat - p->nchat;
+
+	for (int i = n > CLIENT_CHAT_KEEP ? CLIENT_CHAT_KEEP - 1 : n - 1; i >= 0; i--) {
+		const struct client_chat *l = client_state_chat_get(t, 0, i);
+		if (l != NULL)
+			out("chat: %s (%s): %s", l->name,
+			    l->seat >= 0 ? game_side_name(t->kind, l->seat) : "?", l->text);
+	}
+	p->nchat = t->nchat;
+	n = t->nkibitz - p->nkibitz;
+	for (int i = n > CLIENT_CHAT_KEEP ? CLIENT_CHAT_KEEP - 1 : n - 1; i >= 0; i--) {
+		const struct client_chat *l = client_state_chat_get(t, 1, i);
+		if (l != NULL)
+			out("kibitz: %s: %s", l->name, l->text);
+	}
+	p->nkibitz = t->nkibitz;
+	if (t->draw_offer != p->draw_offer) {
+		p->draw_offer = t->draw_offer;
+		if (t->draw_offer >= 0 && t->seat >= 0 && t->draw_offer != t->seat)
+			out("draw offer from %s: type accept or decline",
+			    game_side_name(t->kind, t->draw_offer));
+	}
+	if (t->rematch_offer != p->rematch_offer) {
+		p->rematch_offer = t->rematch_offer;
+		if (t->rematch_offer >= 0 && t->seat >= 0 && t->rematch_offer != t->seat)
+			out("rematch offer from %s: type accept or decline",
+			    game_side_name(t->kind, t->rematch_offer));
+	}
+}
+
 static void
 print_spectators(struct plain *p)
 {
@@ -232,10 +291,13 @@ plain_update(struct client *c)
 		p->started = t->started;
 		p->over = 0;
 		p->nspectators = t->nspectators;
+		p->nchat = p->nkibitz = 0;
+		p->draw_offer = p->rematch_offer = -1;
 		if (!t->started)
 			out("waiting for an opponent");
 		print_status(p);
 		print_board(p);
+		print_clocks(p);
 		print_turn(p);
 		if (t->nspectators)
 			print_spectators(p);
@@ -257,12 +319,15 @@ plain_update(struct client *c)
 		if (changed) {
 			print_status(p);
 			print_board(p);
+			print_clocks(p);
 			print_turn(p);
 		}
 		if (t->over && !p->over) {
 			p->over = 1;
 			print_over(p);
+			print_clocks(p);
 		}
+		print_match(p);
 		if (t->nspectators != p->nspectators) {
 			p->nspectators = t->nspectators;
 			print_spectators(p);
@@ -289,7 +354,7 @@ print_help(void)
 {
 	out("commands:");
 	out("  list                               games on the server");
-	out("  create hokito|oxono [random36] [black|white|pink|random] [private]");
+	out("  create hokito|oxono [random36] [black|white|pink|random] [private] [M+S]");
 	out("  join ID|CODE                       take the open seat of a game");
 	out("  quick [hokito|oxono]               quick pairing");
 	out("  watch ID|CODE                      watch a game");
@@ -300,6 +365,12 @@ print_help(void)
 	out("  stack SQUARE                       the whole stack on a square");
 	out("  who                                players and spectators");
 	out("  wait                               hold the next commands until your turn");
+	out("  clock                              both clocks now");
+	out("  say TEXT                           chat (players' or spectators' chat)");
+	out("  draw | accept | decline            offer a draw; answer a draw or rematch offer");
+	out("  abort                              end the game without result (first moves)");
+	out("  claim win|draw                     after the opponent's grace period ran out");
+	out("  rematch                            offer (or accept) a rematch, colours swapped");
 	out("  resign | leave | quit");
 }
 
@@ -308,16 +379,19 @@ static void
 cmd_create(struct plain *p, char **args, int n)
 {
 	enum game_kind kind;
-	const char *variant = NULL;
+	const char *variant = NULL, *clock = NULL;
 	int seat = -1, priv = 0;
 
 	if (n < 1 || game_kind_parse(args[0], &kind) < 0) {
-		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private]");
+		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private] [M+S]");
 		return;
 	}
 	for (int i = 1; i < n; i++) {
+		uint64_t base, inc;
 		int side;
-		if (strcmp(args[i], "private") == 0)
+		if (protocol_clock_parse(args[i], &base, &inc) == 0)
+			clock = args[i];
+		else if (strcmp(args[i], "private") == 0)
 			priv = 1;
 		else if (strcmp(args[i], "public") == 0)
 			priv = 0;
@@ -333,7 +407,7 @@ cmd_create(struct plain *p, char **args, int n)
 			return;
 		}
 	}
-	client_request_create(p->c, kind, variant, seat, priv);
+	client_request_create(p->c, kind, variant, seat, priv, clock);
 }
 
 static void
@@ -431,6 +505,14 @@ plain_command(struct plain *p, char *line)
 	char *args[8];
 	int n = 0;
 
+	if (strncmp(line, "say ", 4) == 0 || strcmp(line, "say") == 0) {
+		/* the rest of the line, as it is: the server cleans it */
+		if (line[3] == '\0' || line[4] == '\0')
+			out("error: usage: say TEXT");
+		else
+			client_request_say(c, line + 4);
+		return;
+	}
 	for (char *tok = strtok(line, " \t\r"); tok != NULL && n < 8; tok = strtok(NULL, " \t\r"))
 		args[n++] = tok;
 	if (n == 0 || args[0][0] == '#')
@@ -454,7 +536,12 @@ plain_command(struct plain *p, char *line)
 			out("error: usage: quick [hokito|oxono]");
 			return;
 		}
-		client_request_quick(c, kind, n > 2 ? args[2] : NULL);
+		uint64_t base, inc;
+		if (n > 2 && protocol_clock_parse(args[2], &base, &inc) == 0)
+			client_request_quick(c, kind, NULL, args[2]);
+		else
+			client_request_quick(c, kind, n > 2 ? args[2] : NULL,
+			                     n > 3 ? args[3] : NULL);
 	} else if (strcmp(args[0], "move") == 0 && n == 2) {
 		cmd_move(p, args[1]);
 	} else if (strcmp(args[0], "moves") == 0) {
@@ -483,6 +570,26 @@ plain_command(struct plain *p, char *line)
 			out("error: wait: not at a game");
 	} else if (strcmp(args[0], "resign") == 0) {
 		client_request_resign(c);
+	} else if (strcmp(args[0], "clock") == 0) {
+		if (c->st.table.active && c->st.table.timed)
+			print_clocks(p);
+		else
+			out("error: no clock in this game");
+	} else if (strcmp(args[0], "draw") == 0) {
+		client_request_game(c, MSG_DRAW_OFFER);
+	} else if (strcmp(args[0], "accept") == 0 || strcmp(args[0], "decline") == 0) {
+		int yes = args[0][0] == 'a';
+		if (c->st.table.over)
+			client_request_game(c, yes ? MSG_REMATCH : MSG_REMATCH_DECLINE);
+		else
+			client_request_game(c, yes ? MSG_DRAW_ACCEPT : MSG_DRAW_DECLINE);
+	} else if (strcmp(args[0], "abort") == 0) {
+		client_request_game(c, MSG_ABORT);
+	} else if (strcmp(args[0], "claim") == 0 && n == 2 &&
+	           (strcmp(args[1], "win") == 0 || strcmp(args[1], "draw") == 0)) {
+		client_request_claim(c, args[1][0] == 'd');
+	} else if (strcmp(args[0], "rematch") == 0) {
+		client_request_game(c, MSG_REMATCH);
 	} else if (strcmp(args[0], "leave") == 0) {
 		client_request_leave(c);
 	} else if (n == 1 && c->st.table.active && (strchr(args[0], '-') || strchr(args[0], '+'))) {

@@ -85,7 +85,7 @@ client_request_list(struct client *c)
 
 int
 client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
-                      int private_game)
+                      int private_game, const char *clock)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
@@ -94,6 +94,8 @@ client_request_create(struct client *c, enum game_kind kind, const char *variant
 	                       seat < 0 ? "random" : game_side_name(kind, seat), private_game, jid);
 
 	json_decref(jid);
+	if (clock != NULL)
+		json_object_set_new(msg, "clock", json_string(clock));
 	client_notice(c, 0, "Creating the %s game...", kind == GAME_OXONO ? "OXONO" : "HOKITO");
 	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
 }
@@ -153,13 +155,15 @@ client_request_by_code(struct client *c, int join, const char *code)
 }
 
 int
-client_request_quick(struct client *c, enum game_kind kind, const char *variant)
+client_request_quick(struct client *c, enum game_kind kind, const char *variant, const char *clock)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
 	json_t *msg = msg_quick_new(game_kind_name(kind), variant, jid);
 
 	json_decref(jid);
+	if (clock != NULL)
+		json_object_set_new(msg, "clock", json_string(clock));
 	client_notice(c, 0, "Looking for a %s opponent...",
 	              kind == GAME_OXONO ? "OXONO" : "HOKITO");
 	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
@@ -196,4 +200,45 @@ client_request_leave(struct client *c)
 
 	json_decref(jid);
 	return request_send(c, msg, MSG_LEAVE, NULL, 0, id);
+}
+
+int
+client_request_game(struct client *c, int type)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new((enum msg_type)type, jid);
+
+	json_decref(jid);
+	return request_send(c, msg, (enum msg_type)type, NULL, 0, id);
+}
+
+int
+client_request_say(struct client *c, const char *text)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_SAY, jid);
+	json_t *t = json_string(text);
+
+	json_decref(jid);
+	if (t == NULL) {
+		json_decref(msg);
+		client_notice(c, 1, "The chat line is not valid UTF-8.");
+		return UV_EINVAL;
+	}
+	json_object_set_new(msg, "text", t);
+	return request_send(c, msg, MSG_SAY, NULL, 0, id);
+}
+
+int
+client_request_claim(struct client *c, int draw)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_CLAIM, jid);
+
+	json_decref(jid);
+	json_object_set_new(msg, "result", json_string(draw ? "draw" : "win"));
+	return request_send(c, msg, MSG_CLAIM, NULL, 0, id);
 }

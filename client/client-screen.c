@@ -7,7 +7,9 @@
  * (notice and key hints), and it turns keys and mouse clicks into selections and requests. Input
  * comes from a uv_poll on standard input, so curses and the socket share one libuv loop; a
  * SIGWINCH watcher resizes the screen. It reads struct client_state and never changes it: every
- * action goes through client_request_*. The terminal is restored by client_screen_view.stop and,
+ * action goes through client_request_*. A repeating timer redraws the screen while a game is shown,
+ * so that the running clock and a grace period count down. The terminal is restored by
+ * client_screen_view.stop and,
  * should anything leave the program another way, by an atexit() handler.
  *
  * Colours: the board and its pieces always carry both a foreground and a background colour, so
@@ -28,6 +30,7 @@
 #include <curses.h>
 
 #include "client.h"
+#include "protocol.h"
 #include "xmalloc.h"
 
 #define MIN_COLS    64
@@ -65,18 +68,21 @@ enum prompt_kind {
 	PROMPT_MOVE = 0,
 	PROMPT_JOIN,
 	PROMPT_WATCH,
+	PROMPT_CHAT,
 };
 
 enum confirm_kind {
 	CONFIRM_RESIGN = 0,
 	CONFIRM_LEAVE,
 	CONFIRM_QUIT,
+	CONFIRM_ABORT,
 };
 
 struct screen {
 	struct client *c;
 	uv_poll_t input;   /* readable standard input */
 	uv_signal_t winch; /* terminal resized */
+	uv_timer_t tick;   /* redraws while a game is shown: clocks count down */
 	int handles;       /* handles still open */
 	int on;            /* curses mode is on */
 	int colour;        /* colours in use */
@@ -98,6 +104,7 @@ struct screen {
 	char row_id[CLIENT_ID_MAX]; /* lobby: id of the highlighted row, kept across refreshes */
 	int field;                  /* create form: field under the cursor */
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
+	int f_clock;                              /* create form: index in clock_choices */
 	int by, bx, cw, ch;                       /* board origin and cell size, for mouse hits */
 	int list_y;                               /* lobby: screen row of the first entry */
 	int list_top;                             /* lobby: first entry shown */
@@ -105,6 +112,10 @@ struct screen {
 };
 
 static struct screen *screen_atexit; /* the screen to restore at exit, if still on */
+
+/* The time controls the create form offers; NULL is none. */
+static const char *const clock_choices[] = {NULL, "1+0", "3+2", "5+3", "15+10"};
+#define CLOCK_CHOICES 5
 
 static const char *
 glyph(const struct screen *s, const char *utf8, const char *ascii)
@@ -371,8 +382,8 @@ draw_notice(struct screen *s)
 {
 	struct client *c = s->c;
 	int y = LINES - 2;
-	static const char *const prompts[] = {
-	        "Move: ", "Join game id or invite code: ", "Watch game id or invite code: "};
+	static const char *const prompts[] = {"Move: ", "Join game id or invite code: ",
+	                                      "Watch game id or invite code: ", "Say: "};
 
 	blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {
@@ -388,7 +399,8 @@ draw_notice(struct screen *s)
 	if (s->mode == MODE_CONFIRM) {
 		static const char *const q[] = {"Resign this game? (y/n)",
 		                                "Leave this game and go back to the lobby? (y/n)",
-		                                "Quit hokito? (y/n)"};
+		                                "Quit hokito? (y/n)",
+		                                "Abort this game (no result)? (y/n)"};
 		attron(A_BOLD | pair(s, PAIR_ERROR));
 		putn(y, 1, COLS - 1, q[s->confirm]);
 		attroff(A_BOLD | pair(s, PAIR_ERROR));
@@ -557,6 +569,7 @@ draw_panel(struct screen *s, int px, int pw)
 	const struct client_table *t = &c->st.table;
 	struct game_outcome o;
 	int y = 2, side = game_side(&t->game), reserve[2][2];
+	uint64_t now = uv_now(c->loop);
 	char buf[256];
 
 	game_outcome(&t->game, &o);
@@ -597,10 +610,29 @@ draw_panel(struct screen *s, int px, int pw)
 		else
 			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
 		y++;
+		if (t->timed) {
+			int64_t ms = client_state_clock(t, i, now);
+			int low = ms < CLIENT_LOW_TIME_MS && t->started && !t->over;
+			char ct[24];
+			client_state_clock_text(ms, ct, sizeof ct);
+			attr_t a =
+			        low ? (pair(s, PAIR_ERROR) | A_BOLD) : (tomove ? A_BOLD : A_NORMAL);
+			attron(a);
+			put(y, px + 2, 0, "%s %s%s", glyph(s, "\xe2\x8f\xb1", "@"), ct,
+			    low ? "  low time!" : "");
+			attroff(a);
+			y++;
+		}
 		if (seat->name[0] && !seat->connected) {
 			attron(pair(s, PAIR_ERROR) | A_BOLD);
-			put(y, px + 13, pw - 13, "offline, waiting%s",
-			    glyph(s, "\xe2\x80\xa6", "..."));
+			if (t->over)
+				put(y, px + 13, pw - 13, "offline");
+			else if (seat->grace_over)
+				put(y, px + 13, pw - 13, "offline, grace over%s",
+				    t->seat == !i && !t->adjourned ? ": c/C claim" : "");
+			else
+				put(y, px + 13, pw - 13, "offline, %lld s grace",
+				    (long long)((client_state_grace(t, i, now) + 999) / 1000));
 			attroff(pair(s, PAIR_ERROR) | A_BOLD);
 			y++;
 		}
@@ -616,6 +648,10 @@ draw_panel(struct screen *s, int px, int pw)
 		attron(A_BOLD);
 		put(y, px, pw, "Waiting for an opponent%s", glyph(s, "\xe2\x80\xa6", "..."));
 		attroff(A_BOLD);
+	} else if (t->adjourned) {
+		attron(A_BOLD | pair(s, PAIR_ERROR));
+		put(y, px, pw, "Adjourned: waiting for both players");
+		attroff(A_BOLD | pair(s, PAIR_ERROR));
 	} else if (client_state_our_turn(&c->st)) {
 		attron(A_BOLD | pair(s, PAIR_GOOD));
 		put(y, px, pw, "Your move (%s)", client_state_side_name(t->kind, side));
@@ -626,9 +662,27 @@ draw_panel(struct screen *s, int px, int pw)
 		    t->seat < 0 ? "  (watching)" : "");
 		attroff(A_BOLD);
 	}
-	y += 2;
-	/* Moves, two a row, the latest visible. */
-	int bottom = LINES - 7;
+	y++;
+	/* Offers standing. */
+	{
+		int offer = t->over ? t->rematch_offer : t->draw_offer;
+		const char *what = t->over ? "rematch" : "draw";
+		if (t->over && t->rematch_game[0]) {
+			put(y, px, pw, "Rematch: game %s", t->rematch_game);
+		} else if (offer >= 0 && t->seat >= 0 && offer != t->seat) {
+			attron(A_BOLD | pair(s, PAIR_GOOD));
+			put(y, px, pw, "%s offers a %s: %s accept, x decline",
+			    client_state_side_name(t->kind, offer), what, t->over ? "n" : "a");
+			attroff(A_BOLD | pair(s, PAIR_GOOD));
+		} else if (offer >= 0) {
+			put(y, px, pw, "%s offers a %s", client_state_side_name(t->kind, offer),
+			    what);
+		}
+	}
+	y++;
+	/* Moves, two a row, the latest visible; the chat pane below them. */
+	int chat_rows = LINES >= 24 ? 4 : 2, kibitz_rows = t->seat < 0 ? (LINES >= 24 ? 3 : 2) : 0;
+	int bottom = LINES - 7 - chat_rows - kibitz_rows;
 	attron(A_BOLD);
 	put(y, px, pw, "Moves");
 	attroff(A_BOLD);
@@ -645,6 +699,26 @@ draw_panel(struct screen *s, int px, int pw)
 		put(y, px + 5, 0, "%-12s", t->moves[2 * r]);
 		if (2 * r + 1 < t->nmoves)
 			put(y, px + 18, 0, "%s", t->moves[2 * r + 1]);
+	}
+	/* The chat pane: players' chat, and (to spectators) the spectators' chat apart. */
+	y = bottom;
+	for (int k = 0; k < 2; k++) {
+		int nrows = k ? kibitz_rows : chat_rows;
+		char line[CLIENT_NAME_MAX + CLIENT_CHAT_TEXT + 4];
+		if (nrows == 0)
+			continue;
+		attron(A_BOLD);
+		put(y, px, pw, "%s", k ? "Spectators' chat" : "Chat (t to talk)");
+		attroff(A_BOLD);
+		for (int i = nrows - 2; i >= 0; i--) {
+			const struct client_chat *l = client_state_chat_get(t, k, i);
+			y++;
+			if (l == NULL)
+				continue;
+			snprintf(line, sizeof line, "%s: %s", l->name, l->text);
+			putn(y, px + 1, pw - 1, line);
+		}
+		y++;
 	}
 	/* Spectators. */
 	y = LINES - 6;
@@ -734,6 +808,11 @@ draw_help(struct screen *s)
 	        ": or m          type a move (c2-e4, Xc5+c6)",
 	        "s               show the whole stack under the cursor",
 	        "r               resign",
+	        "d / a / x       offer a draw / accept / decline",
+	        "A               abort (before your first move)",
+	        "c / C           claim the win / a draw (opponent gone)",
+	        "n               rematch (offer or accept), after the game",
+	        "t               chat",
 	        "q               leave the game, back to the lobby",
 	        "Q / Ctrl-C      quit hokito",
 	        "",
@@ -826,15 +905,17 @@ draw_game(struct screen *s)
 		draw_over(s);
 	{
 		static const char *const play[] = {
-		        "?", "help",  "Enter", "select", "arrows", "move",  ":",  "type move",
-		        "s", "stack", "r",     "resign", "q",      "leave", NULL,
+		        "?",         "help", "Enter", "select", "arrows", "move", ":",
+		        "type move", "s",    "stack", "r",      "resign", "q",    "leave",
+		        "t",         "chat", "d",     "draw",   NULL,
 		};
 		static const char *const watch[] = {
-		        "?", "help", "arrows", "cursor", "s", "stack", "q", "leave", NULL,
+		        "?", "help",  "arrows", "cursor", "s",  "stack",
+		        "q", "leave", "t",      "chat",   NULL,
 		};
 		static const char *const over[] = {
-		        "Enter", "lobby", "Esc", "board", "s",  "stack",
-		        "?",     "help",  "Q",   "quit",  NULL,
+		        "Enter", "lobby", "Esc", "board",   "s", "stack", "?",  "help",
+		        "Q",     "quit",  "n",   "rematch", "t", "chat",  NULL,
 		};
 		draw_hints(s, t->over ? over : t->seat >= 0 ? play : watch);
 	}
@@ -868,16 +949,16 @@ draw_create(struct screen *s)
 	static const char *const kinds[] = {"HOKITO", "OXONO"};
 	static const char *const variants[2][2] = {{"standard", "random36"}, {"standard", NULL}};
 	static const char *const seats[3] = {"random", "first", "second"};
-	static const char *const labels[] = {"Game", "Variant", "Seat", "Private"};
-	int w = 46, h = 11, y = (LINES - h) / 2, x = (COLS - w) / 2;
+	static const char *const labels[] = {"Game", "Variant", "Seat", "Private", "Clock"};
+	int w = 52, h = 12, y = (LINES - h) / 2, x = (COLS - w) / 2;
 	char seatbuf[3][24];
 
 	frame(s, y, x, h, w, "Create a game");
 	snprintf(seatbuf[0], sizeof seatbuf[0], "%s", seats[0]);
 	snprintf(seatbuf[1], sizeof seatbuf[1], "%s", s->f_kind ? "pink" : "black");
 	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", s->f_kind ? "black" : "white");
-	for (int f = 0; f < 4; f++) {
-		const char *opts[3] = {NULL, NULL, NULL};
+	for (int f = 0; f < 5; f++) {
+		const char *opts[CLOCK_CHOICES] = {NULL, NULL, NULL, NULL, NULL};
 		int cur = 0, n = 0;
 		switch (f) {
 		case 0:
@@ -893,8 +974,13 @@ draw_create(struct screen *s)
 			opts[0] = seatbuf[0], opts[1] = seatbuf[1], opts[2] = seatbuf[2];
 			n = 3, cur = s->f_seat;
 			break;
-		default:
+		case 3:
 			opts[0] = "public", opts[1] = "private", n = 2, cur = s->f_private;
+			break;
+		default:
+			for (n = 0; n < CLOCK_CHOICES; n++)
+				opts[n] = clock_choices[n] ? clock_choices[n] : "none";
+			cur = s->f_clock;
 			break;
 		}
 		if (f == s->field)
@@ -1188,6 +1274,9 @@ prompt_key(struct screen *s, int ch)
 		case PROMPT_WATCH:
 			client_request_watch(c, s->line);
 			break;
+		case PROMPT_CHAT:
+			client_request_say(c, s->line);
+			break;
 		}
 		return;
 	}
@@ -1217,14 +1306,17 @@ confirm_key(struct screen *s, int ch)
 	case CONFIRM_QUIT:
 		client_quit(c, 0);
 		break;
+	case CONFIRM_ABORT:
+		client_request_game(c, MSG_ABORT);
+		break;
 	}
 }
 
 static void
 create_key(struct screen *s, int ch)
 {
-	int nvalues[4] = {2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2};
-	int *val[4] = {&s->f_kind, &s->f_variant, &s->f_seat, &s->f_private};
+	int nvalues[5] = {2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2, CLOCK_CHOICES};
+	int *val[5] = {&s->f_kind, &s->f_variant, &s->f_seat, &s->f_private, &s->f_clock};
 
 	switch (ch) {
 	case KEY_ESCAPE:
@@ -1233,12 +1325,12 @@ create_key(struct screen *s, int ch)
 		return;
 	case KEY_UP:
 	case 'k':
-		s->field = (s->field + 3) % 4;
+		s->field = (s->field + 4) % 5;
 		return;
 	case KEY_DOWN:
 	case 'j':
 	case '\t':
-		s->field = (s->field + 1) % 4;
+		s->field = (s->field + 1) % 5;
 		return;
 	case KEY_LEFT:
 	case 'h':
@@ -1256,7 +1348,7 @@ create_key(struct screen *s, int ch)
 		s->mode = MODE_NORMAL;
 		client_request_create(s->c, s->f_kind ? GAME_OXONO : GAME_HOKITO,
 		                      s->f_kind ? NULL : variants[s->f_variant], s->f_seat - 1,
-		                      s->f_private);
+		                      s->f_private, clock_choices[s->f_clock]);
 		return;
 	}
 	default:
@@ -1320,10 +1412,10 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		s->field = 0;
 		break;
 	case 'p':
-		client_request_quick(c, GAME_HOKITO, NULL);
+		client_request_quick(c, GAME_HOKITO, NULL, NULL);
 		break;
 	case 'P':
-		client_request_quick(c, GAME_OXONO, NULL);
+		client_request_quick(c, GAME_OXONO, NULL, NULL);
 		break;
 	case 'i':
 		prompt_open(s, PROMPT_JOIN);
@@ -1339,6 +1431,46 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	}
 	if (s->row < st->nlist && s->row >= 0)
 		snprintf(s->row_id, sizeof s->row_id, "%s", st->list[s->row].id);
+}
+
+/* The match keys: draw offers, abort, claims, rematch. The server judges; we only ask. */
+static void
+match_key(struct screen *s, int ch)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+
+	if (t->seat < 0) {
+		client_state_notice(&c->st, 1, "You are watching: t to chat.");
+		return;
+	}
+	switch (ch) {
+	case 'd':
+		client_request_game(c, MSG_DRAW_OFFER);
+		client_state_notice(&c->st, 0, "Draw offered.");
+		break;
+	case 'a':
+		client_request_game(c, t->over ? MSG_REMATCH : MSG_DRAW_ACCEPT);
+		break;
+	case 'x':
+		client_request_game(c, t->over ? MSG_REMATCH_DECLINE : MSG_DRAW_DECLINE);
+		break;
+	case 'A':
+		s->mode = MODE_CONFIRM;
+		s->confirm = CONFIRM_ABORT;
+		break;
+	case 'c':
+	case 'C':
+		client_request_claim(c, ch == 'C');
+		break;
+	default:
+		client_request_game(c, MSG_REMATCH);
+		client_state_notice(&c->st, 0, "Rematch %s.",
+		                    t->rematch_offer >= 0 && t->rematch_offer != t->seat
+		                            ? "accepted"
+		                            : "offered");
+		break;
+	}
 }
 
 static void
@@ -1411,6 +1543,18 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case 's':
 		s->stack = 1;
+		break;
+	case 't':
+		prompt_open(s, PROMPT_CHAT);
+		break;
+	case 'd':
+	case 'a':
+	case 'x':
+	case 'A':
+	case 'c':
+	case 'C':
+	case 'n':
+		match_key(s, ch);
 		break;
 	case ':':
 	case 'm':
@@ -1544,6 +1688,19 @@ screen_winch_cb(uv_signal_t *h, int signum)
 	screen_draw(s);
 }
 
+/* Redraw a game with a clock or a grace period running, so they count down. */
+static void
+screen_tick_cb(uv_timer_t *h)
+{
+	struct screen *s = container_of(h, struct screen, tick);
+	const struct client_table *t = &s->c->st.table;
+	int away = !t->seats[0].connected || !t->seats[1].connected;
+
+	if (s->on && t->active && t->started && !t->over && (t->timed || away) &&
+	    s->mode != MODE_PROMPT)
+		screen_draw(s);
+}
+
 static void
 screen_close_cb(uv_handle_t *h)
 {
@@ -1604,6 +1761,12 @@ screen_start(struct client *c)
 		s->winch.data = s;
 		s->handles++;
 		rc = uv_signal_start(&s->winch, screen_winch_cb, SIGWINCH);
+	}
+	if (rc == 0) {
+		uv_timer_init(c->loop, &s->tick);
+		s->tick.data = s;
+		s->handles++;
+		rc = uv_timer_start(&s->tick, screen_tick_cb, 200, 200);
 	}
 	if (rc < 0) {
 		endwin();
@@ -1668,6 +1831,8 @@ screen_stop(struct client *c)
 	uv_close((uv_handle_t *)&s->input, screen_close_cb);
 	if (s->handles > 1)
 		uv_close((uv_handle_t *)&s->winch, screen_close_cb);
+	if (s->handles > 2)
+		uv_close((uv_handle_t *)&s->tick, screen_close_cb);
 }
 
 const struct client_view client_screen_view = {

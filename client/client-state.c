@@ -57,6 +57,8 @@ client_state_table_clear(struct client_state *st)
 	st->table.seat = -1;
 	st->table.seq = -1;
 	st->table.winner = -1;
+	st->table.draw_offer = -1;
+	st->table.rematch_offer = -1;
 }
 
 int
@@ -371,4 +373,74 @@ client_state_entry(const struct client_state *st, const char *id)
 		if (strcmp(st->list[i].id, id) == 0)
 			return &st->list[i];
 	return NULL;
+}
+
+/* Time since a stamp for the side to move of a live game, else 0. */
+static int64_t
+running_for(const struct client_table *t, int side, uint64_t stamp, uint64_t now)
+{
+	if (!t->started || t->over || t->adjourned || game_side(&t->game) != side || now <= stamp)
+		return 0;
+	return (int64_t)(now - stamp);
+}
+
+int64_t
+client_state_clock(const struct client_table *t, int side, uint64_t now)
+{
+	int64_t ms;
+
+	if (!t->timed)
+		return -1;
+	ms = t->clock_ms[side] - running_for(t, side, t->clock_stamp, now);
+	return ms > 0 ? ms : 0;
+}
+
+int64_t
+client_state_grace(const struct client_table *t, int side, uint64_t now)
+{
+	const struct client_seat *s = &t->seats[side];
+	int64_t ms;
+
+	if (s->connected || s->grace_over)
+		return 0;
+	ms = s->grace_ms - running_for(t, side, s->grace_stamp, now);
+	return ms > 0 ? ms : 0;
+}
+
+void
+client_state_clock_text(int64_t ms, char *buf, size_t size)
+{
+	if (ms < 0)
+		ms = 0;
+	if (ms < 10000)
+		snprintf(buf, size, "0:%02d.%d", (int)(ms / 1000), (int)(ms % 1000 / 100));
+	else if (ms < 3600000)
+		snprintf(buf, size, "%d:%02d", (int)(ms / 60000), (int)(ms / 1000 % 60));
+	else
+		snprintf(buf, size, "%d:%02d:%02d", (int)(ms / 3600000), (int)(ms / 60000 % 60),
+		         (int)(ms / 1000 % 60));
+}
+
+void
+client_state_chat_add(struct client_state *st, int kibitz, int seat, const char *name,
+                      const char *text)
+{
+	struct client_table *t = &st->table;
+	int *n = kibitz ? &t->nkibitz : &t->nchat;
+	struct client_chat *line = &(kibitz ? t->kibitz : t->chat)[*n % CLIENT_CHAT_KEEP];
+
+	copy(line->name, sizeof line->name, name);
+	copy(line->text, sizeof line->text, text);
+	line->seat = seat;
+	(*n)++;
+}
+
+const struct client_chat *
+client_state_chat_get(const struct client_table *t, int kibitz, int i)
+{
+	int n = kibitz ? t->nkibitz : t->nchat;
+
+	if (i < 0 || i >= n || i >= CLIENT_CHAT_KEEP)
+		return NULL;
+	return &(kibitz ? t->kibitz : t->chat)[(n - 1 - i) % CLIENT_CHAT_KEEP];
 }

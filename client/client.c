@@ -28,7 +28,7 @@ usage(FILE *f)
 	fputs("usage: hokito [OPTIONS] [COMMAND]\n"
 	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
 	      "Commands (without one, hokito opens the lobby):\n"
-	      "  create [hokito|oxono] [--variant V] [--seat S] [--private]   a new game\n"
+	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
 	      "  join ID|CODE        take the open seat of a game (id, or invite code)\n"
 	      "  quick [hokito|oxono] play the first opponent who is waiting\n"
 	      "  watch ID|CODE       watch a game\n"
@@ -121,6 +121,17 @@ parse_args(int argc, char **argv, struct client_options *o)
 			o->variant = opt_value(argc, argv, &i, "--variant");
 		} else if (is_opt(a, "--seat")) {
 			seat = opt_value(argc, argv, &i, "--seat");
+		} else if (is_opt(a, "--clock")) {
+			uint64_t base, inc;
+			o->clock = opt_value(argc, argv, &i, "--clock");
+			if (protocol_clock_parse(o->clock, &base, &inc) < 0) {
+				fprintf(stderr,
+				        "hokito: --clock: '%s' is not a time control (none, or "
+				        "M+S: "
+				        "minutes and increment seconds, e.g. 5+3)\n",
+				        o->clock);
+				exit(2);
+			}
 		} else if (strcmp(a, "--private") == 0) {
 			o->private_game = 1;
 		} else if (strcmp(a, "--plain") == 0) {
@@ -225,13 +236,13 @@ client_welcomed(struct client *c, int resumed, const char *game)
 	}
 	switch (o->action) {
 	case CLIENT_ACTION_CREATE:
-		client_request_create(c, o->kind, o->variant, o->seat, o->private_game);
+		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock);
 		break;
 	case CLIENT_ACTION_JOIN:
 		client_request_join(c, o->target);
 		break;
 	case CLIENT_ACTION_QUICK:
-		client_request_quick(c, o->kind, o->variant);
+		client_request_quick(c, o->kind, o->variant, o->clock);
 		break;
 	case CLIENT_ACTION_WATCH:
 		client_request_watch(c, o->target);

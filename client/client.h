@@ -35,14 +35,17 @@ struct wire; /* protocol/wire.h */
 
 struct client;
 
-#define CLIENT_NAME_MAX     48  /* a player's display name, with its NUL */
-#define CLIENT_ID_MAX       64  /* a game id, player id or invite code, with its NUL */
-#define CLIENT_TOKEN_MAX    160 /* a session token, with its NUL */
-#define CLIENT_VARIANT_MAX  24  /* a variant name, with its NUL */
-#define CLIENT_MOVES_MAX    128 /* moves kept in the move list; a game never has more */
-#define CLIENT_SPECTATORS   32  /* spectator names kept for display; the count is exact */
-#define CLIENT_LIST_MAX     256 /* lobby entries kept */
-#define CLIENT_MESSAGE_MAX  256 /* the status line, with its NUL */
+#define CLIENT_NAME_MAX     48    /* a player's display name, with its NUL */
+#define CLIENT_ID_MAX       64    /* a game id, player id or invite code, with its NUL */
+#define CLIENT_TOKEN_MAX    160   /* a session token, with its NUL */
+#define CLIENT_VARIANT_MAX  24    /* a variant name, with its NUL */
+#define CLIENT_MOVES_MAX    128   /* moves kept in the move list; a game never has more */
+#define CLIENT_SPECTATORS   32    /* spectator names kept for display; the count is exact */
+#define CLIENT_LIST_MAX     256   /* lobby entries kept */
+#define CLIENT_MESSAGE_MAX  256   /* the status line, with its NUL */
+#define CLIENT_CHAT_KEEP    32    /* chat lines kept per channel */
+#define CLIENT_CHAT_TEXT    808   /* a chat line, with its NUL (200 UTF-8 characters fit) */
+#define CLIENT_LOW_TIME_MS  20000 /* a clock under this is shown as low */
 #define CLIENT_DEFAULT_HOST "127.0.0.1"
 #define CLIENT_DEFAULT_PORT 7777
 
@@ -68,6 +71,7 @@ struct client_options {
 	int seat;                  /* create: 0, 1, or -1 for random */
 	int private_game;          /* create: private game with an invite code */
 	const char *target;        /* join / watch: game id or invite code */
+	const char *clock;         /* create / quick: time control "M+S" or "none", NULL = none */
 };
 
 /* Where the connection stands. */
@@ -95,6 +99,16 @@ struct client_seat {
 	char name[CLIENT_NAME_MAX]; /* "" while the seat is empty */
 	char id[CLIENT_ID_MAX];     /* player id, "" if unknown */
 	int connected;              /* 1 connected, 0 dropped (waiting for it to come back) */
+	int64_t grace_ms;           /* while dropped: grace left as of grace_stamp */
+	uint64_t grace_stamp;       /* when grace_ms was received (loop time, ms) */
+	int grace_over;             /* while dropped: its grace ran out */
+};
+
+/* One chat line. */
+struct client_chat {
+	char name[CLIENT_NAME_MAX]; /* who said it */
+	int seat;                   /* players' chat: the speaker's side; spectators' chat: -1 */
+	char text[CLIENT_CHAT_TEXT];
 };
 
 /* The game being played or watched. */
@@ -117,6 +131,19 @@ struct client_table {
 	struct game_outcome outcome; /* valid when over */
 	int winner;                  /* when over: the winning side, or -1 for a draw */
 	char reason[160];            /* when over: why it ended, in words */
+	/* match management (PROTOCOL.md 11) */
+	int timed;                        /* the game has a clock */
+	char control[24];                 /* its time control, "5+3" */
+	int64_t clock_ms[2];              /* both clocks as of clock_stamp */
+	uint64_t clock_stamp;             /* when clock_ms was received (loop time, ms) */
+	int adjourned;                    /* status "adjourned": waiting for both players */
+	int draw_offer;                   /* side whose draw offer stands, or -1 */
+	int rematch_offer;                /* side whose rematch offer stands, or -1 */
+	char rematch_game[CLIENT_ID_MAX]; /* the rematch's game id once it started */
+	struct client_chat chat[CLIENT_CHAT_KEEP];   /* players' chat, a ring */
+	int nchat;                                   /* lines ever received */
+	struct client_chat kibitz[CLIENT_CHAT_KEEP]; /* spectators' chat, a ring */
+	int nkibitz;
 };
 
 /* What the client knows; owned by struct client, changed only by client-state.c. */
@@ -130,6 +157,7 @@ struct client_state {
 	char message[CLIENT_MESSAGE_MAX]; /* the last notice for the status line */
 	int message_error;                /* 1 if the notice is an error */
 	uint64_t message_stamp;           /* bumped at every new notice */
+	uint64_t now;                     /* loop time of the message being applied (ms) */
 };
 
 /*
@@ -289,6 +317,25 @@ int client_state_selectable(const struct client_state *st, int sq, char *why, si
 int client_state_move_check(const struct client_state *st, const char *text, char *out,
                             size_t outsize, char *why, size_t whysize);
 
+/*
+ * A side's clock now (ms), counting down the running one from when it was received; now is the
+ * loop time. Returns -1 for a game without a clock.
+ */
+int64_t client_state_clock(const struct client_table *t, int side, uint64_t now);
+
+/* A dropped seat's grace left now (ms), counting down on its own turns. */
+int64_t client_state_grace(const struct client_table *t, int side, uint64_t now);
+
+/* Format a clock: "4:53" (or "0:09.4" under 10 s). */
+void client_state_clock_text(int64_t ms, char *buf, size_t size);
+
+/* Add a chat line (kibitz: the spectators' channel). */
+void client_state_chat_add(struct client_state *st, int kibitz, int seat, const char *name,
+                           const char *text);
+
+/* The i-th most recent chat line of a channel (0 = the latest), or NULL. Borrowed. */
+const struct client_chat *client_state_chat_get(const struct client_table *t, int kibitz, int i);
+
 /* One line describing the outcome: "Black wins 34 to 28", "Draw", ... */
 void client_state_result_text(const struct client_table *t, char *buf, size_t size);
 
@@ -298,15 +345,21 @@ const struct client_entry *client_state_entry(const struct client_state *st, con
 /* client-request.c: what a view may ask of the server. Each returns 0 or a negative code. */
 int client_request_list(struct client *c);
 int client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
-                          int private_game);
+                          int private_game, const char *clock);
 int client_request_join(struct client *c, const char *id_or_code);
-int client_request_quick(struct client *c, enum game_kind kind, const char *variant);
+int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
+                         const char *clock);
 int client_request_watch(struct client *c, const char *id_or_code);
 /* Join (join = 1) or watch a private game by its invite code. */
 int client_request_by_code(struct client *c, int join, const char *code);
 int client_request_move(struct client *c, const char *move);
 int client_request_resign(struct client *c);
 int client_request_leave(struct client *c);
+/* A request of a game without members: draw_offer, draw_accept, draw_decline, abort, rematch,
+ * rematch_decline (an enum msg_type). */
+int client_request_game(struct client *c, int type);
+int client_request_say(struct client *c, const char *text);
+int client_request_claim(struct client *c, int draw);
 
 /* The reply with this id arrived: take its pending record out into *out. Returns 0 or -1. */
 int client_request_done(struct client *c, int id, struct client_pending *out);

@@ -70,6 +70,7 @@ struct engine_bot_write {
 };
 
 static void engine_bot_close(struct engine_bot *b, int status);
+static void engine_bot_think(struct engine_bot *b);
 
 static uint64_t
 engine_bot_clock_cb(void *arg)
@@ -155,8 +156,14 @@ engine_bot_after_work_cb(uv_work_t *req, int status)
 	char text[GAME_MOVE_TEXT];
 
 	b->thinking = 0;
-	if (status < 0 || b->closing || !b->live || b->seq != b->think_seq)
+	if (status < 0 || b->closing)
 		return;
+	if (!b->live || b->seq != b->think_seq) {
+		/* The game moved on while we thought (a resignation, then a new game): think
+		 * again if it is our turn there, since its your_turn came while we were busy. */
+		engine_bot_think(b);
+		return;
+	}
 	game_move_format(b->pos.kind, b->think.best, text, sizeof text);
 	engine_bot_send(b, msg_move_new(b->game_id, text, NULL));
 }

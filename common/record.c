@@ -35,8 +35,8 @@ static const char *const header_fixed[H_COUNT] = {
         "Game", "Variant", "Seed", "Position", NULL, NULL, "Date", "Result", "Reason", "Score",
 };
 static const char *const side_header[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
-static const char *const reasons[] = {"blocked", "line",      "full",  "resign",    "abandoned",
-                                      "time",    "agreement", "abort", "disconnect"};
+static const char *const reasons[] = {"blocked",   "line",       "full",  "resign",   "time",
+                                      "agreement", "disconnect", "abort", "abandoned"};
 
 /* The parser's cursor over the caller's text. */
 struct rp {
@@ -143,9 +143,10 @@ reason_of(enum game_end end)
 
 /*
  * A record's result must be the one its final position has, or one that the rules cannot see
- * (match management decides it, the position goes on): a win by resignation, on time or by a
- * claim after the opponent's disconnection; a draw by agreement or by such a claim; an
- * unfinished game, or one abandoned before it began or aborted in its first moves.
+ * because the game stopped while the position went on: a side wins by resignation, on time or by
+ * the opponent's disconnection; a draw by agreement or claimed after a disconnection; an
+ * unfinished game, aborted in its first moves ("abort") or abandoned before it began
+ * ("abandoned").
  */
 int
 record_result_check(const struct game *final, enum record_result result, const char *reason,
@@ -172,9 +173,8 @@ record_result_check(const struct game *final, enum record_result result, const c
 		if (reason[0] != '\0' && strcmp(reason, "abandoned") != 0 &&
 		    strcmp(reason, "abort") != 0)
 			return record_fail(err, RECORD_EMISMATCH,
-			                   "an unfinished game ('*') has no reason but 'abandoned' "
-			                   "or 'abort', "
-			                   "not '%s'",
+			                   "an unfinished game ('*') has no reason but 'abort' or "
+			                   "'abandoned', not '%s'",
 			                   reason);
 		return 0;
 	}
@@ -182,8 +182,8 @@ record_result_check(const struct game *final, enum record_result result, const c
 		if (strcmp(reason, "agreement") != 0 && strcmp(reason, "disconnect") != 0)
 			return record_fail(
 			        err, RECORD_EMISMATCH,
-			        "a draw but the moves do not end the game, and the reason is "
-			        "'%s' (only 'agreement' or 'disconnect' can end it here)",
+			        "the result is a draw by '%s' but the moves do not end the "
+			        "game (only 'agreement' or 'disconnect' can end it here)",
 			        reason[0] ? reason : "(no reason)");
 		return 0;
 	}
@@ -477,9 +477,9 @@ rp_header_value(struct rp *p, struct record *r, int h, const char *value, size_t
 	case H_REASON:
 		if (!reason_known(value))
 			return rp_fail(p, at, RECORD_ESYNTAX,
-			               "unknown reason '%s' (blocked, line, full, resign, "
-			               "abandoned, time, "
-			               "agreement, abort, disconnect)",
+			               "unknown reason '%s' (blocked, line, full, resign, time, "
+			               "agreement, "
+			               "disconnect, abort, abandoned)",
 			               value);
 		snprintf(r->reason, sizeof r->reason, "%.15s", value);
 		return 0;

@@ -23,7 +23,7 @@
  */
 #define RECORD_MOVES_MAX 64
 #define RECORD_VALUE_MAX 129  /* bytes of a header value, unescaped, with the NUL */
-#define RECORD_WORD_MAX  16   /* variant and reason words, with the NUL */
+#define RECORD_WORD_MAX  24   /* variant and reason words, with the NUL */
 #define RECORD_TEXT_MAX  4096 /* record_write() never needs more (tests/unit/test-record.c) */
 
 /* Error codes of this module: the game ones where they mean the same, plus a mismatch. */

@@ -26,7 +26,6 @@
  * memory is the caller's when given to search_tt_init(). No I/O, no globals, and no allocation
  * after search_create().
  */
-#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

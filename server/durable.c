@@ -3,8 +3,8 @@
  *
  * One event can mean several writes, decided by its type: the first event of a game (seq 1, a
  * "seated") adds the game; "seated" records the seat and the seated player's session (its token,
- * so that it can resume after a restart); "started" makes the game live; "game_over" records the
- * end; and every
+ * so that it can resume after a restart); "started" and "resumed" make the game live and
+ * "adjourned" adjourned; "game_over" records the end; and every
  * event is stored with its line exactly as it is sent, for the byte-exact replay of reconnection.
  * Nothing here decides anything: the game layer did, this only writes it down. It owns its
  * timings; the store and the lobby are borrowed.
@@ -99,8 +99,7 @@ durable_game_add(struct durable *d, const struct table *t, int64_t now, struct s
 	g.is_private = t->is_private;
 	snprintf(g.code, sizeof g.code, "%s", t->code);
 	g.created_ms = now;
-	g.clock_base_ms = (int64_t)t->base_ms;
-	g.clock_inc_ms = (int64_t)t->inc_ms;
+	snprintf(g.clock, sizeof g.clock, "%.*s", STORE_WORD_MAX - 1, t->control);
 	return store_game_add(d->store, &g, err);
 }
 
@@ -162,8 +161,10 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, const json_
 		rc = durable_game_add(d, t, now, &err);
 	if (rc == 0 && strcmp(type, "seated") == 0)
 		rc = durable_seated(d, t, ev, now, &err);
-	if (rc == 0 && strcmp(type, "started") == 0)
+	if (rc == 0 && (strcmp(type, "started") == 0 || strcmp(type, "resumed") == 0))
 		rc = store_game_status_set(d->store, t->id, "live", &err);
+	if (rc == 0 && strcmp(type, "adjourned") == 0)
+		rc = store_game_status_set(d->store, t->id, "adjourned", &err);
 	if (rc == 0) {
 		/* the line as sent, without its '\n' */
 		body = xmalloc(w->len);

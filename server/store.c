@@ -72,11 +72,31 @@ static const char *const migrations[] = {
         "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
-        /* 3: the time control of a game (issue 6), so that an open game keeps its clock */
-        "ALTER TABLE games ADD COLUMN clock_base_ms INTEGER NOT NULL DEFAULT 0"
-        "  CHECK (clock_base_ms >= 0);"
-        "ALTER TABLE games ADD COLUMN clock_inc_ms INTEGER NOT NULL DEFAULT 0"
-        "  CHECK (clock_inc_ms >= 0);",
+        /* 3: the adjourned status (issue 6) and each game's time control ("none" or "M+S") */
+        "CREATE TABLE games3 ("
+        "  id TEXT PRIMARY KEY,"
+        "  serial INTEGER NOT NULL UNIQUE,"
+        "  kind TEXT NOT NULL CHECK (kind IN ('hokito', 'oxono')),"
+        "  variant TEXT NOT NULL,"
+        "  seed INTEGER NOT NULL,"
+        "  private INTEGER NOT NULL CHECK (private IN (0, 1)),"
+        "  code TEXT NOT NULL,"
+        "  status TEXT NOT NULL CHECK (status IN ('open', 'live', 'adjourned', 'finished')),"
+        "  created_ms INTEGER NOT NULL,"
+        "  seat0_id TEXT, seat0_name TEXT, seat1_id TEXT, seat1_name TEXT,"
+        "  ended_ms INTEGER, result TEXT, winner INTEGER, reason TEXT,"
+        "  score0 INTEGER, score1 INTEGER,"
+        "  clock TEXT NOT NULL DEFAULT 'none');"
+        "INSERT INTO games3 (id, serial, kind, variant, seed, private, code, status, created_ms,"
+        "  seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0,"
+        "  score1) SELECT id, serial, kind, variant, seed, private, code, status, created_ms,"
+        "  seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0,"
+        "  score1 FROM games;"
+        "DROP TABLE games;"
+        "ALTER TABLE games3 RENAME TO games;"
+        "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished';"
+        "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -86,7 +106,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COUNT(*) FROM events WHERE game_id = id), "                                       \
-	"(SELECT COUNT(move) FROM events WHERE game_id = id), clock_base_ms, clock_inc_ms"
+	"(SELECT COUNT(move) FROM events WHERE game_id = id), clock"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -113,9 +133,8 @@ static const char *const statements[S_COUNT] = {
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
-                       "created_ms, clock_base_ms, clock_inc_ms) VALUES (?1, "
-                       "(SELECT COALESCE(MAX(serial), 0) + 1 FROM games), "
-                       "?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
+                       "created_ms, clock) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM "
+                       "games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8)",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
@@ -532,8 +551,9 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	int rc;
 
 	if (!fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
-	    (g->kind != GAME_HOKITO && g->kind != GAME_OXONO) || g->clock_base_ms < 0 ||
-	    g->clock_inc_ms < 0 || game_variant_check(g->kind, g->variant, NULL) < 0)
+	    strlen(g->clock) >= STORE_WORD_MAX ||
+	    (g->kind != GAME_HOKITO && g->kind != GAME_OXONO) ||
+	    game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_EINVAL, "game '%.15s': bad id, code, kind or variant",
 		                  g->id);
 	if ((rc = store_tx(st, err)) < 0)
@@ -546,8 +566,7 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	sqlite3_bind_int(s, 5, g->is_private != 0);
 	bind_text(s, 6, g->code);
 	sqlite3_bind_int64(s, 7, g->created_ms);
-	sqlite3_bind_int64(s, 8, g->clock_base_ms);
-	sqlite3_bind_int64(s, 9, g->clock_inc_ms);
+	bind_text(s, 8, g->clock[0] ? g->clock : "none");
 	return store_write(st, s, "adding a game", err);
 }
 
@@ -591,8 +610,10 @@ store_game_status_set(struct store *st, const char *game_id, const char *status,
 	int rc;
 
 	if (!fits(game_id, STORE_ID_MAX) || status == NULL ||
-	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0))
-		return store_fail(err, STORE_EINVAL, "status of game '%.15s': 'open' or 'live'",
+	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0 &&
+	     strcmp(status, "adjourned") != 0))
+		return store_fail(err, STORE_EINVAL,
+		                  "status of game '%.15s': 'open', 'live' or 'adjourned'",
 		                  game_id ? game_id : "");
 	if ((rc = store_tx(st, err)) < 0)
 		return rc;
@@ -832,8 +853,7 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->score[1] = sqlite3_column_int(s, 18);
 	g->nevents = sqlite3_column_int64(s, 19);
 	g->ply = sqlite3_column_int(s, 20);
-	g->clock_base_ms = sqlite3_column_int64(s, 21);
-	g->clock_inc_ms = sqlite3_column_int64(s, 22);
+	bad |= column_copy(s, 21, g->clock, sizeof g->clock);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
 		                  st->path, g->id);
@@ -978,7 +998,7 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 		return store_fail(err, STORE_ECORRUPT, "game '%s': unknown result '%s'", g->id,
 		                  g->result);
 	if (record_result_check(position, store_record_result(g),
-	                        strcmp(g->result, "aborted") == 0 && strcmp(g->reason, "abort") != 0
+	                        strcmp(g->result, "aborted") == 0 && g->reason[0] == '\0'
 	                                ? "abandoned"
 	                                : g->reason,
 	                        &rerr) < 0)
@@ -1143,7 +1163,7 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 		return rc;
 	r = xcalloc(1, sizeof *r);
 	r->kind = g.kind;
-	snprintf(r->variant, sizeof r->variant, "%.*s", RECORD_WORD_MAX - 1, g.variant);
+	snprintf(r->variant, sizeof r->variant, "%s", g.variant);
 	r->seed = g.seed;
 	for (int i = 0; i < 2; i++)
 		snprintf(r->player[i], sizeof r->player[i], "%s", g.seat_name[i]);
@@ -1153,10 +1173,9 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 		r->date[0] = '\0';
 	r->result = strcmp(g.status, "finished") == 0 ? store_record_result(&g) : RECORD_UNFINISHED;
 	if (strcmp(g.status, "finished") == 0)
-		snprintf(r->reason, sizeof r->reason, "%.*s", RECORD_WORD_MAX - 1,
-		         strcmp(g.result, "aborted") == 0 && strcmp(g.reason, "abort") != 0
-		                 ? "abandoned"
-		                 : g.reason);
+		snprintf(r->reason, sizeof r->reason, "%s",
+		         strcmp(g.result, "aborted") == 0 && g.reason[0] == '\0' ? "abandoned"
+		                                                                 : g.reason);
 	game_start(&r->final, g.kind, g.variant, g.seed, NULL);
 	rc = 0;
 	for (size_t i = 0; i < nev && rc == 0; i++) {

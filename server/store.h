@@ -31,7 +31,7 @@
 #define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */
 #define STORE_CODE_MAX  17  /* an invite code */
 #define STORE_TOKEN_MAX 65  /* a session token */
-#define STORE_WORD_MAX  24  /* variant, status, result, reason, event type ("rematch_declined") */
+#define STORE_WORD_MAX  24  /* variant, status, result, reason, event type */
 
 /* Error codes: every function returns 0 (or a count) or one of these. */
 enum store_errno {
@@ -68,7 +68,7 @@ struct store_game {
 	uint64_t seed;
 	int is_private;
 	char code[STORE_CODE_MAX];   /* invite code, "" when public */
-	char status[STORE_WORD_MAX]; /* "open", "live", "finished" */
+	char status[STORE_WORD_MAX]; /* "open", "live", "adjourned", "finished" */
 	int64_t created_ms;
 	int64_t ended_ms;                  /* 0 until finished */
 	int seat_taken[2];                 /* whether each seat was ever taken */
@@ -76,12 +76,11 @@ struct store_game {
 	char seat_name[2][STORE_NAME_MAX]; /* display names by seat */
 	char result[STORE_WORD_MAX];       /* "win", "draw", "aborted"; "" until finished */
 	int winner;                        /* seat, or -1 */
-	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "abandoned" */
+	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "time", ... */
 	int score[2];                      /* HOKITO scores at the end */
+	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
-	int64_t clock_base_ms;             /* time control: each clock's start, 0 for none */
-	int64_t clock_inc_ms;              /* time control: increment per move */
 };
 
 /* One game event as stored. The strings are borrowed (see each function). */
@@ -130,10 +129,7 @@ int store_schema_version(const struct store *st);
  * return 0, STORE_EINVAL for an argument out of range, or STORE_EIO.
  */
 
-/*
- * A new game (status "open"). g is borrowed; its end, seats and counts are ignored; its time
- * control is kept.
- */
+/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
 int store_game_add(struct store *st, const struct store_game *g, struct store_error *err);
 
 /* A player took seat 0 or 1 of a game. */

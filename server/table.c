@@ -195,12 +195,16 @@ table_restore(struct lobby *lb, const struct store_game *g, const struct store_e
 	static const char *const reasons[] = {"blocked",    "line", "full",      "resign",
 	                                      "abandoned",  "time", "agreement", "abort",
 	                                      "disconnect", NULL};
+	uint64_t base_ms = 0, inc_ms = 0;
 	enum table_status want;
 	struct table *t;
 	int rc = 0;
 
-	t = table_create(lb, g->id, g->kind, g->variant, g->seed, (uint64_t)g->clock_base_ms,
-	                 (uint64_t)g->clock_inc_ms);
+	if (g->clock[0] != '\0' && protocol_clock_parse(g->clock, &base_ms, &inc_ms) < 0) {
+		restore_fail(why, size, "game '%s': unknown time control '%s'", g->id, g->clock);
+		return NULL;
+	}
+	t = table_create(lb, g->id, g->kind, g->variant, g->seed, base_ms, inc_ms);
 	t->serial = (uint64_t)g->serial;
 	t->is_private = g->is_private;
 	snprintf(t->code, sizeof t->code, "%.*s", PROTOCOL_CODE_LEN, g->code);
@@ -227,10 +231,11 @@ table_restore(struct lobby *lb, const struct store_game *g, const struct store_e
 			t->log[t->nlog++] = wire_text(ev[i].body, strlen(ev[i].body));
 		}
 	}
-	want = strcmp(g->status, "open") == 0   ? TABLE_OPEN
-	       : strcmp(g->status, "live") == 0 ? TABLE_LIVE
-	                                        : TABLE_FINISHED;
-	if (rc == 0 && (t->status == TABLE_ADJOURNED ? TABLE_LIVE : t->status) != want)
+	want = strcmp(g->status, "open") == 0        ? TABLE_OPEN
+	       : strcmp(g->status, "live") == 0      ? TABLE_LIVE
+	       : strcmp(g->status, "adjourned") == 0 ? TABLE_ADJOURNED
+	                                             : TABLE_FINISHED;
+	if (rc == 0 && t->status != want)
 		rc = restore_fail(why, size,
 		                  "game '%s' is stored as %s but its events say otherwise", g->id,
 		                  g->status);

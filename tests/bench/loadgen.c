@@ -101,11 +101,15 @@ struct lg_pair {
 	char game[32];             /* the current game id, "" before the first */
 	struct lg_conn *held;      /* a player that holds its move until spectators are ready */
 	char held_move[GAME_MOVE_TEXT];
-	int held_seq;       /* the seq the held move's event will have */
-	int in_play;        /* a move of the current game was sent and it is not over */
-	int dead;           /* a player was lost: the pair stops */
-	uint64_t play_ns;   /* time spent in play */
-	uint64_t play_from; /* when the current stretch of play began */
+	int held_seq;        /* the seq the held move's event will have */
+	int joined;          /* the joiner's join of the current game was answered */
+	int ready_once;      /* the first game was ready: counted in pairs_ready */
+	int in_play;         /* a move of the current game was sent and it is not over */
+	int dead;            /* a player was lost: the pair stops */
+	uint64_t play_ns;    /* time spent in play */
+	uint64_t play_from;  /* when the current stretch of play began */
+	uint64_t watch_ns;   /* time spent waiting for spectators to watch a new game */
+	uint64_t watch_from; /* when the current game was created */
 	uint64_t
 	        sent_ns[LG_RING]; /* when the move whose event has seq i was sent, at i % LG_RING */
 };
@@ -157,6 +161,8 @@ struct loadgen {
 	struct rng rng;
 	uv_timer_t timer;  /* set-up deadline, then the end of the measurement */
 	uv_timer_t settle; /* idle: the wait before memory is read */
+	int started;       /* hokito: the first games are being set up */
+	int pairs_ready;   /* hokito: pairs whose first game is ready to play */
 	int measuring, stopped, failed;
 	uint64_t t0, t1;                     /* measurement window, ns */
 	double cpu0, srv0;                   /* our and the server's CPU seconds at t0 */
@@ -483,7 +489,7 @@ pair_move(struct lg_pair *p, struct lg_conn *c, const char *move, int seq)
 {
 	char line[128];
 
-	if (p->spec_ready < p->spec_alive) {
+	if (!c->lg->measuring || p->spec_ready < p->spec_alive) {
 		p->held = c;
 		snprintf(p->held_move, sizeof p->held_move, "%s", move);
 		p->held_seq = seq;
@@ -504,10 +510,39 @@ pair_check_held(struct lg_pair *p)
 {
 	struct lg_conn *c = p->held;
 
-	if (c != NULL && p->spec_ready >= p->spec_alive) {
+	if (c != NULL && c->lg->measuring && p->spec_ready >= p->spec_alive) {
+		char move[GAME_MOVE_TEXT];
+
+		memcpy(move, p->held_move, sizeof move);
 		p->held = NULL;
-		pair_move(p, c, p->held_move, p->held_seq);
+		pair_move(p, c, move, p->held_seq);
 	}
+}
+
+static void lg_measure_start(struct loadgen *lg);
+
+/*
+ * The joiner or a spectator was answered: once the joiner is seated and every spectator watches,
+ * the game may be played (the first game of every pair is made ready before measuring starts).
+ */
+static void
+pair_check_ready(struct lg_pair *p)
+{
+	struct loadgen *lg = p->player[0]->lg;
+
+	if (!p->joined || p->spec_ready < p->spec_alive)
+		return;
+	if (p->watch_from != 0) {
+		if (lg->measuring)
+			p->watch_ns += now_ns() - p->watch_from;
+		p->watch_from = 0;
+	}
+	if (!p->ready_once) {
+		p->ready_once = 1;
+		if (++lg->pairs_ready == lg->npairs)
+			lg_measure_start(lg);
+	}
+	pair_check_held(p);
 }
 
 /* The current game stopped being played. */
@@ -586,7 +621,7 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 		break;
 	case MSG_STATE:
 		conn_replied(c);
-		if (!lg->measuring)
+		if (!lg->started || lg->stopped)
 			break;
 		if (c->role == ROLE_CREATOR) {
 			char line2[96];
@@ -597,6 +632,8 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 			}
 			p->spec_ready = 0;
 			p->spec_over = 0;
+			p->joined = 0;
+			p->watch_from = p->nspec > 0 ? now_ns() : 0;
 			snprintf(line2, sizeof line2, "{\"type\":\"join\",\"game\":\"%s\"}\n",
 			         p->game);
 			conn_request(p->player[1], MSG_JOIN, line2);
@@ -604,9 +641,12 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 			         p->game);
 			for (size_t i = 0; i < p->nspec; i++)
 				conn_request(p->spec[i], MSG_WATCH, line2);
+		} else if (c->role == ROLE_JOINER) {
+			p->joined = 1;
+			pair_check_ready(p);
 		} else if (c->role == ROLE_SPECTATOR) {
 			p->spec_ready++;
-			pair_check_held(p);
+			pair_check_ready(p);
 		}
 		break;
 	case MSG_OK:
@@ -625,7 +665,7 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 		conn_replied(c);
 		break;
 	case MSG_YOUR_TURN:
-		if (c->role != ROLE_SPECTATOR && lg->measuring && !lg->stopped)
+		if (c->role != ROLE_SPECTATOR && lg->started && !lg->stopped)
 			player_your_turn(c, line, len);
 		break;
 	case MSG_MOVED:
@@ -636,10 +676,10 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 		}
 		break;
 	case MSG_GAME_OVER:
-		if (!lg->measuring)
+		if (!lg->started)
 			break;
 		if (c->role == ROLE_CREATOR) {
-			lg->games++;
+			lg->games += lg->measuring;
 			if (p->spec_alive == 0)
 				pair_play_end(p);
 			pair_new_game(p);
@@ -774,7 +814,7 @@ conn_fail(struct lg_conn *c, const char *why)
 	if (c->pair != NULL) {
 		if (c->role == ROLE_SPECTATOR) {
 			c->pair->spec_alive--;
-			pair_check_held(c->pair);
+			pair_check_ready(c->pair);
 		} else {
 			c->pair->dead = 1;
 			pair_play_end(c->pair);
@@ -877,18 +917,24 @@ conn_start(struct loadgen *lg, int i)
 		conn_fail(c, uv_strerror(rc));
 }
 
-static void lg_measure_start(struct loadgen *lg);
-
 /* Keep --burst set-ups in flight; start measuring when every connection is ready. */
 static void
 lg_setup_more(struct loadgen *lg)
 {
-	if (lg->measuring || lg->stopped)
+	if (lg->measuring || lg->started || lg->stopped)
 		return;
 	while (lg->next_connect < lg->nconns && lg->inflight < lg->burst)
 		conn_start(lg, lg->next_connect++);
-	if (lg->nready == lg->nconns)
+	if (lg->nready < lg->nconns)
+		return;
+	if (lg->mode != MODE_HOKITO && lg->mode != MODE_SPECTATE) {
 		lg_measure_start(lg);
+	} else if (!lg->started) {
+		/* every connection said hello: set the first games up, then measure */
+		lg->started = 1;
+		for (int i = 0; i < lg->npairs; i++)
+			pair_new_game(&lg->pairs[i]);
+	}
 }
 
 /* --- the run --- */
@@ -899,8 +945,10 @@ end_cb(uv_timer_t *t)
 	struct loadgen *lg = container_of(t, struct loadgen, timer);
 
 	if (!lg->measuring) {
-		fprintf(stderr, "loadgen: set-up did not finish in time: %d of %d ready\n",
-		        lg->nready, lg->nconns);
+		fprintf(stderr,
+		        "loadgen: set-up did not finish in time: %d of %d connections ready, "
+		        "%d of %d games\n",
+		        lg->nready, lg->nconns, lg->pairs_ready, lg->npairs);
 		lg->failed = 1;
 	}
 	lg_stop(lg);
@@ -928,7 +976,7 @@ lg_measure_start(struct loadgen *lg)
 	case MODE_HOKITO:
 	case MODE_SPECTATE:
 		for (int i = 0; i < lg->npairs; i++)
-			pair_new_game(&lg->pairs[i]);
+			pair_check_held(&lg->pairs[i]);
 		break;
 	case MODE_IDLE:
 	case MODE_REDIS_IDLE:
@@ -952,8 +1000,13 @@ lg_stop(struct loadgen *lg)
 		lg->cpu = self_cpu_s() - lg->cpu0;
 		lg->srv_cpu = lg->srv0 >= 0 ? proc_cpu_s(lg->pid) - lg->srv0 : -1;
 		lg->rss_end = proc_rss_kb(lg->pid);
-		for (int i = 0; i < lg->npairs; i++)
-			pair_play_end(&lg->pairs[i]);
+		for (int i = 0; i < lg->npairs; i++) {
+			struct lg_pair *p = &lg->pairs[i];
+
+			pair_play_end(p);
+			if (p->watch_from > lg->t0)
+				p->watch_ns += lg->t1 - p->watch_from;
+		}
 	}
 	uv_timer_stop(&lg->timer);
 	uv_timer_stop(&lg->settle);
@@ -971,10 +1024,12 @@ static void
 lg_print(const struct loadgen *lg)
 {
 	double secs = (double)(lg->t1 - lg->t0) / 1e9;
-	uint64_t play = 0;
+	uint64_t play = 0, watch = 0;
 
-	for (int i = 0; i < lg->npairs; i++)
+	for (int i = 0; i < lg->npairs; i++) {
 		play += lg->pairs[i].play_ns;
+		watch += lg->pairs[i].watch_ns;
+	}
 	printf("mode=%s", mode_names[lg->mode]);
 	if (lg->label != NULL)
 		printf(" label=%s", lg->label);
@@ -1007,8 +1062,9 @@ lg_print(const struct loadgen *lg)
 		       (double)lg->deliveries / secs,
 		       lg->deliveries ? (double)lg->dlv_bytes / (double)lg->deliveries : 0.0);
 		if (lg->mode == MODE_SPECTATE && lg->npairs == 1)
-			printf(" play_s=%.3f play_dlv_per_s=%.1f", (double)play / 1e9,
-			       play ? (double)lg->deliveries / ((double)play / 1e9) : 0.0);
+			printf(" play_s=%.3f play_dlv_per_s=%.1f watch_s=%.3f", (double)play / 1e9,
+			       play ? (double)lg->deliveries / ((double)play / 1e9) : 0.0,
+			       (double)watch / 1e9);
 		printf(" dlv_p50_us=%.1f dlv_p99_us=%.1f dlv_p999_us=%.1f",
 		       hist_quantile_us(&lg->dlv, 0.5), hist_quantile_us(&lg->dlv, 0.99),
 		       hist_quantile_us(&lg->dlv, 0.999));

@@ -57,12 +57,12 @@ def wait_for(pred, timeout=10.0, step=0.05):
 class Server:
     """The real hokitod on a port the OS picks."""
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, args=()):
         self.port_file = os.path.join(tmp, "port")
         self.log = open(os.path.join(tmp, "hokitod.log"), "w")
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", "127.0.0.1:0", "--port-file", self.port_file,
-             "--log-level", "debug", "--db", os.path.join(tmp, "hokito.db")],
+             "--log-level", "debug", "--db", os.path.join(tmp, "hokito.db")] + list(args),
             stdout=self.log, stderr=self.log)
         ok = wait_for(lambda: os.path.exists(self.port_file) and
                       open(self.port_file).read().strip(), 10)

@@ -437,10 +437,10 @@ TEST(record_result_disagrees)
 		game_move_format(GAME_HOKITO, m[0], mv, sizeof mv);
 		replace(t, sizeof t, draw, "a1-a2", mv);
 		ASSERT_EQ(record_parse(&p, t, strlen(t), &err), RECORD_EMISMATCH);
-		ASSERT(strstr(err.text, "draw but the moves do not end") != NULL);
+		ASSERT(strstr(err.text, "only 'agreement' or 'disconnect'") != NULL);
 		replace(t, sizeof t, blocked, "a1-a2", mv);
 		ASSERT_EQ(record_parse(&p, t, strlen(t), &err), RECORD_EMISMATCH);
-		ASSERT(strstr(err.text, "only 'resign'") != NULL);
+		ASSERT(strstr(err.text, "only 'resign', 'time' or 'disconnect'") != NULL);
 		replace(t, sizeof t, resign, "a1-a2", mv);
 		ASSERT_EQ(record_parse(&p, t, strlen(t), &err), 0);
 		ASSERT_EQ(p.result, RECORD_WIN1);

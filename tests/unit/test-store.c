@@ -521,9 +521,10 @@ TEST(store_migration)
 	ASSERT_EQ(l.nev[0], 4);
 	ASSERT_STR_EQ(l.g[1].result, "aborted");
 	ASSERT_STR_EQ(l.g[1].code, "abcd1234");
+	ASSERT_STR_EQ(l.g[0].clock, "none"); /* filled by migration 3 */
 	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
 	store_close(st);
-	/* and it stays at version 2 */
+	/* and it stays at the current version */
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
 	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
 	store_close(st);

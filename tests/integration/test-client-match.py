@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""test-client-match.py: match management in the hokito client, against a real hokitod run with
+--test-clock (its game time moves only when the test says so, through a protocol connection).
+
+--plain: a game with a 5+3 clock (the clocks printed after each move, the increment), players'
+chat and spectators' chat apart, a draw offer declined, loss on time, a rematch with colours
+swapped. Full screen in tmux: both clocks on screen and the low-time warning, the chat pane, the
+grace countdown of a dropped opponent, a draw offer accepted with a key. TAP on stdout.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clienttest as ct  # noqa: E402
+import serverlib  # noqa: E402
+
+GRACE = 30
+
+
+class Clock:
+    """A protocol connection that moves the server's test clock."""
+
+    def __init__(self, port):
+        self.c = serverlib.Client("127.0.0.1", port)
+        self.c.hello("clock")
+
+    def advance(self, ms):
+        r, _ = self.c.request({"type": "test_clock", "advance_ms": ms})
+        assert r["type"] == "ok", r
+
+    def game_id(self, player):
+        r, _ = self.c.request({"type": "list"})
+        for g in r["games"]:
+            if any(p and p["name"] == player for p in g["players"].values()):
+                return g["game"]
+        return None
+
+
+def legal_move(player, kind="hokito"):
+    player.send("position")
+    m = player.expect(r"^position: (.*)$", 10)
+    return ct.legal_moves(kind, m.group(1))[0] if m else None
+
+
+def test_plain(tap, port, tmp, clock):
+    alice = ct.Plain(port, "alice", ["create", "hokito", "--seat", "black", "--clock", "5+3"],
+                     os.path.join(tmp, "alice"))
+    m = alice.expect(r"^joined game (g\d+) \(hokito standard\) as black", 10)
+    tap.check(m and alice.expect(r"^clocks: black 5:00, white 5:00 \(5\+3\)$", 5),
+              "plain: a game with a clock shows both clocks", alice.text())
+    if not m:
+        return
+    gid = m.group(1)
+    bob = ct.Plain(port, "bob", ["join", gid], os.path.join(tmp, "bob"))
+    carol = ct.Plain(port, "carol", ["watch", gid], os.path.join(tmp, "carol"))
+    tap.check(bob.expect(r"^joined game %s .* as white" % gid, 10) and
+              carol.expect(r"^watching game %s" % gid, 10), "bob joins, carol watches")
+    alice.expect(r"^your turn", 10)
+    clock.advance(12000)
+    mv = legal_move(alice)
+    alice.send(mv)
+    tap.check(alice.expect(r"^clocks: black 4:51, white 5:00 \(5\+3\)$", 10) and
+              carol.expect(r"^clocks: black 4:51, white 5:00", 10),
+              "after the move: 12 s spent, 3 s increment", alice.text()[-600:])
+    bob.send("say hi alice, good luck")
+    tap.check(alice.expect(r"^chat: bob \(white\): hi alice, good luck$", 10) and
+              carol.expect(r"^chat: bob \(white\): hi alice, good luck$", 10),
+              "players' chat reaches the opponent and the spectators")
+    carol.send("say white is in trouble")
+    tap.check(carol.expect(r"^kibitz: carol: white is in trouble$", 10),
+              "spectators' chat reaches the spectators", carol.text()[-400:])
+    bob.send("draw")
+    tap.check(alice.expect(r"^draw offer from white: type accept or decline$", 10),
+              "a draw offer is shown with the commands that answer it", alice.text()[-400:])
+    alice.send("decline")
+    tap.check(bob.expect(r"alice declines the draw", 10), "the decline reaches the offerer",
+              bob.text()[-400:])
+    tap.check(not alice.seen(r"kibitz") and not bob.seen(r"kibitz"),
+              "players never see the spectators' chat")
+    for _ in range(3):
+        bob.send("say spam")
+    bob.send("say spam")
+    bob.send("say spam")
+    tap.check(bob.expect(r"^error: at most 5 chat lines in 10 seconds", 10),
+              "the rate limit is reported as an error", bob.text()[-400:])
+    clock.advance(302000)
+    tap.check(alice.expect(r"^game over: Black wins, \d+ to \d+\. White ran out of time\.$", 10)
+              and bob.expect(r"^game over: .*White ran out of time", 10)
+              and bob.expect(r"^clocks: black 4:51, white 0:00\.0", 5),
+              "the flag falls: loss on time", bob.text()[-600:])
+    alice.send("rematch")
+    tap.check(bob.expect(r"^rematch offer from black: type accept or decline$", 10),
+              "the rematch offer is shown", bob.text()[-400:])
+    bob.send("accept")
+    ma = alice.expect(r"^joined game (g\d+) \(hokito standard\) as white", 10)
+    mb = bob.expect(r"^joined game (g\d+) \(hokito standard\) as black", 10)
+    tap.check(ma and mb and ma.group(1) == mb.group(1) != gid,
+              "the rematch: a new game with colours swapped", alice.text()[-800:])
+    tap.check(bob.expect(r"^clocks: black 5:00, white 5:00 \(5\+3\)$", 5),
+              "with the same clock")
+    bob.send("abort")
+    tap.check(alice.expect(r"^game over: .*aborted", 10), "plain: abort", alice.text()[-300:])
+    for p in (alice, bob, carol):
+        p.send("leave")
+        p.send("quit")
+    tap.check(all(p.close() == 0 for p in (alice, bob, carol)), "the plain clients end cleanly")
+
+
+def test_screen(tap, port, tmp, clock):
+    tmux = ct.Tmux("match")
+    stderr = os.path.join(tmp, "alice-screen.stderr")
+    env = {"XDG_STATE_HOME": os.path.join(tmp, "alice2"), "TERM": "xterm-256color",
+           "LANG": "C.UTF-8"}
+    try:
+        tmux.start("alice", "%s --port %d --name ann create --seat black --clock 5+3"
+                   % (ct.HOKITO, port), env, 100, 30, stderr=stderr)
+        tap.check(tmux.expect("alice", r"Waiting for an opponent", 10),
+                  "screen: the game is created", tmux.capture("alice"))
+        gid = clock.game_id("ann")
+        bob_home = os.path.join(tmp, "bob2")
+        bob = ct.Plain(port, "ben", ["join", gid], bob_home)
+        tap.check(tmux.expect("alice", "\u23f1 [45]:[0-5]\\d.*\u23f1 5:00", 10),
+                  "screen: both clocks are shown", tmux.capture("alice"))
+        # the client counts the running clock down on its own (real) time
+        tap.check(tmux.expect("alice", "\u23f1 4:5\\d.*\u23f1 5:00", 8),
+                  "screen: the running clock counts down", tmux.capture("alice"))
+        clock.advance(285000)
+        mv = legal_move(bob)
+        tmux.keys("alice", ":")
+        tmux.literal("alice", mv)
+        tmux.keys("alice", "Enter")
+        tap.check(bob.expect(r"^move 1: black ", 10), "screen: the move is played",
+                  tmux.capture("alice"))
+        tap.check(tmux.expect("alice", "\u23f1 0:18  low time!", 5),
+                  "screen: a clock under 20 s is shown with a low-time warning",
+                  tmux.capture("alice"))
+        bob.send("say nice one")
+        tap.check(tmux.expect("alice", r"Chat.*ben: nice one", 10),
+                  "screen: the chat pane shows the players' chat", tmux.capture("alice"))
+        bob.close()
+        tap.check(tmux.expect("alice", r"offline, %d s grace" % GRACE, 10),
+                  "screen: the dropped opponent's grace period", tmux.capture("alice"))
+        # the client counts down on its own (real) time from the value it was sent
+        tap.check(tmux.expect("alice", r"offline, 2\d s grace", 8),
+                  "screen: the grace counts down on the opponent's turn", tmux.capture("alice"))
+        bob = ct.Plain(port, "ben", [], bob_home)
+        tap.check(bob.expect(r"^(connected|reconnected) to", 10) and
+                  tmux.expect("alice", r"ben is back", 10), "the opponent comes back",
+                  tmux.capture("alice"))
+        bob.send("draw")
+        tap.check(tmux.expect("alice", r"White offers a draw: a accept, x decline", 10),
+                  "screen: the draw offer with its keys", tmux.capture("alice"))
+        tmux.keys("alice", "a")
+        tap.check(tmux.expect("alice", r"Drawn by agreement", 10) and
+                  bob.expect(r"^game over: Draw.*Drawn by agreement", 10),
+                  "screen: a accepts the draw", tmux.capture("alice"))
+        tmux.keys("alice", "Q")
+        tap.check(tmux.expect("alice", r"HOKITO-EXIT=0", 10), "screen: Q quits cleanly",
+                  tmux.capture("alice"))
+        bob.send("quit")
+        bob.close()
+        report = open(stderr, errors="replace").read() if os.path.exists(stderr) else ""
+        tap.check(not re.search(r"Sanitizer|runtime error", report),
+                  "no sanitizer reports from the screen client", report[-2000:])
+    finally:
+        tmux.kill()
+
+
+def main(tap):
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE)])
+    clock = Clock(server.port)
+    try:
+        test_plain(tap, server.port, tmp, clock)
+        test_screen(tap, server.port, tmp, clock)
+    finally:
+        clock.c.close()
+        server.stop()
+        ct.cleanup(tmp)
+
+
+if __name__ == "__main__":
+    ct.main_guard(main)
