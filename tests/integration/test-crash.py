@@ -161,12 +161,13 @@ class Player:
         req = self.pending.pop(m.get("id"), (None, None)) if "id" in m else (None, None)
         if t == "welcome":
             self.token = m["token"]
-            self.unsure = False
+            unsure, self.unsure = self.unsure, False
             if m["resumed"] and m["game"] is not None:
-                if m["game"] != self.game:
+                if m["game"] != self.game and not unsure:
                     problem("%s: resumed at %s, was at %s" % (self.name, m["game"], self.game))
                 self.game = m["game"]
-                self.replaying = self.last_seq.get(self.game, 0) + 1
+                if not unsure:
+                    self.replaying = self.last_seq.get(self.game, 0) + 1
                 if self.game in self.over:
                     self.want_game = True
             else:
