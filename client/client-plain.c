@@ -413,6 +413,7 @@ print_help(void)
 	out("commands:");
 	out("  list                               games on the server");
 	out("  create hokito|oxono [random36] [black|white|pink|random] [private] [M+S]");
+	out("         [computer [LEVEL]]          ... against the computer (level 1-8, default 4)");
 	out("  join ID|CODE                       take the open seat of a game");
 	out("  quick [hokito|oxono]               quick pairing");
 	out("  watch ID|CODE                      watch a game");
@@ -435,16 +436,20 @@ print_help(void)
 	out("  resign | leave | quit");
 }
 
-/* The create command: kind first, then variant, seat and privacy in any order. */
+/*
+ * The create command: kind first, then variant, seat, privacy, clock and "computer" (optionally
+ * followed by its level) in any order.
+ */
 static void
 cmd_create(struct plain *p, char **args, int n)
 {
 	enum game_kind kind;
 	const char *variant = NULL, *clock = NULL;
-	int seat = -1, priv = 0;
+	int seat = -1, priv = 0, level = 0;
 
 	if (n < 1 || game_kind_parse(args[0], &kind) < 0) {
-		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private] [M+S]");
+		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private] [M+S] "
+		    "[computer [LEVEL]]");
 		return;
 	}
 	for (int i = 1; i < n; i++) {
@@ -454,7 +459,20 @@ cmd_create(struct plain *p, char **args, int n)
 			clock = args[i];
 		else if (strcmp(args[i], "private") == 0)
 			priv = 1;
-		else if (strcmp(args[i], "public") == 0)
+		else if (strcmp(args[i], "computer") == 0) {
+			level = PROTOCOL_LEVEL_DEFAULT;
+			if (i + 1 < n && args[i + 1][0] >= '0' && args[i + 1][0] <= '9') {
+				char *end;
+				long lv = strtol(args[++i], &end, 10);
+				if (*end != '\0' || lv < PROTOCOL_LEVEL_MIN ||
+				    lv > PROTOCOL_LEVEL_MAX) {
+					out("error: create: the computer's level is from %d to %d",
+					    PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
+					return;
+				}
+				level = (int)lv;
+			}
+		} else if (strcmp(args[i], "public") == 0)
 			priv = 0;
 		else if (strcmp(args[i], "random") == 0)
 			seat = -1;
@@ -463,12 +481,14 @@ cmd_create(struct plain *p, char **args, int n)
 		else if (game_variant_check(kind, args[i], NULL) == 0)
 			variant = args[i];
 		else {
-			out("error: create: '%s' is not a variant, a seat of %s, or 'private'",
+			out("error: create: '%s' is not a variant, a seat of %s, 'private', a "
+			    "clock "
+			    "or 'computer'",
 			    args[i], game_kind_name(kind));
 			return;
 		}
 	}
-	client_request_create(p->c, kind, variant, seat, priv, clock);
+	client_request_create(p->c, kind, variant, seat, priv, clock, level);
 }
 
 static void

@@ -110,7 +110,7 @@ client_request_record(struct client *c, const char *game)
 
 int
 client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
-                      int private_game, const char *clock)
+                      int private_game, const char *clock, int level)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
@@ -121,7 +121,12 @@ client_request_create(struct client *c, enum game_kind kind, const char *variant
 	json_decref(jid);
 	if (clock != NULL)
 		json_object_set_new(msg, "clock", json_string(clock));
-	client_notice(c, 0, "Creating the %s game...", kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	if (level > 0) {
+		json_object_set_new(msg, "opponent", json_string("computer"));
+		json_object_set_new(msg, "level", json_integer(level));
+	}
+	client_notice(c, 0, "Creating the %s game%s...", kind == GAME_OXONO ? "OXONO" : "HOKITO",
+	              level > 0 ? " against the computer" : "");
 	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
 }
 

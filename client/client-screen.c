@@ -105,10 +105,11 @@ struct screen {
 	int field;                  /* create form: field under the cursor */
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
 	int f_clock;                              /* create form: index in clock_choices */
-	int by, bx, cw, ch;                       /* board origin and cell size, for mouse hits */
-	int list_y;                               /* lobby: screen row of the first entry */
-	int list_top;                             /* lobby: first entry shown */
-	int had_table;                            /* the table was active at the last draw */
+	int f_opponent, f_level; /* create form: 1 for the computer; its level - 1 */
+	int by, bx, cw, ch;      /* board origin and cell size, for mouse hits */
+	int list_y;              /* lobby: screen row of the first entry */
+	int list_top;            /* lobby: first entry shown */
+	int had_table;           /* the table was active at the last draw */
 };
 
 static struct screen *screen_atexit; /* the screen to restore at exit, if still on */
@@ -116,6 +117,7 @@ static struct screen *screen_atexit; /* the screen to restore at exit, if still 
 /* The time controls the create form offers; NULL is none. */
 static const char *const clock_choices[] = {NULL, "1+0", "3+2", "5+3", "15+10"};
 #define CLOCK_CHOICES 5
+#define CREATE_FIELDS 7 /* game, variant, seat, private, clock, opponent, level */
 
 static const char *
 glyph(const struct screen *s, const char *utf8, const char *ascii)
@@ -949,17 +951,19 @@ draw_create(struct screen *s)
 	static const char *const kinds[] = {"HOKITO", "OXONO"};
 	static const char *const variants[2][2] = {{"standard", "random36"}, {"standard", NULL}};
 	static const char *const seats[3] = {"random", "first", "second"};
-	static const char *const labels[] = {"Game", "Variant", "Seat", "Private", "Clock"};
-	int w = 52, h = 12, y = (LINES - h) / 2, x = (COLS - w) / 2;
+	static const char *const labels[] = {"Game",  "Variant",  "Seat", "Private",
+	                                     "Clock", "Opponent", "Level"};
+	static const char *const levels[] = {"1", "2", "3", "4", "5", "6", "7", "8"};
+	int w = 52, h = 14, y = (LINES - h) / 2, x = (COLS - w) / 2;
 	char seatbuf[3][24];
 
 	frame(s, y, x, h, w, "Create a game");
 	snprintf(seatbuf[0], sizeof seatbuf[0], "%s", seats[0]);
 	snprintf(seatbuf[1], sizeof seatbuf[1], "%s", s->f_kind ? "pink" : "black");
 	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", s->f_kind ? "black" : "white");
-	for (int f = 0; f < 5; f++) {
-		const char *opts[CLOCK_CHOICES] = {NULL, NULL, NULL, NULL, NULL};
-		int cur = 0, n = 0;
+	for (int f = 0; f < CREATE_FIELDS; f++) {
+		const char *opts[8] = {NULL};
+		int cur = 0, n = 0, dim = f == 6 && !s->f_opponent;
 		switch (f) {
 		case 0:
 			opts[0] = kinds[0], opts[1] = kinds[1], n = 2, cur = s->f_kind;
@@ -977,6 +981,14 @@ draw_create(struct screen *s)
 		case 3:
 			opts[0] = "public", opts[1] = "private", n = 2, cur = s->f_private;
 			break;
+		case 5:
+			opts[0] = "person", opts[1] = "computer", n = 2, cur = s->f_opponent;
+			break;
+		case 6:
+			for (n = 0; n < 8; n++)
+				opts[n] = levels[n];
+			cur = s->f_level;
+			break;
 		default:
 			for (n = 0; n < CLOCK_CHOICES; n++)
 				opts[n] = clock_choices[n] ? clock_choices[n] : "none";
@@ -990,11 +1002,13 @@ draw_create(struct screen *s)
 		attroff(A_BOLD);
 		int ox = x + 14;
 		for (int i = 0; i < n; i++) {
-			if (i == cur)
+			if (dim)
+				attron(A_DIM);
+			else if (i == cur)
 				attron(A_REVERSE | A_BOLD);
 			put(y + 2 + f, ox, 0, " %s ", opts[i]);
-			attroff(A_REVERSE | A_BOLD);
-			ox += (int)strlen(opts[i]) + 3;
+			attroff(A_REVERSE | A_BOLD | A_DIM);
+			ox += (int)strlen(opts[i]) + (f == 6 ? 2 : 3);
 		}
 	}
 	attron(A_DIM);
@@ -1315,8 +1329,10 @@ confirm_key(struct screen *s, int ch)
 static void
 create_key(struct screen *s, int ch)
 {
-	int nvalues[5] = {2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2, CLOCK_CHOICES};
-	int *val[5] = {&s->f_kind, &s->f_variant, &s->f_seat, &s->f_private, &s->f_clock};
+	int nvalues[CREATE_FIELDS] = {
+	        2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2, CLOCK_CHOICES, 2, PROTOCOL_LEVEL_MAX};
+	int *val[CREATE_FIELDS] = {&s->f_kind,  &s->f_variant,  &s->f_seat, &s->f_private,
+	                           &s->f_clock, &s->f_opponent, &s->f_level};
 
 	switch (ch) {
 	case KEY_ESCAPE:
@@ -1325,12 +1341,12 @@ create_key(struct screen *s, int ch)
 		return;
 	case KEY_UP:
 	case 'k':
-		s->field = (s->field + 4) % 5;
+		s->field = (s->field + CREATE_FIELDS - 1) % CREATE_FIELDS;
 		return;
 	case KEY_DOWN:
 	case 'j':
 	case '\t':
-		s->field = (s->field + 1) % 5;
+		s->field = (s->field + 1) % CREATE_FIELDS;
 		return;
 	case KEY_LEFT:
 	case 'h':
@@ -1348,7 +1364,8 @@ create_key(struct screen *s, int ch)
 		s->mode = MODE_NORMAL;
 		client_request_create(s->c, s->f_kind ? GAME_OXONO : GAME_HOKITO,
 		                      s->f_kind ? NULL : variants[s->f_variant], s->f_seat - 1,
-		                      s->f_private, clock_choices[s->f_clock]);
+		                      s->f_private, clock_choices[s->f_clock],
+		                      s->f_opponent ? s->f_level + 1 : 0);
 		return;
 	}
 	default:
@@ -1731,6 +1748,7 @@ screen_start(struct client *c)
 	}
 	cs = nl_langinfo(CODESET);
 	s->utf8 = cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+	s->f_level = PROTOCOL_LEVEL_DEFAULT - 1;
 	set_escdelay(25);
 	if (initscr() == NULL) {
 		free(s);

@@ -29,6 +29,7 @@ usage(FILE *f)
 	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
 	      "Commands (without one, hokito opens the lobby):\n"
 	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
+	      "         [--computer LEVEL]  (play the server's computer, level 1 to 8)\n"
 	      "  join ID|CODE        take the open seat of a game (id, or invite code)\n"
 	      "  quick [hokito|oxono] play the first opponent who is waiting\n"
 	      "  watch ID|CODE       watch a game\n"
@@ -44,6 +45,7 @@ usage(FILE *f)
 	      "  hokito --name alice                      the lobby of the local server\n"
 	      "  hokito --name alice create --seat black  a HOKITO game, playing Black\n"
 	      "  hokito create oxono --private            a private OXONO game with a code\n"
+	      "  hokito create --computer 3               a HOKITO game against the computer\n"
 	      "  hokito --host example.org join g12       join game g12 (or watch g12)\n"
 	      "  echo list | hokito --plain               list the games, line by line\n"
 	      "In a game, press ? for the keys; in --plain mode, type help.\n",
@@ -132,6 +134,20 @@ parse_args(int argc, char **argv, struct client_options *o)
 				        o->clock);
 				exit(2);
 			}
+		} else if (is_opt(a, "--computer")) {
+			char *end;
+			long lv;
+			v = opt_value(argc, argv, &i, "--computer");
+			errno = 0;
+			lv = strtol(v, &end, 10);
+			if (errno != 0 || *end != '\0' || lv < PROTOCOL_LEVEL_MIN ||
+			    lv > PROTOCOL_LEVEL_MAX) {
+				fprintf(stderr,
+				        "hokito: --computer: '%s' is not a level (%d to %d)\n", v,
+				        PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
+				exit(2);
+			}
+			o->computer = (int)lv;
 		} else if (strcmp(a, "--private") == 0) {
 			o->private_game = 1;
 		} else if (strcmp(a, "--plain") == 0) {
@@ -236,7 +252,8 @@ client_welcomed(struct client *c, int resumed, const char *game)
 	}
 	switch (o->action) {
 	case CLIENT_ACTION_CREATE:
-		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock);
+		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock,
+		                      o->computer);
 		break;
 	case CLIENT_ACTION_JOIN:
 		client_request_join(c, o->target);

@@ -73,6 +73,7 @@ struct client_options {
 	int private_game;          /* create: private game with an invite code */
 	const char *target;        /* join / watch: game id or invite code */
 	const char *clock;         /* create / quick: time control "M+S" or "none", NULL = none */
+	int computer;              /* create: level of the computer opponent, 0 for a person */
 };
 
 /* Where the connection stands. */
@@ -370,8 +371,9 @@ const struct client_entry *client_state_entry(const struct client_state *st, con
 
 /* client-request.c: what a view may ask of the server. Each returns 0 or a negative code. */
 int client_request_list(struct client *c);
+/* level: 1..8 to play the server's computer at that level, 0 to wait for a person. */
 int client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
-                          int private_game, const char *clock);
+                          int private_game, const char *clock, int level);
 int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
                          const char *clock);

@@ -59,7 +59,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_LIST] = {"list", {{0}}},
         [MSG_CREATE] = {"create",
                         {REQ("kind", F_STR), OPT("variant", F_STR), OPT("seat", F_STR),
-                         OPT("private", F_BOOL), OPT("seed", F_SEED), OPT("clock", F_STR)}},
+                         OPT("private", F_BOOL), OPT("seed", F_SEED), OPT("clock", F_STR),
+                         OPT("opponent", F_STR), OPT("level", F_INT)}},
         [MSG_JOIN] = {"join", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_QUICK] = {"quick", {REQ("kind", F_STR), OPT("variant", F_STR), OPT("clock", F_STR)}},
         [MSG_WATCH] = {"watch", {OPT("game", F_STR), OPT("code", F_STR)}},
@@ -319,6 +320,30 @@ decode_kind_variant(struct msg *m, struct msg_error *err)
 	return 0;
 }
 
+/* The opponent of create: a person (the default) or the server's computer at a level. */
+static int
+decode_opponent(struct msg *m, struct msg_error *err)
+{
+	const char *opponent = get_str(m, "opponent");
+	json_t *v = json_object_get(m->root, "level");
+
+	if (opponent != NULL && strcmp(opponent, "computer") == 0)
+		m->computer = 1;
+	else if (opponent != NULL && strcmp(opponent, "human") != 0)
+		return fail(err, PROTO_EBADVALUE, "opponent",
+		            "unknown opponent '%s' (known: human, computer)", opponent);
+	m->level = PROTOCOL_LEVEL_DEFAULT;
+	if (v != NULL) {
+		if (json_integer_value(v) < PROTOCOL_LEVEL_MIN ||
+		    json_integer_value(v) > PROTOCOL_LEVEL_MAX)
+			return fail(err, PROTO_EBADVALUE, "level",
+			            "the computer's level is from %d to %d", PROTOCOL_LEVEL_MIN,
+			            PROTOCOL_LEVEL_MAX);
+		m->level = (int)json_integer_value(v);
+	}
+	return 0;
+}
+
 /* The value checks of requests, after the schema. */
 static int
 decode_request(struct msg *m, struct msg_error *err)
@@ -378,7 +403,7 @@ decode_request(struct msg *m, struct msg_error *err)
 				            "a seed is a non-negative 64-bit integer");
 			m->has_seed = 1;
 		}
-		return 0;
+		return decode_opponent(m, err);
 	}
 	case MSG_QUICK:
 		return decode_kind_variant(m, err);

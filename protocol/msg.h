@@ -103,6 +103,8 @@ struct msg {
 	int is_private;                     /* create */
 	int has_seed;                       /* create */
 	uint64_t seed;                      /* create */
+	int computer;                       /* create: the opponent is the server's computer */
+	int level;                          /* create: its level, PROTOCOL_LEVEL_MIN..MAX */
 	const char *game;                   /* join, watch, move, resign: a game id */
 	const char *code;                   /* join, watch: an invite code */
 	const char *move;                   /* move: the move text */

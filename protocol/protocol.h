@@ -26,6 +26,9 @@
 #define PROTOCOL_CLOCK_MAX_INC    600   /* seconds of a clock's increment, at most */
 #define PROTOCOL_HISTORY_MAX      100   /* games in one history page, at most */
 #define PROTOCOL_HISTORY_DEFAULT  20    /* games in a history page when limit is absent */
+#define PROTOCOL_LEVEL_MIN        1     /* the weakest level of the computer (create.level) */
+#define PROTOCOL_LEVEL_MAX        8     /* its full strength */
+#define PROTOCOL_LEVEL_DEFAULT    4     /* create.level when absent */
 
 /*
  * The error codes of the protocol. Each has a stable name sent as the "code" of an error message

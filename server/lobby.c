@@ -471,11 +471,15 @@ code_used(struct lobby *lb, const char *code)
 	return 0;
 }
 
-/* Create a game with s seated (seat -1: random) and reply its state. */
+/*
+ * Create a game with s seated (seat -1: random) and reply its state. With level > 0 the server's
+ * computer takes the other seat at that level and the game starts at once: the creator's state
+ * then includes both seated events and started, and the first player gets its turn.
+ */
 static void
 do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum game_kind kind,
           const char *variant, int seat, int is_private, int has_seed, uint64_t seed,
-          uint64_t base_ms, uint64_t inc_ms)
+          uint64_t base_ms, uint64_t inc_ms, int level)
 {
 	struct session *s = peer->session;
 	struct table *t;
@@ -509,10 +513,23 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
 	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
 	table_emit(t, ev, s);
-	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s", s->id, s->name, t->id,
+	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s%s", s->id, s->name, t->id,
 	         game_kind_name(kind), variant, is_private ? "private" : "public",
-	         game_side_name(kind, seat), t->control);
+	         game_side_name(kind, seat), t->control, level > 0 ? ", against the computer" : "");
+	if (level > 0) {
+		char cid[16];
+
+		snprintf(cid, sizeof cid, "p%u", lb->next_player++);
+		table_seat_computer(t, 1 - seat, level, cid);
+		ev = table_event_new(t, MSG_SEATED);
+		json_object_set_new(ev, "seat", json_string(game_side_name(kind, 1 - seat)));
+		json_object_set_new(ev, "player", table_player_new(t, 1 - seat));
+		table_emit(t, ev, s);
+		table_start(t, s);
+		finished_touch(lb, t);
+	}
 	send_msg(lb, peer, table_state_new(t, s, m->id));
+	table_your_turn(t);
 }
 
 /* Seat s at the open seat of t, start the game and reply its state. */
@@ -562,8 +579,14 @@ handle_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		       "you are seated in game %s; leave it first", peer->session->table->id);
 		return;
 	}
+	if (m->computer && lb->ops.think == NULL) {
+		send_msg(lb, peer,
+		         msg_error_new(PROTO_EBADVALUE, m->type, "opponent",
+		                       "this server has no computer players", m->id));
+		return;
+	}
 	do_create(lb, peer, m, m->kind, m->variant, m->seat, m->is_private, m->has_seed, m->seed,
-	          m->clock_base_ms, m->clock_inc_ms);
+	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
 }
 
 static void
@@ -621,7 +644,8 @@ handle_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		do_join(lb, peer, m, t);
 		return;
 	}
-	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms, m->clock_inc_ms);
+	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms, m->clock_inc_ms,
+	          0);
 }
 
 static void
@@ -991,7 +1015,7 @@ handle_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 static void
 rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
 {
-	struct session *p[2] = {t->seat[0], t->seat[1]};
+	struct session *p[2] = {t->seat[0], t->seat[1]}; /* NULL for the computer's seat */
 	struct table *n;
 	char id[16];
 	json_t *ev;
@@ -1016,6 +1040,8 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	table_emit(t, ev, NULL);
 	for (int i = 0; i < 2; i++) {
 		t->seat[i] = NULL;
+		if (p[i] == NULL)
+			continue;
 		p[i]->table = NULL;
 		p[i]->seat = -1;
 	}
@@ -1024,21 +1050,24 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	 * the state that includes them. So the seats are filled only after.
 	 */
 	for (int i = 0; i < 2; i++) {
-		/* the old seat 0 plays seat 1 now */
-		table_seat(n, 1 - i, p[i]);
+		/* the old seat 0 plays seat 1 now; the computer stays the same player */
+		if (p[i] == NULL)
+			table_seat_computer(n, 1 - i, t->computer[i], t->seat_id[i]);
+		else
+			table_seat(n, 1 - i, p[i]);
 		n->seat[1 - i] = NULL;
 		ev = table_event_new(n, MSG_SEATED);
 		json_object_set_new(ev, "seat", json_string(game_side_name(n->kind, 1 - i)));
-		json_object_set_new(ev, "player", msg_player_new(p[i]->id, p[i]->name));
+		json_object_set_new(ev, "player", table_player_new(n, 1 - i));
 		table_emit(n, ev, NULL);
 	}
 	table_start(n, NULL);
 	for (int i = 0; i < 2; i++)
 		n->seat[1 - i] = p[i];
-	log_info("game %s: rematch of %s, %s (%s) vs %s (%s)", n->id, t->id, p[1]->name,
-	         game_side_name(n->kind, 0), p[0]->name, game_side_name(n->kind, 1));
+	log_info("game %s: rematch of %s, %s (%s) vs %s (%s)", n->id, t->id, n->seat_name[0],
+	         game_side_name(n->kind, 0), n->seat_name[1], game_side_name(n->kind, 1));
 	for (int i = 0; i < 2; i++)
-		if (p[i]->peer != NULL && p[i]->peer != peer)
+		if (p[i] != NULL && p[i]->peer != NULL && p[i]->peer != peer)
 			send_msg(lb, p[i]->peer, table_state_new(n, p[i], NULL));
 	send_msg(lb, peer, table_state_new(n, peer->session, m->id));
 	finished_touch(lb, n);
@@ -1085,6 +1114,16 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		t->rematch_offer = -1;
 		seq = offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
 		send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+		return;
+	}
+	if (t->computer[other] > 0) {
+		/* the computer accepts at once */
+		if (active_tables(lb) >= lb->cfg.max_games) {
+			refuse(lb, peer, m, PROTO_ESERVERFULL,
+			       "the server holds its maximum of %u games", lb->cfg.max_games);
+			return;
+		}
+		rematch_start(lb, peer, m, t);
 		return;
 	}
 	if (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t) {
@@ -1237,6 +1276,64 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
 	free(text);
 	send_msg(lb, peer, o);
+}
+
+/* The table of game id, or NULL. */
+static struct table *
+table_by_id(struct lobby *lb, const char *id)
+{
+	for (size_t i = 0; i < lb->ntables; i++)
+		if (strcmp(lb->tables[i]->id, id) == 0)
+			return lb->tables[i];
+	return NULL;
+}
+
+/*
+ * The computer's move arrives from the network layer, maybe long after it was asked for: the game
+ * may be gone (pruned), over (the person resigned, a flag fell) or, in principle, past that ply.
+ * Then it is dropped. Otherwise it goes through the same gate as a person's move: a flag that fell
+ * meanwhile ends the game first, the rules module parses and judges the text against the
+ * authoritative position, and table_play() emits the events (and so writes the store).
+ */
+void
+lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const char *move)
+{
+	struct table *t = table_by_id(lb, game_id);
+	struct game_error gerr;
+	struct game_move mv;
+	int side;
+
+	if (t == NULL)
+		goto out;
+	t->thinking = 0;
+	if (t->status != TABLE_LIVE || (int64_t)t->nmoves != ply ||
+	    t->computer[game_side(&t->game)] == 0) {
+		log_debug("game %s: the computer's move for ply %lld came too late", game_id,
+		          (long long)ply);
+		goto out;
+	}
+	if (table_clock_check(t)) {
+		finished_touch(lb, t);
+		goto out;
+	}
+	side = game_side(&t->game);
+	if (game_move_parse(&t->game, move, &mv, &gerr) < 0) {
+		/* the search only plays legal moves: this is our bug, and the game must not stall
+		 */
+		log_error("game %s: the computer's move '%s' was refused: %s; it resigns", t->id,
+		          move, gerr.text);
+		table_finish(t, "win", 1 - side, "resign");
+		finished_touch(lb, t);
+		goto out;
+	}
+	table_play(t, mv);
+	log_debug("game %s: the computer (%s) played %s", t->id, game_side_name(t->kind, side),
+	          t->moves[t->nmoves - 1]);
+	finished_touch(lb, t);
+	table_your_turn(t);
+out:
+	lobby_prune(lb);
+	lobby_arm(lb);
 }
 
 /* test_clock: a testing aid, served only with --test-clock: move the virtual time forward. */
@@ -1609,6 +1706,8 @@ lobby_restore(struct lobby *lb, struct store_error *err)
 	log_info("store: %d games rebuilt (%u unfinished), %u seated sessions back; next ids g%u, "
 	         "p%u",
 	         n, active_tables(lb), rc.sessions, lb->next_game, lb->next_player);
+	for (size_t i = 0; i < lb->ntables; i++)
+		table_computer_think(lb->tables[i]); /* the computer to move thinks again */
 	lobby_arm(lb);
 	return n;
 }

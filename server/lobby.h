@@ -57,6 +57,17 @@ struct lobby_ops {
 	 * point. Must not call back into the lobby.
 	 */
 	void (*timer)(void *arg, uint64_t delay_ms);
+	/*
+	 * Optional (NULL: the server has no computer players, and create refuses them). It is the
+	 * computer's turn at ply of game_id: find a move for position g at level (with the noise
+	 * seed seed), in at most time_ms of real time, without blocking the caller (the search runs
+	 * off the loop thread on its own copy of g, which is borrowed for this call only). When it
+	 * is found, call lobby_computer_move() with the same game_id and ply, from the loop thread
+	 * and outside any lobby call; a result that comes too late is simply ignored there, so a
+	 * search need not be cancelled when its game ends. Must not call back into the lobby.
+	 */
+	void (*think)(void *arg, const char *game_id, int64_t ply, const struct game *g, int level,
+	              uint64_t seed, uint64_t time_ms);
 	void *arg; /* passed to every op */
 };
 
@@ -95,6 +106,14 @@ void lobby_wake(struct lobby *lb);
 
 /* The game layer's time in milliseconds (monotonic; virtual with test_clock). */
 uint64_t lobby_time(const struct lobby *lb);
+
+/*
+ * The computer found move (its text) for its turn at ply of game_id (ops->think). It is played
+ * exactly like a player's move: checked by the rules against the authoritative position, the same
+ * events, the same store path, then the player to move gets your_turn. Ignored when it comes too
+ * late: the game is gone or over, or no longer at that ply (a resignation, a flag fall).
+ */
+void lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const char *move);
 
 /* Counts, for the log and the tests: sessions, tables. */
 void lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables);
@@ -162,6 +181,8 @@ struct table {
 	int seat_taken[2];        /* whether the seat was ever taken */
 	char seat_id[2][16];      /* player ids of the seats (kept after expiry) */
 	char seat_name[2][PROTOCOL_NAME_BYTES + 1];
+	int computer[2]; /* the level of a seat the server's computer holds, 0 for a person's */
+	int thinking;    /* ops->think was asked for the computer's move at the current ply */
 	char (*moves)[GAME_MOVE_TEXT]; /* canonical text of every move played */
 	size_t nmoves, moves_cap;
 	struct wire **log; /* log[i] is the event of seq i + 1; one reference each */
@@ -242,7 +263,10 @@ json_t *table_spectators_new(const struct table *t);
 /* Send the spectators notice to everyone connected at the table. */
 void table_spectators_notify(struct table *t);
 
-/* Send your_turn to the player to move, if the game is live and that player connected. */
+/*
+ * Send your_turn to the player to move, if the game is live and that player connected; when the
+ * computer is to move, ask it to think instead (table_computer_think()).
+ */
 void table_your_turn(struct table *t);
 
 /* Add or remove a connected spectator. */
@@ -252,8 +276,20 @@ void table_watcher_remove(struct table *t, struct session *s);
 /* Seat session s (or only record the player when s is NULL) at seat. */
 void table_seat(struct table *t, int seat, struct session *s);
 
-/* Whether the seat's player is connected. */
+/*
+ * Seat the server's computer at level (with player id and display name): no session, always
+ * connected. The caller emits the seated event (table_player_new() gives its player object).
+ */
+void table_seat_computer(struct table *t, int seat, int level, const char *id);
+
+/* The player object of a seat, with "computer" for the computer's. Returns a new reference. */
+json_t *table_player_new(const struct table *t, int seat);
+
+/* Whether the seat's player is connected (the computer always is). */
 int table_connected(const struct table *t, int seat);
+
+/* If the game is live and the computer is to move, ask ops->think for its move (once a ply). */
+void table_computer_think(struct table *t);
 
 /* Mark the game finished with this result and emit game_over. Returns its seq. */
 int64_t table_finish(struct table *t, const char *result, int winner, const char *reason);

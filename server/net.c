@@ -23,8 +23,18 @@
  * every pending write. A flushing close shuts the write side down after the queued data, keeps
  * reading (and discarding) until the peer closes or a deadline passes, so the final error or bye
  * line is not destroyed by a reset.
+ *
+ * The computer players think on libuv's thread pool (uv_queue_work), never on the loop thread. A
+ * work item (struct net_think) owns a copy of the position and everything its search needs, and
+ * makes and frees its own search there; nothing it touches is shared with the loop except its
+ * cancel flag, an atomic. Its after-work callback, back on the loop, hands the move to the game
+ * layer by game id and ply (lobby_computer_move()), which drops it if the game went on or went
+ * away meanwhile: so a game that ends, or a table that is freed, never needs its search stopped.
+ * At shutdown, queued items are cancelled and running ones told to stop at their next clock
+ * check; the loop runs until their callbacks are done, and their moves are dropped.
  */
 #include <assert.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +44,15 @@
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
+#include "search.h"
 #include "xmalloc.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define READ_MIN 16384 /* room offered to each read */
+
+#define THINK_TT_BYTES     (8u << 20)   /* the transposition table of one computer's search */
+#define THINK_CANCELLED_MS (1ull << 40) /* added to a cancelled search's clock: time is up */
 
 enum doom {
 	DOOM_NONE = 0,
@@ -75,6 +89,21 @@ struct net_write {
 	struct wire *wires[]; /* one reference each, released in the write callback */
 };
 
+/* One computer's search on the thread pool: the work thread reads and writes only this. */
+struct net_think {
+	uv_work_t req;
+	struct net *net;               /* the loop thread's side only */
+	struct net_think *prev, *next; /* searches not finished (loop thread) */
+	char game_id[16];              /* the game and ply it is for */
+	int64_t ply;
+	struct game pos;             /* its own copy of the position */
+	struct search_limits lim;    /* the level's budget and the time cap */
+	atomic_int cancel;           /* set by the loop thread: stop as soon as possible */
+	int rc;                      /* search_run()'s result */
+	struct search_result result; /* what it found */
+	uint64_t ms;                 /* how long it took */
+};
+
 struct net {
 	uv_loop_t *loop;
 	struct net_config cfg;
@@ -89,6 +118,7 @@ struct net {
 	struct net_client *clients;  /* every client not yet freed */
 	unsigned nclients;           /* counted clients */
 	struct net_client *doomed;   /* clients to reap */
+	struct net_think *thinking;  /* computers' searches queued or running */
 	int stopping;
 	char server_name[64];
 };
@@ -436,6 +466,83 @@ lobby_timer_cb(void *arg, uint64_t delay_ms)
 		uv_timer_start(&n->wake, net_wake_cb, delay_ms, 0);
 }
 
+/* The search's clock: real milliseconds, far in the future once the search is cancelled. */
+static uint64_t
+think_clock_cb(void *arg)
+{
+	struct net_think *th = arg;
+	uint64_t ms = uv_hrtime() / 1000000;
+
+	return atomic_load(&th->cancel) ? ms + THINK_CANCELLED_MS : ms;
+}
+
+/* Thread pool: search th's own position with its own search; touch nothing else. */
+static void
+think_work_cb(uv_work_t *req)
+{
+	struct net_think *th = container_of(req, struct net_think, req);
+	struct search *search = search_create(THINK_TT_BYTES, 1);
+	uint64_t t0 = uv_hrtime();
+
+	th->rc = search_run(search, &th->pos, &th->lim, &th->result);
+	th->ms = (uv_hrtime() - t0) / 1000000;
+	search_free(search);
+}
+
+/* Loop thread: hand the move to the game layer, which drops it if the game went on. */
+static void
+think_after_cb(uv_work_t *req, int status)
+{
+	struct net_think *th = container_of(req, struct net_think, req);
+	struct net *n = th->net;
+	char text[GAME_MOVE_TEXT];
+
+	if (th->prev != NULL)
+		th->prev->next = th->next;
+	else
+		n->thinking = th->next;
+	if (th->next != NULL)
+		th->next->prev = th->prev;
+	if (status == 0 && th->rc == 0 && !n->stopping &&
+	    game_move_format(th->pos.kind, th->result.best, text, sizeof text) >= 0) {
+		log_debug("game %s: the computer found %s at depth %d, %llu nodes, %llu ms",
+		          th->game_id, text, th->result.depth, (unsigned long long)th->result.nodes,
+		          (unsigned long long)th->ms);
+		lobby_computer_move(n->lobby, th->game_id, th->ply, text);
+		client_reap_all(n);
+	}
+	free(th);
+}
+
+/* lobby_ops.think: queue the computer's search on the thread pool. */
+static void
+lobby_think_cb(void *arg, const char *game_id, int64_t ply, const struct game *g, int level,
+               uint64_t seed, uint64_t time_ms)
+{
+	struct net *n = arg;
+	struct net_think *th = xcalloc(1, sizeof *th);
+
+	th->net = n;
+	snprintf(th->game_id, sizeof th->game_id, "%s", game_id);
+	th->ply = ply;
+	th->pos = *g;
+	if (search_level_limits(level, g->kind, seed, &th->lim) < 0)
+		abort(); /* the game layer checked the level */
+	th->lim.time_ms = time_ms;
+	th->lim.clock_cb = think_clock_cb;
+	th->lim.clock_arg = th;
+	atomic_init(&th->cancel, 0);
+	if (uv_queue_work(n->loop, &th->req, think_work_cb, think_after_cb) < 0) {
+		log_error("game %s: the computer cannot think (uv_queue_work failed)", game_id);
+		free(th);
+		return;
+	}
+	th->next = n->thinking;
+	if (n->thinking != NULL)
+		n->thinking->prev = th;
+	n->thinking = th;
+}
+
 /* lobby_ops.now: the loop's monotonic clock in milliseconds. */
 static uint64_t
 lobby_now_cb(void *arg)
@@ -627,6 +734,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	        .now = lobby_now_cb,
 	        .event = lcfg->store != NULL ? lobby_event_cb : NULL,
 	        .timer = lobby_timer_cb,
+	        .think = lobby_think_cb,
 	        .arg = n,
 	};
 
@@ -703,6 +811,11 @@ net_shutdown(struct net *n)
 		uv_close((uv_handle_t *)&n->tick, net_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&n->wake))
 		uv_close((uv_handle_t *)&n->wake, net_handle_close_cb);
+	for (struct net_think *th = n->thinking; th != NULL; th = th->next) {
+		atomic_store(&th->cancel, 1);
+		uv_cancel(
+		        (uv_req_t *)&th->req); /* fails for a running search: it stops by itself */
+	}
 	bye = wire_encode_steal(msg_bye_new("shutdown", "server shutting down"));
 	for (struct net_client *c = n->clients; c != NULL; c = c->next) {
 		client_send(c, bye);
@@ -717,7 +830,7 @@ net_free(struct net *n)
 {
 	if (n == NULL)
 		return;
-	assert(n->clients == NULL);
+	assert(n->clients == NULL && n->thinking == NULL);
 	durable_free(n->durable);
 	lobby_free(n->lobby);
 	free(n);

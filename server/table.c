@@ -22,6 +22,13 @@
  * event log alone rebuilds a game's clocks: the remaining times after the last such event, and
  * the side to move (whose clock restarts at the rebuild: time does not run while the server is
  * down).
+ *
+ * The computer player. A seat may be held by the server's computer (computer[seat] is its level):
+ * it has a player id and name but no session, it is always connected (so no grace period runs for
+ * it and nothing can be claimed against it), and its seated event's player object says
+ * "computer", which is how a restart knows the seat again. Where a person would get your_turn,
+ * the computer is asked to think (table_computer_think(), through ops->think); its move comes
+ * back through lobby_computer_move() and is played with table_play() like anyone's.
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -33,6 +40,9 @@
 #include "lobby.h"
 #include "store.h"
 #include "xmalloc.h"
+
+#define TABLE_THINK_MAX_MS 5000 /* the longest the computer thinks about one move */
+#define TABLE_THINK_MIN_MS 50   /* ... and the least, however short its clock */
 
 struct table *
 table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *variant,
@@ -130,7 +140,22 @@ restore_event(struct table *t, const struct store_event *e, const json_t *o, cha
 		                    "game '%s': event %" PRId64 " is not the stored '%s' of this "
 		                    "game",
 		                    t->id, e->seq, e->type);
-	if (strcmp(type, "started") == 0) {
+	if (strcmp(type, "seated") == 0) {
+		/* the computer's seat is known by its player object (it has no session) */
+		const json_t *level = json_object_get(json_object_get(o, "player"), "computer");
+		int seat = event_seat(t, o, "seat");
+		if (seat < 0)
+			return restore_fail(why, size,
+			                    "game '%s': seated event %" PRId64 " has no seat",
+			                    t->id, e->seq);
+		if (level != NULL &&
+		    (!json_is_integer(level) || json_integer_value(level) < PROTOCOL_LEVEL_MIN ||
+		     json_integer_value(level) > PROTOCOL_LEVEL_MAX))
+			return restore_fail(why, size,
+			                    "game '%s': seated event %" PRId64 " has a bad level",
+			                    t->id, e->seq);
+		t->computer[seat] = level != NULL ? (int)json_integer_value(level) : 0;
+	} else if (strcmp(type, "started") == 0) {
 		t->status = TABLE_LIVE;
 	} else if (strcmp(type, "moved") == 0) {
 		const char *move = json_string_value(json_object_get(o, "move"));
@@ -376,6 +401,8 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 	if (!t->seat_taken[seat])
 		return json_null();
 	p = msg_player_new(t->seat_id[seat], t->seat_name[seat]);
+	if (t->computer[seat] > 0)
+		json_object_set_new(p, "computer", json_integer(t->computer[seat]));
 	if (!with_connected)
 		return p;
 	json_object_set_new(p, "connected", json_boolean(table_connected(t, seat)));
@@ -385,6 +412,12 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 		json_object_set_new(p, "grace_over", json_boolean(t->grace_over[seat]));
 	}
 	return p;
+}
+
+json_t *
+table_player_new(const struct table *t, int seat)
+{
+	return seat_player_new(t, seat, 0);
 }
 
 /* {"black": P, "white": P} in seat order. */
@@ -634,6 +667,10 @@ table_your_turn(struct table *t)
 
 	if (t->status != TABLE_LIVE)
 		return;
+	if (t->computer[game_side(&t->game)] > 0) {
+		table_computer_think(t);
+		return;
+	}
 	s = t->seat[game_side(&t->game)];
 	if (s == NULL || s->peer == NULL)
 		return;
@@ -689,10 +726,51 @@ table_seat(struct table *t, int seat, struct session *s)
 	s->seat = seat;
 }
 
+void
+table_seat_computer(struct table *t, int seat, int level, const char *id)
+{
+	t->seat[seat] = NULL;
+	t->seat_taken[seat] = 1;
+	t->computer[seat] = level;
+	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", id);
+	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "computer (level %d)", level);
+}
+
 int
 table_connected(const struct table *t, int seat)
 {
-	return t->seat[seat] != NULL && t->seat[seat]->peer != NULL;
+	return t->computer[seat] > 0 || (t->seat[seat] != NULL && t->seat[seat]->peer != NULL);
+}
+
+/*
+ * The computer's turn. The game layer decides what the search may spend and the network layer
+ * runs it off the loop (ops->think); its answer comes back through lobby_computer_move(), where
+ * it is checked and played like any move. The time cap keeps a level's node budget from taking
+ * long on a slow machine; with a clock, the computer also keeps to a share of what it has left
+ * (its clock runs while it thinks, like anybody's). The noise seed depends on the game's seed and
+ * the ply, so a game against the computer is the same game again for the same moves.
+ */
+void
+table_computer_think(struct table *t)
+{
+	const struct lobby_ops *ops = lobby_ops(t->lobby);
+	int side = game_side(&t->game);
+	uint64_t time_ms = TABLE_THINK_MAX_MS;
+
+	if (t->status != TABLE_LIVE || t->computer[side] == 0 || t->thinking ||
+	    ops->think == NULL || game_over(&t->game))
+		return;
+	if (t->timed) {
+		int64_t share = t->remaining[side] / 20 + (int64_t)t->inc_ms / 2;
+
+		if (share < TABLE_THINK_MIN_MS)
+			share = TABLE_THINK_MIN_MS;
+		if ((uint64_t)share < time_ms)
+			time_ms = (uint64_t)share;
+	}
+	t->thinking = 1;
+	ops->think(ops->arg, t->id, (int64_t)t->nmoves, &t->game, t->computer[side],
+	           t->seed ^ ((uint64_t)t->nmoves * 0x9e3779b97f4a7c15ULL), time_ms);
 }
 
 int64_t

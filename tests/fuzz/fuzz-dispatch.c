@@ -5,9 +5,12 @@
  * count what it would send. Input: lines; the first byte of each line picks one of four peers
  * (its value modulo 4; 0xff instead drops that peer's connection), the rest is the request. A
  * fixed prologue says hello for each peer, creates a game of each kind and seats two players, so
- * short inputs reach moves, offers, chat and reconnection. Nothing may crash, leak or break an
- * invariant (checked by the layer's own asserts and by the sanitizers).
+ * short inputs reach moves, offers, chat and reconnection. The computer player "thinks" by
+ * taking the legal move the ply picks, and its answer is delivered after the next line, as the
+ * network layer would deliver it later. Nothing may crash, leak or break an invariant (checked
+ * by the layer's own asserts and by the sanitizers).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +25,10 @@
 struct fuzz_ctx {
 	uint64_t now;
 	size_t sent;
+	int thinking;                  /* a computer's move waits to be delivered */
+	char game[16];                 /* ... for this game */
+	int64_t ply;                   /* ... at this ply */
+	char move[GAME_MOVE_TEXT + 4]; /* ... this move */
 };
 
 static void
@@ -56,6 +63,26 @@ fuzz_timer(void *arg, uint64_t delay_ms)
 	(void)delay_ms;
 }
 
+/* ops->think: pick a legal move now, deliver it later (one pending search at a time). */
+static void
+fuzz_think(void *arg, const char *game_id, int64_t ply, const struct game *g, int level,
+           uint64_t seed, uint64_t time_ms)
+{
+	struct fuzz_ctx *c = arg;
+	struct game_move moves[GAME_MOVES_MAX];
+	int n = game_moves(g, moves);
+
+	(void)level;
+	(void)time_ms;
+	if (c->thinking || n <= 0)
+		return;
+	c->thinking = 1;
+	snprintf(c->game, sizeof c->game, "%s", game_id);
+	c->ply = ply;
+	game_move_format(g->kind, moves[(seed + (uint64_t)ply) % (uint64_t)n], c->move,
+	                 sizeof c->move);
+}
+
 static void
 fuzz_line(struct lobby *lb, struct lobby_peer *peer, const char *line, size_t len)
 {
@@ -81,8 +108,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	        {"2", "{\"type\":\"quick\",\"kind\":\"oxono\"}"},
 	        {"3", "{\"type\":\"watch\",\"game\":\"g1\"}"},
 	};
-	struct lobby_ops ops = {
-	        .send = fuzz_send, .close = fuzz_close, .now = fuzz_now, .timer = fuzz_timer};
+	struct lobby_ops ops = {.send = fuzz_send,
+	                        .close = fuzz_close,
+	                        .now = fuzz_now,
+	                        .timer = fuzz_timer,
+	                        .think = fuzz_think};
 	struct lobby_config cfg = {
 	        .max_games = 8,
 	        .keep_finished = 4,
@@ -94,13 +124,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct lobby_peer peers[PEERS];
 	int connected[PEERS];
-	struct fuzz_ctx ctx = {0, 0};
+	struct fuzz_ctx ctx;
 	struct lobby *lb;
 	size_t pos = 0;
 
 	if (size > 65536)
 		return 0;
 	log_level_set(LOG_ERROR);
+	memset(&ctx, 0, sizeof ctx);
 	ops.arg = &ctx;
 	lb = lobby_create(&cfg, &ops);
 	memset(peers, 0, sizeof peers);
@@ -130,6 +161,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fuzz_line(lb, &peers[p], line, len - 1);
 				free(line);
 			}
+		}
+		if (ctx.thinking) {
+			ctx.thinking = 0;
+			lobby_computer_move(lb, ctx.game, ctx.ply, ctx.move);
 		}
 		lobby_tick(lb);
 		pos += len + 1;

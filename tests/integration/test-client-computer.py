@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""test-client-computer.py: the hokito client plays the server's computer (issue 7), --plain.
+
+`hokito --plain create hokito --seat white --computer 2` plays a whole game against the computer
+(moves chosen from hokito-engine's list of legal moves); the plain `create ... computer N` command
+starts an OXONO game in which the computer moves first; the lobby lists the computer's games; bad
+levels are refused. TAP on stdout.
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clienttest as ct  # noqa: E402
+
+THINK = 30  # seconds for one move of the computer (sanitizer builds are slow)
+
+
+def play_out(tap, p, kind):
+    """Answer every 'your turn' of p with a legal move until the game is over; returns the
+    game over line, or None."""
+    for ply in range(80):
+        m = p.expect(r"^(your turn|game over:.*)", THINK)
+        if not m:
+            return None
+        if m.group(1).startswith("game over:"):
+            return m.group(1)
+        p.send("position")
+        pm = p.expect(r"^position: (.*)$", 10)
+        moves = ct.legal_moves(kind, pm.group(1)) if pm else []
+        if not moves:
+            return None
+        p.send(moves[(ply * 7 + 3) % len(moves)])
+    return None
+
+
+def main(tap):
+    r = subprocess.run([ct.HOKITO, "create", "--computer", "9"], capture_output=True,
+                       text=True, timeout=10)
+    tap.check(r.returncode == 2 and "not a level" in r.stderr, "--computer 9: status 2",
+              r.stderr)
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    try:
+        a = ct.Plain(server.port, "ann",
+                     ["create", "hokito", "--seat", "white", "--computer", "2"],
+                     os.path.join(tmp, "ann"))
+        tap.check(a.expect(r"^joined game (g\d+) \(hokito standard\) as white", 10) and
+                  a.expect(r"^players: black computer \(level 2\) score 36; white ann \(you\)",
+                           10), "create --computer 2: a game against the computer, started",
+                  a.text())
+        tap.check(a.expect(r"^move 1: black \S+", THINK),
+                  "the computer (black) moves first", a.text())
+        over = play_out(tap, a, "hokito")
+        tap.check(over is not None and "no legal move" in over,
+                  "the game against the computer is played to its end", a.text()[-2000:])
+        a.send("list")
+        tap.check(a.expect(r"computer \(level 2\)", 10), "the lobby lists the game",
+                  a.text()[-1500:])
+        a.send("quit")
+        a.close()
+
+        b = ct.Plain(server.port, "bea", [], os.path.join(tmp, "bea"))
+        b.send("create oxono black computer 0")
+        tap.check(b.expect(r"^error: create: the computer's level is from 1 to 8", 10),
+                  "plain create: level 0 is refused", b.text())
+        b.send("create oxono black computer 1")
+        tap.check(b.expect(r"^joined game g\d+ \(oxono standard\) as black", 10) and
+                  b.expect(r"pink computer \(level 1\)", 10),
+                  "plain create oxono black computer 1", b.text())
+        tap.check(b.expect(r"^move 1: pink \S+", THINK), "the computer (pink) moves first",
+                  b.text())
+        over = play_out(tap, b, "oxono")
+        tap.check(over is not None, "the OXONO game is played to its end", b.text()[-2000:])
+        b.send("quit")
+        b.close()
+    finally:
+        server.stop()
+        ct.cleanup(tmp)
+
+
+ct.main_guard(main)
