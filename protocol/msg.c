@@ -75,6 +75,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_CLAIM] = {"claim", {REQ("result", F_STR), OPT("game", F_STR)}},
         [MSG_REMATCH] = {"rematch", {OPT("game", F_STR)}},
         [MSG_REMATCH_DECLINE] = {"rematch_decline", {OPT("game", F_STR)}},
+        [MSG_HISTORY] = {"history", {OPT("offset", F_INT), OPT("limit", F_INT)}},
+        [MSG_RECORD] = {"record", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
@@ -113,6 +115,9 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
                        {REQ("code", F_STR), REQ("text", F_STR), OPT("request", F_STR),
                         OPT("field", F_STR)}},
         [MSG_BYE] = {"bye", {REQ("reason", F_STR), REQ("text", F_STR)}},
+        [MSG_HISTORY_PAGE] = {"history_page",
+                              {REQ("total", F_INT), REQ("offset", F_INT), REQ("games", F_ARR)}},
+        [MSG_GAME_RECORD] = {"game_record", {REQ("game", F_STR), REQ("text", F_STR)}},
         [MSG_SEATED] = {"seated", {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ)}},
         [MSG_STARTED] = {"started",
                          {GAME_SEQ, REQ("kind", F_STR), REQ("variant", F_STR),
@@ -377,8 +382,18 @@ decode_request(struct msg *m, struct msg_error *err)
 	}
 	case MSG_QUICK:
 		return decode_kind_variant(m, err);
+	case MSG_HISTORY:
+		m->offset = msg_int(m, "offset", 0);
+		m->limit = msg_int(m, "limit", PROTOCOL_HISTORY_DEFAULT);
+		if (m->offset < 0)
+			return fail(err, PROTO_EBADVALUE, "offset", "offset must not be negative");
+		if (m->limit < 1 || m->limit > PROTOCOL_HISTORY_MAX)
+			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d",
+			            PROTOCOL_HISTORY_MAX);
+		return 0;
 	case MSG_JOIN:
 	case MSG_WATCH:
+	case MSG_RECORD:
 		m->game = get_str(m, "game");
 		m->code = get_str(m, "code");
 		if (m->game == NULL && m->code == NULL)

@@ -43,6 +43,8 @@ enum msg_type {
 	MSG_CLAIM,
 	MSG_REMATCH,
 	MSG_REMATCH_DECLINE,
+	MSG_HISTORY,
+	MSG_RECORD,
 	MSG_TEST_CLOCK,
 	/* replies, server to client */
 	MSG_WELCOME,
@@ -52,6 +54,8 @@ enum msg_type {
 	MSG_PONG,
 	MSG_ERROR,
 	MSG_BYE,
+	MSG_HISTORY_PAGE,
+	MSG_GAME_RECORD,
 	/* game events (carry game and seq) */
 	MSG_SEATED,
 	MSG_STARTED,
@@ -108,6 +112,8 @@ struct msg {
 	const char *clock;                  /* create, quick: the time control text as given */
 	int claim_draw;                     /* claim: 1 for "draw", 0 for "win" */
 	int64_t advance_ms;                 /* test_clock: >= 0 */
+	int64_t offset;                     /* history: >= 0 (0 when absent) */
+	int64_t limit;                      /* history: 1..PROTOCOL_HISTORY_MAX (default 20) */
 	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };
 

@@ -24,6 +24,8 @@
 #define PROTOCOL_CHAT_BYTES       800   /* bytes of a chat line (200 UTF-8 characters fit) */
 #define PROTOCOL_CLOCK_MAX_MIN    600   /* minutes of a clock's base time, at most */
 #define PROTOCOL_CLOCK_MAX_INC    600   /* seconds of a clock's increment, at most */
+#define PROTOCOL_HISTORY_MAX      100   /* games in one history page, at most */
+#define PROTOCOL_HISTORY_DEFAULT  20    /* games in a history page when limit is absent */
 
 /*
  * The error codes of the protocol. Each has a stable name sent as the "code" of an error message

@@ -2,9 +2,10 @@
  * hokitod.c: the match server's entry point: command line, signals, the event loop.
  *
  * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
- * the network layer (which makes the game layer), listens, and runs the libuv loop until SIGINT or
+ * opens the store (refusing to start on a damaged one), the network layer (which makes the game
+ * layer), rebuilds the games the store holds, listens, and runs the libuv loop until SIGINT or
  * SIGTERM asks for a clean stop: clients are told, queued output is flushed, then everything is
- * freed. It owns the loop and the two signal handles.
+ * freed. It owns the loop, the two signal handles and the store.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,8 +20,10 @@
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
+#include "store.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7777"
+#define DEFAULT_DB     "hokito.db"
 
 struct hokitod {
 	struct net *net;
@@ -54,6 +57,17 @@ usage(FILE *f)
 	        "game,\n"
 	        "                           spent only on its own turns (default 60); then the\n"
 	        "                           opponent may claim (clock) or the game is adjourned\n"
+	        "  --db PATH                the store: every game, move and seated session, in "
+	        "one\n"
+	        "                           SQLite file, created on first start (default\n"
+	        "                           $STATE_DIRECTORY/%s when systemd sets "
+	        "STATE_DIRECTORY,\n"
+	        "                           else %s in the working directory). ':memory:' keeps\n"
+	        "                           nothing across restarts (for tests)\n"
+	        "  --fsync normal|always    normal (default): a move is acknowledged once it "
+	        "would\n"
+	        "                           survive a crash of hokitod; always: also a power loss\n"
+	        "                           (an fsync at every group commit)\n"
 	        "  --test-clock             testing aid: the game clocks stand still unless a "
 	        "client\n"
 	        "                           sends {\"type\":\"test_clock\",\"advance_ms\":N}; "
@@ -61,7 +75,8 @@ usage(FILE *f)
 	        "                           for a real server\n"
 	        "  --help                   show this help\n"
 	        "  --version                show the version\n",
-	        PROTOCOL_VERSION, DEFAULT_LISTEN, PROTOCOL_MAX_LINE_DEFAULT);
+	        PROTOCOL_VERSION, DEFAULT_LISTEN, PROTOCOL_MAX_LINE_DEFAULT, DEFAULT_DB,
+	        DEFAULT_DB);
 }
 
 /* Parse a whole decimal number in [min, max]. Returns 0 or -1. */
@@ -142,6 +157,8 @@ main(int argc, char **argv)
 		O_LINGER,
 		O_GRACE,
 		O_TEST_CLOCK,
+		O_DB,
+		O_FSYNC_MODE,
 		O_HELP,
 		O_VERSION
 	};
@@ -158,6 +175,8 @@ main(int argc, char **argv)
 	        {"linger", required_argument, NULL, O_LINGER},
 	        {"grace", required_argument, NULL, O_GRACE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
+	        {"db", required_argument, NULL, O_DB},
+	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"help", no_argument, NULL, O_HELP},
 	        {"version", no_argument, NULL, O_VERSION},
 	        {NULL, 0, NULL, 0},
@@ -176,8 +195,11 @@ main(int argc, char **argv)
 	        .grace_ms = 60000,
 	        .test_clock = 0,
 	};
-	const char *listen = DEFAULT_LISTEN, *port_file = NULL;
-	char host[256], bound[128];
+	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL;
+	enum store_sync sync = STORE_SYNC_NORMAL;
+	struct store_error serr;
+	struct store *store;
+	char host[256], bound[128], dbpath[4096];
 	unsigned long long v;
 	struct hokitod d;
 	uv_loop_t loop;
@@ -253,6 +275,20 @@ main(int argc, char **argv)
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
 			break;
+		case O_DB:
+			if (optarg[0] == '\0')
+				bad = "--db wants a file name";
+			else
+				db = optarg;
+			break;
+		case O_FSYNC_MODE:
+			if (strcmp(optarg, "normal") == 0)
+				sync = STORE_SYNC_NORMAL;
+			else if (strcmp(optarg, "always") == 0)
+				sync = STORE_SYNC_FULL;
+			else
+				bad = "--fsync wants normal or always";
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 0;
@@ -279,16 +315,38 @@ main(int argc, char **argv)
 		return 2;
 	}
 
+	if (db == NULL) {
+		const char *dir = getenv("STATE_DIRECTORY");
+		size_t n = dir != NULL ? strcspn(dir, ":") : 0; /* systemd may list several */
+
+		if (n > 0)
+			snprintf(dbpath, sizeof dbpath, "%.*s/%s", (int)n, dir, DEFAULT_DB);
+		else
+			snprintf(dbpath, sizeof dbpath, "%s", DEFAULT_DB);
+		db = dbpath;
+	}
+
 	signal(SIGPIPE, SIG_IGN);
+	if (store_open(db, sync, &store, &serr) < 0) {
+		log_error("cannot open the store: %s", serr.text);
+		return 1;
+	}
+	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
+	         sync == STORE_SYNC_FULL ? "always" : "normal");
+	lcfg.store = store;
 	uv_loop_init(&loop);
 	d.net = net_create(&loop, &ncfg, &lcfg);
-	rc = net_listen(d.net, host, port, bound, sizeof bound);
-	if (rc < 0) {
+	if ((rc = net_restore(d.net, &serr)) < 0) {
+		log_error("cannot rebuild the games from the store: %s", serr.text);
+	} else if ((rc = net_listen(d.net, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
+	}
+	if (rc < 0) {
 		net_shutdown(d.net);
 		uv_run(&loop, UV_RUN_DEFAULT);
 		net_free(d.net);
 		uv_loop_close(&loop);
+		store_close(store);
 		return 1;
 	}
 	if (port_file != NULL) {
@@ -301,6 +359,7 @@ main(int argc, char **argv)
 			uv_run(&loop, UV_RUN_DEFAULT);
 			net_free(d.net);
 			uv_loop_close(&loop);
+			store_close(store);
 			return 1;
 		}
 	}
@@ -321,6 +380,7 @@ main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
 		log_warn("loop closed with handles left: %s", uv_strerror(rc));
+	store_close(store);
 	log_info("stopped");
 	return 0;
 }

@@ -28,6 +28,8 @@
 #include "lobby.h"
 #include "log.h"
 #include "osrand.h"
+#include "record.h"
+#include "store.h"
 #include "xmalloc.h"
 
 #define CODE_ALPHABET "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -95,6 +97,22 @@ lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables)
 {
 	*sessions = (unsigned)lb->nsessions;
 	*tables = (unsigned)lb->ntables;
+}
+
+void
+lobby_counters(const struct lobby *lb, unsigned *next_player, unsigned *next_game)
+{
+	*next_player = lb->next_player;
+	*next_game = lb->next_game;
+}
+
+struct session *
+lobby_session_by_id(struct lobby *lb, const char *id)
+{
+	for (size_t i = 0; i < lb->nsessions; i++)
+		if (strcmp(lb->sessions[i]->id, id) == 0)
+			return lb->sessions[i];
+	return NULL;
 }
 
 static void lobby_arm(struct lobby *lb);
@@ -1092,6 +1110,135 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
 }
 
+/* A history entry (PROTOCOL.md 7.6) of a stored game. Returns a new reference. */
+static json_t *
+history_entry_new(const struct store_game *g)
+{
+	json_t *o = json_object(), *players = json_object(), *res = json_object();
+
+	json_object_set_new(o, "game", json_string(g->id));
+	json_object_set_new(o, "kind", json_string(game_kind_name(g->kind)));
+	json_object_set_new(o, "variant", json_string(g->variant));
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(players, game_side_name(g->kind, i),
+		                    g->seat_taken[i]
+		                            ? msg_player_new(g->seat_id[i], g->seat_name[i])
+		                            : json_null());
+	json_object_set_new(o, "players", players);
+	json_object_set_new(o, "ply", json_integer(g->ply));
+	json_object_set_new(res, "result", json_string(g->result));
+	json_object_set_new(res, "winner",
+	                    g->winner >= 0 ? json_string(game_side_name(g->kind, g->winner))
+	                                   : json_null());
+	json_object_set_new(res, "reason", json_string(g->reason));
+	if (g->kind == GAME_HOKITO)
+		json_object_set_new(res, "scores",
+		                    json_pack("{s:i,s:i}", game_side_name(g->kind, 0), g->score[0],
+		                              game_side_name(g->kind, 1), g->score[1]));
+	json_object_set_new(o, "result", res);
+	json_object_set_new(o, "clock",
+	                    g->clock[0] != '\0' && strcmp(g->clock, "none") != 0
+	                            ? json_string(g->clock)
+	                            : json_null());
+	json_object_set_new(o, "created_ms", json_integer(g->created_ms));
+	json_object_set_new(o, "ended_ms", json_integer(g->ended_ms));
+	return o;
+}
+
+/* history: a page of finished public games from the store, most recent first. */
+static void
+handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	json_t *o = msg_new(MSG_HISTORY_PAGE, NULL), *games = json_array();
+	struct store_game *page = xmalloc((size_t)m->limit * sizeof *page);
+	struct store_error err;
+	int64_t total = 0;
+	int n = 0;
+
+	if (lb->cfg.store != NULL &&
+	    (n = store_history(lb->cfg.store, (size_t)m->offset, (size_t)m->limit, page, &total,
+	                       &err)) < 0) {
+		log_error("store: %s", err.text);
+		free(page);
+		json_decref(games);
+		json_decref(o);
+		refuse(lb, peer, m, PROTO_EINTERNAL, "the history could not be read");
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		json_array_append_new(games, history_entry_new(&page[i]));
+	free(page);
+	json_object_set_new(o, "total", json_integer(total));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	json_object_set_new(o, "games", games);
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	send_msg(lb, peer, o);
+}
+
+/*
+ * record: the text game record (FORMATS.md) of any game the store holds, finished or not: a
+ * public game by its id, a private one by its invite code while the server still holds it.
+ */
+static void
+handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct store_event *ev = NULL;
+	struct store_error err;
+	struct store_game g;
+	char id[STORE_ID_MAX], *text;
+	size_t nev = 0;
+	json_t *o;
+	int rc;
+
+	if (m->code != NULL) {
+		struct table *t = table_lookup(lb, m);
+
+		if (t == NULL) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that invite code");
+			return;
+		}
+		snprintf(id, sizeof id, "%s", t->id);
+	} else {
+		snprintf(id, sizeof id, "%.*s", STORE_ID_MAX - 1, m->game);
+		rc = lb->cfg.store == NULL || strlen(m->game) >= sizeof id
+		             ? STORE_ENOTFOUND
+		             : store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
+		store_events_free(ev, nev);
+		if (rc == 0 && g.is_private)
+			rc = STORE_ENOTFOUND;
+		if (rc < 0) {
+			if (rc != STORE_ENOTFOUND)
+				log_error("store: %s", err.text);
+			refuse(lb, peer, m,
+			       rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
+			       rc == STORE_ENOTFOUND ? "no game with that id"
+			                             : "the game could not be read");
+			return;
+		}
+	}
+	if (lb->cfg.store == NULL) {
+		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
+		return;
+	}
+	text = xmalloc(RECORD_TEXT_MAX);
+	rc = store_record_write(lb->cfg.store, id, text, RECORD_TEXT_MAX, &err);
+	if (rc < 0) {
+		log_error("store: record of %s: %s", id, err.text);
+		free(text);
+		refuse(lb, peer, m, rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
+		       "the record of game %s could not be written", id);
+		return;
+	}
+	o = msg_new(MSG_GAME_RECORD, NULL);
+	json_object_set_new(o, "game", json_string(id));
+	json_object_set_new(o, "text", json_string(text));
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	free(text);
+	send_msg(lb, peer, o);
+}
+
 /* test_clock: a testing aid, served only with --test-clock: move the virtual time forward. */
 static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -1165,6 +1312,12 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	case MSG_REMATCH:
 	case MSG_REMATCH_DECLINE:
 		handle_rematch(lb, peer, m);
+		break;
+	case MSG_HISTORY:
+		handle_history(lb, peer, m);
+		break;
+	case MSG_RECORD:
+		handle_record(lb, peer, m);
 		break;
 	case MSG_TEST_CLOCK:
 		handle_test_clock(lb, peer, m);
@@ -1274,4 +1427,188 @@ lobby_wake(struct lobby *lb)
 	}
 	lobby_prune(lb);
 	lobby_arm(lb);
+}
+
+/* --- Restart: rebuilding the lobby from the store. --- */
+
+/* The number in an id such as "g12" or "p7", or 0. */
+static unsigned
+id_number(const char *id)
+{
+	unsigned long v;
+	char *end;
+
+	if (id[0] == '\0' || id[1] < '0' || id[1] > '9')
+		return 0;
+	v = strtoul(id + 1, &end, 10);
+	return *end == '\0' && v < UINT32_MAX ? (unsigned)v : 0;
+}
+
+struct restore_ctx {
+	struct lobby *lb;
+	int64_t *ended; /* ended_ms of each table, by index in lb->tables */
+	size_t ended_cap;
+	char why[320];                  /* what did not add up */
+	char (*stale)[STORE_TOKEN_MAX]; /* session rows to remove */
+	size_t nstale, stale_cap;
+	unsigned sessions;
+};
+
+static void
+tables_push(struct lobby *lb, struct table *t)
+{
+	if (lb->ntables == lb->tables_cap) {
+		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
+		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
+	}
+	lb->tables[lb->ntables++] = t;
+}
+
+/* store_load() callback: one stored game, replayed, becomes a table. */
+static int
+restore_game_cb(void *ctx, const struct store_game *g, const struct store_event *ev, size_t nev,
+                const struct game *start, const struct game *position)
+{
+	struct restore_ctx *rc = ctx;
+	struct lobby *lb = rc->lb;
+	struct table *t = table_restore(lb, g, ev, nev, start, position, rc->why, sizeof rc->why);
+
+	if (t == NULL)
+		return 1;
+	if (lb->ntables == rc->ended_cap) {
+		rc->ended_cap = rc->ended_cap ? rc->ended_cap * 2 : 64;
+		rc->ended = xrealloc(rc->ended, rc->ended_cap * sizeof *rc->ended);
+	}
+	rc->ended[lb->ntables] = g->ended_ms;
+	tables_push(lb, t);
+	if (t->serial > lb->serial)
+		lb->serial = t->serial;
+	if (id_number(t->id) >= lb->next_game)
+		lb->next_game = id_number(t->id) + 1;
+	for (int i = 0; i < 2; i++)
+		if (t->seat_taken[i] && id_number(t->seat_id[i]) >= lb->next_player)
+			lb->next_player = id_number(t->seat_id[i]) + 1;
+	return 0;
+}
+
+/* Whether a stored token is one this server could have made. */
+static int
+token_valid(const char *token)
+{
+	if (strlen(token) != PROTOCOL_TOKEN_LEN)
+		return 0;
+	for (const char *c = token; *c != '\0'; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* store_sessions_load() callback: a seated player's session comes back, disconnected. */
+static int
+restore_session_cb(void *ctx, const struct store_session *ss)
+{
+	struct restore_ctx *rc = ctx;
+	struct lobby *lb = rc->lb;
+	struct table *t = NULL;
+	struct session *s;
+
+	for (size_t i = 0; i < lb->ntables && t == NULL; i++)
+		if (strcmp(lb->tables[i]->id, ss->game_id) == 0)
+			t = lb->tables[i];
+	if (t == NULL || !token_valid(ss->token) ||
+	    strcmp(t->seat_id[ss->seat], ss->player_id) != 0 || t->seat[ss->seat] != NULL ||
+	    session_find_token(lb, ss->token) != NULL) {
+		/* its game is no longer held (or the row is not ours): forget it */
+		if (rc->nstale == rc->stale_cap) {
+			rc->stale_cap = rc->stale_cap ? rc->stale_cap * 2 : 16;
+			rc->stale = xrealloc(rc->stale, rc->stale_cap * sizeof *rc->stale);
+		}
+		snprintf(rc->stale[rc->nstale++], STORE_TOKEN_MAX, "%s", ss->token);
+		return 0;
+	}
+	s = xcalloc(1, sizeof *s);
+	snprintf(s->id, sizeof s->id, "%s", ss->player_id);
+	snprintf(s->name, sizeof s->name, "%s", ss->name);
+	snprintf(s->token, sizeof s->token, "%s", ss->token);
+	s->seat = ss->seat;
+	s->table = t;
+	s->gone_at = lobby_now(lb);
+	t->seat[ss->seat] = s;
+	if (lb->nsessions == lb->sessions_cap) {
+		lb->sessions_cap = lb->sessions_cap ? lb->sessions_cap * 2 : 64;
+		lb->sessions = xrealloc(lb->sessions, lb->sessions_cap * sizeof *lb->sessions);
+	}
+	lb->sessions[lb->nsessions++] = s;
+	if (id_number(s->id) >= lb->next_player)
+		lb->next_player = id_number(s->id) + 1;
+	rc->sessions++;
+	return 0;
+}
+
+/*
+ * The order in which the rebuilt finished games finished: by end time, then creation (the order
+ * store_history() lists them in), so that pruning and the lobby list go on as before the restart.
+ */
+static void
+restore_finished_order(struct lobby *lb, const int64_t *ended)
+{
+	size_t n = 0, *idx = xmalloc((lb->ntables + 1) * sizeof *idx);
+
+	for (size_t i = 0; i < lb->ntables; i++)
+		if (lb->tables[i]->status == TABLE_FINISHED)
+			idx[n++] = i;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			size_t a = idx[j - 1], b = idx[j];
+			if (ended[a] < ended[b] ||
+			    (ended[a] == ended[b] && lb->tables[a]->serial < lb->tables[b]->serial))
+				break;
+			idx[j - 1] = b;
+			idx[j] = a;
+		}
+	for (size_t i = 0; i < n; i++)
+		lb->tables[idx[i]]->finished_serial = ++lb->finished_serial;
+	free(idx);
+}
+
+int
+lobby_restore(struct lobby *lb, struct store_error *err)
+{
+	struct store *st = lb->cfg.store;
+	struct restore_ctx rc = {.lb = lb};
+	int64_t v;
+	int n, rv;
+
+	assert(lb->ntables == 0 && lb->nsessions == 0);
+	if (st == NULL)
+		return 0;
+	n = store_load(st, lb->cfg.keep_finished, restore_game_cb, &rc, err);
+	if (n == STORE_ESTOPPED) {
+		snprintf(err->text, sizeof err->text, "%s", rc.why);
+		err->code = n = STORE_ECORRUPT;
+	}
+	if (n >= 0) {
+		restore_finished_order(lb, rc.ended);
+		rv = store_sessions_load(st, restore_session_cb, &rc, err);
+		if (rv < 0)
+			n = rv;
+	}
+	for (size_t i = 0; n >= 0 && i < rc.nstale; i++)
+		if ((rv = store_session_remove(st, rc.stale[i], err)) < 0)
+			n = rv;
+	if (n >= 0 && store_meta_get(st, "next_game", &v, NULL) == 0 && v > lb->next_game &&
+	    v < UINT32_MAX)
+		lb->next_game = (unsigned)v;
+	if (n >= 0 && store_meta_get(st, "next_player", &v, NULL) == 0 && v > lb->next_player &&
+	    v < UINT32_MAX)
+		lb->next_player = (unsigned)v;
+	free(rc.ended);
+	free(rc.stale);
+	if (n < 0)
+		return n;
+	log_info("store: %d games rebuilt (%u unfinished), %u seated sessions back; next ids g%u, "
+	         "p%u",
+	         n, active_tables(lb), rc.sessions, lb->next_game, lb->next_player);
+	lobby_arm(lb);
+	return n;
 }

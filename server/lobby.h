@@ -26,6 +26,10 @@
 
 struct lobby;
 struct session;
+struct store;
+struct store_error;
+struct store_event;
+struct store_game;
 struct table;
 
 /* The game layer's view of a connection; embedded in the network layer's client. */
@@ -41,10 +45,12 @@ struct lobby_ops {
 	/* Monotonic time in milliseconds. */
 	uint64_t (*now)(void *arg);
 	/*
-	 * Optional (NULL): every game event, after it is numbered and before anybody receives it.
-	 * ev is borrowed. The hook of a durable store.
+	 * Optional (NULL): every game event, after it is numbered and encoded and before anybody
+	 * receives it. ev (the object) and w (its line, the very bytes everyone gets) are borrowed.
+	 * The hook of the durable store (durable.h).
 	 */
-	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev);
+	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev,
+	              const struct wire *w);
 	/*
 	 * Call lobby_wake() in delay_ms milliseconds (0: as soon as possible), replacing any
 	 * earlier request; UINT64_MAX: no wake-up is needed. Called at the end of every lobby entry
@@ -62,6 +68,8 @@ struct lobby_config {
 	const char *server;     /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
 	uint64_t grace_ms;      /* a dropped player's grace period, counted on its own turns */
 	int test_clock;         /* time is virtual and moved only by test_clock requests */
+	struct store *store;    /* borrowed, may be NULL: answers history and record, and is
+	                           what lobby_restore() rebuilds from */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -90,6 +98,27 @@ uint64_t lobby_time(const struct lobby *lb);
 
 /* Counts, for the log and the tests: sessions, tables. */
 void lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables);
+
+/* The numbers the next player and game ids will get (the store keeps them: ids are never reused).
+ */
+void lobby_counters(const struct lobby *lb, unsigned *next_player, unsigned *next_game);
+
+/* The session of player id, or NULL. Borrowed. */
+struct session *lobby_session_by_id(struct lobby *lb, const char *id);
+
+/*
+ * Rebuild the lobby from cfg.store, once, before any peer arrives: every unfinished game and the
+ * keep_finished most recently finished ones (replayed through the rules by the store, then their
+ * stored event lines checked and turned back into tables: log, moves, seats, status, clocks,
+ * offers, chat), the sessions of their seated players (disconnected, so that they resume with
+ * their token and last seq; those of a finished game linger as after a disconnection), and the id
+ * counters. Clocks restart from the values carried by the last
+ * stored event that has them: time does not run while the server is down, and every player gets
+ * a whole grace period. Session rows of games no longer held are removed. Returns the number
+ * of games rebuilt, or a negative store error with err saying what and where (a damaged store:
+ * the caller must not start).
+ */
+int lobby_restore(struct lobby *lb, struct store_error *err);
 
 /* --- Shared by lobby.c and table.c (the game layer's inside). --- */
 
@@ -167,6 +196,17 @@ struct table {
  */
 struct table *table_create(struct lobby *lb, const char *id, enum game_kind kind,
                            const char *variant, uint64_t seed, uint64_t base_ms, uint64_t inc_ms);
+
+/*
+ * Rebuild the table of a stored game: g, its events ev[0..nev) and the positions start and
+ * position the store replayed them to (all borrowed). Each event's line is checked (type, game,
+ * seq, move) and read back for what the game layer keeps beside the position. Returns a new table
+ * without sessions (seats recorded, nobody connected), or NULL with why (size bytes) filled when
+ * the stored lines do not add up.
+ */
+struct table *table_restore(struct lobby *lb, const struct store_game *g,
+                            const struct store_event *ev, size_t nev, const struct game *start,
+                            const struct game *position, char *why, size_t size);
 
 /* Free a table and its log. Sessions pointing at it must be detached first. Accepts NULL. */
 void table_free(struct table *t);

@@ -3,9 +3,17 @@
  *
  * Each connection is a struct net_client that embeds its libuv handles (the TCP stream and one
  * timer) and the game layer's struct lobby_peer; we get from one to the other with
- * container_of. It owns its input framer. Writes own their buffer: each write request holds one
- * reference to the wire it writes, released in the write callback, so one encoded event can be
- * in flight to a thousand clients at once.
+ * container_of. It owns its input framer and the lines it holds for the end of the turn. Writes
+ * own their buffers: each write request holds one reference to each wire it writes, released in
+ * the write callback, so one encoded event can be in flight to a thousand clients at once.
+ *
+ * Output is held until the end of the loop turn (Redis's beforeSleep). Whatever the game layer
+ * sends during a turn is kept on the client (a reference to each wire); a uv_prepare handle, which
+ * runs once per turn right before the loop waits for I/O, first makes the turn durable with one
+ * group commit (durable.h) and only then writes each client's lines with one uv_write. So nothing
+ * is acknowledged that a crash could lose, and a client that gets many lines in a turn costs one
+ * system call. If the commit fails the process stops without writing: the clients have heard
+ * nothing the store does not hold, and a restart recovers the last commit.
  *
  * Teardown is never done inside a client's own callbacks or inside the game layer. A client that
  * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that
@@ -22,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "durable.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
@@ -50,15 +59,22 @@ struct net_client {
 	struct net_client *doom_next;   /* the doomed list */
 	enum doom doomed;
 	int in_doom_list;
-	int closing;      /* reaped: the lobby was told, handles are closing or flushing */
-	int open_handles; /* handles not closed yet; the client is freed at 0 */
-	int counted;      /* counts against max_clients */
-	char addr[64];    /* peer address for the log */
+	int closing;        /* reaped: the lobby was told, handles are closing or flushing */
+	int open_handles;   /* handles not closed yet; the client is freed at 0 */
+	int counted;        /* counts against max_clients */
+	char addr[64];      /* peer address for the log */
+	struct wire **held; /* lines of this turn, written after the commit; a reference each */
+	size_t nheld, held_cap;
+	size_t held_bytes;                          /* their length */
+	int shutdown_after_flush;                   /* a flushing close waits for the held lines */
+	struct net_client *flush_prev, *flush_next; /* clients holding lines */
+	int in_flush_list;
 };
 
 struct net_write {
 	uv_write_t req;
-	struct wire *wire; /* one reference, released in the write callback */
+	size_t n;
+	struct wire *wires[]; /* one reference each, released in the write callback */
 };
 
 struct net {
@@ -66,12 +82,15 @@ struct net {
 	struct net_config cfg;
 	uv_tcp_t listener;
 	int listening;
-	uv_timer_t tick; /* lobby_tick every second */
-	uv_timer_t wake; /* lobby_wake at the game layer's next deadline (ops->timer) */
+	uv_timer_t tick;   /* lobby_tick every second */
+	uv_timer_t wake;   /* lobby_wake at the game layer's next deadline (ops->timer) */
+	uv_prepare_t turn; /* end of each loop turn: group commit, then the held output */
 	struct lobby *lobby;
-	struct net_client *clients; /* every client not yet freed */
-	unsigned nclients;          /* counted clients */
-	struct net_client *doomed;  /* clients to reap */
+	struct durable *durable;     /* NULL without a store */
+	struct net_client *flushing; /* clients holding lines, a doubly linked list */
+	struct net_client *clients;  /* every client not yet freed */
+	unsigned nclients;           /* counted clients */
+	struct net_client *doomed;   /* clients to reap */
 	int stopping;
 	char server_name[64];
 	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
@@ -79,6 +98,36 @@ struct net {
 
 static void client_reap_all(struct net *n);
 static void client_send(struct net_client *c, struct wire *w);
+static void client_shutdown(struct net_client *c);
+
+/* Take c off the list of clients holding lines. */
+static void
+flush_list_remove(struct net_client *c)
+{
+	struct net *n = c->net;
+
+	if (!c->in_flush_list)
+		return;
+	if (c->flush_prev != NULL)
+		c->flush_prev->flush_next = c->flush_next;
+	else
+		n->flushing = c->flush_next;
+	if (c->flush_next != NULL)
+		c->flush_next->flush_prev = c->flush_prev;
+	c->flush_prev = c->flush_next = NULL;
+	c->in_flush_list = 0;
+}
+
+/* Drop the lines c holds (it is closing at once). */
+static void
+client_held_drop(struct net_client *c)
+{
+	for (size_t i = 0; i < c->nheld; i++)
+		wire_unref(c->held[i]);
+	c->nheld = 0;
+	c->held_bytes = 0;
+	flush_list_remove(c);
+}
 
 /* Mark c to be closed (how) at the next reap. Never frees, never calls the lobby. */
 static void
@@ -113,6 +162,8 @@ client_close_cb(uv_handle_t *h)
 		c->next->prev = c->prev;
 	if (c->counted)
 		n->nclients--;
+	client_held_drop(c);
+	free(c->held);
 	framer_close(&c->in);
 	log_debug("connection %s freed", c->addr);
 	free(c);
@@ -123,6 +174,7 @@ client_close_handles(struct net_client *c)
 {
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
+	client_held_drop(c);
 	uv_close((uv_handle_t *)&c->tcp, client_close_cb);
 	uv_close((uv_handle_t *)&c->timer, client_close_cb);
 }
@@ -157,10 +209,25 @@ client_shutdown_cb(uv_shutdown_t *req, int status)
 	(void)status;
 }
 
+/* Shut the write side down after what is written, and give the peer close_timeout_ms to close. */
+static void
+client_shutdown(struct net_client *c)
+{
+	c->shutdown_after_flush = 0;
+	if (uv_is_closing((uv_handle_t *)&c->tcp))
+		return;
+	if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, client_shutdown_cb) == 0) {
+		uv_timer_stop(&c->timer);
+		uv_timer_start(&c->timer, client_deadline_cb, c->net->cfg.close_timeout_ms, 0);
+		return;
+	}
+	client_close_handles(c);
+}
+
 /*
  * Reap one doomed client: tell the lobby, then close. A flushing close shuts the write side down
- * after what is queued and waits (reading and discarding) for the peer to close, at most
- * close_timeout_ms.
+ * after what is queued (after the turn's held lines are written, if it holds any) and waits
+ * (reading and discarding) for the peer to close, at most close_timeout_ms.
  */
 static void
 client_reap(struct net_client *c)
@@ -174,12 +241,12 @@ client_reap(struct net_client *c)
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
 	if (c->doomed == DOOM_FLUSH) {
-		if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, client_shutdown_cb) ==
-		    0) {
-			uv_timer_stop(&c->timer);
-			uv_timer_start(&c->timer, client_deadline_cb, n->cfg.close_timeout_ms, 0);
+		if (c->nheld > 0) {
+			c->shutdown_after_flush = 1; /* net_turn_cb writes, then shuts down */
 			return;
 		}
+		client_shutdown(c);
+		return;
 	}
 	client_close_handles(c);
 }
@@ -202,7 +269,8 @@ client_write_cb(uv_write_t *req, int status)
 	struct net_write *wr = container_of(req, struct net_write, req);
 	struct net_client *c = req->handle->data;
 
-	wire_unref(wr->wire);
+	for (size_t i = 0; i < wr->n; i++)
+		wire_unref(wr->wires[i]);
 	free(wr);
 	if (status < 0 && status != UV_ECANCELED) {
 		log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
@@ -212,31 +280,68 @@ client_write_cb(uv_write_t *req, int status)
 }
 
 /*
- * Queue a line for c. The cap counts what libuv could not hand to the kernel yet: a client that
- * does not read makes it grow, and is dropped at once when this line would pass the cap; the
- * game and the other receivers do not wait for it.
+ * Queue a line for c: it is held until the end of the turn (net_turn_cb). The cap counts what
+ * libuv could not hand to the kernel yet and what is held: a client that does not read makes it
+ * grow, and is dropped at once when this line would pass the cap; the game and the other
+ * receivers do not wait for it.
  */
 static void
 client_send(struct net_client *c, struct wire *w)
 {
-	struct net_write *wr;
-	uv_buf_t buf;
-	int rc;
+	struct net *n = c->net;
+	size_t pending = c->tcp.write_queue_size + c->held_bytes + w->len;
 
 	if (c->doomed != DOOM_NONE || c->closing)
 		return;
-	if (c->tcp.write_queue_size + w->len > c->net->cfg.max_output) {
+	if (pending > n->cfg.max_output) {
 		log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
-		         c->addr, c->tcp.write_queue_size + w->len, c->net->cfg.max_output);
+		         c->addr, pending, n->cfg.max_output);
 		client_doom(c, DOOM_NOW);
 		return;
 	}
-	wr = xmalloc(sizeof *wr);
-	wr->wire = wire_ref(w);
-	buf = uv_buf_init(w->data, (unsigned)w->len);
-	rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, &buf, 1, client_write_cb);
+	if (c->nheld == c->held_cap) {
+		c->held_cap = c->held_cap ? c->held_cap * 2 : 8;
+		c->held = xrealloc(c->held, c->held_cap * sizeof *c->held);
+	}
+	c->held[c->nheld++] = wire_ref(w);
+	c->held_bytes += w->len;
+	if (!c->in_flush_list) {
+		c->in_flush_list = 1;
+		c->flush_prev = NULL;
+		c->flush_next = n->flushing;
+		if (n->flushing != NULL)
+			n->flushing->flush_prev = c;
+		n->flushing = c;
+	}
+}
+
+/* Write the lines c holds with one uv_write; the request takes over their references. */
+static void
+client_flush(struct net_client *c)
+{
+	struct net_write *wr;
+	uv_buf_t small[16], *bufs = small;
+	int rc;
+
+	flush_list_remove(c);
+	if (c->nheld == 0 || uv_is_closing((uv_handle_t *)&c->tcp))
+		return;
+	wr = xmalloc(sizeof *wr + c->nheld * sizeof wr->wires[0]);
+	wr->n = c->nheld;
+	if (c->nheld > sizeof small / sizeof small[0])
+		bufs = xmalloc(c->nheld * sizeof *bufs);
+	for (size_t i = 0; i < c->nheld; i++) {
+		wr->wires[i] = c->held[i];
+		bufs[i] = uv_buf_init(c->held[i]->data, (unsigned)c->held[i]->len);
+	}
+	c->nheld = 0;
+	c->held_bytes = 0;
+	rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, bufs, (unsigned)wr->n, client_write_cb);
+	if (bufs != small)
+		free(bufs); /* libuv copied the array */
 	if (rc < 0) {
-		wire_unref(wr->wire);
+		for (size_t i = 0; i < wr->n; i++)
+			wire_unref(wr->wires[i]);
 		free(wr);
 		client_doom(c, DOOM_NOW);
 	}
@@ -266,6 +371,46 @@ lobby_close_cb(void *arg, struct lobby_peer *peer)
 {
 	(void)arg;
 	client_doom(container_of(peer, struct net_client, peer), DOOM_FLUSH);
+}
+
+/* lobby_ops.event: every game event goes to the store (written at the end of the turn). */
+static void
+lobby_event_cb(void *arg, const struct table *t, int64_t seq, const json_t *ev,
+               const struct wire *w)
+{
+	struct net *n = arg;
+
+	durable_event(n->durable, t, seq, ev, w);
+}
+
+/*
+ * The end of a loop turn (a uv_prepare handle: libuv runs it once per turn, after the timers and
+ * before it waits for I/O, so every callback of the turn is behind it). Group commit first, then
+ * the held output of every client, then the closes that waited for it. A commit that fails stops
+ * the process at once, without writing anything: see the top of this file.
+ */
+static void
+net_turn_cb(uv_prepare_t *h)
+{
+	struct net *n = h->data;
+	struct store_error err;
+
+	if (n->durable != NULL && durable_commit(n->durable, &err) < 0) {
+		log_error("store: %s", err.text);
+		log_error("stopping at once: nothing of this turn was sent; a restart recovers the "
+		          "last commit");
+		exit(1);
+	}
+	while (n->flushing != NULL) {
+		struct net_client *c = n->flushing;
+
+		client_flush(c);
+		if (c->shutdown_after_flush)
+			client_shutdown(c);
+	}
+	client_reap_all(n);
+	if (n->stopping && n->clients == NULL)
+		uv_close((uv_handle_t *)&n->turn, NULL);
 }
 
 /* The game layer's deadline came (a flag fell, a grace period ran out). */
@@ -316,6 +461,7 @@ client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	(void)suggested;
 	*buf = uv_buf_init(c->net->rbuf, sizeof c->net->rbuf);
 }
+
 /* Whether a line holds nothing but spaces and tabs. */
 static int
 line_blank(const char *line, size_t len)
@@ -534,7 +680,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	        .send = lobby_send_cb,
 	        .close = lobby_close_cb,
 	        .now = lobby_now_cb,
-	        .event = NULL,
+	        .event = lcfg->store != NULL ? lobby_event_cb : NULL,
 	        .timer = lobby_timer_cb,
 	        .arg = n,
 	};
@@ -545,6 +691,8 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	lc.server = n->server_name;
 	lc.max_line = cfg->max_line;
 	n->lobby = lobby_create(&lc, &ops);
+	if (lcfg->store != NULL)
+		n->durable = durable_create(lcfg->store, n->lobby);
 	uv_tcp_init(loop, &n->listener);
 	n->listener.data = n;
 	uv_timer_init(loop, &n->tick);
@@ -552,7 +700,20 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	uv_timer_start(&n->tick, net_tick_cb, 1000, 1000);
 	uv_timer_init(loop, &n->wake);
 	n->wake.data = n;
+	uv_prepare_init(loop, &n->turn);
+	n->turn.data = n;
+	uv_prepare_start(&n->turn, net_turn_cb);
 	return n;
+}
+
+int
+net_restore(struct net *n, struct store_error *err)
+{
+	int rc = lobby_restore(n->lobby, err);
+
+	if (rc >= 0 && n->durable != NULL)
+		rc = durable_commit(n->durable, err); /* stale sessions removed, counters */
+	return rc;
 }
 
 int
@@ -612,6 +773,7 @@ net_free(struct net *n)
 	if (n == NULL)
 		return;
 	assert(n->clients == NULL);
+	durable_free(n->durable);
 	lobby_free(n->lobby);
 	free(n);
 }

@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "lobby.h"
+#include "store.h"
 
 struct net_config {
 	size_t max_line;           /* bytes of an input line */
@@ -32,6 +33,13 @@ struct net;
  */
 struct net *net_create(uv_loop_t *loop, const struct net_config *cfg,
                        const struct lobby_config *lcfg);
+
+/*
+ * Rebuild the games and sessions from the store of lcfg (lobby_restore()) and commit what that
+ * tidied. Call once, before net_listen(). Returns the number of games rebuilt, or a negative store
+ * error with err filled: the store is damaged and the server must not start.
+ */
+int net_restore(struct net *n, struct store_error *err);
 
 /*
  * Listen on host:port (port 0: the OS picks). Writes the bound address ("127.0.0.1:7777",

@@ -1123,7 +1123,8 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
               struct store_error *err)
 {
 	static const char sql[] = "SELECT " GAME_COLUMNS " FROM games WHERE status = 'finished' "
-	                          "ORDER BY ended_ms DESC, serial DESC LIMIT ?1 OFFSET ?2";
+	                          "AND private = 0 ORDER BY ended_ms DESC, serial DESC "
+	                          "LIMIT ?1 OFFSET ?2";
 	struct store_game *games;
 	size_t n;
 	int rc;
@@ -1131,8 +1132,9 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
 	if (limit > INT32_MAX || offset > INT32_MAX)
 		return store_fail(err, STORE_EINVAL, "history: offset or limit too large");
 	if (total != NULL &&
-	    (rc = store_int(st, "SELECT COUNT(*) FROM games WHERE status = 'finished'", total,
-	                    err)) < 0)
+	    (rc = store_int(st,
+	                    "SELECT COUNT(*) FROM games WHERE status = 'finished' AND private = 0",
+	                    total, err)) < 0)
 		return rc;
 	if (limit == 0)
 		return 0;

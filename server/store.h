@@ -215,8 +215,9 @@ int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct stor
                         void *ctx, struct store_error *err);
 
 /*
- * Finished games, most recent first (by end time, then creation), skipping offset and giving at
- * most limit into out (room for limit). *total (may be NULL) gets the number of finished games.
+ * Finished public games, most recent first (by end time, then creation), skipping offset and
+ * giving at most limit into out (room for limit). *total (may be NULL) gets the number of finished
+ * public games (private games are never listed: they are reached only by their invite code).
  * Returns the number written to out, or a negative error.
  */
 int store_history(struct store *st, size_t offset, size_t limit, struct store_game *out,

@@ -24,10 +24,14 @@
  * down).
  */
 #include <assert.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lobby.h"
+#include "store.h"
 #include "xmalloc.h"
 
 struct table *
@@ -62,6 +66,200 @@ table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *
 	if (game_start(&t->start, kind, variant, seed, &err) < 0)
 		abort();
 	t->game = t->start;
+	return t;
+}
+
+static int restore_fail(char *why, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+/* Say why a stored game cannot be rebuilt. Returns -1. */
+static int
+restore_fail(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The static word of a stored result or reason (the table keeps pointers), or NULL. */
+static const char *
+word_static(const char *word, const char *const *words)
+{
+	for (size_t i = 0; words[i] != NULL; i++)
+		if (strcmp(word, words[i]) == 0)
+			return words[i];
+	return NULL;
+}
+
+/* A seat named by member key of event o: 0 or 1, or -1 when absent or not a seat. */
+static int
+event_seat(const struct table *t, const json_t *o, const char *key)
+{
+	const char *name = json_string_value(json_object_get(o, key));
+	int seat;
+
+	if (name == NULL || game_side_parse(t->kind, name, &seat) < 0)
+		return -1;
+	return seat;
+}
+
+/*
+ * Read back one stored event into the table: what the game layer keeps besides the position and
+ * the log. The position itself came from the store's replay; here the lines are only checked to be
+ * the events they claim to be, and their side effects redone in the same order as when they
+ * happened (table_play(), handle_draw() ... ): the status, the clocks carried by the event, the
+ * draw and rematch offers, the players' chat.
+ */
+static int
+restore_event(struct table *t, const struct store_event *e, const json_t *o, char *why, size_t size)
+{
+	const char *type = json_string_value(json_object_get(o, "type"));
+	const char *game = json_string_value(json_object_get(o, "game"));
+	const json_t *clocks = json_object_get(o, "clocks");
+	int by = event_seat(t, o, "by");
+
+	if (type == NULL || strcmp(type, e->type) != 0 || game == NULL ||
+	    strcmp(game, t->id) != 0 || json_integer_value(json_object_get(o, "seq")) != e->seq)
+		return restore_fail(why, size,
+		                    "game '%s': event %" PRId64 " is not the stored '%s' of this "
+		                    "game",
+		                    t->id, e->seq, e->type);
+	if (strcmp(type, "started") == 0) {
+		t->status = TABLE_LIVE;
+	} else if (strcmp(type, "moved") == 0) {
+		const char *move = json_string_value(json_object_get(o, "move"));
+		if (move == NULL || e->move == NULL || strcmp(move, e->move) != 0 || by < 0)
+			return restore_fail(why, size,
+			                    "game '%s': event %" PRId64 " is not the move '%s'",
+			                    t->id, e->seq, e->move ? e->move : "");
+		if (t->draw_offer != by)
+			t->draw_offer = -1;
+		if (t->nmoves == t->moves_cap) {
+			t->moves_cap = t->moves_cap ? t->moves_cap * 2 : 64;
+			t->moves = xrealloc(t->moves, t->moves_cap * sizeof *t->moves);
+		}
+		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", move);
+	} else if (strcmp(type, "game_over") == 0) {
+		t->status = TABLE_FINISHED;
+		t->draw_offer = -1;
+	} else if (strcmp(type, "draw_offered") == 0) {
+		t->draw_offer = by;
+	} else if (strcmp(type, "draw_declined") == 0) {
+		t->draw_offer = -1;
+	} else if (strcmp(type, "adjourned") == 0) {
+		t->status = TABLE_ADJOURNED;
+		t->draw_offer = -1;
+	} else if (strcmp(type, "resumed") == 0) {
+		t->status = TABLE_LIVE;
+	} else if (strcmp(type, "rematch_offered") == 0) {
+		t->rematch_offer = by;
+	} else if (strcmp(type, "rematch_declined") == 0 || strcmp(type, "rematch_started") == 0) {
+		t->rematch_offer = -1;
+	} else if (strcmp(type, "chat") == 0) {
+		json_t *player = json_object_get(o, "player");
+		const char *text = json_string_value(json_object_get(o, "text"));
+		int seat = event_seat(t, o, "seat");
+		if (!json_is_object(player) || text == NULL || seat < 0)
+			return restore_fail(why, size,
+			                    "game '%s': chat event %" PRId64 " is malformed", t->id,
+			                    e->seq);
+		table_chat_keep(t, 0,
+		                json_pack("{s:s,s:O,s:s}", "seat", game_side_name(t->kind, seat),
+		                          "player", player, "text", text));
+	}
+	if (json_is_object(clocks) && t->timed) {
+		for (int i = 0; i < 2; i++) {
+			json_t *v = json_object_get(clocks, game_side_name(t->kind, i));
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				return restore_fail(why, size,
+				                    "game '%s': event %" PRId64 " has bad clocks",
+				                    t->id, e->seq);
+			t->remaining[i] = (int64_t)json_integer_value(v);
+		}
+	}
+	return 0;
+}
+
+struct table *
+table_restore(struct lobby *lb, const struct store_game *g, const struct store_event *ev,
+              size_t nev, const struct game *start, const struct game *position, char *why,
+              size_t size)
+{
+	static const char *const results[] = {"win", "draw", "aborted", NULL};
+	static const char *const reasons[] = {"blocked",    "line", "full",      "resign",
+	                                      "abandoned",  "time", "agreement", "abort",
+	                                      "disconnect", NULL};
+	uint64_t base_ms = 0, inc_ms = 0;
+	enum table_status want;
+	struct table *t;
+	int rc = 0;
+
+	if (g->clock[0] != '\0' && protocol_clock_parse(g->clock, &base_ms, &inc_ms) < 0) {
+		restore_fail(why, size, "game '%s': unknown time control '%s'", g->id, g->clock);
+		return NULL;
+	}
+	t = table_create(lb, g->id, g->kind, g->variant, g->seed, base_ms, inc_ms);
+	t->serial = (uint64_t)g->serial;
+	t->is_private = g->is_private;
+	snprintf(t->code, sizeof t->code, "%.*s", PROTOCOL_CODE_LEN, g->code);
+	for (int i = 0; i < 2; i++) {
+		t->seat_taken[i] = g->seat_taken[i];
+		snprintf(t->seat_id[i], sizeof t->seat_id[i], "%s", g->seat_id[i]);
+		snprintf(t->seat_name[i], sizeof t->seat_name[i], "%s", g->seat_name[i]);
+	}
+	for (size_t i = 0; i < nev && rc == 0; i++) {
+		json_t *o = json_loads(ev[i].body, JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_object(o))
+			rc = restore_fail(why, size,
+			                  "game '%s': the stored line of event %" PRId64
+			                  " is not a JSON object",
+			                  g->id, ev[i].seq);
+		else
+			rc = restore_event(t, &ev[i], o, why, size);
+		json_decref(o);
+		if (rc == 0) {
+			if (t->nlog == t->log_cap) {
+				t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
+				t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);
+			}
+			t->log[t->nlog++] = wire_text(ev[i].body, strlen(ev[i].body));
+		}
+	}
+	want = strcmp(g->status, "open") == 0        ? TABLE_OPEN
+	       : strcmp(g->status, "live") == 0      ? TABLE_LIVE
+	       : strcmp(g->status, "adjourned") == 0 ? TABLE_ADJOURNED
+	                                             : TABLE_FINISHED;
+	if (rc == 0 && t->status != want)
+		rc = restore_fail(why, size,
+		                  "game '%s' is stored as %s but its events say otherwise", g->id,
+		                  g->status);
+	if (rc == 0 && t->nmoves != (size_t)g->ply)
+		rc = restore_fail(why, size, "game '%s': %zu moves in its events, %d stored", g->id,
+		                  t->nmoves, g->ply);
+	if (rc == 0 && t->status == TABLE_FINISHED) {
+		t->result = word_static(g->result, results);
+		t->reason = word_static(g->reason, reasons);
+		t->winner = g->winner;
+		t->score[0] = g->score[0];
+		t->score[1] = g->score[1];
+		if (t->result == NULL || t->reason == NULL)
+			rc = restore_fail(why, size,
+			                  "game '%s': unknown result '%s' or reason '%s'", g->id,
+			                  g->result, g->reason);
+	}
+	if (rc < 0) {
+		table_free(t);
+		return NULL;
+	}
+	t->start = *start;
+	t->game = *position;
+	t->settled_at = lobby_time(lb); /* the clock of the side to move runs from now */
 	return t;
 }
 
@@ -106,9 +304,10 @@ table_emit(struct table *t, json_t *ev, const struct session *skip)
 	struct wire *w;
 
 	assert(json_integer_value(json_object_get(ev, "seq")) == seq);
+	w = wire_encode(ev);
 	if (ops->event != NULL)
-		ops->event(ops->arg, t, seq, ev);
-	w = wire_encode_steal(ev);
+		ops->event(ops->arg, t, seq, ev, w);
+	json_decref(ev);
 	if (t->nlog == t->log_cap) {
 		t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
 		t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);

@@ -80,11 +80,19 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# hokitod keeps its games in a store file since issue 5: measure the in-memory server unless a
+# run asks for --db (the last --db given wins)
+hk_db=()
+if "$hokitod" --help | grep -q -- '--db'; then
+	hk_db=(--db :memory:)
+fi
+
 # start_hokitod [flags...]: sets hk_pid, hk_port
 start_hokitod() {
 	rm -f "$tmp/hk.port"
 	(pin "$cpu_hokitod" "$hokitod" --listen 127.0.0.1:0 --port-file "$tmp/hk.port" \
-		--log-level warn --max-clients 30000 --max-games 20000 "$@" 2>>"$tmp/hokitod.log" \
+		--log-level warn --max-clients 30000 --max-games 20000 "${hk_db[@]}" "$@" \
+		2>>"$tmp/hokitod.log" \
 		</dev/null >/dev/null) &
 	hk_pid=$!
 	pids+=("$hk_pid")

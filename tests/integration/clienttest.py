@@ -62,7 +62,8 @@ class Server:
         self.log = open(os.path.join(tmp, "hokitod.log"), "w")
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", "127.0.0.1:0", "--port-file", self.port_file,
-             "--log-level", "debug"] + list(args), stdout=self.log, stderr=self.log)
+             "--log-level", "debug", "--db", os.path.join(tmp, "hokito.db")] + list(args),
+            stdout=self.log, stderr=self.log)
         ok = wait_for(lambda: os.path.exists(self.port_file) and
                       open(self.port_file).read().strip(), 10)
         if not ok:

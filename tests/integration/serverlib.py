@@ -26,13 +26,16 @@ EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_
 class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
 
-    def __init__(self, *args, host="127.0.0.1"):
+    def __init__(self, *args, host="127.0.0.1", db=None):
+        """db: the store file (default: a fresh one in a temporary directory); give the same
+        path again to restart on the same store."""
         self.tmp = tempfile.mkdtemp(prefix="hokitod-test-")
         port_file = os.path.join(self.tmp, "port")
         listen = "[%s]:0" % host if ":" in host else "%s:0" % host
+        self.db = db or os.path.join(self.tmp, "hokito.db")
         self.proc = subprocess.Popen(
-            [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug"]
-            + list(args),
+            [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug",
+             "--db", self.db] + list(args),
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace")
         self.host = host
         self.log = []

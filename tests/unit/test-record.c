@@ -446,6 +446,26 @@ TEST(record_result_disagrees)
 		ASSERT_EQ(p.result, RECORD_WIN1);
 		ASSERT_EQ(record_parse(&p, abandoned, strlen(abandoned), &err), 0);
 		ASSERT_EQ(record_parse(&p, unf, strlen(unf), &err), RECORD_EMISMATCH);
+		/* match management's ends (PROTOCOL.md 11): the position goes on */
+		{
+			static const char *const ok_ends[][2] = {
+			        {"white", "time"},     {"black", "disconnect"},
+			        {"draw", "agreement"}, {"draw", "disconnect"},
+			        {"*", "abort"},
+			};
+			static const char *const bad_ends[][2] = {
+			        {"draw", "time"}, {"white", "agreement"}, {"*", "time"}};
+			char head[256], tmpl[512];
+			for (size_t i = 0; i < 5 + 3; i++) {
+				const char *const *e = i < 5 ? ok_ends[i] : bad_ends[i - 5];
+				snprintf(head, sizeof head,
+				         HK "[Result \"%s\"]\n[Reason \"%s\"]\n\n1. a1-a2 %s\n",
+				         e[0], e[1], e[0]);
+				replace(tmpl, sizeof tmpl, head, "a1-a2", mv);
+				ASSERT_EQ(record_parse(&p, tmpl, strlen(tmpl), &err),
+				          i < 5 ? 0 : RECORD_EMISMATCH);
+			}
+		}
 	}
 	/* a move after the end */
 	record_write(&r, text, sizeof text, &err);

@@ -1,0 +1,272 @@
+/*
+ * durable.c: from game events to store writes, and the group commit with its timings.
+ *
+ * One event can mean several writes, decided by its type: the first event of a game (seq 1, a
+ * "seated") adds the game; "seated" records the seat and the seated player's session (its token,
+ * so that it can resume after a restart); "started" and "resumed" make the game live and
+ * "adjourned" adjourned; "game_over" records the end; and every
+ * event is stored with its line exactly as it is sent, for the byte-exact replay of reconnection.
+ * Nothing here decides anything: the game layer did, this only writes it down. It owns its
+ * timings; the store and the lobby are borrowed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "durable.h"
+#include "log.h"
+#include "xmalloc.h"
+
+#define DURABLE_BUCKETS 24 /* histogram buckets: < 1 us, < 2 us, ... < 2^23 us (8 s), more */
+
+struct durable {
+	struct store *store;                /* borrowed */
+	struct lobby *lobby;                /* borrowed */
+	unsigned saved_player, saved_game;  /* id counters as last queued */
+	int failed;                         /* a write failed: the next commit reports it */
+	struct store_error err;             /* what failed */
+	uint64_t commits;                   /* commits that had something to write */
+	uint64_t writes;                    /* writes they carried */
+	uint64_t total_us, max_us;          /* time they blocked the loop */
+	uint64_t hist[DURABLE_BUCKETS + 1]; /* hist[i]: commits of < 2^i us; the last: longer */
+};
+
+/* Wall-clock time in Unix epoch milliseconds, for the stored times. */
+static int64_t
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Monotonic microseconds, for the commit timings. */
+static uint64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+struct durable *
+durable_create(struct store *st, struct lobby *lb)
+{
+	struct durable *d = xcalloc(1, sizeof *d);
+
+	d->store = st;
+	d->lobby = lb;
+	lobby_counters(lb, &d->saved_player, &d->saved_game);
+	return d;
+}
+
+void
+durable_free(struct durable *d)
+{
+	if (d == NULL)
+		return;
+	durable_stats_log(d);
+	free(d);
+}
+
+static void stats_write(const struct durable *d, enum log_level level);
+
+/* Keep the first failure (rc < 0) for the next commit. Returns rc. */
+static int
+durable_check(struct durable *d, int rc, struct store_error *err)
+{
+	if (rc < 0 && !d->failed) {
+		d->failed = 1;
+		d->err = *err;
+	}
+	return rc;
+}
+
+/* The writes of a new game (its first event). */
+static int
+durable_game_add(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
+{
+	struct store_game g;
+
+	memset(&g, 0, sizeof g);
+	snprintf(g.id, sizeof g.id, "%s", t->id);
+	g.kind = t->kind;
+	snprintf(g.variant, sizeof g.variant, "%s", t->variant);
+	g.seed = t->seed;
+	g.is_private = t->is_private;
+	snprintf(g.code, sizeof g.code, "%s", t->code);
+	g.created_ms = now;
+	snprintf(g.clock, sizeof g.clock, "%.*s", STORE_WORD_MAX - 1, t->control);
+	return store_game_add(d->store, &g, err);
+}
+
+/* A player took a seat: the seat, and the session that will resume it after a restart. */
+static int
+durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64_t now,
+               struct store_error *err)
+{
+	const char *side = json_string_value(json_object_get(ev, "seat"));
+	struct store_session ss;
+	struct session *s;
+	int seat, rc;
+
+	if (side == NULL || game_side_parse(t->kind, side, &seat) < 0)
+		abort(); /* table.c made this event: a bad seat is our bug */
+	rc = store_seat_set(d->store, t->id, seat, t->seat_id[seat], t->seat_name[seat], err);
+	if (rc < 0)
+		return rc;
+	/* a rematch seats its players before it points the seats at them: look the id up */
+	s = lobby_session_by_id(d->lobby, t->seat_id[seat]);
+	if (s == NULL)
+		return 0;
+	memset(&ss, 0, sizeof ss);
+	snprintf(ss.token, sizeof ss.token, "%s", s->token);
+	snprintf(ss.player_id, sizeof ss.player_id, "%s", s->id);
+	snprintf(ss.name, sizeof ss.name, "%s", s->name);
+	snprintf(ss.game_id, sizeof ss.game_id, "%s", t->id);
+	ss.seat = seat;
+	ss.updated_ms = now;
+	return store_session_set(d->store, &ss, err);
+}
+
+/*
+ * The game is over: its end. The players' sessions stay: a player that missed the game_over in
+ * a crash resumes at the finished game and gets it; the row is replaced when the player sits down
+ * elsewhere, and dropped at a restart once the game is no longer held (lobby_restore()).
+ */
+static int
+durable_over(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
+{
+	return store_game_finish(d->store, t->id, now, t->result, t->winner, t->reason,
+	                         t->kind == GAME_HOKITO ? t->score : NULL, err);
+}
+
+void
+durable_event(struct durable *d, const struct table *t, int64_t seq, const json_t *ev,
+              const struct wire *w)
+{
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	struct store_event se;
+	struct store_error err;
+	int64_t now = wall_ms();
+	char *body;
+	int rc = 0;
+
+	if (d->failed)
+		return;
+	if (seq == 1)
+		rc = durable_game_add(d, t, now, &err);
+	if (rc == 0 && strcmp(type, "seated") == 0)
+		rc = durable_seated(d, t, ev, now, &err);
+	if (rc == 0 && (strcmp(type, "started") == 0 || strcmp(type, "resumed") == 0))
+		rc = store_game_status_set(d->store, t->id, "live", &err);
+	if (rc == 0 && strcmp(type, "adjourned") == 0)
+		rc = store_game_status_set(d->store, t->id, "adjourned", &err);
+	if (rc == 0) {
+		/* the line as sent, without its '\n' */
+		body = xmalloc(w->len);
+		memcpy(body, w->data, w->len - 1);
+		body[w->len - 1] = '\0';
+		se.seq = seq;
+		se.time_ms = now;
+		se.type = type;
+		se.move = strcmp(type, "moved") == 0
+		                  ? json_string_value(json_object_get(ev, "move"))
+		                  : NULL;
+		se.body = body;
+		rc = store_event_add(d->store, t->id, &se, &err);
+		free(body);
+	}
+	if (rc == 0 && strcmp(type, "game_over") == 0)
+		rc = durable_over(d, t, now, &err);
+	durable_check(d, rc, &err);
+}
+
+/*
+ * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
+ * becomes durable in one transaction with one wait for the disk, and the network layer sends the
+ * turn's replies and events only after this returns 0: so a move is acknowledged (to the mover
+ * with ok, to the others with moved) only once it survives a crash, and a crash before the commit
+ * loses nothing anybody heard of. The id counters go in the same transaction, so a restart never
+ * gives out an id that a client has seen.
+ */
+int
+durable_commit(struct durable *d, struct store_error *err)
+{
+	unsigned np, ng;
+	uint64_t t0, us;
+	size_t pending;
+	int b, rc;
+
+	if (d->failed) {
+		*err = d->err;
+		return err->code < 0 ? err->code : STORE_EIO;
+	}
+	lobby_counters(d->lobby, &np, &ng);
+	if (np != d->saved_player &&
+	    durable_check(d, store_meta_set(d->store, "next_player", np, err), err) < 0)
+		return err->code;
+	if (ng != d->saved_game &&
+	    durable_check(d, store_meta_set(d->store, "next_game", ng, err), err) < 0)
+		return err->code;
+	d->saved_player = np;
+	d->saved_game = ng;
+	pending = store_pending(d->store);
+	if (pending == 0)
+		return 0;
+	t0 = mono_us();
+	rc = store_commit(d->store, err);
+	us = mono_us() - t0;
+	if (durable_check(d, rc, err) < 0)
+		return rc;
+	d->commits++;
+	d->writes += pending;
+	d->total_us += us;
+	if (us > d->max_us)
+		d->max_us = us;
+	for (b = 0; b < DURABLE_BUCKETS && us >= (1ull << b); b++)
+		;
+	d->hist[b]++;
+	if (d->commits % 10000 == 0)
+		stats_write(d, LOG_DEBUG);
+	return 0;
+}
+
+/* Write the timings to the log at level. */
+static void
+stats_write(const struct durable *d, enum log_level level)
+{
+	char line[512];
+	size_t len = 0;
+
+	if (d->commits == 0)
+		return;
+	for (int b = 0; b <= DURABLE_BUCKETS; b++) {
+		if (d->hist[b] == 0)
+			continue;
+		if (b == DURABLE_BUCKETS)
+			len += (size_t)snprintf(line + len, sizeof line - len, " >=%lluus:%llu",
+			                        1ull << (DURABLE_BUCKETS - 1),
+			                        (unsigned long long)d->hist[b]);
+		else
+			len += (size_t)snprintf(line + len, sizeof line - len, " <%lluus:%llu",
+			                        1ull << b, (unsigned long long)d->hist[b]);
+		if (len >= sizeof line)
+			break;
+	}
+	log_write(level,
+	          "store: %llu group commits, %llu writes (%.1f a commit), loop blocked %.1f us a "
+	          "commit on average, %llu us at most; histogram%s",
+	          (unsigned long long)d->commits, (unsigned long long)d->writes,
+	          (double)d->writes / (double)d->commits, (double)d->total_us / (double)d->commits,
+	          (unsigned long long)d->max_us, line);
+}
+
+void
+durable_stats_log(const struct durable *d)
+{
+	stats_write(d, LOG_INFO);
+}

@@ -1,0 +1,52 @@
+/*
+ * durable.h: hokitod's game events on their way to the store (store.h), and the group commit.
+ *
+ * The game layer hands every event to its ops->event hook; the network layer passes it here.
+ * durable_event() turns it into the store's writes (a new game, a seat and the player's session,
+ * the start, the event line itself, the end); they only queue in the turn's transaction.
+ * durable_commit() runs once per turn of the event loop, after the game layer is done and before
+ * any of the turn's output is written to a socket: only what it made durable may be acknowledged.
+ * No libuv here; the caller owns the loop.
+ */
+#ifndef HOKITO_SERVER_DURABLE_H
+#define HOKITO_SERVER_DURABLE_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lobby.h"
+#include "store.h"
+#include "wire.h"
+
+struct durable;
+
+/* Write lb's events to st (both borrowed for the durable's life). Returns a new durable. */
+struct durable *durable_create(struct store *st, struct lobby *lb);
+
+/* Log the commit timings (durable_stats_log()) and free. Does not commit. Accepts NULL. */
+void durable_free(struct durable *d);
+
+/*
+ * The ops->event hook: queue the writes of one event of t (ev and w borrowed). A store error is
+ * kept and returned by the next durable_commit(): the event has already happened in memory, so the
+ * server must stop before anybody hears of it.
+ */
+void durable_event(struct durable *d, const struct table *t, int64_t seq, const json_t *ev,
+                   const struct wire *w);
+
+/*
+ * End of a loop turn: queue the id counters if they moved, then commit everything queued (one
+ * disk wait for the whole turn) and time it. Returns 0 (also when nothing was queued), or a
+ * negative store error with err filled: nothing of the turn is durable, and the caller must stop
+ * without sending the turn's output (a restart recovers the last commit).
+ */
+int durable_commit(struct durable *d, struct store_error *err);
+
+/*
+ * Log how long commits blocked the loop: count, writes, mean, max, and a histogram in powers of
+ * two of microseconds (at info level; every 10000 commits also at debug level).
+ */
+void durable_stats_log(const struct durable *d);
+
+#endif

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""test-server-store: hokitod's store over the protocol (issue 5).
+
+History paging and game records, the lobby's finished games after a restart, a restart that
+rebuilds a game with its clock, offers and chat, --fsync always, the --db default, and refusal to
+start on a damaged or truncated store. Run by meson (HOKITOD names the server binary); prints TAP.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import HOKITOD, Server, Tap  # noqa: E402
+
+t = Tap()
+
+
+def play_out(a, b, first_move_only=False):
+    """Play the game of a and b to its end (the first legal move each turn)."""
+    players = {a.player["id"]: a, b.player["id"]: b}
+    for _ in range(80):
+        for c in (a, b):
+            m, _ = c.recv_until("your_turn") if not c.quiet(0.05) else (None, None)
+            if m is None:
+                continue
+            c.request({"type": "move", "move": m["moves"][0]})
+            if first_move_only:
+                return
+        if all(any(x.get("type") == "game_over" for x in c.backlog) for c in (a, b)):
+            break
+    return players
+
+
+def finish_by_resign(srv, name, kind="hokito", private=False, moves=2):
+    """A game of two new players, a few moves, then a resignation. Returns (a, b, game id)."""
+    a = srv.connect(name + "-a")
+    b = srv.connect(name + "-b")
+    req = {"type": "create", "kind": kind, "seat": "black" if kind == "hokito" else "pink",
+           "seed": 7}
+    if private:
+        req["private"] = True
+    st, _ = a.request(req)
+    g = st["game"]
+    b.request({"type": "join", "code": st["code"]} if private else {"type": "join", "game": g})
+    for i in range(moves):
+        c = (a, b)[i % 2]
+        yt = c.wait_for("your_turn")
+        c.request({"type": "move", "move": yt["moves"][0]})
+    r, _ = a.request({"type": "resign"})
+    assert r["type"] == "ok", r
+    return a, b, g, st.get("code")
+
+
+def history_and_record():
+    srv = Server()
+    try:
+        c = srv.connect("reader")
+        r, _ = c.request({"type": "history"})
+        t.ok(r["type"] == "history_page" and r["total"] == 0 and r["games"] == []
+             and r["offset"] == 0, "history of a new store is empty", r)
+        ids = []
+        for i in range(7):
+            a, b, g, _ = finish_by_resign(srv, "h%d" % i, "oxono" if i % 2 else "hokito")
+            ids.append(g)
+            a.close()
+            b.close()
+        pa, pb, pg, code = finish_by_resign(srv, "priv", private=True)
+        r, _ = c.request({"type": "history", "limit": 3})
+        t.ok(r["total"] == 7 and [x["game"] for x in r["games"]] == ids[::-1][:3],
+             "history: total counts public games; most recent first; limit", r)
+        r2, _ = c.request({"type": "history", "offset": 3, "limit": 3})
+        r3, _ = c.request({"type": "history", "offset": 6, "limit": 3})
+        r4, _ = c.request({"type": "history", "offset": 7})
+        t.ok([x["game"] for x in r2["games"]] == ids[::-1][3:6] and
+             [x["game"] for x in r3["games"]] == ids[:1] and r4["games"] == [] and
+             r4["total"] == 7, "history pages with offset", (r2, r3, r4))
+        e = r["games"][0]
+        t.ok(set(e) == {"game", "kind", "variant", "players", "ply", "result", "clock",
+                        "created_ms", "ended_ms"} and e["result"]["reason"] == "resign" and
+             e["ply"] == 2 and e["ended_ms"] >= e["created_ms"] > 1.6e12,
+             "a history entry: summary, result, times", e)
+        bad, _ = c.request({"type": "history", "limit": 500})
+        t.ok(bad["type"] == "error" and bad["code"] == "bad_value" and bad["field"] == "limit",
+             "history limit above 100 is refused", bad)
+        rec, _ = c.request({"type": "record", "game": ids[-1]})
+        text = rec.get("text", "")
+        t.ok(rec["type"] == "game_record" and rec["game"] == ids[-1] and
+             text.startswith('[Game "hokito"]\n') and '[Reason "resign"]' in text and
+             '[Black "h6-a"]' in text, "record of a finished game", rec)
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(text)
+        eng = os.environ.get("HOKITO_ENGINE")
+        if eng:
+            p = subprocess.run([eng, "record", f.name], capture_output=True, text=True)
+            t.ok(p.returncode == 0, "hokito-engine record accepts the server's record",
+                 p.stdout + p.stderr)
+        live_a = srv.connect("live-a")
+        live_b = srv.connect("live-b")
+        st, _ = live_a.request({"type": "create", "kind": "oxono", "seat": "pink", "seed": 3})
+        live_b.request({"type": "join", "game": st["game"]})
+        rec, _ = c.request({"type": "record", "game": st["game"]})
+        t.ok(rec["type"] == "game_record" and '[Result "*"]' in rec["text"],
+             "record of a live game: unfinished", rec)
+        r, _ = c.request({"type": "record", "game": pg})
+        r2, _ = c.request({"type": "record", "code": code})
+        t.ok(r["type"] == "error" and r["code"] == "no_such_game" and
+             r2["type"] == "game_record" and r2["game"] == pg,
+             "a private game's record only by its code", (r, r2))
+        r, _ = c.request({"type": "record", "game": "g999"})
+        t.ok(r["type"] == "error" and r["code"] == "no_such_game", "record of no game", r)
+        status = srv.stop()
+        t.ok(status == 0, "hokitod stops", "".join(srv.log[-10:]))
+        # after a restart the lobby lists the finished games again; ids go on
+        srv = Server("--keep-finished", "3", db=srv.db)
+        c = srv.connect("again")
+        r, _ = c.request({"type": "list"})
+        fin = [x["game"] for x in r["games"] if x["status"] == "finished"]
+        # the private game is one of the three kept, but it is not listed
+        t.ok(fin == ids[::-1][:2], "after a restart the lobby lists the recent finished games",
+             r)
+        st, _ = c.request({"type": "create", "kind": "hokito"})
+        num = lambda s: int(s[1:])  # noqa: E731
+        t.ok(num(st["game"]) == num(pg) + 2 and num(c.player["id"]) > num(pb.player["id"]),
+             "ids continue after a restart", (st["game"], c.player))
+        h, _ = c.request({"type": "history"})
+        t.ok(h["total"] == 7, "history survives the restart", h)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops again")
+
+
+def rebuild_match():
+    """Clock, draw offer and chat survive a kill -9; the clock does not run while down."""
+    srv = Server("--test-clock")
+    db = srv.db
+    a = srv.connect("ann")
+    b = srv.connect("ben")
+    w = srv.connect("wes")
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 5,
+                       "clock": "5+3"})
+    g = st["game"]
+    b.request({"type": "join", "game": g})
+    w.request({"type": "watch", "game": g})
+    yt = a.wait_for("your_turn")
+    w.request({"type": "test_clock", "advance_ms": 12000})
+    a.request({"type": "move", "move": yt["moves"][0]})
+    b.wait_for("your_turn")
+    b.request({"type": "say", "text": "draw?"})
+    ok, _ = b.request({"type": "draw_offer"})
+    seen = a.wait_for("draw_offered")
+    srv.stop(signal.SIGKILL)
+    srv = Server("--test-clock", db=db)
+    try:
+        a2 = srv.connect()
+        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token,
+                           "last_seq": seen["seq"] - 2})
+        got = a2.drain()
+        evs = [m for m in got if "seq" in m and m["type"] != "your_turn"]
+        t.ok(r["resumed"] and [m["type"] for m in evs] == ["chat", "draw_offered"] and
+             a2.lines[2] == a.events[g][seen["seq"]],
+             "after kill -9: resume with token and last_seq, the missed events byte for byte",
+             got)
+        b2 = srv.connect()
+        b2.request({"type": "hello", "protocol": 1, "token": b.token})
+        s = b2.wait_for("state")
+        t.ok(s["clock"]["remaining"] == {"black": 291000, "white": 300000} and
+             s["clock"]["running"] == "white" and s["draw_offer"] == "white" and
+             s["chat"][-1]["text"] == "draw?" and s["moves"] == [yt["moves"][0]],
+             "rebuilt: clocks as of the last move, the offer, the chat, the moves", s)
+        w2 = srv.connect()
+        r, _ = w2.request({"type": "hello", "protocol": 1, "token": w.token})
+        t.ok(r["type"] == "error" and r["code"] == "bad_token",
+             "a spectator's session is not kept ...", r)
+        w2.hello("wes")
+        st, _ = w2.request({"type": "watch", "game": g})
+        t.ok(st["type"] == "state" and st["status"] == "live", "... but it can watch again", st)
+        ok, _ = a2.request({"type": "draw_accept"})
+        ev = b2.wait_for("game_over")
+        t.ok(ok["type"] == "ok" and ev["reason"] == "agreement", "the game goes on", ev)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
+def fsync_always():
+    srv = Server("--fsync", "always")
+    try:
+        t.ok(srv.log_has(r"fsync always"), "--fsync always is taken")
+        a, b, g, _ = finish_by_resign(srv, "fs")
+        r, _ = a.request({"type": "history"})
+        t.ok(r["total"] == 1, "a game is stored with --fsync always", r)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+    p = subprocess.run([HOKITOD, "--fsync", "sometimes"], capture_output=True, text=True)
+    t.ok(p.returncode == 2 and "--fsync wants normal or always" in p.stderr,
+         "--fsync with a bad value", p.stderr)
+    h = subprocess.run([HOKITOD, "--help"], capture_output=True, text=True).stdout
+    t.ok("--db PATH" in h and "STATE_DIRECTORY" in h and "--fsync normal|always" in h,
+         "--help documents --db and --fsync")
+
+
+def start_fails(db, *extra):
+    """Run hokitod on db; return (exit status, its stderr); kill it if it does start."""
+    p = subprocess.Popen([HOKITOD, "--listen", "127.0.0.1:0", "--db", db] + list(extra),
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+        return None, err
+    return p.returncode, err
+
+
+def damaged_store():
+    srv = Server()
+    for i in range(3):
+        finish_by_resign(srv, "d%d" % i, moves=6)
+    srv.stop()
+    db = srv.db
+    size = os.path.getsize(db)
+    data = open(db, "rb").read()
+    # garble a page in the middle of the file
+    garbled = db + ".garbled"
+    with open(garbled, "wb") as f:
+        f.write(data[:2 * 4096] + bytes(range(256)) * 16 + data[3 * 4096:])
+    code, err = start_fails(garbled)
+    t.ok(code == 1 and re.search(r"damaged|not an SQLite database|do not add up", err) and
+         "will not start" in err, "a garbled store: refused, exit 1, a clear message", err)
+    trunc = db + ".trunc"
+    with open(trunc, "wb") as f:
+        f.write(data[:size // 2])
+    code, err = start_fails(trunc)
+    t.ok(code == 1 and "cannot open the store" in err, "a truncated store: refused", err)
+    empty = db + ".empty"
+    open(empty, "wb").close()
+    code, err = start_fails(empty)
+    t.ok(code == 1 and "empty" in err, "an empty store file: refused", err)
+    text = db + ".txt"
+    with open(text, "w") as f:
+        f.write("not a database\n" * 300)
+    code, err = start_fails(text)
+    t.ok(code == 1 and "not an SQLite database" in err, "a file that is no store: refused",
+         err)
+
+
+def default_path():
+    tmp = tempfile.mkdtemp(prefix="hokitod-default-")
+    env = dict(os.environ, STATE_DIRECTORY=tmp + ":/nonexistent")
+    p = subprocess.Popen([os.path.abspath(HOKITOD), "--listen", "127.0.0.1:0", "--port-file",
+                          os.path.join(tmp, "port")], env=env, stderr=subprocess.PIPE,
+                         text=True, cwd=tmp)
+    for _ in range(100):
+        if os.path.exists(os.path.join(tmp, "port")):
+            break
+        subprocess.run(["sleep", "0.05"])
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=10)
+    t.ok(p.returncode == 0 and os.path.exists(os.path.join(tmp, "hokito.db")),
+         "the default store is $STATE_DIRECTORY/hokito.db, created on first start", err)
+
+
+t.run("history and record", history_and_record)
+t.run("rebuild a match", rebuild_match)
+t.run("fsync always", fsync_always)
+t.run("damaged store", damaged_store)
+t.run("default path", default_path)
+t.done()
