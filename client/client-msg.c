@@ -456,6 +456,83 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 	client_notice(c, 1, "%s", text[0] ? text : code);
 }
 
+/* A history page: one line per finished game. */
+static void
+handle_history(struct client *c, const struct msg *m)
+{
+	const json_t *games = json_object_get(m->root, "games");
+	size_t i;
+	const json_t *g;
+
+	c->nhistory = 0;
+	c->history_total = jint(m->root, "total", 0);
+	c->history_offset = jint(m->root, "offset", 0);
+	json_array_foreach(games, i, g)
+	{
+		struct client_history_entry *e;
+		const json_t *players = json_object_get(g, "players");
+		const json_t *res = json_object_get(g, "result");
+		const char *winner = jstr(res, "winner", NULL), *names[2] = {"-", "-"};
+		enum game_kind kind = GAME_HOKITO;
+		char outcome[64];
+		int k = 0;
+
+		if (c->nhistory >= CLIENT_HISTORY_MAX)
+			break;
+		e = &c->history[c->nhistory++];
+		game_kind_parse(jstr(g, "kind", "hokito"), &kind);
+		for (; k < 2; k++)
+			names[k] = jstr(json_object_get(players, game_side_name(kind, k)), "name",
+			                "-");
+		if (winner != NULL)
+			snprintf(outcome, sizeof outcome, "%s wins", winner);
+		else
+			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
+		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
+		snprintf(e->line, sizeof e->line, "%s %.40s vs %.40s: %s (%s), %d moves",
+		         game_kind_name(kind), names[0], names[1], outcome,
+		         jstr(res, "reason", "?"), (int)jint(g, "ply", 0));
+	}
+	c->history_stamp++;
+}
+
+int
+client_replay_load(struct client *c, const char *id, const char *text, size_t len)
+{
+	struct client_replay *r = &c->replay;
+	struct record_error err;
+	int rc = record_parse(&r->rec, text, len, &err);
+
+	if (rc < 0) {
+		r->active = 0;
+		client_notice(c, 1, "The record of %s does not read: %s", id, err.text);
+		return rc;
+	}
+	r->active = 1;
+	snprintf(r->id, sizeof r->id, "%s", id);
+	client_replay_seek(c, 0);
+	return 0;
+}
+
+void
+client_replay_seek(struct client *c, long ply)
+{
+	struct client_replay *r = &c->replay;
+
+	if (!r->active)
+		return;
+	if (ply < 0)
+		ply = 0;
+	if ((size_t)ply > r->rec.nmoves)
+		ply = (long)r->rec.nmoves;
+	/* replay from the start: at most 64 moves, each a small copy (no undo needed) */
+	r->pos = r->rec.start;
+	for (long i = 0; i < ply; i++)
+		game_apply(&r->pos, r->rec.moves[i]);
+	r->ply = (size_t)ply;
+	c->replay_stamp++;
+}
+
 void
 client_msg_handle(struct client *c, const struct msg *m)
 {
@@ -481,6 +558,14 @@ client_msg_handle(struct client *c, const struct msg *m)
 	case MSG_GAMES:
 		handle_games(c, m);
 		break;
+	case MSG_HISTORY_PAGE:
+		handle_history(c, m);
+		break;
+	case MSG_GAME_RECORD: {
+		const char *text = jstr(m->root, "text", "");
+		client_replay_load(c, jstr(m->root, "game", "?"), text, strlen(text));
+		break;
+	}
 	case MSG_STATE:
 		handle_state(c, m);
 		break;

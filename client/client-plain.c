@@ -53,9 +53,10 @@ struct plain {
 	int nspectators;
 	int want_list; /* a "list" command waits for its reply */
 	uint64_t list_stamp;
-	int nchat, nkibitz; /* chat lines printed */
-	int draw_offer;     /* the draw offer printed, -1 none */
-	int rematch_offer;  /* the rematch offer printed, -1 none */
+	uint64_t history_stamp, replay_stamp; /* the last history page and replay step printed */
+	int nchat, nkibitz;                   /* chat lines printed */
+	int draw_offer;                       /* the draw offer printed, -1 none */
+	int rematch_offer;                    /* the rematch offer printed, -1 none */
 };
 
 static void out(const char *fmt, ...)
@@ -124,23 +125,72 @@ print_status(struct plain *p)
 	out("players: %s; %s", buf[0], buf[1]);
 }
 
+/* The board of position g. */
 static void
-print_board(struct plain *p)
+print_position(const struct game *g)
 {
-	const struct client_table *t = &p->c->st.table;
 	char line[256], tok[16];
 
 	out("     a     b     c     d     e     f");
 	for (int r = 5; r >= 0; r--) {
 		int n = snprintf(line, sizeof line, "%d  ", r + 1);
 		for (int f = 0; f < 6; f++) {
-			cell_token(&t->game, r * 6 + f, tok, sizeof tok);
+			cell_token(g, r * 6 + f, tok, sizeof tok);
 			n += snprintf(line + n, sizeof line - (size_t)n, " %-5s", tok);
 		}
 		snprintf(line + n, sizeof line - (size_t)n, " %d", r + 1);
 		out("%s", line);
 	}
 	out("     a     b     c     d     e     f");
+}
+
+static void
+print_board(struct plain *p)
+{
+	print_position(&p->c->st.table.game);
+}
+
+/* The history page just received. */
+static void
+print_history(struct plain *p)
+{
+	const struct client *c = p->c;
+
+	out("history: games %lld to %lld of %lld finished", (long long)c->history_offset + 1,
+	    (long long)c->history_offset + c->nhistory, (long long)c->history_total);
+	for (int i = 0; i < c->nhistory; i++)
+		out("game %s %s", c->history[i].id, c->history[i].line);
+}
+
+/* Where the replay stands: the move just made, the board, the end at the last move. */
+static void
+print_replay(struct plain *p)
+{
+	const struct client_replay *r = &p->c->replay;
+	const struct record *rec = &r->rec;
+	char text[GAME_MOVE_TEXT] = "", head[128];
+	struct game_outcome o;
+
+	if (r->ply > 0 &&
+	    game_move_format(rec->kind, rec->moves[r->ply - 1], text, sizeof text) < 0)
+		text[0] = '\0';
+	snprintf(head, sizeof head, "replay %s: move %zu of %zu", r->id, r->ply, rec->nmoves);
+	if (r->ply > 0)
+		out("%s: %s %s", head,
+		    game_side_name(rec->kind, game_side(&rec->start) ^ (int)((r->ply - 1) % 2)),
+		    text);
+	else
+		out("%s: the start, %s %s vs %s %s", head, game_side_name(rec->kind, 0),
+		    rec->player[0][0] ? rec->player[0] : "-", game_side_name(rec->kind, 1),
+		    rec->player[1][0] ? rec->player[1] : "-");
+	game_outcome(&r->pos, &o);
+	if (rec->kind == GAME_HOKITO)
+		out("scores: %s %d, %s %d", game_side_name(rec->kind, 0), o.score[0],
+		    game_side_name(rec->kind, 1), o.score[1]);
+	print_position(&r->pos);
+	if (r->ply == rec->nmoves)
+		out("replay %s: the end: %s%s%s", r->id, record_result_name(rec->kind, rec->result),
+		    rec->reason[0] ? " by " : "", rec->reason);
 }
 
 /* Whose turn, after a change. */
@@ -333,6 +383,14 @@ plain_update(struct client *c)
 			print_spectators(p);
 		}
 	}
+	if (c->history_stamp != p->history_stamp) {
+		p->history_stamp = c->history_stamp;
+		print_history(p);
+	}
+	if (c->replay.active && c->replay_stamp != p->replay_stamp) {
+		p->replay_stamp = c->replay_stamp;
+		print_replay(p);
+	}
 	if (p->want_list && c->list_stamp != p->list_stamp) {
 		p->want_list = 0;
 		p->list_stamp = c->list_stamp;
@@ -371,6 +429,9 @@ print_help(void)
 	out("  abort                              end the game without result (first moves)");
 	out("  claim win|draw                     after the opponent's grace period ran out");
 	out("  rematch                            offer (or accept) a rematch, colours swapped");
+	out("  history [OFFSET]                   finished games, most recent first, 10 a page");
+	out("  replay [GAME]                      replay a game (no GAME: the one just over)");
+	out("  next [N] | prev [N] | first | last step through the replay");
 	out("  resign | leave | quit");
 }
 
@@ -590,6 +651,29 @@ plain_command(struct plain *p, char *line)
 		client_request_claim(c, args[1][0] == 'd');
 	} else if (strcmp(args[0], "rematch") == 0) {
 		client_request_game(c, MSG_REMATCH);
+	} else if (strcmp(args[0], "history") == 0) {
+		long off = n > 1 ? strtol(args[1], NULL, 10) : 0;
+		client_request_history(c, off > 0 ? off : 0, 10);
+	} else if (strcmp(args[0], "replay") == 0) {
+		if (n > 1)
+			client_request_record(c, args[1]);
+		else if (c->st.table.active && c->st.table.over)
+			client_request_record(c, c->st.table.id);
+		else
+			out("error: usage: replay GAME (or after a game is over: replay)");
+	} else if (strcmp(args[0], "next") == 0 || strcmp(args[0], "prev") == 0 ||
+	           strcmp(args[0], "first") == 0 || strcmp(args[0], "last") == 0) {
+		const struct client_replay *r = &c->replay;
+		long step = n > 1 ? strtol(args[1], NULL, 10) : 1;
+		if (!r->active)
+			out("error: nothing to replay (replay GAME first)");
+		else if (args[0][0] == 'f')
+			client_replay_seek(c, 0);
+		else if (args[0][0] == 'l')
+			client_replay_seek(c, (long)r->rec.nmoves);
+		else
+			client_replay_seek(c, (long)r->ply + (args[0][0] == 'n' ? step : -step));
+		client_update(c);
 	} else if (strcmp(args[0], "leave") == 0) {
 		client_request_leave(c);
 	} else if (n == 1 && c->st.table.active && (strchr(args[0], '-') || strchr(args[0], '+'))) {

@@ -84,6 +84,31 @@ client_request_list(struct client *c)
 }
 
 int
+client_request_history(struct client *c, int64_t offset, int limit)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_HISTORY, jid);
+
+	json_decref(jid);
+	json_object_set_new(msg, "offset", json_integer(offset));
+	json_object_set_new(msg, "limit", json_integer(limit));
+	return request_send(c, msg, MSG_HISTORY, NULL, 0, id);
+}
+
+int
+client_request_record(struct client *c, const char *game)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	json_t *msg = msg_new(MSG_RECORD, jid);
+
+	json_decref(jid);
+	json_object_set_new(msg, "game", json_string(game));
+	return request_send(c, msg, MSG_RECORD, game, 0, id);
+}
+
+int
 client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
                       int private_game, const char *clock)
 {

@@ -25,6 +25,7 @@
 #include <uv.h>
 
 #include "game.h"
+#include "record.h"
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -187,6 +188,25 @@ struct client_pending {
 };
 
 #define CLIENT_PENDING_MAX 32
+#define CLIENT_HISTORY_MAX 100 /* games of one history page (the protocol's maximum) */
+
+/* One finished game of a history page, as the views show it. */
+struct client_history_entry {
+	char id[CLIENT_ID_MAX];
+	char line[192]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
+};
+
+/*
+ * A finished (or any) game replayed from its record: the views step through it. The record is
+ * parsed and checked by record_parse(); pos is the position after the first ply moves.
+ */
+struct client_replay {
+	int active;
+	char id[CLIENT_ID_MAX];
+	struct record rec; /* start position, moves, result */
+	size_t ply;        /* moves shown, 0 .. rec.nmoves */
+	struct game pos;   /* the position after them */
+};
 
 /* The whole program: one per process, owned by main(). */
 struct client {
@@ -199,11 +219,17 @@ struct client {
 	int next_request;               /* next request id */
 	struct client_pending pending[CLIENT_PENDING_MAX]; /* requests awaiting their reply */
 	int npending;
-	int action_done;        /* the command line's action was sent */
-	uint64_t list_stamp;    /* bumped at every lobby list received */
-	uv_timer_t lobby_timer; /* refreshes the lobby list while it is shown */
-	uv_signal_t sig[3];     /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
-	int quitting;           /* client_quit() was called */
+	int action_done;     /* the command line's action was sent */
+	uint64_t list_stamp; /* bumped at every lobby list received */
+	struct client_history_entry history[CLIENT_HISTORY_MAX]; /* the last history page */
+	int nhistory;
+	int64_t history_total, history_offset; /* of that page */
+	uint64_t history_stamp;                /* bumped at every history page received */
+	struct client_replay replay;           /* the game being replayed, if active */
+	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
+	uv_timer_t lobby_timer;                /* refreshes the lobby list while it is shown */
+	uv_signal_t sig[3];                    /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
+	int quitting;                          /* client_quit() was called */
 	int exit_code;
 };
 
@@ -360,6 +386,16 @@ int client_request_leave(struct client *c);
 int client_request_game(struct client *c, int type);
 int client_request_say(struct client *c, const char *text);
 int client_request_claim(struct client *c, int draw);
+/* A page of finished games (history_page), and the record of a game to replay (game_record). */
+int client_request_history(struct client *c, int64_t offset, int limit);
+int client_request_record(struct client *c, const char *game);
+
+/*
+ * Replay (client-msg.c): load the record text of game id (borrowed) and show its start; then move
+ * to ply (clamped to 0 .. the number of moves). Return 0, or a negative record error (load).
+ */
+int client_replay_load(struct client *c, const char *id, const char *text, size_t len);
+void client_replay_seek(struct client *c, long ply);
 
 /* The reply with this id arrived: take its pending record out into *out. Returns 0 or -1. */
 int client_request_done(struct client *c, int id, struct client_pending *out);

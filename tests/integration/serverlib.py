@@ -277,7 +277,7 @@ class Tap:
 
     def ok(self, cond, name, diag=None):
         self.n += 1
-        if not cond:
+        if not cond and "# TODO" not in name:  # TAP: a failing TODO is not a failure
             self.failed += 1
             if diag:
                 for l in str(diag).splitlines():

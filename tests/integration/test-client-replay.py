@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""test-client-replay.py: the hokito client replays finished games in --plain mode (issue 5).
+
+Two players (protocol clients) finish a HOKITO game by resignation after a few moves; a plain
+client lists the history, replays the game from its record, steps forward and back, jumps to the
+start and the end, and checks each position against the moves; a player that is still at the game
+replays it with no argument. TAP on stdout.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clienttest as ct  # noqa: E402
+import serverlib  # noqa: E402
+
+
+def finish_game(port, names, moves):
+    """Two protocol clients play moves moves, then the first resigns. Returns (game, moves)."""
+    a = serverlib.Client("127.0.0.1", port)
+    b = serverlib.Client("127.0.0.1", port)
+    a.hello(names[0])
+    b.hello(names[1])
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 11})
+    g = st["game"]
+    b.request({"type": "join", "game": g})
+    played, positions = [], []
+    for i in range(moves):
+        c = (a, b)[i % 2]
+        yt = c.wait_for("your_turn")
+        mv = yt["moves"][(i * 5 + 1) % len(yt["moves"])]
+        r, others = c.request({"type": "move", "move": mv})
+        moved = [m for m in others if m.get("type") == "moved"][-1]
+        played.append(moved["move"])
+        positions.append(moved["position"])
+    a.request({"type": "resign"})
+    a.close()
+    b.close()
+    return g, played, positions
+
+
+def board_rows(p, n=6):
+    """The next n board rows the plain client printed (rank 6 first)."""
+    rows = []
+    for _ in range(n):
+        m = p.expect(r"^\d  (.*) \d$", 10)
+        if not m:
+            break
+        rows.append(m.group(1).split())
+    return rows
+
+
+def main(tap):
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    try:
+        g, played, positions = finish_game(server.port, ("ann", "ben"), 6)
+        r = ct.Plain(server.port, "rita", [], os.path.join(tmp, "rita"))
+        r.send("history")
+        tap.check(r.expect(r"^history: games 1 to 1 of 1 finished", 10) and
+                  r.expect(r"^game %s hokito ann vs ben: white wins \(resign\), 6 moves" % g,
+                           10), "history lists the finished game", r.text())
+        r.send("replay %s" % g)
+        tap.check(r.expect(r"^replay %s: move 0 of 6: the start, black ann vs white ben" % g, 10),
+                  "replay starts at the start position", r.text())
+        start = board_rows(r)
+        r.send("next")
+        tap.check(r.expect(r"^replay %s: move 1 of 6: black %s$" % (g, played[0]), 10),
+                  "next: the first move", r.text())
+        one = board_rows(r)
+        tap.check(one != start and len(one) == 6, "the board changes with the move",
+                  (start, one))
+        r.send("next 3")
+        tap.check(r.expect(r"^replay %s: move 4 of 6: white %s$" % (g, played[3]), 10),
+                  "next 3: three moves on", r.text())
+        r.send("prev")
+        tap.check(r.expect(r"^replay %s: move 3 of 6: black %s$" % (g, played[2]), 10),
+                  "prev: one move back", r.text())
+        r.send("last")
+        tap.check(r.expect(r"^replay %s: move 6 of 6: white %s$" % (g, played[5]), 10) and
+                  r.expect(r"^replay %s: the end: white by resign" % g, 10),
+                  "last: the end and the result", r.text())
+        r.send("first")
+        tap.check(r.expect(r"^replay %s: move 0 of 6" % g, 10) and board_rows(r) == start,
+                  "first: back to the start position", r.text())
+        r.send("prev")
+        tap.check(r.expect(r"^replay %s: move 0 of 6" % g, 10), "prev at the start stays there")
+        r.send("replay g999")
+        tap.check(r.expect(r"no game with that id|[Nn]o such game|g999", 10),
+                  "replay of an unknown game is refused", r.text())
+        r.close()
+        # a player at a game just over replays it with no argument
+        p = ct.Plain(server.port, "pat", ["create", "oxono", "--seat", "pink"],
+                     os.path.join(tmp, "pat"))
+        m = p.expect(r"^joined game (g\d+)", 10)
+        q = serverlib.Client("127.0.0.1", server.port)
+        q.hello("quinn")
+        q.request({"type": "join", "game": m.group(1)})
+        q.request({"type": "resign"})
+        p.expect(r"^game over", 10)
+        p.send("replay")
+        tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % m.group(1), 10) and
+                  p.expect(r"^replay %s: the end: pink by resign" % m.group(1), 10),
+                  "after game over, replay with no argument replays that game", p.text())
+        p.close()
+        q.close()
+    finally:
+        server.stop()
+        ct.cleanup(tmp)
+
+
+tap = ct.Tap()
+main(tap)
+sys.exit(tap.done())
