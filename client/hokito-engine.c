@@ -224,7 +224,7 @@ static const struct engine_cmd engine_cmds[] = {
          "--seed 1)\"\n",
          engine_perft},
         {"play", "play [--game G] POSITION [MOVE...]",
-         "apply moves (none is fine) and print the position, then the result if the game is over",
+         "apply moves; print the position, and the result once over",
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
          "a1-a2\n",
          engine_play},
@@ -248,8 +248,7 @@ static const struct engine_cmd engine_cmds[] = {
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
          engine_bot},
-        {"record", "record FILE|-",
-         "check a game record (moves, result, scores) and print its final position",
+        {"record", "record FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed. FILE - reads standard input.\n"
          "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
@@ -262,23 +261,21 @@ static const struct engine_cmd engine_cmds[] = {
 static void
 engine_usage(FILE *f)
 {
-	fprintf(f, "usage: hokito-engine COMMAND [OPTIONS] [ARGS]\n\n"
-	           "The rules of HOKITO and OXONO on the command line.\n\ncommands:\n");
+	fprintf(f, "usage: hokito-engine COMMAND [OPTIONS] [ARGS]\n"
+	           "The rules of HOKITO and OXONO, and the computer opponent.\n"
+	           "Commands:\n");
 	for (size_t i = 0; i < ENGINE_NCMDS; i++)
 		fprintf(f, "  %-7s %s\n", engine_cmds[i].name, engine_cmds[i].summary);
-	fprintf(f, "\noptions of every command:\n"
-	           "  --game G      hokito (default) or oxono\n"
-	           "  --help        the help of a command (after the command)\n\n"
-	           "hokito-engine --help and hokito-engine --version print this help and the "
-	           "version.\n\n"
-	           "A POSITION is one argument: the board and the side to move, quoted\n"
-	           "(see common/FORMATS.md). Exit status: 0 success, 1 illegal move,\n"
-	           "2 bad usage or bad text.\n\n"
-	           "examples:\n"
-	           "  hokito-engine start --game hokito --seed 7\n"
-	           "  hokito-engine moves --game hokito \"$(hokito-engine start --seed 7)\"\n"
-	           "  hokito-engine perft --game oxono --depth 3 \"$(hokito-engine start --game "
-	           "oxono --seed 7)\"\n");
+	fprintf(f, "Options:\n"
+	           "  --game G      hokito (default) or oxono, for every command\n"
+	           "  COMMAND --help  that command's options;  -V, --version  the version\n"
+	           "A POSITION is one quoted argument, board and side to move (hokito-engine(6)).\n"
+	           "Exit status: 0 success, 1 illegal move, 2 bad usage or bad text.\n"
+	           "Examples:\n"
+	           "  hokito-engine start --seed 7\n"
+	           "  hokito-engine moves \"$(hokito-engine start --seed 7)\"\n"
+	           "  hokito-engine perft --depth 3 \"$(hokito-engine start --seed 7)\"\n"
+	           "  hokito-engine analyse --time 500 \"$(hokito-engine start --seed 7)\"\n");
 }
 
 static void
@@ -401,7 +398,7 @@ main(int argc, char **argv)
 		engine_usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("hokito-engine %s\n", HOKITO_VERSION);
 		return 0;
 	}

@@ -53,7 +53,7 @@ framer_space(struct framer *f, size_t min, char **base, size_t *size)
 	if (f->cap - f->len < min)
 		framer_compact(f);
 	if (f->cap - f->len < min) {
-		size_t cap = f->cap ? f->cap : 4096;
+		size_t cap = f->cap ? f->cap : 256; /* most split lines are short */
 
 		while (cap - f->len < min)
 			cap *= 2;
@@ -121,4 +121,14 @@ size_t
 framer_pending(const struct framer *f)
 {
 	return f->len - f->start;
+}
+
+void
+framer_trim(struct framer *f)
+{
+	if (f->len > f->start || f->failed)
+		return;
+	free(f->buf);
+	f->buf = NULL;
+	f->start = f->len = f->scan = f->cap = 0;
 }

@@ -51,4 +51,10 @@ int framer_next(struct framer *f, const char **line, size_t *len);
 /* Bytes held that are not yet part of a returned line. */
 size_t framer_pending(const struct framer *f);
 
+/*
+ * Release the buffer if no byte is pending, so that a connection between lines holds no input
+ * memory (the last line returned stops being valid). Does nothing while a line is unfinished.
+ */
+void framer_trim(struct framer *f);
+
 #endif

@@ -34,48 +34,31 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: hokitod [options]\n"
-	        "\n"
-	        "The hokito match server: HOKITO and OXONO over newline-delimited JSON (protocol "
-	        "%d).\n"
-	        "\n"
-	        "  --listen HOST:PORT       address to listen on (default %s; IPv6 as [::1]:7777;\n"
-	        "                           port 0 picks a free port)\n"
-	        "  --port-file PATH         write the bound port number to PATH once listening\n"
-	        "  --log-level LEVEL        error, warn, info (default) or debug; logs go to "
-	        "stderr\n"
-	        "  --max-line BYTES         longest input line (default %d)\n"
-	        "  --hello-timeout SECONDS  time a new connection has to say hello (default 10)\n"
-	        "  --max-output BYTES       output waiting for one client before it is dropped\n"
-	        "                           (default 1048576)\n"
-	        "  --max-clients N          connections served at once (default 1024)\n"
-	        "  --max-games N            open and live games held at once (default 10000)\n"
-	        "  --keep-finished N        finished games kept in the lobby list (default 20)\n"
-	        "  --linger SECONDS         how long a disconnected session can resume (default "
-	        "300)\n"
-	        "  --grace SECONDS          grace period of a player who dropped out of a live "
-	        "game,\n"
-	        "                           spent only on its own turns (default 60); then the\n"
-	        "                           opponent may claim (clock) or the game is adjourned\n"
-	        "  --db PATH                the store: every game, move and seated session, in "
-	        "one\n"
-	        "                           SQLite file, created on first start (default\n"
-	        "                           $STATE_DIRECTORY/%s when systemd sets "
-	        "STATE_DIRECTORY,\n"
-	        "                           else %s in the working directory). ':memory:' keeps\n"
-	        "                           nothing across restarts (for tests)\n"
-	        "  --fsync normal|always    normal (default): a move is acknowledged once it "
-	        "would\n"
-	        "                           survive a crash of hokitod; always: also a power loss\n"
-	        "                           (an fsync at every group commit)\n"
-	        "  --test-clock             testing aid: the game clocks stand still unless a "
-	        "client\n"
-	        "                           sends {\"type\":\"test_clock\",\"advance_ms\":N}; "
-	        "never\n"
-	        "                           for a real server\n"
-	        "  --help                   show this help\n"
-	        "  --version                show the version\n",
-	        PROTOCOL_VERSION, DEFAULT_LISTEN, PROTOCOL_MAX_LINE_DEFAULT, DEFAULT_DB,
+	        "usage: hokitod [OPTIONS]\n"
+	        "The hokito match server (HOKITO and OXONO, JSON lines, protocol %d).\n"
+	        "  --listen HOST:PORT     address (default %s, [::1]:PORT for IPv6;\n"
+	        "                         port 0 picks a free port)\n"
+	        "  --db PATH              SQLite store (default ./%s, or in\n"
+	        "                         $STATE_DIRECTORY under systemd; :memory: keeps none)\n"
+	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
+	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
+	        "  --port-file PATH       write the bound port number to PATH\n"
+	        "  --max-clients N        connections at once (default 1024)\n"
+	        "  --max-games N          open and live games at once (default 10000)\n"
+	        "  --max-line BYTES       longest input line (default %d)\n"
+	        "  --max-output BYTES     output queued for a client (default 1048576)\n"
+	        "  --hello-timeout SECS   time to say hello (default 10)\n"
+	        "  --linger SECS          a lost session can resume (default 300)\n"
+	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
+	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
+	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
+	        "  -h, --help             this help;  -V, --version  the version\n"
+	        "Examples:\n"
+	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
+	        "  hokitod --listen 0.0.0.0:7777 --db /var/lib/hokitod/hokito.db\n"
+	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n"
+	        "See hokitod(8).\n",
+	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
 
@@ -205,7 +188,7 @@ main(int argc, char **argv)
 	uv_loop_t loop;
 	int port, opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
 		const char *bad = NULL;
 
 		switch (opt) {
@@ -289,9 +272,11 @@ main(int argc, char **argv)
 			else
 				bad = "--fsync wants normal or always";
 			break;
+		case 'h':
 		case O_HELP:
 			usage(stdout);
 			return 0;
+		case 'V':
 		case O_VERSION:
 			printf("hokitod %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
 			return 0;

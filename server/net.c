@@ -49,7 +49,9 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define READ_MIN 16384 /* room offered to each read */
+#define READ_BUF 65536 /* the shared read buffer */
+#define BACKLOG  511   /* pending connections the kernel may hold (Redis's default) */
+#define SEND_BUF 65536 /* asked of the kernel for each connection's send buffer */
 
 #define THINK_TT_BYTES     (8u << 20)   /* the transposition table of one computer's search */
 #define THINK_CANCELLED_MS (1ull << 40) /* added to a cancelled search's clock: time is up */
@@ -121,9 +123,8 @@ struct net {
 	struct net_think *thinking;  /* computers' searches queued or running */
 	int stopping;
 	char server_name[64];
+	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
 };
-
-static char discard_buf[65536]; /* reads of a closing client land here */
 
 static void client_reap_all(struct net *n);
 static void client_send(struct net_client *c, struct wire *w);
@@ -552,20 +553,20 @@ lobby_now_cb(void *arg)
 	return uv_now(n->loop);
 }
 
+/*
+ * Every read lands in the one buffer of the network layer (n->rbuf): a connection keeps no input
+ * memory of its own between lines. client_read_cb() handles the whole lines of a read right there
+ * and copies only an unfinished tail into the client's framer, which is released again as soon as
+ * that line is complete (framer_trim()). A read is handled completely before the next one, so one
+ * buffer serves every connection.
+ */
 static void
 client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct net_client *c = h->data;
-	char *base;
-	size_t size;
 
 	(void)suggested;
-	if (c->doomed != DOOM_NONE || c->closing) {
-		*buf = uv_buf_init(discard_buf, sizeof discard_buf);
-		return;
-	}
-	framer_space(&c->in, READ_MIN, &base, &size);
-	*buf = uv_buf_init(base, (unsigned)(size > (1u << 30) ? (1u << 30) : size));
+	*buf = uv_buf_init(c->net->rbuf, sizeof c->net->rbuf);
 }
 
 /* Whether a line holds nothing but spaces and tabs. */
@@ -601,15 +602,50 @@ client_line(struct net_client *c, const char *line, size_t len)
 	msg_clear(&m);
 }
 
+/* The line was too long: say so, then close after the error is written. */
 static void
-client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+client_too_long(struct net_client *c)
 {
-	struct net_client *c = stream->data;
+	char text[96];
+
+	snprintf(text, sizeof text, "a line is longer than %zu bytes; closing",
+	         c->net->cfg.max_line);
+	log_info("connection %s: line over the limit", c->addr);
+	client_send_error(c, PROTO_ETOOLONG, text);
+	client_doom(c, DOOM_FLUSH);
+}
+
+/* Hand every whole line the framer holds to client_line(), then release what it no longer needs. */
+static void
+client_framer_drain(struct net_client *c)
+{
 	const char *line;
 	size_t len;
 	int rc;
 
-	(void)buf;
+	while (c->doomed == DOOM_NONE && (rc = framer_next(&c->in, &line, &len)) != 0) {
+		if (rc < 0) {
+			client_too_long(c);
+			return;
+		}
+		client_line(c, line, len);
+	}
+	framer_trim(&c->in);
+}
+
+/*
+ * Split a read (in the shared buffer) into lines, Redis style: whole lines are decoded in place;
+ * the bytes of a line that is not finished go to the client's framer, which then takes the rest
+ * of that line from the next reads. The limit is the framer's: max_line bytes plus an optional
+ * '\r' before the '\n'.
+ */
+static void
+client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+	struct net_client *c = stream->data;
+	size_t max = c->net->cfg.max_line;
+	char *p = buf->base, *end = buf->base + (nread > 0 ? nread : 0), *nl;
+
 	if (nread < 0) {
 		if (c->closing) {
 			client_close_handles(c);
@@ -626,19 +662,32 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	}
 	if (c->doomed != DOOM_NONE || c->closing)
 		return; /* discarded */
-	framer_commit(&c->in, (size_t)nread);
-	while (c->doomed == DOOM_NONE && (rc = framer_next(&c->in, &line, &len)) != 0) {
-		if (rc < 0) {
-			char text[96];
+	if (framer_pending(&c->in) > 0) {
+		/* finish the held line first: up to and including its '\n' */
+		nl = memchr(p, '\n', (size_t)(end - p));
+		framer_feed(&c->in, p, nl != NULL ? (size_t)(nl + 1 - p) : (size_t)(end - p));
+		p = nl != NULL ? nl + 1 : end;
+		client_framer_drain(c);
+	}
+	while (c->doomed == DOOM_NONE && p < end) {
+		size_t len;
 
-			snprintf(text, sizeof text, "a line is longer than %zu bytes; closing",
-			         c->net->cfg.max_line);
-			log_info("connection %s: line over the limit", c->addr);
-			client_send_error(c, PROTO_ETOOLONG, text);
-			client_doom(c, DOOM_FLUSH);
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL) {
+			framer_feed(&c->in, p, (size_t)(end - p));
+			client_framer_drain(c); /* checks the limit on the unfinished line */
 			break;
 		}
-		client_line(c, line, len);
+		len = (size_t)(nl - p);
+		*nl = '\0';
+		if (len > 0 && nl[-1] == '\r')
+			nl[-1] = '\0', len--;
+		if (len > max) {
+			client_too_long(c);
+			break;
+		}
+		client_line(c, p, len);
+		p = nl + 1;
 	}
 	client_reap_all(c->net);
 }
@@ -673,7 +722,7 @@ net_connection_cb(uv_stream_t *server, int status)
 	struct net *n = server->data;
 	struct net_client *c;
 	struct sockaddr_storage ss;
-	int len = sizeof ss;
+	int len = sizeof ss, sndbuf = SEND_BUF;
 
 	if (status < 0) {
 		log_warn("accept: %s", uv_strerror(status));
@@ -699,6 +748,12 @@ net_connection_cb(uv_stream_t *server, int status)
 	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
 		addr_format(&ss, c->addr, sizeof c->addr);
 	uv_tcp_nodelay(&c->tcp, 1);
+	/*
+	 * A fixed send buffer instead of the kernel's autotuning (which lets megabytes pile up for
+	 * a client that does not read, unseen by max_output): what the kernel may hold for one
+	 * client stays small and known (Linux doubles the size asked for).
+	 */
+	uv_send_buffer_size((uv_handle_t *)&c->tcp, &sndbuf);
 	uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
 	if (n->nclients >= n->cfg.max_clients) {
 		log_warn("connection %s refused: %u clients already", c->addr, n->nclients);
@@ -781,7 +836,7 @@ net_listen(struct net *n, const char *host, int port, char *bound, size_t size)
 		return UV_EINVAL;
 	if ((rc = uv_tcp_bind(&n->listener, (const struct sockaddr *)&ss, 0)) < 0)
 		return rc;
-	if ((rc = uv_listen((uv_stream_t *)&n->listener, 128, net_connection_cb)) < 0)
+	if ((rc = uv_listen((uv_stream_t *)&n->listener, BACKLOG, net_connection_cb)) < 0)
 		return rc;
 	n->listening = 1;
 	if ((rc = uv_tcp_getsockname(&n->listener, (struct sockaddr *)&ss, &len)) < 0)

@@ -202,6 +202,28 @@ TEST(framer_big_line_grows)
 	framer_close(&f);
 }
 
+TEST(framer_trim_releases)
+{
+	struct framer f;
+	char out[64];
+
+	framer_init(&f, 100);
+	framer_feed(&f, "abc\nde", 6);
+	ASSERT_EQ(next_line(&f, out, sizeof out), 1);
+	framer_trim(&f); /* "de" is pending: kept */
+	ASSERT(f.buf != NULL);
+	framer_feed(&f, "f\n", 2);
+	ASSERT_EQ(next_line(&f, out, sizeof out), 1);
+	ASSERT_STR_EQ(out, "def");
+	framer_trim(&f); /* nothing pending: released */
+	ASSERT(f.buf == NULL);
+	ASSERT_EQ(framer_pending(&f), 0);
+	framer_feed(&f, "gh\n", 3);
+	ASSERT_EQ(next_line(&f, out, sizeof out), 1);
+	ASSERT_STR_EQ(out, "gh");
+	framer_close(&f);
+}
+
 int
 main(void)
 {
@@ -214,5 +236,6 @@ main(void)
 	RUN(framer_limit_over_without_newline);
 	RUN(framer_space_commit);
 	RUN(framer_big_line_grows);
+	RUN(framer_trim_releases);
 	TEST_END();
 }
