@@ -49,6 +49,7 @@ table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *
 	t->winner = -1;
 	t->draw_offer = -1;
 	t->rematch_offer = -1;
+	t->heap_index = SIZE_MAX;
 	t->timed = base_ms > 0;
 	t->base_ms = base_ms;
 	t->inc_ms = inc_ms;
