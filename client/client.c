@@ -224,6 +224,11 @@ client_welcomed(struct client *c, int resumed, const char *game)
 	const struct client_options *o = &c->opt;
 
 	if (c->action_done) {
+		/* A reconnection: replace the "connection lost" notice. */
+		if (resumed && game != NULL)
+			client_notice(c, 0, "Reconnected: back at game %s.", game);
+		else
+			client_notice(c, 0, "Reconnected.");
 		if (!c->st.table.active)
 			client_request_list(c);
 		return;

@@ -212,7 +212,8 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
               re.search(r"W +White +bob +%d" % sc["white"], scr),
               "the spectator's panel shows the final scores", scr)
-    tap.check("1. " in scr and "Spectators (2)" in scr, "move list and spectators are shown",
+    tap.check(re.search(r"\b\d+\. +[a-f][1-6]-[a-f][1-6]", scr) and "Spectators (2)" in scr,
+              "move list and spectators are shown",
               scr)
     win = over.get("winner")
     if win:
