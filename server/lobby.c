@@ -149,6 +149,18 @@ send_msg(struct lobby *lb, struct lobby_peer *peer, json_t *o)
 	wire_unref(w);
 }
 
+/* Reply ok to request type (seq < 0: without "seq"); the line is written directly (msg_ok_wire()).
+ */
+static void
+send_ok(struct lobby *lb, struct lobby_peer *peer, enum msg_type type, int64_t seq,
+        const json_t *id)
+{
+	struct wire *w = msg_ok_wire(type, seq, id);
+
+	lb->ops.send(lb->ops.arg, peer, w);
+	wire_unref(w);
+}
+
 /* Refuse request m with an error of code and a sentence. */
 static void refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int code,
                    const char *fmt, ...)
@@ -909,7 +921,7 @@ handle_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	seq = table_play(t, mv);
 	log_debug("game %s: %s played %s", t->id, s->id, t->moves[t->nmoves - 1]);
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_MOVE, seq, m->id));
+	send_ok(lb, peer, MSG_MOVE, seq, m->id);
 	table_your_turn(t);
 }
 
@@ -924,7 +936,7 @@ handle_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	seq = table_finish(t, "win", 1 - s->seat, "resign");
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_RESIGN, seq, m->id));
+	send_ok(lb, peer, MSG_RESIGN, seq, m->id);
 }
 
 static void
@@ -941,7 +953,7 @@ handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
 		         s->table->id);
 	session_leave(lb, s);
-	send_msg(lb, peer, msg_ok_new(MSG_LEAVE, -1, m->id));
+	send_ok(lb, peer, MSG_LEAVE, -1, m->id);
 }
 
 static void
@@ -1041,7 +1053,7 @@ handle_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			table_send(t, t->watchers[i], w);
 		wire_unref(w);
 	}
-	send_msg(lb, peer, msg_ok_new(MSG_SAY, seq, m->id));
+	send_ok(lb, peer, MSG_SAY, seq, m->id);
 }
 
 /* An offer event (draw_offered, draw_declined, rematch_*) by seat. Returns its seq. */
@@ -1101,7 +1113,7 @@ handle_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		break;
 	}
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+	send_ok(lb, peer, m->type, seq, m->id);
 }
 
 /*
@@ -1129,7 +1141,7 @@ handle_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	seq = table_finish(t, "aborted", -1, "abort");
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_ABORT, seq, m->id));
+	send_ok(lb, peer, MSG_ABORT, seq, m->id);
 }
 
 /* Claim the win or a draw when the opponent's grace ran out and it is still away. */
@@ -1155,7 +1167,7 @@ handle_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	seq = table_finish(t, m->claim_draw ? "draw" : "win", m->claim_draw ? -1 : s->seat,
 	                   "disconnect");
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_CLAIM, seq, m->id));
+	send_ok(lb, peer, MSG_CLAIM, seq, m->id);
 }
 
 /*
@@ -1256,7 +1268,7 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		}
 		t->rematch_offer = -1;
 		seq = offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
-		send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+		send_ok(lb, peer, m->type, seq, m->id);
 		return;
 	}
 	if (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t) {
@@ -1279,7 +1291,7 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	t->rematch_offer = s->seat;
 	seq = offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
-	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+	send_ok(lb, peer, m->type, seq, m->id);
 }
 
 /* A history entry (PROTOCOL.md 7.6) of a stored game. Returns a new reference. */
@@ -1423,7 +1435,7 @@ handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	lb->virtual_ms += (uint64_t)m->advance_ms;
 	lobby_wake(lb);
 	lobby_tick(lb);
-	send_msg(lb, peer, msg_ok_new(MSG_TEST_CLOCK, -1, m->id));
+	send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);
 }
 
 void

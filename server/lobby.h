@@ -46,8 +46,9 @@ struct lobby_ops {
 	uint64_t (*now)(void *arg);
 	/*
 	 * Optional (NULL): every game event, after it is numbered and encoded and before anybody
-	 * receives it. ev (the object) and w (its line, the very bytes everyone gets) are borrowed.
-	 * The hook of the durable store (durable.h).
+	 * receives it. w (its line, the very bytes everyone gets) and ev are borrowed: ev is the
+	 * event object, except for moved, whose line is written without one (table_play()): then
+	 * ev holds only its type, game, seq and move. The hook of the durable store (durable.h).
 	 */
 	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev,
 	              const struct wire *w);
