@@ -92,10 +92,8 @@ engine_analyse(struct engine_opts *o)
 	uint64_t t0, ms;
 	int rc;
 
-	if ((rc = engine_position(o, &g)) != 0)
+	if ((rc = engine_position_only(o, &g)) != 0)
 		return rc;
-	if (o->nargs > 0)
-		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
 	if (o->depth >= 0 && o->time_ms != 0)
 		return engine_fail(EXIT_USAGE, "give --time or --depth, not both");
 	if (o->depth == 0)

@@ -45,6 +45,9 @@ int engine_fail(int status, const char *fmt, ...)
  */
 int engine_position(struct engine_opts *o, struct game *g);
 
+/* The position argument and nothing after it (see engine_position()). */
+int engine_position_only(struct engine_opts *o, struct game *g);
+
 /* hokito-engine analyse: search a position and print the best move, score, PV and speed. */
 int engine_analyse(struct engine_opts *o);
 

@@ -93,6 +93,19 @@ engine_position(struct engine_opts *o, struct game *g)
 	return 0;
 }
 
+/* The position argument, and nothing after it. */
+int
+engine_position_only(struct engine_opts *o, struct game *g)
+{
+	int rc = engine_position(o, g);
+
+	if (rc != 0)
+		return rc;
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
+	return 0;
+}
+
 static void
 engine_print_outcome(const struct game *g)
 {
@@ -135,10 +148,8 @@ engine_moves(struct engine_opts *o)
 	struct game g;
 	int rc, n;
 
-	if ((rc = engine_position(o, &g)) != 0)
+	if ((rc = engine_position_only(o, &g)) != 0)
 		return rc;
-	if (o->nargs > 0)
-		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
 	n = game_moves(&g, moves);
 	for (int i = 0; i < n; i++) {
 		game_move_format(g.kind, moves[i], text, sizeof text);
@@ -156,10 +167,8 @@ engine_perft(struct engine_opts *o)
 	struct game g;
 	int rc, n;
 
-	if ((rc = engine_position(o, &g)) != 0)
+	if ((rc = engine_position_only(o, &g)) != 0)
 		return rc;
-	if (o->nargs > 0)
-		return engine_fail(EXIT_USAGE, "unexpected argument '%s'", o->args[0]);
 	if (o->depth < 0)
 		return engine_fail(EXIT_USAGE, "perft needs --depth D (try --help)");
 	if (!o->divide || o->depth == 0) {

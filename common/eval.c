@@ -60,43 +60,6 @@ lowest(uint64_t b)
 	return __builtin_ctzll(b);
 }
 
-/* HOKITO: every square reached in exactly v hops from sq (see hokito.c: links, no reversal). */
-static inline uint64_t
-hk_reach(const struct hokito *h, int sq, int v)
-{
-	uint64_t m = 0;
-
-	for (int d0 = 0; d0 < 4; d0++) {
-		int s1 = h->link[sq][d0];
-		if (v == 1) {
-			m |= BIT(s1);
-			continue;
-		}
-		for (int d1 = 0; d1 < 4; d1++) {
-			if (d1 == (d0 ^ 2))
-				continue;
-			int s2 = h->link[s1][d1];
-			if (v == 2) {
-				m |= BIT(s2);
-				continue;
-			}
-			for (int d2 = 0; d2 < 4; d2++)
-				if (d2 != (d1 ^ 2))
-					m |= BIT(h->link[s2][d2]);
-		}
-	}
-	return m & BOARD;
-}
-
-/* HOKITO: the legal destinations of the piece on sq: single on single, stack on stack. */
-static inline uint64_t
-hk_dests(const struct hokito *h, int sq)
-{
-	uint64_t land = (h->single & BIT(sq)) ? h->single : h->occ & ~h->single;
-
-	return hk_reach(h, sq, h->topval[sq]) & land;
-}
-
 static int
 hk_final(const struct hokito *h, const int score[2])
 {
@@ -126,7 +89,7 @@ hk_leaf(const struct hokito *h, int *exact)
 	for (uint64_t b = h->occ; b; b &= b - 1) {
 		int sq = lowest(b), c = (int)((h->top[1] >> sq) & 1);
 		score[c] += h->topval[sq] * h->height[sq];
-		mob[c] += popcount(hk_dests(h, sq));
+		mob[c] += popcount(hokito_destinations(h, sq));
 	}
 	if (mob[0] == 0 || mob[1] == 0) {
 		*exact = 1;

@@ -321,48 +321,6 @@ hokito_format(const struct hokito *h, char *buf, size_t size)
 	return (int)len;
 }
 
-/*
- * Every square a pawn or stack on sq with top value v reaches in exactly v hops, as a bitboard.
- * Each hop follows a link; the next hop may go any way but back (d ^ 2 is the opposite of d).
- * Links past the edge lead to HOKITO_NONE, which links to itself; its bit (36) is masked off.
- */
-static inline uint64_t
-reach(const struct hokito *h, int sq, int v)
-{
-	uint64_t m = 0;
-
-	for (int d0 = 0; d0 < 4; d0++) {
-		int s1 = h->link[sq][d0];
-		if (v == 1) {
-			m |= BIT(s1);
-			continue;
-		}
-		for (int d1 = 0; d1 < 4; d1++) {
-			if (d1 == (d0 ^ 2))
-				continue;
-			int s2 = h->link[s1][d1];
-			if (v == 2) {
-				m |= BIT(s2);
-				continue;
-			}
-			for (int d2 = 0; d2 < 4; d2++)
-				if (d2 != (d1 ^ 2))
-					m |= BIT(h->link[s2][d2]);
-		}
-	}
-	return m & ALL_SQUARES;
-}
-
-/* The legal destinations of the pawn or stack on sq: a single lands on a single, a stack on a
- * stack. */
-static inline uint64_t
-destinations(const struct hokito *h, int sq)
-{
-	uint64_t land = (h->single & BIT(sq)) ? h->single : h->occ & ~h->single;
-
-	return reach(h, sq, h->topval[sq]) & land;
-}
-
 static inline int
 popcount(uint64_t x)
 {
@@ -379,7 +337,7 @@ int
 hokito_has_move(const struct hokito *h, int side)
 {
 	for (uint64_t b = h->top[side]; b; b &= b - 1)
-		if (destinations(h, lowest(b)))
+		if (hokito_destinations(h, lowest(b)))
 			return 1;
 	return 0;
 }
@@ -398,7 +356,7 @@ moves_of_side(const struct hokito *h, struct game_move *moves)
 
 	for (uint64_t b = h->top[h->side]; b; b &= b - 1) {
 		int from = lowest(b);
-		for (uint64_t d = destinations(h, from); d; d &= d - 1) {
+		for (uint64_t d = hokito_destinations(h, from); d; d &= d - 1) {
 			moves[n].from = (uint8_t)from;
 			moves[n].to = (uint8_t)lowest(d);
 			moves[n].place = 0;
@@ -620,7 +578,7 @@ hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
 			return rc;
 		return 0;
 	}
-	if (destinations(h, sq[0]) & BIT(sq[1]))
+	if (hokito_destinations(h, sq[0]) & BIT(sq[1]))
 		return 0;
 	if ((rc = check_landing(h, sq[0], sq[1], err)) < 0)
 		return rc;
@@ -646,7 +604,7 @@ perft(const struct hokito *h, int depth)
 		return 0;
 	if (depth == 1) {
 		for (uint64_t b = h->top[h->side]; b; b &= b - 1)
-			total += (uint64_t)popcount(destinations(h, lowest(b)));
+			total += (uint64_t)popcount(hokito_destinations(h, lowest(b)));
 		return total;
 	}
 	n = moves_of_side(h, moves);

@@ -30,6 +30,49 @@ struct hokito {
 	uint8_t side;               /* side to move */
 };
 
+/*
+ * Every square the pawn or stack on sq, with top value v, reaches in exactly v hops, as a
+ * bitboard. Each hop follows a link; the next hop may go any way but back (d ^ 2 is the opposite
+ * of d). Links past the edge lead to HOKITO_NONE, which links to itself; its bit (36) is masked
+ * off. Inline: this is the hot path of move generation, perft and the evaluation.
+ */
+static inline uint64_t
+hokito_reach(const struct hokito *h, int sq, int v)
+{
+	uint64_t m = 0;
+
+	for (int d0 = 0; d0 < 4; d0++) {
+		int s1 = h->link[sq][d0];
+		if (v == 1) {
+			m |= 1ULL << s1;
+			continue;
+		}
+		for (int d1 = 0; d1 < 4; d1++) {
+			if (d1 == (d0 ^ 2))
+				continue;
+			int s2 = h->link[s1][d1];
+			if (v == 2) {
+				m |= 1ULL << s2;
+				continue;
+			}
+			for (int d2 = 0; d2 < 4; d2++)
+				if (d2 != (d1 ^ 2))
+					m |= 1ULL << h->link[s2][d2];
+		}
+	}
+	return m & ((1ULL << 36) - 1);
+}
+
+/* The legal destinations of the pawn or stack on sq: a single lands on a single, a stack on a
+ * stack. */
+static inline uint64_t
+hokito_destinations(const struct hokito *h, int sq)
+{
+	uint64_t land = (h->single >> sq & 1) ? h->single : h->occ & ~h->single;
+
+	return hokito_reach(h, sq, h->topval[sq]) & land;
+}
+
 /* Standard setup (random36 = 0) or variant random36, from seed. */
 void hokito_start(struct hokito *h, int random36, uint64_t seed);
 

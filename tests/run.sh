@@ -13,18 +13,7 @@ packages=(build-essential meson ninja-build pkg-config python3 libuv1-dev libjan
 	libncurses-dev libsqlite3-dev tmux clang libclang-rt-14-dev)
 
 if [ "${HOKITO_SKIP_APT:-0}" != 1 ]; then
-	missing=()
-	for p in "${packages[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		sudo=""
-		[ "$(id -u)" -ne 0 ] && sudo=sudo
-		echo "== installing: ${missing[*]}"
-		$sudo apt-get update -qq || exit 1
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null ||
-			exit 1
-	fi
+	bash deploy/install-deps.sh "${packages[@]}" || exit 1
 fi
 
 # Sanitizer reports fail the test that caused them instead of scrolling by.
