@@ -681,3 +681,107 @@ msg_player_new(const char *id, const char *name)
 	set_str(o, "name", name);
 	return o;
 }
+
+/* Append ,"key": to b. */
+static void
+wire_key(struct wire_builder *b, const char *key)
+{
+	wire_builder_raw(b, ",", 1);
+	wire_builder_str(b, key);
+	wire_builder_raw(b, ":", 1);
+}
+
+/* Append ,"key":{"side0":v0,"side1":v1} to b. */
+static void
+wire_pair(struct wire_builder *b, const char *key, const char *const side[2], const int64_t v[2])
+{
+	wire_key(b, key);
+	for (int i = 0; i < 2; i++) {
+		wire_builder_raw(b, i == 0 ? "{" : ",", 1);
+		wire_builder_str(b, side[i]);
+		wire_builder_raw(b, ":", 1);
+		wire_builder_int(b, v[i]);
+	}
+	wire_builder_raw(b, "}", 1);
+}
+
+/* Start {"type":"name" in b. */
+static void
+wire_start(struct wire_builder *b, enum msg_type type, size_t hint)
+{
+	wire_builder_init(b, hint);
+	wire_builder_raw(b, "{\"type\":", 8);
+	wire_builder_str(b, msg_type_name(type));
+}
+
+struct wire *
+msg_ok_wire(enum msg_type request, int64_t seq, const json_t *id)
+{
+	struct wire_builder b;
+
+	wire_start(&b, MSG_OK, 64);
+	wire_key(&b, "request");
+	wire_builder_str(&b, msg_type_name(request));
+	if (seq >= 0) {
+		wire_key(&b, "seq");
+		wire_builder_int(&b, seq);
+	}
+	if (id != NULL) {
+		wire_key(&b, "id");
+		wire_builder_json(&b, id);
+	}
+	wire_builder_raw(&b, "}", 1);
+	return wire_builder_finish(&b);
+}
+
+struct wire *
+msg_moved_wire(const struct msg_moved *mv)
+{
+	struct wire_builder b;
+
+	wire_start(&b, MSG_MOVED, 256 + strlen(mv->position));
+	wire_key(&b, "game");
+	wire_builder_str(&b, mv->game);
+	wire_key(&b, "seq");
+	wire_builder_int(&b, mv->seq);
+	wire_key(&b, "by");
+	wire_builder_str(&b, mv->by);
+	wire_key(&b, "move");
+	wire_builder_str(&b, mv->move);
+	wire_key(&b, "ply");
+	wire_builder_int(&b, mv->ply);
+	wire_key(&b, "position");
+	wire_builder_str(&b, mv->position);
+	wire_key(&b, "to_move");
+	if (mv->to_move != NULL)
+		wire_builder_str(&b, mv->to_move);
+	else
+		wire_builder_raw(&b, "null", 4);
+	if (mv->has_scores)
+		wire_pair(&b, "scores", mv->side, mv->scores);
+	if (mv->has_clocks)
+		wire_pair(&b, "clocks", mv->side, mv->clocks);
+	wire_builder_raw(&b, "}", 1);
+	return wire_builder_finish(&b);
+}
+
+struct wire *
+msg_your_turn_wire(const char *game, int64_t seq, const char *const *moves, size_t n)
+{
+	struct wire_builder b;
+
+	wire_start(&b, MSG_YOUR_TURN, 64 + n * 10);
+	wire_key(&b, "game");
+	wire_builder_str(&b, game);
+	wire_key(&b, "seq");
+	wire_builder_int(&b, seq);
+	wire_key(&b, "moves");
+	wire_builder_raw(&b, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			wire_builder_raw(&b, ",", 1);
+		wire_builder_str(&b, moves[i]);
+	}
+	wire_builder_raw(&b, "]}", 2);
+	return wire_builder_finish(&b);
+}

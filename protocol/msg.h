@@ -188,4 +188,38 @@ json_t *msg_bye_new(const char *reason, const char *text);
 /* A player object {"id": ..., "name": ...}. */
 json_t *msg_player_new(const char *id, const char *name);
 
+/*
+ * The lines of every move, written without a jansson tree (wire.h's builder): each returns a new
+ * wire with exactly the bytes wire_encode() makes of the object the comment shows (test-msg.c
+ * checks them against it). Strings are borrowed.
+ */
+
+/* msg_ok_new(request, seq, id) as a line: {"type":"ok","request":R[,"seq":N][,"id":ID]}. */
+struct wire *msg_ok_wire(enum msg_type request, int64_t seq, const json_t *id);
+
+/* The members of a moved event, in the order they are sent. */
+struct msg_moved {
+	const char *game;
+	int64_t seq;
+	const char *by;       /* the mover's seat */
+	const char *move;     /* canonical move text */
+	int64_t ply;          /* moves played, this one included */
+	const char *position; /* the position text after it */
+	const char *to_move;  /* seat to move, NULL for null (the game ended) */
+	const char *side[2];  /* the seat names, in seat order, for scores and clocks */
+	int has_scores;       /* HOKITO: "scores": {side0: scores[0], side1: scores[1]} */
+	int64_t scores[2];
+	int has_clocks; /* a timed game: "clocks": {side0: clocks[0], side1: clocks[1]} */
+	int64_t clocks[2];
+};
+
+/*
+ * {"type":"moved","game","seq","by","move","ply","position","to_move"[,"scores"][,"clocks"]} as
+ * a line.
+ */
+struct wire *msg_moved_wire(const struct msg_moved *mv);
+
+/* {"type":"your_turn","game":G,"seq":N,"moves":[...n strings]} as a line. */
+struct wire *msg_your_turn_wire(const char *game, int64_t seq, const char *const *moves, size_t n);
+
 #endif

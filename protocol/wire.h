@@ -10,6 +10,7 @@
 #define HOKITO_PROTOCOL_WIRE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -30,6 +31,35 @@ struct wire *wire_encode_steal(json_t *msg);
 
 /* Make a wire of text (len bytes, without '\n'; a '\n' is added). Returns a new wire. */
 struct wire *wire_text(const char *text, size_t len);
+
+/*
+ * A line written piece by piece, for the few messages sent on every move (msg_ok_wire(),
+ * msg_moved_wire(), msg_your_turn_wire()): the text goes straight into the wire's own block, with
+ * no jansson tree in between. The pieces make exactly the bytes wire_encode() makes of the same
+ * object (compact, in insertion order, strings escaped as jansson escapes them).
+ */
+struct wire_builder {
+	struct wire *w; /* owned until wire_builder_finish(); w->len is the text so far */
+	size_t cap;     /* bytes of text w has room for */
+};
+
+/* Start an empty line with room for about hint bytes. */
+void wire_builder_init(struct wire_builder *b, size_t hint);
+
+/* Append n bytes of raw JSON text. */
+void wire_builder_raw(struct wire_builder *b, const char *text, size_t n);
+
+/* Append s (UTF-8) as a JSON string. */
+void wire_builder_str(struct wire_builder *b, const char *s);
+
+/* Append an integer. */
+void wire_builder_int(struct wire_builder *b, int64_t v);
+
+/* Append any JSON value (borrowed), through jansson. */
+void wire_builder_json(struct wire_builder *b, const json_t *v);
+
+/* End the line ('\n'). Returns the new wire with one reference; the builder is empty after. */
+struct wire *wire_builder_finish(struct wire_builder *b);
 
 /* Take one more reference. Returns w. */
 struct wire *wire_ref(struct wire *w);

@@ -30,6 +30,7 @@
 #include "osrand.h"
 #include "record.h"
 #include "store.h"
+#include "strmap.h"
 #include "xmalloc.h"
 
 #define CODE_ALPHABET "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -41,11 +42,20 @@ struct lobby {
 	size_t nsessions, sessions_cap;
 	struct table **tables; /* every table, in creation order */
 	size_t ntables, tables_cap;
-	unsigned next_player;     /* number of the next player id */
-	unsigned next_game;       /* number of the next game id */
-	uint64_t serial;          /* tables created */
-	uint64_t finished_serial; /* tables finished */
-	uint64_t virtual_ms;      /* the time with cfg.test_clock: moved by test_clock only */
+	struct strmap by_token;  /* session of each token */
+	struct strmap by_player; /* session of each player id */
+	struct strmap by_game;   /* table of each game id */
+	struct strmap by_code;   /* private table of each invite code */
+	size_t nfinished;        /* finished tables (counted by finished_touch()) */
+	int prune_due;           /* a game finished since the last lobby_prune() */
+	struct table **heap;     /* tables with a deadline, a binary min-heap on heap_deadline */
+	size_t nheap, heap_cap;
+	struct table *spect_waiting; /* tables whose coalesced spectators notice waits */
+	unsigned next_player;        /* number of the next player id */
+	unsigned next_game;          /* number of the next game id */
+	uint64_t serial;             /* tables created */
+	uint64_t finished_serial;    /* tables finished */
+	uint64_t virtual_ms;         /* the time with cfg.test_clock: moved by test_clock only */
 };
 
 struct lobby *
@@ -57,6 +67,10 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	lb->ops = *ops;
 	lb->next_player = 1;
 	lb->next_game = 1;
+	strmap_init(&lb->by_token, osrand_u64());
+	strmap_init(&lb->by_player, osrand_u64());
+	strmap_init(&lb->by_game, osrand_u64());
+	strmap_init(&lb->by_code, osrand_u64());
 	return lb;
 }
 
@@ -71,6 +85,11 @@ lobby_free(struct lobby *lb)
 		free(lb->sessions[i]);
 	free(lb->tables);
 	free(lb->sessions);
+	free(lb->heap);
+	strmap_close(&lb->by_token);
+	strmap_close(&lb->by_player);
+	strmap_close(&lb->by_game);
+	strmap_close(&lb->by_code);
 	free(lb);
 }
 
@@ -109,10 +128,7 @@ lobby_counters(const struct lobby *lb, unsigned *next_player, unsigned *next_gam
 struct session *
 lobby_session_by_id(struct lobby *lb, const char *id)
 {
-	for (size_t i = 0; i < lb->nsessions; i++)
-		if (strcmp(lb->sessions[i]->id, id) == 0)
-			return lb->sessions[i];
-	return NULL;
+	return strmap_get(&lb->by_player, id);
 }
 
 static void lobby_arm(struct lobby *lb);
@@ -128,6 +144,18 @@ static void
 send_msg(struct lobby *lb, struct lobby_peer *peer, json_t *o)
 {
 	struct wire *w = wire_encode_steal(o);
+
+	lb->ops.send(lb->ops.arg, peer, w);
+	wire_unref(w);
+}
+
+/* Reply ok to request type (seq < 0: without "seq"); the line is written directly (msg_ok_wire()).
+ */
+static void
+send_ok(struct lobby *lb, struct lobby_peer *peer, enum msg_type type, int64_t seq,
+        const json_t *id)
+{
+	struct wire *w = msg_ok_wire(type, seq, id);
 
 	lb->ops.send(lb->ops.arg, peer, w);
 	wire_unref(w);
@@ -163,14 +191,188 @@ seated_active(const struct session *s)
 	return s->table != NULL && s->seat >= 0 && s->table->status != TABLE_FINISHED;
 }
 
+/* Open, live and adjourned tables: what --max-games counts. */
 static unsigned
 active_tables(const struct lobby *lb)
 {
-	unsigned n = 0;
+	return (unsigned)(lb->ntables - lb->nfinished);
+}
 
-	for (size_t i = 0; i < lb->ntables; i++)
-		n += lb->tables[i]->status != TABLE_FINISHED;
-	return n;
+/* Add a new table to the list and the indexes. */
+static void
+tables_add(struct lobby *lb, struct table *t)
+{
+	if (lb->ntables == lb->tables_cap) {
+		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
+		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
+	}
+	lb->tables[lb->ntables++] = t;
+	strmap_put(&lb->by_game, t->id, t);
+	if (t->is_private)
+		strmap_put(&lb->by_code, t->code, t);
+}
+
+/* Add a new session to the list and the indexes. */
+static void
+sessions_add(struct lobby *lb, struct session *s)
+{
+	if (lb->nsessions == lb->sessions_cap) {
+		lb->sessions_cap = lb->sessions_cap ? lb->sessions_cap * 2 : 64;
+		lb->sessions = xrealloc(lb->sessions, lb->sessions_cap * sizeof *lb->sessions);
+	}
+	lb->sessions[lb->nsessions++] = s;
+	strmap_put(&lb->by_token, s->token, s);
+	strmap_put(&lb->by_player, s->id, s);
+}
+
+/*
+ * The deadline heap. Every table whose table_deadline() is finite (a clock runs, or the player
+ * to move is away and spends grace) is in lb->heap, a binary min-heap on the deadline it was
+ * filed under, and knows its place (heap_index). lobby_arm() then finds the earliest deadline at
+ * the top instead of asking every table. A table's deadline changes only when something happens
+ * at that table, so deadline_refresh() is called for the tables an entry point touched (the
+ * requester's game before and after the request, the games woken by lobby_wake()), and for all
+ * of them once a second in lobby_tick(), which bounds the harm of a missed refresh.
+ */
+static int
+heap_less(const struct lobby *lb, size_t a, size_t b)
+{
+	return lb->heap[a]->heap_deadline < lb->heap[b]->heap_deadline;
+}
+
+static void
+heap_swap(struct lobby *lb, size_t a, size_t b)
+{
+	struct table *x = lb->heap[a];
+
+	lb->heap[a] = lb->heap[b];
+	lb->heap[b] = x;
+	lb->heap[a]->heap_index = a;
+	lb->heap[b]->heap_index = b;
+}
+
+/* Restore the heap order around place i after its deadline changed. */
+static void
+heap_fix(struct lobby *lb, size_t i)
+{
+	while (i > 0 && heap_less(lb, i, (i - 1) / 2)) {
+		heap_swap(lb, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < lb->nheap && heap_less(lb, l, m))
+			m = l;
+		if (r < lb->nheap && heap_less(lb, r, m))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(lb, i, m);
+		i = m;
+	}
+}
+
+/* Take t out of the heap, if it is there. */
+static void
+heap_remove(struct lobby *lb, struct table *t)
+{
+	size_t i = t->heap_index, last;
+
+	if (i == SIZE_MAX)
+		return;
+	last = --lb->nheap;
+	t->heap_index = SIZE_MAX;
+	if (i == last)
+		return;
+	lb->heap[i] = lb->heap[last];
+	lb->heap[i]->heap_index = i;
+	heap_fix(lb, i);
+}
+
+/* File t under its current deadline: into the heap, moved in it, or out of it. */
+static void
+deadline_refresh(struct lobby *lb, struct table *t)
+{
+	uint64_t d;
+
+	if (t == NULL)
+		return;
+	d = table_deadline(t);
+	if (d == UINT64_MAX) {
+		heap_remove(lb, t);
+		return;
+	}
+	t->heap_deadline = d;
+	if (t->heap_index == SIZE_MAX) {
+		if (lb->nheap == lb->heap_cap) {
+			lb->heap_cap = lb->heap_cap ? lb->heap_cap * 2 : 64;
+			lb->heap = xrealloc(lb->heap, lb->heap_cap * sizeof *lb->heap);
+		}
+		t->heap_index = lb->nheap;
+		lb->heap[lb->nheap++] = t;
+	}
+	heap_fix(lb, t->heap_index);
+}
+
+/*
+ * Spectators notices are coalesced. A change of a game's spectator list is sent at once if no
+ * notice went to that game in the last SPECTATORS_INTERVAL milliseconds; otherwise one notice,
+ * with the list as it is by then, goes when the interval is over (lobby_wake(), woken through
+ * lobby_arm()). So a thousand spectators moving to a new game cost each receiver a few notices
+ * instead of a thousand, and watch/leave loops cannot make the server send a line to every
+ * spectator per request. The interval runs on ops->now (real time, even with test_clock).
+ */
+static void
+spectators_changed(struct lobby *lb, struct table *t)
+{
+	uint64_t now = lb->ops.now(lb->ops.arg);
+
+	if (t->spect_waiting)
+		return;
+	if (now >= t->spect_due) {
+		table_spectators_notify(t);
+		t->spect_due = now + SPECTATORS_INTERVAL;
+		return;
+	}
+	t->spect_waiting = 1;
+	t->spect_next = lb->spect_waiting;
+	lb->spect_waiting = t;
+}
+
+/* Send the waiting spectators notices that are due. */
+static void
+spectators_flush(struct lobby *lb)
+{
+	uint64_t now = lb->ops.now(lb->ops.arg);
+	struct table **pt = &lb->spect_waiting;
+
+	while (*pt != NULL) {
+		struct table *t = *pt;
+
+		if (now < t->spect_due) {
+			pt = &t->spect_next;
+			continue;
+		}
+		*pt = t->spect_next;
+		t->spect_waiting = 0;
+		t->spect_next = NULL;
+		table_spectators_notify(t);
+		t->spect_due = now + SPECTATORS_INTERVAL;
+	}
+}
+
+/* Take t off the list of waiting spectators notices (it is being freed). */
+static void
+spectators_forget(struct lobby *lb, struct table *t)
+{
+	for (struct table **pt = &lb->spect_waiting; *pt != NULL; pt = &(*pt)->spect_next) {
+		if (*pt == t) {
+			*pt = t->spect_next;
+			t->spect_waiting = 0;
+			return;
+		}
+	}
 }
 
 /* A presence notice about seat of t, to everyone else there. */
@@ -212,8 +414,12 @@ presence_send(struct lobby *lb, struct lobby_peer *peer, struct table *t, int se
 static void
 finished_touch(struct lobby *lb, struct table *t)
 {
-	if (t->status != TABLE_FINISHED)
+	if (t->status != TABLE_FINISHED || t->finish_counted)
 		return;
+	t->finish_counted = 1;
+	lb->nfinished++;
+	lb->prune_due = 1;
+	heap_remove(lb, t);
 	t->finished_serial = ++lb->finished_serial;
 	for (int i = 0; i < 2; i++)
 		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
@@ -239,7 +445,7 @@ session_leave(struct lobby *lb, struct session *s)
 		s->table = NULL;
 		if (s->peer != NULL) {
 			table_watcher_remove(t, s);
-			table_spectators_notify(t);
+			spectators_changed(lb, t);
 		}
 		return;
 	}
@@ -268,57 +474,53 @@ table_drop(struct lobby *lb, size_t i)
 		}
 	}
 	log_debug("game %s forgotten", t->id);
+	strmap_del(&lb->by_game, t->id);
+	if (t->is_private)
+		strmap_del(&lb->by_code, t->code);
+	heap_remove(lb, t);
+	if (t->spect_waiting)
+		spectators_forget(lb, t);
+	if (t->finish_counted)
+		lb->nfinished--;
 	table_free(t);
 	memmove(lb->tables + i, lb->tables + i + 1, (lb->ntables - i - 1) * sizeof *lb->tables);
 	lb->ntables--;
 }
 
-/* Forget the oldest finished games beyond keep_finished. */
+/*
+ * Forget the oldest finished games beyond keep_finished. Only after a game finished (prune_due):
+ * then one pass finds the oldest, usually the one table to drop.
+ */
 static void
 lobby_prune(struct lobby *lb)
 {
-	for (;;) {
-		size_t finished = 0, oldest = 0;
+	if (!lb->prune_due)
+		return;
+	lb->prune_due = 0;
+	while (lb->nfinished > lb->cfg.keep_finished) {
+		size_t oldest = SIZE_MAX;
 		uint64_t oldest_serial = UINT64_MAX;
 
 		for (size_t i = 0; i < lb->ntables; i++) {
 			struct table *t = lb->tables[i];
 
-			if (t->status != TABLE_FINISHED)
-				continue;
-			finished++;
-			if (t->finished_serial < oldest_serial) {
+			if (t->finish_counted && t->finished_serial < oldest_serial) {
 				oldest_serial = t->finished_serial;
 				oldest = i;
 			}
 		}
-		if (finished <= lb->cfg.keep_finished)
-			return;
+		assert(oldest != SIZE_MAX);
 		table_drop(lb, oldest);
 	}
 }
 
-/* Compare two strings in time that depends only on the length of b (the secret's length). */
-static int
-token_equal(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-	unsigned char diff = strlen(a) != n;
-
-	for (size_t i = 0; i < n; i++)
-		diff |= (unsigned char)(a[i] ^ b[i]) | (unsigned char)(a[i] == '\0');
-	return diff == 0;
-}
-
+/* The session of a token, or NULL (strmap's keyed hash and constant-time compare: strmap.h). */
 static struct session *
 session_find_token(struct lobby *lb, const char *token)
 {
 	if (strlen(token) != PROTOCOL_TOKEN_LEN)
 		return NULL;
-	for (size_t i = 0; i < lb->nsessions; i++)
-		if (token_equal(token, lb->sessions[i]->token))
-			return lb->sessions[i];
-	return NULL;
+	return strmap_get(&lb->by_token, token);
 }
 
 static struct session *
@@ -330,11 +532,7 @@ session_new(struct lobby *lb, const char *name)
 	snprintf(s->name, sizeof s->name, "%s", name);
 	osrand_text(s->token, PROTOCOL_TOKEN_LEN, "0123456789abcdef");
 	s->seat = -1;
-	if (lb->nsessions == lb->sessions_cap) {
-		lb->sessions_cap = lb->sessions_cap ? lb->sessions_cap * 2 : 64;
-		lb->sessions = xrealloc(lb->sessions, lb->sessions_cap * sizeof *lb->sessions);
-	}
-	lb->sessions[lb->nsessions++] = s;
+	sessions_add(lb, s);
 	return s;
 }
 
@@ -395,8 +593,10 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 	}
 	if (s->seat < 0 && !was_connected) {
 		table_watcher_add(t, s);
-		table_spectators_notify(t);
-	} else {
+		spectators_changed(lb, t);
+	}
+	if (s->seat >= 0 || was_connected || t->spect_waiting) {
+		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
 		json_t *o = msg_new(MSG_SPECTATORS, NULL);
 
 		json_object_set_new(o, "game", json_string(t->id));
@@ -448,27 +648,19 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 static struct table *
 table_lookup(struct lobby *lb, const struct msg *m)
 {
-	for (size_t i = 0; i < lb->ntables; i++) {
-		struct table *t = lb->tables[i];
+	struct table *t;
 
-		if (m->code != NULL) {
-			if (t->is_private && strcmp(t->code, m->code) == 0)
-				return t;
-		} else if (!t->is_private && strcmp(t->id, m->game) == 0) {
-			return t;
-		}
-	}
-	return NULL;
+	if (m->code != NULL)
+		return strmap_get(&lb->by_code, m->code);
+	t = strmap_get(&lb->by_game, m->game);
+	return t != NULL && !t->is_private ? t : NULL;
 }
 
 /* Whether a private game already uses this invite code. */
 static int
 code_used(struct lobby *lb, const char *code)
 {
-	for (size_t i = 0; i < lb->ntables; i++)
-		if (lb->tables[i]->is_private && strcmp(lb->tables[i]->code, code) == 0)
-			return 1;
-	return 0;
+	return strmap_get(&lb->by_code, code) != NULL;
 }
 
 /*
@@ -501,11 +693,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 			osrand_text(t->code, PROTOCOL_CODE_LEN, CODE_ALPHABET);
 		while (code_used(lb, t->code));
 	}
-	if (lb->ntables == lb->tables_cap) {
-		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
-		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
-	}
-	lb->tables[lb->ntables++] = t;
+	tables_add(lb, t);
 	if (seat < 0)
 		seat = (int)(osrand_u64() & 1);
 	table_seat(t, seat, s);
@@ -671,7 +859,7 @@ handle_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	table_watcher_add(t, s);
 	log_info("%s (%s) watches game %s", s->id, s->name, t->id);
 	send_msg(lb, peer, table_state_new(t, s, m->id));
-	table_spectators_notify(t);
+	spectators_changed(lb, t);
 }
 
 /*
@@ -757,7 +945,7 @@ handle_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	seq = table_play(t, mv);
 	log_debug("game %s: %s played %s", t->id, s->id, t->moves[t->nmoves - 1]);
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_MOVE, seq, m->id));
+	send_ok(lb, peer, MSG_MOVE, seq, m->id);
 	table_your_turn(t);
 }
 
@@ -772,7 +960,7 @@ handle_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	seq = table_finish(t, "win", 1 - s->seat, "resign");
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_RESIGN, seq, m->id));
+	send_ok(lb, peer, MSG_RESIGN, seq, m->id);
 }
 
 static void
@@ -789,7 +977,7 @@ handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
 		         s->table->id);
 	session_leave(lb, s);
-	send_msg(lb, peer, msg_ok_new(MSG_LEAVE, -1, m->id));
+	send_ok(lb, peer, MSG_LEAVE, -1, m->id);
 }
 
 static void
@@ -889,7 +1077,7 @@ handle_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			table_send(t, t->watchers[i], w);
 		wire_unref(w);
 	}
-	send_msg(lb, peer, msg_ok_new(MSG_SAY, seq, m->id));
+	send_ok(lb, peer, MSG_SAY, seq, m->id);
 }
 
 /* An offer event (draw_offered, draw_declined, rematch_*) by seat. Returns its seq. */
@@ -949,7 +1137,7 @@ handle_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		break;
 	}
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+	send_ok(lb, peer, m->type, seq, m->id);
 }
 
 /*
@@ -977,7 +1165,7 @@ handle_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	seq = table_finish(t, "aborted", -1, "abort");
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_ABORT, seq, m->id));
+	send_ok(lb, peer, MSG_ABORT, seq, m->id);
 }
 
 /* Claim the win or a draw when the opponent's grace ran out and it is still away. */
@@ -1003,7 +1191,7 @@ handle_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	seq = table_finish(t, m->claim_draw ? "draw" : "win", m->claim_draw ? -1 : s->seat,
 	                   "disconnect");
 	finished_touch(lb, t);
-	send_msg(lb, peer, msg_ok_new(MSG_CLAIM, seq, m->id));
+	send_ok(lb, peer, MSG_CLAIM, seq, m->id);
 }
 
 /*
@@ -1029,11 +1217,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 			osrand_text(n->code, PROTOCOL_CODE_LEN, CODE_ALPHABET);
 		while (code_used(lb, n->code));
 	}
-	if (lb->ntables == lb->tables_cap) {
-		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
-		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
-	}
-	lb->tables[lb->ntables++] = n;
+	tables_add(lb, n);
 	t->rematch_offer = -1;
 	ev = table_event_new(t, MSG_REMATCH_STARTED);
 	json_object_set_new(ev, "new_game", json_string(n->id));
@@ -1113,7 +1297,7 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		}
 		t->rematch_offer = -1;
 		seq = offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
-		send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+		send_ok(lb, peer, m->type, seq, m->id);
 		return;
 	}
 	if (t->computer[other] > 0) {
@@ -1146,7 +1330,7 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	t->rematch_offer = s->seat;
 	seq = offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
-	send_msg(lb, peer, msg_ok_new(m->type, seq, m->id));
+	send_ok(lb, peer, m->type, seq, m->id);
 }
 
 /* A history entry (PROTOCOL.md 7.6) of a stored game. Returns a new reference. */
@@ -1278,16 +1462,6 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	send_msg(lb, peer, o);
 }
 
-/* The table of game id, or NULL. */
-static struct table *
-table_by_id(struct lobby *lb, const char *id)
-{
-	for (size_t i = 0; i < lb->ntables; i++)
-		if (strcmp(lb->tables[i]->id, id) == 0)
-			return lb->tables[i];
-	return NULL;
-}
-
 /*
  * The computer's move arrives from the network layer, maybe long after it was asked for: the game
  * may be gone (pruned), over (the person resigned, a flag fell) or, in principle, past that ply.
@@ -1298,7 +1472,7 @@ table_by_id(struct lobby *lb, const char *id)
 void
 lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const char *move)
 {
-	struct table *t = table_by_id(lb, game_id);
+	struct table *t = strmap_get(&lb->by_game, game_id);
 	struct game_error gerr;
 	struct game_move mv;
 	int side;
@@ -1332,6 +1506,8 @@ lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const ch
 	finished_touch(lb, t);
 	table_your_turn(t);
 out:
+	if (t != NULL)
+		deadline_refresh(lb, t);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -1348,14 +1524,18 @@ handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	lb->virtual_ms += (uint64_t)m->advance_ms;
 	lobby_wake(lb);
 	lobby_tick(lb);
-	send_msg(lb, peer, msg_ok_new(MSG_TEST_CLOCK, -1, m->id));
+	send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);
 }
 
 void
 lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
+	struct table *before;
+
 	if (m->type == MSG_HELLO) {
 		handle_hello(lb, peer, m);
+		if (peer->session != NULL)
+			deadline_refresh(lb, peer->session->table);
 		lobby_prune(lb);
 		lobby_arm(lb);
 		return;
@@ -1364,6 +1544,8 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");
 		return;
 	}
+	/* a request changes the deadlines of the requester's game only, before and after it */
+	before = peer->session->table;
 	switch (m->type) {
 	case MSG_LIST:
 		handle_list(lb, peer, m);
@@ -1424,6 +1606,9 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		       msg_type_name(m->type));
 		break;
 	}
+	deadline_refresh(lb, before);
+	if (peer->session != NULL && peer->session->table != before)
+		deadline_refresh(lb, peer->session->table);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -1447,81 +1632,130 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 		return;
 	if (s->seat < 0) {
 		table_watcher_remove(t, s);
-		table_spectators_notify(t);
+		spectators_changed(lb, t);
 	} else if (t->status != TABLE_FINISHED) {
 		presence_notify(t, s->seat, 0);
 	}
+	deadline_refresh(lb, t);
 	lobby_arm(lb);
+}
+
+/*
+ * A live or adjourned game that none of its players has been connected at for longer than the
+ * linger time is over (aborted, reason abandoned), so that games nobody comes back to do not hold
+ * --max-games places forever. Checked once a second, so the end may come up to a second late.
+ * The computer, always connected, does not count: a game against it ends so when its person is
+ * away that long.
+ */
+static void
+table_desert_check(struct lobby *lb, struct table *t, uint64_t now)
+{
+	if ((t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
+	    (!t->computer[0] && table_connected(t, 0)) ||
+	    (!t->computer[1] && table_connected(t, 1))) {
+		t->deserted = 0;
+		return;
+	}
+	if (!t->deserted) {
+		t->deserted = 1;
+		t->deserted_since = now;
+		return;
+	}
+	if (now - t->deserted_since < lb->cfg.linger_ms)
+		return;
+	log_info("game %s: no player for %llu s", t->id,
+	         (unsigned long long)((now - t->deserted_since) / 1000));
+	table_finish(t, "aborted", -1, "abandoned");
+	finished_touch(lb, t);
 }
 
 void
 lobby_tick(struct lobby *lb)
 {
 	uint64_t now = lobby_now(lb);
+	size_t kept = 0;
 
-	for (size_t i = 0; i < lb->nsessions;) {
+	for (size_t i = 0; i < lb->nsessions; i++) {
 		struct session *s = lb->sessions[i];
 
 		if (s->peer != NULL || now - s->gone_at < lb->cfg.linger_ms ||
 		    (s->table != NULL && s->seat >= 0 &&
 		     (s->table->status == TABLE_LIVE || s->table->status == TABLE_ADJOURNED))) {
-			i++;
+			lb->sessions[kept++] = s;
 			continue;
 		}
 		log_info("%s (%s) expired", s->id, s->name);
 		session_leave(lb, s);
+		strmap_del(&lb->by_token, s->token);
+		strmap_del(&lb->by_player, s->id);
 		free(s);
-		memmove(lb->sessions + i, lb->sessions + i + 1,
-		        (lb->nsessions - i - 1) * sizeof *lb->sessions);
-		lb->nsessions--;
+	}
+	lb->nsessions = kept;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		table_desert_check(lb, lb->tables[i], now);
+		deadline_refresh(lb, lb->tables[i]);
 	}
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
 
 /*
- * Ask the network layer to wake us at the earliest deadline of all live games. A linear scan:
- * it costs a few comparisons per table and runs once per entry point.
+ * Ask the network layer to wake us at the earliest deadline: of all live games (the top of the
+ * deadline heap, in lobby time) and of the spectators notices that wait (real time).
  */
 static void
 lobby_arm(struct lobby *lb)
 {
-	uint64_t d = UINT64_MAX, now;
+	uint64_t delay = UINT64_MAX, now;
 
 	if (lb->ops.timer == NULL)
 		return;
-	for (size_t i = 0; i < lb->ntables; i++) {
-		uint64_t td = table_deadline(lb->tables[i]);
+	/* with test_clock, virtual time moves only with test_clock, which acts on what is due */
+	if (lb->nheap > 0 && !lb->cfg.test_clock) {
+		uint64_t d = lb->heap[0]->heap_deadline;
 
-		if (td < d)
-			d = td;
+		now = lobby_now(lb);
+		delay = d > now ? d - now : 0;
 	}
-	if (d == UINT64_MAX) {
-		lb->ops.timer(lb->ops.arg, UINT64_MAX);
-		return;
+	if (lb->spect_waiting != NULL) {
+		now = lb->ops.now(lb->ops.arg);
+		for (struct table *t = lb->spect_waiting; t != NULL; t = t->spect_next) {
+			uint64_t d = t->spect_due > now ? t->spect_due - now : 0;
+
+			if (d < delay)
+				delay = d;
+		}
 	}
-	if (lb->cfg.test_clock) {
-		/* virtual time moves only with test_clock, which acts on what is due itself */
-		lb->ops.timer(lb->ops.arg, UINT64_MAX);
-		return;
-	}
-	now = lobby_now(lb);
-	lb->ops.timer(lb->ops.arg, d > now ? d - now : 0);
+	lb->ops.timer(lb->ops.arg, delay);
 }
 
 void
 lobby_wake(struct lobby *lb)
 {
 	uint64_t now = lobby_now(lb);
+	struct table **due = NULL;
+	size_t ndue = 0, cap = 0;
 
-	for (size_t i = 0; i < lb->ntables; i++) {
-		struct table *t = lb->tables[i];
+	/* take the due tables off the heap first: acting on one may move the others */
+	while (lb->nheap > 0 && lb->heap[0]->heap_deadline <= now) {
+		struct table *t = lb->heap[0];
 
-		if (table_deadline(t) > now)
-			continue;
-		if (table_clock_check(t))
-			finished_touch(lb, t);
+		if (ndue == cap) {
+			cap = cap ? cap * 2 : 8;
+			due = xrealloc(due, cap * sizeof *due);
+		}
+		due[ndue++] = t;
+		heap_remove(lb, t);
 	}
+	for (size_t i = 0; i < ndue; i++) {
+		struct table *t = due[i];
+
+		if (table_deadline(t) <= now && table_clock_check(t))
+			finished_touch(lb, t);
+		deadline_refresh(lb, t);
+	}
+	free(due);
+	spectators_flush(lb);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -1551,16 +1785,6 @@ struct restore_ctx {
 	unsigned sessions;
 };
 
-static void
-tables_push(struct lobby *lb, struct table *t)
-{
-	if (lb->ntables == lb->tables_cap) {
-		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
-		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
-	}
-	lb->tables[lb->ntables++] = t;
-}
-
 /* store_load() callback: one stored game, replayed, becomes a table. */
 static int
 restore_game_cb(void *ctx, const struct store_game *g, const struct store_event *ev, size_t nev,
@@ -1577,7 +1801,7 @@ restore_game_cb(void *ctx, const struct store_game *g, const struct store_event 
 		rc->ended = xrealloc(rc->ended, rc->ended_cap * sizeof *rc->ended);
 	}
 	rc->ended[lb->ntables] = g->ended_ms;
-	tables_push(lb, t);
+	tables_add(lb, t);
 	if (t->serial > lb->serial)
 		lb->serial = t->serial;
 	if (id_number(t->id) >= lb->next_game)
@@ -1606,12 +1830,9 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 {
 	struct restore_ctx *rc = ctx;
 	struct lobby *lb = rc->lb;
-	struct table *t = NULL;
+	struct table *t = strmap_get(&lb->by_game, ss->game_id);
 	struct session *s;
 
-	for (size_t i = 0; i < lb->ntables && t == NULL; i++)
-		if (strcmp(lb->tables[i]->id, ss->game_id) == 0)
-			t = lb->tables[i];
 	if (t == NULL || !token_valid(ss->token) ||
 	    strcmp(t->seat_id[ss->seat], ss->player_id) != 0 || t->seat[ss->seat] != NULL ||
 	    session_find_token(lb, ss->token) != NULL) {
@@ -1631,11 +1852,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	s->table = t;
 	s->gone_at = lobby_now(lb);
 	t->seat[ss->seat] = s;
-	if (lb->nsessions == lb->sessions_cap) {
-		lb->sessions_cap = lb->sessions_cap ? lb->sessions_cap * 2 : 64;
-		lb->sessions = xrealloc(lb->sessions, lb->sessions_cap * sizeof *lb->sessions);
-	}
-	lb->sessions[lb->nsessions++] = s;
+	sessions_add(lb, s);
 	if (id_number(s->id) >= lb->next_player)
 		lb->next_player = id_number(s->id) + 1;
 	rc->sessions++;
@@ -1663,8 +1880,12 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 			idx[j - 1] = b;
 			idx[j] = a;
 		}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		lb->tables[idx[i]]->finished_serial = ++lb->finished_serial;
+		lb->tables[idx[i]]->finish_counted = 1;
+	}
+	lb->nfinished += n;
+	lb->prune_due = 1;
 	free(idx);
 }
 
@@ -1706,8 +1927,10 @@ lobby_restore(struct lobby *lb, struct store_error *err)
 	log_info("store: %d games rebuilt (%u unfinished), %u seated sessions back; next ids g%u, "
 	         "p%u",
 	         n, active_tables(lb), rc.sessions, lb->next_game, lb->next_player);
-	for (size_t i = 0; i < lb->ntables; i++)
+	for (size_t i = 0; i < lb->ntables; i++) {
+		deadline_refresh(lb, lb->tables[i]);
 		table_computer_think(lb->tables[i]); /* the computer to move thinks again */
+	}
 	lobby_arm(lb);
 	return n;
 }

@@ -46,8 +46,9 @@ struct lobby_ops {
 	uint64_t (*now)(void *arg);
 	/*
 	 * Optional (NULL): every game event, after it is numbered and encoded and before anybody
-	 * receives it. ev (the object) and w (its line, the very bytes everyone gets) are borrowed.
-	 * The hook of the durable store (durable.h).
+	 * receives it. w (its line, the very bytes everyone gets) and ev are borrowed: ev is the
+	 * event object, except for moved, whose line is written without one (table_play()): then
+	 * ev holds only its type, game, seq and move. The hook of the durable store (durable.h).
 	 */
 	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev,
 	              const struct wire *w);
@@ -148,9 +149,10 @@ enum table_status {
 	TABLE_ADJOURNED = 3, /* no clock, a player's grace ran out: waits for both players */
 };
 
-#define CHAT_KEEP   50    /* chat lines a table keeps for the state of late comers */
-#define CHAT_BURST  5     /* chat lines a session may send ... */
-#define CHAT_WINDOW 10000 /* ... within this many milliseconds */
+#define CHAT_KEEP           50    /* chat lines a table keeps for the state of late comers */
+#define CHAT_BURST          5     /* chat lines a session may send ... */
+#define CHAT_WINDOW         10000 /* ... within this many milliseconds */
+#define SPECTATORS_INTERVAL 500   /* ms: at most one spectators notice per game this often */
 
 struct session {
 	char id[16];                        /* "p12" */
@@ -209,6 +211,15 @@ struct table {
 	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
 	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
 	unsigned nkibitz;
+	/* the lobby's indexes and bookkeeping (lobby.c) */
+	size_t heap_index;        /* place in the lobby's deadline heap, SIZE_MAX when not in it */
+	uint64_t heap_deadline;   /* the deadline it is filed under there */
+	int finish_counted;       /* counted among the lobby's finished games */
+	int deserted;             /* live or adjourned with neither player connected at it ... */
+	uint64_t deserted_since;  /* ... since then (lobby time) */
+	int spect_waiting;        /* a spectators notice waits (coalesced), on the lobby's list */
+	uint64_t spect_due;       /* ops->now time before which no spectators notice goes */
+	struct table *spect_next; /* the lobby's list of tables whose notice waits */
 };
 
 /*

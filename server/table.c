@@ -3,9 +3,10 @@
  *
  * A table owns its game value, its move list and its event log (one wire reference per event).
  * It does not own sessions: it points at the seated ones and the connected spectators, and the
- * lobby detaches them before a table is freed. Events are made in exactly one place,
- * table_emit(): the seq is the log's length plus one, the event is encoded once, and the same
- * wire goes to the log, to the store hook and to every receiver. Reconnection replays the log, so
+ * lobby detaches them before a table is freed. Events go out in exactly one place, emit_line()
+ * (behind table_emit(), and table_play() for moved, which is written without a jansson tree):
+ * the seq is the log's length plus one, the event is encoded once, and the same wire goes to the
+ * log, to the store hook and to every receiver. Reconnection replays the log, so
  * a resumed client gets the very bytes the others got. Part of the game layer: no libuv here.
  *
  * Clocks. The server owns them and they live on the game layer's monotonic time (lobby_time()).
@@ -59,6 +60,7 @@ table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *
 	t->winner = -1;
 	t->draw_offer = -1;
 	t->rematch_offer = -1;
+	t->heap_index = SIZE_MAX;
 	t->timed = base_ms > 0;
 	t->base_ms = base_ms;
 	t->inc_ms = inc_ms;
@@ -321,24 +323,34 @@ table_event_new(const struct table *t, enum msg_type type)
 	return ev;
 }
 
-int64_t
-table_emit(struct table *t, json_t *ev, const struct session *skip)
+/*
+ * Emit the next event: w is its line (stolen: the log keeps that reference), ev the object for
+ * the store hook (borrowed; for moved only the members the hook reads). Returns its seq.
+ */
+static int64_t
+emit_line(struct table *t, const json_t *ev, struct wire *w, const struct session *skip)
 {
 	const struct lobby_ops *ops = lobby_ops(t->lobby);
 	int64_t seq = table_seq(t) + 1;
-	struct wire *w;
 
 	assert(json_integer_value(json_object_get(ev, "seq")) == seq);
-	w = wire_encode(ev);
 	if (ops->event != NULL)
 		ops->event(ops->arg, t, seq, ev, w);
-	json_decref(ev);
 	if (t->nlog == t->log_cap) {
 		t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
 		t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);
 	}
-	t->log[t->nlog++] = w; /* the log keeps the creation reference */
+	t->log[t->nlog++] = w;
 	table_broadcast(t, w, skip);
+	return seq;
+}
+
+int64_t
+table_emit(struct table *t, json_t *ev, const struct session *skip)
+{
+	int64_t seq = emit_line(t, ev, wire_encode(ev), skip);
+
+	json_decref(ev);
 	return seq;
 }
 
@@ -661,7 +673,8 @@ table_your_turn(struct table *t)
 {
 	struct game_move moves[GAME_MOVES_MAX];
 	struct session *s;
-	json_t *o, *list;
+	const char **list;
+	char *text;
 	struct wire *w;
 	int n;
 
@@ -675,19 +688,17 @@ table_your_turn(struct table *t)
 	if (s == NULL || s->peer == NULL)
 		return;
 	n = game_moves(&t->game, moves);
-	list = json_array();
+	/* one block: the n pointers, then the n texts they point at */
+	list = xmalloc((size_t)n * (sizeof *list + GAME_MOVE_TEXT) + 1);
+	text = (char *)(list + n);
 	for (int i = 0; i < n; i++) {
-		char text[GAME_MOVE_TEXT];
-
-		if (game_move_format(t->kind, moves[i], text, sizeof text) < 0)
+		list[i] = text + (size_t)i * GAME_MOVE_TEXT;
+		if (game_move_format(t->kind, moves[i], text + (size_t)i * GAME_MOVE_TEXT,
+		                     GAME_MOVE_TEXT) < 0)
 			abort();
-		json_array_append_new(list, json_string(text));
 	}
-	o = msg_new(MSG_YOUR_TURN, NULL);
-	json_object_set_new(o, "game", json_string(t->id));
-	json_object_set_new(o, "seq", json_integer(table_seq(t)));
-	json_object_set_new(o, "moves", list);
-	w = wire_encode_steal(o);
+	w = msg_your_turn_wire(t->id, table_seq(t), list, (size_t)n);
+	free(list);
 	table_send(t, s, w);
 	wire_unref(w);
 }
@@ -834,7 +845,9 @@ int64_t
 table_play(struct table *t, struct game_move m)
 {
 	int side = game_side(&t->game);
-	char text[GAME_MOVE_TEXT];
+	char text[GAME_MOVE_TEXT], position[GAME_TEXT_MAX];
+	struct game_outcome o;
+	struct msg_moved mv;
 	int64_t seq;
 	json_t *ev;
 
@@ -852,20 +865,33 @@ table_play(struct table *t, struct game_move m)
 		t->moves = xrealloc(t->moves, t->moves_cap * sizeof *t->moves);
 	}
 	memcpy(t->moves[t->nmoves++], text, sizeof text);
+	/* the line of the one event of every move is written directly (msg_moved_wire()) */
+	if (game_format(&t->game, position, sizeof position) < 0)
+		abort();
+	memset(&mv, 0, sizeof mv);
+	mv.game = t->id;
+	mv.seq = table_seq(t) + 1;
+	mv.by = game_side_name(t->kind, side);
+	mv.move = text;
+	mv.ply = (int64_t)t->nmoves;
+	mv.position = position;
+	mv.to_move = game_over(&t->game) ? NULL : game_side_name(t->kind, game_side(&t->game));
+	for (int i = 0; i < 2; i++) {
+		mv.side[i] = game_side_name(t->kind, i);
+		mv.clocks[i] = t->remaining[i];
+	}
+	if (t->kind == GAME_HOKITO) {
+		game_outcome(&t->game, &o);
+		mv.has_scores = 1;
+		mv.scores[0] = o.score[0];
+		mv.scores[1] = o.score[1];
+	}
+	mv.has_clocks = t->timed;
+	/* the store hook reads the type and the move; it gets the whole event as the line */
 	ev = table_event_new(t, MSG_MOVED);
-	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, side)));
 	json_object_set_new(ev, "move", json_string(text));
-	json_object_set_new(ev, "ply", json_integer((json_int_t)t->nmoves));
-	json_object_set_new(ev, "position", position_new(&t->game));
-	json_object_set_new(ev, "to_move",
-	                    game_over(&t->game)
-	                            ? json_null()
-	                            : json_string(game_side_name(t->kind, game_side(&t->game))));
-	if (t->kind == GAME_HOKITO)
-		json_object_set_new(ev, "scores", current_scores_new(t));
-	if (t->timed)
-		json_object_set_new(ev, "clocks", table_clocks_new(t));
-	seq = table_emit(t, ev, NULL);
+	seq = emit_line(t, ev, msg_moved_wire(&mv), NULL);
+	json_decref(ev);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
 	return seq;

@@ -436,6 +436,52 @@ def quick_by_clock(t, srv):
         cl.close()
 
 
+def abandoned(t, srv):
+    """A live game nobody is connected at for --linger (300 s) is over: aborted, abandoned."""
+    gm = Game(srv, None)
+    gm.move(gm.a)
+    seen = gm.c.wait_for("moved")["seq"]
+    token = gm.a.token
+    gm.a.close()
+    gm.b.close()
+    gm.c.wait_for("presence")
+    gm.c.wait_for("presence")
+    gm.advance(1)  # the next check marks the game deserted
+    gm.advance(298000)
+    t.ok(all(m["type"] != "game_over" for m in peek(gm.c)),
+         "a game whose players are both away is kept for the linger time")
+    gm.advance(3000)
+    over = gm.c.wait_for("game_over")
+    t.ok(over["result"] == "aborted" and over["winner"] is None and over["reason"] == "abandoned",
+         "then it is over: aborted, abandoned", over)
+    a2 = srv.connect()
+    w = a2.ask({"type": "hello", "protocol": 1, "token": token, "last_seq": seen})
+    got = a2.wait_for("game_over")
+    t.ok(w["type"] == "welcome" and w["resumed"] and got == over,
+         "a player who comes back in time still gets the game_over", (w, got))
+    a2.close()
+    gm.close()
+
+
+def spectators_coalesced(t, srv):
+    """Many watch requests close together: a few spectators notices, the last one up to date."""
+    gm = Game(srv, None)
+    watchers = [srv.connect("w%d" % i) for i in range(30)]
+    for w in watchers:
+        w.send({"type": "watch", "game": gm.g})
+    got = [m for m in gm.a.drain(1.5) if m["type"] == "spectators"]
+    t.ok(0 < len(got) <= 8 and got[-1]["spectators"]["count"] == 31,
+         "30 watchers in a burst: %d spectators notices to a player, the last with 31" % len(got),
+         [m["spectators"]["count"] for m in got])
+    for w in watchers:
+        w.close()
+    got = [m for m in gm.a.drain(1.5) if m["type"] == "spectators"]
+    t.ok(0 < len(got) <= 8 and got[-1]["spectators"]["count"] == 1,
+         "30 spectators gone in a burst: %d notices, the last with 1" % len(got),
+         [m["spectators"]["count"] for m in got])
+    gm.close()
+
+
 def no_test_clock(t):
     srv = Server()
     try:
@@ -464,6 +510,8 @@ def main():
         t.run("replay", replay_new_events, t, srv)
         t.run("bad values", bad_values, t, srv)
         t.run("quick by clock", quick_by_clock, t, srv)
+        t.run("abandoned", abandoned, t, srv)
+        t.run("spectators coalesced", spectators_coalesced, t, srv)
     finally:
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0", "".join(srv.log[-30:]))

@@ -374,6 +374,114 @@ TEST(wire_refcount)
 	wire_unref(t);
 }
 
+/* Whether wire a holds exactly the bytes of wire_encode(o); frees both. Steals o. */
+static int
+wire_same(struct wire *a, json_t *o)
+{
+	struct wire *b = wire_encode_steal(o);
+	int same = a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+
+	if (!same)
+		printf("# fast: %.*s# jansson: %.*s", (int)a->len, a->data, (int)b->len, b->data);
+	wire_unref(a);
+	wire_unref(b);
+	return same;
+}
+
+TEST(wire_builder_strings)
+{
+	static const char *const texts[] = {
+	        "",
+	        "g12",
+	        "a\"b\\c/d",
+	        "tab\tnl\ncr\rbs\bff\f",
+	        "\x01\x1f\x7f",
+	        "caf\xc3\xa9",
+	        "\xe2\x80\xa8 \xf0\x9f\x98\x80",
+	        "w2,w2,w1/b3 b",
+	};
+
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		struct wire_builder b;
+
+		wire_builder_init(&b, 1);
+		wire_builder_raw(&b, "[", 1);
+		wire_builder_str(&b, texts[i]);
+		wire_builder_raw(&b, "]", 1);
+		ASSERT(wire_same(wire_builder_finish(&b), json_pack("[s]", texts[i])));
+	}
+}
+
+TEST(wire_fast_ok)
+{
+	json_t *ids[] = {NULL, json_integer(7), json_string("m\u00e9\"1"), json_integer(-3)};
+
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		for (int64_t seq = -1; seq < 200; seq += 57) {
+			ASSERT(wire_same(msg_ok_wire(MSG_MOVE, seq, ids[i]),
+			                 msg_ok_new(MSG_MOVE, seq, ids[i])));
+			ASSERT(wire_same(msg_ok_wire(MSG_SAY, seq, ids[i]),
+			                 msg_ok_new(MSG_SAY, seq, ids[i])));
+		}
+		json_decref(ids[i]);
+	}
+}
+
+TEST(wire_fast_moved)
+{
+	for (int v = 0; v < 8; v++) {
+		struct msg_moved mv = {
+		        .game = "g123",
+		        .seq = 40 + v,
+		        .by = v & 1 ? "white" : "pink",
+		        .move = "b2-c3",
+		        .ply = 17,
+		        .position = "w2,w2,w1,w1,w1,w2/w2,w3,w3,w2,w1,w3/b3,b1,b1,b1,b2,b2 b",
+		        .to_move = v & 2 ? NULL : "black",
+		        .side = {v & 1 ? "black" : "pink", v & 1 ? "white" : "black"},
+		        .has_scores = v & 1,
+		        .scores = {36, 29},
+		        .has_clocks = v & 4,
+		        .clocks = {293000, 0},
+		};
+		json_t *o = msg_new(MSG_MOVED, NULL);
+
+		json_object_set_new(o, "game", json_string(mv.game));
+		json_object_set_new(o, "seq", json_integer(mv.seq));
+		json_object_set_new(o, "by", json_string(mv.by));
+		json_object_set_new(o, "move", json_string(mv.move));
+		json_object_set_new(o, "ply", json_integer(mv.ply));
+		json_object_set_new(o, "position", json_string(mv.position));
+		json_object_set_new(o, "to_move",
+		                    mv.to_move ? json_string(mv.to_move) : json_null());
+		if (mv.has_scores)
+			json_object_set_new(o, "scores",
+			                    json_pack("{s:I,s:I}", mv.side[0], mv.scores[0],
+			                              mv.side[1], mv.scores[1]));
+		if (mv.has_clocks)
+			json_object_set_new(o, "clocks",
+			                    json_pack("{s:I,s:I}", mv.side[0], mv.clocks[0],
+			                              mv.side[1], mv.clocks[1]));
+		ASSERT(wire_same(msg_moved_wire(&mv), o));
+	}
+}
+
+TEST(wire_fast_your_turn)
+{
+	static const char *const moves[] = {"a1-b2", "c3", "a1-a6", "X b2 c3", "pass"};
+
+	for (size_t n = 0; n <= sizeof moves / sizeof moves[0]; n++) {
+		json_t *o = msg_new(MSG_YOUR_TURN, NULL), *list = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(list, json_string(moves[i]));
+		json_object_set_new(o, "game", json_string("g9"));
+		json_object_set_new(o, "seq", json_integer(12));
+		json_object_set_new(o, "moves", list);
+		ASSERT(wire_same(msg_your_turn_wire("g9", 12, moves, n), o));
+	}
+}
+
 int
 main(void)
 {
@@ -388,5 +496,9 @@ main(void)
 	RUN(protocol_error_names);
 	RUN(protocol_names);
 	RUN(wire_refcount);
+	RUN(wire_builder_strings);
+	RUN(wire_fast_ok);
+	RUN(wire_fast_moved);
+	RUN(wire_fast_your_turn);
 	TEST_END();
 }
