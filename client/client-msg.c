@@ -509,6 +509,8 @@ client_replay_load(struct client *c, const char *id, const char *text, size_t le
 		return rc;
 	}
 	r->active = 1;
+	r->gen++;
+	memset(r->eval, 0, sizeof r->eval);
 	snprintf(r->id, sizeof r->id, "%s", id);
 	client_replay_seek(c, 0);
 	return 0;

@@ -4,7 +4,10 @@
  * This module owns the terminal while curses mode is on: it draws the lobby, the board with its
  * side panel (players, turn, scores or reserves, moves, spectators, the stack under the cursor),
  * the overlays (help, stack, create form, game over, confirmations) and the two bottom lines
- * (notice and key hints), and it turns keys and mouse clicks into selections and requests. Input
+ * (notice and key hints), and it turns keys and mouse clicks into selections and requests. Two
+ * pages sit over the lobby and the game: the history of finished games (a page of the server's
+ * history at a time) and the replay of a game from its record, stepping through its positions
+ * with the evaluation of each (client-eval.c computes them off the loop thread). Input
  * comes from a uv_poll on standard input, so curses and the socket share one libuv loop; a
  * SIGWINCH watcher resizes the screen. It reads struct client_state and never changes it: every
  * action goes through client_request_*. A repeating timer redraws the screen while a game is shown,
@@ -56,6 +59,15 @@ enum {
 	PAIR_MARK_ON_LIGHT, /* marker dots on a light square */
 };
 
+/* What the screen shows: the lobby or the game (as the client's state says), or a page over it. */
+enum page {
+	PAGE_MAIN = 0, /* the lobby, or the game we are at */
+	PAGE_HISTORY,  /* the finished games, a page at a time */
+	PAGE_REPLAY,   /* a game replayed from its record */
+};
+
+#define HISTORY_PAGE 20 /* games asked for at a time */
+
 /* What the keyboard is feeding. */
 enum mode {
 	MODE_NORMAL = 0,
@@ -105,11 +117,17 @@ struct screen {
 	int field;                  /* create form: field under the cursor */
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
 	int f_clock;                              /* create form: index in clock_choices */
-	int f_opponent, f_level; /* create form: 1 for the computer; its level - 1 */
-	int by, bx, cw, ch;      /* board origin and cell size, for mouse hits */
-	int list_y;              /* lobby: screen row of the first entry */
-	int list_top;            /* lobby: first entry shown */
-	int had_table;           /* the table was active at the last draw */
+	int f_opponent, f_level;         /* create form: 1 for the computer; its level - 1 */
+	int by, bx, cw, ch;              /* board origin and cell size, for mouse hits */
+	int list_y;                      /* lobby: screen row of the first entry */
+	int list_top;                    /* lobby: first entry shown */
+	int had_table;                   /* the table was active at the last draw */
+	enum page page;                  /* the page shown */
+	enum page replay_back;           /* where leaving the replay goes */
+	int hrow, htop;                  /* history: highlighted row, first row shown */
+	int64_t hoffset;                 /* history: offset of the page asked for */
+	uint64_t hstamp;                 /* history: c->history_stamp when it was asked for */
+	char replay_want[CLIENT_ID_MAX]; /* replay: the game whose record was asked for */
 };
 
 static struct screen *screen_atexit; /* the screen to restore at exit, if still on */
@@ -331,7 +349,12 @@ draw_title(struct screen *s)
 		link = "connecting...";
 		break;
 	}
-	if (t->active)
+	if (s->page == PAGE_REPLAY)
+		snprintf(left, sizeof left, " hokito %s replay of game %s",
+		         glyph(s, "\xc2\xb7", "-"), s->replay_want);
+	else if (s->page == PAGE_HISTORY)
+		snprintf(left, sizeof left, " hokito %s history", glyph(s, "\xc2\xb7", "-"));
+	else if (t->active)
 		snprintf(left, sizeof left, " hokito %s %s %s %s game %s",
 		         glyph(s, "\xc2\xb7", "-"), t->kind == GAME_OXONO ? "OXONO" : "HOKITO",
 		         t->variant, glyph(s, "\xc2\xb7", "-"), t->id);
@@ -424,15 +447,17 @@ square_origin(const struct screen *s, int sq, int *y, int *x)
 	*x = s->bx + (sq % 6) * s->cw;
 }
 
-/* The squares of the last move, for a light highlight: HOKITO from/to, OXONO totem and pawn. */
+/*
+ * The squares of a move (its text, or NULL for none), for a light highlight: HOKITO from/to,
+ * OXONO totem and pawn.
+ */
 static void
-last_move_squares(const struct client_table *t, int out[3])
+last_move_squares(enum game_kind kind, const char *m, int out[3])
 {
 	out[0] = out[1] = out[2] = -1;
-	if (t->nmoves == 0)
+	if (m == NULL)
 		return;
-	const char *m = t->moves[t->nmoves - 1];
-	if (t->kind == GAME_HOKITO) {
+	if (kind == GAME_HOKITO) {
 		const char *dash = strrchr(m, '-');
 		out[0] = game_square_parse(m);
 		if (dash != NULL)
@@ -446,22 +471,24 @@ last_move_squares(const struct client_table *t, int out[3])
 			out[i] = -1;
 }
 
-/* Draw one square: background, piece chip, height, markers. */
+/*
+ * Draw one square of g: background, piece chip, height, markers. cursor: whether the board cursor
+ * (and the selection) is shown.
+ */
 static void
-draw_square(struct screen *s, int sq, const int last[3])
+draw_square(struct screen *s, const struct game *g, int sq, const int last[3], int cursor)
 {
-	const struct client_table *t = &s->c->st.table;
 	struct client_cell cell;
 	int y, x, light = ((sq / 6) + (sq % 6)) % 2 == 1;
-	int is_cursor = sq == s->cursor && t->active;
-	int is_sel = sq == s->sel || sq == s->totem_to;
-	int is_dest = s->dest[sq];
+	int is_cursor = sq == s->cursor && cursor;
+	int is_sel = cursor && (sq == s->sel || sq == s->totem_to);
+	int is_dest = cursor && s->dest[sq];
 	int is_last = sq == last[0] || sq == last[1];
 	attr_t bg;
 	char chip[8];
 	int mid;
 
-	client_state_cell(&t->game, sq, &cell);
+	client_state_cell(g, sq, &cell);
 	square_origin(s, sq, &y, &x);
 	if (is_cursor)
 		bg = pair(s, PAIR_CURSOR);
@@ -503,7 +530,7 @@ draw_square(struct screen *s, int sq, const int last[3])
 		attr_t a = pair(s, cell.colour ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
 		if (!s->colour && cell.colour == 1)
 			a = A_BOLD;
-		if (t->kind == GAME_HOKITO)
+		if (g->kind == GAME_HOKITO)
 			snprintf(chip, sizeof chip, "%c%d", cell.colour ? 'W' : 'B', cell.value);
 		else
 			snprintf(chip, sizeof chip, "%c%c", cell.colour ? 'B' : 'P',
@@ -528,13 +555,13 @@ draw_square(struct screen *s, int sq, const int last[3])
 	attroff(bg);
 }
 
+/* The board of g, the squares of move last_move (text or NULL) marked; with the cursor or not. */
 static void
-draw_board(struct screen *s)
+draw_board(struct screen *s, const struct game *g, const char *last_move, int cursor)
 {
-	const struct client_table *t = &s->c->st.table;
 	int last[3];
 
-	last_move_squares(t, last);
+	last_move_squares(g->kind, last_move, last);
 	attron(A_BOLD);
 	for (int f = 0; f < 6; f++) {
 		put(s->by - 1, s->bx + f * s->cw + s->cw / 2, 0, "%c", 'a' + f);
@@ -545,7 +572,7 @@ draw_board(struct screen *s)
 		put(s->by + (5 - r) * s->ch + (s->ch == 3 ? 1 : 0), s->bx - 2, 0, "%d", r + 1);
 	attroff(A_BOLD);
 	for (int sq = 0; sq < GAME_SQUARES; sq++)
-		draw_square(s, sq, last);
+		draw_square(s, g, sq, last, cursor);
 }
 
 /* A small chip for a side, as on the board. */
@@ -814,6 +841,7 @@ draw_help(struct screen *s)
 	        "A               abort (before your first move)",
 	        "c / C           claim the win / a draw (opponent gone)",
 	        "n               rematch (offer or accept), after the game",
+	        "v               replay the game, after it is over",
 	        "t               chat",
 	        "q               leave the game, back to the lobby",
 	        "Q / Ctrl-C      quit hokito",
@@ -835,10 +863,36 @@ draw_help(struct screen *s)
 	        "P               quick pairing (OXONO)",
 	        "i               join by game id or invite code",
 	        "r               refresh the list",
+	        "h               finished games: replay them",
 	        "q / Ctrl-C      quit",
 	        NULL,
 	};
-	const char *const *lines = s->c->st.table.active ? game_lines : lobby_lines;
+	static const char *const history_lines[] = {
+	        "Up/Down, j/k    choose a game",
+	        "Enter           replay it",
+	        "n / PgDn        older games (next page)",
+	        "p / PgUp        newer games (previous page)",
+	        "r               ask again",
+	        "q / Esc         back to the lobby",
+	        NULL,
+	};
+	static const char *const replay_lines[] = {
+	        "Right, l, Space  next move",
+	        "Left, h          previous move",
+	        "PgDn / PgUp      10 moves on / back",
+	        "Home, g, 0       the start",
+	        "End, G, $        the end",
+	        "q / Esc          back",
+	        "",
+	        "Eval: the position judged by a short search",
+	        "(depth 4) from here: who is ahead and by how",
+	        "much, or the result it proves with best play.",
+	        NULL,
+	};
+	const char *const *lines = s->page == PAGE_REPLAY    ? replay_lines
+	                           : s->page == PAGE_HISTORY ? history_lines
+	                           : s->c->st.table.active   ? game_lines
+	                                                     : lobby_lines;
 	int n = 0, w = 58, h, y, x;
 
 	while (lines[n] != NULL)
@@ -879,7 +933,7 @@ draw_over(struct screen *s)
 		attroff(A_BOLD);
 	}
 	attron(A_DIM);
-	putn(y + h - 2, x + 2, w - 4, "Enter: lobby   Esc: the board");
+	putn(y + h - 2, x + 2, w - 4, "Enter lobby  v replay  Esc board");
 	attroff(A_DIM);
 }
 
@@ -899,7 +953,7 @@ draw_game(struct screen *s)
 	if (pw > 46)
 		pw = 46;
 	screen_kind_colours(s, t->kind);
-	draw_board(s);
+	draw_board(s, &t->game, t->nmoves > 0 ? t->moves[t->nmoves - 1] : NULL, 1);
 	draw_panel(s, px, pw);
 	if (s->stack)
 		draw_stack(s);
@@ -916,8 +970,9 @@ draw_game(struct screen *s)
 		        "q", "leave", "t",      "chat",   NULL,
 		};
 		static const char *const over[] = {
-		        "Enter", "lobby", "Esc", "board",   "s", "stack", "?",  "help",
-		        "Q",     "quit",  "n",   "rematch", "t", "chat",  NULL,
+		        "Enter", "lobby", "v", "replay", "Esc", "board",
+		        "s",     "stack", "?", "help",   "n",   "rematch",
+		        "t",     "chat",  "Q", "quit",   NULL,
 		};
 		draw_hints(s, t->over ? over : t->seat >= 0 ? play : watch);
 	}
@@ -1072,14 +1127,323 @@ draw_lobby(struct screen *s)
 	}
 	{
 		static const char *const keys[] = {
-		        "Enter", "join/watch", "w", "watch",      "c",  "create",
-		        "p",     "quick",      "i", "by id/code", "r",  "refresh",
-		        "?",     "help",       "q", "quit",       NULL,
+		        "Enter", "join/watch", "w",  "watch",   "c", "create",  "p", "quick",
+		        "i",     "by id/code", "h",  "history", "r", "refresh", "?", "help",
+		        "q",     "quit",       NULL,
 		};
 		draw_hints(s, keys);
 	}
 	if (s->mode == MODE_CREATE)
 		draw_create(s);
+}
+
+/* The history page: finished games, most recent first, HISTORY_PAGE at a time. */
+static void
+draw_history(struct screen *s)
+{
+	const struct client *c = s->c;
+	int y = 2, w = COLS, show;
+
+	attron(A_BOLD);
+	put(y, 1, w - 1, "Finished games");
+	attroff(A_BOLD);
+	if (c->history_stamp != s->hstamp && c->history_total > 0)
+		put(y, 17, w - 18, "%lld to %lld of %lld, most recent first",
+		    (long long)c->history_offset + 1, (long long)(c->history_offset + c->nhistory),
+		    (long long)c->history_total);
+	y += 2;
+	attron(A_UNDERLINE | A_BOLD);
+	blank(y, 1, w - 2);
+	put(y, 1, w - 2, " %-8s %s", "ID", "GAME");
+	attroff(A_UNDERLINE | A_BOLD);
+	y++;
+	show = LINES - 3 - y;
+	if (s->hrow >= c->nhistory)
+		s->hrow = c->nhistory - 1;
+	if (s->hrow < 0)
+		s->hrow = 0;
+	if (s->hrow < s->htop)
+		s->htop = s->hrow;
+	if (s->hrow >= s->htop + show)
+		s->htop = s->hrow - show + 1;
+	if (c->history_stamp == s->hstamp || c->nhistory == 0) {
+		attron(A_DIM);
+		put(y + 1, 3, w - 4, "%s",
+		    c->history_stamp == s->hstamp ? "Asking the server..."
+		                                  : "No finished games on this server yet.");
+		attroff(A_DIM);
+	} else {
+		for (int i = s->htop; i < c->nhistory && y < LINES - 3; i++, y++) {
+			if (i == s->hrow)
+				attron(A_REVERSE);
+			blank(y, 1, w - 2);
+			put(y, 1, w - 2, " %-8.8s %s", c->history[i].id, c->history[i].line);
+			attroff(A_REVERSE);
+		}
+	}
+	{
+		static const char *const keys[] = {
+		        "Enter", "replay", "Up/Down", "choose", "n/PgDn", "older", "p/PgUp",
+		        "newer", "r",      "refresh", "q",      "lobby",  NULL,
+		};
+		draw_hints(s, keys);
+	}
+}
+
+/* The replay's move list, two plies a row, the current move shown in reverse video. */
+static void
+draw_replay_moves(struct screen *s, const struct client_replay *rp, int y, int bottom, int px,
+                  int pw)
+{
+	int n = (int)rp->rec.nmoves, rows = (n + 1) / 2, room = bottom - y;
+	int cur = (int)rp->ply - 1, first = 0;
+	char text[GAME_MOVE_TEXT];
+
+	if (rows > room) {
+		/* keep the current move's row in view, a little below the top */
+		first = cur / 2 - room / 3;
+		if (first > rows - room)
+			first = rows - room;
+		if (first < 0)
+			first = 0;
+	}
+	for (int r = first; r < rows && y < bottom; r++, y++) {
+		put(y, px, 0, "%3d.", r + 1);
+		for (int k = 0; k < 2 && 2 * r + k < n; k++) {
+			int i = 2 * r + k;
+			game_move_format(rp->rec.kind, rp->rec.moves[i], text, sizeof text);
+			if (i == cur)
+				attron(A_REVERSE | A_BOLD);
+			put(y, px + 5 + 13 * k, 0, "%s%s%s", i == cur ? "[" : " ", text,
+			    i == cur ? "]" : " ");
+			attroff(A_REVERSE | A_BOLD);
+		}
+	}
+	(void)pw;
+}
+
+/* The replay page: the board at the current move, the players, the result, the evaluation. */
+static void
+draw_replay(struct screen *s)
+{
+	struct client *c = s->c;
+	const struct client_replay *rp = &c->replay;
+	const struct record *rec = &rp->rec;
+	const struct client_eval *e;
+	struct game_outcome o;
+	char buf[192], last[GAME_MOVE_TEXT];
+	int px, pw, y = 2, reserve[2][2];
+
+	{
+		static const char *const keys[] = {
+		        "Left/Right", "step", "Home/End", "start/end", "PgUp/PgDn", "10 moves",
+		        "q",          "back", "?",        "help",      NULL,
+		};
+		draw_hints(s, keys);
+	}
+	if (!rp->active || strcmp(rp->id, s->replay_want) != 0) {
+		attron(A_DIM);
+		put(3, 3, COLS - 4, "Asking the server for the record of game %s...",
+		    s->replay_want);
+		attroff(A_DIM);
+		return;
+	}
+	client_eval_kick(c);
+	s->cw = COLS >= 3 + 36 + 2 + PANEL_MIN ? 6 : 5;
+	s->ch = LINES >= 24 ? 3 : 2;
+	s->by = 3;
+	s->bx = 3;
+	px = s->bx + 6 * s->cw + 3;
+	pw = COLS - px - 1;
+	if (pw > 46)
+		pw = 46;
+	screen_kind_colours(s, rec->kind);
+	if (rp->ply > 0)
+		game_move_format(rec->kind, rec->moves[rp->ply - 1], last, sizeof last);
+	draw_board(s, &rp->pos, rp->ply > 0 ? last : NULL, 0);
+
+	attron(A_BOLD);
+	put(y, px, pw, "Replay of game %s", rp->id);
+	attroff(A_BOLD);
+	y++;
+	put(y, px, pw, "%s %s%s%s", rec->kind == GAME_OXONO ? "OXONO" : "HOKITO",
+	    rec->variant[0] ? rec->variant : "standard", rec->date[0] ? ", " : "", rec->date);
+	y += 2;
+	game_outcome(&rp->pos, &o);
+	client_state_reserves(&rp->pos, reserve);
+	for (int i = 0; i < 2; i++, y++) {
+		int tomove = !game_over(&rp->pos) && game_side(&rp->pos) == i;
+		attron(A_BOLD);
+		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
+		attroff(A_BOLD);
+		draw_side_chip(s, y, px + 2, rec->kind, i);
+		put(y, px + 6, 0, "%-6s", client_state_side_name(rec->kind, i));
+		putn(y, px + 13, pw - 13 - 11, rec->player[i][0] ? rec->player[i] : "?");
+		if (rec->kind == GAME_HOKITO)
+			put(y, px + pw - 10, 0, "%10d", o.score[i]);
+		else
+			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
+	}
+	y++;
+	if (rec->result == RECORD_UNFINISHED)
+		snprintf(buf, sizeof buf, "Result: not over%s%s", rec->reason[0] ? ", " : "",
+		         rec->reason);
+	else if (rec->result == RECORD_DRAW)
+		snprintf(buf, sizeof buf, "Result: draw (%s)", rec->reason);
+	else
+		snprintf(buf, sizeof buf, "Result: %s wins (%s)",
+		         record_result_name(rec->kind, rec->result), rec->reason);
+	putn(y++, px, pw, buf);
+	attron(A_BOLD);
+	if (rp->ply == 0)
+		put(y, px, pw, "Move 0 of %zu: the start", rec->nmoves);
+	else
+		put(y, px, pw, "Move %zu of %zu: %s %s", rp->ply, rec->nmoves,
+		    client_state_side_name(rec->kind,
+		                           game_side(&rec->start) ^ (int)((rp->ply - 1) & 1)),
+		    last);
+	attroff(A_BOLD);
+	y++;
+	e = &rp->eval[rp->ply];
+	if (e->done) {
+		attron(A_BOLD | pair(s, PAIR_GOOD));
+		put(y, px, pw, "Eval: %s", e->text);
+		attroff(A_BOLD | pair(s, PAIR_GOOD));
+		if (e->best[0]) {
+			attron(A_DIM);
+			put(y + 1, px, pw, "  best %s, depth %d", e->best, e->depth);
+			attroff(A_DIM);
+		}
+	} else {
+		attron(A_DIM);
+		put(y, px, pw, "Eval: thinking%s", glyph(s, "\xe2\x80\xa6", "..."));
+		attroff(A_DIM);
+	}
+	y += 3;
+	attron(A_BOLD);
+	put(y, px, pw, "Moves");
+	attroff(A_BOLD);
+	y++;
+	draw_replay_moves(s, rp, y, LINES - 3, px, pw);
+}
+
+/* Ask for a history page at offset; the page shows "asking" until it comes. */
+static void
+history_open(struct screen *s, int64_t offset)
+{
+	s->page = PAGE_HISTORY;
+	s->hoffset = offset < 0 ? 0 : offset;
+	s->hstamp = s->c->history_stamp;
+	s->hrow = 0;
+	s->htop = 0;
+	client_request_history(s->c, s->hoffset, HISTORY_PAGE);
+}
+
+/* Ask for the record of game id and show its replay once it comes; back: where q goes. */
+static void
+replay_open(struct screen *s, const char *id, enum page back)
+{
+	snprintf(s->replay_want, sizeof s->replay_want, "%s", id);
+	s->page = PAGE_REPLAY;
+	s->replay_back = back;
+	s->help = 0;
+	s->stack = 0;
+	client_request_record(s->c, id);
+}
+
+static void
+history_key(struct screen *s, int ch)
+{
+	struct client *c = s->c;
+	int loaded = c->history_stamp != s->hstamp;
+
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		if (s->hrow > 0)
+			s->hrow--;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (s->hrow + 1 < c->nhistory)
+			s->hrow++;
+		break;
+	case KEY_NPAGE:
+	case 'n':
+		if (loaded && c->history_offset + c->nhistory < c->history_total)
+			history_open(s, c->history_offset + HISTORY_PAGE);
+		break;
+	case KEY_PPAGE:
+	case 'p':
+		if (loaded && c->history_offset > 0)
+			history_open(s, c->history_offset - HISTORY_PAGE);
+		break;
+	case 'r':
+		history_open(s, s->hoffset);
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		if (loaded && s->hrow < c->nhistory)
+			replay_open(s, c->history[s->hrow].id, PAGE_HISTORY);
+		break;
+	case 'q':
+	case KEY_ESCAPE:
+		s->page = PAGE_MAIN;
+		if (!c->st.table.active)
+			client_request_list(c);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+replay_key(struct screen *s, int ch)
+{
+	struct client *c = s->c;
+	long ply = (long)c->replay.ply;
+
+	switch (ch) {
+	case KEY_RIGHT:
+	case 'l':
+	case ' ':
+	case KEY_DOWN:
+	case 'j':
+		client_replay_seek(c, ply + 1);
+		break;
+	case KEY_LEFT:
+	case 'h':
+	case KEY_BACKSPACE:
+	case KEY_UP:
+	case 'k':
+		client_replay_seek(c, ply - 1);
+		break;
+	case KEY_NPAGE:
+		client_replay_seek(c, ply + 10);
+		break;
+	case KEY_PPAGE:
+		client_replay_seek(c, ply - 10);
+		break;
+	case KEY_HOME:
+	case 'g':
+	case '0':
+		client_replay_seek(c, 0);
+		break;
+	case KEY_END:
+	case 'G':
+	case '$':
+		client_replay_seek(c, RECORD_MOVES_MAX);
+		break;
+	case 'q':
+	case KEY_ESCAPE:
+		s->page = s->replay_back;
+		if (s->page == PAGE_MAIN && !c->st.table.active)
+			client_request_list(c);
+		break;
+	default:
+		break;
+	}
 }
 
 static void
@@ -1102,7 +1466,11 @@ screen_draw(struct screen *s)
 		return;
 	}
 	draw_title(s);
-	if (t->active)
+	if (s->page == PAGE_REPLAY)
+		draw_replay(s);
+	else if (s->page == PAGE_HISTORY)
+		draw_history(s);
+	else if (t->active)
 		draw_game(s);
 	else
 		draw_lobby(s);
@@ -1440,6 +1808,10 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	case 'r':
 		client_request_list(c);
 		break;
+	case 'h':
+	case 'H':
+		history_open(s, 0);
+		break;
 	case 'q':
 		client_quit(c, 0);
 		return;
@@ -1500,6 +1872,10 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		s->stack = 0;
 		if (ch != KEY_MOUSE)
 			return;
+	}
+	if (t->over && ch == 'v') {
+		replay_open(s, t->id, PAGE_MAIN);
+		return;
 	}
 	if (t->over && !s->over_hidden) {
 		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'q') {
@@ -1658,7 +2034,11 @@ screen_key(struct screen *s, int ch)
 	}
 	if (COLS < MIN_COLS || LINES < MIN_ROWS)
 		return;
-	if (c->st.table.active)
+	if (s->page == PAGE_REPLAY)
+		replay_key(s, ch);
+	else if (s->page == PAGE_HISTORY)
+		history_key(s, ch);
+	else if (c->st.table.active)
 		game_key(s, ch, mp);
 	else
 		lobby_key(s, ch, mp);

@@ -304,6 +304,7 @@ client_quit(struct client *c, int exit_code)
 	if (c->view != NULL)
 		c->view->stop(c);
 	client_net_stop(c);
+	client_eval_stop(c);
 	uv_close((uv_handle_t *)&c->lobby_timer, NULL);
 	for (int i = 0; i < 3; i++)
 		uv_close((uv_handle_t *)&c->sig[i], NULL);

@@ -197,6 +197,16 @@ struct client_history_entry {
 	char line[192]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
 };
 
+#define CLIENT_EVAL_DEPTH 4 /* plies the replay's evaluations search (client-eval.c) */
+
+/* The evaluation of one position of a replay, computed by client-eval.c. */
+struct client_eval {
+	int done;                  /* computed (the other members are set) */
+	int depth;                 /* plies searched; 0 where the game is over */
+	char best[GAME_MOVE_TEXT]; /* the best move found, "" where the game is over */
+	char text[64];             /* "Black ahead by 2.50", "White wins by 4 (proved)", ... */
+};
+
 /*
  * A finished (or any) game replayed from its record: the views step through it. The record is
  * parsed and checked by record_parse(); pos is the position after the first ply moves.
@@ -207,7 +217,11 @@ struct client_replay {
 	struct record rec; /* start position, moves, result */
 	size_t ply;        /* moves shown, 0 .. rec.nmoves */
 	struct game pos;   /* the position after them */
+	unsigned gen;      /* bumped by every record loaded: older evaluations are dropped */
+	struct client_eval eval[RECORD_MOVES_MAX + 1]; /* eval[i]: the position after i moves */
 };
+
+struct client_evaluator;
 
 /* The whole program: one per process, owned by main(). */
 struct client {
@@ -227,6 +241,7 @@ struct client {
 	int64_t history_total, history_offset; /* of that page */
 	uint64_t history_stamp;                /* bumped at every history page received */
 	struct client_replay replay;           /* the game being replayed, if active */
+	struct client_evaluator *eval;         /* client-eval.c's search, NULL until needed */
 	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
 	uv_timer_t lobby_timer;                /* refreshes the lobby list while it is shown */
 	uv_signal_t sig[3];                    /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
@@ -398,6 +413,14 @@ int client_request_record(struct client *c, const char *game);
  */
 int client_replay_load(struct client *c, const char *id, const char *text, size_t len);
 void client_replay_seek(struct client *c, long ply);
+
+/*
+ * client-eval.c: evaluate the replay's positions on the thread pool, the one shown first; each
+ * result lands in replay.eval[] and the view is updated. Does nothing while one runs or when all
+ * are done. client_eval_stop() at quit: a running search finishes, then everything is freed.
+ */
+void client_eval_kick(struct client *c);
+void client_eval_stop(struct client *c);
 
 /* The reply with this id arrived: take its pending record out into *out. Returns 0 or -1. */
 int client_request_done(struct client *c, int id, struct client_pending *out);

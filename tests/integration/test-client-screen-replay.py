@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""test-client-screen-replay.py: the full-screen client's history and replay, in tmux (issues 5, 7).
+
+Two protocol clients finish a HOKITO game of six moves, then 21 more games end at once, so that
+the first game is on the second history page. In the lobby, h opens the history: its first page,
+n the next one; Enter on the game replays it: the start, a step forward with the move highlighted
+in the move list, G and g (the end, the start), back. Each position's evaluation is shown and is what
+`hokito-engine analyse --depth 4` says of it. Then the create form starts a game against the
+computer at level 2, the player resigns, and v on the game-over screen replays that game. TAP on
+stdout; a private tmux server, killed at the end.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clienttest as ct  # noqa: E402
+import serverlib  # noqa: E402
+
+COLS, ROWS = 100, 34
+EVAL_DEPTH = 4  # client.h's CLIENT_EVAL_DEPTH
+
+
+def finish_game(port, names, moves, seed=11):
+    """Two protocol clients play moves moves, then the first resigns. Returns (game,
+    [(move, position after it)]); with moves 0 the game ends at once."""
+    a = serverlib.Client("127.0.0.1", port)
+    b = serverlib.Client("127.0.0.1", port)
+    a.hello(names[0])
+    b.hello(names[1])
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": seed})
+    g = st["game"]
+    b.request({"type": "join", "game": g})
+    played = [(None, st["position"])]
+    for i in range(moves):
+        c = (a, b)[i % 2]
+        yt = c.wait_for("your_turn")
+        mv = yt["moves"][(i * 5 + 1) % len(yt["moves"])]
+        r, others = c.request({"type": "move", "move": mv})
+        moved = [m for m in others if m.get("type") == "moved"][-1]
+        played.append((moved["move"], moved["position"]))
+    a.request({"type": "resign"})
+    a.close()
+    b.close()
+    return g, played
+
+
+def expected_eval(position):
+    """The evaluation line the replay should show, from hokito-engine analyse at the same depth."""
+    r = subprocess.run([ct.ENGINE, "analyse", "--game", "hokito", "--depth", str(EVAL_DEPTH),
+                        position], capture_output=True, text=True, timeout=60)
+    m = re.search(r"^score: ([+-]\d+\.\d+)", r.stdout, re.M)
+    if not m:
+        return None
+    v = float(m.group(1))
+    if position.endswith(" w"):
+        v = -v  # the engine speaks for the side to move; the replay for black
+    if v == 0:
+        return "even"
+    return "%s ahead by %.2f" % ("Black" if v > 0 else "White", abs(v))
+
+
+def main(tap):
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    tmux = ct.Tmux("replay")
+    err = os.path.join(tmp, "rita.stderr")
+    try:
+        g, played = finish_game(server.port, ("ann", "ben"), 6)
+        for i in range(21):
+            finish_game(server.port, ("x%d" % i, "y%d" % i), 0, seed=100 + i)
+        env = {"XDG_STATE_HOME": os.path.join(tmp, "rita"), "TERM": "xterm-256color",
+               "LANG": "C.UTF-8"}
+        tmux.start("rita", "%s --port %d --name rita" % (ct.HOKITO, server.port), env, COLS,
+                   ROWS, stderr=err)
+        tap.check(tmux.expect("rita", r"Games on this server.*h +history", 10),
+                  "the lobby shows the history key", tmux.capture("rita"))
+        tmux.keys("rita", "h")
+        tap.check(tmux.expect("rita", r"Finished games +1 to 20 of 22, most recent first", 10),
+                  "h: the first page of the history", tmux.capture("rita"))
+        tmux.keys("rita", "n")
+        tap.check(tmux.expect("rita", r"21 to 22 of 22.*%s +hokito ann vs ben: white wins "
+                              r"\(resign\), 6 moves" % g, 10),
+                  "n: the next page holds the oldest game", tmux.capture("rita"))
+        tmux.keys("rita", "p")
+        tap.check(tmux.expect("rita", r"1 to 20 of 22", 10), "p: back to the first page",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "n")
+        tmux.expect("rita", r"21 to 22 of 22", 10)
+        tmux.keys("rita", "Down", "Enter")
+        tap.check(tmux.expect("rita", r"Replay of game %s.*Move 0 of 6: the start" % g, 10),
+                  "Enter: the replay opens at the start", tmux.capture("rita"))
+        want = expected_eval(played[0][1])
+        tap.check(want is not None and
+                  tmux.expect("rita", r"Eval: %s\s.*best \S+, depth %d" %
+                              (re.escape(want), EVAL_DEPTH), 30),
+                  "the start position's evaluation: %s" % want, tmux.capture("rita"))
+        tmux.keys("rita", "Right")
+        tap.check(tmux.expect("rita", r"Move 1 of 6: Black %s.*1\. +\[%s\]" %
+                              (re.escape(played[1][0]), re.escape(played[1][0])), 10),
+                  "Right: one move on, highlighted in the move list", tmux.capture("rita"))
+        tmux.keys("rita", "Right", "Right")
+        want = expected_eval(played[3][1])
+        tap.check(tmux.expect("rita", r"Move 3 of 6: Black %s" % re.escape(played[3][0]), 10)
+                  and tmux.expect("rita", r"Eval: %s\s" % re.escape(want), 30),
+                  "move 3 and its evaluation: %s" % want, tmux.capture("rita"))
+        tmux.keys("rita", "Left")
+        tap.check(tmux.expect("rita", r"Move 2 of 6: White %s.*\[%s\]" %
+                              (re.escape(played[2][0]), re.escape(played[2][0])), 10),
+                  "Left: one move back", tmux.capture("rita"))
+        tmux.keys("rita", "G")
+        want = expected_eval(played[6][1])
+        tap.check(tmux.expect("rita", r"Move 6 of 6: White %s" % re.escape(played[6][0]), 10)
+                  and tmux.expect("rita", r"Eval: %s\s" % re.escape(want), 30) and
+                  tmux.expect("rita", r"Result: white wins \(resign\)", 5),
+                  "G: the last move, its evaluation, the result", tmux.capture("rita"))
+        tmux.keys("rita", "g")
+        tap.check(tmux.expect("rita", r"Move 0 of 6: the start", 10), "g: the start",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "q")
+        tap.check(tmux.expect("rita", r"Finished games +21 to 22 of 22", 10),
+                  "q: back to the history", tmux.capture("rita"))
+        tmux.keys("rita", "q")
+        tap.check(tmux.expect("rita", r"Games on this server", 10), "q: back to the lobby",
+                  tmux.capture("rita"))
+
+        # the create form: against the computer, level 2; resign; replay from the game over
+        tmux.keys("rita", "c")
+        tap.check(tmux.expect("rita", r"Create a game.*Opponent.*person.*computer.*Level", 10),
+                  "the create form offers the computer", tmux.capture("rita"))
+        tmux.keys("rita", "Down", "Down", "Right", "Right")  # seat: white (second)
+        tmux.keys("rita", "Down", "Down", "Down", "Right")  # opponent: computer
+        tmux.keys("rita", "Down", "Left", "Left")  # level 4 -> 2
+        tmux.keys("rita", "Enter")
+        tap.check(tmux.expect("rita", r"computer \(level 2\)", 10) and
+                  tmux.expect("rita", r"Your move", 30),
+                  "a game against the computer at level 2; it moved first",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "r")
+        tmux.expect("rita", r"Resign this game", 5)
+        tmux.keys("rita", "y")
+        tap.check(tmux.expect("rita", r"Game over.*v replay", 10), "resigned: game over",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "v")
+        tap.check(tmux.expect("rita", r"Replay of game g\d+.*computer \(level 2\).*rita.*"
+                              r"Result: black wins \(resign\).*Move 0 of 1: the start", 10),
+                  "v: the game just over, replayed", tmux.capture("rita"))
+        tmux.keys("rita", "G")
+        tap.check(tmux.expect("rita", r"Move 1 of 1: Black \S+.*Eval: \S", 30),
+                  "G: the computer's move, evaluated", tmux.capture("rita"))
+        tmux.keys("rita", "q")
+        tap.check(tmux.expect("rita", r"Game over", 10), "q: back to the game over",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "Q")
+        tap.check(tmux.expect("rita", r"HOKITO-EXIT=0", 10), "Q quits cleanly",
+                  tmux.capture("rita"))
+        reports = open(err, errors="replace").read() if os.path.exists(err) else ""
+        tap.check(not re.search(r"Sanitizer|runtime error", reports),
+                  "no sanitizer reports from the client", reports[-3000:])
+    finally:
+        tmux.kill()
+        server.stop()
+        ct.cleanup(tmp)
+
+
+if __name__ == "__main__":
+    ct.main_guard(main)
