@@ -426,23 +426,42 @@ search_run(struct search *s, const struct game *g, const struct search_limits *l
 }
 
 /*
- * The levels. Low levels see one or two plies and misjudge positions by a deterministic noise
- * (in eval.h units: EVAL_UNIT is one point of HOKITO margin); higher levels search more nodes.
- * The noise of a level is scaled to each game's evaluation.
+ * The levels. Low levels see a few plies and misjudge positions by a deterministic noise (in
+ * eval.h units: EVAL_UNIT is one point of HOKITO margin); higher levels search more nodes. Each
+ * game has its own table, tuned by matches between adjacent levels (tests/bench/LEVELS.md):
+ * in HOKITO two plies end on the opponent's move and play no better than one, so HOKITO goes
+ * from one ply to three; and near full strength a few times more nodes buys less and less, so
+ * the top budgets are spaced further apart. Level 8 stays within about two seconds a move.
  */
 struct search_level {
-	int depth;
-	uint64_t nodes;
-	int noise[2]; /* HOKITO, OXONO */
+	int depth;      /* deepest iteration in plies, 0: by nodes */
+	uint64_t nodes; /* node budget, 0: by depth */
+	int noise;      /* amplitude of the evaluation noise */
 };
 
-static const struct search_level search_levels[SEARCH_LEVEL_MAX] = {
-        {1, 0, {1000, 400}}, /* 1: one ply, judgement blurred by large noise */
-        {1, 0, {16, 8}},     /* 2: one ply */
-        {2, 0, {16, 8}},     /* 3: two plies */
-        {3, 0, {8, 4}},      /* 4: three plies */
-        {0, 20000, {0, 0}},  /* 5 to 8: node budgets, about 4 to 5 times more each */
-        {0, 100000, {0, 0}}, {0, 500000, {0, 0}}, {0, 2000000, {0, 0}},
+static const struct search_level search_levels[2][SEARCH_LEVEL_MAX] = {
+        {
+                /* HOKITO */
+                {1, 0, 1000},  /* 1: one ply, judgement blurred by large noise */
+                {1, 0, 16},    /* 2: one ply */
+                {3, 0, 64},    /* 3: three plies, four points of noise */
+                {4, 0, 8},     /* 4: four plies */
+                {0, 50000, 0}, /* 5 to 8: node budgets */
+                {0, 250000, 0},
+                {0, 800000, 0},
+                {0, 2500000, 0},
+        },
+        {
+                /* OXONO */
+                {1, 0, 400},   /* 1: one ply, judgement blurred by large noise */
+                {1, 0, 8},     /* 2: one ply */
+                {2, 0, 8},     /* 3: two plies */
+                {3, 0, 4},     /* 4: three plies */
+                {0, 15000, 0}, /* 5 to 8: node budgets */
+                {0, 60000, 0},
+                {0, 300000, 0},
+                {0, 2500000, 0},
+        },
 };
 
 int
@@ -452,11 +471,11 @@ search_level_limits(int level, enum game_kind kind, uint64_t seed, struct search
 
 	if (level < SEARCH_LEVEL_MIN || level > SEARCH_LEVEL_MAX)
 		return GAME_EINVAL;
-	l = &search_levels[level - 1];
+	l = &search_levels[kind == GAME_OXONO][level - 1];
 	memset(lim, 0, sizeof *lim);
 	lim->depth = l->depth;
 	lim->nodes = l->nodes;
-	lim->noise = l->noise[kind == GAME_OXONO];
+	lim->noise = l->noise;
 	lim->seed = seed;
 	return 0;
 }

@@ -10,8 +10,9 @@
  * Output is held until the end of the loop turn (Redis's beforeSleep). Whatever the game layer
  * sends during a turn is kept on the client (a reference to each wire); a uv_prepare handle, which
  * runs once per turn right before the loop waits for I/O, first makes the turn durable with one
- * group commit (durable.h) and only then writes each client's lines with one uv_write. So nothing
- * is acknowledged that a crash could lose, and a client that gets many lines in a turn costs one
+ * group commit (durable.h) and only then writes each client's lines with one writev
+ * (client_flush(): uv_try_write, and one uv_write for what the kernel did not take). So nothing is
+ * acknowledged that a crash could lose, and a client that gets many lines in a turn costs one
  * system call. If the commit fails the process stops without writing: the clients have heard
  * nothing the store does not hold, and a restart recovers the last commit.
  *
@@ -345,36 +346,63 @@ client_send(struct net_client *c, struct wire *w)
 	}
 }
 
-/* Write the lines c holds with one uv_write; the request takes over their references. */
+/*
+ * Write the lines c holds. First straight to the socket with uv_try_write() (one writev, as
+ * Redis writes in beforeSleep): usually the kernel takes everything, and nothing else happens:
+ * no request, no callback, and none of the epoll updates libuv makes for each completed
+ * uv_write. What the kernel did not take goes into one uv_write, which takes over the references
+ * of the lines not yet wholly written, and the cap (max_output) counts it from then on.
+ */
 static void
 client_flush(struct net_client *c)
 {
 	struct net_write *wr;
 	uv_buf_t small[16], *bufs = small;
+	size_t first = 0, done = 0;
 	int rc;
 
 	flush_list_remove(c);
 	if (c->nheld == 0 || uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
-	wr = xmalloc(sizeof *wr + c->nheld * sizeof wr->wires[0]);
-	wr->n = c->nheld;
 	if (c->nheld > sizeof small / sizeof small[0])
 		bufs = xmalloc(c->nheld * sizeof *bufs);
-	for (size_t i = 0; i < c->nheld; i++) {
-		wr->wires[i] = c->held[i];
+	for (size_t i = 0; i < c->nheld; i++)
 		bufs[i] = uv_buf_init(c->held[i]->data, (unsigned)c->held[i]->len);
+	rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, (unsigned)c->nheld);
+	if (rc < 0 && rc != UV_EAGAIN) {
+		log_info("connection %s: write failed: %s", c->addr, uv_strerror(rc));
+		if (bufs != small)
+			free(bufs);
+		client_held_drop(c);
+		client_doom(c, DOOM_NOW);
+		return;
 	}
-	c->nheld = 0;
-	c->held_bytes = 0;
-	rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, bufs, (unsigned)wr->n, client_write_cb);
+	if (rc > 0)
+		done = (size_t)rc;
+	/* the lines written whole are done with; the first one left may be written in part */
+	while (first < c->nheld && done >= c->held[first]->len) {
+		done -= c->held[first]->len;
+		wire_unref(c->held[first++]);
+	}
+	if (first < c->nheld) {
+		bufs[first].base += done;
+		bufs[first].len -= (unsigned)done;
+		wr = xmalloc(sizeof *wr + (c->nheld - first) * sizeof wr->wires[0]);
+		wr->n = c->nheld - first;
+		memcpy(wr->wires, c->held + first, wr->n * sizeof wr->wires[0]);
+		rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, bufs + first, (unsigned)wr->n,
+		              client_write_cb);
+		if (rc < 0) {
+			for (size_t i = 0; i < wr->n; i++)
+				wire_unref(wr->wires[i]);
+			free(wr);
+			client_doom(c, DOOM_NOW);
+		}
+	}
 	if (bufs != small)
 		free(bufs); /* libuv copied the array */
-	if (rc < 0) {
-		for (size_t i = 0; i < wr->n; i++)
-			wire_unref(wr->wires[i]);
-		free(wr);
-		client_doom(c, DOOM_NOW);
-	}
+	c->nheld = 0;
+	c->held_bytes = 0;
 }
 
 /* Send an error (code, sentence) that the network layer itself decides. */
