@@ -249,6 +249,8 @@ putn(int y, int x, int w, const char *text)
 }
 
 /* printf at (y, x), cut at width w (w <= 0: to the right edge). */
+static void put(int y, int x, int w, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 static void
 put(int y, int x, int w, const char *fmt, ...)
 {
