@@ -213,23 +213,13 @@ client_request_move(struct client *c, const char *move)
 int
 client_request_resign(struct client *c)
 {
-	int id;
-	json_t *jid = new_id(c, &id);
-	json_t *msg = msg_new(MSG_RESIGN, jid);
-
-	json_decref(jid);
-	return request_send(c, msg, MSG_RESIGN, NULL, 0, id);
+	return client_request_game(c, MSG_RESIGN);
 }
 
 int
 client_request_leave(struct client *c)
 {
-	int id;
-	json_t *jid = new_id(c, &id);
-	json_t *msg = msg_new(MSG_LEAVE, jid);
-
-	json_decref(jid);
-	return request_send(c, msg, MSG_LEAVE, NULL, 0, id);
+	return client_request_game(c, MSG_LEAVE);
 }
 
 int

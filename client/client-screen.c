@@ -1353,6 +1353,18 @@ replay_open(struct screen *s, const char *id, enum page back)
 	client_request_record(s->c, id);
 }
 
+/* Move a list's highlighted row one up (arrow up, k) or down (arrow down, j), within n rows. */
+static void
+list_step(int *row, int n, int ch)
+{
+	if (ch == KEY_UP || ch == 'k') {
+		if (*row > 0)
+			(*row)--;
+	} else if (*row + 1 < n) {
+		(*row)++;
+	}
+}
+
 static void
 history_key(struct screen *s, int ch)
 {
@@ -1362,13 +1374,9 @@ history_key(struct screen *s, int ch)
 	switch (ch) {
 	case KEY_UP:
 	case 'k':
-		if (s->hrow > 0)
-			s->hrow--;
-		break;
 	case KEY_DOWN:
 	case 'j':
-		if (s->hrow + 1 < c->nhistory)
-			s->hrow++;
+		list_step(&s->hrow, c->nhistory, ch);
 		break;
 	case KEY_NPAGE:
 	case 'n':
@@ -1755,13 +1763,9 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	switch (ch) {
 	case KEY_UP:
 	case 'k':
-		if (s->row > 0)
-			s->row--;
-		break;
 	case KEY_DOWN:
 	case 'j':
-		if (s->row + 1 < st->nlist)
-			s->row++;
+		list_step(&s->row, st->nlist, ch);
 		break;
 	case KEY_PPAGE:
 		s->row = s->row > 10 ? s->row - 10 : 0;
