@@ -457,9 +457,9 @@ static const struct search_level search_levels[2][SEARCH_LEVEL_MAX] = {
                 {1, 0, 8},     /* 2: one ply */
                 {2, 0, 8},     /* 3: two plies */
                 {3, 0, 4},     /* 4: three plies */
-                {0, 15000, 0}, /* 5 to 8: node budgets */
-                {0, 60000, 0},
-                {0, 300000, 0},
+                {4, 0, 0},     /* 5: four plies */
+                {0, 25000, 0}, /* 6 to 8: node budgets, ten times apart */
+                {0, 250000, 0},
                 {0, 2500000, 0},
         },
 };
