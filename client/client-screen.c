@@ -106,6 +106,7 @@ struct screen {
 	char line[80]; /* prompt text being typed */
 	int linelen;
 	int cursor;                 /* board cursor square */
+	int flip;                   /* f: the board turned round from its usual way (below) */
 	int sel;                    /* selected square, or -1 */
 	int totem_to;               /* OXONO: chosen totem square, or -1 */
 	uint8_t dest[36];           /* legal squares for the selection */
@@ -441,12 +442,36 @@ draw_notice(struct screen *s)
 	}
 }
 
+/*
+ * Whether the board is drawn turned round (a half turn: a1 at the top right). Its usual way has
+ * the player's own side at the bottom: in HOKITO white sets up on ranks 4-6, so white sees the
+ * board turned; black, spectators, replays and OXONO (no home ranks) see rank 1 at the bottom.
+ * The f key turns it from there.
+ */
+static int
+board_turned(const struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	int own = s->page == PAGE_MAIN && t->active && t->game.kind == GAME_HOKITO && t->seat == 1;
+
+	return own != s->flip;
+}
+
+/* The square drawn at a place of the board, and the place of a square: one half turn. */
+static int
+board_view(const struct screen *s, int sq)
+{
+	return board_turned(s) ? GAME_SQUARES - 1 - sq : sq;
+}
+
 /* Where a square is drawn. */
 static void
 square_origin(const struct screen *s, int sq, int *y, int *x)
 {
-	*y = s->by + (5 - sq / 6) * s->ch;
-	*x = s->bx + (sq % 6) * s->cw;
+	int v = board_view(s, sq);
+
+	*y = s->by + (5 - v / 6) * s->ch;
+	*x = s->bx + (v % 6) * s->cw;
 }
 
 /*
@@ -563,15 +588,19 @@ draw_board(struct screen *s, const struct game *g, const char *last_move, int cu
 {
 	int last[3];
 
+	int turned = board_turned(s);
+
 	last_move_squares(g->kind, last_move, last);
 	attron(A_BOLD);
 	for (int f = 0; f < 6; f++) {
-		put(s->by - 1, s->bx + f * s->cw + s->cw / 2, 0, "%c", 'a' + f);
+		int file = 'a' + (turned ? 5 - f : f);
+		put(s->by - 1, s->bx + f * s->cw + s->cw / 2, 0, "%c", file);
 		if (s->by + 6 * s->ch < LINES - 2)
-			put(s->by + 6 * s->ch, s->bx + f * s->cw + s->cw / 2, 0, "%c", 'a' + f);
+			put(s->by + 6 * s->ch, s->bx + f * s->cw + s->cw / 2, 0, "%c", file);
 	}
 	for (int r = 0; r < 6; r++)
-		put(s->by + (5 - r) * s->ch + (s->ch == 3 ? 1 : 0), s->bx - 2, 0, "%d", r + 1);
+		put(s->by + (5 - r) * s->ch + (s->ch == 3 ? 1 : 0), s->bx - 2, 0, "%d",
+		    (turned ? 5 - r : r) + 1);
 	attroff(A_BOLD);
 	for (int sq = 0; sq < GAME_SQUARES; sq++)
 		draw_square(s, g, sq, last, cursor);
@@ -838,6 +867,7 @@ draw_help(struct screen *s)
 	        "Esc             cancel the selection",
 	        ": or m          type a move (c2-e4, Xc5+c6)",
 	        "s               show the whole stack under the cursor",
+	        "f               turn the board round",
 	        "r               resign",
 	        "d / a / x       offer a draw / accept / decline",
 	        "A               abort (before your first move)",
@@ -884,6 +914,7 @@ draw_help(struct screen *s)
 	        "PgDn / PgUp      10 moves on / back",
 	        "Home, g, 0       the start",
 	        "End, G, $        the end",
+	        "f                turn the board round",
 	        "q / Esc          back",
 	        "",
 	        "Eval: the position judged by a short search",
@@ -1445,6 +1476,9 @@ replay_key(struct screen *s, int ch)
 	case '$':
 		client_replay_seek(c, RECORD_MOVES_MAX);
 		break;
+	case 'f':
+		s->flip = !s->flip;
+		break;
 	case 'q':
 	case KEY_ESCAPE:
 		s->page = s->replay_back;
@@ -1597,10 +1631,12 @@ board_choose(struct screen *s, int sq)
 	play_move(s, text);
 }
 
+/* Move the board cursor df files and dr ranks as the board is seen (right and up). */
 static void
 cursor_move(struct screen *s, int df, int dr)
 {
-	int f = s->cursor % 6 + df, r = s->cursor / 6 + dr;
+	int turned = board_turned(s);
+	int f = s->cursor % 6 + (turned ? -df : df), r = s->cursor / 6 + (turned ? -dr : dr);
 
 	if (f < 0)
 		f = 0;
@@ -1619,7 +1655,7 @@ board_hit(const struct screen *s, int y, int x)
 {
 	if (y < s->by || x < s->bx || y >= s->by + 6 * s->ch || x >= s->bx + 6 * s->cw)
 		return -1;
-	return (5 - (y - s->by) / s->ch) * 6 + (x - s->bx) / s->cw;
+	return board_view(s, (5 - (y - s->by) / s->ch) * 6 + (x - s->bx) / s->cw);
 }
 
 static void
@@ -1942,6 +1978,9 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case 's':
 		s->stack = 1;
+		break;
+	case 'f':
+		s->flip = !s->flip;
 		break;
 	case 't':
 		prompt_open(s, PROMPT_CHAT);

@@ -30,13 +30,16 @@ def square(name):
 class Player:
     """A hokito in a tmux session, with the board cursor position the test keeps track of."""
 
-    def __init__(self, tmux, session):
+    def __init__(self, tmux, session, turned=False):
         self.t = tmux
         self.s = session
-        self.cursor = None  # unknown until the first reset
+        self.turned = turned  # the board is seen turned round (white in HOKITO): a1 top right
+        self.cursor = None  # as seen on the screen, from the bottom left; unknown until reset
 
     def goto(self, name):
         f, r = square(name)
+        if self.turned:
+            f, r = 5 - f, 5 - r
         if self.cursor is None:
             self.t.keys(self.s, *(["Left"] * 5 + ["Down"] * 5))
             self.cursor = (0, 0)
@@ -122,13 +125,24 @@ def hokito_game(tap, tmux, server, proxy, tmp):
               alice.screen())
 
     start(tmux, tmp, "bob", "%s --port %d --name bob" % (hk, proxy.port), env_for(tmp, "bob"))
-    bob = Player(tmux, "bob")
+    bob = Player(tmux, "bob", turned=True)
     tap.check(bob.expect(r"%s +hokito" % gid, 10), "bob's lobby shows the game", bob.screen())
     tmux.keys("bob", "Enter")
     tap.check(alice.expect(r"Your move \(Black\)", 10) and bob.expect(r"Black to move", 10)
               and carol.expect(r"Black to move\s+\(watching\)", 10),
               "bob joins with Enter: alice to move, everyone sees it",
               alice.screen() + bob.screen())
+    scr = bob.screen()
+    tap.check(re.search(r"f +e +d +c +b +a", scr) and
+              re.search(r"^ *1 .*\n(.*\n)*^ *6 ", scr, re.M),
+              "bob (white) sees the board turned round: his side at the bottom", scr)
+    tmux.keys("bob", "f")
+    tap.check(bob.expect(r"a +b +c +d +e +f", 5), "f turns it back", bob.screen())
+    tmux.keys("bob", "f")
+    tap.check(bob.expect(r"f +e +d +c +b +a", 5) and
+              re.search(r"a +b +c +d +e +f", carol.screen()),
+              "and round again; carol, watching, sees rank 1 at the bottom",
+              bob.screen() + carol.screen())
     watcher = ct.Watcher(server.port, gid)
     ct.wait_for(lambda: watcher.snapshot()[3], 10)
 
