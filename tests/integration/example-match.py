@@ -6,35 +6,11 @@ Not a test: run it by hand after a protocol change and paste its output into PRO
 The server runs with --test-clock so the clock values are exact; the time the example lets pass is
 shown as comments (and sent as test_clock by a fourth connection, not shown).
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server  # noqa: E402
-
-
-class Rec:
-    def __init__(self, srv, name):
-        self.c = srv.connect()
-        self.name = name
-
-    def send(self, obj):
-        line = json.dumps(obj, separators=(",", ":"))
-        print("C> %s   (%s)" % (line, self.name))
-        self.c.send(obj)
-
-    def recv(self, n=1):
-        for _ in range(n):
-            line = self.c.recv_line().decode()
-            m = json.loads(line)
-            if m["type"] == "your_turn":
-                mv = m["moves"]
-                m["moves"] = mv[:4]
-                line = json.dumps(m, separators=(",", ":")).replace(
-                    json.dumps(mv[:4], separators=(",", ":"))[:-1] + "]",
-                    json.dumps(mv[:4], separators=(",", ":"))[:-1] + ",...]")
-            print("S> %s   (to %s)" % (line, self.name))
+from serverlib import Recorder as Rec, Server  # noqa: E402
 
 
 def main():

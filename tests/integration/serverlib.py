@@ -268,6 +268,47 @@ class Client:
             pass
 
 
+class Recorder:
+    """A connection that prints what it sends and receives, as PROTOCOL.md's examples show it:
+    `C> line   (name)` and `S> line   (to name)`, your_turn's moves cut to four and `...`.
+    With keep set, the lines go to a list instead (for a part shown only at the end)."""
+
+    def __init__(self, srv, name):
+        self.c = srv.connect()
+        self.name = name
+        self.keep = None
+
+    def _show(self, text):
+        if self.keep is not None:
+            self.keep.append(text)
+        else:
+            print(text)
+
+    def send(self, obj):
+        line = json.dumps(obj, separators=(",", ":"))
+        self._show("C> %s   (%s)" % (line, self.name))
+        self.c.send(obj)
+
+    def recv(self, n=1):
+        """The next n lines; returns the last one, decoded."""
+        for _ in range(n):
+            line = self.c.recv_line().decode()
+            m = json.loads(line)
+            if m["type"] == "your_turn":
+                four = json.dumps(m["moves"][:4], separators=(",", ":"))
+                whole = json.dumps(m["moves"], separators=(",", ":"))
+                line = line.replace(whole, four[:-1] + (",...]" if len(m["moves"]) > 4 else "]"))
+            self._show("S> %s   (to %s)" % (line, self.name))
+        return m
+
+    def recv_until(self, *types):
+        """Lines up to and including the first of one of types; returns that one, decoded."""
+        while True:
+            m = self.recv()
+            if m["type"] in types:
+                return m
+
+
 class Tap:
     """TAP output: one line per check, the plan at the end."""
 
