@@ -396,7 +396,15 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		        "%s: the file is empty (0 bytes), a truncated store? Move it away to "
 		        "start a new one; hokitod will not start without its games",
 		        path);
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/*
+	 * Only the loop thread ever touches the store: no mutex around each call on the connection
+	 * (SQLite's multi-thread mode), and no memory statistics, which take a global mutex for
+	 * every allocation (a setting of the whole process, refused once SQLite has started).
+	 */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	rc = sqlite3_open_v2(path, &st->db,
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                     NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "cannot open");
 	sqlite3_extended_result_codes(st->db, 1);
