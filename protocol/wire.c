@@ -1,9 +1,11 @@
 /*
  * wire.c: refcounted encoded lines.
  *
- * A wire is allocated once with its text in the same block (one malloc per event, whatever the
- * number of receivers). It owns nothing else. Encoding cannot fail for the objects we build (no
- * NaN, no invalid UTF-8: jansson checks strings on the way in), so a failure is our bug and aborts.
+ * A wire is one block with its text in it (one per event, whatever the number of receivers); the
+ * text is written straight into it, by jansson's encoder in one pass or piece by piece by a
+ * builder, and the block grows while it is written. It owns nothing else. Encoding cannot fail for
+ * the objects we build (no NaN, no invalid UTF-8: jansson checks strings on the way in), so a
+ * failure is our bug and aborts.
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -15,22 +17,29 @@
 #include "xmalloc.h"
 
 #define WIRE_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
+#define WIRE_HINT  512 /* room a jansson-encoded line starts with */
 
+/* json_dump_callback()'s output: the text goes straight into the builder (data). */
+static int
+wire_dump_cb(const char *buffer, size_t size, void *data)
+{
+	wire_builder_raw(data, buffer, size);
+	return 0;
+}
+
+/*
+ * One pass of jansson's encoder writing into the wire's own block (json_dumpb() would need two:
+ * one to measure, one to write).
+ */
 struct wire *
 wire_encode(const json_t *msg)
 {
-	size_t n = json_dumpb(msg, NULL, 0, WIRE_FLAGS);
-	struct wire *w;
+	struct wire_builder b;
 
-	assert(n > 0);
-	w = xmalloc(sizeof *w + n + 2);
-	w->refs = 1;
-	if (json_dumpb(msg, w->data, n, WIRE_FLAGS) != n)
+	wire_builder_init(&b, WIRE_HINT);
+	if (json_dump_callback(msg, wire_dump_cb, &b, WIRE_FLAGS) != 0 || b.w->len == 0)
 		abort();
-	w->data[n] = '\n';
-	w->data[n + 1] = '\0';
-	w->len = n + 1;
-	return w;
+	return wire_builder_finish(&b);
 }
 
 struct wire *
@@ -166,11 +175,8 @@ wire_builder_int(struct wire_builder *b, int64_t v)
 void
 wire_builder_json(struct wire_builder *b, const json_t *v)
 {
-	size_t n = json_dumpb(v, NULL, 0, WIRE_FLAGS | JSON_ENCODE_ANY);
-
-	if (json_dumpb(v, wire_builder_room(b, n), n, WIRE_FLAGS | JSON_ENCODE_ANY) != n)
+	if (json_dump_callback(v, wire_dump_cb, b, WIRE_FLAGS | JSON_ENCODE_ANY) != 0)
 		abort();
-	b->w->len += n;
 }
 
 struct wire *
