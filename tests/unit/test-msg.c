@@ -412,6 +412,23 @@ TEST(wire_builder_strings)
 	}
 }
 
+TEST(wire_builder_ints)
+{
+	static const int64_t values[] = {
+	        0, 1, -1, 9, 10, -10, 99, 100, 1234567890, -987654321012, INT64_MAX, INT64_MIN,
+	};
+
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+		struct wire_builder b;
+
+		wire_builder_init(&b, 1);
+		wire_builder_raw(&b, "[", 1);
+		wire_builder_int(&b, values[i]);
+		wire_builder_raw(&b, "]", 1);
+		ASSERT(wire_same(wire_builder_finish(&b), json_pack("[I]", (json_int_t)values[i])));
+	}
+}
+
 TEST(wire_fast_ok)
 {
 	json_t *ids[] = {NULL, json_integer(7), json_string("m\u00e9\"1"), json_integer(-3)};
@@ -497,6 +514,7 @@ main(void)
 	RUN(protocol_names);
 	RUN(wire_refcount);
 	RUN(wire_builder_strings);
+	RUN(wire_builder_ints);
 	RUN(wire_fast_ok);
 	RUN(wire_fast_moved);
 	RUN(wire_fast_your_turn);
