@@ -145,11 +145,9 @@ durable_over(struct durable *d, const struct table *t, int64_t now, struct store
 }
 
 void
-durable_event(struct durable *d, const struct table *t, int64_t seq, const json_t *ev,
-              const struct wire *w)
+durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type kind,
+              const json_t *ev, const struct wire *w)
 {
-	const char *type = json_string_value(json_object_get(ev, "type"));
-	enum msg_type kind = msg_type_parse(type);
 	struct store_event se;
 	struct store_error err;
 	int64_t now = wall_ms();
@@ -168,8 +166,8 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, const json_
 	if (rc == 0) {
 		se.seq = seq;
 		se.time_ms = now;
-		se.type = type;
-		se.move = kind == MSG_MOVED ? json_string_value(json_object_get(ev, "move")) : NULL;
+		se.type = msg_type_name(kind);
+		se.move = kind == MSG_MOVED ? t->moves[t->nmoves - 1] : NULL;
 		se.body = w->data; /* the line as sent, without its '\n': stored from the wire */
 		se.body_len = w->len - 1;
 		rc = store_event_add(d->store, t->id, &se, &err);
