@@ -2,10 +2,11 @@
  * wire.c: refcounted encoded lines.
  *
  * A wire is one block with its text in it (one per event, whatever the number of receivers); the
- * text is written straight into it, by jansson's encoder in one pass or piece by piece by a
- * builder, and the block grows while it is written. It owns nothing else. Encoding cannot fail for
- * the objects we build (no NaN, no invalid UTF-8: jansson checks strings on the way in), so a
- * failure is our bug and aborts.
+ * text is written straight into it by a builder, and the block grows while it is written. A JSON
+ * object is written by our own walk of it, byte for byte as jansson's compact encoder writes it
+ * (wire_builder_value()), or by jansson for the few values we never build. It owns nothing else.
+ * Encoding cannot fail for the objects we build (no NaN, no invalid UTF-8: jansson checks strings
+ * on the way in), so a failure is our bug and aborts.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -25,18 +26,84 @@ wire_dump_cb(const char *buffer, size_t size, void *data)
 	return 0;
 }
 
+/* Whether a string of len bytes has no NUL inside (wire_builder_str() stops at the first). */
+static int
+wire_plain(const char *s, size_t len)
+{
+	return strlen(s) == len;
+}
+
 /*
- * One pass of jansson's encoder writing into the wire's own block (json_dumpb() would need two:
- * one to measure, one to write).
+ * Append v as jansson's compact encoder writes it (JSON_COMPACT | JSON_PRESERVE_ORDER): objects
+ * in insertion order, strings escaped by wire_builder_str(), integers in decimal. jansson itself
+ * writes only what we never build (reals, strings or keys with a NUL inside): its encoder goes
+ * through a callback for every token and took several times longer for a state message.
  */
+static void
+wire_builder_value(struct wire_builder *b, const json_t *v)
+{
+	json_t *o = (json_t *)v; /* jansson's iterators take no const */
+	size_t i, n;
+	void *it;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		for (it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it))
+			if (!wire_plain(json_object_iter_key(it), json_object_iter_key_len(it)))
+				goto jansson;
+		wire_builder_raw(b, "{", 1);
+		for (it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
+			if (it != json_object_iter(o))
+				wire_builder_raw(b, ",", 1);
+			wire_builder_str(b, json_object_iter_key(it));
+			wire_builder_raw(b, ":", 1);
+			wire_builder_value(b, json_object_iter_value(it));
+		}
+		wire_builder_raw(b, "}", 1);
+		return;
+	case JSON_ARRAY:
+		wire_builder_raw(b, "[", 1);
+		for (i = 0, n = json_array_size(v); i < n; i++) {
+			if (i > 0)
+				wire_builder_raw(b, ",", 1);
+			wire_builder_value(b, json_array_get(v, i));
+		}
+		wire_builder_raw(b, "]", 1);
+		return;
+	case JSON_STRING:
+		if (!wire_plain(json_string_value(v), json_string_length(v)))
+			break;
+		wire_builder_str(b, json_string_value(v));
+		return;
+	case JSON_INTEGER:
+		wire_builder_int(b, json_integer_value(v));
+		return;
+	case JSON_TRUE:
+		wire_builder_raw(b, "true", 4);
+		return;
+	case JSON_FALSE:
+		wire_builder_raw(b, "false", 5);
+		return;
+	case JSON_NULL:
+		wire_builder_raw(b, "null", 4);
+		return;
+	case JSON_REAL:
+		break;
+	}
+jansson:
+	if (json_dump_callback(v, wire_dump_cb, b, WIRE_FLAGS | JSON_ENCODE_ANY) != 0)
+		abort();
+}
+
 struct wire *
 wire_encode(const json_t *msg)
 {
 	struct wire_builder b;
 
+	if (!json_is_object(msg) && !json_is_array(msg))
+		abort(); /* a line is an object (an array at most) */
 	wire_builder_init(&b, WIRE_HINT);
-	if (json_dump_callback(msg, wire_dump_cb, &b, WIRE_FLAGS) != 0 || b.w->len == 0)
-		abort();
+	wire_builder_value(&b, msg);
 	return wire_builder_finish(&b);
 }
 
@@ -180,8 +247,7 @@ wire_builder_int(struct wire_builder *b, int64_t v)
 void
 wire_builder_json(struct wire_builder *b, const json_t *v)
 {
-	if (json_dump_callback(v, wire_dump_cb, b, WIRE_FLAGS | JSON_ENCODE_ANY) != 0)
-		abort();
+	wire_builder_value(b, v);
 }
 
 struct wire *
