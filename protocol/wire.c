@@ -177,23 +177,35 @@ wire_builder_raw(struct wire_builder *b, const char *text, size_t n)
 /*
  * jansson's escaping (dump.c, without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH): '"' and '\\' and
  * the control characters below 0x20 are escaped, the short forms where JSON has one, else \u00XX
- * with capital hex digits; every other byte, UTF-8 included, goes as it is.
+ * with capital hex digits; every other byte, UTF-8 included, goes as it is. Room is made for the
+ * string as it is; only at an escape for the rest of it at its worst (six bytes a byte), so a long
+ * plain string (a position) does not make the line grow.
  */
+/* The bytes wire_builder_str() escapes. */
+static const unsigned char wire_escaped[256] = {
+        [0x00] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* control characters */
+        [0x10] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* control characters */
+        ['"'] = 1,                                               /* the quote */
+        ['\\'] = 1,                                              /* the backslash */
+};
+
 void
 wire_builder_str(struct wire_builder *b, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(s);
-	char *out = wire_builder_room(b, n * 6 + 2), *o = out;
+	char *o = wire_builder_room(b, n + 2);
 
 	*o++ = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
 		unsigned char c = *p;
 
-		if (c >= 0x20 && c != '"' && c != '\\') {
+		if (!wire_escaped[c]) {
 			*o++ = (char)c;
 			continue;
 		}
+		b->w->len = (size_t)(o - b->w->data);
+		o = wire_builder_room(b, (n - (size_t)(p - (const unsigned char *)s)) * 6 + 1);
 		*o++ = '\\';
 		switch (c) {
 		case '"':
@@ -225,11 +237,10 @@ wire_builder_str(struct wire_builder *b, const char *s)
 		}
 	}
 	*o++ = '"';
-	b->w->len += (size_t)(o - out);
+	b->w->len = (size_t)(o - b->w->data);
 }
 
-/* The decimal digits of v, as "%" PRId64 writes them (snprintf() took most of a move's time here).
- */
+/* The decimal digits of v, as "%" PRId64 writes them (snprintf() was slow here). */
 void
 wire_builder_int(struct wire_builder *b, int64_t v)
 {
