@@ -167,10 +167,16 @@ wire_builder_room(struct wire_builder *b, size_t n)
 	return b->w->data + b->w->len;
 }
 
+/* Most pieces are one byte of punctuation: no memcpy() call for those. */
 void
 wire_builder_raw(struct wire_builder *b, const char *text, size_t n)
 {
-	memcpy(wire_builder_room(b, n), text, n);
+	char *o = wire_builder_room(b, n);
+
+	if (n == 1)
+		*o = *text;
+	else
+		memcpy(o, text, n);
 	b->w->len += n;
 }
 
