@@ -145,7 +145,7 @@ durable_over(struct durable *d, const struct table *t, int64_t now, struct store
 }
 
 void
-durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type kind,
+durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
               const json_t *ev, const struct wire *w)
 {
 	struct store_event se;
@@ -157,22 +157,22 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 		return;
 	if (seq == 1)
 		rc = durable_game_add(d, t, now, &err);
-	if (rc == 0 && kind == MSG_SEATED)
+	if (rc == 0 && type == MSG_SEATED)
 		rc = durable_seated(d, t, ev, now, &err);
-	if (rc == 0 && (kind == MSG_STARTED || kind == MSG_RESUMED))
+	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED))
 		rc = store_game_status_set(d->store, t->id, "live", &err);
-	if (rc == 0 && kind == MSG_ADJOURNED)
+	if (rc == 0 && type == MSG_ADJOURNED)
 		rc = store_game_status_set(d->store, t->id, "adjourned", &err);
 	if (rc == 0) {
 		se.seq = seq;
 		se.time_ms = now;
-		se.type = msg_type_name(kind);
-		se.move = kind == MSG_MOVED ? t->moves[t->nmoves - 1] : NULL;
+		se.type = msg_type_name(type);
+		se.move = type == MSG_MOVED ? t->moves[t->nmoves - 1] : NULL;
 		se.body = w->data; /* the line as sent, without its '\n': stored from the wire */
 		se.body_len = w->len - 1;
 		rc = store_event_add(d->store, t->id, &se, &err);
 	}
-	if (rc == 0 && kind == MSG_GAME_OVER)
+	if (rc == 0 && type == MSG_GAME_OVER)
 		rc = durable_over(d, t, now, &err);
 	durable_check(d, rc, &err);
 }
