@@ -169,11 +169,12 @@ msg_type_name(enum msg_type type)
 	return schemas[type].type;
 }
 
+/* Every line and every stored event is looked up here: the first byte rules most names out. */
 enum msg_type
 msg_type_parse(const char *name)
 {
 	for (int t = MSG_NONE + 1; t < MSG_TYPE_COUNT; t++)
-		if (strcmp(name, schemas[t].type) == 0)
+		if (schemas[t].type[0] == name[0] && strcmp(name, schemas[t].type) == 0)
 			return (enum msg_type)t;
 	return MSG_NONE;
 }

@@ -1,13 +1,14 @@
 /*
  * wire.c: refcounted encoded lines.
  *
- * A wire is allocated once with its text in the same block (one malloc per event, whatever the
- * number of receivers). It owns nothing else. Encoding cannot fail for the objects we build (no
- * NaN, no invalid UTF-8: jansson checks strings on the way in), so a failure is our bug and aborts.
+ * A wire is one block with its text in it (one per event, whatever the number of receivers); the
+ * text is written straight into it by a builder, and the block grows while it is written. A JSON
+ * object is written by our own walk of it, byte for byte as jansson's compact encoder writes it
+ * (wire_builder_value()), or by jansson for the few values we never build. It owns nothing else.
+ * Encoding cannot fail for the objects we build (no NaN, no invalid UTF-8: jansson checks strings
+ * on the way in), so a failure is our bug and aborts.
  */
 #include <assert.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,22 +16,95 @@
 #include "xmalloc.h"
 
 #define WIRE_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
+#define WIRE_HINT  512 /* room a jansson-encoded line starts with */
+
+/* json_dump_callback()'s output: the text goes straight into the builder (data). */
+static int
+wire_dump_cb(const char *buffer, size_t size, void *data)
+{
+	wire_builder_raw(data, buffer, size);
+	return 0;
+}
+
+/* Whether a string of len bytes has no NUL inside (wire_builder_str() stops at the first). */
+static int
+wire_plain(const char *s, size_t len)
+{
+	return strlen(s) == len;
+}
+
+/*
+ * Append v as jansson's compact encoder writes it (JSON_COMPACT | JSON_PRESERVE_ORDER): objects
+ * in insertion order, strings escaped by wire_builder_str(), integers in decimal. jansson itself
+ * writes only what we never build (reals, strings or keys with a NUL inside): its encoder goes
+ * through a callback for every token and took several times longer for a state message.
+ */
+static void
+wire_builder_value(struct wire_builder *b, const json_t *v)
+{
+	json_t *o = (json_t *)v; /* jansson's iterators take no const */
+	size_t i, n;
+	void *it;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		for (it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it))
+			if (!wire_plain(json_object_iter_key(it), json_object_iter_key_len(it)))
+				goto jansson;
+		wire_builder_raw(b, "{", 1);
+		for (it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
+			if (it != json_object_iter(o))
+				wire_builder_raw(b, ",", 1);
+			wire_builder_str(b, json_object_iter_key(it));
+			wire_builder_raw(b, ":", 1);
+			wire_builder_value(b, json_object_iter_value(it));
+		}
+		wire_builder_raw(b, "}", 1);
+		return;
+	case JSON_ARRAY:
+		wire_builder_raw(b, "[", 1);
+		for (i = 0, n = json_array_size(v); i < n; i++) {
+			if (i > 0)
+				wire_builder_raw(b, ",", 1);
+			wire_builder_value(b, json_array_get(v, i));
+		}
+		wire_builder_raw(b, "]", 1);
+		return;
+	case JSON_STRING:
+		if (!wire_plain(json_string_value(v), json_string_length(v)))
+			break;
+		wire_builder_str(b, json_string_value(v));
+		return;
+	case JSON_INTEGER:
+		wire_builder_int(b, json_integer_value(v));
+		return;
+	case JSON_TRUE:
+		wire_builder_raw(b, "true", 4);
+		return;
+	case JSON_FALSE:
+		wire_builder_raw(b, "false", 5);
+		return;
+	case JSON_NULL:
+		wire_builder_raw(b, "null", 4);
+		return;
+	case JSON_REAL:
+		break;
+	}
+jansson:
+	if (json_dump_callback(v, wire_dump_cb, b, WIRE_FLAGS | JSON_ENCODE_ANY) != 0)
+		abort();
+}
 
 struct wire *
 wire_encode(const json_t *msg)
 {
-	size_t n = json_dumpb(msg, NULL, 0, WIRE_FLAGS);
-	struct wire *w;
+	struct wire_builder b;
 
-	assert(n > 0);
-	w = xmalloc(sizeof *w + n + 2);
-	w->refs = 1;
-	if (json_dumpb(msg, w->data, n, WIRE_FLAGS) != n)
-		abort();
-	w->data[n] = '\n';
-	w->data[n + 1] = '\0';
-	w->len = n + 1;
-	return w;
+	if (!json_is_object(msg) && !json_is_array(msg))
+		abort(); /* a line is an object (an array at most) */
+	wire_builder_init(&b, WIRE_HINT);
+	wire_builder_value(&b, msg);
+	return wire_builder_finish(&b);
 }
 
 struct wire *
@@ -93,33 +167,51 @@ wire_builder_room(struct wire_builder *b, size_t n)
 	return b->w->data + b->w->len;
 }
 
+/* Most pieces are one byte of punctuation: no memcpy() call for those. */
 void
 wire_builder_raw(struct wire_builder *b, const char *text, size_t n)
 {
-	memcpy(wire_builder_room(b, n), text, n);
+	char *o = wire_builder_room(b, n);
+
+	if (n == 1)
+		*o = *text;
+	else
+		memcpy(o, text, n);
 	b->w->len += n;
 }
 
 /*
  * jansson's escaping (dump.c, without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH): '"' and '\\' and
  * the control characters below 0x20 are escaped, the short forms where JSON has one, else \u00XX
- * with capital hex digits; every other byte, UTF-8 included, goes as it is.
+ * with capital hex digits; every other byte, UTF-8 included, goes as it is. Room is made for the
+ * string as it is; only at an escape for the rest of it at its worst (six bytes a byte), so a long
+ * plain string (a position) does not make the line grow.
  */
+/* The bytes wire_builder_str() escapes. */
+static const unsigned char wire_escaped[256] = {
+        [0x00] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* control characters */
+        [0x10] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* control characters */
+        ['"'] = 1,                                               /* the quote */
+        ['\\'] = 1,                                              /* the backslash */
+};
+
 void
 wire_builder_str(struct wire_builder *b, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(s);
-	char *out = wire_builder_room(b, n * 6 + 2), *o = out;
+	char *o = wire_builder_room(b, n + 2);
 
 	*o++ = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
 		unsigned char c = *p;
 
-		if (c >= 0x20 && c != '"' && c != '\\') {
+		if (!wire_escaped[c]) {
 			*o++ = (char)c;
 			continue;
 		}
+		b->w->len = (size_t)(o - b->w->data);
+		o = wire_builder_room(b, (n - (size_t)(p - (const unsigned char *)s)) * 6 + 1);
 		*o++ = '\\';
 		switch (c) {
 		case '"':
@@ -151,26 +243,28 @@ wire_builder_str(struct wire_builder *b, const char *s)
 		}
 	}
 	*o++ = '"';
-	b->w->len += (size_t)(o - out);
+	b->w->len = (size_t)(o - b->w->data);
 }
 
+/* The decimal digits of v, as "%" PRId64 writes them (snprintf() was slow here). */
 void
 wire_builder_int(struct wire_builder *b, int64_t v)
 {
-	char text[24];
-	int n = snprintf(text, sizeof text, "%" PRId64, v);
+	char text[24], *p = text + sizeof text;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
-	wire_builder_raw(b, text, (size_t)n);
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	wire_builder_raw(b, p, (size_t)(text + sizeof text - p));
 }
 
 void
 wire_builder_json(struct wire_builder *b, const json_t *v)
 {
-	size_t n = json_dumpb(v, NULL, 0, WIRE_FLAGS | JSON_ENCODE_ANY);
-
-	if (json_dumpb(v, wire_builder_room(b, n), n, WIRE_FLAGS | JSON_ENCODE_ANY) != n)
-		abort();
-	b->w->len += n;
+	wire_builder_value(b, v);
 }
 
 struct wire *

@@ -55,7 +55,7 @@ void wire_builder_str(struct wire_builder *b, const char *s);
 /* Append an integer. */
 void wire_builder_int(struct wire_builder *b, int64_t v);
 
-/* Append any JSON value (borrowed), through jansson. */
+/* Append any JSON value (borrowed), as wire_encode() writes it. */
 void wire_builder_json(struct wire_builder *b, const json_t *v);
 
 /* End the line ('\n'). Returns the new wire with one reference; the builder is empty after. */

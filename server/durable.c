@@ -4,10 +4,10 @@
  * One event can mean several writes, decided by its type: the first event of a game (seq 1, a
  * "seated") adds the game; "seated" records the seat and the seated player's session (its token,
  * so that it can resume after a restart); "started" and "resumed" make the game live and
- * "adjourned" adjourned; "game_over" records the end; and every
- * event is stored with its line exactly as it is sent, for the byte-exact replay of reconnection.
- * Nothing here decides anything: the game layer did, this only writes it down. It owns its
- * timings; the store and the lobby are borrowed.
+ * "adjourned" adjourned; "game_over" records the end; and every event is stored with its line
+ * exactly as it is sent (bound straight from the wire, without a copy), for the byte-exact replay
+ * of reconnection. Nothing here decides anything: the game layer did, this only writes it down.
+ * It owns its timings; the store and the lobby are borrowed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,42 +145,34 @@ durable_over(struct durable *d, const struct table *t, int64_t now, struct store
 }
 
 void
-durable_event(struct durable *d, const struct table *t, int64_t seq, const json_t *ev,
-              const struct wire *w)
+durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
+              const json_t *ev, const struct wire *w)
 {
-	const char *type = json_string_value(json_object_get(ev, "type"));
 	struct store_event se;
 	struct store_error err;
 	int64_t now = wall_ms();
-	char *body;
 	int rc = 0;
 
 	if (d->failed)
 		return;
 	if (seq == 1)
 		rc = durable_game_add(d, t, now, &err);
-	if (rc == 0 && strcmp(type, "seated") == 0)
+	if (rc == 0 && type == MSG_SEATED)
 		rc = durable_seated(d, t, ev, now, &err);
-	if (rc == 0 && (strcmp(type, "started") == 0 || strcmp(type, "resumed") == 0))
+	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED))
 		rc = store_game_status_set(d->store, t->id, "live", &err);
-	if (rc == 0 && strcmp(type, "adjourned") == 0)
+	if (rc == 0 && type == MSG_ADJOURNED)
 		rc = store_game_status_set(d->store, t->id, "adjourned", &err);
 	if (rc == 0) {
-		/* the line as sent, without its '\n' */
-		body = xmalloc(w->len);
-		memcpy(body, w->data, w->len - 1);
-		body[w->len - 1] = '\0';
 		se.seq = seq;
 		se.time_ms = now;
-		se.type = type;
-		se.move = strcmp(type, "moved") == 0
-		                  ? json_string_value(json_object_get(ev, "move"))
-		                  : NULL;
-		se.body = body;
+		se.type = msg_type_name(type);
+		se.move = type == MSG_MOVED ? t->moves[t->nmoves - 1] : NULL;
+		se.body = w->data; /* the line as sent, without its '\n': stored from the wire */
+		se.body_len = w->len - 1;
 		rc = store_event_add(d->store, t->id, &se, &err);
-		free(body);
 	}
-	if (rc == 0 && strcmp(type, "game_over") == 0)
+	if (rc == 0 && type == MSG_GAME_OVER)
 		rc = durable_over(d, t, now, &err);
 	durable_check(d, rc, &err);
 }

@@ -28,12 +28,13 @@ struct durable *durable_create(struct store *st, struct lobby *lb);
 void durable_free(struct durable *d);
 
 /*
- * The ops->event hook: queue the writes of one event of t (ev and w borrowed). A store error is
- * kept and returned by the next durable_commit(): the event has already happened in memory, so the
- * server must stop before anybody hears of it.
+ * The ops->event hook: queue the writes of one event of t (ev and w borrowed; ev is NULL for
+ * moved, whose move is t's last: lobby_ops.event). A store error is kept and returned by the next
+ * durable_commit(): the event has already happened in memory, so the server must stop before
+ * anybody hears of it.
  */
-void durable_event(struct durable *d, const struct table *t, int64_t seq, const json_t *ev,
-                   const struct wire *w);
+void durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
+                   const json_t *ev, const struct wire *w);
 
 /*
  * End of a loop turn: queue the id counters if they moved, then commit everything queued (one

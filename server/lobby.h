@@ -48,10 +48,11 @@ struct lobby_ops {
 	 * Optional (NULL): every game event, after it is numbered and encoded and before anybody
 	 * receives it. w (its line, the very bytes everyone gets) and ev are borrowed: ev is the
 	 * event object, except for moved, whose line is written without one (table_play()): then
-	 * ev holds only its type, game, seq and move. The hook of the durable store (durable.h).
+	 * ev is NULL, and the move is t's last (t->moves[t->nmoves - 1]). The hook of the durable
+	 * store (durable.h).
 	 */
-	void (*event)(void *arg, const struct table *t, int64_t seq, const json_t *ev,
-	              const struct wire *w);
+	void (*event)(void *arg, const struct table *t, int64_t seq, enum msg_type type,
+	              const json_t *ev, const struct wire *w);
 	/*
 	 * Call lobby_wake() in delay_ms milliseconds (0: as soon as possible), replacing any
 	 * earlier request; UINT64_MAX: no wake-up is needed. Called at the end of every lobby entry

@@ -433,12 +433,12 @@ lobby_close_cb(void *arg, struct lobby_peer *peer)
 
 /* lobby_ops.event: every game event goes to the store (written at the end of the turn). */
 static void
-lobby_event_cb(void *arg, const struct table *t, int64_t seq, const json_t *ev,
+lobby_event_cb(void *arg, const struct table *t, int64_t seq, enum msg_type type, const json_t *ev,
                const struct wire *w)
 {
 	struct net *n = arg;
 
-	durable_event(n->durable, t, seq, ev, w);
+	durable_event(n->durable, t, seq, type, ev, w);
 }
 
 /*

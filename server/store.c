@@ -3,10 +3,12 @@
  * migrations, integrity checks, loading with replay through the rules, history and records.
  *
  * This file owns one SQLite connection and its prepared statements (prepared once at open and
- * reused for every write). It is called synchronously from the event loop and must never block
- * it for long: writes only queue rows in the open transaction, and the one disk wait per loop
- * turn is store_commit(). It never calls libuv, never reads the clock (times come from the
- * caller) and never decides a rule: moves are checked by replaying them through game.h.
+ * reused for every write), and a map of where each unfinished game's events stand (its last seq
+ * and ply, so that adding an event needs no query; see store_event_add()). It is called
+ * synchronously from the event loop and must never block it for long: writes only queue rows in
+ * the open transaction, and the one disk wait per loop turn is store_commit(). It never calls
+ * libuv, never reads the clock (times come from the caller) and never decides a rule: moves are
+ * checked by replaying them through game.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +23,7 @@
 
 #include "record.h"
 #include "store.h"
+#include "strmap.h"
 #include "xmalloc.h"
 
 #define STORE_APPLICATION_ID 0x484b544f /* "HKTO" in the file header: this is our file */
@@ -141,7 +144,7 @@ static const char *const statements[S_COUNT] = {
                    "seat1_id = CASE WHEN ?2 = 1 THEN ?3 ELSE seat1_id END, "
                    "seat1_name = CASE WHEN ?2 = 1 THEN ?4 ELSE seat1_name END WHERE id = ?1",
         [S_STATUS] = "UPDATE games SET status = ?2 WHERE id = ?1",
-        [S_EVENT_LAST] = "SELECT (SELECT 1 FROM games WHERE id = ?1), "
+        [S_EVENT_LAST] = "SELECT (SELECT status <> 'finished' FROM games WHERE id = ?1), "
                          "(SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?1), "
                          "(SELECT COUNT(move) FROM events WHERE game_id = ?1)",
         [S_EVENT_ADD] = "INSERT INTO events (game_id, seq, time_ms, type, ply, move, body) "
@@ -158,6 +161,13 @@ static const char *const statements[S_COUNT] = {
                         "ORDER BY seq",
 };
 
+/* A game that is not finished: where its events stand (committed and queued alike). */
+struct store_live {
+	char id[STORE_ID_MAX]; /* the key in store.live */
+	int64_t last;          /* its last seq, 0 before its first event */
+	int64_t ply;           /* its moves */
+};
+
 struct store {
 	sqlite3 *db;
 	char *path; /* for messages */
@@ -165,6 +175,7 @@ struct store {
 	int version;    /* schema version of the file */
 	size_t pending; /* writes queued in the open transaction */
 	sqlite3_stmt *stmt[S_COUNT];
+	struct strmap live; /* game id -> struct store_live (owned), see store_event_add() */
 };
 
 static int store_fail(struct store_error *err, int code, const char *fmt, ...)
@@ -188,12 +199,19 @@ store_fail(struct store_error *err, int code, const char *fmt, ...)
 	return code;
 }
 
-/* The store error for an SQLite result code: corruption or I/O. */
+static void store_live_clear(struct store *st);
+
+/*
+ * The store error for an SQLite result code: corruption or I/O. If SQLite gave the open
+ * transaction up (it does for some errors), where the games stand is read from the file again.
+ */
 static int
 store_sqlite_fail(struct store *st, int rc, struct store_error *err, const char *what)
 {
 	int primary = rc & 0xff;
 
+	if (st->db != NULL && sqlite3_get_autocommit(st->db))
+		store_live_clear(st);
 	if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
 		return store_fail(err, STORE_ECORRUPT, "%s: %s: the file is damaged (%s)", st->path,
 		                  what, sqlite3_errstr(rc));
@@ -378,7 +396,15 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		        "%s: the file is empty (0 bytes), a truncated store? Move it away to "
 		        "start a new one; hokitod will not start without its games",
 		        path);
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/*
+	 * Only the loop thread ever touches the store: no mutex around each call on the connection
+	 * (SQLite's multi-thread mode), and no memory statistics, which take a global mutex for
+	 * every allocation (a setting of the whole process, refused once SQLite has started).
+	 */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	rc = sqlite3_open_v2(path, &st->db,
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                     NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "cannot open");
 	sqlite3_extended_result_codes(st->db, 1);
@@ -436,6 +462,16 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	return 0;
 }
 
+/* Forget where every game stands: the transaction was rolled back, the file is the truth again. */
+static void
+store_live_clear(struct store *st)
+{
+	for (size_t i = 0; i < st->live.cap; i++)
+		if (st->live.slots[i].key != NULL)
+			free(st->live.slots[i].value);
+	strmap_close(&st->live);
+}
+
 int
 store_open(const char *path, enum store_sync sync, struct store **out, struct store_error *err)
 {
@@ -445,6 +481,7 @@ store_open(const char *path, enum store_sync sync, struct store **out, struct st
 	*out = NULL;
 	st->path = xstrdup(path);
 	st->sync = sync;
+	strmap_init(&st->live, 0); /* the keys are our own game ids: no secret seed needed */
 	if ((rc = store_start(st, path, err)) < 0) {
 		for (int i = 0; i < S_COUNT; i++)
 			sqlite3_finalize(st->stmt[i]);
@@ -468,6 +505,7 @@ store_close(struct store *st)
 		sqlite3_finalize(st->stmt[i]);
 	sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
+	store_live_clear(st);
 	free(st->path);
 	free(st);
 }
@@ -547,6 +585,7 @@ bind_text(sqlite3_stmt *s, int i, const char *t)
 int
 store_game_add(struct store *st, const struct store_game *g, struct store_error *err)
 {
+	struct store_live *live;
 	sqlite3_stmt *s;
 	int rc;
 
@@ -567,7 +606,16 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	bind_text(s, 6, g->code);
 	sqlite3_bind_int64(s, 7, g->created_ms);
 	bind_text(s, 8, g->clock[0] ? g->clock : "none");
-	return store_write(st, s, "adding a game", err);
+	if ((rc = store_write(st, s, "adding a game", err)) < 0)
+		return rc;
+	live = strmap_get(&st->live, g->id);
+	if (live == NULL) {
+		live = xcalloc(1, sizeof *live);
+		snprintf(live->id, sizeof live->id, "%s", g->id);
+		strmap_put(&st->live, live->id, live);
+	}
+	live->last = live->ply = 0;
+	return 0;
 }
 
 /* The UPDATE just run found its game, or STORE_ENOTFOUND. */
@@ -625,26 +673,18 @@ store_game_status_set(struct store *st, const char *game_id, const char *status,
 	return store_found(st, game_id, err);
 }
 
-int
-store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
+/*
+ * Where game_id's events stand, from the file (and the open transaction): its last seq and its
+ * moves into *out. Returns 1 for a game that is not finished (worth keeping in st->live), 0 for a
+ * finished one, STORE_ENOTFOUND or STORE_EIO.
+ */
+static int
+store_live_read(struct store *st, const char *game_id, struct store_live *out,
                 struct store_error *err)
 {
-	int64_t last, ply;
-	sqlite3_stmt *s;
-	int rc, moved;
+	sqlite3_stmt *s = store_stmt(st, S_EVENT_LAST);
+	int rc, unfinished;
 
-	if (!fits(game_id, STORE_ID_MAX) || !fits(ev->type, STORE_WORD_MAX) || ev->body == NULL)
-		return store_fail(err, STORE_EINVAL, "event of game '%.15s': bad argument",
-		                  game_id ? game_id : "");
-	moved = strcmp(ev->type, "moved") == 0;
-	if (moved != (ev->move != NULL) || (moved && !fits(ev->move, GAME_MOVE_TEXT)))
-		return store_fail(err, STORE_EINVAL,
-		                  "event %" PRId64 " of game '%s': a move goes with a moved event, "
-		                  "and only there",
-		                  ev->seq, game_id);
-	if ((rc = store_tx(st, err)) < 0)
-		return rc;
-	s = store_stmt(st, S_EVENT_LAST);
 	bind_text(s, 1, game_id);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
@@ -655,23 +695,78 @@ store_event_add(struct store *st, const char *game_id, const struct store_event 
 		sqlite3_reset(s);
 		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", game_id);
 	}
-	last = sqlite3_column_int64(s, 1);
-	ply = sqlite3_column_int64(s, 2);
+	unfinished = sqlite3_column_int(s, 0) != 0;
+	memset(out, 0, sizeof *out);
+	snprintf(out->id, sizeof out->id, "%s", game_id);
+	out->last = sqlite3_column_int64(s, 1);
+	out->ply = sqlite3_column_int64(s, 2);
 	sqlite3_reset(s);
-	if (ev->seq != last + 1)
+	return unfinished;
+}
+
+/*
+ * Each event's seq must follow the game's last one, and a move gets the next ply. Reading both
+ * from the events table for every event cost more than the INSERT itself, so the store keeps
+ * them for every game that is not finished (st->live): an entry is made when a game is added, or
+ * read from the file at a game's first event in this process (a game loaded at start-up), moved
+ * on by every stored event, and dropped when the game finishes; the few events of a finished
+ * game (a rematch offer) are checked against the file each time. An entry always says what the
+ * file with the open transaction says: a transaction that is rolled back (a failed commit, or a
+ * write after which SQLite gave up the transaction) drops them all. The PRIMARY KEY still refuses
+ * a duplicate event, whatever the map says.
+ */
+int
+store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
+                struct store_error *err)
+{
+	struct store_live *live, here;
+	sqlite3_stmt *s;
+	int rc, moved;
+
+	if (!fits(game_id, STORE_ID_MAX) || !fits(ev->type, STORE_WORD_MAX) || ev->body == NULL ||
+	    ev->body_len > INT32_MAX)
+		return store_fail(err, STORE_EINVAL, "event of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
+	moved = strcmp(ev->type, "moved") == 0;
+	if (moved != (ev->move != NULL) || (moved && !fits(ev->move, GAME_MOVE_TEXT)))
+		return store_fail(err, STORE_EINVAL,
+		                  "event %" PRId64 " of game '%s': a move goes with a moved event, "
+		                  "and only there",
+		                  ev->seq, game_id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	live = strmap_get(&st->live, game_id);
+	if (live == NULL) {
+		if ((rc = store_live_read(st, game_id, &here, err)) < 0)
+			return rc;
+		live = &here;
+		if (rc == 1) {
+			live = xmalloc(sizeof *live);
+			*live = here;
+			strmap_put(&st->live, live->id, live);
+		}
+	}
+	if (ev->seq != live->last + 1)
 		return store_fail(err, STORE_EINVAL,
 		                  "event %" PRId64 " of game '%s' does not follow event %" PRId64,
-		                  ev->seq, game_id, last);
+		                  ev->seq, game_id, live->last);
 	s = store_stmt(st, S_EVENT_ADD);
 	bind_text(s, 1, game_id);
 	sqlite3_bind_int64(s, 2, ev->seq);
 	sqlite3_bind_int64(s, 3, ev->time_ms);
 	bind_text(s, 4, ev->type);
 	if (moved)
-		sqlite3_bind_int64(s, 5, ply + 1);
+		sqlite3_bind_int64(s, 5, live->ply + 1);
 	bind_text(s, 6, ev->move);
-	bind_text(s, 7, ev->body);
-	return store_write(st, s, "adding an event", err);
+	if (ev->body_len > 0)
+		sqlite3_bind_text(s, 7, ev->body, (int)ev->body_len, SQLITE_STATIC);
+	else
+		bind_text(s, 7, ev->body);
+	if ((rc = store_write(st, s, "adding an event", err)) < 0)
+		return rc; /* live may be gone (a rollback): not touched */
+	live->last = ev->seq;
+	live->ply += moved;
+	return 0;
 }
 
 int
@@ -699,6 +794,7 @@ store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const
 	}
 	if ((rc = store_write(st, s, "finishing a game", err)) < 0)
 		return rc;
+	free(strmap_del(&st->live, game_id)); /* its later events (a rematch offer) are rare */
 	return store_found(st, game_id, err);
 }
 
@@ -800,6 +896,7 @@ store_commit(struct store *st, struct store_error *err)
 			sqlite3_step(s);
 			sqlite3_reset(s);
 		}
+		store_live_clear(st);
 		st->pending = 0;
 		return code;
 	}

@@ -90,6 +90,7 @@ struct store_event {
 	const char *type; /* "seated", "started", "moved", "game_over", ... */
 	const char *move; /* "moved": the canonical move text; NULL for other types */
 	const char *body; /* the event's line exactly as it was sent (without the '\n') */
+	size_t body_len;  /* its bytes; 0: body ends at its NUL */
 };
 
 /* A session of a seated player, for reconnection after a restart. */
@@ -143,7 +144,9 @@ int store_game_status_set(struct store *st, const char *game_id, const char *sta
 /*
  * An event of a game. Its seq must be the game's last seq + 1 (STORE_EINVAL otherwise: events
  * are never lost or reordered silently). For "moved" events ev->move is the canonical move text
- * and gets the next ply; other types have move NULL. ev and its strings are borrowed.
+ * and gets the next ply; other types have move NULL. The body is stored byte for byte: its
+ * body_len bytes (it need not end there, the server passes the line it sent, '\n' excluded), or
+ * up to its NUL when body_len is 0. ev and its strings are borrowed.
  */
 int store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
                     struct store_error *err);

@@ -324,18 +324,19 @@ table_event_new(const struct table *t, enum msg_type type)
 }
 
 /*
- * Emit the next event: w is its line (stolen: the log keeps that reference), ev the object for
- * the store hook (borrowed; for moved only the members the hook reads). Returns its seq.
+ * Emit the next event of type: w is its line (stolen: the log keeps that reference), ev the
+ * object for the store hook (borrowed; NULL for moved, see lobby_ops.event). Returns its seq.
  */
 static int64_t
-emit_line(struct table *t, const json_t *ev, struct wire *w, const struct session *skip)
+emit_line(struct table *t, enum msg_type type, const json_t *ev, struct wire *w,
+          const struct session *skip)
 {
 	const struct lobby_ops *ops = lobby_ops(t->lobby);
 	int64_t seq = table_seq(t) + 1;
 
-	assert(json_integer_value(json_object_get(ev, "seq")) == seq);
+	assert(ev == NULL || json_integer_value(json_object_get(ev, "seq")) == seq);
 	if (ops->event != NULL)
-		ops->event(ops->arg, t, seq, ev, w);
+		ops->event(ops->arg, t, seq, type, ev, w);
 	if (t->nlog == t->log_cap) {
 		t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
 		t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);
@@ -348,7 +349,8 @@ emit_line(struct table *t, const json_t *ev, struct wire *w, const struct sessio
 int64_t
 table_emit(struct table *t, json_t *ev, const struct session *skip)
 {
-	int64_t seq = emit_line(t, ev, wire_encode(ev), skip);
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	int64_t seq = emit_line(t, msg_type_parse(type), ev, wire_encode(ev), skip);
 
 	json_decref(ev);
 	return seq;
@@ -849,7 +851,6 @@ table_play(struct table *t, struct game_move m)
 	struct game_outcome o;
 	struct msg_moved mv;
 	int64_t seq;
-	json_t *ev;
 
 	if (game_move_format(t->kind, m, text, sizeof text) < 0)
 		abort();
@@ -887,11 +888,8 @@ table_play(struct table *t, struct game_move m)
 		mv.scores[1] = o.score[1];
 	}
 	mv.has_clocks = t->timed;
-	/* the store hook reads the type and the move; it gets the whole event as the line */
-	ev = table_event_new(t, MSG_MOVED);
-	json_object_set_new(ev, "move", json_string(text));
-	seq = emit_line(t, ev, msg_moved_wire(&mv), NULL);
-	json_decref(ev);
+	/* no object for the store hook: the move is the table's last (lobby_ops.event) */
+	seq = emit_line(t, MSG_MOVED, NULL, msg_moved_wire(&mv), NULL);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
 	return seq;

@@ -412,6 +412,84 @@ TEST(wire_builder_strings)
 	}
 }
 
+/* wire_encode() gives jansson's compact text for everything: its own walk, or jansson where it
+ * must. */
+static int
+wire_as_jansson(const json_t *v)
+{
+	size_t n = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	struct wire *w = wire_encode(v);
+	char *text = malloc(n + 1);
+	int same = text != NULL &&
+	           json_dumpb(v, text, n, JSON_COMPACT | JSON_PRESERVE_ORDER) == n &&
+	           w->len == n + 1 && memcmp(w->data, text, n) == 0;
+
+	if (!same)
+		printf("# wire: %.*s# jansson: %.*s\n", (int)w->len, w->data, (int)n, text);
+	free(text);
+	wire_unref(w);
+	return same;
+}
+
+TEST(wire_encode_as_jansson)
+{
+	static const char *const texts[] = {
+	        "{}",
+	        "[]",
+	        "{\"a\":[],\"b\":{},\"c\":[1,[2,[3]],{\"d\":null}],\"e\":true,\"f\":false}",
+	        "{\"real\":1.5,\"small\":1e-300,\"int\":-9223372036854775807,\"z\":0}",
+	        "{\"nul\":\"a\\u0000b\"}",
+	        "{\"esc\":\"\\\"\\\\/\\b\\f\\n\\r\\t\\u0001\"}",
+	        "{\"utf8\":\"caf\u00e9 \\u2028 \\ud83d\\ude00\",\"later\":\"z\",\"earlier\":\"a\"}",
+	        "[{\"k\":[1.25]},\"x\"]",
+	};
+	FILE *f = open_data("valid.jsonl");
+	char line[8192];
+
+	json_t *v;
+
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		v = json_loads(texts[i], JSON_ALLOW_NUL, NULL);
+		ASSERT(v != NULL);
+		ASSERT(wire_as_jansson(v));
+		json_decref(v);
+	}
+	v = json_pack("{s:i}", "first", 1); /* a key with a NUL inside: the parser refuses those */
+	json_object_setn_new(v, "k\0ey", 4, json_integer(2));
+	ASSERT(wire_as_jansson(v));
+	json_decref(v);
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof line, f) != NULL) {
+		size_t n = strcspn(line, "\n");
+
+		line[n] = '\0';
+		if (n == 0 || line[0] == '#')
+			continue;
+		v = json_loadb(line, n, 0, NULL);
+		ASSERT(v != NULL);
+		ASSERT(wire_as_jansson(v));
+		json_decref(v);
+	}
+	fclose(f);
+}
+
+TEST(wire_builder_ints)
+{
+	static const int64_t values[] = {
+	        0, 1, -1, 9, 10, -10, 99, 100, 1234567890, -987654321012, INT64_MAX, INT64_MIN,
+	};
+
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+		struct wire_builder b;
+
+		wire_builder_init(&b, 1);
+		wire_builder_raw(&b, "[", 1);
+		wire_builder_int(&b, values[i]);
+		wire_builder_raw(&b, "]", 1);
+		ASSERT(wire_same(wire_builder_finish(&b), json_pack("[I]", (json_int_t)values[i])));
+	}
+}
+
 TEST(wire_fast_ok)
 {
 	json_t *ids[] = {NULL, json_integer(7), json_string("m\u00e9\"1"), json_integer(-3)};
@@ -497,6 +575,8 @@ main(void)
 	RUN(protocol_names);
 	RUN(wire_refcount);
 	RUN(wire_builder_strings);
+	RUN(wire_builder_ints);
+	RUN(wire_encode_as_jansson);
 	RUN(wire_fast_ok);
 	RUN(wire_fast_moved);
 	RUN(wire_fast_your_turn);

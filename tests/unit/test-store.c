@@ -599,6 +599,71 @@ TEST(store_group_commit_timing)
 	}
 }
 
+/*
+ * The store keeps each unfinished game's last seq and ply in memory: after a reopen they are read
+ * from the file again, a finished game still takes events (a rematch offer) checked against the
+ * file, and a body given with its length is stored as exactly those bytes.
+ */
+TEST(store_event_places)
+{
+	struct store_event ev = {.time_ms = 1, .type = "rematch_offered"};
+	struct store_event *evs;
+	struct store_error err;
+	struct store_game sg;
+	struct store *st;
+	struct game g;
+	struct rng rng;
+	int64_t seq = 3;
+	size_t n;
+
+	rng_init(&rng, 11);
+	game_start(&g, GAME_HOKITO, "standard", 3, NULL);
+	ASSERT_EQ(store_open(fresh("places"), STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 3, 1000), 0);
+	ASSERT_EQ(play(st, "g1", &g, &seq, 4, &rng), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	store_close(st);
+	/* reopened: where g1 stands comes from the file */
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ev.seq = seq + 2;
+	ev.body = "{}";
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), STORE_EINVAL);
+	ASSERT(strstr(err.text, "does not follow event 7") != NULL);
+	ASSERT_EQ(play(st, "g1", &g, &seq, 2, &rng), 0);
+	ev.seq = ++seq;
+	ev.body = "{\"type\":\"chat\"}trailing bytes";
+	ev.body_len = strlen("{\"type\":\"chat\"}");
+	ev.type = "chat";
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_game_get(st, "g1", &sg, &evs, &n, &err), 0);
+	ASSERT_EQ(n, 10);
+	ASSERT_EQ(sg.ply, 6);
+	ASSERT_STR_EQ(evs[9].body, "{\"type\":\"chat\"}");
+	store_events_free(evs, n);
+	/* finished: later events still follow on */
+	ASSERT_EQ(play(st, "g1", &g, &seq, 1000, &rng), 0);
+	ASSERT_EQ(finish(st, "g1", &g, &seq, 5000), 0);
+	ev.body_len = 0;
+	ev.body = "{}";
+	ev.type = "rematch_offered";
+	ev.seq = seq + 2;
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), STORE_EINVAL);
+	ev.seq = ++seq;
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), 0);
+	ev.seq = ++seq;
+	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	store_close(st);
+	/* the file adds up (events 1..n, plies 1..k) and the game replays */
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_game_get(st, "g1", &sg, &evs, &n, &err), 0);
+	ASSERT_EQ((int64_t)n, seq);
+	ASSERT_STR_EQ(sg.status, "finished");
+	store_events_free(evs, n);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -611,6 +676,7 @@ main(void)
 	snprintf(dir, sizeof dir, "%s", tmpl);
 	RUN(store_create_reload);
 	RUN(store_refusals);
+	RUN(store_event_places);
 	RUN(store_history_paging);
 	RUN(store_record);
 	RUN(store_corrupt_files);
