@@ -16,16 +16,23 @@
 
 #define WIRE_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER)
 
+/*
+ * Encode into a buffer on the stack first: most lines fit, and then jansson walks the object
+ * once. A longer line is encoded a second time, straight into its wire.
+ */
 struct wire *
 wire_encode(const json_t *msg)
 {
-	size_t n = json_dumpb(msg, NULL, 0, WIRE_FLAGS);
+	char buf[2048];
+	size_t n = json_dumpb(msg, buf, sizeof buf, WIRE_FLAGS);
 	struct wire *w;
 
 	assert(n > 0);
 	w = xmalloc(sizeof *w + n + 2);
 	w->refs = 1;
-	if (json_dumpb(msg, w->data, n, WIRE_FLAGS) != n)
+	if (n <= sizeof buf)
+		memcpy(w->data, buf, n);
+	else if (json_dumpb(msg, w->data, n, WIRE_FLAGS) != n)
 		abort();
 	w->data[n] = '\n';
 	w->data[n + 1] = '\0';
