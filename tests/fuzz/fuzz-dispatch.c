@@ -3,12 +3,13 @@
  *
  * The game layer never touches a socket, so it runs here as it does in hokitod, with ops that
  * count what it would send. Input: lines; the first byte of each line picks one of four peers
- * (its value modulo 4; 0xff instead drops that peer's connection), the rest is the request. A
- * fixed prologue says hello for each peer, creates a game of each kind and seats two players, so
- * short inputs reach moves, offers, chat and reconnection. The computer player "thinks" by
- * taking the legal move the ply picks, and its answer is delivered after the next line, as the
- * network layer would deliver it later. Nothing may crash, leak or break an invariant (checked
- * by the layer's own asserts and by the sanitizers).
+ * (its value modulo 4), the rest is the request; a first byte of 0xfc to 0xff instead drops that
+ * peer's connection (0xfc peer 0, ... 0xff peer 3). A fixed prologue says hello for each peer,
+ * creates a game of each kind and seats two players, so short inputs reach moves, offers, chat
+ * and reconnection. The computer player "thinks" by taking the legal move the ply picks, and its
+ * answer is delivered after the next line, as the network layer would deliver it later. Nothing
+ * may crash, leak or break an invariant (checked by the layer's own asserts and by the
+ * sanitizers).
  *
  * Every input starts from the same state. The prologue costs far more than a typical input (it
  * builds and encodes five full game states), so it runs once: its lobby is kept as a snapshot,
@@ -18,7 +19,9 @@
  * the build when one of them changes, as a reminder to look at fuzz_lobby_copy() again.
  * Randomness (tokens, seeds, seats, invite codes) comes from a seeded generator instead of the
  * OS (this file defines osrand_*), restarted with the snapshot, so an input alone reproduces a
- * crash.
+ * crash. The prologue's sessions therefore always get the same tokens, which corpus inputs use
+ * to resume them: a e89e198e7449fdbf6cefcc9ca2c202ad, b 7d3e0608c4c191c7938f320b9db20603,
+ * c db8104c780a221778d0c442013a50d31, d 2980a976cd432a24b06de1d0caf28e21.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,7 +324,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t len = end ? (size_t)(end - (data + pos)) : size - pos;
 		if (len > 0) {
 			int p = data[pos] % PEERS;
-			if (data[pos] == 0xff) {
+			if (data[pos] >= 0xfc) {
 				if (connected[p])
 					lobby_peer_gone(lb, &peers[p]);
 				connected[p] = 0;
