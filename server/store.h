@@ -104,7 +104,8 @@ struct store_session {
 };
 
 /*
- * Open the store at path, creating the file if it does not exist. Sets WAL mode and the sync
+ * Open the store at path, creating the file if it does not exist; ":memory:" is a private
+ * temporary database that keeps nothing (see store_start()). Sets WAL mode and the sync
  * level, runs the migrations up to STORE_SCHEMA_VERSION (each in its own transaction), and
  * checks the file: SQLite's quick_check, that it is a hokitod store (application_id), and that
  * its contents add up (every game's events are numbered 1..n without a gap, moves are numbered
