@@ -1360,6 +1360,15 @@ draw_replay(struct screen *s)
 	draw_replay_moves(s, rp, y, LINES - 3, px, pw);
 }
 
+/* Leave the history or the replay for page; back in the lobby, ask for a fresh list. */
+static void
+page_back(struct screen *s, enum page page)
+{
+	s->page = page;
+	if (page == PAGE_MAIN && !s->c->st.table.active)
+		client_request_list(s->c);
+}
+
 /* Ask for a history page at offset; the page shows "asking" until it comes. */
 static void
 history_open(struct screen *s, int64_t offset)
@@ -1430,9 +1439,7 @@ history_key(struct screen *s, int ch)
 		break;
 	case 'q':
 	case KEY_ESCAPE:
-		s->page = PAGE_MAIN;
-		if (!c->st.table.active)
-			client_request_list(c);
+		page_back(s, PAGE_MAIN);
 		break;
 	default:
 		break;
@@ -1481,9 +1488,7 @@ replay_key(struct screen *s, int ch)
 		break;
 	case 'q':
 	case KEY_ESCAPE:
-		s->page = s->replay_back;
-		if (s->page == PAGE_MAIN && !c->st.table.active)
-			client_request_list(c);
+		page_back(s, s->replay_back);
 		break;
 	default:
 		break;
