@@ -16,13 +16,6 @@
 
 #define FUZZ_MAX_LINE 512
 
-static void
-check(int ok)
-{
-	if (!ok)
-		abort();
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,13 +11,6 @@
 #include "fuzz.h"
 #include "game.h"
 
-static void
-check(int ok)
-{
-	if (!ok)
-		abort();
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,13 +13,6 @@
 #include "fuzz.h"
 #include "record.h"
 
-static void
-check(int ok)
-{
-	if (!ok)
-		abort();
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A property the target checks: when it fails, abort, which the fuzzer reports as a crash. */
+static inline void
+check(int ok)
+{
+	if (!ok)
+		abort();
+}
 
 #endif
