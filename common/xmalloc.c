@@ -1,6 +1,7 @@
 /*
  * xmalloc.c: the one place where running out of memory is handled: by aborting.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,20 @@ xrealloc(void *p, size_t size)
 	if (q == NULL)
 		xmalloc_die(size);
 	return q;
+}
+
+void *
+xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t want;
+
+	if (n < *cap)
+		return p;
+	want = *cap ? *cap * 2 : first;
+	if (want < *cap || want > SIZE_MAX / size)
+		xmalloc_die(SIZE_MAX);
+	*cap = want;
+	return xrealloc(p, want * size);
 }
 
 char *

@@ -202,10 +202,7 @@ active_tables(const struct lobby *lb)
 static void
 tables_add(struct lobby *lb, struct table *t)
 {
-	if (lb->ntables == lb->tables_cap) {
-		lb->tables_cap = lb->tables_cap ? lb->tables_cap * 2 : 64;
-		lb->tables = xrealloc(lb->tables, lb->tables_cap * sizeof *lb->tables);
-	}
+	lb->tables = xgrow(lb->tables, lb->ntables, &lb->tables_cap, sizeof *lb->tables, 64);
 	lb->tables[lb->ntables++] = t;
 	strmap_put(&lb->by_game, t->id, t);
 	if (t->is_private)
@@ -216,10 +213,8 @@ tables_add(struct lobby *lb, struct table *t)
 static void
 sessions_add(struct lobby *lb, struct session *s)
 {
-	if (lb->nsessions == lb->sessions_cap) {
-		lb->sessions_cap = lb->sessions_cap ? lb->sessions_cap * 2 : 64;
-		lb->sessions = xrealloc(lb->sessions, lb->sessions_cap * sizeof *lb->sessions);
-	}
+	lb->sessions =
+	        xgrow(lb->sessions, lb->nsessions, &lb->sessions_cap, sizeof *lb->sessions, 64);
 	lb->sessions[lb->nsessions++] = s;
 	strmap_put(&lb->by_token, s->token, s);
 	strmap_put(&lb->by_player, s->id, s);
@@ -305,10 +300,7 @@ deadline_refresh(struct lobby *lb, struct table *t)
 	}
 	t->heap_deadline = d;
 	if (t->heap_index == SIZE_MAX) {
-		if (lb->nheap == lb->heap_cap) {
-			lb->heap_cap = lb->heap_cap ? lb->heap_cap * 2 : 64;
-			lb->heap = xrealloc(lb->heap, lb->heap_cap * sizeof *lb->heap);
-		}
+		lb->heap = xgrow(lb->heap, lb->nheap, &lb->heap_cap, sizeof *lb->heap, 64);
 		t->heap_index = lb->nheap;
 		lb->heap[lb->nheap++] = t;
 	}
@@ -1740,10 +1732,7 @@ lobby_wake(struct lobby *lb)
 	while (lb->nheap > 0 && lb->heap[0]->heap_deadline <= now) {
 		struct table *t = lb->heap[0];
 
-		if (ndue == cap) {
-			cap = cap ? cap * 2 : 8;
-			due = xrealloc(due, cap * sizeof *due);
-		}
+		due = xgrow(due, ndue, &cap, sizeof *due, 8);
 		due[ndue++] = t;
 		heap_remove(lb, t);
 	}
@@ -1796,10 +1785,7 @@ restore_game_cb(void *ctx, const struct store_game *g, const struct store_event 
 
 	if (t == NULL)
 		return 1;
-	if (lb->ntables == rc->ended_cap) {
-		rc->ended_cap = rc->ended_cap ? rc->ended_cap * 2 : 64;
-		rc->ended = xrealloc(rc->ended, rc->ended_cap * sizeof *rc->ended);
-	}
+	rc->ended = xgrow(rc->ended, lb->ntables, &rc->ended_cap, sizeof *rc->ended, 64);
 	rc->ended[lb->ntables] = g->ended_ms;
 	tables_add(lb, t);
 	if (t->serial > lb->serial)
@@ -1837,10 +1823,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	    strcmp(t->seat_id[ss->seat], ss->player_id) != 0 || t->seat[ss->seat] != NULL ||
 	    session_find_token(lb, ss->token) != NULL) {
 		/* its game is no longer held (or the row is not ours): forget it */
-		if (rc->nstale == rc->stale_cap) {
-			rc->stale_cap = rc->stale_cap ? rc->stale_cap * 2 : 16;
-			rc->stale = xrealloc(rc->stale, rc->stale_cap * sizeof *rc->stale);
-		}
+		rc->stale = xgrow(rc->stale, rc->nstale, &rc->stale_cap, sizeof *rc->stale, 16);
 		snprintf(rc->stale[rc->nstale++], STORE_TOKEN_MAX, "%s", ss->token);
 		return 0;
 	}

@@ -330,10 +330,7 @@ client_send(struct net_client *c, struct wire *w)
 		client_doom(c, DOOM_NOW);
 		return;
 	}
-	if (c->nheld == c->held_cap) {
-		c->held_cap = c->held_cap ? c->held_cap * 2 : 8;
-		c->held = xrealloc(c->held, c->held_cap * sizeof *c->held);
-	}
+	c->held = xgrow(c->held, c->nheld, &c->held_cap, sizeof *c->held, 8);
 	c->held[c->nheld++] = wire_ref(w);
 	c->held_bytes += w->len;
 	if (!c->in_flush_list) {

@@ -995,10 +995,7 @@ store_events_read(struct store *st, const char *id, struct store_event **out, si
 	bind_text(s, 1, id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const unsigned char *move = sqlite3_column_text(s, 3);
-		if (len == cap) {
-			cap = cap ? cap * 2 : 64;
-			ev = xrealloc(ev, cap * sizeof *ev);
-		}
+		ev = xgrow(ev, len, &cap, sizeof *ev, 64);
 		ev[len].seq = sqlite3_column_int64(s, 0);
 		ev[len].time_ms = sqlite3_column_int64(s, 1);
 		ev[len].type = xstrdup((const char *)sqlite3_column_text(s, 2));
@@ -1135,10 +1132,7 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
 	sqlite3_bind_int64(s, 1, p1);
 	sqlite3_bind_int64(s, 2, p2);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 16;
-			games = xrealloc(games, cap * sizeof *games);
-		}
+		games = xgrow(games, len, &cap, sizeof *games, 16);
 		if ((rc = store_game_row(st, s, &games[len], err)) < 0) {
 			sqlite3_finalize(s);
 			free(games);

@@ -167,10 +167,7 @@ restore_event(struct table *t, const struct store_event *e, const json_t *o, cha
 			                    t->id, e->seq, e->move ? e->move : "");
 		if (t->draw_offer != by)
 			t->draw_offer = -1;
-		if (t->nmoves == t->moves_cap) {
-			t->moves_cap = t->moves_cap ? t->moves_cap * 2 : 64;
-			t->moves = xrealloc(t->moves, t->moves_cap * sizeof *t->moves);
-		}
+		t->moves = xgrow(t->moves, t->nmoves, &t->moves_cap, sizeof *t->moves, 64);
 		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", move);
 	} else if (strcmp(type, "game_over") == 0) {
 		t->status = TABLE_FINISHED;
@@ -251,10 +248,7 @@ table_restore(struct lobby *lb, const struct store_game *g, const struct store_e
 			rc = restore_event(t, &ev[i], o, why, size);
 		json_decref(o);
 		if (rc == 0) {
-			if (t->nlog == t->log_cap) {
-				t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
-				t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);
-			}
+			t->log = xgrow(t->log, t->nlog, &t->log_cap, sizeof *t->log, 16);
 			t->log[t->nlog++] = wire_text(ev[i].body, strlen(ev[i].body));
 		}
 	}
@@ -337,10 +331,7 @@ emit_line(struct table *t, enum msg_type type, const json_t *ev, struct wire *w,
 	assert(ev == NULL || json_integer_value(json_object_get(ev, "seq")) == seq);
 	if (ops->event != NULL)
 		ops->event(ops->arg, t, seq, type, ev, w);
-	if (t->nlog == t->log_cap) {
-		t->log_cap = t->log_cap ? t->log_cap * 2 : 16;
-		t->log = xrealloc(t->log, t->log_cap * sizeof *t->log);
-	}
+	t->log = xgrow(t->log, t->nlog, &t->log_cap, sizeof *t->log, 16);
 	t->log[t->nlog++] = w;
 	table_broadcast(t, w, skip);
 	return seq;
@@ -708,10 +699,7 @@ table_your_turn(struct table *t)
 void
 table_watcher_add(struct table *t, struct session *s)
 {
-	if (t->nwatchers == t->watchers_cap) {
-		t->watchers_cap = t->watchers_cap ? t->watchers_cap * 2 : 8;
-		t->watchers = xrealloc(t->watchers, t->watchers_cap * sizeof *t->watchers);
-	}
+	t->watchers = xgrow(t->watchers, t->nwatchers, &t->watchers_cap, sizeof *t->watchers, 8);
 	t->watchers[t->nwatchers++] = s;
 }
 
@@ -861,10 +849,7 @@ table_play(struct table *t, struct game_move m)
 	if (t->draw_offer != side)
 		t->draw_offer = -1;
 	game_apply(&t->game, m);
-	if (t->nmoves == t->moves_cap) {
-		t->moves_cap = t->moves_cap ? t->moves_cap * 2 : 64;
-		t->moves = xrealloc(t->moves, t->moves_cap * sizeof *t->moves);
-	}
+	t->moves = xgrow(t->moves, t->nmoves, &t->moves_cap, sizeof *t->moves, 64);
 	memcpy(t->moves[t->nmoves++], text, sizeof text);
 	/* the line of the one event of every move is written directly (msg_moved_wire()) */
 	if (game_format(&t->game, position, sizeof position) < 0)
