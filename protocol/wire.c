@@ -26,18 +26,11 @@ wire_dump_cb(const char *buffer, size_t size, void *data)
 	return 0;
 }
 
-/* Whether a string of len bytes has no NUL inside (wire_builder_str() stops at the first). */
-static int
-wire_plain(const char *s, size_t len)
-{
-	return strlen(s) == len;
-}
-
 /*
  * Append v as jansson's compact encoder writes it (JSON_COMPACT | JSON_PRESERVE_ORDER): objects
- * in insertion order, strings escaped by wire_builder_str(), integers in decimal. jansson itself
- * writes only what we never build (reals, strings or keys with a NUL inside): its encoder goes
- * through a callback for every token and took several times longer for a state message.
+ * in insertion order, strings escaped by wire_builder_strn(), integers in decimal. jansson itself
+ * writes only what we never build (reals): its encoder goes through a callback for every token
+ * and took several times longer for a state message.
  */
 static void
 wire_builder_value(struct wire_builder *b, const json_t *v)
@@ -48,14 +41,12 @@ wire_builder_value(struct wire_builder *b, const json_t *v)
 
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
-		for (it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it))
-			if (!wire_plain(json_object_iter_key(it), json_object_iter_key_len(it)))
-				goto jansson;
 		wire_builder_raw(b, "{", 1);
 		for (it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
 			if (it != json_object_iter(o))
 				wire_builder_raw(b, ",", 1);
-			wire_builder_str(b, json_object_iter_key(it));
+			wire_builder_strn(b, json_object_iter_key(it),
+			                  json_object_iter_key_len(it));
 			wire_builder_raw(b, ":", 1);
 			wire_builder_value(b, json_object_iter_value(it));
 		}
@@ -71,9 +62,7 @@ wire_builder_value(struct wire_builder *b, const json_t *v)
 		wire_builder_raw(b, "]", 1);
 		return;
 	case JSON_STRING:
-		if (!wire_plain(json_string_value(v), json_string_length(v)))
-			break;
-		wire_builder_str(b, json_string_value(v));
+		wire_builder_strn(b, json_string_value(v), json_string_length(v));
 		return;
 	case JSON_INTEGER:
 		wire_builder_int(b, json_integer_value(v));
@@ -90,7 +79,6 @@ wire_builder_value(struct wire_builder *b, const json_t *v)
 	case JSON_REAL:
 		break;
 	}
-jansson:
 	if (json_dump_callback(v, wire_dump_cb, b, WIRE_FLAGS | JSON_ENCODE_ANY) != 0)
 		abort();
 }
@@ -187,7 +175,7 @@ wire_builder_raw(struct wire_builder *b, const char *text, size_t n)
  * string as it is; only at an escape for the rest of it at its worst (six bytes a byte), so a long
  * plain string (a position) does not make the line grow.
  */
-/* The bytes wire_builder_str() escapes. */
+/* The bytes wire_builder_strn() escapes. */
 static const unsigned char wire_escaped[256] = {
         [0x00] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* control characters */
         [0x10] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* control characters */
@@ -198,12 +186,18 @@ static const unsigned char wire_escaped[256] = {
 void
 wire_builder_str(struct wire_builder *b, const char *s)
 {
+	wire_builder_strn(b, s, strlen(s));
+}
+
+void
+wire_builder_strn(struct wire_builder *b, const char *s, size_t n)
+{
 	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(s);
+	const unsigned char *end = (const unsigned char *)s + n;
 	char *o = wire_builder_room(b, n + 2);
 
 	*o++ = '"';
-	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; p < end; p++) {
 		unsigned char c = *p;
 
 		if (!wire_escaped[c]) {

@@ -52,6 +52,9 @@ void wire_builder_raw(struct wire_builder *b, const char *text, size_t n);
 /* Append s (UTF-8) as a JSON string. */
 void wire_builder_str(struct wire_builder *b, const char *s);
 
+/* Append the n bytes at s (UTF-8, NUL bytes included, written \u0000) as a JSON string. */
+void wire_builder_strn(struct wire_builder *b, const char *s, size_t n);
+
 /* Append an integer. */
 void wire_builder_int(struct wire_builder *b, int64_t v);
 
