@@ -842,10 +842,11 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 int
 net_restore(struct net *n, struct store_error *err)
 {
-	int rc = lobby_restore(n->lobby, err);
+	int rc = lobby_restore(n->lobby, err), crc;
 
-	if (rc >= 0 && n->durable != NULL)
-		rc = durable_commit(n->durable, err); /* stale sessions removed, counters */
+	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
+	if (rc >= 0 && n->durable != NULL && (crc = durable_commit(n->durable, err)) < 0)
+		return crc;
 	return rc;
 }
 
