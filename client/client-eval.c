@@ -98,15 +98,6 @@ eval_over(const struct game *g, struct client_eval *e)
 		         client_state_side_name(g->kind, o.winner));
 }
 
-/* The position after the first ply moves of the replay. */
-static void
-eval_position(const struct client_replay *rp, size_t ply, struct game *g)
-{
-	*g = rp->rec.start;
-	for (size_t i = 0; i < ply; i++)
-		game_apply(g, rp->rec.moves[i]);
-}
-
 static void eval_after_cb(uv_work_t *req, int status);
 
 /* The next position to evaluate: the one shown, then those after it, then those before. */
@@ -140,7 +131,7 @@ client_eval_kick(struct client *c)
 	while (eval_next(rp, &ply)) {
 		struct game g;
 
-		eval_position(rp, ply, &g);
+		client_replay_position(rp, ply, &g);
 		if (game_over(&g)) {
 			eval_over(&g, &rp->eval[ply]);
 			rp->eval[ply].done = 1;

@@ -517,6 +517,15 @@ client_replay_load(struct client *c, const char *id, const char *text, size_t le
 }
 
 void
+client_replay_position(const struct client_replay *rp, size_t ply, struct game *g)
+{
+	/* replay from the start: at most 64 moves, each a small copy (no undo needed) */
+	*g = rp->rec.start;
+	for (size_t i = 0; i < ply; i++)
+		game_apply(g, rp->rec.moves[i]);
+}
+
+void
 client_replay_seek(struct client *c, long ply)
 {
 	struct client_replay *r = &c->replay;
@@ -527,10 +536,7 @@ client_replay_seek(struct client *c, long ply)
 		ply = 0;
 	if ((size_t)ply > r->rec.nmoves)
 		ply = (long)r->rec.nmoves;
-	/* replay from the start: at most 64 moves, each a small copy (no undo needed) */
-	r->pos = r->rec.start;
-	for (long i = 0; i < ply; i++)
-		game_apply(&r->pos, r->rec.moves[i]);
+	client_replay_position(r, (size_t)ply, &r->pos);
 	r->ply = (size_t)ply;
 	c->replay_stamp++;
 }

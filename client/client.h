@@ -414,6 +414,9 @@ int client_request_record(struct client *c, const char *game);
 int client_replay_load(struct client *c, const char *id, const char *text, size_t len);
 void client_replay_seek(struct client *c, long ply);
 
+/* *g: the position of replay rp after its first ply moves (ply at most rp->rec.nmoves). */
+void client_replay_position(const struct client_replay *rp, size_t ply, struct game *g);
+
 /*
  * client-eval.c: evaluate the replay's positions on the thread pool, the one shown first; each
  * result lands in replay.eval[] and the view is updated. Does nothing while one runs or when all
