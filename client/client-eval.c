@@ -68,7 +68,7 @@ eval_text(const struct game *g, const struct search_result *r, struct client_eva
 		snprintf(e->text, sizeof e->text, "%s wins by %d (proved)", name, eval_margin(av));
 	} else if (r->proved) {
 		snprintf(e->text, sizeof e->text, "%s wins in %d plies (proved)", name,
-		         33 - (av - EVAL_WIN) / EVAL_UNIT - game_ply(g));
+		         eval_win_plies(av, g));
 	} else if (v == 0) {
 		snprintf(e->text, sizeof e->text, "even");
 	} else if (kind == GAME_HOKITO) {

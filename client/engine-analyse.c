@@ -43,7 +43,7 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 			       eval_margin(r->score));
 		else
 			printf("result: %s wins in at most %d plies (proved)\n", mine,
-			       33 - (r->score - EVAL_WIN) / EVAL_UNIT - game_ply(g));
+			       eval_win_plies(r->score, g));
 		return;
 	}
 	if (!r->proved && (r->proof & SEARCH_PROOF_UPPER) && r->score <= -EVAL_WIN) {
@@ -74,10 +74,8 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 	if (r->score == 0) {
 		printf("result: draw (proved)\n");
 	} else {
-		int v = r->score > 0 ? r->score : -r->score;
-		int end_ply = 33 - (v - EVAL_WIN) / EVAL_UNIT;
 		printf("result: %s wins in %d plies (proved)\n", r->score > 0 ? mine : theirs,
-		       end_ply - game_ply(g));
+		       eval_win_plies(r->score, g));
 	}
 }
 

@@ -193,11 +193,14 @@ ox_win_now(const struct oxono *x)
 	return 0;
 }
 
+/* An OXONO win at ply p scores EVAL_WIN + EVAL_UNIT * (OX_WIN_PLY - p): sooner is better. */
+#define OX_WIN_PLY 33
+
 static int
 ox_final(const struct oxono *x)
 {
 	int ply = popcount(x->colour[0] | x->colour[1]);
-	int v = EVAL_WIN + EVAL_UNIT * (33 - ply);
+	int v = EVAL_WIN + EVAL_UNIT * (OX_WIN_PLY - ply);
 
 	if (x->end != GAME_END_LINE)
 		return 0;
@@ -241,7 +244,7 @@ ox_leaf(const struct oxono *x, int *exact)
 	}
 	if (ox_win_now(x)) {
 		*exact = 1;
-		return EVAL_WIN + EVAL_UNIT * (33 - (popcount(~nonpawn & BOARD) + 1));
+		return EVAL_WIN + EVAL_UNIT * (OX_WIN_PLY - (popcount(~nonpawn & BOARD) + 1));
 	}
 	*exact = 0;
 	v = OX_THREAT * (popcount(ox_completions(x->colour[me], nonpawn)) -
@@ -277,6 +280,14 @@ eval_margin(int score)
 	if (score <= -EVAL_WIN)
 		return (score + EVAL_WIN) / EVAL_UNIT;
 	return score / EVAL_UNIT;
+}
+
+int
+eval_win_plies(int score, const struct game *g)
+{
+	int v = score < 0 ? -score : score;
+
+	return OX_WIN_PLY - (v - EVAL_WIN) / EVAL_UNIT - game_ply(g);
 }
 
 EVAL_CLONES void

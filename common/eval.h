@@ -57,6 +57,9 @@ int eval_leaf(const struct game *g, int *exact);
 /* The final HOKITO score margin (side to move's view) of a final score. */
 int eval_margin(int score);
 
+/* The plies from g until the end of an OXONO game won or lost with final score (either view). */
+int eval_win_plies(int score, const struct game *g);
+
 /* Prepare the move-ordering context of g. */
 void eval_order_init(struct eval_order *o, const struct game *g);
 
