@@ -461,16 +461,11 @@ cmd_create(struct plain *p, char **args, int n)
 			priv = 1;
 		else if (strcmp(args[i], "computer") == 0) {
 			level = PROTOCOL_LEVEL_DEFAULT;
-			if (i + 1 < n && args[i + 1][0] >= '0' && args[i + 1][0] <= '9') {
-				char *end;
-				long lv = strtol(args[++i], &end, 10);
-				if (*end != '\0' || lv < PROTOCOL_LEVEL_MIN ||
-				    lv > PROTOCOL_LEVEL_MAX) {
-					out("error: create: the computer's level is from %d to %d",
-					    PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
-					return;
-				}
-				level = (int)lv;
+			if (i + 1 < n && args[i + 1][0] >= '0' && args[i + 1][0] <= '9' &&
+			    protocol_level_parse(args[++i], &level) < 0) {
+				out("error: create: the computer's level is from %d to %d",
+				    PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
+				return;
 			}
 		} else if (strcmp(args[i], "public") == 0)
 			priv = 0;

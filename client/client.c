@@ -135,19 +135,13 @@ parse_args(int argc, char **argv, struct client_options *o)
 				exit(2);
 			}
 		} else if (is_opt(a, "--computer")) {
-			char *end;
-			long lv;
 			v = opt_value(argc, argv, &i, "--computer");
-			errno = 0;
-			lv = strtol(v, &end, 10);
-			if (errno != 0 || *end != '\0' || lv < PROTOCOL_LEVEL_MIN ||
-			    lv > PROTOCOL_LEVEL_MAX) {
+			if (protocol_level_parse(v, &o->computer) < 0) {
 				fprintf(stderr,
 				        "hokito: --computer: '%s' is not a level (%d to %d)\n", v,
 				        PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
 				exit(2);
 			}
-			o->computer = (int)lv;
 		} else if (strcmp(a, "--private") == 0) {
 			o->private_game = 1;
 		} else if (strcmp(a, "--plain") == 0) {

@@ -5,6 +5,8 @@
  * released. Also the text rules that need no server state: display names, chat lines and time
  * controls. This file owns nothing and never allocates.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol.h"
@@ -172,5 +174,19 @@ protocol_clock_parse(const char *text, uint64_t *base_ms, uint64_t *inc_ms)
 		return PROTO_EBADVALUE;
 	*base_ms = (uint64_t)base * 60000u;
 	*inc_ms = (uint64_t)inc * 1000u;
+	return 0;
+}
+
+int
+protocol_level_parse(const char *text, int *level)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v < PROTOCOL_LEVEL_MIN || v > PROTOCOL_LEVEL_MAX)
+		return PROTO_EBADVALUE;
+	*level = (int)v;
 	return 0;
 }

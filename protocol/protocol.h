@@ -98,6 +98,13 @@ int protocol_chat_clean(const char *text, char *out, size_t size);
  */
 int protocol_clock_parse(const char *text, uint64_t *base_ms, uint64_t *inc_ms);
 
+/*
+ * Parse a computer level as a person types it (a decimal number, as strtol reads it, and nothing
+ * after it) within PROTOCOL_LEVEL_MIN..PROTOCOL_LEVEL_MAX. Sets *level; returns 0 or
+ * PROTO_EBADVALUE.
+ */
+int protocol_level_parse(const char *text, int *level);
+
 #include "framer.h"
 #include "msg.h"
 #include "wire.h"
