@@ -42,13 +42,14 @@ struct lobby {
 	size_t nsessions, sessions_cap;
 	struct table **tables; /* every table, in creation order */
 	size_t ntables, tables_cap;
-	struct strmap by_token;  /* session of each token */
-	struct strmap by_player; /* session of each player id */
-	struct strmap by_game;   /* table of each game id */
-	struct strmap by_code;   /* private table of each invite code */
-	size_t nfinished;        /* finished tables (counted by finished_touch()) */
-	int prune_due;           /* a game finished since the last lobby_prune() */
-	struct table **heap;     /* tables with a deadline, a binary min-heap on heap_deadline */
+	struct strmap by_token;            /* session of each token */
+	struct strmap by_player;           /* session of each player id */
+	struct strmap by_game;             /* table of each game id */
+	struct strmap by_code;             /* private table of each invite code */
+	size_t nfinished;                  /* finished tables (counted by finished_touch()) */
+	int prune_due;                     /* a game finished since the last lobby_prune() */
+	struct table *fin_head, *fin_tail; /* finished tables, oldest first (fin_next) */
+	struct table **heap; /* tables with a deadline, a binary min-heap on heap_deadline */
 	size_t nheap, heap_cap;
 	struct table *spect_waiting; /* tables whose coalesced spectators notice waits */
 	unsigned next_player;        /* number of the next player id */
@@ -402,17 +403,31 @@ presence_send(struct lobby *lb, struct lobby_peer *peer, struct table *t, int se
 	send_msg(lb, peer, o);
 }
 
+/* Count t among the finished tables, as the newest: pruning forgets the oldest first. */
+static void
+finished_append(struct lobby *lb, struct table *t)
+{
+	t->finish_counted = 1;
+	t->finished_serial = ++lb->finished_serial;
+	t->fin_prev = lb->fin_tail;
+	t->fin_next = NULL;
+	if (lb->fin_tail != NULL)
+		lb->fin_tail->fin_next = t;
+	else
+		lb->fin_head = t;
+	lb->fin_tail = t;
+	lb->nfinished++;
+	lb->prune_due = 1;
+}
+
 /* A game just finished: seated sessions that are disconnected linger from now on. */
 static void
 finished_touch(struct lobby *lb, struct table *t)
 {
 	if (t->status != TABLE_FINISHED || t->finish_counted)
 		return;
-	t->finish_counted = 1;
-	lb->nfinished++;
-	lb->prune_due = 1;
+	finished_append(lb, t);
 	heap_remove(lb, t);
-	t->finished_serial = ++lb->finished_serial;
 	for (int i = 0; i < 2; i++)
 		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
 			t->seat[i]->gone_at = lobby_now(lb);
@@ -434,7 +449,7 @@ session_leave(struct lobby *lb, struct session *s)
 		return;
 	assert(!(s->seat >= 0 && t->status == TABLE_LIVE));
 	if (s->seat < 0) {
-		s->table = NULL;
+		session_attach(s, NULL);
 		if (s->peer != NULL) {
 			table_watcher_remove(t, s);
 			spectators_changed(lb, t);
@@ -447,23 +462,22 @@ session_leave(struct lobby *lb, struct session *s)
 	}
 	t->rematch_offer = -1; /* a rematch needs both players at the game */
 	t->seat[s->seat] = NULL;
-	s->table = NULL;
+	session_attach(s, NULL);
 	s->seat = -1;
 }
 
-/* Free table t (at index i of the list) after detaching every session still at it. */
+/*
+ * Free table t after detaching every session still at it. O(1) but for finding t in the list of
+ * tables, a scan of pointers from the oldest, where the tables that are dropped usually are.
+ */
 static void
-table_drop(struct lobby *lb, size_t i)
+table_drop(struct lobby *lb, struct table *t)
 {
-	struct table *t = lb->tables[i];
+	size_t i = 0;
 
-	for (size_t j = 0; j < lb->nsessions; j++) {
-		struct session *s = lb->sessions[j];
-
-		if (s->table == t) {
-			s->table = NULL;
-			s->seat = -1;
-		}
+	while (t->attached != NULL) {
+		t->attached->seat = -1;
+		session_attach(t->attached, NULL);
 	}
 	log_debug("game %s forgotten", t->id);
 	strmap_del(&lb->by_game, t->id);
@@ -472,38 +486,33 @@ table_drop(struct lobby *lb, size_t i)
 	heap_remove(lb, t);
 	if (t->spect_waiting)
 		spectators_forget(lb, t);
-	if (t->finish_counted)
+	if (t->finish_counted) {
+		if (t->fin_prev != NULL)
+			t->fin_prev->fin_next = t->fin_next;
+		else
+			lb->fin_head = t->fin_next;
+		if (t->fin_next != NULL)
+			t->fin_next->fin_prev = t->fin_prev;
+		else
+			lb->fin_tail = t->fin_prev;
 		lb->nfinished--;
-	table_free(t);
+	}
+	while (lb->tables[i] != t)
+		i++;
 	memmove(lb->tables + i, lb->tables + i + 1, (lb->ntables - i - 1) * sizeof *lb->tables);
 	lb->ntables--;
+	table_free(t);
 }
 
-/*
- * Forget the oldest finished games beyond keep_finished. Only after a game finished (prune_due):
- * then one pass finds the oldest, usually the one table to drop.
- */
+/* Forget the oldest finished games beyond keep_finished (only after a game finished). */
 static void
 lobby_prune(struct lobby *lb)
 {
 	if (!lb->prune_due)
 		return;
 	lb->prune_due = 0;
-	while (lb->nfinished > lb->cfg.keep_finished) {
-		size_t oldest = SIZE_MAX;
-		uint64_t oldest_serial = UINT64_MAX;
-
-		for (size_t i = 0; i < lb->ntables; i++) {
-			struct table *t = lb->tables[i];
-
-			if (t->finish_counted && t->finished_serial < oldest_serial) {
-				oldest_serial = t->finished_serial;
-				oldest = i;
-			}
-		}
-		assert(oldest != SIZE_MAX);
-		table_drop(lb, oldest);
-	}
+	while (lb->nfinished > lb->cfg.keep_finished)
+		table_drop(lb, lb->fin_head);
 }
 
 /* The session of a token, or NULL (strmap's keyed hash and constant-time compare: strmap.h). */
@@ -846,7 +855,7 @@ handle_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	session_leave(lb, s);
-	s->table = t;
+	session_attach(s, t);
 	s->seat = -1;
 	table_watcher_add(t, s);
 	log_info("%s (%s) watches game %s", s->id, s->name, t->id);
@@ -1218,7 +1227,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		t->seat[i] = NULL;
 		if (p[i] == NULL)
 			continue;
-		p[i]->table = NULL;
+		session_attach(p[i], NULL);
 		p[i]->seat = -1;
 	}
 	/*
@@ -1832,7 +1841,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	snprintf(s->name, sizeof s->name, "%s", ss->name);
 	snprintf(s->token, sizeof s->token, "%s", ss->token);
 	s->seat = ss->seat;
-	s->table = t;
+	session_attach(s, t);
 	s->gone_at = lobby_now(lb);
 	t->seat[ss->seat] = s;
 	sessions_add(lb, s);
@@ -1863,12 +1872,8 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 			idx[j - 1] = b;
 			idx[j] = a;
 		}
-	for (size_t i = 0; i < n; i++) {
-		lb->tables[idx[i]]->finished_serial = ++lb->finished_serial;
-		lb->tables[idx[i]]->finish_counted = 1;
-	}
-	lb->nfinished += n;
-	lb->prune_due = 1;
+	for (size_t i = 0; i < n; i++)
+		finished_append(lb, lb->tables[idx[i]]);
 	free(idx);
 }
 

@@ -160,11 +160,12 @@ struct session {
 	char name[PROTOCOL_NAME_BYTES + 1]; /* display name */
 	char token[PROTOCOL_TOKEN_LEN + 1]; /* the secret */
 	struct lobby_peer *peer;            /* connection, NULL while disconnected */
-	struct table *table;                /* the game the session is at, or NULL */
-	int seat;                           /* 0 or 1 when seated at table, -1 watching */
-	uint64_t gone_at;                   /* when the connection was lost (ms) */
-	uint64_t chat_at[CHAT_BURST];       /* when its last chat lines were sent, a ring */
-	unsigned chat_next;                 /* next slot of chat_at */
+	struct table *table; /* the game the session is at, or NULL: session_attach() */
+	struct session *at_prev, *at_next; /* the other sessions at table (its attached list) */
+	int seat;                          /* 0 or 1 when seated at table, -1 watching */
+	uint64_t gone_at;                  /* when the connection was lost (ms) */
+	uint64_t chat_at[CHAT_BURST];      /* when its last chat lines were sent, a ring */
+	unsigned chat_next;                /* next slot of chat_at */
 };
 
 struct table {
@@ -221,6 +222,8 @@ struct table {
 	int spect_waiting;        /* a spectators notice waits (coalesced), on the lobby's list */
 	uint64_t spect_due;       /* ops->now time before which no spectators notice goes */
 	struct table *spect_next; /* the lobby's list of tables whose notice waits */
+	struct session *attached; /* every session whose table this is, through at_next */
+	struct table *fin_prev, *fin_next; /* the lobby's finished tables, oldest first */
 };
 
 /*
@@ -287,6 +290,12 @@ void table_watcher_remove(struct table *t, struct session *s);
 
 /* Seat session s (or only record the player when s is NULL) at seat. */
 void table_seat(struct table *t, int seat, struct session *s);
+
+/*
+ * Point s at table t, or at none (NULL): moves s from its table's attached list to t's. Every
+ * change of s->table goes through here, so a table knows who to detach when it is freed.
+ */
+void session_attach(struct session *s, struct table *t);
 
 /*
  * Seat the server's computer at level (with player id and display name): no session, always

@@ -723,8 +723,32 @@ table_seat(struct table *t, int seat, struct session *s)
 	t->seat_taken[seat] = 1;
 	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", s->id);
 	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "%s", s->name);
-	s->table = t;
+	session_attach(s, t);
 	s->seat = seat;
+}
+
+void
+session_attach(struct session *s, struct table *t)
+{
+	if (s->table == t)
+		return;
+	if (s->table != NULL) {
+		if (s->at_prev != NULL)
+			s->at_prev->at_next = s->at_next;
+		else
+			s->table->attached = s->at_next;
+		if (s->at_next != NULL)
+			s->at_next->at_prev = s->at_prev;
+	}
+	s->table = t;
+	s->at_prev = NULL;
+	s->at_next = NULL;
+	if (t != NULL) {
+		s->at_next = t->attached;
+		if (t->attached != NULL)
+			t->attached->at_prev = s;
+		t->attached = s;
+	}
 }
 
 void

@@ -35,9 +35,9 @@
 #include "wire.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 368, "struct lobby changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct session) == 264, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2344, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 384, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2368, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4
@@ -231,6 +231,8 @@ fuzz_lobby_copy(const struct lobby *from)
 		struct session *s = lb->sessions[i];
 
 		s->table = fuzz_table_map(from, lb, s->table);
+		s->at_prev = fuzz_session_map(from, lb, s->at_prev);
+		s->at_next = fuzz_session_map(from, lb, s->at_next);
 		if (s->peer != NULL)
 			s->peer->session = s;
 	}
@@ -242,11 +244,16 @@ fuzz_lobby_copy(const struct lobby *from)
 		for (size_t j = 0; j < t->nwatchers; j++)
 			t->watchers[j] = fuzz_session_map(from, lb, t->watchers[j]);
 		t->spect_next = fuzz_table_map(from, lb, t->spect_next);
+		t->attached = fuzz_session_map(from, lb, t->attached);
+		t->fin_prev = fuzz_table_map(from, lb, t->fin_prev);
+		t->fin_next = fuzz_table_map(from, lb, t->fin_next);
 	}
 	lb->heap = fuzz_dup(from->heap, from->heap_cap * sizeof *lb->heap);
 	for (size_t i = 0; i < lb->nheap; i++)
 		lb->heap[i] = fuzz_table_map(from, lb, lb->heap[i]);
 	lb->spect_waiting = fuzz_table_map(from, lb, from->spect_waiting);
+	lb->fin_head = fuzz_table_map(from, lb, from->fin_head);
+	lb->fin_tail = fuzz_table_map(from, lb, from->fin_tail);
 	fuzz_strmap_copy(&lb->by_token, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_player, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_game, from, lb, 1);
