@@ -257,6 +257,12 @@ stats_write(const struct durable *d, enum log_level level)
 	          (unsigned long long)d->max_us, line);
 }
 
+int
+durable_may_lag(const struct durable *d)
+{
+	return store_is_temporary(d->store);
+}
+
 void
 durable_stats_log(const struct durable *d)
 {

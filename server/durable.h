@@ -45,6 +45,12 @@ void durable_event(struct durable *d, const struct table *t, int64_t seq, enum m
 int durable_commit(struct durable *d, struct store_error *err);
 
 /*
+ * Whether the commit may wait until the turn's output is written: the store keeps nothing across
+ * a crash (":memory:"), so there is nothing to wait for, and the round trip is shorter.
+ */
+int durable_may_lag(const struct durable *d);
+
+/*
  * Log how long commits blocked the loop: count, writes, mean, max, and a histogram in powers of
  * two of microseconds (at info level; every 10000 commits also at debug level).
  */

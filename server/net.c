@@ -14,7 +14,9 @@
  * (client_flush(): uv_try_write, and one uv_write for what the kernel did not take). So nothing is
  * acknowledged that a crash could lose, and a client that gets many lines in a turn costs one
  * system call. If the commit fails the process stops without writing: the clients have heard
- * nothing the store does not hold, and a restart recovers the last commit.
+ * nothing the store does not hold, and a restart recovers the last commit. A store that keeps
+ * nothing across a restart (":memory:") has nothing to wait for: there the commit follows the
+ * writes, off the round trip.
  *
  * Teardown is never done inside a client's own callbacks or inside the game layer. A client that
  * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that
@@ -438,24 +440,38 @@ lobby_event_cb(void *arg, const struct table *t, int64_t seq, enum msg_type type
 	durable_event(n->durable, t, seq, type, ev, w);
 }
 
+/* The turn's group commit; a failure stops the process at once (sent: output already went). */
+static void
+net_commit(struct net *n, int sent)
+{
+	struct store_error err;
+
+	if (durable_commit(n->durable, &err) < 0) {
+		log_error("store: %s", err.text);
+		if (sent)
+			log_error("stopping at once (the store keeps nothing across a restart)");
+		else
+			log_error("stopping at once: nothing of this turn was sent; a restart "
+			          "recovers the last commit");
+		exit(1);
+	}
+}
+
 /*
  * The end of a loop turn (a uv_prepare handle: libuv runs it once per turn, after the timers and
  * before it waits for I/O, so every callback of the turn is behind it). Group commit first, then
  * the held output of every client, then the closes that waited for it. A commit that fails stops
- * the process at once, without writing anything: see the top of this file.
+ * the process at once, without writing anything: see the top of this file. With a store that
+ * keeps nothing (":memory:") the output goes first and the commit after it, off the round trip.
  */
 static void
 net_turn_cb(uv_prepare_t *h)
 {
 	struct net *n = h->data;
-	struct store_error err;
+	int lag = n->durable != NULL && durable_may_lag(n->durable);
 
-	if (n->durable != NULL && durable_commit(n->durable, &err) < 0) {
-		log_error("store: %s", err.text);
-		log_error("stopping at once: nothing of this turn was sent; a restart recovers the "
-		          "last commit");
-		exit(1);
-	}
+	if (n->durable != NULL && !lag)
+		net_commit(n, 0);
 	while (n->flushing != NULL) {
 		struct net_client *c = n->flushing;
 
@@ -463,6 +479,8 @@ net_turn_cb(uv_prepare_t *h)
 		if (c->shutdown_after_flush)
 			client_shutdown(c);
 	}
+	if (lag)
+		net_commit(n, 1);
 	client_reap_all(n);
 	if (n->stopping && n->clients == NULL)
 		uv_close((uv_handle_t *)&n->turn, NULL);

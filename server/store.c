@@ -172,6 +172,7 @@ struct store {
 	sqlite3 *db;
 	char *path; /* for messages */
 	enum store_sync sync;
+	int temporary;  /* ":memory:", a private temporary database (store_start()) */
 	int version;    /* schema version of the file */
 	size_t pending; /* writes queued in the open transaction */
 	sqlite3_stmt *stmt[S_COUNT];
@@ -395,7 +396,7 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	 * name, deleted when closed) has the page cache of a file, bounded, and spills to the
 	 * temporary directory; with nothing to survive a crash it needs no WAL and no sync.
 	 */
-	int temp = strcmp(path, ":memory:") == 0;
+	int temp = st->temporary = strcmp(path, ":memory:") == 0;
 	struct stat sb;
 	int rc;
 
@@ -526,6 +527,12 @@ int
 store_schema_version(const struct store *st)
 {
 	return st->version;
+}
+
+int
+store_is_temporary(const struct store *st)
+{
+	return st->temporary;
 }
 
 size_t

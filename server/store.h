@@ -125,6 +125,9 @@ void store_close(struct store *st);
 /* The schema version of the open file (after migration: STORE_SCHEMA_VERSION). */
 int store_schema_version(const struct store *st);
 
+/* Whether the store is the private temporary database of ":memory:", which outlives nothing. */
+int store_is_temporary(const struct store *st);
+
 /*
  * --- Writes of one turn. Each queues its write in the turn's transaction, opening it if none is
  * open; nothing is durable before store_commit(). Strings are borrowed for the call only. All
