@@ -5,7 +5,8 @@
  * durable_event() turns it into the store's writes (a new game, a seat and the player's session,
  * the start, the event line itself, the end); they only queue in the turn's transaction.
  * durable_commit() runs once per turn of the event loop, after the game layer is done and before
- * any of the turn's output is written to a socket: only what it made durable may be acknowledged.
+ * any of the turn's output is written to a socket: only what it made durable may be acknowledged
+ * (with a store that keeps nothing, after: durable_may_lag()).
  * No libuv here; the caller owns the loop.
  */
 #ifndef HOKITO_SERVER_DURABLE_H

@@ -11,7 +11,8 @@
  *     store_game_finish(), store_session_set() ... for everything that happened; these only queue
  *     the writes in the open transaction (the first one opens it);
  *   - at the end of the turn (a uv_check handle, say): store_commit(), once; only when it returns 0
- *     may the replies and events of that turn be written to the sockets ("group commit");
+ *     may the replies and events of that turn be written to the sockets ("group commit"); a
+ *     temporary store (store_is_temporary()) keeps nothing to wait for, and may commit after;
  *   - store_history() and store_record_write() answer history and record requests at any time
  *     (they see committed and queued writes alike).
  * Everything is synchronous and single-threaded; no libuv here. Times are Unix epoch milliseconds
