@@ -1414,15 +1414,21 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			return;
 		}
 		snprintf(id, sizeof id, "%s", t->id);
+		if (lb->cfg.store == NULL) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
+			return;
+		}
+		/* a failure to read it is a failure to write its record, below */
+		rc = store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
 	} else {
 		snprintf(id, sizeof id, "%.*s", STORE_ID_MAX - 1, m->game);
 		rc = lb->cfg.store == NULL || strlen(m->game) >= sizeof id
 		             ? STORE_ENOTFOUND
 		             : store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
-		store_events_free(ev, nev);
 		if (rc == 0 && g.is_private)
-			rc = STORE_ENOTFOUND;
+			rc = STORE_ENOTFOUND; /* reached only by its invite code */
 		if (rc < 0) {
+			store_events_free(ev, nev);
 			if (rc != STORE_ENOTFOUND)
 				log_error("store: %s", err.text);
 			refuse(lb, peer, m,
@@ -1432,12 +1438,10 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			return;
 		}
 	}
-	if (lb->cfg.store == NULL) {
-		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
-		return;
-	}
 	text = xmalloc(RECORD_TEXT_MAX);
-	rc = store_record_write(lb->cfg.store, id, text, RECORD_TEXT_MAX, &err);
+	if (rc == 0)
+		rc = store_record_format(&g, ev, nev, text, RECORD_TEXT_MAX, &err);
+	store_events_free(ev, nev);
 	if (rc < 0) {
 		log_error("store: record of %s: %s", id, err.text);
 		free(text);
