@@ -655,6 +655,17 @@ code_used(struct lobby *lb, const char *code)
 	return strmap_get(&lb->by_code, code) != NULL;
 }
 
+/* Refuse m with server_full when --max-games games are active. Returns whether it refused. */
+static int
+refuse_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (active_tables(lb) < lb->cfg.max_games)
+		return 0;
+	refuse(lb, peer, m, PROTO_ESERVERFULL, "the server holds its maximum of %u games",
+	       lb->cfg.max_games);
+	return 1;
+}
+
 /*
  * Create a game with s seated (seat -1: random) and reply its state. With level > 0 the server's
  * computer takes the other seat at that level and the game starts at once: the creator's state
@@ -670,11 +681,8 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	char id[16];
 	json_t *ev;
 
-	if (active_tables(lb) >= lb->cfg.max_games) {
-		refuse(lb, peer, m, PROTO_ESERVERFULL, "the server holds its maximum of %u games",
-		       lb->cfg.max_games);
+	if (refuse_full(lb, peer, m))
 		return;
-	}
 	session_leave(lb, s);
 	snprintf(id, sizeof id, "g%u", lb->next_game++);
 	t = table_create(lb, id, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms);
@@ -1190,7 +1198,8 @@ handle_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
  * Start the rematch of finished game t: the same kind, variant, clock and privacy, a fresh seed,
  * colours swapped. Both players move to the new game: the accepter gets its state as the reply
  * (with id), the offerer gets it unasked (without id); spectators of the old game see the
- * rematch_started event and may watch the new game.
+ * rematch_started event and may watch the new game. Refused, with nothing changed (an offer
+ * stands), when the server holds its maximum of games.
  */
 static void
 rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
@@ -1200,6 +1209,8 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	char id[16];
 	json_t *ev;
 
+	if (refuse_full(lb, peer, m))
+		return;
 	snprintf(id, sizeof id, "g%u", lb->next_game++);
 	n = table_create(lb, id, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms);
 	n->serial = ++lb->serial;
@@ -1294,11 +1305,6 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (t->computer[other] > 0) {
 		/* the computer accepts at once */
-		if (active_tables(lb) >= lb->cfg.max_games) {
-			refuse(lb, peer, m, PROTO_ESERVERFULL,
-			       "the server holds its maximum of %u games", lb->cfg.max_games);
-			return;
-		}
 		rematch_start(lb, peer, m, t);
 		return;
 	}
@@ -1312,11 +1318,6 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	if (t->rematch_offer == other) {
-		if (active_tables(lb) >= lb->cfg.max_games) {
-			refuse(lb, peer, m, PROTO_ESERVERFULL,
-			       "the server holds its maximum of %u games", lb->cfg.max_games);
-			return;
-		}
 		rematch_start(lb, peer, m, t);
 		return;
 	}
