@@ -35,8 +35,35 @@ static const char *const header_fixed[H_COUNT] = {
         "Game", "Variant", "Seed", "Position", NULL, NULL, "Date", "Result", "Reason", "Score",
 };
 static const char *const side_header[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
-static const char *const reasons[] = {"blocked",   "line",       "full",  "resign",   "time",
-                                      "agreement", "disconnect", "abort", "abandoned"};
+
+/* The results a reason can go with, when the moves do not end the game. */
+enum {
+	FIT_UNFINISHED = 1, /* '*' */
+	FIT_DRAW = 2,
+	FIT_WIN = 4, /* either side */
+};
+
+/*
+ * Every reason a record may give, and the results it goes with. The rules' own reasons (blocked,
+ * line, full) are the ones a final position that is over has, with the result it has; the others
+ * name a stop the rules cannot see, so they go with a position that is not over, and only with the
+ * results listed (an unfinished game may also give no reason at all).
+ */
+static const struct {
+	const char *word;
+	enum game_end end; /* the end of the rules it names, or GAME_END_NONE */
+	unsigned fits; /* FIT_* of the results it goes with when the moves do not end the game */
+} reasons[] = {
+        {"blocked", GAME_END_BLOCKED, 0},
+        {"line", GAME_END_LINE, 0},
+        {"full", GAME_END_FULL, 0},
+        {"resign", GAME_END_NONE, FIT_WIN},
+        {"time", GAME_END_NONE, FIT_WIN},
+        {"agreement", GAME_END_NONE, FIT_DRAW},
+        {"disconnect", GAME_END_NONE, FIT_WIN | FIT_DRAW},
+        {"abort", GAME_END_NONE, FIT_UNFINISHED},
+        {"abandoned", GAME_END_NONE, FIT_UNFINISHED},
+};
 
 /* The parser's cursor over the caller's text. */
 struct rp {
@@ -125,20 +152,45 @@ record_result_name(enum game_kind kind, enum record_result result)
 	return game_side_name(kind, result == RECORD_WIN1);
 }
 
+/* The index of a reason in reasons[], or -1 if it is none. */
+static int
+reason_find(const char *word)
+{
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		if (strcmp(word, reasons[i].word) == 0)
+			return (int)i;
+	return -1;
+}
+
 static int
 reason_known(const char *word)
 {
-	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-		if (strcmp(word, reasons[i]) == 0)
-			return 1;
-	return 0;
+	return reason_find(word) >= 0;
 }
 
-/* The reason the rules give for the end of a finished position. */
+/* The reason the rules give for the end of a finished position ("" for none: not reached). */
 static const char *
 reason_of(enum game_end end)
 {
-	return end == GAME_END_BLOCKED ? "blocked" : end == GAME_END_LINE ? "line" : "full";
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		if (reasons[i].end == end)
+			return reasons[i].word;
+	return "";
+}
+
+/* Whether reason goes with result on a final position that is not over. */
+static int
+reason_fits(const char *reason, enum record_result result)
+{
+	unsigned fit = result == RECORD_UNFINISHED ? FIT_UNFINISHED
+	               : result == RECORD_DRAW     ? FIT_DRAW
+	                                           : FIT_WIN;
+	int i;
+
+	if (reason[0] == '\0')
+		return result == RECORD_UNFINISHED; /* no reason at all: only while unfinished */
+	i = reason_find(reason);
+	return i >= 0 && (reasons[i].fits & fit) != 0;
 }
 
 /*
@@ -169,31 +221,22 @@ record_result_check(const struct game *final, enum record_result result, const c
 			                   reason_of(o.end), reason[0] ? reason : "(no reason)");
 		return 0;
 	}
-	if (result == RECORD_UNFINISHED) {
-		if (reason[0] != '\0' && strcmp(reason, "abandoned") != 0 &&
-		    strcmp(reason, "abort") != 0)
-			return record_fail(err, RECORD_EMISMATCH,
-			                   "an unfinished game ('*') has no reason but 'abort' or "
-			                   "'abandoned', not '%s'",
-			                   reason);
+	if (reason_fits(reason, result))
 		return 0;
-	}
-	if (result == RECORD_DRAW) {
-		if (strcmp(reason, "agreement") != 0 && strcmp(reason, "disconnect") != 0)
-			return record_fail(
-			        err, RECORD_EMISMATCH,
-			        "the result is a draw by '%s' but the moves do not end the "
-			        "game (only 'agreement' or 'disconnect' can end it here)",
-			        reason[0] ? reason : "(no reason)");
-		return 0;
-	}
-	if (strcmp(reason, "resign") != 0 && strcmp(reason, "time") != 0 &&
-	    strcmp(reason, "disconnect") != 0)
+	if (result == RECORD_UNFINISHED)
 		return record_fail(err, RECORD_EMISMATCH,
-		                   "'%s' wins by '%s' but the moves do not end the game (only "
-		                   "'resign', 'time' or 'disconnect' can end it here)",
-		                   rname, reason[0] ? reason : "(no reason)");
-	return 0;
+		                   "an unfinished game ('*') has no reason but 'abort' or "
+		                   "'abandoned', not '%s'",
+		                   reason);
+	if (result == RECORD_DRAW)
+		return record_fail(err, RECORD_EMISMATCH,
+		                   "the result is a draw by '%s' but the moves do not end the "
+		                   "game (only 'agreement' or 'disconnect' can end it here)",
+		                   reason[0] ? reason : "(no reason)");
+	return record_fail(err, RECORD_EMISMATCH,
+	                   "'%s' wins by '%s' but the moves do not end the game (only "
+	                   "'resign', 'time' or 'disconnect' can end it here)",
+	                   rname, reason[0] ? reason : "(no reason)");
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if it is not one. */

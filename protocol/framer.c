@@ -9,7 +9,9 @@
  * The limit: a line may hold max bytes plus an optional '\r' before its '\n'. As soon as more
  * bytes than that are held without a '\n', the line is too long and the framer fails for good;
  * we never wait for the end of a line we are going to refuse, so a peer cannot make us hold more
- * than max + 2 bytes of an unfinished line (plus the size of one read).
+ * than max + 2 bytes of an unfinished line (plus the size of one read). That rule is written once,
+ * in framer_cut(): framer_next() applies it to the framer's buffer, and the server applies it to
+ * each read in place before anything is copied, so the two cannot cut lines differently.
  */
 #include <assert.h>
 #include <string.h>
@@ -83,36 +85,46 @@ framer_feed(struct framer *f, const void *data, size_t n)
 }
 
 int
+framer_cut(char *s, size_t from, size_t n, size_t max, size_t *len, size_t *used)
+{
+	char *nl = n > from ? memchr(s + from, '\n', n - from) : NULL;
+	size_t k;
+
+	if (nl == NULL) /* max bytes and a '\r' may still be followed by the '\n' */
+		return n > max + 1 ? PROTO_ETOOLONG : 0;
+	k = (size_t)(nl - s);
+	*used = k + 1;
+	*nl = '\0';
+	if (k > 0 && nl[-1] == '\r')
+		nl[-1] = '\0', k--;
+	if (k > max)
+		return PROTO_ETOOLONG;
+	*len = k;
+	return 1;
+}
+
+int
 framer_next(struct framer *f, const char **line, size_t *len)
 {
-	char *nl;
-	size_t n;
+	size_t used;
+	int rc;
 
 	if (f->failed)
 		return PROTO_ETOOLONG;
 	if (f->scan < f->start)
 		f->scan = f->start;
-	nl = f->len > f->scan ? memchr(f->buf + f->scan, '\n', f->len - f->scan) : NULL;
-	if (nl == NULL) {
-		f->scan = f->len;
-		/* max bytes and a '\r' may still be followed by the '\n' */
-		if (f->len - f->start > f->max + 1) {
-			f->failed = 1;
-			return PROTO_ETOOLONG;
-		}
-		return 0;
-	}
-	n = (size_t)(nl - (f->buf + f->start));
-	*nl = '\0';
-	if (n > 0 && nl[-1] == '\r')
-		nl[-1] = '\0', n--;
-	if (n > f->max) {
+	if (f->len == f->start)
+		return 0; /* nothing held (and maybe no buffer at all) */
+	rc = framer_cut(f->buf + f->start, f->scan - f->start, f->len - f->start, f->max, len,
+	                &used);
+	if (rc < 0)
 		f->failed = 1;
-		return PROTO_ETOOLONG;
+	if (rc <= 0) {
+		f->scan = f->len;
+		return rc;
 	}
 	*line = f->buf + f->start;
-	*len = n;
-	f->start = (size_t)(nl - f->buf) + 1;
+	f->start += used;
 	f->scan = f->start;
 	return 1;
 }

@@ -48,6 +48,16 @@ void framer_feed(struct framer *f, const void *data, size_t n);
  */
 int framer_next(struct framer *f, const char **line, size_t *len);
 
+/*
+ * The rule that cuts a line, framer_next()'s, for a caller that splits its own buffer in place
+ * (the server splits each read before it copies anything). s holds n bytes from the start of a
+ * line; the first from of them are known to hold no '\n'. Returns 1 when the line is whole: it is
+ * NUL-terminated in place (its '\n', and a '\r' before it, become NULs), *len is its length and
+ * *used the bytes it takes with its '\n'; 0 when there is no '\n' yet and the n bytes may still
+ * become a line; PROTO_ETOOLONG when the line is longer than max, or would have to be.
+ */
+int framer_cut(char *s, size_t from, size_t n, size_t max, size_t *len, size_t *used);
+
 /* Bytes held that are not yet part of a returned line. */
 size_t framer_pending(const struct framer *f);
 

@@ -664,6 +664,17 @@ code_used(struct lobby *lb, const char *code)
 	return strmap_get(&lb->by_code, code) != NULL;
 }
 
+/* Refuse m with server_full when --max-games games are active. Returns whether it refused. */
+static int
+refuse_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (active_tables(lb) < lb->cfg.max_games)
+		return 0;
+	refuse(lb, peer, m, PROTO_ESERVERFULL, "the server holds its maximum of %u games",
+	       lb->cfg.max_games);
+	return 1;
+}
+
 /*
  * Create a game with s seated (seat -1: random) and reply its state. With level > 0 the server's
  * computer takes the other seat at that level and the game starts at once: the creator's state
@@ -679,11 +690,8 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	char id[16];
 	json_t *ev;
 
-	if (active_tables(lb) >= lb->cfg.max_games) {
-		refuse(lb, peer, m, PROTO_ESERVERFULL, "the server holds its maximum of %u games",
-		       lb->cfg.max_games);
+	if (refuse_full(lb, peer, m))
 		return;
-	}
 	session_leave(lb, s);
 	snprintf(id, sizeof id, "g%u", lb->next_game++);
 	t = table_create(lb, id, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms);
@@ -701,7 +709,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	ev = table_event_new(t, MSG_SEATED);
 	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
 	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-	table_emit(t, ev, s);
+	table_emit(t, MSG_SEATED, ev, s);
 	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s%s", s->id, s->name, t->id,
 	         game_kind_name(kind), variant, is_private ? "private" : "public",
 	         game_side_name(kind, seat), t->control, level > 0 ? ", against the computer" : "");
@@ -713,7 +721,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 		ev = table_event_new(t, MSG_SEATED);
 		json_object_set_new(ev, "seat", json_string(game_side_name(kind, 1 - seat)));
 		json_object_set_new(ev, "player", table_player_new(t, 1 - seat));
-		table_emit(t, ev, s);
+		table_emit(t, MSG_SEATED, ev, s);
 		table_start(t, s);
 		finished_touch(lb, t);
 	}
@@ -735,7 +743,7 @@ do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct t
 	ev = table_event_new(t, MSG_SEATED);
 	json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, seat)));
 	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-	table_emit(t, ev, s);
+	table_emit(t, MSG_SEATED, ev, s);
 	table_start(t, s);
 	finished_touch(lb, t);
 	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,
@@ -1062,7 +1070,7 @@ handle_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		line = json_pack("{s:s,s:o,s:s}", "seat", game_side_name(t->kind, s->seat),
 		                 "player", msg_player_new(s->id, s->name), "text", m->text);
 		table_chat_keep(t, 0, line);
-		seq = table_emit(t, ev, NULL);
+		seq = table_emit(t, MSG_CHAT, ev, NULL);
 	} else {
 		json_t *o = msg_new(MSG_KIBITZ, NULL);
 		struct wire *w;
@@ -1088,7 +1096,7 @@ offer_emit(struct table *t, enum msg_type type, int seat)
 	json_t *ev = table_event_new(t, type);
 
 	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, seat)));
-	return table_emit(t, ev, NULL);
+	return table_emit(t, type, ev, NULL);
 }
 
 /*
@@ -1199,7 +1207,8 @@ handle_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
  * Start the rematch of finished game t: the same kind, variant, clock and privacy, a fresh seed,
  * colours swapped. Both players move to the new game: the accepter gets its state as the reply
  * (with id), the offerer gets it unasked (without id); spectators of the old game see the
- * rematch_started event and may watch the new game.
+ * rematch_started event and may watch the new game. Refused, with nothing changed (an offer
+ * stands), when the server holds its maximum of games.
  */
 static void
 rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
@@ -1209,6 +1218,8 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	char id[16];
 	json_t *ev;
 
+	if (refuse_full(lb, peer, m))
+		return;
 	snprintf(id, sizeof id, "g%u", lb->next_game++);
 	n = table_create(lb, id, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms);
 	n->serial = ++lb->serial;
@@ -1222,7 +1233,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	t->rematch_offer = -1;
 	ev = table_event_new(t, MSG_REMATCH_STARTED);
 	json_object_set_new(ev, "new_game", json_string(n->id));
-	table_emit(t, ev, NULL);
+	table_emit(t, MSG_REMATCH_STARTED, ev, NULL);
 	for (int i = 0; i < 2; i++) {
 		t->seat[i] = NULL;
 		if (p[i] == NULL)
@@ -1244,7 +1255,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		ev = table_event_new(n, MSG_SEATED);
 		json_object_set_new(ev, "seat", json_string(game_side_name(n->kind, 1 - i)));
 		json_object_set_new(ev, "player", table_player_new(n, 1 - i));
-		table_emit(n, ev, NULL);
+		table_emit(n, MSG_SEATED, ev, NULL);
 	}
 	table_start(n, NULL);
 	for (int i = 0; i < 2; i++)
@@ -1303,11 +1314,6 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (t->computer[other] > 0) {
 		/* the computer accepts at once */
-		if (active_tables(lb) >= lb->cfg.max_games) {
-			refuse(lb, peer, m, PROTO_ESERVERFULL,
-			       "the server holds its maximum of %u games", lb->cfg.max_games);
-			return;
-		}
 		rematch_start(lb, peer, m, t);
 		return;
 	}
@@ -1321,11 +1327,6 @@ handle_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	if (t->rematch_offer == other) {
-		if (active_tables(lb) >= lb->cfg.max_games) {
-			refuse(lb, peer, m, PROTO_ESERVERFULL,
-			       "the server holds its maximum of %u games", lb->cfg.max_games);
-			return;
-		}
 		rematch_start(lb, peer, m, t);
 		return;
 	}
@@ -1423,15 +1424,21 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			return;
 		}
 		snprintf(id, sizeof id, "%s", t->id);
+		if (lb->cfg.store == NULL) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
+			return;
+		}
+		/* a failure to read it is a failure to write its record, below */
+		rc = store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
 	} else {
 		snprintf(id, sizeof id, "%.*s", STORE_ID_MAX - 1, m->game);
 		rc = lb->cfg.store == NULL || strlen(m->game) >= sizeof id
 		             ? STORE_ENOTFOUND
 		             : store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
-		store_events_free(ev, nev);
 		if (rc == 0 && g.is_private)
-			rc = STORE_ENOTFOUND;
+			rc = STORE_ENOTFOUND; /* reached only by its invite code */
 		if (rc < 0) {
+			store_events_free(ev, nev);
 			if (rc != STORE_ENOTFOUND)
 				log_error("store: %s", err.text);
 			refuse(lb, peer, m,
@@ -1441,12 +1448,10 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			return;
 		}
 	}
-	if (lb->cfg.store == NULL) {
-		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
-		return;
-	}
 	text = xmalloc(RECORD_TEXT_MAX);
-	rc = store_record_write(lb->cfg.store, id, text, RECORD_TEXT_MAX, &err);
+	if (rc == 0)
+		rc = store_record_format(&g, ev, nev, text, RECORD_TEXT_MAX, &err);
+	store_events_free(ev, nev);
 	if (rc < 0) {
 		log_error("store: record of %s: %s", id, err.text);
 		free(text);

@@ -679,8 +679,8 @@ client_framer_drain(struct net_client *c)
 /*
  * Split a read (in the shared buffer) into lines, Redis style: whole lines are decoded in place;
  * the bytes of a line that is not finished go to the client's framer, which then takes the rest
- * of that line from the next reads. The limit is the framer's: max_line bytes plus an optional
- * '\r' before the '\n'.
+ * of that line from the next reads. Lines are cut by the framer's own rule, framer_cut() (the
+ * limit: max_line bytes plus an optional '\r' before the '\n'), here as in the framer.
  */
 static void
 client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -713,24 +713,20 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		client_framer_drain(c);
 	}
 	while (c->doomed == DOOM_NONE && p < end) {
-		size_t len;
+		size_t len, used;
+		int rc = framer_cut(p, 0, (size_t)(end - p), max, &len, &used);
 
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (nl == NULL) {
-			framer_feed(&c->in, p, (size_t)(end - p));
-			client_framer_drain(c); /* checks the limit on the unfinished line */
-			break;
-		}
-		len = (size_t)(nl - p);
-		*nl = '\0';
-		if (len > 0 && nl[-1] == '\r')
-			nl[-1] = '\0', len--;
-		if (len > max) {
+		if (rc < 0) {
 			client_too_long(c);
 			break;
 		}
+		if (rc == 0) {
+			/* the framer holds the unfinished line (within the limit) until its '\n' */
+			framer_feed(&c->in, p, (size_t)(end - p));
+			break;
+		}
 		client_line(c, p, len);
-		p = nl + 1;
+		p += used;
 	}
 	client_reap_all(c->net);
 }

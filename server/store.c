@@ -1257,36 +1257,32 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
 }
 
 int
-store_record_write(struct store *st, const char *id, char *buf, size_t size,
-                   struct store_error *err)
+store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev, char *buf,
+                    size_t size, struct store_error *err)
 {
-	struct store_event *ev;
+	const char *id = g->id;
 	struct record_error rerr;
-	struct store_game g;
 	struct record *r;
 	struct tm tm;
 	time_t t;
-	size_t nev;
 	int rc;
 
-	if ((rc = store_game_get(st, id, &g, &ev, &nev, err)) < 0)
-		return rc;
 	r = xcalloc(1, sizeof *r);
-	r->kind = g.kind;
-	snprintf(r->variant, sizeof r->variant, "%s", g.variant);
-	r->seed = g.seed;
+	r->kind = g->kind;
+	snprintf(r->variant, sizeof r->variant, "%s", g->variant);
+	r->seed = g->seed;
 	for (int i = 0; i < 2; i++)
-		snprintf(r->player[i], sizeof r->player[i], "%s", g.seat_name[i]);
-	t = (time_t)(g.created_ms / 1000);
+		snprintf(r->player[i], sizeof r->player[i], "%s", g->seat_name[i]);
+	t = (time_t)(g->created_ms / 1000);
 	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
 	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
 		r->date[0] = '\0';
-	r->result = strcmp(g.status, "finished") == 0 ? store_record_result(&g) : RECORD_UNFINISHED;
-	if (strcmp(g.status, "finished") == 0)
+	r->result = strcmp(g->status, "finished") == 0 ? store_record_result(g) : RECORD_UNFINISHED;
+	if (strcmp(g->status, "finished") == 0)
 		snprintf(r->reason, sizeof r->reason, "%s",
-		         strcmp(g.result, "aborted") == 0 && g.reason[0] == '\0' ? "abandoned"
-		                                                                 : g.reason);
-	game_start(&r->final, g.kind, g.variant, g.seed, NULL);
+		         strcmp(g->result, "aborted") == 0 && g->reason[0] == '\0' ? "abandoned"
+		                                                                   : g->reason);
+	game_start(&r->final, g->kind, g->variant, g->seed, NULL);
 	rc = 0;
 	for (size_t i = 0; i < nev && rc == 0; i++) {
 		struct game_move m;
@@ -1299,7 +1295,6 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 		else
 			game_apply(&r->final, r->moves[r->nmoves++] = m);
 	}
-	store_events_free(ev, nev);
 	if (rc == 0) {
 		rc = record_write(r, buf, size, &rerr);
 		if (rc == RECORD_ENOSPC)
@@ -1311,5 +1306,21 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 			rc = store_fail(err, STORE_ECORRUPT, "game '%s': %s", id, rerr.text);
 	}
 	free(r);
+	return rc;
+}
+
+int
+store_record_write(struct store *st, const char *id, char *buf, size_t size,
+                   struct store_error *err)
+{
+	struct store_event *ev;
+	struct store_game g;
+	size_t nev;
+	int rc;
+
+	if ((rc = store_game_get(st, id, &g, &ev, &nev, err)) < 0)
+		return rc;
+	rc = store_record_format(&g, ev, nev, buf, size, err);
+	store_events_free(ev, nev);
 	return rc;
 }

@@ -14,7 +14,8 @@
  *     may the replies and events of that turn be written to the sockets ("group commit"); a
  *     temporary store (store_is_temporary()) keeps nothing to wait for, and may commit after;
  *   - store_history() and store_record_write() answer history and record requests at any time
- *     (they see committed and queued writes alike).
+ *     (they see committed and queued writes alike); a caller that looks at a game before it
+ *     writes its record reads it once with store_game_get() and uses store_record_format().
  * Everything is synchronous and single-threaded; no libuv here. Times are Unix epoch milliseconds
  * supplied by the caller: the store never reads the clock.
  */
@@ -249,5 +250,13 @@ void store_events_free(struct store_event *events, size_t nevents);
  */
 int store_record_write(struct store *st, const char *id, char *buf, size_t size,
                        struct store_error *err);
+
+/*
+ * The same record from a game the caller has already read with store_game_get() (g and its
+ * events ev[0..nev), borrowed), for a caller that looks at the game first (is it private?) and
+ * should not read it twice. Reads nothing. Returns the length, or STORE_ENOSPC or STORE_ECORRUPT.
+ */
+int store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
+                        char *buf, size_t size, struct store_error *err);
 
 #endif

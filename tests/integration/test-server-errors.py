@@ -298,10 +298,25 @@ def server_full(t):
     try:
         a = srv.connect("a")
         b = srv.connect("b")
-        a.request({"type": "create", "kind": "oxono"})
+        c = srv.connect("c")
+        d = srv.connect("d")
+        st, _ = a.request({"type": "create", "kind": "oxono"})
         err(t, b, {"type": "create", "kind": "oxono"}, "server_full", "create past --max-games")
+        # finished games do not count: two end, then c's open game takes the one place
+        b.request({"type": "join", "game": st["game"]})
+        a.request({"type": "resign"})
+        d.request({"type": "create", "kind": "oxono", "opponent": "computer", "level": 1})
+        d.request({"type": "resign"})
+        c.request({"type": "create", "kind": "oxono"})
+        b.request({"type": "rematch"})
+        err(t, a, {"type": "rematch"}, "server_full", "accepting a rematch past --max-games")
+        err(t, d, {"type": "rematch"}, "server_full", "a rematch of the computer past --max-games")
+        c.request({"type": "leave"})
+        r, _ = a.request({"type": "rematch"})
+        t.ok(r["type"] == "state" and r["status"] == "live",
+             "the refused rematch's offer stood: accepted once there is room", r)
     finally:
-        srv.stop()
+        t.ok(srv.stop() == 0, "hokitod exits 0 (sanitizers quiet)")
 
 
 def shutdown(t):

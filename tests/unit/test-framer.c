@@ -2,7 +2,7 @@
  * test-framer.c: input framing: whole lines only, however the stream is cut (partial lines,
  * several lines in one read, UTF-8 characters split between reads, byte by byte), CRLF, the line
  * limit (exactly at it, over it with and without the newline, sticky failure), and reads straight
- * into framer_space().
+ * into framer_space(); framer_cut() on a caller's own buffer.
  */
 #include "protocol.h"
 #include "test.h"
@@ -224,6 +224,23 @@ TEST(framer_trim_releases)
 	framer_close(&f);
 }
 
+/* framer_cut() on a caller's buffer, in place: the limit and the '\r' as framer_next() has them. */
+TEST(framer_cut_in_place)
+{
+	char buf[] = "abcd\r\nabcde\nabc";
+	size_t len = 0, used = 0;
+
+	ASSERT_EQ(framer_cut(buf, 0, 14, 4, &len, &used), 1); /* "abcd" + '\r': at the limit */
+	ASSERT_EQ(len, 4);
+	ASSERT_EQ(used, 6);
+	ASSERT_STR_EQ(buf, "abcd");
+	ASSERT_EQ(framer_cut(buf + 6, 0, 6, 4, &len, &used), PROTO_ETOOLONG); /* "abcde" */
+	ASSERT_EQ(framer_cut(buf + 12, 0, 3, 4, &len, &used), 0); /* "abc": not whole yet */
+	ASSERT_EQ(framer_cut(buf + 12, 3, 3, 4, &len, &used), 0); /* nothing past from */
+	ASSERT_EQ(framer_cut(buf + 6, 0, 5, 3, &len, &used), PROTO_ETOOLONG); /* 5 > 3 + '\r' */
+	ASSERT_EQ(framer_cut(buf + 6, 0, 4, 3, &len, &used), 0); /* 3 and maybe a '\r' */
+}
+
 int
 main(void)
 {
@@ -237,5 +254,6 @@ main(void)
 	RUN(framer_space_commit);
 	RUN(framer_big_line_grows);
 	RUN(framer_trim_releases);
+	RUN(framer_cut_in_place);
 	TEST_END();
 }
