@@ -100,6 +100,29 @@ static const char *const migrations[] = {
         "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
+        /*
+         * 4: events in a rowid table, so that the rows of one turn (one event each of many
+         * games) are appended together at the end of the file instead of landing each in its
+         * own game's page of a table keyed by (game_id, seq): a commit writes one or two pages
+         * of rows and the small index pages, not a page a game (WAL 40 -> 15 us an event with
+         * 5000 games at once, 16 -> 6 us with 25; from a scratch benchmark of both schemas).
+         */
+        "CREATE TABLE events4 ("
+        "  id INTEGER PRIMARY KEY,"
+        "  game_id TEXT NOT NULL REFERENCES games(id),"
+        "  seq INTEGER NOT NULL CHECK (seq >= 1),"
+        "  time_ms INTEGER NOT NULL,"
+        "  type TEXT NOT NULL,"
+        "  ply INTEGER,"
+        "  move TEXT,"
+        "  body TEXT NOT NULL,"
+        "  CHECK ((type = 'moved') = (move IS NOT NULL)),"
+        "  CHECK ((move IS NULL) = (ply IS NULL)),"
+        "  UNIQUE (game_id, seq));"
+        "INSERT INTO events4 (game_id, seq, time_ms, type, ply, move, body)"
+        "  SELECT game_id, seq, time_ms, type, ply, move, body FROM events ORDER BY game_id, seq;"
+        "DROP TABLE events;"
+        "ALTER TABLE events4 RENAME TO events;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -108,8 +131,8 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 #define GAME_COLUMNS                                                                               \
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
-	"(SELECT COUNT(*) FROM events WHERE game_id = id), "                                       \
-	"(SELECT COUNT(move) FROM events WHERE game_id = id), clock"
+	"(SELECT COUNT(*) FROM events WHERE events.game_id = games.id), "                          \
+	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -460,6 +483,14 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		return rc;
 	if ((rc = store_exec(st, "PRAGMA cell_size_check = ON", "setting checks", err)) < 0)
 		return rc;
+	/*
+	 * A page cache of 32 MiB instead of SQLite's 2 MiB: the pages the live games write to and
+	 * the top of each index stay in memory. With 2 MiB, 5000 games at once read and wrote their
+	 * pages through the file at every turn (pread and pwrite were 15% of the server's CPU), and
+	 * a temporary store, which has no other place for its pages, spilled to its file.
+	 */
+	if ((rc = store_exec(st, "PRAGMA cache_size = -32768", "setting the cache", err)) < 0)
+		return rc;
 	if ((rc = store_check(st, 0, err)) < 0)
 		return rc;
 	if ((rc = store_migrate(st, err)) < 0)
@@ -731,8 +762,8 @@ store_live_read(struct store *st, const char *game_id, struct store_live *out,
  * on by every stored event, and dropped when the game finishes; the few events of a finished
  * game (a rematch offer) are checked against the file each time. An entry always says what the
  * file with the open transaction says: a transaction that is rolled back (a failed commit, or a
- * write after which SQLite gave up the transaction) drops them all. The PRIMARY KEY still refuses
- * a duplicate event, whatever the map says.
+ * write after which SQLite gave up the transaction) drops them all. The UNIQUE (game_id, seq)
+ * still refuses a duplicate event, whatever the map says.
  */
 int
 store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
