@@ -483,14 +483,6 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		return rc;
 	if ((rc = store_exec(st, "PRAGMA cell_size_check = ON", "setting checks", err)) < 0)
 		return rc;
-	/*
-	 * A page cache of 32 MiB instead of SQLite's 2 MiB: the pages the live games write to and
-	 * the top of each index stay in memory. With 2 MiB, 5000 games at once read and wrote their
-	 * pages through the file at every turn (pread and pwrite were 15% of the server's CPU), and
-	 * a temporary store, which has no other place for its pages, spilled to its file.
-	 */
-	if ((rc = store_exec(st, "PRAGMA cache_size = -32768", "setting the cache", err)) < 0)
-		return rc;
 	if ((rc = store_check(st, 0, err)) < 0)
 		return rc;
 	if ((rc = store_migrate(st, err)) < 0)
