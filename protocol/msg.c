@@ -510,6 +510,20 @@ msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
 	return 0;
 }
 
+int
+msg_request_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
+{
+	int rc = msg_decode(m, line, len, err);
+
+	if (m->type != MSG_NONE && !msg_type_is_request(m->type)) {
+		const char *name = msg_type_name(m->type);
+
+		m->type = MSG_NONE;
+		return fail(err, PROTO_EUNKNOWNTYPE, "type", "'%s' is not a request", name);
+	}
+	return rc;
+}
+
 void
 msg_clear(struct msg *m)
 {

@@ -1523,8 +1523,12 @@ static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	if (!lb->cfg.test_clock) {
-		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE,
-		       "test_clock is a testing aid, served only by hokitod --test-clock");
+		/* answered as any unknown type is: no request, the field "type" */
+		send_msg(lb, peer,
+		         msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type",
+		                       "test_clock is a testing aid, served only by hokitod "
+		                       "--test-clock",
+		                       m->id));
 		return;
 	}
 	lb->virtual_ms += (uint64_t)m->advance_ms;
@@ -1607,9 +1611,10 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	case MSG_TEST_CLOCK:
 		handle_test_clock(lb, peer, m);
 		break;
-	default:
-		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE, "'%s' is not a request",
-		       msg_type_name(m->type));
+	default: /* msg_request_decode() refuses these first; a caller of msg_decode() may not */
+		send_msg(lb, peer,
+		         msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", "not a request",
+		                       m->id));
 		break;
 	}
 	deadline_refresh(lb, before);

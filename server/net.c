@@ -631,7 +631,7 @@ client_line(struct net_client *c, const char *line, size_t len)
 
 	if (line_blank(line, len))
 		return;
-	if (msg_decode(&m, line, len, &err) < 0) {
+	if (msg_request_decode(&m, line, len, &err) < 0) {
 		struct wire *w = wire_encode_steal(msg_decode_error_new(&m, &err));
 
 		log_debug("connection %s: refused a line: %s", c->addr, err.text);

@@ -63,7 +63,10 @@ def malformed(t, srv):
     err(t, c, {"kind": "hokito"}, "unknown_type", "no type")
     err(t, c, {"type": 5}, "unknown_type", "type not a string")
     err(t, c, {"type": "fly"}, "unknown_type", "unknown type")
-    err(t, c, {"type": "welcome"}, "bad_field", "a server message type sent to the server")
+    r = err(t, c, {"type": "welcome"}, "unknown_type", "a server message type sent to the server",
+            "type")
+    t.ok("request" not in r, "a server message type is not named as a request", r)
+    err(t, c, {"type": "pong"}, "unknown_type", "a reply type sent to the server", "type")
     r = err(t, c, b'{"type":"ping","id":[1]}\n', "bad_field", "id of the wrong type", "id")
     t.ok("id" not in r, "an unreadable id is not echoed", r)
     c.send({"type": "ping", "id": "str-id"})
