@@ -35,6 +35,11 @@ def err(t, c, req, code, name, field=None):
 def before_hello(t, srv):
     c = srv.connect()
     err(t, c, {"type": "list"}, "hello_required", "a request before hello")
+    err(t, c, {"type": "create"}, "hello_required", "a request missing a member, before hello")
+    err(t, c, {"type": "create", "kind": "chess"}, "hello_required",
+        "a request with a bad value, before hello")
+    err(t, c, {"type": "move", "move": 5}, "hello_required",
+        "a request with a member of the wrong type, before hello")
     err(t, c, {"type": "hello", "protocol": 2, "name": "x"}, "version_mismatch", "wrong version")
     err(t, c, {"type": "hello", "protocol": "1", "name": "x"}, "bad_field", "protocol as a string",
         "protocol")
