@@ -334,7 +334,7 @@ decode_opponent(struct msg *m, struct msg_error *err)
 		return fail(err, PROTO_EBADVALUE, "opponent",
 		            "unknown opponent '%s' (known: human, computer)", opponent);
 	m->level = PROTOCOL_LEVEL_DEFAULT;
-	if (v != NULL) {
+	if (v != NULL && m->computer) { /* against a person the level is ignored */
 		if (json_integer_value(v) < PROTOCOL_LEVEL_MIN ||
 		    json_integer_value(v) > PROTOCOL_LEVEL_MAX)
 			return fail(err, PROTO_EBADVALUE, "level",
