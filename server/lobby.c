@@ -368,7 +368,11 @@ spectators_forget(struct lobby *lb, struct table *t)
 	}
 }
 
-/* A presence notice about seat of t, to everyone else there. */
+/*
+ * A presence notice about seat of t, to everyone else there: in a game of any status (in an open
+ * or finished game too, where a rematch wants the opponent there), with the grace left only where
+ * grace is spent (a live or adjourned game).
+ */
 static void
 presence_notify(struct table *t, int seat, int connected)
 {
@@ -379,7 +383,7 @@ presence_notify(struct table *t, int seat, int connected)
 	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
 	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
 	json_object_set_new(o, "connected", json_boolean(connected));
-	if (!connected) {
+	if (!connected && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)) {
 		json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
 		json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
 	}
@@ -604,10 +608,10 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		json_object_set_new(o, "spectators", table_spectators_new(t));
 		send_msg(lb, peer, o);
 	}
-	if (s->seat >= 0 && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED) &&
-	    !was_connected) {
+	if (s->seat >= 0 && !was_connected) {
 		presence_notify(t, s->seat, 1);
-		table_seat_back(t, s->seat);
+		if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+			table_seat_back(t, s->seat);
 	}
 	/* who else is away now: the presence notices missed while disconnected are not replayed */
 	if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
@@ -1644,7 +1648,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 	if (s->seat < 0) {
 		table_watcher_remove(t, s);
 		spectators_changed(lb, t);
-	} else if (t->status != TABLE_FINISHED) {
+	} else {
 		presence_notify(t, s->seat, 0);
 	}
 	deadline_refresh(lb, t);
