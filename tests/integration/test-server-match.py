@@ -330,6 +330,13 @@ def chat(t, srv):
     t.ok(st["type"] == "error", "(a player cannot watch while seated)", st)
     ok = gm.b.ask({"type": "say", "text": "\u00e9" * 200})
     t.ok(ok["type"] == "ok", "200 characters are fine", ok)
+    ok = d.ask({"type": "say", "text": "\U0001f422" * 200 + " \n"})
+    kb = d.wait_for("kibitz")
+    ok2 = d.ask({"type": "say", "text": "x" + " " * 900})
+    kb2 = d.wait_for("kibitz")
+    t.ok(ok["type"] == "ok" and kb["text"] == "\U0001f422" * 200 and ok2["type"] == "ok"
+         and kb2["text"] == "x", "trailing spaces are removed before the length is counted",
+         (ok, ok2))
     r = gm.b.ask({"type": "say", "text": "x" * 201})
     t.ok(r["code"] == "bad_value" and r["field"] == "text", "201 characters are refused", r)
     r = gm.b.ask({"type": "say", "text": "\u0001\u0002 \t"})
