@@ -632,11 +632,12 @@ client_line(struct net_client *c, const char *line, size_t len)
 	if (line_blank(line, len))
 		return;
 	/*
-	 * Before hello every request but hello is refused with hello_required, whatever its
-	 * members: the game layer says so, even for one whose members msg_request_decode() refused.
+	 * Before hello every request but hello is refused with hello_required, and after it every
+	 * hello with already_welcomed, whatever their members: the game layer says so, even for a
+	 * request whose members msg_request_decode() refused.
 	 */
 	if (msg_request_decode(&m, line, len, &err) < 0 &&
-	    (c->peer.session != NULL || m.type == MSG_NONE || m.type == MSG_HELLO)) {
+	    (m.type == MSG_NONE || (c->peer.session == NULL) == (m.type == MSG_HELLO))) {
 		struct wire *w = wire_encode_steal(msg_decode_error_new(&m, &err));
 
 		log_debug("connection %s: refused a line: %s", c->addr, err.text);

@@ -54,6 +54,11 @@ def before_hello(t, srv):
     c.hello("ok")
     err(t, c, {"type": "hello", "protocol": 1, "name": "again"}, "already_welcomed",
         "a second hello")
+    err(t, c, {"type": "hello", "protocol": 2}, "already_welcomed",
+        "a second hello, of another version")
+    err(t, c, {"type": "hello", "protocol": 1, "name": ""}, "already_welcomed",
+        "a second hello, with a bad name")
+    err(t, c, {"type": "hello"}, "already_welcomed", "a second hello, without protocol")
     c.close()
 
 
