@@ -9,6 +9,7 @@ rematch with colours swapped, and the replay of the new events on reconnect.
 The server runs with --test-clock: game time stands still unless the test sends test_clock, so
 every clock value is exact and nothing sleeps. Prints TAP.
 """
+import json
 import os
 import sys
 
@@ -497,6 +498,10 @@ def no_test_clock(t):
         t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type"
              and "request" not in r,
              "test_clock is refused unless hokitod runs with --test-clock, as an unknown type", r)
+        for bad in ({}, {"advance_ms": -1}, {"advance_ms": "x"}):
+            r = c.ask(dict(bad, type="test_clock"))
+            t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type",
+                 "... whatever its members: %s" % json.dumps(bad), r)
         c.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
