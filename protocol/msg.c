@@ -334,7 +334,7 @@ decode_opponent(struct msg *m, struct msg_error *err)
 		return fail(err, PROTO_EBADVALUE, "opponent",
 		            "unknown opponent '%s' (known: human, computer)", opponent);
 	m->level = PROTOCOL_LEVEL_DEFAULT;
-	if (v != NULL) {
+	if (v != NULL && m->computer) { /* against a person the level is ignored */
 		if (json_integer_value(v) < PROTOCOL_LEVEL_MIN ||
 		    json_integer_value(v) > PROTOCOL_LEVEL_MAX)
 			return fail(err, PROTO_EBADVALUE, "level",
@@ -508,6 +508,20 @@ msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
 	if (msg_type_is_request(m->type))
 		return decode_request(m, err);
 	return 0;
+}
+
+int
+msg_request_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
+{
+	int rc = msg_decode(m, line, len, err);
+
+	if (m->type != MSG_NONE && !msg_type_is_request(m->type)) {
+		const char *name = msg_type_name(m->type);
+
+		m->type = MSG_NONE;
+		return fail(err, PROTO_EUNKNOWNTYPE, "type", "'%s' is not a request", name);
+	}
+	return rc;
 }
 
 void

@@ -134,6 +134,13 @@ struct msg_error {
  */
 int msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err);
 
+/*
+ * Decode a line a client sent to the server: as msg_decode(), except that a known type that is
+ * not a request (a server message sent back) is refused as an unknown one, unknown_type naming
+ * "type", before its members are looked at (m->type is then MSG_NONE).
+ */
+int msg_request_decode(struct msg *m, const char *line, size_t len, struct msg_error *err);
+
 /* Release what msg_decode() holds and zero m. Accepts a zeroed msg. */
 void msg_clear(struct msg *m);
 

@@ -104,40 +104,35 @@ int
 protocol_chat_clean(const char *text, char *out, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)text;
-	size_t n = strlen(text), len = 0, chars = 0, keep = 0, keep_chars = 0;
+	size_t n = strlen(text), len = 0, chars = 0, spaces = 0;
 
 	for (size_t i = 0; i < n;) {
 		unsigned cp;
 		int l = utf8_decode(s + i, n - i, &cp);
-		int space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r';
 
 		if (l == 0)
 			return PROTO_EBADVALUE;
-		if (!space && (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))) {
-			i += (size_t)l;
-			continue; /* a control character: stripped */
-		}
-		if (space && len == 0) {
-			i += (size_t)l;
-			continue; /* leading space */
-		}
-		if (len + (size_t)l >= size)
-			return PROTO_EBADVALUE;
-		if (space)
-			out[len] = ' ';
-		else
-			memcpy(out + len, s + i, (size_t)l);
-		len += (size_t)l;
-		chars++;
-		if (!space) {
-			keep = len;
-			keep_chars = chars;
-		}
 		i += (size_t)l;
+		if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') {
+			/* leading spaces go; the others are written only once text follows them, so
+			 * that trailing spaces take no room however many there are */
+			spaces += chars > 0;
+			continue;
+		}
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+			continue; /* a control character: stripped */
+		chars += spaces + 1;
+		if (chars > PROTOCOL_CHAT_MAX || len + spaces + (size_t)l >= size)
+			return PROTO_EBADVALUE;
+		memset(out + len, ' ', spaces);
+		len += spaces;
+		spaces = 0;
+		memcpy(out + len, s + i - (size_t)l, (size_t)l);
+		len += (size_t)l;
 	}
 	if (size > 0)
-		out[keep] = '\0'; /* trailing spaces go */
-	return keep_chars > PROTOCOL_CHAT_MAX ? PROTO_EBADVALUE : (int)keep_chars;
+		out[len] = '\0';
+	return (int)chars;
 }
 
 /* A whole decimal number of 1 to 3 digits in [min, max], or -1. */

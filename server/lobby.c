@@ -368,7 +368,11 @@ spectators_forget(struct lobby *lb, struct table *t)
 	}
 }
 
-/* A presence notice about seat of t, to everyone else there. */
+/*
+ * A presence notice about seat of t, to everyone else there: in a game of any status (in an open
+ * or finished game too, where a rematch wants the opponent there), with the grace left only where
+ * grace is spent (a live or adjourned game).
+ */
 static void
 presence_notify(struct table *t, int seat, int connected)
 {
@@ -379,7 +383,7 @@ presence_notify(struct table *t, int seat, int connected)
 	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
 	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
 	json_object_set_new(o, "connected", json_boolean(connected));
-	if (!connected) {
+	if (!connected && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)) {
 		json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
 		json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
 	}
@@ -604,10 +608,10 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		json_object_set_new(o, "spectators", table_spectators_new(t));
 		send_msg(lb, peer, o);
 	}
-	if (s->seat >= 0 && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED) &&
-	    !was_connected) {
+	if (s->seat >= 0 && !was_connected) {
 		presence_notify(t, s->seat, 1);
-		table_seat_back(t, s->seat);
+		if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+			table_seat_back(t, s->seat);
 	}
 	/* who else is away now: the presence notices missed while disconnected are not replayed */
 	if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
@@ -1523,8 +1527,12 @@ static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	if (!lb->cfg.test_clock) {
-		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE,
-		       "test_clock is a testing aid, served only by hokitod --test-clock");
+		/* answered as any unknown type is: no request, the field "type" */
+		send_msg(lb, peer,
+		         msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type",
+		                       "test_clock is a testing aid, served only by hokitod "
+		                       "--test-clock",
+		                       m->id));
 		return;
 	}
 	lb->virtual_ms += (uint64_t)m->advance_ms;
@@ -1607,9 +1615,10 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	case MSG_TEST_CLOCK:
 		handle_test_clock(lb, peer, m);
 		break;
-	default:
-		refuse(lb, peer, m, PROTO_EUNKNOWNTYPE, "'%s' is not a request",
-		       msg_type_name(m->type));
+	default: /* msg_request_decode() refuses these first; a caller of msg_decode() may not */
+		send_msg(lb, peer,
+		         msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", "not a request",
+		                       m->id));
 		break;
 	}
 	deadline_refresh(lb, before);
@@ -1639,7 +1648,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 	if (s->seat < 0) {
 		table_watcher_remove(t, s);
 		spectators_changed(lb, t);
-	} else if (t->status != TABLE_FINISHED) {
+	} else {
 		presence_notify(t, s->seat, 0);
 	}
 	deadline_refresh(lb, t);

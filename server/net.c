@@ -622,6 +622,22 @@ line_blank(const char *line, size_t len)
 	return 1;
 }
 
+/*
+ * Whether a request whose members msg_request_decode() refused goes to the game layer all the
+ * same, for a refusal that comes first whatever the members: before hello every request but
+ * hello gets hello_required, after it every hello already_welcomed, and test_clock on a server
+ * without --test-clock unknown_type, as any unknown type.
+ */
+static int
+client_refusal_to_lobby(const struct net_client *c, const struct msg *m)
+{
+	if (m->type == MSG_NONE)
+		return 0;
+	if ((c->peer.session == NULL) != (m->type == MSG_HELLO))
+		return 1;
+	return m->type == MSG_TEST_CLOCK && !lobby_config(c->net->lobby)->test_clock;
+}
+
 /* Decode one whole line and hand it to the game layer, or refuse it. */
 static void
 client_line(struct net_client *c, const char *line, size_t len)
@@ -631,7 +647,7 @@ client_line(struct net_client *c, const char *line, size_t len)
 
 	if (line_blank(line, len))
 		return;
-	if (msg_decode(&m, line, len, &err) < 0) {
+	if (msg_request_decode(&m, line, len, &err) < 0 && !client_refusal_to_lobby(c, &m)) {
 		struct wire *w = wire_encode_steal(msg_decode_error_new(&m, &err));
 
 		log_debug("connection %s: refused a line: %s", c->addr, err.text);

@@ -227,7 +227,7 @@ int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct stor
  * Finished public games, most recent first (by end time, then creation), skipping offset and
  * giving at most limit into out (room for limit). *total (may be NULL) gets the number of finished
  * public games (private games are never listed: they are reached only by their invite code).
- * Returns the number written to out, or a negative error.
+ * Returns the number written to out (0 past the end, for any offset), or a negative error.
  */
 int store_history(struct store *st, size_t offset, size_t limit, struct store_game *out,
                   int64_t *total, struct store_error *err);

@@ -102,6 +102,10 @@ def full_game():
         t.ok(e1["type"] == "error" and e1["code"] == "bad_value" and e1["field"] == "level" and
              e2["type"] == "error" and e2["code"] == "bad_value" and e2["field"] == "opponent",
              "a level out of 1..8 and an unknown opponent are refused", (e1, e2))
+        st, _ = b.request({"type": "create", "kind": "hokito", "level": 9})
+        t.ok(st["type"] == "state" and st["status"] == "open",
+             "a level is ignored in a game against a person, even one out of 1..8", st)
+        b.request({"type": "leave"})
         st, _ = b.request({"type": "create", "kind": "hokito", "opponent": "computer"})
         t.ok(computer_seat(st) and st["players"][computer_seat(st)[0]]["computer"] == 4,
              "the default level is 4", st)

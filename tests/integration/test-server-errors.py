@@ -35,6 +35,11 @@ def err(t, c, req, code, name, field=None):
 def before_hello(t, srv):
     c = srv.connect()
     err(t, c, {"type": "list"}, "hello_required", "a request before hello")
+    err(t, c, {"type": "create"}, "hello_required", "a request missing a member, before hello")
+    err(t, c, {"type": "create", "kind": "chess"}, "hello_required",
+        "a request with a bad value, before hello")
+    err(t, c, {"type": "move", "move": 5}, "hello_required",
+        "a request with a member of the wrong type, before hello")
     err(t, c, {"type": "hello", "protocol": 2, "name": "x"}, "version_mismatch", "wrong version")
     err(t, c, {"type": "hello", "protocol": "1", "name": "x"}, "bad_field", "protocol as a string",
         "protocol")
@@ -49,6 +54,11 @@ def before_hello(t, srv):
     c.hello("ok")
     err(t, c, {"type": "hello", "protocol": 1, "name": "again"}, "already_welcomed",
         "a second hello")
+    err(t, c, {"type": "hello", "protocol": 2}, "already_welcomed",
+        "a second hello, of another version")
+    err(t, c, {"type": "hello", "protocol": 1, "name": ""}, "already_welcomed",
+        "a second hello, with a bad name")
+    err(t, c, {"type": "hello"}, "already_welcomed", "a second hello, without protocol")
     c.close()
 
 
@@ -63,7 +73,10 @@ def malformed(t, srv):
     err(t, c, {"kind": "hokito"}, "unknown_type", "no type")
     err(t, c, {"type": 5}, "unknown_type", "type not a string")
     err(t, c, {"type": "fly"}, "unknown_type", "unknown type")
-    err(t, c, {"type": "welcome"}, "bad_field", "a server message type sent to the server")
+    r = err(t, c, {"type": "welcome"}, "unknown_type", "a server message type sent to the server",
+            "type")
+    t.ok("request" not in r, "a server message type is not named as a request", r)
+    err(t, c, {"type": "pong"}, "unknown_type", "a reply type sent to the server", "type")
     r = err(t, c, b'{"type":"ping","id":[1]}\n', "bad_field", "id of the wrong type", "id")
     t.ok("id" not in r, "an unreadable id is not echoed", r)
     c.send({"type": "ping", "id": "str-id"})

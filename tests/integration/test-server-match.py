@@ -9,6 +9,7 @@ rematch with colours swapped, and the replay of the new events on reconnect.
 The server runs with --test-clock: game time stands still unless the test sends test_clock, so
 every clock value is exact and nothing sleeps. Prints TAP.
 """
+import json
 import os
 import sys
 
@@ -330,6 +331,13 @@ def chat(t, srv):
     t.ok(st["type"] == "error", "(a player cannot watch while seated)", st)
     ok = gm.b.ask({"type": "say", "text": "\u00e9" * 200})
     t.ok(ok["type"] == "ok", "200 characters are fine", ok)
+    ok = d.ask({"type": "say", "text": "\U0001f422" * 200 + " \n"})
+    kb = d.wait_for("kibitz")
+    ok2 = d.ask({"type": "say", "text": "x" + " " * 900})
+    kb2 = d.wait_for("kibitz")
+    t.ok(ok["type"] == "ok" and kb["text"] == "\U0001f422" * 200 and ok2["type"] == "ok"
+         and kb2["text"] == "x", "trailing spaces are removed before the length is counted",
+         (ok, ok2))
     r = gm.b.ask({"type": "say", "text": "x" * 201})
     t.ok(r["code"] == "bad_value" and r["field"] == "text", "201 characters are refused", r)
     r = gm.b.ask({"type": "say", "text": "\u0001\u0002 \t"})
@@ -487,8 +495,13 @@ def no_test_clock(t):
     try:
         c = srv.connect("k")
         r = c.ask({"type": "test_clock", "advance_ms": 1000})
-        t.ok(r["type"] == "error" and r["code"] == "unknown_type",
-             "test_clock is refused unless hokitod runs with --test-clock", r)
+        t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type"
+             and "request" not in r,
+             "test_clock is refused unless hokitod runs with --test-clock, as an unknown type", r)
+        for bad in ({}, {"advance_ms": -1}, {"advance_ms": "x"}):
+            r = c.ask(dict(bad, type="test_clock"))
+            t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type",
+                 "... whatever its members: %s" % json.dumps(bad), r)
         c.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")

@@ -132,6 +132,42 @@ def reconnect_missed_events(t, srv):
         cl.close()
 
 
+def presence_open_and_finished(t, srv):
+    """An open or finished game's watchers are told of a player's drop and of its return too,
+    without grace (grace is spent in live and adjourned games only)."""
+    a = srv.connect("olga")
+    c = srv.connect("oscar")
+    st, _ = a.request({"type": "create", "kind": "oxono", "seat": "pink"})
+    g = st["game"]
+    c.request({"type": "watch", "game": g})
+    a.wait_for("spectators")
+    a.close()
+    p = c.wait_for("presence")
+    t.ok(p["connected"] is False and p["seat"] == "pink" and "grace_ms" not in p
+         and "grace_over" not in p, "open game: a drop is told, without grace", p)
+    a2 = srv.connect()
+    a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 1})
+    p = c.wait_for("presence")
+    t.ok(p["connected"] is True and p["seat"] == "pink", "open game: the return is told", p)
+    b = srv.connect("otto")
+    b.request({"type": "join", "game": g})
+    a2.request({"type": "resign"})
+    b.wait_for("game_over")
+    c.wait_for("game_over")
+    b.close()
+    pa = a2.wait_for("presence")
+    pc = c.wait_for("presence")
+    t.ok(pa == pc and pa["connected"] is False and pa["seat"] == "black" and "grace_ms" not in pa,
+         "finished game: a drop is told, without grace", pa)
+    b2 = srv.connect()
+    b2.request({"type": "hello", "protocol": 1, "token": b.token, "last_seq": 5})
+    pa = a2.wait_for("presence")
+    t.ok(pa["connected"] is True and pa["seat"] == "black", "finished game: the return is told",
+         pa)
+    for cl in (a2, b2, c):
+        cl.close()
+
+
 def bad_token(t, srv):
     c = srv.connect()
     r, _ = c.request({"type": "hello", "protocol": 1, "token": "0" * 32, "last_seq": 3})
@@ -170,6 +206,7 @@ def main():
     try:
         t.run("reconnect", reconnect_missed_events, t, srv)
         t.run("bad token", bad_token, t, srv)
+        t.run("presence in open and finished games", presence_open_and_finished, t, srv)
     finally:
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0")

@@ -309,6 +309,44 @@ TEST(msg_decode_error_keeps_id)
 	msg_clear(&m); /* twice is fine */
 }
 
+/* A server message sent to the server is an unknown type there, before its members count. */
+TEST(msg_request_decode_refuses_replies)
+{
+	const char *welcome = "{\"type\":\"welcome\",\"id\":\"w\"}";
+	const char *ping = "{\"type\":\"ping\"}";
+	struct msg_error err;
+	struct msg m;
+	json_t *reply;
+
+	ASSERT_EQ(msg_request_decode(&m, welcome, strlen(welcome), &err), PROTO_EUNKNOWNTYPE);
+	ASSERT_EQ(m.type, MSG_NONE);
+	ASSERT_STR_EQ(err.field, "type");
+	reply = msg_decode_error_new(&m, &err);
+	ASSERT_STR_EQ(json_string_value(json_object_get(reply, "id")), "w");
+	ASSERT(json_object_get(reply, "request") == NULL);
+	json_decref(reply);
+	msg_clear(&m);
+	ASSERT_EQ(msg_request_decode(&m, ping, strlen(ping), &err), 0);
+	ASSERT_EQ(m.type, MSG_PING);
+	msg_clear(&m);
+}
+
+/* Chat lines: control characters go, trailing spaces take no room however many. */
+TEST(protocol_chat_lines)
+{
+	char out[PROTOCOL_CHAT_BYTES + 1], in[1200];
+
+	ASSERT_EQ(protocol_chat_clean("  a\x01\tb \n", out, sizeof out), 3);
+	ASSERT_STR_EQ(out, "a b");
+	memset(in, ' ', sizeof in - 1);
+	in[0] = 'x';
+	in[sizeof in - 1] = '\0';
+	ASSERT_EQ(protocol_chat_clean(in, out, sizeof out), 1);
+	ASSERT_STR_EQ(out, "x");
+	ASSERT_EQ(protocol_chat_clean(" \x02 ", out, sizeof out), 0);
+	ASSERT_STR_EQ(out, "");
+}
+
 TEST(msg_type_names)
 {
 	for (int t = MSG_NONE + 1; t < MSG_TYPE_COUNT; t++) {
@@ -570,6 +608,8 @@ main(void)
 	RUN(msg_build_requests);
 	RUN(msg_build_replies);
 	RUN(msg_decode_error_keeps_id);
+	RUN(msg_request_decode_refuses_replies);
+	RUN(protocol_chat_lines);
 	RUN(msg_type_names);
 	RUN(protocol_error_names);
 	RUN(protocol_names);

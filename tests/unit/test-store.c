@@ -281,6 +281,8 @@ TEST(store_history_paging)
 	ASSERT_STR_EQ(page[4].id, "g25");
 	ASSERT_STR_EQ(page[4].status, "finished");
 	ASSERT_EQ(store_history(st, 30, 10, page, NULL, &err), 0);
+	ASSERT_EQ(store_history(st, (size_t)1 << 62, 10, page, &total, &err), 0);
+	ASSERT_EQ(total, 25);
 	ASSERT_EQ(store_history(st, 0, 0, page, &total, &err), 0);
 	store_close(st);
 }
