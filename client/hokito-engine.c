@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "game.h"
 #include "hokito-config.h"
+#include "record.h"
 
 struct engine_cmd {
 	const char *name;
@@ -32,15 +33,41 @@ struct engine_cmd {
 	int (*run)(struct engine_opts *o);
 };
 
+/*
+ * The error is one line of UTF-8 whatever the user typed: the arguments it quotes may hold line
+ * breaks, other control characters or bytes that are not UTF-8, and those are written as \n, \t,
+ * \r or \xNN (a backslash itself is left alone). Long quotes are cut by the buffer.
+ */
 int
 engine_fail(int status, const char *fmt, ...)
 {
+	char msg[1024];
+	const unsigned char *s = (const unsigned char *)msg;
+	size_t n;
 	va_list ap;
 
-	fputs("hokito-engine: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	fputs("hokito-engine: ", stderr);
+	n = strlen(msg);
+	for (size_t i = 0; i < n;) {
+		size_t k = record_utf8_len(s + i, n - i);
+		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] != 0x7f)) {
+			fwrite(s + i, 1, k, stderr);
+			i += k;
+			continue;
+		}
+		if (s[i] == '\n')
+			fputs("\\n", stderr);
+		else if (s[i] == '\t')
+			fputs("\\t", stderr);
+		else if (s[i] == '\r')
+			fputs("\\r", stderr);
+		else
+			fprintf(stderr, "\\x%02x", s[i]);
+		i++;
+	}
 	fputc('\n', stderr);
 	return status;
 }

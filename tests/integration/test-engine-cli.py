@@ -400,9 +400,36 @@ def test_bad_texts():
               expect_error(["play", "--game", game, text, move], 2, MOVE_WORDS + [move or "empty"]))
 
 
+def test_error_one_line():
+    """An error quoting what the user typed stays one line of UTF-8: line breaks, control
+    characters and bytes that are not UTF-8 in an argument are escaped."""
+    cases = [
+        ("a move holding a line break", ["play", HK_GOOD, "a1\nb1"], 2),
+        ("a position holding a line break", ["moves", HK_GOOD.replace("b1", "b1\n")], 2),
+        ("a position holding a tab", ["moves", HK_GOOD.replace("b1", "\tb1")], 2),
+        ("a position holding bytes that are not UTF-8",
+         ["moves", HK_GOOD.encode().replace(b"b1", b"\xff\xfe")], 2),
+        ("a record file name holding a line break", ["record", "no-such\nfile"], 2),
+    ]
+    for name, args, status in cases:
+        p = subprocess.run([ENGINE] + args, capture_output=True, timeout=60)
+        d = []
+        if p.returncode != status:
+            d.append("exit %d, expected %d" % (p.returncode, status))
+        try:
+            err = p.stderr.decode("utf-8")
+        except UnicodeDecodeError:
+            err = None
+            d.append("stderr is not UTF-8: %r" % p.stderr)
+        if err is not None and (not err.startswith(PREFIX) or err.count("\n") != 1
+                                or not err.endswith("\n")):
+            d.append("expected one prefixed line on stderr: %r" % err)
+        check("error stays one line of UTF-8: %s" % name, d)
+
+
 def main():
     for t in (test_help, test_bad_usage, test_start, test_moves, test_perft, test_play,
-              test_illegal_moves, test_bad_texts):
+              test_illegal_moves, test_bad_texts, test_error_one_line):
         try:
             t()
         except Exception as e:  # a broken test case is a failure, not a crash
