@@ -400,6 +400,26 @@ def test_bad_texts():
               expect_error(["play", "--game", game, text, move], 2, MOVE_WORDS + [move or "empty"]))
 
 
+def test_record_reason():
+    """`record` prints how a game that the rules did not end stopped: the record's own reason."""
+    head = '[Game "hokito"]\n[Variant "standard"]\n[Seed "1"]\n'
+    cases = [
+        ("white", "time", "result: white wins (time)"),
+        ("white", "resign", "result: white wins (resign)"),
+        ("black", "disconnect", "result: black wins (disconnect)"),
+        ("draw", "agreement", "result: draw (agreement)"),
+    ]
+    for result, reason, want in cases:
+        text = '%s[Result "%s"]\n[Reason "%s"]\n\n1. a1-c1 a4-a5 %s\n' % (head, result, reason,
+                                                                          result)
+        p = subprocess.run([ENGINE, "record", "-"], input=text, capture_output=True, text=True,
+                           timeout=60)
+        lines = p.stdout.splitlines()
+        d = [] if p.returncode == 0 and len(lines) == 3 and lines[1] == want and \
+            lines[2] == "score: black 37 white 34" else [show(p.returncode, p.stdout, p.stderr)]
+        check("record: %s by %s prints %r" % (result, reason, want), d)
+
+
 def test_error_one_line():
     """An error quoting what the user typed stays one line of UTF-8: line breaks, control
     characters and bytes that are not UTF-8 in an argument are escaped."""
@@ -429,7 +449,8 @@ def test_error_one_line():
 
 def main():
     for t in (test_help, test_bad_usage, test_start, test_moves, test_perft, test_play,
-              test_illegal_moves, test_bad_texts, test_error_one_line):
+              test_illegal_moves, test_bad_texts, test_error_one_line,
+              test_record_reason):
         try:
             t()
         except Exception as e:  # a broken test case is a failure, not a crash
