@@ -102,9 +102,22 @@ def test_bad_usage():
         ("perft without --depth", ["perft", "--game", "hokito", pos]),
         ("perft with a non-numeric depth", ["perft", "--game", "hokito", "--depth", "x", pos]),
         ("perft with a negative depth", ["perft", "--game", "hokito", "--depth", "-1", pos]),
+        ("an option start does not take", ["start", "--depth", "3"]),
+        ("an option moves does not take", ["moves", "--time", "5", pos]),
+        ("an option play does not take", ["play", "--divide", pos]),
+        ("--variant given to moves", ["moves", "--variant", "standard", pos]),
+        ("--divide with a value", ["perft", "--depth", "1", "--divide=1", pos]),
     ]
     for name, args in cases:
         check("bad usage exits 2: %s" % name, expect_error(args, 2, one_line=False))
+    # "--" ends the options: the position after it is read as a position.
+    rc, out, err = engine("moves", "--game", "hokito", "--", pos)
+    check("-- ends the options",
+          [] if rc == 0 and out == "e6-f6\n" else [show(rc, out, err)])
+    rc, out, err = engine("perft", "--depth", "99", "--frob", "--help")
+    check("COMMAND --help prints the help whatever else the line holds",
+          [] if rc == 0 and out.startswith("usage: hokito-engine perft") else
+          [show(rc, out, err)])
     # No command at all: the usage on stderr (not necessarily prefixed), exit 2, stdout empty.
     rc, out, err = engine()
     check("bad usage exits 2: no command, usage on stderr",
