@@ -325,6 +325,7 @@ def test_illegal_moves():
         ("hokito", pos, ["c3-c5-e5"], "a hop path one hop short"),
         ("hokito", pos, ["c3-c4-e5-e3"], "a hop path with a hop that does not stop at the first "
                                          "occupied square"),
+        ("hokito", pos, ["c3-c5-e5-e3-e1"], "a hop path longer than any pawn's value"),
         ("hokito", pos, ["c3-e3", "c3-e3"], "a second move that is illegal"),
         ("hokito", HK_OVER, ["a1-b1"], "any move in a finished game"),
         ("oxono", OX_START, ["Xe4+e5"], "a totem moving diagonally"),
