@@ -272,7 +272,9 @@ static const struct engine_cmd engine_cmds[] = {
          "\nexample:\n  hokito-engine analyse --game hokito --depth 4 \"$(hokito-engine start "
          "--seed 1)\"\n",
          " --time --depth ", engine_analyse},
-        {"bot", "bot --host H --port P [--game G] [--level N] [--games K] [--name NAME]",
+        {"bot",
+         "bot [--host H] [--port P] [--game G] [--level N] [--games K] [--name NAME] "
+         "[--time MS] [--seed N]",
          "play over the network as an ordinary player",
          "  --host H      the server's address (default 127.0.0.1)\n"
          "  --port P      the server's port (default 7777)\n"
