@@ -193,6 +193,14 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 			                      "more than 36 pawns on the board");
 		stack_push(h, sq, (uint8_t)(colour << 2 | (p[1] - '0')));
 	}
+	/* A single lands on a single and a stack on a stack: heights add up from 2s, so are even.
+	 */
+	if (h->height[sq] > 1 && h->height[sq] % 2 != 0)
+		return game_error_set(err, GAME_ESYNTAX, (int)(s - text),
+		                      "square %s: a stack of %d pawns is impossible (a pawn lands "
+		                      "only on a pawn and a stack only on a stack, so a stack's "
+		                      "height is even)",
+		                      name, h->height[sq]);
 	return 0;
 }
 

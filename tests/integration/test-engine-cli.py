@@ -228,8 +228,8 @@ def test_moves():
 
 def test_perft():
     cases = [("hokito", HK_START_1, 2), ("oxono", OX_START, 2),
-             ("hokito", board_text({"b2": "b1w2b3", "b5": "w3b1", "e5": "b2w1w3", "e2": "w1w1",
-                                    "c2": "b1", "f5": "w2", "a5": "b3"}, "w"), 3),
+             ("hokito", board_text({"b2": "w2b1w2b3", "b5": "w3b1", "e5": "b2w1w1w3",
+                                    "e2": "w1w1", "c2": "b1", "f5": "w2", "a5": "b3"}, "w"), 3),
              ("hokito", HK_OVER, 2), ("oxono", OX_OVER, 1)]
     for game, text, depth in cases:
         if text is None:
@@ -361,11 +361,15 @@ BAD_POSITIONS = [
     ("hokito", "an OXONO cell", HK_GOOD.replace("b1,w1", "X,w1"), STACK_WORDS),
     ("hokito", "19 black pawns", board_text({"a1": "b1" * 6, "a2": "b2" * 6, "a3": "b3" * 6,
                                              "a4": "b1", "f6": "w1"}, "b"), COUNT_WORDS),
-    ("hokito", "7 white pawns of value 2", board_text({"a1": "w2" * 4, "a2": "w2" * 3,
+    ("hokito", "8 white pawns of value 2", board_text({"a1": "w2" * 4, "a2": "w2" * 4,
                                                        "f6": "b1"}, "b"), COUNT_WORDS),
-    ("hokito", "7 black pawns of value 3 on one square", board_text({"c3": "b3" * 7,
+    ("hokito", "8 black pawns of value 3 on one square", board_text({"c3": "b3" * 8,
                                                                      "f6": "w1"}, "b"),
      COUNT_WORDS),
+    ("hokito", "a stack of three (odd heights cannot arise)",
+     board_text({"a1": "b1w1b2", "f6": "w1"}, "b"), STACK_WORDS),
+    ("hokito", "a stack of five", board_text({"a1": "b1w1b2w2b3", "f6": "w1"}, "b"),
+     STACK_WORDS),
     ("hokito", "unknown side", HK_GOOD[:-1] + "x", SIDE_WORDS),
     ("hokito", "OXONO side p", HK_GOOD[:-1] + "p", SIDE_WORDS),
     ("hokito", "no side", HK_GOOD[:-2], SIDE_WORDS + ["space"]),

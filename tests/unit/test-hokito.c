@@ -399,6 +399,12 @@ TEST(bad_positions)
 	         "side"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "cells"},
+	        /* Heights add up from 2s (single on single, stack on stack): odd ones cannot be. */
+	        {"b1w1b2,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,w1 b",
+	         "stack of 3 pawns is impossible"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,b1b2b3w1w2 "
+	         "w",
+	         "stack of 5 pawns is impossible"},
 	};
 	char text[GAME_TEXT_MAX * 2];
 	struct game_error err;
