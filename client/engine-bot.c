@@ -219,7 +219,7 @@ engine_bot_state(struct engine_bot *b, const struct msg *m)
 	b->live = status != NULL && strcmp(status, "live") == 0;
 	b->seq = msg_int(m, "seq", 0);
 	if (engine_bot_position(b, msg_str(m, "position")) < 0) {
-		fprintf(stderr, "hokito-engine: bot: unreadable position in state\n");
+		(void)engine_fail(1, "bot: unreadable position in state");
 		engine_bot_close(b, 1);
 		return;
 	}
@@ -295,14 +295,15 @@ engine_bot_handle(struct engine_bot *b, const struct msg *m)
 			engine_bot_think(b);
 		break;
 	case MSG_ERROR:
-		fprintf(stderr, "hokito-engine: bot: the server refused %s: %s (%s)\n",
-		        msg_str(m, "request") ? msg_str(m, "request") : "a request",
-		        msg_str(m, "text") ? msg_str(m, "text") : "", msg_str(m, "code"));
+		(void)engine_fail(1, "bot: the server refused %s: %s (%s)",
+		                  msg_str(m, "request") ? msg_str(m, "request") : "a request",
+		                  msg_str(m, "text") ? msg_str(m, "text") : "",
+		                  msg_str(m, "code") ? msg_str(m, "code") : "?");
 		engine_bot_close(b, 1);
 		break;
 	case MSG_BYE:
-		fprintf(stderr, "hokito-engine: bot: the server said bye (%s)\n",
-		        msg_str(m, "reason") ? msg_str(m, "reason") : "?");
+		(void)engine_fail(1, "bot: the server said bye (%s)",
+		                  msg_str(m, "reason") ? msg_str(m, "reason") : "?");
 		engine_bot_close(b, 1);
 		break;
 	default:
@@ -334,8 +335,9 @@ engine_bot_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	if (b->closing)
 		return;
 	if (nread < 0) {
-		fprintf(stderr, "hokito-engine: bot: connection lost: %s\n",
-		        nread == UV_EOF ? "closed by the server" : uv_strerror((int)nread));
+		(void)engine_fail(1, "bot: connection lost: %s",
+		                  nread == UV_EOF ? "closed by the server"
+		                                  : uv_strerror((int)nread));
 		engine_bot_close(b, 1);
 		return;
 	}
@@ -345,8 +347,7 @@ engine_bot_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		struct msg_error err;
 
 		if (rc < 0) {
-			fprintf(stderr,
-			        "hokito-engine: bot: the server sent a line over the limit\n");
+			(void)engine_fail(1, "bot: the server sent a line over the limit");
 			engine_bot_close(b, 1);
 			return;
 		}
@@ -355,8 +356,7 @@ engine_bot_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		if (msg_decode(&m, line, len, &err) == 0)
 			engine_bot_handle(b, &m);
 		else
-			fprintf(stderr, "hokito-engine: bot: unreadable line from the server: %s\n",
-			        err.text);
+			(void)engine_fail(1, "bot: unreadable line from the server: %s", err.text);
 		msg_clear(&m);
 	}
 }
@@ -368,8 +368,8 @@ engine_bot_connect_cb(uv_connect_t *req, int status)
 	json_t *hello;
 
 	if (status < 0) {
-		fprintf(stderr, "hokito-engine: bot: cannot connect to %s:%d: %s\n", b->o->host,
-		        b->o->port, uv_strerror(status));
+		(void)engine_fail(1, "bot: cannot connect to %s:%d: %s", b->o->host, b->o->port,
+		                  uv_strerror(status));
 		engine_bot_close(b, 1);
 		return;
 	}
@@ -418,8 +418,6 @@ engine_bot(struct engine_opts *o)
 
 	if (o->nargs > 0)
 		return engine_fail(EXIT_USAGE, "bot takes no position ('%s')", o->args[0]);
-	if (o->depth >= 0)
-		return engine_fail(EXIT_USAGE, "bot plays by --level (and --time), not --depth");
 	if (o->host == NULL)
 		o->host = "127.0.0.1";
 	if (o->port == 0)
@@ -446,8 +444,8 @@ engine_bot(struct engine_opts *o)
 	rc = uv_tcp_connect(&b.connect, &b.tcp, (const struct sockaddr *)&ss,
 	                    engine_bot_connect_cb);
 	if (rc < 0) {
-		fprintf(stderr, "hokito-engine: bot: cannot connect to %s:%d: %s\n", o->host,
-		        o->port, uv_strerror(rc));
+		(void)engine_fail(1, "bot: cannot connect to %s:%d: %s", o->host, o->port,
+		                  uv_strerror(rc));
 		engine_bot_close(&b, 1);
 	}
 	uv_run(b.loop, UV_RUN_DEFAULT);

@@ -4,9 +4,10 @@
  * Reads one record (FORMATS.md, "Game records") from a file or standard input, and lets
  * record_parse() check all of it: the text, every move through the rules, and the stated result
  * against the final position. Prints the final position, then the result and (HOKITO) the scores,
- * as `play` does. Exit status: 0 a valid record, 1 a move the rules refuse, 2 bad text (a
- * malformed record, or a result, reason or score that the moves contradict) or bad usage. This
- * file owns only the text it reads.
+ * as `play` does; a result that the rules did not bring (a resignation, a draw by agreement...)
+ * is followed by its reason in parentheses. Exit status: 0 a valid record, 1 a move the rules
+ * refuse, 2 bad text (a malformed record, or a result, reason or score that the moves contradict)
+ * or bad usage. This file owns only the text it reads.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ engine_record(struct engine_opts *o)
 {
 	struct record_error err;
 	struct game_outcome out;
-	char text[GAME_TEXT_MAX];
+	char text[GAME_TEXT_MAX], how[RECORD_WORD_MAX + 3] = "";
 	const char *name;
 	struct record *r;
 	size_t len;
@@ -83,11 +84,14 @@ engine_record(struct engine_opts *o)
 	game_format(&r->final, text, sizeof text);
 	printf("%s\n", text);
 	game_outcome(&r->final, &out);
+	/* A game the rules did not end says how it stopped: "(resign)", "(time)", "(agreement)"...
+	 */
+	if (out.end == GAME_END_NONE)
+		snprintf(how, sizeof how, " (%s)", r->reason);
 	if (r->result == RECORD_DRAW)
-		printf("result: draw\n");
+		printf("result: draw%s\n", how);
 	else if (r->result != RECORD_UNFINISHED)
-		printf("result: %s wins%s\n", game_side_name(r->kind, r->result),
-		       out.end == GAME_END_NONE ? " (resign)" : "");
+		printf("result: %s wins%s\n", game_side_name(r->kind, r->result), how);
 	if (r->kind == GAME_HOKITO && (r->result != RECORD_UNFINISHED || out.end != GAME_END_NONE))
 		printf("score: black %d white %d\n", out.score[0], out.score[1]);
 	free(r);

@@ -21,7 +21,6 @@ struct engine_opts {
 	int have_seed;
 	int depth;
 	int divide;
-	int help;
 	uint64_t time_ms; /* analyse, bot: time per move (0: not given) */
 	int level;        /* bot: 1..8 (0: not given) */
 	const char *host; /* bot: server address (borrowed from argv) */

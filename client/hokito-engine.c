@@ -23,24 +23,52 @@
 #include "engine.h"
 #include "game.h"
 #include "hokito-config.h"
+#include "record.h"
 
 struct engine_cmd {
 	const char *name;
 	const char *usage;   /* one line: the arguments */
 	const char *summary; /* one line: what it does */
 	const char *help;    /* the rest of its --help text */
+	const char *opts;    /* the options it takes besides --game and --help, " --a --b " */
 	int (*run)(struct engine_opts *o);
 };
 
+/*
+ * The error is one line of UTF-8 whatever the user typed: the arguments it quotes may hold line
+ * breaks, other control characters or bytes that are not UTF-8, and those are written as \n, \t,
+ * \r or \xNN (a backslash itself is left alone). Long quotes are cut by the buffer.
+ */
 int
 engine_fail(int status, const char *fmt, ...)
 {
+	char msg[1024];
+	const unsigned char *s = (const unsigned char *)msg;
+	size_t n;
 	va_list ap;
 
-	fputs("hokito-engine: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	fputs("hokito-engine: ", stderr);
+	n = strlen(msg);
+	for (size_t i = 0; i < n;) {
+		size_t k = record_utf8_len(s + i, n - i);
+		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] != 0x7f)) {
+			fwrite(s + i, 1, k, stderr);
+			i += k;
+			continue;
+		}
+		if (s[i] == '\n')
+			fputs("\\n", stderr);
+		else if (s[i] == '\t')
+			fputs("\\t", stderr);
+		else if (s[i] == '\r')
+			fputs("\\r", stderr);
+		else
+			fprintf(stderr, "\\x%02x", s[i]);
+		i++;
+	}
 	fputc('\n', stderr);
 	return status;
 }
@@ -220,31 +248,33 @@ static const struct engine_cmd engine_cmds[] = {
          "  --seed N      the seed of the random setup (default: a random one)\n"
          "  --variant V   HOKITO: standard (default) or random36\n"
          "\nexample:\n  hokito-engine start --game hokito --seed 42\n",
-         engine_start},
+         " --seed --variant ", engine_start},
         {"moves", "moves [--game G] POSITION", "print every legal move, one a line",
          "\nexample:\n  hokito-engine moves --game oxono "
          "'-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,O,-,-/-,-,X,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p'\n",
-         engine_moves},
+         "", engine_moves},
         {"perft", "perft [--game G] --depth D [--divide] POSITION",
          "count the leaves of the move tree; the last line is the count",
          "  --depth D     plies to search (0 to 64)\n"
          "  --divide      first print each legal move with the count below it\n"
          "\nexample:\n  hokito-engine perft --game hokito --depth 3 \"$(hokito-engine start "
          "--seed 1)\"\n",
-         engine_perft},
+         " --depth --divide ", engine_perft},
         {"play", "play [--game G] POSITION [MOVE...]",
          "apply moves; print the position, and the result once over",
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
          "a1-a2\n",
-         engine_play},
+         "", engine_play},
         {"analyse", "analyse [--game G] [--time MS | --depth D] POSITION",
          "search a position: best move, evaluation or proved result, PV, nodes",
          "  --time MS     think for about MS milliseconds (default 1000)\n"
          "  --depth D     search exactly D plies instead (deterministic)\n"
          "\nexample:\n  hokito-engine analyse --game hokito --depth 4 \"$(hokito-engine start "
          "--seed 1)\"\n",
-         engine_analyse},
-        {"bot", "bot --host H --port P [--game G] [--level N] [--games K] [--name NAME]",
+         " --time --depth ", engine_analyse},
+        {"bot",
+         "bot [--host H] [--port P] [--game G] [--level N] [--games K] [--name NAME] "
+         "[--time MS] [--seed N]",
          "play over the network as an ordinary player",
          "  --host H      the server's address (default 127.0.0.1)\n"
          "  --port P      the server's port (default 7777)\n"
@@ -256,13 +286,13 @@ static const struct engine_cmd engine_cmds[] = {
          "\nThe bot quick-pairs for the game kind (--game): it joins a waiting player or\n"
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
-         engine_bot},
+         " --host --port --level --games --name --time --seed ", engine_bot},
         {"record", "record FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed. FILE - reads standard input.\n"
          "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
-         engine_record},
+         "", engine_record},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
@@ -294,10 +324,31 @@ engine_cmd_usage(const struct engine_cmd *c)
 	       c->usage, c->summary, c->help);
 }
 
-/* Parse the options after the command name; positional arguments are kept in order. */
+/* Whether command c takes option arg ("--depth"); --game and --help go with every command. */
 static int
-engine_options(int argc, char **argv, struct engine_opts *o)
+engine_cmd_takes(const struct engine_cmd *c, const char *arg)
 {
+	const char *p = c->opts;
+	size_t n = strlen(arg);
+
+	while ((p = strstr(p, arg)) != NULL) {
+		if (p[-1] == ' ' && p[n] == ' ')
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * Parse the options after the command name; positional arguments are kept in order. "--" ends
+ * the options: what follows is positional even if it starts with "--". An option that exists
+ * but that this command does not take is bad usage, like an unknown one.
+ */
+static int
+engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_opts *o)
+{
+	int only_args = 0;
+
 	o->args = argv;
 	o->nargs = 0;
 	for (int i = 0; i < argc; i++) {
@@ -305,26 +356,32 @@ engine_options(int argc, char **argv, struct engine_opts *o)
 		char *eq = strchr(arg, '=');
 		uint64_t n;
 
-		if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
+		if (only_args || strncmp(arg, "--", 2) != 0) {
 			o->args[o->nargs++] = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			only_args = 1;
 			continue;
 		}
 		if (eq != NULL)
 			*eq = '\0', value = eq + 1;
-		if (strcmp(arg, "--help") == 0) {
-			o->help = 1;
-			continue;
-		}
-		if (strcmp(arg, "--divide") == 0) {
-			o->divide = 1;
-			continue;
-		}
 		if (strcmp(arg, "--game") != 0 && strcmp(arg, "--seed") != 0 &&
 		    strcmp(arg, "--variant") != 0 && strcmp(arg, "--depth") != 0 &&
 		    strcmp(arg, "--time") != 0 && strcmp(arg, "--level") != 0 &&
 		    strcmp(arg, "--host") != 0 && strcmp(arg, "--port") != 0 &&
-		    strcmp(arg, "--games") != 0 && strcmp(arg, "--name") != 0)
+		    strcmp(arg, "--games") != 0 && strcmp(arg, "--name") != 0 &&
+		    strcmp(arg, "--divide") != 0)
 			return engine_fail(EXIT_USAGE, "unknown option '%s' (try --help)", arg);
+		if (strcmp(arg, "--game") != 0 && !engine_cmd_takes(c, arg))
+			return engine_fail(EXIT_USAGE, "%s takes no option %s (try %s --help)",
+			                   c->name, arg, c->name);
+		if (strcmp(arg, "--divide") == 0) {
+			if (value != NULL)
+				return engine_fail(EXIT_USAGE, "option --divide takes no value");
+			o->divide = 1;
+			continue;
+		}
 		if (value == NULL) {
 			if (i + 1 >= argc)
 				return engine_fail(EXIT_USAGE, "option %s needs a value", arg);
@@ -416,12 +473,14 @@ main(int argc, char **argv)
 			cmd = &engine_cmds[i];
 	if (cmd == NULL)
 		return engine_fail(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
-	if ((rc = engine_options(argc - 2, argv + 2, &o)) != 0)
+	/* COMMAND --help (or -h) prints the help whatever else the line holds. */
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			engine_cmd_usage(cmd);
+			return 0;
+		}
+	if ((rc = engine_options(cmd, argc - 2, argv + 2, &o)) != 0)
 		return rc;
-	if (o.help) {
-		engine_cmd_usage(cmd);
-		return 0;
-	}
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);

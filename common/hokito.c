@@ -193,6 +193,14 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 			                      "more than 36 pawns on the board");
 		stack_push(h, sq, (uint8_t)(colour << 2 | (p[1] - '0')));
 	}
+	/* A single lands on a single and a stack on a stack: heights add up from 2s, so are even.
+	 */
+	if (h->height[sq] > 1 && h->height[sq] % 2 != 0)
+		return game_error_set(err, GAME_ESYNTAX, (int)(s - text),
+		                      "square %s: a stack of %d pawns is impossible (a pawn lands "
+		                      "only on a pawn and a stack only on a stack, so a stack's "
+		                      "height is even)",
+		                      name, h->height[sq]);
 	return 0;
 }
 
@@ -469,16 +477,21 @@ check_landing(const struct hokito *h, int from, int to, struct game_error *err)
 	return 0;
 }
 
-/* Check a full hop path sq[0..n-1] hop by hop. */
+/*
+ * Check a full hop path of n squares hop by hop: sq[] and pos[] (where each square is in the
+ * text) hold the first four at most, which is all a path of the right length has; end is where
+ * the last square is in the text.
+ */
 static int
-check_path(const struct hokito *h, const int *sq, const int *pos, int n, struct game_error *err)
+check_path(const struct hokito *h, const int *sq, const int *pos, int n, int end,
+           struct game_error *err)
 {
 	int v = h->topval[sq[0]], last = -1;
 	char a[3], b[3];
 
 	game_square_name(sq[0], a);
 	if (n - 1 != v)
-		return game_error_set(err, GAME_EILLEGAL, pos[n - 1],
+		return game_error_set(err, GAME_EILLEGAL, end,
 		                      "the %s on %s has value %d and makes exactly %d hop%s, this "
 		                      "path has %d",
 		                      h->height[sq[0]] > 1 ? "stack" : "pawn", a, v, v,
@@ -534,7 +547,7 @@ int
 hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
                   struct game_error *err)
 {
-	int sq[8], pos[8], n = 0, rc;
+	int sq[4], pos[4], n = 0, end = 0, rc;
 	const char *p = text;
 	char a[3], b[3];
 
@@ -546,12 +559,11 @@ hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
 			        "'%s' is not a HOKITO move: write from-to like c2-e4, or "
 			        "the hop path like c2-c4-e4",
 			        text);
-		if (n == 4)
-			return game_error_set(
-			        err, GAME_ESYNTAX, (int)(p - text),
-			        "'%s' is not a HOKITO move: a path has at most 3 hops", text);
-		pos[n] = (int)(p - text);
-		sq[n++] = s;
+		/* A path longer than any pawn's value is well-formed text, and illegal. */
+		end = (int)(p - text);
+		if (n < 4)
+			pos[n] = end, sq[n] = s;
+		n++;
 		p += 2;
 		if (*p == '\0')
 			break;
@@ -571,10 +583,10 @@ hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
 	if ((rc = check_mover(h, sq[0], err)) < 0)
 		return rc;
 	m->from = (uint8_t)sq[0];
-	m->to = (uint8_t)sq[n - 1];
+	m->to = (uint8_t)sq[n < 4 ? n - 1 : 3];
 	m->place = 0;
 	if (n > 2 || h->topval[sq[0]] == 1) {
-		if ((rc = check_path(h, sq, pos, n, err)) < 0)
+		if ((rc = check_path(h, sq, pos, n, end, err)) < 0)
 			return rc;
 		return 0;
 	}

@@ -239,9 +239,8 @@ record_result_check(const struct game *final, enum record_result result, const c
 	                   rname, reason[0] ? reason : "(no reason)");
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if it is not one. */
-static size_t
-utf8_char(const unsigned char *s, size_t n)
+size_t
+record_utf8_len(const unsigned char *s, size_t n)
 {
 	uint32_t c;
 	size_t need;
@@ -278,7 +277,7 @@ name_ok(const char *s)
 	if (n == 0 || n >= RECORD_VALUE_MAX)
 		return 0;
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_char((const unsigned char *)s + i, n - i);
+		size_t k = record_utf8_len((const unsigned char *)s + i, n - i);
 		if (k == 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return 0;
 		i += k;
@@ -412,7 +411,7 @@ rp_header(struct rp *p, char *name, size_t name_cap, char *value, size_t cap, si
 			p->pos++;
 			c = p->s[p->pos];
 		}
-		k = utf8_char((const unsigned char *)p->s + p->pos, p->len - p->pos);
+		k = record_utf8_len((const unsigned char *)p->s + p->pos, p->len - p->pos);
 		if (k == 0)
 			return rp_fail(p, p->pos, RECORD_ESYNTAX,
 			               "the value of header '%s' is not valid UTF-8 here", name);

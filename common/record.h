@@ -100,6 +100,12 @@ int record_write(struct record *r, char *buf, size_t size, struct record_error *
 int record_result_check(const struct game *final, enum record_result result, const char *reason,
                         struct record_error *err);
 
+/*
+ * Length of the valid UTF-8 sequence at s (n >= 1 bytes left), or 0 if it is not one (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
+ */
+size_t record_utf8_len(const unsigned char *s, size_t n);
+
 /* The token of a result: "black", "white", "pink", "draw" or "*". Returns a static string. */
 const char *record_result_name(enum game_kind kind, enum record_result result);
 

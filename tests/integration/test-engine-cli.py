@@ -102,9 +102,22 @@ def test_bad_usage():
         ("perft without --depth", ["perft", "--game", "hokito", pos]),
         ("perft with a non-numeric depth", ["perft", "--game", "hokito", "--depth", "x", pos]),
         ("perft with a negative depth", ["perft", "--game", "hokito", "--depth", "-1", pos]),
+        ("an option start does not take", ["start", "--depth", "3"]),
+        ("an option moves does not take", ["moves", "--time", "5", pos]),
+        ("an option play does not take", ["play", "--divide", pos]),
+        ("--variant given to moves", ["moves", "--variant", "standard", pos]),
+        ("--divide with a value", ["perft", "--depth", "1", "--divide=1", pos]),
     ]
     for name, args in cases:
         check("bad usage exits 2: %s" % name, expect_error(args, 2, one_line=False))
+    # "--" ends the options: the position after it is read as a position.
+    rc, out, err = engine("moves", "--game", "hokito", "--", pos)
+    check("-- ends the options",
+          [] if rc == 0 and out == "e6-f6\n" else [show(rc, out, err)])
+    rc, out, err = engine("perft", "--depth", "99", "--frob", "--help")
+    check("COMMAND --help prints the help whatever else the line holds",
+          [] if rc == 0 and out.startswith("usage: hokito-engine perft") else
+          [show(rc, out, err)])
     # No command at all: the usage on stderr (not necessarily prefixed), exit 2, stdout empty.
     rc, out, err = engine()
     check("bad usage exits 2: no command, usage on stderr",
@@ -215,8 +228,8 @@ def test_moves():
 
 def test_perft():
     cases = [("hokito", HK_START_1, 2), ("oxono", OX_START, 2),
-             ("hokito", board_text({"b2": "b1w2b3", "b5": "w3b1", "e5": "b2w1w3", "e2": "w1w1",
-                                    "c2": "b1", "f5": "w2", "a5": "b3"}, "w"), 3),
+             ("hokito", board_text({"b2": "w2b1w2b3", "b5": "w3b1", "e5": "b2w1w1w3",
+                                    "e2": "w1w1", "c2": "b1", "f5": "w2", "a5": "b3"}, "w"), 3),
              ("hokito", HK_OVER, 2), ("oxono", OX_OVER, 1)]
     for game, text, depth in cases:
         if text is None:
@@ -312,6 +325,7 @@ def test_illegal_moves():
         ("hokito", pos, ["c3-c5-e5"], "a hop path one hop short"),
         ("hokito", pos, ["c3-c4-e5-e3"], "a hop path with a hop that does not stop at the first "
                                          "occupied square"),
+        ("hokito", pos, ["c3-c5-e5-e3-e1"], "a hop path longer than any pawn's value"),
         ("hokito", pos, ["c3-e3", "c3-e3"], "a second move that is illegal"),
         ("hokito", HK_OVER, ["a1-b1"], "any move in a finished game"),
         ("oxono", OX_START, ["Xe4+e5"], "a totem moving diagonally"),
@@ -347,11 +361,15 @@ BAD_POSITIONS = [
     ("hokito", "an OXONO cell", HK_GOOD.replace("b1,w1", "X,w1"), STACK_WORDS),
     ("hokito", "19 black pawns", board_text({"a1": "b1" * 6, "a2": "b2" * 6, "a3": "b3" * 6,
                                              "a4": "b1", "f6": "w1"}, "b"), COUNT_WORDS),
-    ("hokito", "7 white pawns of value 2", board_text({"a1": "w2" * 4, "a2": "w2" * 3,
+    ("hokito", "8 white pawns of value 2", board_text({"a1": "w2" * 4, "a2": "w2" * 4,
                                                        "f6": "b1"}, "b"), COUNT_WORDS),
-    ("hokito", "7 black pawns of value 3 on one square", board_text({"c3": "b3" * 7,
+    ("hokito", "8 black pawns of value 3 on one square", board_text({"c3": "b3" * 8,
                                                                      "f6": "w1"}, "b"),
      COUNT_WORDS),
+    ("hokito", "a stack of three (odd heights cannot arise)",
+     board_text({"a1": "b1w1b2", "f6": "w1"}, "b"), STACK_WORDS),
+    ("hokito", "a stack of five", board_text({"a1": "b1w1b2w2b3", "f6": "w1"}, "b"),
+     STACK_WORDS),
     ("hokito", "unknown side", HK_GOOD[:-1] + "x", SIDE_WORDS),
     ("hokito", "OXONO side p", HK_GOOD[:-1] + "p", SIDE_WORDS),
     ("hokito", "no side", HK_GOOD[:-2], SIDE_WORDS + ["space"]),
@@ -400,9 +418,57 @@ def test_bad_texts():
               expect_error(["play", "--game", game, text, move], 2, MOVE_WORDS + [move or "empty"]))
 
 
+def test_record_reason():
+    """`record` prints how a game that the rules did not end stopped: the record's own reason."""
+    head = '[Game "hokito"]\n[Variant "standard"]\n[Seed "1"]\n'
+    cases = [
+        ("white", "time", "result: white wins (time)"),
+        ("white", "resign", "result: white wins (resign)"),
+        ("black", "disconnect", "result: black wins (disconnect)"),
+        ("draw", "agreement", "result: draw (agreement)"),
+    ]
+    for result, reason, want in cases:
+        text = '%s[Result "%s"]\n[Reason "%s"]\n\n1. a1-c1 a4-a5 %s\n' % (head, result, reason,
+                                                                          result)
+        p = subprocess.run([ENGINE, "record", "-"], input=text, capture_output=True, text=True,
+                           timeout=60)
+        lines = p.stdout.splitlines()
+        d = [] if p.returncode == 0 and len(lines) == 3 and lines[1] == want and \
+            lines[2] == "score: black 37 white 34" else [show(p.returncode, p.stdout, p.stderr)]
+        check("record: %s by %s prints %r" % (result, reason, want), d)
+
+
+def test_error_one_line():
+    """An error quoting what the user typed stays one line of UTF-8: line breaks, control
+    characters and bytes that are not UTF-8 in an argument are escaped."""
+    cases = [
+        ("a move holding a line break", ["play", HK_GOOD, "a1\nb1"], 2),
+        ("a position holding a line break", ["moves", HK_GOOD.replace("b1", "b1\n")], 2),
+        ("a position holding a tab", ["moves", HK_GOOD.replace("b1", "\tb1")], 2),
+        ("a position holding bytes that are not UTF-8",
+         ["moves", HK_GOOD.encode().replace(b"b1", b"\xff\xfe")], 2),
+        ("a record file name holding a line break", ["record", "no-such\nfile"], 2),
+    ]
+    for name, args, status in cases:
+        p = subprocess.run([ENGINE] + args, capture_output=True, timeout=60)
+        d = []
+        if p.returncode != status:
+            d.append("exit %d, expected %d" % (p.returncode, status))
+        try:
+            err = p.stderr.decode("utf-8")
+        except UnicodeDecodeError:
+            err = None
+            d.append("stderr is not UTF-8: %r" % p.stderr)
+        if err is not None and (not err.startswith(PREFIX) or err.count("\n") != 1
+                                or not err.endswith("\n")):
+            d.append("expected one prefixed line on stderr: %r" % err)
+        check("error stays one line of UTF-8: %s" % name, d)
+
+
 def main():
     for t in (test_help, test_bad_usage, test_start, test_moves, test_perft, test_play,
-              test_illegal_moves, test_bad_texts):
+              test_illegal_moves, test_bad_texts, test_error_one_line,
+              test_record_reason):
         try:
             t()
         except Exception as e:  # a broken test case is a failure, not a crash

@@ -207,7 +207,7 @@ EDGE_CASES = [
      {"c3": "w1b1", "c4": "w1w2", "d3": "w1", "c1": "b2b3", "a1": "b2", "a4": "w1w3",
       "d4": "w2", "f1": "b1", "f2": "w1"}, "b"),
     ("hokito", "tall stacks and a stack of three hops",
-     {"b2": "b1w2b3", "b5": "w3b1", "e5": "b2w1w3", "e2": "w1w1", "c2": "b1", "f5": "w2",
+     {"b2": "w2b1w2b3", "b5": "w3b1", "e5": "b2w1w1w3", "e2": "w1w1", "c2": "b1", "f5": "w2",
       "a5": "b3", "d6": "w1b2"}, "w"),
     ("hokito", "game over: the player NOT to move is blocked",
      {"a1": "w1", "b1": "b3", "f6": "w2"}, "w"),

@@ -111,6 +111,9 @@ def hokito_parse(text):
             stack.append((c, int(v)))
             colour_count[c] += 1
             value_count[(c, int(v))] += 1
+        if len(stack) > 1 and len(stack) % 2:
+            # Singles land on singles, stacks on stacks: every stack's height is even.
+            raise RulesError("impossible stack %r (odd height) at %s" % (cell, square_name(sq)))
         board.append(tuple(stack))
     for c in "bw":
         if colour_count[c] > 18:

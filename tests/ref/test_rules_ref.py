@@ -85,6 +85,9 @@ def hokito_bad_texts():
         raises(R.RulesError, R.hokito_parse, t)
     # 7 pawns b1 -> too many of a value; 19 black pawns -> too many of a colour.
     raises(R.RulesError, R.hokito_parse, board_text({"a1": "b1" * 7}, "b"))
+    # A stack of odd height cannot arise: singles land on singles, stacks on stacks.
+    raises(R.RulesError, R.hokito_parse, board_text({"a1": "b1w1b2"}, "b"))
+    raises(R.RulesError, R.hokito_parse, board_text({"a1": "b1w1b2w2b3"}, "b"))
     raises(R.RulesError, R.hokito_parse,
            board_text({"a1": "b1" * 6 + "b2" * 6 + "b3" * 6, "a2": "w1" * 6, "a3": "b3"}, "b"))
     R.hokito_parse(board_text({"a1": "b1" * 6 + "b2" * 6 + "b3" * 6}, "b"))  # 18 is fine
@@ -194,8 +197,8 @@ def hokito_move_ending_the_game():
 
 @test
 def hokito_scores_and_draw():
-    pos = hk({"a1": "w1b3", "a2": "b1w2w2", "c4": "w1", "f6": "b2"})
-    eq(R.hokito_scores(pos), {"b": 6 + 2, "w": 6 + 1})
+    pos = hk({"a1": "w1b3", "a2": "b1w1w2w2", "c4": "w1", "f6": "b2"})
+    eq(R.hokito_scores(pos), {"b": 6 + 2, "w": 8 + 1})
     pos = hk({"a1": "w3", "c3": "b3"})  # no moves at all: over, 3-3 draw
     eq(R.hokito_result(pos), "draw")
     eq(R.HOKITO.result_lines(pos), ["result: draw", "score: black 3 white 3"])

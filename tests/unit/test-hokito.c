@@ -311,14 +311,30 @@ TEST(move_parse)
 	ASSERT_EQ(game_move_parse(&g, "a1-e5", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "turn") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3", &m, &err), GAME_EILLEGAL);
+	/* A path longer than any value is well-formed, and illegal: it has the wrong hop count. */
+	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3-e1", &m, &err), GAME_EILLEGAL);
+	ASSERT(strstr(err.text, "this path has 4") != NULL);
+	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3-e1-a1-a2-a3-a4-a5-a6", &m, &err), GAME_EILLEGAL);
+	ASSERT(strstr(err.text, "this path has 10") != NULL);
+	ASSERT_EQ(err.pos, 30);
 	ASSERT_EQ(game_move_parse(&g, "e5-c5", &m, &err), GAME_EILLEGAL);
 	/* A 2 that cannot get there by any path of two hops. */
 	ASSERT_EQ(game_move_parse(&g, "c3-e3", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "no path") != NULL);
 	/* Malformed texts. */
-	const char *bad[] = {
-	        "",       "c3",    "c3e5",           "c3-",    "-e5",   "z9-a1", "c3-e5-", "c3--e5",
-	        "c3-e5 ", "C3-E5", "c3-c5-e5-e3-e1", "c3-e5x", "Xc5+c6"};
+	const char *bad[] = {"",
+	                     "c3",
+	                     "c3e5",
+	                     "c3-",
+	                     "-e5",
+	                     "z9-a1",
+	                     "c3-e5-",
+	                     "c3--e5",
+	                     "c3-e5 ",
+	                     "C3-E5",
+	                     "c3-c5-e5-e3-e1-",
+	                     "c3-e5x",
+	                     "Xc5+c6"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ASSERT_EQ(game_move_parse(&g, bad[i], &m, &err), GAME_ESYNTAX);
 		ASSERT(strlen(err.text) > 10);
@@ -383,6 +399,12 @@ TEST(bad_positions)
 	         "side"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "cells"},
+	        /* Heights add up from 2s (single on single, stack on stack): odd ones cannot be. */
+	        {"b1w1b2,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,w1 b",
+	         "stack of 3 pawns is impossible"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,b1b2b3w1w2 "
+	         "w",
+	         "stack of 5 pawns is impossible"},
 	};
 	char text[GAME_TEXT_MAX * 2];
 	struct game_error err;
