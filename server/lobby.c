@@ -849,6 +849,18 @@ handle_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	          0);
 }
 
+/* Whether s is among t's connected spectators. */
+static int
+watching(const struct table *t, const struct session *s)
+{
+	if (s->table != t || s->seat >= 0)
+		return 0;
+	for (size_t i = 0; i < t->nwatchers; i++)
+		if (t->watchers[i] == s)
+			return 1;
+	return 0;
+}
+
 static void
 handle_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -864,6 +876,15 @@ handle_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (t == NULL) {
 		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		       m->code ? "invite code" : "id");
+		return;
+	}
+	if (watching(t, s)) {
+		/*
+		 * Already among its spectators: the state and the notice of a watch (section 9),
+		 * but not a leave and a return, whose first notice said one spectator fewer.
+		 */
+		send_msg(lb, peer, table_state_new(t, s, m->id));
+		spectators_changed(lb, t);
 		return;
 	}
 	session_leave(lb, s);

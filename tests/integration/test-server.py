@@ -11,6 +11,7 @@ import os
 import random
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serverlib import Server, Tap  # noqa: E402
@@ -41,6 +42,13 @@ def play_full_game(t, srv, kind, variant, seed):
     nc = c.expect("spectators")
     t.ok(na["spectators"] == {"count": 1, "names": [c.player["name"]]} and nc == na,
          kind + ": the player sees the spectator list", na)
+    time.sleep(0.6)  # the last notice is over 500 ms old: the next one goes at once
+    w2, _ = c.request({"type": "watch", "game": g})
+    late = a.drain(0.8) + c.drain(0.1)  # past the 500 ms a spectators notice may be held
+    t.ok(w2["type"] == "state" and w2["spectators"]["count"] == 1
+         and [m["spectators"]["count"] for m in late] == [1, 1],
+         kind + ": watching the game one watches again: the state, and a spectators notice "
+         "that still counts it (it never left)", late)
 
     lst, _ = b.request({"type": "list"})
     summary = [x for x in lst["games"] if x["game"] == g]
