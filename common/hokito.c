@@ -248,7 +248,13 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 				if (*p != ',')
 					return game_error_set(
 					        err, GAME_ESYNTAX, (int)(p - text),
-					        "rank %d has %d cells: expected 6 separated by ','",
+					        *p == ' ' && row < 5
+					                ? "unexpected space in rank %d, after cell "
+					                  "%d "
+					                  "of 6: the only space is the one before "
+					                  "the "
+					                  "side to move"
+					                : "rank %d has only %d of its 6 cells",
 					        rank + 1, file + 1);
 				p++;
 			}
