@@ -713,7 +713,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	ev = table_event_new(t, MSG_SEATED);
 	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
 	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-	table_emit(t, MSG_SEATED, ev, s);
+	table_emit(t, ev, s);
 	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s%s", s->id, s->name, t->id,
 	         game_kind_name(kind), variant, is_private ? "private" : "public",
 	         game_side_name(kind, seat), t->control, level > 0 ? ", against the computer" : "");
@@ -725,7 +725,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 		ev = table_event_new(t, MSG_SEATED);
 		json_object_set_new(ev, "seat", json_string(game_side_name(kind, 1 - seat)));
 		json_object_set_new(ev, "player", table_player_new(t, 1 - seat));
-		table_emit(t, MSG_SEATED, ev, s);
+		table_emit(t, ev, s);
 		table_start(t, s);
 		finished_touch(lb, t);
 	}
@@ -747,7 +747,7 @@ do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct t
 	ev = table_event_new(t, MSG_SEATED);
 	json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, seat)));
 	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-	table_emit(t, MSG_SEATED, ev, s);
+	table_emit(t, ev, s);
 	table_start(t, s);
 	finished_touch(lb, t);
 	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,
@@ -1095,7 +1095,7 @@ handle_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		line = json_pack("{s:s,s:o,s:s}", "seat", game_side_name(t->kind, s->seat),
 		                 "player", msg_player_new(s->id, s->name), "text", m->text);
 		table_chat_keep(t, 0, line);
-		seq = table_emit(t, MSG_CHAT, ev, NULL);
+		seq = table_emit(t, ev, NULL);
 	} else {
 		json_t *o = msg_new(MSG_KIBITZ, NULL);
 		struct wire *w;
@@ -1121,7 +1121,7 @@ offer_emit(struct table *t, enum msg_type type, int seat)
 	json_t *ev = table_event_new(t, type);
 
 	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, seat)));
-	return table_emit(t, type, ev, NULL);
+	return table_emit(t, ev, NULL);
 }
 
 /*
@@ -1258,7 +1258,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	t->rematch_offer = -1;
 	ev = table_event_new(t, MSG_REMATCH_STARTED);
 	json_object_set_new(ev, "new_game", json_string(n->id));
-	table_emit(t, MSG_REMATCH_STARTED, ev, NULL);
+	table_emit(t, ev, NULL);
 	for (int i = 0; i < 2; i++) {
 		t->seat[i] = NULL;
 		if (p[i] == NULL)
@@ -1280,7 +1280,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		ev = table_event_new(n, MSG_SEATED);
 		json_object_set_new(ev, "seat", json_string(game_side_name(n->kind, 1 - i)));
 		json_object_set_new(ev, "player", table_player_new(n, 1 - i));
-		table_emit(n, MSG_SEATED, ev, NULL);
+		table_emit(n, ev, NULL);
 	}
 	table_start(n, NULL);
 	for (int i = 0; i < 2; i++)

@@ -254,11 +254,11 @@ int64_t table_seq(const struct table *t);
 json_t *table_event_new(const struct table *t, enum msg_type type);
 
 /*
- * Emit a game event: the only way events come to be. Steals ev (from table_event_new() with the
- * same type), encodes it once, appends it to the log, offers it to ops->event, and sends the same
- * wire to every connected player and spectator except skip (may be NULL). Returns its seq.
+ * Emit a game event: the only way events come to be. Steals ev (from table_event_new()), encodes
+ * it once, appends it to the log, offers it to ops->event, and sends the same wire to every
+ * connected player and spectator except skip (may be NULL). Returns its seq.
  */
-int64_t table_emit(struct table *t, enum msg_type type, json_t *ev, const struct session *skip);
+int64_t table_emit(struct table *t, json_t *ev, const struct session *skip);
 
 /* Send a line (borrowed) to everyone connected at the table except skip. */
 void table_broadcast(struct table *t, struct wire *w, const struct session *skip);

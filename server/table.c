@@ -329,8 +329,6 @@ emit_line(struct table *t, enum msg_type type, const json_t *ev, struct wire *w,
 	int64_t seq = table_seq(t) + 1;
 
 	assert(ev == NULL || json_integer_value(json_object_get(ev, "seq")) == seq);
-	assert(ev == NULL ||
-	       strcmp(json_string_value(json_object_get(ev, "type")), msg_type_name(type)) == 0);
 	if (ops->event != NULL)
 		ops->event(ops->arg, t, seq, type, ev, w);
 	t->log = xgrow(t->log, t->nlog, &t->log_cap, sizeof *t->log, 16);
@@ -340,9 +338,10 @@ emit_line(struct table *t, enum msg_type type, const json_t *ev, struct wire *w,
 }
 
 int64_t
-table_emit(struct table *t, enum msg_type type, json_t *ev, const struct session *skip)
+table_emit(struct table *t, json_t *ev, const struct session *skip)
 {
-	int64_t seq = emit_line(t, type, ev, wire_encode(ev), skip);
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	int64_t seq = emit_line(t, msg_type_parse(type), ev, wire_encode(ev), skip);
 
 	json_decref(ev);
 	return seq;
@@ -825,7 +824,7 @@ table_finish(struct table *t, const char *result, int winner, const char *reason
 		json_object_set_new(ev, "scores", scores_new(t, t->score));
 	if (t->timed)
 		json_object_set_new(ev, "clocks", table_clocks_new(t));
-	return table_emit(t, MSG_GAME_OVER, ev, NULL);
+	return table_emit(t, ev, NULL);
 }
 
 void
@@ -845,7 +844,7 @@ table_start(struct table *t, const struct session *skip)
 		json_object_set_new(ev, "clock", json_string(t->control));
 		json_object_set_new(ev, "clocks", table_clocks_new(t));
 	}
-	table_emit(t, MSG_STARTED, ev, skip);
+	table_emit(t, ev, skip);
 	/* a start position can already be over (HOKITO: a side without a move) */
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
@@ -982,15 +981,14 @@ table_clock_check(struct table *t)
 		ev = table_event_new(t, MSG_GRACE_OVER);
 		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, side)));
 		json_object_set_new(ev, "clocks", table_clocks_new(t));
-		table_emit(t, MSG_GRACE_OVER, ev, NULL);
 	} else {
 		/* without a clock nobody can lose on time: the game waits for both players */
 		t->status = TABLE_ADJOURNED;
 		t->draw_offer = -1;
 		ev = table_event_new(t, MSG_ADJOURNED);
 		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, side)));
-		table_emit(t, MSG_ADJOURNED, ev, NULL);
 	}
+	table_emit(t, ev, NULL);
 	return 0;
 }
 
@@ -1012,5 +1010,5 @@ table_seat_back(struct table *t, int seat)
 	ev = table_event_new(t, MSG_RESUMED);
 	json_object_set_new(ev, "to_move",
 	                    json_string(game_side_name(t->kind, game_side(&t->game))));
-	table_emit(t, MSG_RESUMED, ev, NULL);
+	table_emit(t, ev, NULL);
 }
