@@ -424,6 +424,21 @@ finished_append(struct lobby *lb, struct table *t)
 	lb->prune_due = 1;
 }
 
+/* Take t (counted) off the finished tables, before it is freed. */
+static void
+finished_remove(struct lobby *lb, struct table *t)
+{
+	if (t->fin_prev != NULL)
+		t->fin_prev->fin_next = t->fin_next;
+	else
+		lb->fin_head = t->fin_next;
+	if (t->fin_next != NULL)
+		t->fin_next->fin_prev = t->fin_prev;
+	else
+		lb->fin_tail = t->fin_prev;
+	lb->nfinished--;
+}
+
 /* A game just finished: seated sessions that are disconnected linger from now on. */
 static void
 finished_touch(struct lobby *lb, struct table *t)
@@ -490,17 +505,8 @@ table_drop(struct lobby *lb, struct table *t)
 	heap_remove(lb, t);
 	if (t->spect_waiting)
 		spectators_forget(lb, t);
-	if (t->finish_counted) {
-		if (t->fin_prev != NULL)
-			t->fin_prev->fin_next = t->fin_next;
-		else
-			lb->fin_head = t->fin_next;
-		if (t->fin_next != NULL)
-			t->fin_next->fin_prev = t->fin_prev;
-		else
-			lb->fin_tail = t->fin_prev;
-		lb->nfinished--;
-	}
+	if (t->finish_counted)
+		finished_remove(lb, t);
 	while (lb->tables[i] != t)
 		i++;
 	memmove(lb->tables + i, lb->tables + i + 1, (lb->ntables - i - 1) * sizeof *lb->tables);
@@ -1543,17 +1549,22 @@ out:
 	lobby_arm(lb);
 }
 
+/* unknown_type, as the decoder refuses a type it does not know: no request, the field "type". */
+static void
+refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                    const char *text)
+{
+	send_msg(lb, peer, msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", text, m->id));
+}
+
 /* test_clock: a testing aid, served only with --test-clock: move the virtual time forward. */
 static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	if (!lb->cfg.test_clock) {
-		/* answered as any unknown type is: no request, the field "type" */
-		send_msg(lb, peer,
-		         msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type",
-		                       "test_clock is a testing aid, served only by hokitod "
-		                       "--test-clock",
-		                       m->id));
+		refuse_unknown_type(
+		        lb, peer, m,
+		        "test_clock is a testing aid, served only by hokitod --test-clock");
 		return;
 	}
 	lb->virtual_ms += (uint64_t)m->advance_ms;
@@ -1637,9 +1648,7 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		handle_test_clock(lb, peer, m);
 		break;
 	default: /* msg_request_decode() refuses these first; a caller of msg_decode() may not */
-		send_msg(lb, peer,
-		         msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", "not a request",
-		                       m->id));
+		refuse_unknown_type(lb, peer, m, "not a request");
 		break;
 	}
 	deadline_refresh(lb, before);
