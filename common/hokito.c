@@ -193,8 +193,7 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 			                      "more than 36 pawns on the board");
 		stack_push(h, sq, (uint8_t)(colour << 2 | (p[1] - '0')));
 	}
-	/* A single lands on a single and a stack on a stack: heights add up from 2s, so are even.
-	 */
+	/* A single lands on a single, a stack on a stack: heights add up from 2s, so are even. */
 	if (h->height[sq] > 1 && h->height[sq] % 2 != 0)
 		return game_error_set(err, GAME_ESYNTAX, (int)(s - text),
 		                      "square %s: a stack of %d pawns is impossible (a pawn lands "
@@ -245,17 +244,16 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 				return rc;
 			p = end;
 			if (file < 5) {
-				if (*p != ',')
+				if (*p == ' ' && row < 5)
 					return game_error_set(
 					        err, GAME_ESYNTAX, (int)(p - text),
-					        *p == ' ' && row < 5
-					                ? "unexpected space in rank %d, after cell "
-					                  "%d "
-					                  "of 6: the only space is the one before "
-					                  "the "
-					                  "side to move"
-					                : "rank %d has only %d of its 6 cells",
+					        "unexpected space in rank %d, after cell %d: "
+					        "one space only, before the side to move",
 					        rank + 1, file + 1);
+				if (*p != ',')
+					return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+					                      "rank %d has only %d of its 6 cells",
+					                      rank + 1, file + 1);
 				p++;
 			}
 		}

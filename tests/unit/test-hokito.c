@@ -398,7 +398,7 @@ TEST(bad_positions)
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b ",
 	         "side"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
-	         "unexpected space in rank 6, after cell 1 of 6"},
+	         "unexpected space in rank 6, after cell 1:"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,- b",
 	         "rank 1 has only 3 of its 6 cells"},
 	        /* Heights add up from 2s (single on single, stack on stack): odd ones cannot be. */
