@@ -107,14 +107,14 @@ struct store_session {
 
 /*
  * Open the store at path, creating the file if it does not exist; ":memory:" is a private
- * temporary database that keeps nothing (see store_start()). Sets WAL mode and the sync
- * level, runs the migrations up to STORE_SCHEMA_VERSION (each in its own transaction), and
- * checks the file: SQLite's quick_check, that it is a hokitod store (application_id), and that
- * its contents add up (every game's events are numbered 1..n without a gap, moves are numbered
- * 1..k, events and sessions belong to stored games, finished games have a result and others
- * none). An empty (0-byte) existing file is refused as truncated. Returns 0 and *out, a new
- * store to close with store_close(); or STORE_EIO, STORE_ECORRUPT or STORE_EVERSION with err
- * (may be NULL) saying what and where, and *out NULL.
+ * temporary database that keeps nothing (see store_start()). Sets WAL mode and the sync level
+ * (a temporary store: a journal in memory, no sync), runs the migrations up to STORE_SCHEMA_VERSION
+ * (each in its own transaction), and checks the file: SQLite's quick_check, that it is a hokitod
+ * store (application_id), and that its contents add up (every game's events are numbered 1..n
+ * without a gap, moves are numbered 1..k, events and sessions belong to stored games, finished
+ * games have a result and others none). An empty (0-byte) existing file is refused as truncated.
+ * Returns 0 and *out, a new store to close with store_close(); or STORE_EIO, STORE_ECORRUPT or
+ * STORE_EVERSION with err (may be NULL) saying what and where, and *out NULL.
  */
 int store_open(const char *path, enum store_sync sync, struct store **out, struct store_error *err);
 
