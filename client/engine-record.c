@@ -84,8 +84,7 @@ engine_record(struct engine_opts *o)
 	game_format(&r->final, text, sizeof text);
 	printf("%s\n", text);
 	game_outcome(&r->final, &out);
-	/* A game the rules did not end says how it stopped: "(resign)", "(time)", "(agreement)"...
-	 */
+	/* A game the rules did not end says how it stopped: "(resign)", "(agreement)"... */
 	if (out.end == GAME_END_NONE)
 		snprintf(how, sizeof how, " (%s)", r->reason);
 	if (r->result == RECORD_DRAW)

@@ -526,8 +526,7 @@ TEST(store_migration)
 	ASSERT_STR_EQ(l.g[0].clock, "none"); /* filled by migration 3 */
 	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
 	store_close(st);
-	/* migration 4 kept the rule that an event's (game, seq) is unique, and the next one goes in
-	 */
+	/* migration 4 kept each event's (game, seq) unique, and the next one goes in */
 	ASSERT_EQ(raw_sql(path, "INSERT INTO events (game_id, seq, time_ms, type, body) "
 	                        "VALUES ('g1', 4, 1002, 'chat', '{}')"),
 	          -1);
