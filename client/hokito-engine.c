@@ -339,6 +339,16 @@ engine_cmd_takes(const struct engine_cmd *c, const char *arg)
 	return 0;
 }
 
+/* Whether some command takes option arg: the options are those the commands list. */
+static int
+engine_option_known(const char *arg)
+{
+	for (size_t i = 0; i < ENGINE_NCMDS; i++)
+		if (engine_cmd_takes(&engine_cmds[i], arg))
+			return 1;
+	return 0;
+}
+
 /*
  * Parse the options after the command name; positional arguments are kept in order. "--" ends
  * the options: what follows is positional even if it starts with "--". An option that exists
@@ -366,12 +376,7 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 		}
 		if (eq != NULL)
 			*eq = '\0', value = eq + 1;
-		if (strcmp(arg, "--game") != 0 && strcmp(arg, "--seed") != 0 &&
-		    strcmp(arg, "--variant") != 0 && strcmp(arg, "--depth") != 0 &&
-		    strcmp(arg, "--time") != 0 && strcmp(arg, "--level") != 0 &&
-		    strcmp(arg, "--host") != 0 && strcmp(arg, "--port") != 0 &&
-		    strcmp(arg, "--games") != 0 && strcmp(arg, "--name") != 0 &&
-		    strcmp(arg, "--divide") != 0)
+		if (strcmp(arg, "--game") != 0 && !engine_option_known(arg))
 			return engine_fail(EXIT_USAGE, "unknown option '%s' (try --help)", arg);
 		if (strcmp(arg, "--game") != 0 && !engine_cmd_takes(c, arg))
 			return engine_fail(EXIT_USAGE, "%s takes no option %s (try %s --help)",
