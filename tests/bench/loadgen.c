@@ -13,6 +13,10 @@
  *   redis-ping   N connections sending inline PING, one at a time each.
  *   redis-set    N connections sending SET (RESP), one at a time each.
  *   redis-pubsub S subscribers of one channel, one publisher sending PUBLISH one at a time.
+ *   redis-relay  N connections in pairs, a subscriber and a publisher on a channel of their own,
+ *                the publisher sending PUBLISH one at a time: Redis doing the work of a move
+ *                (one request in, a reply to its sender and a message to one other connection,
+ *                one request in flight for every two connections).
  *   redis-idle   N connections that send nothing.
  *
  * Every mode first sets its connections up (at most --burst at once, so the server's accept
@@ -63,11 +67,13 @@ enum lg_mode {
 	MODE_REDIS_PING,
 	MODE_REDIS_SET,
 	MODE_REDIS_PUBSUB,
+	MODE_REDIS_RELAY,
 	MODE_REDIS_IDLE,
 };
 
 static const char *const mode_names[] = {
-        "hokito", "spectate", "idle", "redis-ping", "redis-set", "redis-pubsub", "redis-idle",
+        "hokito",    "spectate",     "idle",        "redis-ping",
+        "redis-set", "redis-pubsub", "redis-relay", "redis-idle",
 };
 
 enum lg_role {
@@ -177,7 +183,7 @@ struct loadgen {
 	uint64_t lost;       /* connections lost while measuring */
 	struct hist rtt, dlv;
 	char *set_cmd;     /* redis-set: the RESP command, one per connection */
-	char *pub_payload; /* redis-pubsub: the filler */
+	char *pub_payload; /* redis-pubsub, redis-relay: the filler */
 };
 
 static void conn_fail(struct lg_conn *c, const char *why);
@@ -724,17 +730,28 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 
 /* --- Redis roles --- */
 
+/* The pub/sub channel of c: one for redis-pubsub, one a pair for redis-relay. */
+static void
+redis_channel(const struct lg_conn *c, char *out, size_t size)
+{
+	if (c->lg->mode == MODE_REDIS_RELAY)
+		snprintf(out, size, LG_CHANNEL "%d", (int)(c->pair - c->lg->pairs));
+	else
+		snprintf(out, size, LG_CHANNEL);
+}
+
 static void
 redis_publish(struct lg_conn *c)
 {
 	struct loadgen *lg = c->lg;
-	char *line = xmalloc(lg->payload + 64);
+	char *line = xmalloc(lg->payload + 64), channel[32];
 
 	/* inline command: the payload holds no spaces; m<seq>: lets subscribers time it */
-	snprintf(line, lg->payload + 64, "PUBLISH " LG_CHANNEL " m%" PRIu64 ":%s\r\n", c->pub_seq,
+	redis_channel(c, channel, sizeof channel);
+	snprintf(line, lg->payload + 64, "PUBLISH %s m%" PRIu64 ":%s\r\n", channel, c->pub_seq,
 	         lg->pub_payload);
 	conn_request(c, MSG_NONE, line);
-	lg->pairs[0].sent_ns[c->pub_seq % LG_RING] = c->sent_ns;
+	c->pair->sent_ns[c->pub_seq % LG_RING] = c->sent_ns;
 	c->pub_seq++;
 	free(line);
 }
@@ -774,7 +791,7 @@ redis_line(struct lg_conn *c, const char *line, size_t len)
 		} else if (line[0] == 'm' && line[1] >= '0' && line[1] <= '9' && lg->measuring) {
 			uint64_t seq = strtoull(line + 1, NULL, 10);
 
-			lg_delivery(lg, len, lg->pairs[0].sent_ns[seq % LG_RING]);
+			lg_delivery(lg, len, c->pair->sent_ns[seq % LG_RING]);
 		}
 		break;
 	case ROLE_PING:
@@ -894,7 +911,7 @@ connect_cb(uv_connect_t *req, int status)
 {
 	struct lg_conn *c = container_of(req, struct lg_conn, connect);
 	struct loadgen *lg = c->lg;
-	char hello[96];
+	char hello[96], channel[32];
 
 	if (status < 0) {
 		conn_fail(c, uv_strerror(status));
@@ -914,8 +931,9 @@ connect_cb(uv_connect_t *req, int status)
 		conn_request(c, MSG_HELLO, hello);
 		return;
 	case ROLE_SUBSCRIBER:
-		conn_write(c, "SUBSCRIBE " LG_CHANNEL "\r\n",
-		           strlen("SUBSCRIBE " LG_CHANNEL "\r\n"));
+		redis_channel(c, channel, sizeof channel);
+		snprintf(hello, sizeof hello, "SUBSCRIBE %s\r\n", channel);
+		conn_write(c, hello, strlen(hello));
 		return;
 	default:
 		break;
@@ -1072,8 +1090,11 @@ lg_print(const struct loadgen *lg)
 		printf(" requests=%" PRIu64 " req_per_s=%.1f", lg->ops, (double)lg->ops / secs);
 		break;
 	case MODE_REDIS_PUBSUB:
-		printf(" subscribers=%d publishes=%" PRIu64 " pub_per_s=%.1f payload=%zu",
-		       lg->nconns - 1, lg->ops, (double)lg->ops / secs, lg->payload);
+	case MODE_REDIS_RELAY:
+		printf(" %s=%d publishes=%" PRIu64 " pub_per_s=%.1f payload=%zu",
+		       lg->mode == MODE_REDIS_RELAY ? "pairs" : "subscribers",
+		       lg->mode == MODE_REDIS_RELAY ? lg->npairs : lg->nconns - 1, lg->ops,
+		       (double)lg->ops / secs, lg->payload);
 		break;
 	default:
 		break;
@@ -1082,7 +1103,7 @@ lg_print(const struct loadgen *lg)
 		printf(" rtt_p50_us=%.1f rtt_p99_us=%.1f rtt_p999_us=%.1f rtt_max_us=%.1f",
 		       hist_quantile_us(&lg->rtt, 0.5), hist_quantile_us(&lg->rtt, 0.99),
 		       hist_quantile_us(&lg->rtt, 0.999), (double)lg->rtt.max / 1000.0);
-	if (lg->nspec > 0 || lg->mode == MODE_REDIS_PUBSUB) {
+	if (lg->nspec > 0 || lg->mode == MODE_REDIS_PUBSUB || lg->mode == MODE_REDIS_RELAY) {
 		printf(" deliveries=%" PRIu64 " dlv_per_s=%.1f dlv_avg_bytes=%.0f", lg->deliveries,
 		       (double)lg->deliveries / secs,
 		       lg->deliveries ? (double)lg->dlv_bytes / (double)lg->deliveries : 0.0);
@@ -1112,26 +1133,29 @@ lg_print(const struct loadgen *lg)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: loadgen MODE --port PORT [options]\n"
-	           "\n"
-	           "modes: hokito, spectate, idle (hokitod); redis-ping, redis-set, redis-pubsub,\n"
-	           "       redis-idle (Redis)\n"
-	           "\n"
-	           "  --host ADDR        127.0.0.1 (default) or ::1; nothing else\n"
-	           "  --port PORT        the server's port\n"
-	           "  --conns N          connections (hokito: players, even; default 50)\n"
-	           "  --games G          spectate: games (default 1)\n"
-	           "  --spectators S     hokito, spectate: spectators; redis-pubsub: subscribers\n"
-	           "  --kind KIND        hokito or oxono (default hokito)\n"
-	           "  --seconds S        length of the measurement (default 5)\n"
-	           "  --count N          stop after N moves/requests (deliveries for spectate,\n"
-	           "                     redis-pubsub)\n"
-	           "  --payload BYTES    redis-set value, redis-pubsub message (default 280)\n"
-	           "  --pid PID          the server's pid: report its RSS and CPU from /proc\n"
-	           "  --burst N          connections set up at once (default 64)\n"
-	           "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
-	           "  --seed N           random moves' seed (default 1)\n"
-	           "  --label TEXT       copied into the output line\n");
+	fprintf(f,
+	        "usage: loadgen MODE --port PORT [options]\n"
+	        "\n"
+	        "modes: hokito, spectate, idle (hokitod); redis-ping, redis-set, redis-pubsub,\n"
+	        "       redis-relay, redis-idle (Redis)\n"
+	        "\n"
+	        "  --host ADDR        127.0.0.1 (default) or ::1; nothing else\n"
+	        "  --port PORT        the server's port\n"
+	        "  --conns N          connections (hokito: players, redis-relay: subscribers and\n"
+	        "                     publishers; even; default 50)\n"
+	        "  --games G          spectate: games (default 1)\n"
+	        "  --spectators S     hokito, spectate: spectators; redis-pubsub: subscribers\n"
+	        "  --kind KIND        hokito or oxono (default hokito)\n"
+	        "  --seconds S        length of the measurement (default 5)\n"
+	        "  --count N          stop after N moves/requests (deliveries for spectate,\n"
+	        "                     redis-pubsub)\n"
+	        "  --payload BYTES    redis-set value, redis-pubsub and redis-relay message\n"
+	        "                     (default 280)\n"
+	        "  --pid PID          the server's pid: report its RSS and CPU from /proc\n"
+	        "  --burst N          connections set up at once (default 64)\n"
+	        "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
+	        "  --seed N           random moves' seed (default 1)\n"
+	        "  --label TEXT       copied into the output line\n");
 }
 
 /* A whole number in [min, max], or exit with a usage error. */
@@ -1170,6 +1194,10 @@ lg_plan(struct loadgen *lg, int conns, int games, int spectators)
 	case MODE_REDIS_PUBSUB:
 		lg->nconns = spectators + 1;
 		lg->npairs = 1; /* its ring of send times */
+		break;
+	case MODE_REDIS_RELAY:
+		lg->nconns = conns;
+		lg->npairs = conns / 2; /* a channel and a ring of send times each */
 		break;
 	default:
 		lg->nconns = conns;
@@ -1213,6 +1241,15 @@ lg_plan(struct loadgen *lg, int conns, int games, int spectators)
 		for (int i = 0; i < spectators; i++)
 			lg->conns[i]->role = ROLE_SUBSCRIBER;
 		lg->conns[spectators]->role = ROLE_PUBLISHER;
+		for (int i = 0; i <= spectators; i++)
+			lg->conns[i]->pair = &lg->pairs[0];
+		break;
+	case MODE_REDIS_RELAY:
+		/* the subscriber of each pair first; measuring starts once all are subscribed */
+		for (int i = 0; i < lg->nconns; i++) {
+			lg->conns[i]->role = i % 2 == 0 ? ROLE_SUBSCRIBER : ROLE_PUBLISHER;
+			lg->conns[i]->pair = &lg->pairs[i / 2];
+		}
 		break;
 	default:
 		for (int i = 0; i < lg->nconns; i++)
@@ -1377,8 +1414,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "loadgen: --host must be 127.0.0.1 or ::1\n");
 		return 2;
 	}
-	if ((lg.mode == MODE_HOKITO) && (conns < 2 || conns % 2 != 0)) {
-		fprintf(stderr, "loadgen: hokito wants an even number of --conns (players)\n");
+	if ((lg.mode == MODE_HOKITO || lg.mode == MODE_REDIS_RELAY) &&
+	    (conns < 2 || conns % 2 != 0)) {
+		fprintf(stderr, "loadgen: %s wants an even number of --conns\n",
+		        mode_names[lg.mode]);
 		return 2;
 	}
 	if (spectators < 0)
@@ -1395,7 +1434,7 @@ main(int argc, char **argv)
 		memset(lg.set_cmd + rc, 'v', lg.payload);
 		memcpy(lg.set_cmd + rc + lg.payload, "\r\n", 3);
 	}
-	if (lg.mode == MODE_REDIS_PUBSUB) {
+	if (lg.mode == MODE_REDIS_PUBSUB || lg.mode == MODE_REDIS_RELAY) {
 		lg.pub_payload = xmalloc(lg.payload + 1);
 		memset(lg.pub_payload, 'x', lg.payload);
 		/* "m<seq>:" takes some of the payload */

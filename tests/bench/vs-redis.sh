@@ -15,7 +15,12 @@
 #   (e) 5000 games (10000 players) + 1000 spectators: moves/s vs Redis PING, 11000 connections
 #   (f) durable moves/s (hokitod --db, fsync per group commit) vs Redis SET, appendfsync always,
 #       same connection count; pending while hokitod has no --db flag.
-# Everything runs on 127.0.0.1 and is stopped on exit; the whole script takes about 4 minutes.
+# Beside (a) and (e) it measures Redis doing the work of a move (loadgen redis-relay: pairs of a
+# publisher and a subscriber, so one request in makes a reply and a message to another connection,
+# with one request in flight for two connections), and beside (f) Redis SET at 25 connections (as
+# many requests in flight as 25 games have moves): how far the shape of the work, not the server,
+# sets the ratios.
+# Everything runs on 127.0.0.1 and is stopped on exit; the whole script takes about 5 minutes.
 set -eu
 cd "$(dirname "$0")/../.."
 
@@ -165,6 +170,8 @@ for run in $(seq "$runs"); do
 	case $only in *a*)
 		lg a-hokitod hokito --port "$hk_port" --conns 50 --seconds "$secs" --pid "$hk_pid" --seed "$run"
 		lg a-redis redis-ping --port "$rd_port" --conns 50 --seconds "$secs" --pid "$rd_pid"
+		lg a-relay redis-relay --port "$rd_port" --conns 50 --seconds "$secs" --pid "$rd_pid" \
+			--payload 270
 		;;
 	esac
 	case $only in *b*)
@@ -184,6 +191,8 @@ for run in $(seq "$runs"); do
 			--pid "$hk_pid" --seed "$run" --burst 128
 		lg e-redis redis-ping --port "$rd_port" --conns 11000 --seconds "$secs" --pid "$rd_pid" \
 			--burst 128
+		lg e-relay redis-relay --port "$rd_port" --conns 10000 --seconds "$secs" --pid "$rd_pid" \
+			--burst 128 --payload 270
 		;;
 	esac
 done
@@ -216,6 +225,7 @@ case $only in *f*)
 			echo "run $run (f)"
 			lg f-hokitod hokito --port "$hk_port" --conns 50 --seconds "$secs" --pid "$hk_pid" --seed "$run"
 			lg f-redis redis-set --port "$rd_port" --conns 50 --seconds "$secs" --pid "$rd_pid"
+			lg f-redis25 redis-set --port "$rd_port" --conns 25 --seconds "$secs" --pid "$rd_pid"
 		done
 		stop_pid "$hk_pid"
 		stop_pid "$rd_pid"
@@ -234,6 +244,9 @@ if [[ $only == *a* ]]; then
 	echo "    round trip p50/p99/p99.9 us: hokitod $(med a-hokitod rtt_p50_us)/$(med a-hokitod rtt_p99_us)/$(med a-hokitod rtt_p999_us)," \
 		"Redis $(med a-redis rtt_p50_us)/$(med a-redis rtt_p99_us)/$(med a-redis rtt_p999_us);" \
 		"server CPU $(med a-hokitod srv_cpu) vs $(med a-redis srv_cpu), loadgen CPU $(med a-hokitod lg_cpu) vs $(med a-redis lg_cpu)"
+	rl=$(med a-relay pub_per_s)
+	echo "    Redis doing a move's work (redis-relay: 25 PUBLISH pairs, one request in, a reply and" \
+		"a message out): $rl pub/s, $(ratio "$rl" "$r") of its PING; hokitod / that $(ratio "$h" "$rl")"
 fi
 if [[ $only == *b* ]]; then
 	h=$(med b-hokitod rtt_p50_us) r=$(med b-redis rtt_p50_us)
@@ -259,12 +272,18 @@ if [[ $only == *e* ]]; then
 		"($(med e-hokitod dlv_per_s) deliveries/s, rtt p50/p99 $(med e-hokitod rtt_p50_us)/$(med e-hokitod rtt_p99_us) us);" \
 		"Redis PING 11000 conns $r req/s; ratio $(ratio "$h" "$r") (target >= 0.70);" \
 		"vs hokitod at 50 conns $(ratio "$h" "$a")"
+	rl=$(med e-relay pub_per_s)
+	echo "    Redis doing a move's work (redis-relay, 5000 PUBLISH pairs): $rl pub/s," \
+		"$(ratio "$rl" "$r") of its PING; hokitod / that $(ratio "$h" "$rl")"
 fi
 if [[ $only == *f* ]]; then
 	if [ -n "$durable" ]; then
 		h=$(med f-hokitod moves_per_s) r=$(med f-redis req_per_s)
 		echo "(f) durable, 50 conns: hokitod $h moves/s, Redis SET appendfsync always $r req/s;" \
 			"ratio $(ratio "$h" "$r") (target >= 1.0)"
+		r25=$(med f-redis25 req_per_s)
+		echo "    Redis SET at 25 connections (as many requests in flight as 25 games have moves):" \
+			"$r25 req/s; hokitod / that $(ratio "$h" "$r25")"
 	else
 		echo "(f) durable: pending (hokitod has no --db yet)"
 	fi
