@@ -27,6 +27,7 @@ enum field_kind {
 	F_STR_NULL, /* string or null */
 	F_OBJ_NULL, /* object or null */
 	F_SEED,     /* integer or string (a 64-bit seed) */
+	F_NAME,     /* hello's name: a string, checked by decode_body() (ignored with a token) */
 };
 
 struct field {
@@ -54,7 +55,7 @@ struct schema {
 
 static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_HELLO] = {"hello",
-                       {REQ("protocol", F_INT), OPT("name", F_STR), OPT("token", F_STR),
+                       {REQ("protocol", F_INT), OPT("name", F_NAME), OPT("token", F_STR),
                         OPT("last_seq", F_INT), OPT("client", F_STR)}},
         [MSG_LIST] = {"list", {{0}}},
         [MSG_CREATE] = {"create",
@@ -159,6 +160,7 @@ static const char *const kind_words[] = {
         [F_STR_NULL] = "a string or null",
         [F_OBJ_NULL] = "an object or null",
         [F_SEED] = "an integer or a decimal string",
+        [F_NAME] = "a string",
 };
 
 const char *
@@ -234,6 +236,8 @@ field_matches(const json_t *v, enum field_kind kind)
 		return json_is_object(v) || json_is_null(v);
 	case F_SEED:
 		return json_is_integer(v) || json_is_string(v);
+	case F_NAME:
+		return 1;
 	}
 	return 0;
 }
@@ -305,9 +309,13 @@ decode_kind_variant(struct msg *m, struct msg_error *err)
 		            "unknown game kind '%s' (known: hokito, oxono)", kind);
 	m->has_kind = 1;
 	m->variant = get_str(m, "variant");
+	/* given, a variant is named: "" is not the default (game_variant_check() takes it so) */
+	if (m->variant != NULL && m->variant[0] == '\0')
+		return fail(err, PROTO_EBADVALUE, "variant", "an empty variant (known: %s)",
+		            m->kind == GAME_HOKITO ? "standard, random36" : "standard");
 	if (game_variant_check(m->kind, m->variant, &gerr) < 0)
 		return fail(err, PROTO_EBADVALUE, "variant", "%s", gerr.text);
-	if (m->variant == NULL || m->variant[0] == '\0')
+	if (m->variant == NULL)
 		m->variant = "standard";
 	m->clock = get_str(m, "clock");
 	if (m->clock != NULL) {
@@ -361,12 +369,16 @@ decode_request(struct msg *m, struct msg_error *err)
 			            " is not supported; this server speaks version %d",
 			            json_integer_value(json_object_get(m->root, "protocol")),
 			            PROTOCOL_VERSION);
-		m->name = get_str(m, "name");
 		m->token = get_str(m, "token");
 		m->client = get_str(m, "client");
-		if (m->token == NULL && m->name == NULL)
+		/* with a token the name is ignored, whatever it is */
+		m->name = m->token == NULL ? get_str(m, "name") : NULL;
+		if (m->token == NULL && json_object_get(m->root, "name") == NULL)
 			return fail(err, PROTO_EBADFIELD, "name",
 			            "hello needs member 'name' (a string) unless it has a 'token'");
+		if (m->token == NULL && m->name == NULL)
+			return fail(err, PROTO_EBADFIELD, "name",
+			            "member 'name' of hello must be a string");
 		if (m->token == NULL && protocol_name_check(m->name) < 0)
 			return fail(err, PROTO_EBADVALUE, "name",
 			            "a name has 1 to %d characters and no control characters",

@@ -51,6 +51,10 @@ def before_hello(t, srv):
     err(t, c, {"type": "hello", "protocol": 1, "name": "ok", "last_seq": -1}, "bad_value",
         "negative last_seq", "last_seq")
     err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32}, "bad_token", "unknown token")
+    err(t, c, {"type": "hello", "protocol": 1, "name": 5}, "bad_field", "a name not a string",
+        "name")
+    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": 5}, "bad_token",
+        "a name of the wrong type is ignored with a token")
     c.hello("ok")
     err(t, c, {"type": "hello", "protocol": 1, "name": "again"}, "already_welcomed",
         "a second hello")
@@ -87,6 +91,10 @@ def malformed(t, srv):
     err(t, c, {"type": "create", "kind": "chess"}, "bad_value", "unknown kind", "kind")
     err(t, c, {"type": "create", "kind": "oxono", "variant": "random36"}, "bad_value",
         "unknown variant", "variant")
+    err(t, c, {"type": "create", "kind": "hokito", "variant": ""}, "bad_value",
+        "an empty variant", "variant")
+    err(t, c, {"type": "quick", "kind": "oxono", "variant": ""}, "bad_value",
+        "an empty variant in quick", "variant")
     err(t, c, {"type": "create", "kind": "oxono", "seat": "white"}, "bad_value",
         "a seat of the other game", "seat")
     err(t, c, {"type": "create", "kind": "hokito", "private": "yes"}, "bad_field",
