@@ -230,8 +230,12 @@ engine_play(struct engine_opts *o)
 	for (int i = 0; i < o->nargs; i++) {
 		struct game_move m;
 		rc = game_move_parse(&g, o->args[i], &m, &err);
+		if (rc == GAME_ESYNTAX && err.pos >= 0)
+			return engine_fail(EXIT_USAGE, "move %d '%s' at character %d: %s", i + 1,
+			                   o->args[i], err.pos + 1, err.text);
 		if (rc == GAME_ESYNTAX)
-			return engine_fail(EXIT_USAGE, "move %d: %s", i + 1, err.text);
+			return engine_fail(EXIT_USAGE, "move %d '%s': %s", i + 1, o->args[i],
+			                   err.text);
 		if (rc < 0)
 			return engine_fail(EXIT_ILLEGAL, "move %d '%s' is illegal: %s", i + 1,
 			                   o->args[i], err.text);

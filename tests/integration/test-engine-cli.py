@@ -416,6 +416,12 @@ def test_bad_texts():
     for game, text, move in BAD_MOVES:
         check("malformed %s move %r exits 2" % (game, move),
               expect_error(["play", "--game", game, text, move], 2, MOVE_WORDS + [move or "empty"]))
+    # "A clear error that says what and where" (issue 2), "with the character where it goes
+    # wrong" (FORMATS.md): a malformed move names its character, like a bad position.
+    for game, text, move, at in [("hokito", HK_GOOD, "a1-b1 ", 6), ("hokito", HK_GOOD, "a1b1", 3),
+                                 ("oxono", OX_GOOD, "Xc5+c7", 5), ("oxono", OX_GOOD, "Xc5-c6", 4)]:
+        check("malformed %s move %r names character %d" % (game, move, at),
+              expect_error(["play", "--game", game, text, move], 2, ["character %d" % at]))
 
 
 def test_record_reason():
