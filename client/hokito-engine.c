@@ -408,6 +408,11 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 				                   UINT64_MAX, value);
 			o->have_seed = 1;
 		} else if (strcmp(arg, "--variant") == 0) {
+			/* game_variant_check() reads "" as the default; on the command line it is
+			 * a variant that does not exist. */
+			if (value[0] == '\0')
+				return engine_fail(EXIT_USAGE,
+				                   "--variant takes standard or random36, not ''");
 			o->variant = value;
 		} else if (strcmp(arg, "--host") == 0) {
 			o->host = value;

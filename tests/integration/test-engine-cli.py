@@ -106,6 +106,8 @@ def test_bad_usage():
         ("an option moves does not take", ["moves", "--time", "5", pos]),
         ("an option play does not take", ["play", "--divide", pos]),
         ("--variant given to moves", ["moves", "--variant", "standard", pos]),
+        ("an empty variant (neither standard nor random36)", ["start", "--variant", ""]),
+        ("an empty variant after =", ["start", "--game", "oxono", "--variant="]),
         ("--divide with a value", ["perft", "--depth", "1", "--divide=1", pos]),
     ]
     for name, args in cases:
