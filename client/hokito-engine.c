@@ -469,10 +469,9 @@ main(int argc, char **argv)
 	const struct engine_cmd *cmd = NULL;
 	int rc;
 
-	if (argc < 2) {
-		engine_usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return engine_fail(EXIT_USAGE, "no command given (usage: hokito-engine COMMAND "
+		                               "[OPTIONS] [ARGS]; try --help)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		engine_usage(stdout);
