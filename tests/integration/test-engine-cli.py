@@ -444,6 +444,15 @@ def test_record_reason():
         d = [] if p.returncode == 0 and len(lines) == 3 and lines[1] == want and \
             lines[2] == "score: black 37 white 34" else [show(p.returncode, p.stdout, p.stderr)]
         check("record: %s by %s prints %r" % (result, reason, want), d)
+    # Read from standard input, an error names the place as (stdin):LINE:COLUMN
+    # (hokito-engine(6)); here the Score header's value, line 6 column 9.
+    text = '%s[Result "white"]\n[Reason "time"]\n[Score "1-2"]\n\n1. a1-c1 a4-a5 white\n' % head
+    p = subprocess.run([ENGINE, "record", "-"], input=text, capture_output=True, text=True,
+                       timeout=60)
+    check("record -: an error names the place as (stdin):LINE:COLUMN",
+          [] if p.returncode == 2 and not p.stdout and
+          p.stderr.startswith(PREFIX + "(stdin):6:9: ") else
+          [show(p.returncode, p.stdout, p.stderr)])
 
 
 def test_error_one_line():
