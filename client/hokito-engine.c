@@ -230,8 +230,12 @@ engine_play(struct engine_opts *o)
 	for (int i = 0; i < o->nargs; i++) {
 		struct game_move m;
 		rc = game_move_parse(&g, o->args[i], &m, &err);
+		if (rc == GAME_ESYNTAX && err.pos >= 0)
+			return engine_fail(EXIT_USAGE, "move %d '%s' at character %d: %s", i + 1,
+			                   o->args[i], err.pos + 1, err.text);
 		if (rc == GAME_ESYNTAX)
-			return engine_fail(EXIT_USAGE, "move %d: %s", i + 1, err.text);
+			return engine_fail(EXIT_USAGE, "move %d '%s': %s", i + 1, o->args[i],
+			                   err.text);
 		if (rc < 0)
 			return engine_fail(EXIT_ILLEGAL, "move %d '%s' is illegal: %s", i + 1,
 			                   o->args[i], err.text);
@@ -404,6 +408,11 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 				                   UINT64_MAX, value);
 			o->have_seed = 1;
 		} else if (strcmp(arg, "--variant") == 0) {
+			/* game_variant_check() reads "" as the default; on the command line it is
+			 * a variant that does not exist. */
+			if (value[0] == '\0')
+				return engine_fail(EXIT_USAGE,
+				                   "--variant takes standard or random36, not ''");
 			o->variant = value;
 		} else if (strcmp(arg, "--host") == 0) {
 			o->host = value;
@@ -460,10 +469,9 @@ main(int argc, char **argv)
 	const struct engine_cmd *cmd = NULL;
 	int rc;
 
-	if (argc < 2) {
-		engine_usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return engine_fail(EXIT_USAGE, "no command given (usage: hokito-engine COMMAND "
+		                               "[OPTIONS] [ARGS]; try --help)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		engine_usage(stdout);

@@ -162,10 +162,48 @@ hokito_start(struct hokito *h, int random36, uint64_t seed)
 	links_build(h);
 }
 
-/* Parse one cell's stack text (s..end) onto square sq. */
+/* Where a parsed pawn was: its place in the text and its square, for the count errors. */
+struct pawn_at {
+	int pos;
+	int sq;
+};
+
+/*
+ * Check the pawn counts: at most 18 of a colour, then at most six of each value per colour. The
+ * error names the first pawn over the limit in text order, with its square and place (at[i] is
+ * where pawn i was read).
+ */
+static int
+check_counts(const struct hokito *h, const struct pawn_at *at, struct game_error *err)
+{
+	int total[2] = {0}, count[2][4] = {{0}};
+	char name[3];
+
+	for (int i = 0; i < h->npawns; i++) {
+		int c = pawn_colour(h->pawn[i]);
+		game_square_name(at[i].sq, name);
+		if (++total[c] > 18)
+			return game_error_set(err, GAME_ESYNTAX, at[i].pos,
+			                      "square %s: %d %s pawns: a player has at most 18",
+			                      name, total[c], c ? "white" : "black");
+	}
+	for (int i = 0; i < h->npawns; i++) {
+		int c = pawn_colour(h->pawn[i]), v = pawn_value(h->pawn[i]);
+		game_square_name(at[i].sq, name);
+		if (++count[c][v] > 6)
+			return game_error_set(
+			        err, GAME_ESYNTAX, at[i].pos,
+			        "square %s: %d %s pawns of value %d: a player has six "
+			        "of each value",
+			        name, count[c][v], c ? "white" : "black", v);
+	}
+	return 0;
+}
+
+/* Parse one cell's stack text (s..end) onto square sq, noting where each pawn is in at[]. */
 static int
 parse_cell(struct hokito *h, const char *text, const char *s, const char *end, int sq,
-           struct game_error *err)
+           struct pawn_at *at, struct game_error *err)
 {
 	char name[3];
 
@@ -188,9 +226,17 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 			        "square %s: '%.2s' is not a pawn (a colour letter b or "
 			        "w and a value 1 to 3, like b2)",
 			        name, p);
-		if (h->npawns >= HOKITO_PAWNS)
-			return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
-			                      "more than 36 pawns on the board");
+		if (h->npawns >= HOKITO_PAWNS) {
+			/* 36 pawns within the counts are exactly 18 a colour: this is a 19th. */
+			int rc = check_counts(h, at, err);
+			return rc < 0 ? rc
+			              : game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+			                               "square %s: 19 %s pawns: a player has at "
+			                               "most 18",
+			                               name, colour ? "white" : "black");
+		}
+		at[h->npawns].pos = (int)(p - text);
+		at[h->npawns].sq = sq;
 		stack_push(h, sq, (uint8_t)(colour << 2 | (p[1] - '0')));
 	}
 	/* A single lands on a single, a stack on a stack: heights add up from 2s, so are even. */
@@ -203,33 +249,10 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 	return 0;
 }
 
-/* Check the pawn counts: at most 18 of a colour, six of each value per colour. */
-static int
-check_counts(const struct hokito *h, struct game_error *err)
-{
-	int count[2][4] = {{0}};
-
-	for (int i = 0; i < h->npawns; i++)
-		count[pawn_colour(h->pawn[i])][pawn_value(h->pawn[i])]++;
-	for (int c = 0; c < 2; c++) {
-		int total = count[c][1] + count[c][2] + count[c][3];
-		if (total > 18)
-			return game_error_set(err, GAME_ESYNTAX, -1,
-			                      "%d %s pawns: a player has at most 18", total,
-			                      c ? "white" : "black");
-		for (int v = 1; v <= 3; v++)
-			if (count[c][v] > 6)
-				return game_error_set(err, GAME_ESYNTAX, -1,
-				                      "%d %s pawns of value %d: a player has six "
-				                      "of each value",
-				                      count[c][v], c ? "white" : "black", v);
-	}
-	return 0;
-}
-
 int
 hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 {
+	struct pawn_at at[HOKITO_PAWNS];
 	const char *p = text;
 	int rc;
 
@@ -240,7 +263,7 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 			const char *end = p;
 			while (*end != '\0' && *end != ',' && *end != '/' && *end != ' ')
 				end++;
-			if ((rc = parse_cell(h, text, p, end, rank * 6 + file, err)) < 0)
+			if ((rc = parse_cell(h, text, p, end, rank * 6 + file, at, err)) < 0)
 				return rc;
 			p = end;
 			if (file < 5) {
@@ -280,7 +303,7 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "side to move must be 'b' or 'w', not '%s'", p);
 	h->side = *p == 'w';
-	if ((rc = check_counts(h, err)) < 0)
+	if ((rc = check_counts(h, at, err)) < 0)
 		return rc;
 	links_build(h);
 	return 0;

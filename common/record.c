@@ -678,6 +678,23 @@ token_is(const struct rp *p, size_t n, const char *text)
 	return strlen(text) == n && memcmp(p->s + p->pos, text, n) == 0;
 }
 
+/*
+ * Whether the n bytes at t are a HOKITO hop path, squares joined by '-' ("b1-b2-b3-..."). A path
+ * too long for the move buffer is still well-formed text, and illegal (no pawn makes more than
+ * three hops), as game_move_parse() says of any path longer than the pawn's value.
+ */
+static int
+hop_path_shape(const char *t, size_t n)
+{
+	if (n % 3 != 2)
+		return 0;
+	for (size_t i = 0; i < n; i += 3)
+		if (t[i] < 'a' || t[i] > 'f' || t[i + 1] < '1' || t[i + 1] > '6' ||
+		    (i + 2 < n && t[i + 2] != '-'))
+			return 0;
+	return 1;
+}
+
 /* Read the move list and the result token, replaying the moves from r->start into r->final. */
 static int
 rp_moves(struct rp *p, struct record *r)
@@ -741,6 +758,14 @@ rp_moves(struct rp *p, struct record *r)
 			               "expected %s's move, found the move number '%.*s'",
 			               game_side_name(r->kind, side), (int)(n > 20 ? 20 : n),
 			               p->s + p->pos);
+		if (n >= sizeof tok && r->kind == GAME_HOKITO && hop_path_shape(p->s + p->pos, n))
+			return rp_fail(
+			        p, tok_at, RECORD_EILLEGAL,
+			        game_over(&r->final)
+			                ? "move %zu '%.20s...' is played after the game is over"
+			                : "move %zu '%.20s...' is illegal: a path of %zu hops, "
+			                  "and a pawn or a stack makes 1 to 3",
+			        r->nmoves + 1, p->s + p->pos, (n + 1) / 3 - 1);
 		if (n >= sizeof tok)
 			return rp_fail(p, p->pos, RECORD_ESYNTAX,
 			               "expected a move, found '%.20s...'", p->s + p->pos);

@@ -106,6 +106,8 @@ def test_bad_usage():
         ("an option moves does not take", ["moves", "--time", "5", pos]),
         ("an option play does not take", ["play", "--divide", pos]),
         ("--variant given to moves", ["moves", "--variant", "standard", pos]),
+        ("an empty variant (neither standard nor random36)", ["start", "--variant", ""]),
+        ("an empty variant after =", ["start", "--game", "oxono", "--variant="]),
         ("--divide with a value", ["perft", "--depth", "1", "--divide=1", pos]),
     ]
     for name, args in cases:
@@ -118,10 +120,10 @@ def test_bad_usage():
     check("COMMAND --help prints the help whatever else the line holds",
           [] if rc == 0 and out.startswith("usage: hokito-engine perft") else
           [show(rc, out, err)])
-    # No command at all: the usage on stderr (not necessarily prefixed), exit 2, stdout empty.
-    rc, out, err = engine()
-    check("bad usage exits 2: no command, usage on stderr",
-          [] if rc == 2 and not out and "usage" in err.lower() else [show(rc, out, err)])
+    # No command at all is bad usage like any other: one line "hokito-engine: ..." naming the
+    # usage (hokito-engine(6): errors are one line on standard error), exit 2, stdout empty.
+    check("bad usage exits 2: no command, one line naming the usage",
+          expect_error([], 2, ["usage"]))
 
 
 # -- start ---------------------------------------------------------------------------------------
@@ -416,6 +418,12 @@ def test_bad_texts():
     for game, text, move in BAD_MOVES:
         check("malformed %s move %r exits 2" % (game, move),
               expect_error(["play", "--game", game, text, move], 2, MOVE_WORDS + [move or "empty"]))
+    # "A clear error that says what and where" (issue 2), "with the character where it goes
+    # wrong" (FORMATS.md): a malformed move names its character, like a bad position.
+    for game, text, move, at in [("hokito", HK_GOOD, "a1-b1 ", 6), ("hokito", HK_GOOD, "a1b1", 3),
+                                 ("oxono", OX_GOOD, "Xc5+c7", 5), ("oxono", OX_GOOD, "Xc5-c6", 4)]:
+        check("malformed %s move %r names character %d" % (game, move, at),
+              expect_error(["play", "--game", game, text, move], 2, ["character %d" % at]))
 
 
 def test_record_reason():
@@ -436,6 +444,15 @@ def test_record_reason():
         d = [] if p.returncode == 0 and len(lines) == 3 and lines[1] == want and \
             lines[2] == "score: black 37 white 34" else [show(p.returncode, p.stdout, p.stderr)]
         check("record: %s by %s prints %r" % (result, reason, want), d)
+    # Read from standard input, an error names the place as (stdin):LINE:COLUMN
+    # (hokito-engine(6)); here the Score header's value, line 6 column 9.
+    text = '%s[Result "white"]\n[Reason "time"]\n[Score "1-2"]\n\n1. a1-c1 a4-a5 white\n' % head
+    p = subprocess.run([ENGINE, "record", "-"], input=text, capture_output=True, text=True,
+                       timeout=60)
+    check("record -: an error names the place as (stdin):LINE:COLUMN",
+          [] if p.returncode == 2 and not p.stdout and
+          p.stderr.startswith(PREFIX + "(stdin):6:9: ") else
+          [show(p.returncode, p.stdout, p.stderr)])
 
 
 def test_error_one_line():

@@ -427,10 +427,24 @@ TEST(bad_positions)
 	         "b3,b3,b3,b3,b3,b3/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b");
 	ASSERT_EQ(game_parse(&g, GAME_HOKITO, text, &err), GAME_ESYNTAX);
 	ASSERT(strstr(err.text, "19 black pawns") != NULL);
+	/* The count errors name the pawn over the limit, as the other errors do: the 19th is f4's.
+	 */
+	ASSERT(strstr(err.text, "square f4") != NULL);
+	ASSERT_EQ(err.pos, 53);
 	snprintf(text, sizeof text,
 	         "%sb1,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- w", row);
 	ASSERT_EQ(game_parse(&g, GAME_HOKITO, text, &err), GAME_ESYNTAX);
 	ASSERT(strstr(err.text, "7 black pawns of value 1") != NULL);
+	ASSERT(strstr(err.text, "square a5") != NULL);
+	ASSERT_EQ(err.pos, 18);
+	/* 37 pawns: the start position and one more white pawn under a3's: a 19th white pawn. */
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO,
+	                     "w3,w2,w1,w2,w1,w1/w3,w3,w3,w1,w2,w2/w1,w2,w1,w2,w3,w3/w1b1,b3,b3,b3,"
+	                     "b3,b2/b1,b2,b1,b1,b2,b1/b2,b2,b1,b3,b2,b3 b",
+	                     &err),
+	          GAME_ESYNTAX);
+	ASSERT(strstr(err.text, "square a3: 19 white pawns") != NULL);
+	ASSERT_EQ(err.pos, 54);
 	/* Too many pawns in one stack is still bounded by the counts: 37 pawns is refused. */
 	ASSERT_EQ(game_parse(&g, GAME_HOKITO, NULL, &err), GAME_ESYNTAX);
 }

@@ -332,6 +332,12 @@ TEST(record_malformed)
 	         "move 1 'a1-f6' is "
 	         "illegal"},
 	        {OX "[Result \"*\"]\n\n1. Xc4+c5 Xc5+c6 *\n", RECORD_EILLEGAL, 6, 11, "move 2"},
+	        /* A hop path too long for the move buffer is still a well-formed path, illegal as
+	         * in play (exit 1), not bad text; anything else that long is bad text. */
+	        {HK "[Result \"*\"]\n\n1. a1-a2-a3-a4-a5-a6-b6-c6-d6-e6-f6 *\n", RECORD_EILLEGAL, 6,
+	         4, "a path of 10 hops"},
+	        {HK "[Result \"*\"]\n\n1. a1-a2-a3-a4-a5-a6-b6-c6-d6-e6-f6x *\n", RECORD_ESYNTAX, 6,
+	         4, "expected a move"},
 	};
 	static struct record r;
 	struct record_error err;
