@@ -471,6 +471,30 @@ def abandoned(t, srv):
     gm.close()
 
 
+def open_game_expiry(t, srv):
+    """The only player of an open game who stays away for --linger (300 s) leaves it: the game is
+    over (aborted, abandoned) and the token stops working (PROTOCOL.md 4.3)."""
+    o = srv.connect("opal")
+    w = srv.connect("wren")
+    k = srv.connect("tick")
+    g = o.ask({"type": "create", "kind": "oxono"})["game"]
+    w.ask({"type": "watch", "game": g})
+    o.close()
+    w.wait_for("presence")
+    k.ask({"type": "test_clock", "advance_ms": 299000})
+    t.ok(all(m["type"] != "game_over" for m in peek(w)),
+         "an open game whose player is away is kept for the linger time")
+    k.ask({"type": "test_clock", "advance_ms": 2000})
+    over = w.wait_for("game_over")
+    t.ok(over["result"] == "aborted" and over["reason"] == "abandoned" and over["ply"] == 0,
+         "then its player has left it: aborted, abandoned", over)
+    o2 = srv.connect()
+    r = o2.ask({"type": "hello", "protocol": 1, "token": o.token})
+    t.ok(r["type"] == "error" and r["code"] == "bad_token", "and its token is expired", r)
+    for cl in (o2, w, k):
+        cl.close()
+
+
 def spectators_coalesced(t, srv):
     """Many watch requests close together: a few spectators notices, the last one up to date."""
     gm = Game(srv, None)
@@ -524,6 +548,7 @@ def main():
         t.run("bad values", bad_values, t, srv)
         t.run("quick by clock", quick_by_clock, t, srv)
         t.run("abandoned", abandoned, t, srv)
+        t.run("open game expiry", open_game_expiry, t, srv)
         t.run("spectators coalesced", spectators_coalesced, t, srv)
     finally:
         status = srv.stop()
