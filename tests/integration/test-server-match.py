@@ -526,6 +526,10 @@ def no_test_clock(t):
             r = c.ask(dict(bad, type="test_clock"))
             t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type",
                  "... whatever its members: %s" % json.dumps(bad), r)
+        c.send_raw(b'{"type":"test_clock","advance_ms":1,"id":[1]}\n')
+        r = c.recv()
+        t.ok(r["type"] == "error" and r["code"] == "unknown_type" and "id" not in r,
+             "... even an id of the wrong type", r)
         c.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
