@@ -290,6 +290,9 @@ def adjourn(t, srv):
          "the lobby lists it as adjourned", lst)
     r = gm.a.ask({"type": "claim", "result": "win"})
     t.ok(r["type"] == "error", "no claim in an adjourned game", r)
+    r = gm.a.ask({"type": "create", "kind": "oxono"})
+    t.ok(r["type"] == "error" and r["code"] == "already_seated",
+         "a player at its adjourned game must leave it before going elsewhere", r)
     ok = gm.a.ask({"type": "leave"})
     t.ok(ok["type"] == "ok", "the remaining player may leave an adjourned game", ok)
     b2 = srv.connect()
