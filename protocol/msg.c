@@ -490,6 +490,7 @@ msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
 	json_error_t jerr;
 	const char *type;
 	json_t *id;
+	int bad_id;
 
 	memset(m, 0, sizeof *m);
 	m->root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -501,13 +502,14 @@ msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
 		m->root = NULL;
 		return fail(err, PROTO_EBADJSON, NULL, "a message must be a JSON object");
 	}
+	/*
+	 * The type is read even when the id is bad, so that the refusals that come whatever the
+	 * members (hello_required, already_welcomed, an unknown test_clock) come with a bad id too.
+	 */
 	id = json_object_get(m->root, "id");
-	if (id != NULL) {
-		if (!json_is_string(id) && !json_is_integer(id))
-			return fail(err, PROTO_EBADFIELD, "id",
-			            "member 'id' must be a string or an integer");
+	bad_id = id != NULL && !json_is_string(id) && !json_is_integer(id);
+	if (!bad_id)
 		m->id = id;
-	}
 	type = json_string_value(json_object_get(m->root, "type"));
 	if (type == NULL)
 		return fail(err, PROTO_EUNKNOWNTYPE, "type",
@@ -515,6 +517,9 @@ msg_decode(struct msg *m, const char *line, size_t len, struct msg_error *err)
 	m->type = msg_type_parse(type);
 	if (m->type == MSG_NONE)
 		return fail(err, PROTO_EUNKNOWNTYPE, "type", "unknown message type '%.60s'", type);
+	if (bad_id)
+		return fail(err, PROTO_EBADFIELD, "id",
+		            "member 'id' must be a string or an integer");
 	if (check_schema(m, err) < 0)
 		return err ? err->code : PROTO_EBADFIELD;
 	if (msg_type_is_request(m->type))

@@ -185,7 +185,7 @@ refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int code,
 	send_msg(lb, peer, msg_error_new(code, m->type, NULL, text, m->id));
 }
 
-/* Whether s is seated in a game that is open or live. */
+/* Whether s is seated in a game that is not over (open, live or adjourned). */
 static int
 seated_active(const struct session *s)
 {

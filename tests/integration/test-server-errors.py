@@ -40,6 +40,9 @@ def before_hello(t, srv):
         "a request with a bad value, before hello")
     err(t, c, {"type": "move", "move": 5}, "hello_required",
         "a request with a member of the wrong type, before hello")
+    r = err(t, c, b'{"type":"list","id":[1]}\n', "hello_required",
+            "a request with an id of the wrong type, before hello")
+    t.ok("id" not in r and r.get("request") == "list", "... its unreadable id is not echoed", r)
     err(t, c, {"type": "hello", "protocol": 2, "name": "x"}, "version_mismatch", "wrong version")
     err(t, c, {"type": "hello", "protocol": "1", "name": "x"}, "bad_field", "protocol as a string",
         "protocol")
@@ -63,6 +66,8 @@ def before_hello(t, srv):
     err(t, c, {"type": "hello", "protocol": 1, "name": ""}, "already_welcomed",
         "a second hello, with a bad name")
     err(t, c, {"type": "hello"}, "already_welcomed", "a second hello, without protocol")
+    err(t, c, b'{"type":"hello","protocol":1,"name":"x","id":1.5}\n', "already_welcomed",
+        "a second hello, with an id of the wrong type")
     c.close()
 
 

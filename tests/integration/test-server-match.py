@@ -290,6 +290,9 @@ def adjourn(t, srv):
          "the lobby lists it as adjourned", lst)
     r = gm.a.ask({"type": "claim", "result": "win"})
     t.ok(r["type"] == "error", "no claim in an adjourned game", r)
+    r = gm.a.ask({"type": "create", "kind": "oxono"})
+    t.ok(r["type"] == "error" and r["code"] == "already_seated",
+         "a player at its adjourned game must leave it before going elsewhere", r)
     ok = gm.a.ask({"type": "leave"})
     t.ok(ok["type"] == "ok", "the remaining player may leave an adjourned game", ok)
     b2 = srv.connect()
@@ -471,6 +474,30 @@ def abandoned(t, srv):
     gm.close()
 
 
+def open_game_expiry(t, srv):
+    """The only player of an open game who stays away for --linger (300 s) leaves it: the game is
+    over (aborted, abandoned) and the token stops working (PROTOCOL.md 4.3)."""
+    o = srv.connect("opal")
+    w = srv.connect("wren")
+    k = srv.connect("tick")
+    g = o.ask({"type": "create", "kind": "oxono"})["game"]
+    w.ask({"type": "watch", "game": g})
+    o.close()
+    w.wait_for("presence")
+    k.ask({"type": "test_clock", "advance_ms": 299000})
+    t.ok(all(m["type"] != "game_over" for m in peek(w)),
+         "an open game whose player is away is kept for the linger time")
+    k.ask({"type": "test_clock", "advance_ms": 2000})
+    over = w.wait_for("game_over")
+    t.ok(over["result"] == "aborted" and over["reason"] == "abandoned" and over["ply"] == 0,
+         "then its player has left it: aborted, abandoned", over)
+    o2 = srv.connect()
+    r = o2.ask({"type": "hello", "protocol": 1, "token": o.token})
+    t.ok(r["type"] == "error" and r["code"] == "bad_token", "and its token is expired", r)
+    for cl in (o2, w, k):
+        cl.close()
+
+
 def spectators_coalesced(t, srv):
     """Many watch requests close together: a few spectators notices, the last one up to date."""
     gm = Game(srv, None)
@@ -502,6 +529,10 @@ def no_test_clock(t):
             r = c.ask(dict(bad, type="test_clock"))
             t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type",
                  "... whatever its members: %s" % json.dumps(bad), r)
+        c.send_raw(b'{"type":"test_clock","advance_ms":1,"id":[1]}\n')
+        r = c.recv()
+        t.ok(r["type"] == "error" and r["code"] == "unknown_type" and "id" not in r,
+             "... even an id of the wrong type", r)
         c.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
@@ -524,6 +555,7 @@ def main():
         t.run("bad values", bad_values, t, srv)
         t.run("quick by clock", quick_by_clock, t, srv)
         t.run("abandoned", abandoned, t, srv)
+        t.run("open game expiry", open_game_expiry, t, srv)
         t.run("spectators coalesced", spectators_coalesced, t, srv)
     finally:
         status = srv.stop()
