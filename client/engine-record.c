@@ -81,6 +81,13 @@ engine_record(struct engine_opts *o)
 		                   "%s:%d:%d: %s", strcmp(name, "-") == 0 ? "(stdin)" : name,
 		                   err.line, err.column, err.text);
 	}
+	if (o->have_kind && r->kind != o->kind) {
+		rc = engine_fail(EXIT_USAGE, "%s: a record of %s, not %s (--game)",
+		                 strcmp(name, "-") == 0 ? "(stdin)" : name, game_kind_name(r->kind),
+		                 game_kind_name(o->kind));
+		free(r);
+		return rc;
+	}
 	game_format(&r->final, text, sizeof text);
 	printf("%s\n", text);
 	game_outcome(&r->final, &out);

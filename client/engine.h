@@ -16,6 +16,7 @@
 /* Options shared by the commands; each command reads the ones it knows. */
 struct engine_opts {
 	enum game_kind kind;
+	int have_kind; /* --game was given */
 	const char *variant;
 	uint64_t seed;
 	int have_seed;

@@ -292,7 +292,8 @@ static const struct engine_cmd engine_cmds[] = {
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
          " --host --port --level --games --name --time --seed ", engine_bot},
         {"record", "record FILE|-", "check a game record and print its final position",
-         "\nThe record names its game; --game is not needed. FILE - reads standard input.\n"
+         "\nThe record names its game; --game is not needed, and must agree if given.\n"
+         "FILE - reads standard input.\n"
          "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
@@ -400,6 +401,7 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 			if (game_kind_parse(value, &o->kind) < 0)
 				return engine_fail(EXIT_USAGE,
 				                   "unknown game '%s' (hokito or oxono)", value);
+			o->have_kind = 1;
 		} else if (strcmp(arg, "--seed") == 0) {
 			if (engine_number(value, UINT64_MAX, &o->seed) < 0)
 				return engine_fail(EXIT_USAGE,

@@ -453,6 +453,16 @@ def test_record_reason():
           [] if p.returncode == 2 and not p.stdout and
           p.stderr.startswith(PREFIX + "(stdin):6:9: ") else
           [show(p.returncode, p.stdout, p.stderr)])
+    # --game is not needed, and must agree with the record's game when given
+    text = '%s[Result "white"]\n[Reason "time"]\n\n1. a1-c1 a4-a5 white\n' % head
+    for game, status in (("hokito", 0), ("oxono", 2)):
+        p = subprocess.run([ENGINE, "record", "--game", game, "-"], input=text,
+                           capture_output=True, text=True, timeout=60)
+        good = p.returncode == status and (
+            status == 0 or (not p.stdout and p.stderr.startswith(PREFIX) and
+                            "oxono" in p.stderr and p.stderr.count("\n") == 1))
+        check("record --game %s of a hokito record: exit %d" % (game, status),
+              [] if good else [show(p.returncode, p.stdout, p.stderr)])
 
 
 def test_error_one_line():
