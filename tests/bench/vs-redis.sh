@@ -229,6 +229,13 @@ case $only in *f*)
 		done
 		stop_pid "$hk_pid"
 		stop_pid "$rd_pid"
+		# the same store without an fsync per commit: what the disk wait costs
+		start_hokitod --db "$tmp/bench-normal.db" --fsync normal
+		for run in $(seq "$runs"); do
+			echo "run $run (f, --fsync normal)"
+			lg f-normal hokito --port "$hk_port" --conns 50 --seconds "$secs" --pid "$hk_pid" --seed "$run"
+		done
+		stop_pid "$hk_pid"
 	else
 		echo "(f) pending: this hokitod has no --db flag (the store has not landed in hokitod.c)"
 	fi
@@ -284,6 +291,9 @@ if [[ $only == *f* ]]; then
 		r25=$(med f-redis25 req_per_s)
 		echo "    Redis SET at 25 connections (as many requests in flight as 25 games have moves):" \
 			"$r25 req/s; hokitod / that $(ratio "$h" "$r25")"
+		hn=$(med f-normal moves_per_s)
+		echo "    hokitod with the same store but no fsync (--fsync normal): $hn moves/s;" \
+			"/ Redis SET appendfsync always $(ratio "$hn" "$r")"
 	else
 		echo "(f) durable: pending (hokitod has no --db yet)"
 	fi
