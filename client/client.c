@@ -243,8 +243,9 @@ client_welcomed(struct client *c, int resumed, const char *game)
 			client_request_list(c);
 		return;
 	}
-	c->action_done = 1;
 	client_update(c); /* "connected" comes before what the action says */
+	/* Done from here on: the action's request is pending (--plain waits for its answer). */
+	c->action_done = 1;
 	if (resumed && game != NULL) {
 		client_notice(c, 0, "Rejoined game %s.", game);
 		return;

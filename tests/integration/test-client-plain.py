@@ -8,6 +8,7 @@ Moves are chosen from the engine's list of legal moves (hokito-engine moves), de
 TAP on stdout.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -200,6 +201,21 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
               "no server: a clear error and status 1", r.stdout + r.stderr)
+    # The command line's action is pending too: input that is empty from the start must
+    # neither drop it (status 0 with nothing done) nor quit before its answer.
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve", "create"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
+              "no server, create with empty input: status 1, not 0", r.stdout + r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
+                        "create", "oxono"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eof")))
+    tap.check(r.returncode == 0 and
+              re.search(r"^joined game g\d+ \(oxono standard\) as", r.stdout, re.M),
+              "create with empty input: the game is created before the client ends",
+              r.stdout + r.stderr)
 
 
 def main(tap):
