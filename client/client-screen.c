@@ -740,16 +740,35 @@ draw_panel(struct screen *s, int px, int pw)
 		}
 	}
 	y++;
-	/* Moves, two a row, the latest visible; the chat pane below them. */
+	/*
+	 * Moves, two a row, the latest visible; the chat panes below them, down to the line above
+	 * the spectators (LINES - 6). What is above depends on the game (an invite code, clocks, an
+	 * offline line), so on a short terminal the room is shared out: first the blank line above
+	 * the spectators goes, then the chat panes shrink to their heading and one line, then the
+	 * spectators' chat goes, so that the heading and the latest moves always show.
+	 */
 	int chat_rows = LINES >= 24 ? 4 : 2, kibitz_rows = t->seat < 0 ? (LINES >= 24 ? 3 : 2) : 0;
-	int bottom = LINES - 7 - chat_rows - kibitz_rows;
+	int end = LINES - 7;
+	while (end - y - chat_rows - kibitz_rows < 2) {
+		if (end == LINES - 7)
+			end++;
+		else if (chat_rows > 2)
+			chat_rows--;
+		else if (kibitz_rows > 2)
+			kibitz_rows--;
+		else if (kibitz_rows > 0)
+			kibitz_rows = 0;
+		else
+			break;
+	}
+	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
 	put(y, px, pw, "Moves");
 	attroff(A_BOLD);
 	y++;
 	int rows = (t->nmoves + 1) / 2, room = bottom - y;
 	int first = rows > room ? rows - room : 0;
-	if (t->nmoves == 0) {
+	if (t->nmoves == 0 && y < bottom) {
 		attron(A_DIM);
 		put(y, px + 1, pw, "none yet");
 		attroff(A_DIM);
