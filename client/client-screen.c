@@ -945,18 +945,34 @@ draw_help(struct screen *s)
 	                           : s->page == PAGE_HISTORY ? history_lines
 	                           : s->c->st.table.active   ? game_lines
 	                                                     : lobby_lines;
-	int n = 0, w = 58, h, y, x;
+	int n = 0, w = 62, pad = 1, top = 1, h, y, x;
 
 	while (lines[n] != NULL)
 		n++;
-	h = n + 4;
+	/*
+	 * The keys come first: on a short terminal (80x24 and less) the notes after the first
+	 * blank line go, then the blank lines inside the frame, so that no key is cut off.
+	 */
+	if (n + 4 > LINES - 1)
+		for (int i = 0; i < n; i++)
+			if (lines[i][0] == '\0') {
+				n = i;
+				break;
+			}
+	if (n + 4 > LINES - 1)
+		pad = 0;
+	h = n + 2 + 2 * pad;
+	if (h > LINES - 1)
+		top = 0; /* over the title bar */
 	if (w > COLS - 2)
 		w = COLS - 2;
 	y = (LINES - h) / 2;
+	if (y < top)
+		y = top;
 	x = (COLS - w) / 2;
-	frame(s, y < 1 ? 1 : y, x, h, w, "Help");
+	frame(s, y, x, h, w, "Help");
 	for (int i = 0; i < n; i++)
-		putn((y < 1 ? 1 : y) + 2 + i, x + 2, w - 4, lines[i]);
+		putn(y + 1 + pad + i, x + 2, w - 4, lines[i]);
 }
 
 static void

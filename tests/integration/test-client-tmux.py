@@ -364,6 +364,15 @@ def small_screens(tap, tmux, server, tmp):
               and "Spectators' chat" in sid.screen(),
               "80x24, watching: whose turn, the moves and both chats, none drawn over another",
               sid.screen())
+    tmux.keys("pat", "?")
+    tap.check(pat.expect(r"Q / Ctrl-C +quit hokito", 5) and
+              re.search(r"rematch \(offer or accept\), after the game", pat.screen()) and
+              re.search(r"\u2514\u2500+\u2518", pat.screen()),
+              "80x24: the help shows every key, whole, in its frame", pat.screen())
+    tmux.resize("pat", 64, 18)
+    tap.check(pat.expect(r"q +leave the game, back to the lobby", 5),
+              "64x18: the help still shows the keys", pat.screen())
+    tmux.keys("pat", "Escape")
     watcher.close()
     quin.close()
     for session in ("pat", "sid"):
