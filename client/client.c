@@ -237,6 +237,8 @@ client_welcomed(struct client *c, int resumed, const char *game)
 		/* A reconnection: replace the "connection lost" notice. */
 		if (resumed && game != NULL)
 			client_notice(c, 0, "Reconnected: back at game %s.", game);
+		else if (c->st.table.active && c->st.table.seat < 0)
+			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
 		else
 			client_notice(c, 0, "Reconnected.");
 		if (!c->st.table.active)

@@ -218,6 +218,51 @@ def test_eof(tap, port, tmp):
               r.stdout + r.stderr)
 
 
+def test_restart(tap):
+    """A spectator keeps watching through a restart of the server (its session is not kept)."""
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    proxy = ct.Proxy(server.port)
+    try:
+        amy = ct.Plain(proxy.port, "amy", ["create", "--private", "--seat", "black"],
+                       os.path.join(tmp, "amy"))
+        m = amy.expect(r"^joined game (g\d+) .* as black, invite code ([A-Z0-9]+)", 10)
+        if not tap.check(m, "restart: amy creates a private game", amy.text()):
+            return
+        bo = ct.Plain(proxy.port, "bo", ["join", m.group(2)], os.path.join(tmp, "bo"))
+        cy = ct.Plain(proxy.port, "cy", ["watch", m.group(2)], os.path.join(tmp, "cy"))
+        tap.check(bo.expect(r"^joined game", 10) and cy.expect(r"^watching game %s"
+                                                                % m.group(1), 10),
+                  "restart: bo joins and cy watches by the invite code", cy.text())
+        amy.send("moves")
+        first = amy.expect(r"^legal moves for black \(\d+\): (\S+)", 10).group(1)
+        amy.send(first)
+        tap.check(cy.expect(r"^move 1: black %s" % first, 10), "cy sees the first move",
+                  cy.text())
+        server.stop()
+        proxy.cut()
+        os.remove(server.port_file)
+        server = ct.Server(tmp)
+        proxy.upstream = server.port
+        tap.check(amy.expect(r"Reconnected: back at game", 20) and
+                  cy.expect(r"Reconnected: watching game %s again" % m.group(1), 20),
+                  "after a restart the players resume and the spectator watches again",
+                  cy.text())
+        tap.check(not cy.seen(r"game is lost|is gone"), "the spectator is not told the game "
+                  "is lost", cy.text())
+        bo.send("moves")
+        second = bo.expect(r"^legal moves for white \(\d+\): (\S+)", 10).group(1)
+        bo.send(second)
+        tap.check(cy.expect(r"^move 2: white %s" % second, 10),
+                  "cy sees the moves after the restart", cy.text())
+        for p in (amy, bo, cy):
+            p.close()
+    finally:
+        proxy.close()
+        server.stop()
+        ct.cleanup(tmp)
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -226,6 +271,7 @@ def main(tap):
         test_hokito_game(tap, server.port, tmp)
         test_oxono_game(tap, server.port, tmp)
         test_eof(tap, server.port, tmp)
+        test_restart(tap)
     finally:
         server.stop()
         ct.cleanup(tmp)
