@@ -238,15 +238,27 @@ clip(const char *text, int w)
 	return i;
 }
 
-/* Write text at (y, x), cut to w columns and to the right edge. */
+/*
+ * Write text at (y, x), cut to w columns and to the right edge. A control character (only a
+ * broken or hostile server sends one in a name or a chat line) is drawn as '?': curses would
+ * move the cursor on a newline or a carriage return, out of the pane.
+ */
 static void
 putn(int y, int x, int w, const char *text)
 {
+	char buf[2048];
+	int n;
+
 	if (y < 0 || y >= LINES || x < 0 || x >= COLS || w <= 0)
 		return;
 	if (x + w > COLS)
 		w = COLS - x;
-	mvaddnstr(y, x, text, clip(text, w));
+	n = clip(text, w);
+	if (n > (int)sizeof buf)
+		n = (int)sizeof buf;
+	for (int i = 0; i < n; i++)
+		buf[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+	mvaddnstr(y, x, buf, n);
 }
 
 /* printf at (y, x), cut at width w (w <= 0: to the right edge). */

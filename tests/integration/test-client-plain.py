@@ -8,9 +8,13 @@ Moves are chosen from the engine's list of legal moves (hokito-engine moves), de
 TAP on stdout.
 """
 import os
+import json
 import re
+import socket
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -263,6 +267,40 @@ def test_restart(tap):
         ct.cleanup(tmp)
 
 
+def test_hostile_text(tap):
+    """Control characters from a (broken or hostile) server never reach the terminal raw."""
+    start = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True, text=True,
+                           timeout=10).stdout.strip()
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+
+    def serve():
+        conn, _ = lsock.accept()
+        conn.recv(65536)
+        for m in ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+                   "token": "t"},
+                  {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                   "status": "live", "you": "white", "position": start, "moves": [], "seq": 1,
+                   "players": {"black": {"name": "\x1b]0;pwned\x07bad", "connected": True},
+                               "white": {"name": "eve", "connected": True}}},
+                  {"type": "chat", "game": "g1", "seq": 2, "player": {"name": "bad"},
+                   "text": "\x1b[2Jhi\r\nyour turn (white)"}):
+            conn.sendall((json.dumps(m) + "\n").encode())
+        time.sleep(3)
+        conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
+                             "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2)  # input stays open while the server talks
+    out, _ = proc.communicate("", timeout=15)
+    lsock.close()
+    tap.check("chat: bad" in out and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out)
+              and not re.search(r"^your turn \(white\)", out, re.M),
+              "control characters in names and chat are printed as '?', never raw", repr(out))
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -272,6 +310,7 @@ def main(tap):
         test_oxono_game(tap, server.port, tmp)
         test_eof(tap, server.port, tmp)
         test_restart(tap)
+        test_hostile_text(tap)
     finally:
         server.stop()
         ct.cleanup(tmp)
