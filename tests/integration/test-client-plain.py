@@ -38,6 +38,19 @@ def test_cli(tap):
                        timeout=10)
     tap.check(r.returncode == 2 and "not a seat" in r.stderr, "HOKITO has no pink seat",
               r.stderr)
+    # Options that would do nothing with the command given are refused, not ignored.
+    for args, opt in ((["--seat", "black"], "--seat"), (["join", "g1", "--private"], "--private"),
+                      (["quick", "--computer", "3"], "--computer"),
+                      (["watch", "g1", "--clock", "5+3"], "--clock"),
+                      (["--variant", "random36"], "--variant")):
+        r = subprocess.run([ct.HOKITO, "--plain"] + args, capture_output=True, text=True,
+                           timeout=10, stdin=subprocess.DEVNULL)
+        tap.check(r.returncode == 2 and r.stderr.startswith("hokito: %s goes with" % opt) and
+                  len(r.stderr.splitlines()) == 1, "hokito %s: status 2, one line" %
+                  " ".join(args), r.stderr)
+    r = subprocess.run([ct.HOKITO, "lobby", "x"], capture_output=True, text=True, timeout=10)
+    tap.check(r.returncode == 2 and "lobby takes no arguments" in r.stderr,
+              "lobby with an argument says so (not 'unknown command')", r.stderr)
 
 
 def choose(moves, ply):
