@@ -276,7 +276,15 @@ client_welcomed(struct client *c, int resumed, const char *game)
 	/* Done from here on: the action's request is pending (--plain waits for its answer). */
 	c->action_done = 1;
 	if (resumed && game != NULL) {
-		client_notice(c, 0, "Rejoined game %s.", game);
+		/* The stored session is seated at a game: the command line's action is not done. */
+		if (o->action != CLIENT_ACTION_LOBBY)
+			client_notice(
+			        c, 1,
+			        "Rejoined your game %s; the command was not run (leave the game "
+			        "first, or start with --new-session).",
+			        game);
+		else
+			client_notice(c, 0, "Rejoined game %s.", game);
 		return;
 	}
 	switch (o->action) {

@@ -134,8 +134,10 @@ def test_hokito_game(tap, port, tmp):
             tap.check(bob.close() == 0, "bob quits with status 0")
             tap.check(alice.expect(r"bob lost the connection", 10),
                       "alice is told bob dropped", alice.text())
-            bob = ct.Plain(port, "bob", [], homes["bob"])
-            tap.check(bob.expect(r"^Rejoined game %s" % gid, 10) and
+            # started with a command: its seat wins, and bob is told the command was not run
+            bob = ct.Plain(port, "bob", ["watch", "g999"], homes["bob"])
+            tap.check(bob.expect(r"^error: Rejoined your game %s; the command was not run"
+                                 % gid, 10) and
                       bob.expect(r"^joined game %s .* as white" % gid, 10),
                       "a restarted client rejoins its seat with the stored token", bob.text())
             tap.check(alice.expect(r"bob is back", 10), "alice is told bob is back")
