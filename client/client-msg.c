@@ -556,7 +556,12 @@ client_msg_handle(struct client *c, const struct msg *m)
 		const json_t *player = json_object_get(m->root, "player");
 		snprintf(c->st.player_id, sizeof c->st.player_id, "%s", jstr(player, "id", ""));
 		snprintf(c->st.name, sizeof c->st.name, "%s", jstr(player, "name", ""));
-		if (game == NULL && c->st.table.active) {
+		if (game == NULL && c->st.table.active && c->st.table.seat < 0 &&
+		    c->watch_target[0]) {
+			/* A spectator's session does not outlive a restart (PROTOCOL.md 12):
+			 * the new one watches the same game again. */
+			client_request_rewatch(c);
+		} else if (game == NULL && c->st.table.active) {
 			client_state_table_clear(&c->st);
 			client_notice(c, 1, "The game we were at is gone.");
 		}
@@ -575,6 +580,10 @@ client_msg_handle(struct client *c, const struct msg *m)
 		break;
 	}
 	case MSG_STATE:
+		if (p != NULL && p->type == MSG_WATCH) {
+			snprintf(c->watch_target, sizeof c->watch_target, "%s", p->arg);
+			c->watch_by_code = p->by_code;
+		}
 		handle_state(c, m);
 		break;
 	case MSG_OK:

@@ -368,7 +368,8 @@ client_net_token_refused(struct client *c)
 		return;
 	net->token[0] = '\0';
 	client_session_forget(c->opt.host, c->opt.port, c->opt.name);
-	if (c->st.table.active) {
+	/* A spectator keeps the game on screen: the new session watches it again. */
+	if (c->st.table.active && (c->st.table.seat >= 0 || !c->watch_target[0])) {
 		client_state_table_clear(&c->st);
 		client_notice(c, 1, "The server no longer knows our session: the game is lost.");
 	}

@@ -67,17 +67,37 @@ static void out(const char *fmt, ...)
 
 static void plain_pump(struct plain *p);
 
-/* Print one line on standard output. */
+/*
+ * Print one line on standard output. Control characters (names, chat and reasons come from the
+ * server, which strips them; a broken or hostile one may not) are printed as '?', so that they
+ * can neither drive the terminal nor break a line in two for a script reading it.
+ */
 static void
 out(const char *fmt, ...)
 {
+	char small[512], *buf = small;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small) {
+		buf = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(buf, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	for (int i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	fputs(buf, stdout);
 	putchar('\n');
 	fflush(stdout);
+	if (buf != small)
+		free(buf);
 }
 
 /* The text of one square for the board: HOKITO top pawn and height, OXONO the cell. */
@@ -742,8 +762,11 @@ plain_pump(struct plain *p)
 		if (n < sizeof line)
 			plain_command(p, line);
 	}
+	/* The action of the command line (create, join, quick, watch) is pending too until the
+	 * server has greeted us and it is sent: without a server it ends as a failed connection. */
 	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p &&
-	    (c->npending == 0 || c->st.link == CLIENT_LINK_FAILED) && !plain_waiting(p))
+	    (c->npending == 0 || c->st.link == CLIENT_LINK_FAILED) && !plain_waiting(p) &&
+	    (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY))
 		client_quit(c, 0);
 }
 

@@ -179,6 +179,18 @@ client_request_watch(struct client *c, const char *id_or_code)
 }
 
 int
+client_request_rewatch(struct client *c)
+{
+	int id;
+	json_t *jid = new_id(c, &id);
+	const char *t = c->watch_target;
+	json_t *msg = msg_watch_new(c->watch_by_code ? NULL : t, c->watch_by_code ? t : NULL, jid);
+
+	json_decref(jid);
+	return request_send(c, msg, MSG_WATCH, t, c->watch_by_code, id);
+}
+
+int
 client_request_by_code(struct client *c, int join, const char *code)
 {
 	return request_target(c, join ? MSG_JOIN : MSG_WATCH, code, 1);

@@ -238,15 +238,27 @@ clip(const char *text, int w)
 	return i;
 }
 
-/* Write text at (y, x), cut to w columns and to the right edge. */
+/*
+ * Write text at (y, x), cut to w columns and to the right edge. A control character (only a
+ * broken or hostile server sends one in a name or a chat line) is drawn as '?': curses would
+ * move the cursor on a newline or a carriage return, out of the pane.
+ */
 static void
 putn(int y, int x, int w, const char *text)
 {
+	char buf[2048];
+	int n;
+
 	if (y < 0 || y >= LINES || x < 0 || x >= COLS || w <= 0)
 		return;
 	if (x + w > COLS)
 		w = COLS - x;
-	mvaddnstr(y, x, text, clip(text, w));
+	n = clip(text, w);
+	if (n > (int)sizeof buf)
+		n = (int)sizeof buf;
+	for (int i = 0; i < n; i++)
+		buf[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+	mvaddnstr(y, x, buf, n);
 }
 
 /* printf at (y, x), cut at width w (w <= 0: to the right edge). */
@@ -740,16 +752,35 @@ draw_panel(struct screen *s, int px, int pw)
 		}
 	}
 	y++;
-	/* Moves, two a row, the latest visible; the chat pane below them. */
+	/*
+	 * Moves, two a row, the latest visible; the chat panes below them, down to the line above
+	 * the spectators (LINES - 6). What is above depends on the game (an invite code, clocks, an
+	 * offline line), so on a short terminal the room is shared out: first the blank line above
+	 * the spectators goes, then the chat panes shrink to their heading and one line, then the
+	 * spectators' chat goes, so that the heading and the latest moves always show.
+	 */
 	int chat_rows = LINES >= 24 ? 4 : 2, kibitz_rows = t->seat < 0 ? (LINES >= 24 ? 3 : 2) : 0;
-	int bottom = LINES - 7 - chat_rows - kibitz_rows;
+	int end = LINES - 7;
+	while (end - y - chat_rows - kibitz_rows < 2) {
+		if (end == LINES - 7)
+			end++;
+		else if (chat_rows > 2)
+			chat_rows--;
+		else if (kibitz_rows > 2)
+			kibitz_rows--;
+		else if (kibitz_rows > 0)
+			kibitz_rows = 0;
+		else
+			break;
+	}
+	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
 	put(y, px, pw, "Moves");
 	attroff(A_BOLD);
 	y++;
 	int rows = (t->nmoves + 1) / 2, room = bottom - y;
 	int first = rows > room ? rows - room : 0;
-	if (t->nmoves == 0) {
+	if (t->nmoves == 0 && y < bottom) {
 		attron(A_DIM);
 		put(y, px + 1, pw, "none yet");
 		attroff(A_DIM);
@@ -926,18 +957,34 @@ draw_help(struct screen *s)
 	                           : s->page == PAGE_HISTORY ? history_lines
 	                           : s->c->st.table.active   ? game_lines
 	                                                     : lobby_lines;
-	int n = 0, w = 58, h, y, x;
+	int n = 0, w = 62, pad = 1, top = 1, h, y, x;
 
 	while (lines[n] != NULL)
 		n++;
-	h = n + 4;
+	/*
+	 * The keys come first: on a short terminal (80x24 and less) the notes after the first
+	 * blank line go, then the blank lines inside the frame, so that no key is cut off.
+	 */
+	if (n + 4 > LINES - 1)
+		for (int i = 0; i < n; i++)
+			if (lines[i][0] == '\0') {
+				n = i;
+				break;
+			}
+	if (n + 4 > LINES - 1)
+		pad = 0;
+	h = n + 2 + 2 * pad;
+	if (h > LINES - 1)
+		top = 0; /* over the title bar */
 	if (w > COLS - 2)
 		w = COLS - 2;
 	y = (LINES - h) / 2;
+	if (y < top)
+		y = top;
 	x = (COLS - w) / 2;
-	frame(s, y < 1 ? 1 : y, x, h, w, "Help");
+	frame(s, y, x, h, w, "Help");
 	for (int i = 0; i < n; i++)
-		putn((y < 1 ? 1 : y) + 2 + i, x + 2, w - 4, lines[i]);
+		putn(y + 1 + pad + i, x + 2, w - 4, lines[i]);
 }
 
 static void

@@ -31,7 +31,7 @@ usage(FILE *f)
 	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
 	      "         [--computer LEVEL]  (play the server's computer, level 1 to 8)\n"
 	      "  join ID|CODE        take the open seat of a game (id, or invite code)\n"
-	      "  quick [hokito|oxono] play the first opponent who is waiting\n"
+	      "  quick [hokito|oxono] [--variant V] [--clock M+S]  play the first one waiting\n"
 	      "  watch ID|CODE       watch a game\n"
 	      "Options:\n"
 	      "  --host H            server address (default " CLIENT_DEFAULT_HOST ")\n"
@@ -166,8 +166,8 @@ parse_args(int argc, char **argv, struct client_options *o)
 		exit(2);
 	}
 	if (npos == 0)
-		return;
-	if (strcmp(pos[0], "create") == 0 || strcmp(pos[0], "quick") == 0) {
+		o->action = CLIENT_ACTION_LOBBY;
+	else if (strcmp(pos[0], "create") == 0 || strcmp(pos[0], "quick") == 0) {
 		o->action = pos[0][0] == 'c' ? CLIENT_ACTION_CREATE : CLIENT_ACTION_QUICK;
 		o->kind = GAME_HOKITO;
 		if (npos > 1 && game_kind_parse(pos[1], &o->kind) < 0) {
@@ -186,11 +186,38 @@ parse_args(int argc, char **argv, struct client_options *o)
 			exit(2);
 		}
 		o->target = pos[1];
-	} else if (strcmp(pos[0], "lobby") == 0 && npos == 1) {
+	} else if (strcmp(pos[0], "lobby") == 0) {
 		o->action = CLIENT_ACTION_LOBBY;
+		if (npos > 1) {
+			fprintf(stderr, "hokito: lobby takes no arguments\n");
+			exit(2);
+		}
 	} else {
 		fprintf(stderr, "hokito: unknown command '%s' (see hokito --help)\n", pos[0]);
 		exit(2);
+	}
+	/* The options of a game to create (or, --variant and --clock, to pair for) go with that
+	 * command only: elsewhere they would do nothing. */
+	{
+		const char *misplaced = NULL;
+		if (o->action != CLIENT_ACTION_CREATE)
+			misplaced = seat != NULL      ? "--seat"
+			            : o->private_game ? "--private"
+			            : o->computer > 0 ? "--computer"
+			                              : NULL;
+		if (misplaced == NULL && o->action != CLIENT_ACTION_CREATE &&
+		    o->action != CLIENT_ACTION_QUICK)
+			misplaced = o->variant != NULL ? "--variant"
+			            : o->clock != NULL ? "--clock"
+			                               : NULL;
+		if (misplaced != NULL) {
+			fprintf(stderr, "hokito: %s goes with %s (see hokito --help)\n", misplaced,
+			        strcmp(misplaced, "--variant") == 0 ||
+			                        strcmp(misplaced, "--clock") == 0
+			                ? "create or quick"
+			                : "create");
+			exit(2);
+		}
 	}
 	if (o->variant != NULL && game_variant_check(o->kind, o->variant, NULL) < 0) {
 		fprintf(stderr, "hokito: --variant: '%s' is not a variant of %s\n", o->variant,
@@ -237,16 +264,27 @@ client_welcomed(struct client *c, int resumed, const char *game)
 		/* A reconnection: replace the "connection lost" notice. */
 		if (resumed && game != NULL)
 			client_notice(c, 0, "Reconnected: back at game %s.", game);
+		else if (c->st.table.active && c->st.table.seat < 0)
+			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
 		else
 			client_notice(c, 0, "Reconnected.");
 		if (!c->st.table.active)
 			client_request_list(c);
 		return;
 	}
-	c->action_done = 1;
 	client_update(c); /* "connected" comes before what the action says */
+	/* Done from here on: the action's request is pending (--plain waits for its answer). */
+	c->action_done = 1;
 	if (resumed && game != NULL) {
-		client_notice(c, 0, "Rejoined game %s.", game);
+		/* The stored session is seated at a game: the command line's action is not done. */
+		if (o->action != CLIENT_ACTION_LOBBY)
+			client_notice(
+			        c, 1,
+			        "Rejoined your game %s; the command was not run (leave the game "
+			        "first, or start with --new-session).",
+			        game);
+		else
+			client_notice(c, 0, "Rejoined game %s.", game);
 		return;
 	}
 	switch (o->action) {

@@ -234,8 +234,10 @@ struct client {
 	int next_request;               /* next request id */
 	struct client_pending pending[CLIENT_PENDING_MAX]; /* requests awaiting their reply */
 	int npending;
-	int action_done;     /* the command line's action was sent */
-	uint64_t list_stamp; /* bumped at every lobby list received */
+	int action_done;                  /* the command line's action was sent */
+	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
+	int watch_by_code;                /* watch_target is an invite code */
+	uint64_t list_stamp;              /* bumped at every lobby list received */
 	struct client_history_entry history[CLIENT_HISTORY_MAX]; /* the last history page */
 	int nhistory;
 	int64_t history_total, history_offset; /* of that page */
@@ -393,6 +395,8 @@ int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
                          const char *clock);
 int client_request_watch(struct client *c, const char *id_or_code);
+/* Watch again the game on screen, as it was asked for (a new session after a restart). */
+int client_request_rewatch(struct client *c);
 /* Join (join = 1) or watch a private game by its invite code. */
 int client_request_by_code(struct client *c, int join, const char *code);
 int client_request_move(struct client *c, const char *move);

@@ -145,7 +145,7 @@ class Proxy:
 class Watcher:
     """A spectator over a plain socket: follows positions and the end of one game."""
 
-    def __init__(self, port, game):
+    def __init__(self, port, game, code=None):
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.f = self.sock.makefile("r", encoding="utf-8")
         self.lock = threading.Lock()
@@ -155,7 +155,7 @@ class Watcher:
         self.over = None
         self.started = False
         self.send({"type": "hello", "protocol": 1, "name": "referee"})
-        self.send({"type": "watch", "game": game})
+        self.send({"type": "watch", "code": code} if code else {"type": "watch", "game": game})
         threading.Thread(target=self._read, daemon=True).start()
 
     def send(self, obj):

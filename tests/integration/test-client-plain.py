@@ -8,8 +8,13 @@ Moves are chosen from the engine's list of legal moves (hokito-engine moves), de
 TAP on stdout.
 """
 import os
+import json
+import re
+import socket
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -33,6 +38,19 @@ def test_cli(tap):
                        timeout=10)
     tap.check(r.returncode == 2 and "not a seat" in r.stderr, "HOKITO has no pink seat",
               r.stderr)
+    # Options that would do nothing with the command given are refused, not ignored.
+    for args, opt in ((["--seat", "black"], "--seat"), (["join", "g1", "--private"], "--private"),
+                      (["quick", "--computer", "3"], "--computer"),
+                      (["watch", "g1", "--clock", "5+3"], "--clock"),
+                      (["--variant", "random36"], "--variant")):
+        r = subprocess.run([ct.HOKITO, "--plain"] + args, capture_output=True, text=True,
+                           timeout=10, stdin=subprocess.DEVNULL)
+        tap.check(r.returncode == 2 and r.stderr.startswith("hokito: %s goes with" % opt) and
+                  len(r.stderr.splitlines()) == 1, "hokito %s: status 2, one line" %
+                  " ".join(args), r.stderr)
+    r = subprocess.run([ct.HOKITO, "lobby", "x"], capture_output=True, text=True, timeout=10)
+    tap.check(r.returncode == 2 and "lobby takes no arguments" in r.stderr,
+              "lobby with an argument says so (not 'unknown command')", r.stderr)
 
 
 def choose(moves, ply):
@@ -116,8 +134,10 @@ def test_hokito_game(tap, port, tmp):
             tap.check(bob.close() == 0, "bob quits with status 0")
             tap.check(alice.expect(r"bob lost the connection", 10),
                       "alice is told bob dropped", alice.text())
-            bob = ct.Plain(port, "bob", [], homes["bob"])
-            tap.check(bob.expect(r"^Rejoined game %s" % gid, 10) and
+            # started with a command: its seat wins, and bob is told the command was not run
+            bob = ct.Plain(port, "bob", ["watch", "g999"], homes["bob"])
+            tap.check(bob.expect(r"^error: Rejoined your game %s; the command was not run"
+                                 % gid, 10) and
                       bob.expect(r"^joined game %s .* as white" % gid, 10),
                       "a restarted client rejoins its seat with the stored token", bob.text())
             tap.check(alice.expect(r"bob is back", 10), "alice is told bob is back")
@@ -200,6 +220,100 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
               "no server: a clear error and status 1", r.stdout + r.stderr)
+    # The command line's action is pending too: input that is empty from the start must
+    # neither drop it (status 0 with nothing done) nor quit before its answer.
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve", "create"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
+              "no server, create with empty input: status 1, not 0", r.stdout + r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
+                        "create", "oxono"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eof")))
+    tap.check(r.returncode == 0 and
+              re.search(r"^joined game g\d+ \(oxono standard\) as", r.stdout, re.M),
+              "create with empty input: the game is created before the client ends",
+              r.stdout + r.stderr)
+
+
+def test_restart(tap):
+    """A spectator keeps watching through a restart of the server (its session is not kept)."""
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp)
+    proxy = ct.Proxy(server.port)
+    try:
+        amy = ct.Plain(proxy.port, "amy", ["create", "--private", "--seat", "black"],
+                       os.path.join(tmp, "amy"))
+        m = amy.expect(r"^joined game (g\d+) .* as black, invite code ([A-Z0-9]+)", 10)
+        if not tap.check(m, "restart: amy creates a private game", amy.text()):
+            return
+        bo = ct.Plain(proxy.port, "bo", ["join", m.group(2)], os.path.join(tmp, "bo"))
+        cy = ct.Plain(proxy.port, "cy", ["watch", m.group(2)], os.path.join(tmp, "cy"))
+        tap.check(bo.expect(r"^joined game", 10) and cy.expect(r"^watching game %s"
+                                                                % m.group(1), 10),
+                  "restart: bo joins and cy watches by the invite code", cy.text())
+        amy.send("moves")
+        first = amy.expect(r"^legal moves for black \(\d+\): (\S+)", 10).group(1)
+        amy.send(first)
+        tap.check(cy.expect(r"^move 1: black %s" % first, 10), "cy sees the first move",
+                  cy.text())
+        server.stop()
+        proxy.cut()
+        os.remove(server.port_file)
+        server = ct.Server(tmp)
+        proxy.upstream = server.port
+        tap.check(amy.expect(r"Reconnected: back at game", 20) and
+                  cy.expect(r"Reconnected: watching game %s again" % m.group(1), 20),
+                  "after a restart the players resume and the spectator watches again",
+                  cy.text())
+        tap.check(not cy.seen(r"game is lost|is gone"), "the spectator is not told the game "
+                  "is lost", cy.text())
+        bo.send("moves")
+        second = bo.expect(r"^legal moves for white \(\d+\): (\S+)", 10).group(1)
+        bo.send(second)
+        tap.check(cy.expect(r"^move 2: white %s" % second, 10),
+                  "cy sees the moves after the restart", cy.text())
+        for p in (amy, bo, cy):
+            p.close()
+    finally:
+        proxy.close()
+        server.stop()
+        ct.cleanup(tmp)
+
+
+def test_hostile_text(tap):
+    """Control characters from a (broken or hostile) server never reach the terminal raw."""
+    start = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True, text=True,
+                           timeout=10).stdout.strip()
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+
+    def serve():
+        conn, _ = lsock.accept()
+        conn.recv(65536)
+        for m in ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+                   "token": "t"},
+                  {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                   "status": "live", "you": "white", "position": start, "moves": [], "seq": 1,
+                   "players": {"black": {"name": "\x1b]0;pwned\x07bad", "connected": True},
+                               "white": {"name": "eve", "connected": True}}},
+                  {"type": "chat", "game": "g1", "seq": 2, "player": {"name": "bad"},
+                   "text": "\x1b[2Jhi\r\nyour turn (white)"}):
+            conn.sendall((json.dumps(m) + "\n").encode())
+        time.sleep(3)
+        conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
+                             "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2)  # input stays open while the server talks
+    out, _ = proc.communicate("", timeout=15)
+    lsock.close()
+    tap.check("chat: bad" in out and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out)
+              and not re.search(r"^your turn \(white\)", out, re.M),
+              "control characters in names and chat are printed as '?', never raw", repr(out))
 
 
 def main(tap):
@@ -210,6 +324,8 @@ def main(tap):
         test_hokito_game(tap, server.port, tmp)
         test_oxono_game(tap, server.port, tmp)
         test_eof(tap, server.port, tmp)
+        test_restart(tap)
+        test_hostile_text(tap)
     finally:
         server.stop()
         ct.cleanup(tmp)

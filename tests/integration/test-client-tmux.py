@@ -327,6 +327,59 @@ def oxono_game(tap, tmux, server, tmp):
         tmux.expect(s, r"HOKITO-EXIT=0", 5)
 
 
+def small_screens(tap, tmux, server, tmp):
+    """80x24, the usual terminal: a timed private game (a code and clocks above the moves)."""
+    hk = ct.HOKITO
+
+    def start_small(session, command, name, cols=80, rows=24):
+        path = os.path.join(tmp, session + ".stderr")
+        STDERR.append(path)
+        tmux.start(session, command, env_for(tmp, name), cols, rows, stderr=path)
+
+    start_small("pat", "%s --port %d --name pat create oxono --private --clock 3+2 --seat pink"
+                % (hk, server.port), "pat")
+    m = tmux.expect("pat", r"invite code ([A-Z0-9]+)", 10)
+    if not tap.check(m, "80x24: pat's private game shows its invite code", tmux.capture("pat")):
+        return
+    code = m.group(1)
+    quin = ct.Plain(server.port, "quin", ["join", code], os.path.join(tmp, "quin"))
+    pat = Player(tmux, "pat")
+    ok = quin.expect(r"^joined game (g\d+)", 10) and pat.expect(r"Your move \(Pink\)", 10)
+    watcher = ct.Watcher(server.port, None, code=code) if ok else None
+    if not tap.check(watcher and ct.wait_for(lambda: watcher.snapshot()[0], 10),
+                     "quin joins by the invite code", quin.text()):
+        return
+    first = ct.legal_moves("oxono", watcher.snapshot()[0])[0]
+    pat.typed(first)
+    wait_moves(watcher, 1)
+    second = ct.legal_moves("oxono", watcher.snapshot()[0])[0]
+    quin.send(second)
+    wait_moves(watcher, 2)
+    tap.check(pat.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 10),
+              "80x24, timed private game: the move list shows the moves", pat.screen())
+    start_small("sid", "%s --port %d --name sid watch %s" % (hk, server.port, code), "sid")
+    sid = Player(tmux, "sid")
+    tap.check(sid.expect(r"Pink to move  \(watching\)\s", 10) and
+              sid.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
+              and "Spectators' chat" in sid.screen(),
+              "80x24, watching: whose turn, the moves and both chats, none drawn over another",
+              sid.screen())
+    tmux.keys("pat", "?")
+    tap.check(pat.expect(r"Q / Ctrl-C +quit hokito", 5) and
+              re.search(r"rematch \(offer or accept\), after the game", pat.screen()) and
+              re.search(r"\u2514\u2500+\u2518", pat.screen()),
+              "80x24: the help shows every key, whole, in its frame", pat.screen())
+    tmux.resize("pat", 64, 18)
+    tap.check(pat.expect(r"q +leave the game, back to the lobby", 5),
+              "64x18: the help still shows the keys", pat.screen())
+    tmux.keys("pat", "Escape")
+    watcher.close()
+    quin.close()
+    for session in ("pat", "sid"):
+        tmux.keys(session, "Q")
+        tmux.expect(session, r"HOKITO-EXIT=0", 5)
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -337,6 +390,7 @@ def main(tap):
         if gid:
             screen_checks(tap, tmux, server, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
+        small_screens(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
