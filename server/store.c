@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -440,6 +441,50 @@ store_migrate(struct store *st, struct store_error *err)
 	return 0;
 }
 
+/*
+ * Can hokitod read and write the file at path and create files beside it? SQLite would open a
+ * file it cannot write read-only and then fail at the first read with "disk I/O error", and fail
+ * in a directory it cannot write (where the -wal and -shm files go) with "attempt to write a
+ * readonly database": both say nothing of the cause. Returns 0, or STORE_EIO with a message that
+ * names it. Reads and changes nothing.
+ */
+static int
+store_access(const char *path, struct store_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat sb;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (stat(dir, &sb) < 0)
+		return store_fail(err, STORE_EIO, "%s: cannot use the directory %s (%s)", path, dir,
+		                  strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return store_fail(err, STORE_EIO, "%s: %s is not a directory", path, dir);
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			return store_fail(err, STORE_EIO, "%s: a directory, not a store file",
+			                  path);
+		if (access(path, R_OK | W_OK) < 0)
+			return store_fail(err, STORE_EIO,
+			                  "%s: cannot read and write the file (%s); hokitod writes "
+			                  "to its store: check its owner and permissions",
+			                  path, strerror(errno));
+	}
+	if (access(dir, W_OK | X_OK) < 0)
+		return store_fail(err, STORE_EIO,
+		                  "%s: cannot create files in %s (%s); hokitod keeps the store's "
+		                  "-wal and -shm files beside it: check the directory's owner and "
+		                  "permissions",
+		                  path, dir, strerror(errno));
+	return 0;
+}
+
 /* Open, configure, identify, migrate and check; then prepare the statements. */
 static int
 store_start(struct store *st, const char *path, struct store_error *err)
@@ -463,6 +508,8 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		        "%s: the file is empty (0 bytes), a truncated store? Move it away to "
 		        "start a new one; hokitod will not start without its games",
 		        path);
+	if (!temp && (rc = store_access(path, err)) < 0)
+		return rc;
 	/*
 	 * Only the loop thread ever touches the store: no mutex around each call on the connection
 	 * (SQLite's multi-thread mode), and no memory statistics, which take a global mutex for
@@ -479,6 +526,11 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	if ((rc = store_exec(st, "PRAGMA locking_mode = EXCLUSIVE", "setting the lock", err)) < 0)
 		return rc;
 	if ((rc = store_int(st, "PRAGMA application_id", &app_id, err)) < 0) {
+		if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_BUSY)
+			return store_fail(err, STORE_EIO,
+			                  "%s: in use by another process (another hokitod on the "
+			                  "same store?); one server per store",
+			                  path);
 		if (err != NULL && err->code == STORE_ECORRUPT)
 			return store_fail(err, STORE_ECORRUPT,
 			                  "%s: not an SQLite database, or a damaged one (%s); "

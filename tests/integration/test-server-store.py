@@ -7,6 +7,7 @@ start on a damaged or truncated store. Run by meson (HOKITOD names the server bi
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -203,9 +204,10 @@ def fsync_always():
          "--help documents --db and --fsync")
 
 
-def start_fails(db, *extra):
+def start_fails(db, *extra, prefix=()):
     """Run hokitod on db; return (exit status, its stderr); kill it if it does start."""
-    p = subprocess.Popen([HOKITOD, "--listen", "127.0.0.1:0", "--db", db] + list(extra),
+    p = subprocess.Popen(list(prefix) + [os.path.abspath(HOKITOD), "--listen", "127.0.0.1:0",
+                                         "--db", db] + list(extra),
                          stderr=subprocess.PIPE, text=True)
     try:
         _, err = p.communicate(timeout=10)
@@ -248,6 +250,93 @@ def damaged_store():
          err)
 
 
+def unusable_store():
+    """Stores hokitod cannot use: one clear line, exit 1, and the file left as it was."""
+    import hashlib
+    import sqlite3
+    srv = Server()
+    finish_by_resign(srv, "u")
+    srv.stop()
+    tmp = tempfile.mkdtemp(prefix="hokitod-unusable-")
+    os.chmod(tmp, 0o777)
+    good = open(srv.db, "rb").read()
+
+    def copy(name):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(good)
+        return path
+
+    def one_error(err, pattern):
+        lines = [x for x in err.splitlines() if " error: " in x]
+        return len(lines) == 1 and re.search(pattern, lines[0])
+
+    code, err = start_fails(os.path.join(tmp, "missing", "hokito.db"))
+    t.ok(code == 1 and one_error(err, r"cannot use the directory .*missing \(No such file"),
+         "a store in a directory that does not exist: named", err)
+    code, err = start_fails(tmp)
+    t.ok(code == 1 and one_error(err, r"a directory, not a store file"),
+         "a directory as the store: refused", err)
+    other = os.path.join(tmp, "other.db")
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    before = open(other, "rb").read()
+    code, err = start_fails(other)
+    t.ok(code == 1 and one_error(err, r"not a hokitod store") and
+         open(other, "rb").read() == before, "another SQLite database: refused, untouched", err)
+    newer = copy("newer.db")
+    con = sqlite3.connect(newer)
+    con.execute("PRAGMA user_version = 99")
+    con.commit()
+    con.close()
+    before = open(newer, "rb").read()
+    code, err = start_fails(newer)
+    t.ok(code == 1 and one_error(err, r"schema version 99 is newer") and
+         open(newer, "rb").read() == before, "a newer schema version: refused, untouched", err)
+    busy = Server(db=copy("busy.db"))
+    try:
+        code, err = start_fails(busy.db)
+        t.ok(code == 1 and one_error(err, r"in use by another process"),
+             "a store another hokitod holds: refused", err)
+    finally:
+        busy.stop()
+    # permissions: as root they do not apply, so run as nobody when root
+    prefix = ()
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            t.ok(True, "permission checks # SKIP root, and no setpriv")
+            return
+        prefix = (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
+        os.chown(tmp, 65534, 65534)
+    ro = copy("ro.db")
+    os.chmod(ro, 0o444)
+    if prefix:
+        os.chown(ro, 65534, 65534)
+    code, err = start_fails(ro, prefix=prefix)
+    t.ok(code == 1 and one_error(err, r"cannot read and write the file \(Permission denied") and
+         open(ro, "rb").read() == good, "a read-only store file: named, untouched", err)
+    rodir = os.path.join(tmp, "rodir")
+    os.mkdir(rodir)
+    inside = os.path.join(rodir, "hokito.db")
+    with open(inside, "wb") as f:
+        f.write(good)
+    if prefix:
+        os.chown(rodir, 65534, 65534)
+        os.chown(inside, 65534, 65534)
+    os.chmod(rodir, 0o555)
+    code, err = start_fails(inside, prefix=prefix)
+    t.ok(code == 1 and one_error(err, r"cannot create files in .*rodir \(Permission denied") and
+         open(inside, "rb").read() == good and os.listdir(rodir) == ["hokito.db"],
+         "a store in a read-only directory: named, untouched", err)
+    code, err = start_fails(os.path.join(rodir, "new.db"), prefix=prefix)
+    t.ok(code == 1 and one_error(err, r"cannot create files in") and
+         os.listdir(rodir) == ["hokito.db"], "a new store in a read-only directory: named", err)
+    os.chmod(rodir, 0o755)
+
+
 def default_path():
     tmp = tempfile.mkdtemp(prefix="hokitod-default-")
     env = dict(os.environ, STATE_DIRECTORY=tmp + ":/nonexistent")
@@ -268,5 +357,6 @@ t.run("history and record", history_and_record)
 t.run("rebuild a match", rebuild_match)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
+t.run("unusable store", unusable_store)
 t.run("default path", default_path)
 t.done()
