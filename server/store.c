@@ -380,6 +380,8 @@ store_check(struct store *st, int contents, struct store_error *err)
 	for (char *c = what; *c != '\0'; c++)
 		if (*c == '\n')
 			*c = ' '; /* quick_check lists its findings one a line; ours is one line */
+	if (strlen(what) > 120)
+		memcpy(what + 117, "...", 4); /* the first findings, and room for the advice */
 	if (strcmp(what, "ok") != 0)
 		return store_fail(
 		        err, STORE_ECORRUPT,

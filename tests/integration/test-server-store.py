@@ -233,6 +233,15 @@ def damaged_store():
     code, err = start_fails(garbled)
     t.ok(code == 1 and re.search(r"damaged|not an SQLite database|do not add up", err) and
          "will not start" in err, "a garbled store: refused, exit 1, a clear message", err)
+    # garble many pages: SQLite's findings are long, the message is still one whole line
+    garbled2 = db + ".garbled2"
+    with open(garbled2, "wb") as f:
+        f.write(data[:4096] + data[4096:4200] + bytes(range(256)) * 16 * (size // 4096 - 1))
+    code, err = start_fails(garbled2)
+    lines = [x for x in err.splitlines() if " error: " in x]
+    t.ok(code == 1 and len(lines) == 1 and
+         lines[0].endswith("hokitod will not start without its games") and
+         len(lines[0]) < 400, "a store garbled all over: one whole line of error", err)
     trunc = db + ".trunc"
     with open(trunc, "wb") as f:
         f.write(data[:size // 2])
