@@ -447,6 +447,8 @@ net_commit(struct net *n, int sent)
 	struct store_error err;
 
 	if (durable_commit(n->durable, &err) < 0) {
+		if (!n->listening)
+			exit(1); /* a start that failed: hokitod.c has said why, in one line */
 		log_error("store: %s", err.text);
 		if (sent)
 			log_error("stopping at once (the store keeps nothing across a restart)");

@@ -346,6 +346,80 @@ def unusable_store():
     os.chmod(rodir, 0o755)
 
 
+def full_disk():
+    """A store that cannot grow (RLIMIT_FSIZE: a full disk without mounting one): at start, one
+    line and exit 1; while serving, exit 1 at the commit that fails, nothing of its turn sent,
+    and every acknowledged move back after a restart with room."""
+    import resource
+    from serverlib import Client
+
+    srv = Server()
+    a, b, g, _ = finish_by_resign(srv, "full")
+    srv.stop()
+    db = srv.db
+
+    def start(limit):
+        def pre():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        port_file = db + ".port"
+        if os.path.exists(port_file):
+            os.unlink(port_file)
+        p = subprocess.Popen([os.path.abspath(HOKITOD), "--listen", "127.0.0.1:0", "--db", db,
+                              "--port-file", port_file], stderr=subprocess.PIPE, text=True,
+                             preexec_fn=pre)
+        for _ in range(200):
+            if os.path.exists(port_file) or p.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.02"])
+        port = int(open(port_file).read()) if os.path.exists(port_file) else None
+        return p, port
+
+    p, port = start(1024)
+    _, err = p.communicate(timeout=10)
+    lines = [x for x in err.splitlines() if " error: " in x]
+    t.ok(p.returncode == 1 and port is None and len(lines) == 1 and
+         "cannot rebuild the games from the store" in lines[0],
+         "no room for the store at start: one line, exit 1", err)
+    p, port = start(os.path.getsize(db) + 64 * 1024)
+    acked = []
+    try:
+        x = Client("127.0.0.1", port)
+        y = Client("127.0.0.1", port)
+        x.hello("fx")
+        y.hello("fy")
+        st, _ = x.request({"type": "create", "kind": "hokito", "seat": "black"})
+        y.request({"type": "join", "game": st["game"]})
+        for i in range(400):
+            c = (x, y)[i % 2]
+            yt = c.wait_for("your_turn")
+            r, _ = c.request({"type": "move", "move": yt["moves"][0]})
+            if r["type"] != "ok":
+                break
+            acked.append(yt["moves"][0])
+    except Exception:
+        pass  # the server stopped: the reply to the last move never came
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    err = p.stderr.read()
+    t.ok(p.returncode == 1 and 0 < len(acked) < 400 and "stopping at once" in err,
+         "no room for a commit while serving: exit 1 (%d moves acknowledged)" % len(acked),
+         err[-2000:])
+    srv = Server(db=db)
+    try:
+        w = srv.connect("fw")
+        rec, _ = w.request({"type": "record", "game": st["game"]})
+        moves = re.findall(r"[a-f][1-6]-[a-f][1-6]", rec.get("text", "").split("\n\n", 1)[-1])
+        t.ok(moves == acked,
+             "after a restart with room, the acknowledged moves are all there, no more",
+             (acked, moves))
+    finally:
+        srv.stop()
+
+
 def default_path():
     tmp = tempfile.mkdtemp(prefix="hokitod-default-")
     env = dict(os.environ, STATE_DIRECTORY=tmp + ":/nonexistent")
@@ -367,5 +441,6 @@ t.run("rebuild a match", rebuild_match)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
 t.run("unusable store", unusable_store)
+t.run("full disk", full_disk)
 t.run("default path", default_path)
 t.done()
