@@ -472,6 +472,11 @@ store_access(const char *path, struct store_error *err)
 		if (S_ISDIR(sb.st_mode))
 			return store_fail(err, STORE_EIO, "%s: a directory, not a store file",
 			                  path);
+		if (!S_ISREG(sb.st_mode))
+			return store_fail(err, STORE_EIO,
+			                  "%s: not a regular file (a device, a pipe or a socket), "
+			                  "not a store file",
+			                  path);
 		if (access(path, R_OK | W_OK) < 0)
 			return store_fail(err, STORE_EIO,
 			                  "%s: cannot read and write the file (%s); hokitod writes "

@@ -286,6 +286,13 @@ def unusable_store():
     code, err = start_fails(tmp)
     t.ok(code == 1 and one_error(err, r"a directory, not a store file"),
          "a directory as the store: refused", err)
+    fifo = os.path.join(tmp, "fifo.db")
+    os.mkfifo(fifo)
+    code, err = start_fails(fifo)
+    t.ok(code == 1 and one_error(err, r"not a regular file") and
+         sorted(os.listdir(tmp)) == ["fifo.db"], "a pipe as the store: refused, nothing made",
+         err)
+    os.unlink(fifo)
     other = os.path.join(tmp, "other.db")
     con = sqlite3.connect(other)
     con.execute("CREATE TABLE t (x)")
