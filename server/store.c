@@ -1274,17 +1274,19 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
 }
 
 int
-store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
+store_load(struct store *st, unsigned recent, int64_t since_ms, store_load_cb cb, void *ctx,
+           struct store_error *err)
 {
 	static const char sql[] =
 	        "SELECT " GAME_COLUMNS " FROM games WHERE status <> 'finished' OR id IN "
 	        "(SELECT id FROM games WHERE status = 'finished' "
-	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) ORDER BY serial";
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR (status = 'finished' AND "
+	        "ended_ms >= ?2 AND id IN (SELECT game_id FROM sessions)) ORDER BY serial";
 	struct store_game *games;
 	size_t n;
 	int rc, count = 0;
 
-	if ((rc = store_games_query(st, sql, recent, 0, &games, &n, err)) < 0)
+	if ((rc = store_games_query(st, sql, recent, since_ms, &games, &n, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct store_event *ev;

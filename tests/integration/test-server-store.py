@@ -187,6 +187,39 @@ def rebuild_match():
         t.ok(srv.stop() == 0, "hokitod stops")
 
 
+def over_while_away_restart():
+    """A player away when its game ended resumes after a restart within --linger and gets the
+    game_over, even though more than --keep-finished games finished since (PROTOCOL.md 12.1);
+    the lobby lists --keep-finished of them."""
+    srv = Server("--keep-finished", "1")
+    db = srv.db
+    a = srv.connect("away")
+    b = srv.connect("stays")
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
+    g = st["game"]
+    b.request({"type": "join", "game": g})
+    a.close()
+    b.wait_for("presence")
+    b.request({"type": "resign"})
+    for i in range(3):
+        finish_by_resign(srv, "ow%d" % i)
+    srv.stop(signal.SIGKILL)
+    srv = Server("--keep-finished", "1", db=db)
+    try:
+        a2 = srv.connect()
+        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 3})
+        got = a2.drain()
+        t.ok(r.get("game") == g and [m["type"] for m in got] == ["game_over", "spectators"],
+             "after a restart: back to the game_over missed, > --keep-finished games later",
+             (r, got))
+        c = srv.connect("lister")
+        lst, _ = c.request({"type": "list"})
+        fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
+        t.ok(len(fin) == 1 and fin[0] != g, "the lobby lists --keep-finished games", lst)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
 def fsync_always():
     srv = Server("--fsync", "always")
     try:
@@ -445,6 +478,7 @@ def default_path():
 
 t.run("history and record", history_and_record)
 t.run("rebuild a match", rebuild_match)
+t.run("game over while away, restart", over_while_away_restart)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
 t.run("unusable store", unusable_store)
