@@ -446,7 +446,7 @@ store_migrate(struct store *st, struct store_error *err)
 /*
  * Can hokitod read and write the file at path and create files beside it? SQLite would open a
  * file it cannot write read-only and then fail at the first read with "disk I/O error", and fail
- * in a directory it cannot write (where the -wal and -shm files go) with "attempt to write a
+ * in a directory it cannot write (where its -wal and -journal files go) with "attempt to write a
  * readonly database": both say nothing of the cause. Returns 0, or STORE_EIO with a message that
  * names it. Reads and changes nothing.
  */
@@ -486,7 +486,7 @@ store_access(const char *path, struct store_error *err)
 	if (access(dir, W_OK | X_OK) < 0)
 		return store_fail(err, STORE_EIO,
 		                  "%s: cannot create files in %s (%s); hokitod keeps the store's "
-		                  "-wal and -shm files beside it: check the directory's owner and "
+		                  "-wal file beside it: check the directory's owner and "
 		                  "permissions",
 		                  path, dir, strerror(errno));
 	return 0;
