@@ -79,11 +79,13 @@ parse_num(const char *s, unsigned long long min, unsigned long long max, unsigne
 	return 0;
 }
 
-/* Split "HOST:PORT" or "[V6]:PORT". Returns 0 or -1. */
+/* Split "HOST:PORT" or "[V6]:PORT", HOST a numeric address. Returns 0 or -1. */
 static int
 parse_listen(const char *arg, char *host, size_t size, int *port)
 {
 	const char *colon;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
 	unsigned long long p;
 	size_t n;
 
@@ -108,6 +110,9 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 	}
 	host[n] = '\0';
 	if (parse_num(colon + 1, 0, 65535, &p) < 0)
+		return -1;
+	/* a numeric address: no name is looked up */
+	if (uv_ip4_addr(host, 0, &sin) != 0 && uv_ip6_addr(host, 0, &sin6) != 0)
 		return -1;
 	*port = (int)p;
 	return 0;
@@ -295,7 +300,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (parse_listen(listen, host, sizeof host, &port) < 0) {
-		fprintf(stderr, "hokitod: --listen wants HOST:PORT or [IPV6]:PORT (got '%s')\n",
+		fprintf(stderr,
+		        "hokitod: --listen wants IPV4:PORT or [IPV6]:PORT, a numeric "
+		        "address and a port from 0 to 65535 (got '%s')\n",
 		        listen);
 		return 2;
 	}

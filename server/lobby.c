@@ -4,9 +4,10 @@
  * The lobby owns every session and every table. A session outlives its connection (a peer) so
  * that a player can come back with its token; it is freed by lobby_tick() once it has been
  * disconnected longer than the linger time, unless it holds a seat in a live game. Tables are
- * freed when their game is finished and more than keep_finished finished games are held, or when
- * the lobby is freed. Pruning happens at the end of each entry point, never in the middle of a
- * request that still uses the table.
+ * freed when their game is finished, keep_finished more recent games have finished, and none of
+ * its players is away with a session that lingers (lobby_prune()), or when the lobby is freed.
+ * Pruning happens at the end of each entry point, never in the middle of a request that still uses
+ * the table.
  *
  * Requests arrive already validated in form by msg_decode(); here they are checked against the
  * state (who is where, whose turn, the rules) and every refusal is an error reply that changes
@@ -514,15 +515,38 @@ table_drop(struct lobby *lb, struct table *t)
 	table_free(t);
 }
 
-/* Forget the oldest finished games beyond keep_finished (only after a game finished). */
+/*
+ * Whether a player of finished table t may still come back to it: its session is away and
+ * lingers. Such a table is held beyond keep_finished, so that the player who returns in time
+ * gets the game_over it missed (PROTOCOL.md 11.3); its session expires within --linger.
+ */
+static int
+table_awaited(const struct table *t)
+{
+	for (int i = 0; i < 2; i++)
+		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * Forget the finished games older than the keep_finished most recent, but those a player may still
+ * come back to (after a game finished, or a session expired: then they are looked at again).
+ */
 static void
 lobby_prune(struct lobby *lb)
 {
+	struct table *t, *prev;
+	size_t newer = 0;
+
 	if (!lb->prune_due)
 		return;
 	lb->prune_due = 0;
-	while (lb->nfinished > lb->cfg.keep_finished)
-		table_drop(lb, lb->fin_head);
+	for (t = lb->fin_tail; t != NULL; t = prev) {
+		prev = t->fin_prev;
+		if (newer++ >= lb->cfg.keep_finished && !table_awaited(t))
+			table_drop(lb, t);
+	}
 }
 
 /* The session of a token, or NULL (strmap's keyed hash and constant-time compare: strmap.h). */
@@ -1024,8 +1048,7 @@ static void
 handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	json_t *o = msg_new(MSG_GAMES, NULL), *games = json_array();
-	struct table **fin = xmalloc((lb->ntables + 1) * sizeof *fin);
-	size_t nfin = 0;
+	size_t kept = 0;
 
 	static const enum table_status order[] = {TABLE_OPEN, TABLE_LIVE, TABLE_ADJOURNED};
 
@@ -1033,21 +1056,14 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		for (size_t i = 0; i < lb->ntables; i++)
 			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
 				json_array_append_new(games, table_summary_new(lb->tables[i]));
-	for (size_t i = 0; i < lb->ntables; i++)
-		if (lb->tables[i]->status == TABLE_FINISHED && !lb->tables[i]->is_private)
-			fin[nfin++] = lb->tables[i];
-	/* most recently finished first (a small insertion sort: keep_finished is small) */
-	for (size_t i = 1; i < nfin; i++)
-		for (size_t j = i; j > 0 && fin[j]->finished_serial > fin[j - 1]->finished_serial;
-		     j--) {
-			struct table *x = fin[j];
-
-			fin[j] = fin[j - 1];
-			fin[j - 1] = x;
-		}
-	for (size_t i = 0; i < nfin; i++)
-		json_array_append_new(games, table_summary_new(fin[i]));
-	free(fin);
+	/*
+	 * The keep_finished most recently finished, newest first (the finished list is in the order
+	 * of finishing); more may be held for a player who may come back (lobby_prune()).
+	 */
+	for (struct table *t = lb->fin_tail; t != NULL && kept < lb->cfg.keep_finished;
+	     t = t->fin_prev, kept++)
+		if (!t->is_private)
+			json_array_append_new(games, table_summary_new(t));
 	json_object_set_new(o, "games", games);
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
@@ -1730,6 +1746,8 @@ lobby_tick(struct lobby *lb)
 			continue;
 		}
 		log_info("%s (%s) expired", s->id, s->name);
+		if (s->table != NULL && s->table->status == TABLE_FINISHED)
+			lb->prune_due = 1; /* its game may have been held for it */
 		session_leave(lb, s);
 		strmap_del(&lb->by_token, s->token);
 		strmap_del(&lb->by_player, s->id);
@@ -1922,7 +1940,7 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 }
 
 int
-lobby_restore(struct lobby *lb, struct store_error *err)
+lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 {
 	struct store *st = lb->cfg.store;
 	struct restore_ctx rc = {.lb = lb};
@@ -1932,7 +1950,8 @@ lobby_restore(struct lobby *lb, struct store_error *err)
 	assert(lb->ntables == 0 && lb->nsessions == 0);
 	if (st == NULL)
 		return 0;
-	n = store_load(st, lb->cfg.keep_finished, restore_game_cb, &rc, err);
+	n = store_load(st, lb->cfg.keep_finished, now_ms - (int64_t)lb->cfg.linger_ms,
+	               restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {
 		snprintf(err->text, sizeof err->text, "%s", rc.why);
 		err->code = n = STORE_ECORRUPT;

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "durable.h"
 #include "hokito-config.h"
@@ -447,6 +448,8 @@ net_commit(struct net *n, int sent)
 	struct store_error err;
 
 	if (durable_commit(n->durable, &err) < 0) {
+		if (!n->listening)
+			exit(1); /* a start that failed: hokitod.c has said why, in one line */
 		log_error("store: %s", err.text);
 		if (sent)
 			log_error("stopping at once (the store keeps nothing across a restart)");
@@ -872,7 +875,11 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 int
 net_restore(struct net *n, struct store_error *err)
 {
-	int rc = lobby_restore(n->lobby, err), crc;
+	struct timespec ts;
+	int rc, crc;
+
+	clock_gettime(CLOCK_REALTIME, &ts); /* the stored end times are wall-clock times */
+	rc = lobby_restore(n->lobby, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, err);
 
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && n->durable != NULL && (crc = durable_commit(n->durable, err)) < 0)

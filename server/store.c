@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -379,6 +380,8 @@ store_check(struct store *st, int contents, struct store_error *err)
 	for (char *c = what; *c != '\0'; c++)
 		if (*c == '\n')
 			*c = ' '; /* quick_check lists its findings one a line; ours is one line */
+	if (strlen(what) > 120)
+		memcpy(what + 117, "...", 4); /* the first findings, and room for the advice */
 	if (strcmp(what, "ok") != 0)
 		return store_fail(
 		        err, STORE_ECORRUPT,
@@ -440,6 +443,55 @@ store_migrate(struct store *st, struct store_error *err)
 	return 0;
 }
 
+/*
+ * Can hokitod read and write the file at path and create files beside it? SQLite would open a
+ * file it cannot write read-only and then fail at the first read with "disk I/O error", and fail
+ * in a directory it cannot write (where its -wal and -journal files go) with "attempt to write a
+ * readonly database": both say nothing of the cause. Returns 0, or STORE_EIO with a message that
+ * names it. Reads and changes nothing.
+ */
+static int
+store_access(const char *path, struct store_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat sb;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (stat(dir, &sb) < 0)
+		return store_fail(err, STORE_EIO, "%s: cannot use the directory %s (%s)", path, dir,
+		                  strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return store_fail(err, STORE_EIO, "%s: %s is not a directory", path, dir);
+	if (stat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			return store_fail(err, STORE_EIO, "%s: a directory, not a store file",
+			                  path);
+		if (!S_ISREG(sb.st_mode))
+			return store_fail(err, STORE_EIO,
+			                  "%s: not a regular file (a device, a pipe or a socket), "
+			                  "not a store file",
+			                  path);
+		if (access(path, R_OK | W_OK) < 0)
+			return store_fail(err, STORE_EIO,
+			                  "%s: cannot read and write the file (%s); hokitod writes "
+			                  "to its store: check its owner and permissions",
+			                  path, strerror(errno));
+	}
+	if (access(dir, W_OK | X_OK) < 0)
+		return store_fail(err, STORE_EIO,
+		                  "%s: cannot create files in %s (%s); hokitod keeps the store's "
+		                  "-wal file beside it: check the directory's owner and "
+		                  "permissions",
+		                  path, dir, strerror(errno));
+	return 0;
+}
+
 /* Open, configure, identify, migrate and check; then prepare the statements. */
 static int
 store_start(struct store *st, const char *path, struct store_error *err)
@@ -463,6 +515,8 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		        "%s: the file is empty (0 bytes), a truncated store? Move it away to "
 		        "start a new one; hokitod will not start without its games",
 		        path);
+	if (!temp && (rc = store_access(path, err)) < 0)
+		return rc;
 	/*
 	 * Only the loop thread ever touches the store: no mutex around each call on the connection
 	 * (SQLite's multi-thread mode), and no memory statistics, which take a global mutex for
@@ -479,6 +533,11 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	if ((rc = store_exec(st, "PRAGMA locking_mode = EXCLUSIVE", "setting the lock", err)) < 0)
 		return rc;
 	if ((rc = store_int(st, "PRAGMA application_id", &app_id, err)) < 0) {
+		if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_BUSY)
+			return store_fail(err, STORE_EIO,
+			                  "%s: in use by another process (another hokitod on the "
+			                  "same store?); one server per store",
+			                  path);
 		if (err != NULL && err->code == STORE_ECORRUPT)
 			return store_fail(err, STORE_ECORRUPT,
 			                  "%s: not an SQLite database, or a damaged one (%s); "
@@ -1215,17 +1274,19 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
 }
 
 int
-store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
+store_load(struct store *st, unsigned recent, int64_t since_ms, store_load_cb cb, void *ctx,
+           struct store_error *err)
 {
 	static const char sql[] =
 	        "SELECT " GAME_COLUMNS " FROM games WHERE status <> 'finished' OR id IN "
 	        "(SELECT id FROM games WHERE status = 'finished' "
-	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) ORDER BY serial";
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR (status = 'finished' AND "
+	        "ended_ms >= ?2 AND id IN (SELECT game_id FROM sessions)) ORDER BY serial";
 	struct store_game *games;
 	size_t n;
 	int rc, count = 0;
 
-	if ((rc = store_games_query(st, sql, recent, 0, &games, &n, err)) < 0)
+	if ((rc = store_games_query(st, sql, recent, since_ms, &games, &n, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct store_event *ev;

@@ -129,6 +129,75 @@ try:
             check(val and val.group(1) == m.group(1), f"hokitod.env: --{f} default {m.group(1)}",
                   val.group(1) if val else None)
 
+    # hokitod(8) names the flags of --help with the same defaults; a value just outside the
+    # range the manual gives is refused (exit 2, one line naming the flag), and hokitod starts
+    # with every flag at the low end of its range, and again at the high end.
+    man = open(expect["hokitod(8)"]).read().replace("\\-", "-")
+    paras = {}
+    mlines = man.splitlines()
+    for i, line in enumerate(mlines):
+        if i > 0 and mlines[i - 1] == ".TP" and line.startswith(".B"):
+            body = []
+            for rest in mlines[i + 1:]:
+                if rest.startswith((".TP", ".SH", ".PP")):
+                    break
+                body.append(rest)
+            for f in re.findall(r"--([a-z][a-z-]*)", line):
+                paras[f] = " ".join(body)
+    check(set(paras) == flags, "hokitod(8) and hokitod --help name the same flags",
+          sorted(set(paras) ^ flags))
+
+    def num(x):
+        return 2 ** int(x[2:]) if x.startswith("2^") else int(x)
+
+    ranges = {}
+    for f, body in sorted(paras.items()):
+        m = re.search(r"--" + f + r"\b[^\n]*\(default ([^)]+)\)", help_text)
+        d = re.search(r"\(default ([^)]+)\)", body)
+        if m and re.match(r"^\d+$", m.group(1)):
+            check(d and d.group(1) == m.group(1), f"hokitod(8): --{f} default {m.group(1)}",
+                  body)
+        r = re.search(r"(\d+|2\^\d+) to (\d+|2\^\d+) \(default", body)
+        if r:
+            ranges[f] = (num(r.group(1)), num(r.group(2)))
+    check(len(ranges) == 8, "hokitod(8) gives the range of every numeric flag", ranges)
+    bad_values = [("listen", "localhost:7777"), ("listen", "127.0.0.1:65536"),
+                  ("listen", "[::1]"), ("fsync", "sometimes"), ("log-level", "verbose"),
+                  ("db", "")]
+    for f, (lo, hi) in ranges.items():
+        bad_values += [(f, str(hi + 1)), (f, "-1"), (f, "+5"), (f, "5x"), (f, "")]
+        if lo > 0:
+            bad_values.append((f, str(lo - 1)))
+    for f, v in bad_values:
+        r = subprocess.run([expect["hokitod"], "--db", ":memory:", "--" + f, v],
+                           capture_output=True, text=True, timeout=10)
+        lines = r.stderr.splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and lines[0].startswith("hokitod: --" + f),
+              f"hokitod --{f} '{v}' is refused (exit 2, one line)", r.stderr)
+    for end in (0, 1):
+        port_file = os.path.join(work, "port")
+        if os.path.exists(port_file):
+            os.unlink(port_file)
+        argv = [expect["hokitod"], "--db", ":memory:", "--listen", "127.0.0.1:0",
+                "--port-file", port_file]
+        for f, r in ranges.items():
+            argv += ["--" + f, str(r[end])]
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        for _ in range(100):
+            if os.path.exists(port_file) or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        up = os.path.exists(port_file)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            rc = proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            rc = None
+        check(up and rc == 0, "hokitod starts with every flag at the %s end of its range"
+              % ("low", "high")[end], proc.stderr.read())
+
     # Start hokitod the way the unit does: its Environment= defaults, then the environment
     # file, expanded as systemd expands ExecStart (${VAR} one word, $VAR split on spaces).
     env = {}

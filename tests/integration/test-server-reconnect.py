@@ -7,6 +7,7 @@ refused. Prints TAP.
 """
 import os
 import random
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -200,6 +201,52 @@ def expiry(t):
         srv.stop()
 
 
+def over_while_away(t):
+    """A player away when its game ended gets the game_over on its return within --linger, even
+    after more than --keep-finished other games have finished meanwhile (PROTOCOL.md 11.3); the
+    lobby still lists only --keep-finished of them, and the game is forgotten once the session
+    expired."""
+    srv = Server("--keep-finished", "1", "--linger", "2")
+    try:
+        a = srv.connect("away")
+        b = srv.connect("stays")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
+        g = st["game"]
+        b.request({"type": "join", "game": g})
+        a.close()
+        b.wait_for("presence")
+        b.request({"type": "resign"})
+        for i in range(2):
+            x = srv.connect("x%d" % i)
+            y = srv.connect("y%d" % i)
+            st2, _ = x.request({"type": "create", "kind": "oxono"})
+            y.request({"type": "join", "game": st2["game"]})
+            x.request({"type": "resign"})
+        lst, _ = b.request({"type": "list"})
+        fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
+        t.ok(fin == [st2["game"]], "the lobby lists --keep-finished finished games", lst)
+        a2 = srv.connect()
+        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 3})
+        got = a2.drain()
+        t.ok(r.get("game") == g and [m["type"] for m in got] == ["game_over", "spectators"] and
+             got[0]["seq"] == 4,
+             "back in time after other games finished: the missed game_over", (r, got))
+        a2.close()
+        for c in (b, x, y):
+            c.close()
+        a3 = srv.connect("late")
+        for _ in range(50):
+            rec, _ = a3.request({"type": "watch", "game": g})
+            if rec["type"] == "error":
+                break
+            a3.request({"type": "leave"})
+            subprocess.run(["sleep", "0.2"])
+        t.ok(rec["type"] == "error" and rec["code"] == "no_such_game",
+             "the game is forgotten once its player's session expired", rec)
+    finally:
+        srv.stop()
+
+
 def main():
     t = Tap()
     srv = Server()
@@ -211,6 +258,7 @@ def main():
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0")
     t.run("expiry", expiry, t)
+    t.run("game over while away", over_while_away, t)
     t.done()
 
 

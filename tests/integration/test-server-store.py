@@ -7,6 +7,7 @@ start on a damaged or truncated store. Run by meson (HOKITOD names the server bi
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -186,6 +187,39 @@ def rebuild_match():
         t.ok(srv.stop() == 0, "hokitod stops")
 
 
+def over_while_away_restart():
+    """A player away when its game ended resumes after a restart within --linger and gets the
+    game_over, even though more than --keep-finished games finished since (PROTOCOL.md 12.1);
+    the lobby lists --keep-finished of them."""
+    srv = Server("--keep-finished", "1")
+    db = srv.db
+    a = srv.connect("away")
+    b = srv.connect("stays")
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
+    g = st["game"]
+    b.request({"type": "join", "game": g})
+    a.close()
+    b.wait_for("presence")
+    b.request({"type": "resign"})
+    for i in range(3):
+        finish_by_resign(srv, "ow%d" % i)
+    srv.stop(signal.SIGKILL)
+    srv = Server("--keep-finished", "1", db=db)
+    try:
+        a2 = srv.connect()
+        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 3})
+        got = a2.drain()
+        t.ok(r.get("game") == g and [m["type"] for m in got] == ["game_over", "spectators"],
+             "after a restart: back to the game_over missed, > --keep-finished games later",
+             (r, got))
+        c = srv.connect("lister")
+        lst, _ = c.request({"type": "list"})
+        fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
+        t.ok(len(fin) == 1 and fin[0] != g, "the lobby lists --keep-finished games", lst)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
 def fsync_always():
     srv = Server("--fsync", "always")
     try:
@@ -203,9 +237,10 @@ def fsync_always():
          "--help documents --db and --fsync")
 
 
-def start_fails(db, *extra):
+def start_fails(db, *extra, prefix=()):
     """Run hokitod on db; return (exit status, its stderr); kill it if it does start."""
-    p = subprocess.Popen([HOKITOD, "--listen", "127.0.0.1:0", "--db", db] + list(extra),
+    p = subprocess.Popen(list(prefix) + [os.path.abspath(HOKITOD), "--listen", "127.0.0.1:0",
+                                         "--db", db] + list(extra),
                          stderr=subprocess.PIPE, text=True)
     try:
         _, err = p.communicate(timeout=10)
@@ -231,6 +266,15 @@ def damaged_store():
     code, err = start_fails(garbled)
     t.ok(code == 1 and re.search(r"damaged|not an SQLite database|do not add up", err) and
          "will not start" in err, "a garbled store: refused, exit 1, a clear message", err)
+    # garble many pages: SQLite's findings are long, the message is still one whole line
+    garbled2 = db + ".garbled2"
+    with open(garbled2, "wb") as f:
+        f.write(data[:4096] + data[4096:4200] + bytes(range(256)) * 16 * (size // 4096 - 1))
+    code, err = start_fails(garbled2)
+    lines = [x for x in err.splitlines() if " error: " in x]
+    t.ok(code == 1 and len(lines) == 1 and
+         lines[0].endswith("hokitod will not start without its games") and
+         len(lines[0]) < 400, "a store garbled all over: one whole line of error", err)
     trunc = db + ".trunc"
     with open(trunc, "wb") as f:
         f.write(data[:size // 2])
@@ -246,6 +290,174 @@ def damaged_store():
     code, err = start_fails(text)
     t.ok(code == 1 and "not an SQLite database" in err, "a file that is no store: refused",
          err)
+
+
+def unusable_store():
+    """Stores hokitod cannot use: one clear line, exit 1, and the file left as it was."""
+    import hashlib
+    import sqlite3
+    srv = Server()
+    finish_by_resign(srv, "u")
+    srv.stop()
+    tmp = tempfile.mkdtemp(prefix="hokitod-unusable-")
+    os.chmod(tmp, 0o777)
+    good = open(srv.db, "rb").read()
+
+    def copy(name):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(good)
+        return path
+
+    def one_error(err, pattern):
+        lines = [x for x in err.splitlines() if " error: " in x]
+        return len(lines) == 1 and re.search(pattern, lines[0])
+
+    code, err = start_fails(os.path.join(tmp, "missing", "hokito.db"))
+    t.ok(code == 1 and one_error(err, r"cannot use the directory .*missing \(No such file"),
+         "a store in a directory that does not exist: named", err)
+    code, err = start_fails(tmp)
+    t.ok(code == 1 and one_error(err, r"a directory, not a store file"),
+         "a directory as the store: refused", err)
+    fifo = os.path.join(tmp, "fifo.db")
+    os.mkfifo(fifo)
+    code, err = start_fails(fifo)
+    t.ok(code == 1 and one_error(err, r"not a regular file") and
+         sorted(os.listdir(tmp)) == ["fifo.db"], "a pipe as the store: refused, nothing made",
+         err)
+    os.unlink(fifo)
+    other = os.path.join(tmp, "other.db")
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    before = open(other, "rb").read()
+    code, err = start_fails(other)
+    t.ok(code == 1 and one_error(err, r"not a hokitod store") and
+         open(other, "rb").read() == before, "another SQLite database: refused, untouched", err)
+    newer = copy("newer.db")
+    con = sqlite3.connect(newer)
+    con.execute("PRAGMA user_version = 99")
+    con.commit()
+    con.close()
+    before = open(newer, "rb").read()
+    code, err = start_fails(newer)
+    t.ok(code == 1 and one_error(err, r"schema version 99 is newer") and
+         open(newer, "rb").read() == before, "a newer schema version: refused, untouched", err)
+    busy = Server(db=copy("busy.db"))
+    try:
+        code, err = start_fails(busy.db)
+        t.ok(code == 1 and one_error(err, r"in use by another process"),
+             "a store another hokitod holds: refused", err)
+    finally:
+        busy.stop()
+    # permissions: as root they do not apply, so run as nobody when root
+    prefix = ()
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            t.ok(True, "permission checks # SKIP root, and no setpriv")
+            return
+        prefix = (setpriv, "--reuid=65534", "--regid=65534", "--clear-groups")
+        os.chown(tmp, 65534, 65534)
+    ro = copy("ro.db")
+    os.chmod(ro, 0o444)
+    if prefix:
+        os.chown(ro, 65534, 65534)
+    code, err = start_fails(ro, prefix=prefix)
+    t.ok(code == 1 and one_error(err, r"cannot read and write the file \(Permission denied") and
+         open(ro, "rb").read() == good, "a read-only store file: named, untouched", err)
+    rodir = os.path.join(tmp, "rodir")
+    os.mkdir(rodir)
+    inside = os.path.join(rodir, "hokito.db")
+    with open(inside, "wb") as f:
+        f.write(good)
+    if prefix:
+        os.chown(rodir, 65534, 65534)
+        os.chown(inside, 65534, 65534)
+    os.chmod(rodir, 0o555)
+    code, err = start_fails(inside, prefix=prefix)
+    t.ok(code == 1 and one_error(err, r"cannot create files in .*rodir \(Permission denied") and
+         open(inside, "rb").read() == good and os.listdir(rodir) == ["hokito.db"],
+         "a store in a read-only directory: named, untouched", err)
+    code, err = start_fails(os.path.join(rodir, "new.db"), prefix=prefix)
+    t.ok(code == 1 and one_error(err, r"cannot create files in") and
+         os.listdir(rodir) == ["hokito.db"], "a new store in a read-only directory: named", err)
+    os.chmod(rodir, 0o755)
+
+
+def full_disk():
+    """A store that cannot grow (RLIMIT_FSIZE: a full disk without mounting one): at start, one
+    line and exit 1; while serving, exit 1 at the commit that fails, nothing of its turn sent,
+    and every acknowledged move back after a restart with room."""
+    import resource
+    from serverlib import Client
+
+    srv = Server()
+    a, b, g, _ = finish_by_resign(srv, "full")
+    srv.stop()
+    db = srv.db
+
+    def start(limit):
+        def pre():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        port_file = db + ".port"
+        if os.path.exists(port_file):
+            os.unlink(port_file)
+        p = subprocess.Popen([os.path.abspath(HOKITOD), "--listen", "127.0.0.1:0", "--db", db,
+                              "--port-file", port_file], stderr=subprocess.PIPE, text=True,
+                             preexec_fn=pre)
+        for _ in range(200):
+            if os.path.exists(port_file) or p.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.02"])
+        port = int(open(port_file).read()) if os.path.exists(port_file) else None
+        return p, port
+
+    p, port = start(1024)
+    _, err = p.communicate(timeout=10)
+    lines = [x for x in err.splitlines() if " error: " in x]
+    t.ok(p.returncode == 1 and port is None and len(lines) == 1 and
+         "cannot rebuild the games from the store" in lines[0],
+         "no room for the store at start: one line, exit 1", err)
+    p, port = start(os.path.getsize(db) + 64 * 1024)
+    acked = []
+    try:
+        x = Client("127.0.0.1", port)
+        y = Client("127.0.0.1", port)
+        x.hello("fx")
+        y.hello("fy")
+        st, _ = x.request({"type": "create", "kind": "hokito", "seat": "black"})
+        y.request({"type": "join", "game": st["game"]})
+        for i in range(400):
+            c = (x, y)[i % 2]
+            yt = c.wait_for("your_turn")
+            r, _ = c.request({"type": "move", "move": yt["moves"][0]})
+            if r["type"] != "ok":
+                break
+            acked.append(yt["moves"][0])
+    except Exception:
+        pass  # the server stopped: the reply to the last move never came
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    err = p.stderr.read()
+    t.ok(p.returncode == 1 and 0 < len(acked) < 400 and "stopping at once" in err,
+         "no room for a commit while serving: exit 1 (%d moves acknowledged)" % len(acked),
+         err[-2000:])
+    srv = Server(db=db)
+    try:
+        w = srv.connect("fw")
+        rec, _ = w.request({"type": "record", "game": st["game"]})
+        moves = re.findall(r"[a-f][1-6]-[a-f][1-6]", rec.get("text", "").split("\n\n", 1)[-1])
+        t.ok(moves == acked,
+             "after a restart with room, the acknowledged moves are all there, no more",
+             (acked, moves))
+    finally:
+        srv.stop()
 
 
 def default_path():
@@ -266,7 +478,10 @@ def default_path():
 
 t.run("history and record", history_and_record)
 t.run("rebuild a match", rebuild_match)
+t.run("game over while away, restart", over_while_away_restart)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
+t.run("unusable store", unusable_store)
+t.run("full disk", full_disk)
 t.run("default path", default_path)
 t.done()
