@@ -114,7 +114,6 @@ struct net {
 	uv_loop_t *loop;
 	struct net_config cfg;
 	uv_tcp_t listener;
-	int listening;
 	uv_timer_t tick;   /* lobby_tick every second */
 	uv_timer_t wake;   /* lobby_wake at the game layer's next deadline (ops->timer) */
 	uv_prepare_t turn; /* end of each loop turn: group commit, then the held output */
@@ -438,7 +437,8 @@ lobby_event_cb(void *arg, const struct table *t, int64_t seq, enum msg_type type
 {
 	struct net *n = arg;
 
-	durable_event(n->durable, t, seq, type, ev, w);
+	if (n->durable != NULL) /* NULL after a failed start (net_restore()) */
+		durable_event(n->durable, t, seq, type, ev, w);
 }
 
 /* The turn's group commit; a failure stops the process at once (sent: output already went). */
@@ -448,8 +448,6 @@ net_commit(struct net *n, int sent)
 	struct store_error err;
 
 	if (durable_commit(n->durable, &err) < 0) {
-		if (!n->listening)
-			exit(1); /* a start that failed: hokitod.c has said why, in one line */
 		log_error("store: %s", err.text);
 		if (sent)
 			log_error("stopping at once (the store keeps nothing across a restart)");
@@ -883,7 +881,16 @@ net_restore(struct net *n, struct store_error *err)
 
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && n->durable != NULL && (crc = durable_commit(n->durable, err)) < 0)
-		return crc;
+		rc = crc;
+	if (rc < 0) {
+		/*
+		 * A start that failed writes nothing more: no group commit at the turns of the
+		 * shutdown (its error would be a second, misleading report), and what the rebuild
+		 * queued is rolled back when the store closes.
+		 */
+		durable_free(n->durable);
+		n->durable = NULL;
+	}
 	return rc;
 }
 
@@ -901,7 +908,6 @@ net_listen(struct net *n, const char *host, int port, char *bound, size_t size)
 		return rc;
 	if ((rc = uv_listen((uv_stream_t *)&n->listener, BACKLOG, net_connection_cb)) < 0)
 		return rc;
-	n->listening = 1;
 	if ((rc = uv_tcp_getsockname(&n->listener, (struct sockaddr *)&ss, &len)) < 0)
 		return rc;
 	addr_format(&ss, bound, size);

@@ -37,7 +37,8 @@ struct net *net_create(uv_loop_t *loop, const struct net_config *cfg,
 /*
  * Rebuild the games and sessions from the store of lcfg (lobby_restore()) and commit what that
  * tidied. Call once, before net_listen(). Returns the number of games rebuilt, or a negative store
- * error with err filled: the store is damaged and the server must not start.
+ * error with err filled: the store is damaged and the server must not start; from then on nothing
+ * more is written to the store (what the rebuild queued is rolled back by store_close()).
  */
 int net_restore(struct net *n, struct store_error *err);
 
