@@ -531,20 +531,22 @@ table_awaited(const struct table *t)
 
 /*
  * Forget the finished games older than the keep_finished most recent, but those a player may still
- * come back to (after a game finished, or a session expired: then they are looked at again).
+ * come back to (after a game finished, or a session expired: then they are looked at again). Only
+ * the older ones are walked, oldest first: the games held for a player, and those just gone past.
  */
 static void
 lobby_prune(struct lobby *lb)
 {
-	struct table *t, *prev;
-	size_t newer = 0;
+	size_t older;
+	struct table *t, *next;
 
 	if (!lb->prune_due)
 		return;
 	lb->prune_due = 0;
-	for (t = lb->fin_tail; t != NULL; t = prev) {
-		prev = t->fin_prev;
-		if (newer++ >= lb->cfg.keep_finished && !table_awaited(t))
+	older = lb->nfinished > lb->cfg.keep_finished ? lb->nfinished - lb->cfg.keep_finished : 0;
+	for (t = lb->fin_head; older > 0; t = next, older--) {
+		next = t->fin_next;
+		if (!table_awaited(t))
 			table_drop(lb, t);
 	}
 }
