@@ -67,11 +67,7 @@ static void out(const char *fmt, ...)
 
 static void plain_pump(struct plain *p);
 
-/*
- * Print one line on standard output. Control characters (names, chat and reasons come from the
- * server, which strips them; a broken or hostile one may not) are printed as '?', so that they
- * can neither drive the terminal nor break a line in two for a script reading it.
- */
+/* Print one line on standard output, control characters as '?' (client_shown_byte()). */
 static void
 out(const char *fmt, ...)
 {
@@ -91,8 +87,7 @@ out(const char *fmt, ...)
 		va_end(ap);
 	}
 	for (int i = 0; i < n; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
+		buf[i] = client_shown_byte(buf[i]);
 	fputs(buf, stdout);
 	putchar('\n');
 	fflush(stdout);

@@ -142,6 +142,21 @@ looks_like_id(const char *target)
 	return 1;
 }
 
+/* Send the join or watch of target (a game id, or with by_code an invite code). */
+static int
+request_target_send(struct client *c, enum msg_type type, const char *target, int by_code)
+{
+	int id;
+	json_t *jid, *msg;
+
+	jid = new_id(c, &id);
+	msg = type == MSG_JOIN
+	              ? msg_join_new(by_code ? NULL : target, by_code ? target : NULL, jid)
+	              : msg_watch_new(by_code ? NULL : target, by_code ? target : NULL, jid);
+	json_decref(jid);
+	return request_send(c, msg, type, target, by_code, id);
+}
+
 /*
  * Join or watch. A target that looks like a game id ("g12") is sent as one; anything else as an
  * invite code. A no_such_game reply to a try by id comes back through client-msg.c, which tries
@@ -150,20 +165,12 @@ looks_like_id(const char *target)
 static int
 request_target(struct client *c, enum msg_type type, const char *target, int by_code)
 {
-	int id;
-	json_t *jid, *msg;
-
 	if (c->st.table.active && c->st.table.seat < 0 && type == MSG_WATCH &&
 	    strcmp(c->st.table.id, target) == 0) {
 		client_notice(c, 0, "Already watching %s.", target);
 		return 0;
 	}
-	jid = new_id(c, &id);
-	msg = type == MSG_JOIN
-	              ? msg_join_new(by_code ? NULL : target, by_code ? target : NULL, jid)
-	              : msg_watch_new(by_code ? NULL : target, by_code ? target : NULL, jid);
-	json_decref(jid);
-	return request_send(c, msg, type, target, by_code, id);
+	return request_target_send(c, type, target, by_code);
 }
 
 int
@@ -181,13 +188,7 @@ client_request_watch(struct client *c, const char *id_or_code)
 int
 client_request_rewatch(struct client *c)
 {
-	int id;
-	json_t *jid = new_id(c, &id);
-	const char *t = c->watch_target;
-	json_t *msg = msg_watch_new(c->watch_by_code ? NULL : t, c->watch_by_code ? t : NULL, jid);
-
-	json_decref(jid);
-	return request_send(c, msg, MSG_WATCH, t, c->watch_by_code, id);
+	return request_target_send(c, MSG_WATCH, c->watch_target, c->watch_by_code);
 }
 
 int

@@ -239,9 +239,8 @@ clip(const char *text, int w)
 }
 
 /*
- * Write text at (y, x), cut to w columns and to the right edge. A control character (only a
- * broken or hostile server sends one in a name or a chat line) is drawn as '?': curses would
- * move the cursor on a newline or a carriage return, out of the pane.
+ * Write text at (y, x), cut to w columns and to the right edge; a control character is drawn as
+ * '?' (client_shown_byte()): curses would move the cursor on a newline, out of the pane.
  */
 static void
 putn(int y, int x, int w, const char *text)
@@ -257,7 +256,7 @@ putn(int y, int x, int w, const char *text)
 	if (n > (int)sizeof buf)
 		n = (int)sizeof buf;
 	for (int i = 0; i < n; i++)
-		buf[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+		buf[i] = client_shown_byte(text[i]);
 	mvaddnstr(y, x, buf, n);
 }
 

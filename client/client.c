@@ -198,26 +198,19 @@ parse_args(int argc, char **argv, struct client_options *o)
 	}
 	/* The options of a game to create (or, --variant and --clock, to pair for) go with that
 	 * command only: elsewhere they would do nothing. */
-	{
-		const char *misplaced = NULL;
-		if (o->action != CLIENT_ACTION_CREATE)
-			misplaced = seat != NULL      ? "--seat"
-			            : o->private_game ? "--private"
-			            : o->computer > 0 ? "--computer"
-			                              : NULL;
-		if (misplaced == NULL && o->action != CLIENT_ACTION_CREATE &&
-		    o->action != CLIENT_ACTION_QUICK)
-			misplaced = o->variant != NULL ? "--variant"
-			            : o->clock != NULL ? "--clock"
-			                               : NULL;
-		if (misplaced != NULL) {
-			fprintf(stderr, "hokito: %s goes with %s (see hokito --help)\n", misplaced,
-			        strcmp(misplaced, "--variant") == 0 ||
-			                        strcmp(misplaced, "--clock") == 0
-			                ? "create or quick"
-			                : "create");
-			exit(2);
-		}
+	if (o->action != CLIENT_ACTION_CREATE &&
+	    (seat != NULL || o->private_game || o->computer > 0)) {
+		fprintf(stderr, "hokito: %s goes with create (see hokito --help)\n",
+		        seat != NULL      ? "--seat"
+		        : o->private_game ? "--private"
+		                          : "--computer");
+		exit(2);
+	}
+	if (o->action != CLIENT_ACTION_CREATE && o->action != CLIENT_ACTION_QUICK &&
+	    (o->variant != NULL || o->clock != NULL)) {
+		fprintf(stderr, "hokito: %s goes with create or quick (see hokito --help)\n",
+		        o->variant != NULL ? "--variant" : "--clock");
+		exit(2);
 	}
 	if (o->variant != NULL && game_variant_check(o->kind, o->variant, NULL) < 0) {
 		fprintf(stderr, "hokito: --variant: '%s' is not a variant of %s\n", o->variant,

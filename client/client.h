@@ -470,4 +470,15 @@ void client_session_forget(const char *host, int port, const char *name);
 extern const struct client_view client_screen_view;
 extern const struct client_view client_plain_view;
 
+/*
+ * A byte of text from the server as the client shows it: a control character (below 0x20, or
+ * 0x7f) becomes '?', so that it can neither drive the terminal nor break a line in two. The server
+ * strips them from names and chat; only a broken or hostile one sends them.
+ */
+static inline char
+client_shown_byte(char b)
+{
+	return (unsigned char)b < 0x20 || b == 0x7f ? '?' : b;
+}
+
 #endif
