@@ -32,9 +32,8 @@ struct durable {
 	uint64_t hist[DURABLE_BUCKETS + 1]; /* hist[i]: commits of < 2^i us; the last: longer */
 };
 
-/* Wall-clock time in Unix epoch milliseconds, for the stored times. */
-static int64_t
-wall_ms(void)
+int64_t
+durable_wall_ms(void)
 {
 	struct timespec ts;
 
@@ -150,7 +149,7 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 {
 	struct store_event se;
 	struct store_error err;
-	int64_t now = wall_ms();
+	int64_t now = durable_wall_ms();
 	int rc = 0;
 
 	if (d->failed)

@@ -51,6 +51,9 @@ int durable_commit(struct durable *d, struct store_error *err);
  */
 int durable_may_lag(const struct durable *d);
 
+/* Wall-clock time in Unix epoch milliseconds: the clock of every stored time. */
+int64_t durable_wall_ms(void);
+
 /*
  * Log how long commits blocked the loop: count, writes, mean, max, and a histogram in powers of
  * two of microseconds (at info level; every 10000 commits also at debug level).

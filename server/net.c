@@ -42,7 +42,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "durable.h"
 #include "hokito-config.h"
@@ -873,11 +872,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 int
 net_restore(struct net *n, struct store_error *err)
 {
-	struct timespec ts;
-	int rc, crc;
-
-	clock_gettime(CLOCK_REALTIME, &ts); /* the stored end times are wall-clock times */
-	rc = lobby_restore(n->lobby, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, err);
+	int rc = lobby_restore(n->lobby, durable_wall_ms(), err), crc;
 
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && n->durable != NULL && (crc = durable_commit(n->durable, err)) < 0)
