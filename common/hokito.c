@@ -181,21 +181,22 @@ check_counts(const struct hokito *h, const struct pawn_at *at, struct game_error
 
 	for (int i = 0; i < h->npawns; i++) {
 		int c = pawn_colour(h->pawn[i]);
+		if (++total[c] <= 18)
+			continue;
 		game_square_name(at[i].sq, name);
-		if (++total[c] > 18)
-			return game_error_set(err, GAME_ESYNTAX, at[i].pos,
-			                      "square %s: %d %s pawns: a player has at most 18",
-			                      name, total[c], c ? "white" : "black");
+		return game_error_set(err, GAME_ESYNTAX, at[i].pos,
+		                      "square %s: %d %s pawns: a player has at most 18", name,
+		                      total[c], c ? "white" : "black");
 	}
 	for (int i = 0; i < h->npawns; i++) {
 		int c = pawn_colour(h->pawn[i]), v = pawn_value(h->pawn[i]);
+		if (++count[c][v] <= 6)
+			continue;
 		game_square_name(at[i].sq, name);
-		if (++count[c][v] > 6)
-			return game_error_set(
-			        err, GAME_ESYNTAX, at[i].pos,
-			        "square %s: %d %s pawns of value %d: a player has six "
-			        "of each value",
-			        name, count[c][v], c ? "white" : "black", v);
+		return game_error_set(err, GAME_ESYNTAX, at[i].pos,
+		                      "square %s: %d %s pawns of value %d: a player has six "
+		                      "of each value",
+		                      name, count[c][v], c ? "white" : "black", v);
 	}
 	return 0;
 }
