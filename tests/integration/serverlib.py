@@ -86,6 +86,18 @@ class Server:
             return "sanitizer"
         return status
 
+    def game_over_while_away(self):
+        """A HOKITO game whose black player ("away") drops before white ("stays") resigns it.
+        Returns (away, stays, game id): away's token resumes it."""
+        a = self.connect("away")
+        b = self.connect("stays")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
+        b.request({"type": "join", "game": st["game"]})
+        a.close()
+        b.wait_for("presence")
+        b.request({"type": "resign"})
+        return a, b, st["game"]
+
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()

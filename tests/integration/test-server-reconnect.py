@@ -208,14 +208,7 @@ def over_while_away(t):
     expired."""
     srv = Server("--keep-finished", "1", "--linger", "2")
     try:
-        a = srv.connect("away")
-        b = srv.connect("stays")
-        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
-        g = st["game"]
-        b.request({"type": "join", "game": g})
-        a.close()
-        b.wait_for("presence")
-        b.request({"type": "resign"})
+        a, b, g = srv.game_over_while_away()
         for i in range(2):
             x = srv.connect("x%d" % i)
             y = srv.connect("y%d" % i)

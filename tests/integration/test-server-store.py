@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,16 @@ def play_out(a, b, first_move_only=False):
         if all(any(x.get("type") == "game_over" for x in c.backlog) for c in (a, b)):
             break
     return players
+
+
+def sqlite_exec(path, sql):
+    """Run one SQL statement on the SQLite file at path; returns the file's bytes after it."""
+    con = sqlite3.connect(path)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def finish_by_resign(srv, name, kind="hokito", private=False, moves=2):
@@ -193,14 +204,7 @@ def over_while_away_restart():
     the lobby lists --keep-finished of them."""
     srv = Server("--keep-finished", "1")
     db = srv.db
-    a = srv.connect("away")
-    b = srv.connect("stays")
-    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
-    g = st["game"]
-    b.request({"type": "join", "game": g})
-    a.close()
-    b.wait_for("presence")
-    b.request({"type": "resign"})
+    a, b, g = srv.game_over_while_away()
     for i in range(3):
         finish_by_resign(srv, "ow%d" % i)
     srv.stop(signal.SIGKILL)
@@ -295,7 +299,6 @@ def damaged_store():
 def unusable_store():
     """Stores hokitod cannot use: one clear line, exit 1, and the file left as it was."""
     import hashlib
-    import sqlite3
     srv = Server()
     finish_by_resign(srv, "u")
     srv.stop()
@@ -327,20 +330,12 @@ def unusable_store():
          err)
     os.unlink(fifo)
     other = os.path.join(tmp, "other.db")
-    con = sqlite3.connect(other)
-    con.execute("CREATE TABLE t (x)")
-    con.commit()
-    con.close()
-    before = open(other, "rb").read()
+    before = sqlite_exec(other, "CREATE TABLE t (x)")
     code, err = start_fails(other)
     t.ok(code == 1 and one_error(err, r"not a hokitod store") and
          open(other, "rb").read() == before, "another SQLite database: refused, untouched", err)
     newer = copy("newer.db")
-    con = sqlite3.connect(newer)
-    con.execute("PRAGMA user_version = 99")
-    con.commit()
-    con.close()
-    before = open(newer, "rb").read()
+    before = sqlite_exec(newer, "PRAGMA user_version = 99")
     code, err = start_fails(newer)
     t.ok(code == 1 and one_error(err, r"schema version 99 is newer") and
          open(newer, "rb").read() == before, "a newer schema version: refused, untouched", err)
