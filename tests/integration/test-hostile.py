@@ -18,7 +18,8 @@ client is not starved of the GIL:
 
 Checks: the players keep at least 90% of their unloaded moves per second (against the lower of
 the two unloaded measurements, so that a machine getting busier or quieter for reasons of its own
-during the run does not decide the result); hokitod's RSS stays bounded; every hostile
+during the run does not decide the result; not under AddressSanitizer, where the figures are only
+printed); hokitod's RSS stays bounded (not under AddressSanitizer either); every hostile
 connection is closed within its documented timeout; afterwards the server holds no more sockets
 than before and serves as usual.
 """
@@ -437,23 +438,28 @@ def main():
         time.sleep(0.5)
         u2 = pair.play(PLAY_SECONDS)
         print("# unloaded again: %.0f moves/s" % u2, flush=True)
-        base = min(u1, u2)
-        t.ok(lo >= RATIO * base,
-             "under attack the players keep >= %d%% of their unloaded moves/s "
-             "(%.0f vs %.0f and %.0f: %.1f%%)" % (RATIO * 100, lo, u1, u2, 100 * lo / base))
-        # hokitod bounds each connection's kernel send buffer (SO_SNDBUF), so a client that
-        # never reads reaches --max-output after about 128 KiB in the kernel, not megabytes.
-        t.ok(lo_all >= RATIO * base,
-             "the same, counting the time the deaf spectators were attached too "
-             "(%.0f: %.1f%%)" % (lo_all, 100 * lo_all / base))
-
-        rss1 = rss_kb(pid)
         with open("/proc/%d/maps" % pid) as f:
             asan = "libasan" in f.read()
+        # Under AddressSanitizer every allocation and free is checked and the kernel's share of
+        # a move shrinks, so throughput is the sanitizer's, not the server's: the ratios are
+        # printed there and held to RATIO in the plain build.
+        skip = " # SKIP under AddressSanitizer" if asan else ""
+        base = min(u1, u2)
+        t.ok(asan or lo >= RATIO * base,
+             "under attack the players keep >= %d%% of their unloaded moves/s "
+             "(%.0f vs %.0f and %.0f: %.1f%%)%s"
+             % (RATIO * 100, lo, u1, u2, 100 * lo / base, skip))
+        # hokitod bounds each connection's kernel send buffer (SO_SNDBUF), so a client that
+        # never reads reaches --max-output after about 128 KiB in the kernel, not megabytes.
+        t.ok(asan or lo_all >= RATIO * base,
+             "the same, counting the time the deaf spectators were attached too "
+             "(%.0f: %.1f%%)%s" % (lo_all, 100 * lo_all / base, skip))
+
+        rss1 = rss_kb(pid)
         # AddressSanitizer keeps freed memory in quarantine (256 MB): RSS says nothing then
         t.ok(asan or rss_peak - rss0 < 64 * 1024,
              "hokitod RSS stays bounded: %d kB before, %d kB peak, %d kB after%s"
-             % (rss0, rss_peak, rss1, " # SKIP under AddressSanitizer" if asan else ""))
+             % (rss0, rss_peak, rss1, skip))
 
         s = results.get("slow", {})
         lt = s.get("lifetimes", [])
