@@ -223,7 +223,7 @@ durable_commit(struct durable *d, struct store_error *err)
 	d->hist[b]++;
 	if (d->commits % 10000 == 0)
 		stats_write(d, LOG_DEBUG);
-	return 0;
+	return 1;
 }
 
 /* Write the timings to the log at level. */

@@ -39,9 +39,11 @@ void durable_event(struct durable *d, const struct table *t, int64_t seq, enum m
 
 /*
  * End of a loop turn: queue the id counters if they moved, then commit everything queued (one
- * disk wait for the whole turn) and time it. Returns 0 (also when nothing was queued), or a
- * negative store error with err filled: nothing of the turn is durable, and the caller must stop
- * without sending the turn's output (a restart recovers the last commit).
+ * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
+ * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed
+ * something, 0 when nothing was queued, or a negative store error with err filled: nothing of the
+ * turn is durable, and the caller must stop without sending the turn's output (a restart
+ * recovers the last commit).
  */
 int durable_commit(struct durable *d, struct store_error *err);
 

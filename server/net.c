@@ -18,6 +18,15 @@
  * nothing across a restart (":memory:") has nothing to wait for: there the commit follows the
  * writes, off the round trip.
  *
+ * A file store's disk waits are not the loop's (net_offload()): the commit writes the WAL
+ * without an fsync, and with --fsync always the fsync runs on a thread of its own (a syncer).
+ * Each held line carries its turn; a turn is released, and its lines written, once the fsync
+ * requested after its commit is answered (net_turn_release(), net_synced_cb()), and meanwhile
+ * the loop reads and plays the next turns, whose moves form the next group commit. Lines keep
+ * their order: a turn waits for the commits before it even if it committed nothing. Checkpoints
+ * run on a second syncer through a second connection, so the loop never waits for the copy of
+ * the WAL into the file and its two fsyncs (net_checkpoint()).
+ *
  * Teardown is never done inside a client's own callbacks or inside the game layer. A client that
  * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that
  * list is reaped at the end of every libuv callback, outside the lobby. Reaping tells the lobby the
@@ -48,6 +57,8 @@
 #include "log.h"
 #include "net.h"
 #include "search.h"
+#include "store.h"
+#include "syncer.h"
 #include "xmalloc.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -55,6 +66,15 @@
 #define READ_BUF 65536 /* the shared read buffer */
 #define BACKLOG  511   /* pending connections the kernel may hold (Redis's default) */
 #define SEND_BUF 65536 /* asked of the kernel for each connection's send buffer */
+
+/*
+ * Checkpoints of a file store (frames of 4 KiB in the WAL): the checkpoint thread is asked for
+ * one after a commit that leaves this many frames in the WAL (SQLite's own default), and the
+ * loop runs one itself when the WAL has grown this far while the thread kept up with the copying
+ * but never with the end of a WAL that commits keep extending.
+ */
+#define WAL_CHECKPOINT_FRAMES 1000
+#define WAL_CATCH_UP_FRAMES   16384 /* 64 MiB */
 
 #define THINK_TT_BYTES     (8u << 20)   /* the transposition table of one computer's search */
 #define THINK_CANCELLED_MS (1ull << 40) /* added to a cancelled search's clock: time is up */
@@ -76,16 +96,27 @@ struct net_client {
 	struct net_client *doom_next;   /* the doomed list */
 	enum doom doomed;
 	int in_doom_list;
-	int closing;        /* reaped: the lobby was told, handles are closing or flushing */
-	int open_handles;   /* handles not closed yet; the client is freed at 0 */
-	int counted;        /* counts against max_clients */
-	char addr[64];      /* peer address for the log */
-	struct wire **held; /* lines of this turn, written after the commit; a reference each */
+	int closing;           /* reaped: the lobby was told, handles are closing or flushing */
+	int open_handles;      /* handles not closed yet; the client is freed at 0 */
+	int counted;           /* counts against max_clients */
+	char addr[64];         /* peer address for the log */
+	struct net_held *held; /* lines waiting for their turn's commit, in order */
 	size_t nheld, held_cap;
 	size_t held_bytes;                          /* their length */
 	int shutdown_after_flush;                   /* a flushing close waits for the held lines */
 	struct net_client *flush_prev, *flush_next; /* clients holding lines */
 	int in_flush_list;
+};
+
+/* A line held for a client until the commit of the turn that made it is durable. */
+struct net_held {
+	struct wire *w; /* a reference */
+	uint64_t turn;  /* the loop turn it was sent in (net.turn_no) */
+};
+
+/* Turns whose lines wait for a sync of the WAL: those up to turn go once ticket is answered. */
+struct net_wait {
+	uint64_t turn, ticket;
 };
 
 struct net_write {
@@ -118,6 +149,18 @@ struct net {
 	uv_prepare_t turn; /* end of each loop turn: group commit, then the held output */
 	struct lobby *lobby;
 	struct durable *durable;     /* NULL without a store */
+	struct store *store;         /* borrowed; NULL without a store */
+	struct store_bg *bg;         /* a file store's other-thread side (store_bg_open()) */
+	struct syncer *wal_sync;     /* --fsync always: syncs the WAL after each commit */
+	struct syncer *ckpt;         /* a file store: checkpoints the WAL */
+	struct store_error ckpt_err; /* the checkpoint thread's error, read in its done callback */
+	int ckpt_failing;            /* the last checkpoint failed (logged once until one works) */
+	uint64_t turn_no;            /* the loop turn under way: 1, 2, ... */
+	uint64_t released;           /* the lines of turns up to this one may be written */
+	uint64_t need;               /* the wal_sync ticket that covers the last commit */
+	uint64_t synced;             /* the last wal_sync ticket answered */
+	struct net_wait *waits;      /* turns waiting for a sync, oldest first from wait_head */
+	size_t nwaits, wait_head, waits_cap;
 	struct net_client *flushing; /* clients holding lines, a doubly linked list */
 	struct net_client *clients;  /* every client not yet freed */
 	unsigned nclients;           /* counted clients */
@@ -155,7 +198,7 @@ static void
 client_held_drop(struct net_client *c)
 {
 	for (size_t i = 0; i < c->nheld; i++)
-		wire_unref(c->held[i]);
+		wire_unref(c->held[i].w);
 	c->nheld = 0;
 	c->held_bytes = 0;
 	flush_list_remove(c);
@@ -332,7 +375,8 @@ client_send(struct net_client *c, struct wire *w)
 		return;
 	}
 	c->held = xgrow(c->held, c->nheld, &c->held_cap, sizeof *c->held, 8);
-	c->held[c->nheld++] = wire_ref(w);
+	c->held[c->nheld].w = wire_ref(w);
+	c->held[c->nheld++].turn = n->turn_no;
 	c->held_bytes += w->len;
 	if (!c->in_flush_list) {
 		c->in_flush_list = 1;
@@ -345,28 +389,33 @@ client_send(struct net_client *c, struct wire *w)
 }
 
 /*
- * Write the lines c holds. First straight to the socket with uv_try_write() (one writev, as
- * Redis writes in beforeSleep): usually the kernel takes everything, and nothing else happens:
- * no request, no callback, and none of the epoll updates libuv makes for each completed
- * uv_write. What the kernel did not take goes into one uv_write, which takes over the references
- * of the lines not yet wholly written, and the cap (max_output) counts it from then on.
+ * Write the lines c holds whose turn is released (net_turn_release()): those of a turn whose
+ * commit is durable; the later ones stay, in order. First straight to the socket with
+ * uv_try_write() (one writev, as Redis writes in beforeSleep): usually the kernel takes
+ * everything, and nothing else happens: no request, no callback, and none of the epoll updates
+ * libuv makes for each completed uv_write. What the kernel did not take goes into one uv_write,
+ * which takes over the references of the lines not yet wholly written, and the cap (max_output)
+ * counts it from then on.
  */
 static void
 client_flush(struct net_client *c)
 {
 	struct net_write *wr;
 	uv_buf_t small[16], *bufs = small;
-	size_t first = 0, done = 0;
+	size_t count = 0, first = 0, done = 0, bytes = 0;
 	int rc;
 
-	flush_list_remove(c);
-	if (c->nheld == 0 || uv_is_closing((uv_handle_t *)&c->tcp))
+	while (count < c->nheld && c->held[count].turn <= c->net->released)
+		bytes += c->held[count++].w->len;
+	if (count == c->nheld)
+		flush_list_remove(c);
+	if (count == 0 || uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
-	if (c->nheld > sizeof small / sizeof small[0])
-		bufs = xmalloc(c->nheld * sizeof *bufs);
-	for (size_t i = 0; i < c->nheld; i++)
-		bufs[i] = uv_buf_init(c->held[i]->data, (unsigned)c->held[i]->len);
-	rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, (unsigned)c->nheld);
+	if (count > sizeof small / sizeof small[0])
+		bufs = xmalloc(count * sizeof *bufs);
+	for (size_t i = 0; i < count; i++)
+		bufs[i] = uv_buf_init(c->held[i].w->data, (unsigned)c->held[i].w->len);
+	rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, (unsigned)count);
 	if (rc < 0 && rc != UV_EAGAIN) {
 		log_info("connection %s: write failed: %s", c->addr, uv_strerror(rc));
 		if (bufs != small)
@@ -378,16 +427,17 @@ client_flush(struct net_client *c)
 	if (rc > 0)
 		done = (size_t)rc;
 	/* the lines written whole are done with; the first one left may be written in part */
-	while (first < c->nheld && done >= c->held[first]->len) {
-		done -= c->held[first]->len;
-		wire_unref(c->held[first++]);
+	while (first < count && done >= c->held[first].w->len) {
+		done -= c->held[first].w->len;
+		wire_unref(c->held[first++].w);
 	}
-	if (first < c->nheld) {
+	if (first < count) {
 		bufs[first].base += done;
 		bufs[first].len -= (unsigned)done;
-		wr = xmalloc(sizeof *wr + (c->nheld - first) * sizeof wr->wires[0]);
-		wr->n = c->nheld - first;
-		memcpy(wr->wires, c->held + first, wr->n * sizeof wr->wires[0]);
+		wr = xmalloc(sizeof *wr + (count - first) * sizeof wr->wires[0]);
+		wr->n = count - first;
+		for (size_t i = 0; i < wr->n; i++)
+			wr->wires[i] = c->held[first + i].w;
 		rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, bufs + first, (unsigned)wr->n,
 		              client_write_cb);
 		if (rc < 0) {
@@ -399,8 +449,23 @@ client_flush(struct net_client *c)
 	}
 	if (bufs != small)
 		free(bufs); /* libuv copied the array */
-	c->nheld = 0;
-	c->held_bytes = 0;
+	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
+	c->nheld -= count;
+	c->held_bytes -= bytes;
+}
+
+/* Write what every client may write now; a flushing close goes on once its lines are out. */
+static void
+net_flush_all(struct net *n)
+{
+	struct net_client *c, *next;
+
+	for (c = n->flushing; c != NULL; c = next) {
+		next = c->flush_next;
+		client_flush(c);
+		if (c->shutdown_after_flush && c->nheld == 0)
+			client_shutdown(c);
+	}
 }
 
 /* Send an error (code, sentence) that the network layer itself decides. */
@@ -440,13 +505,17 @@ lobby_event_cb(void *arg, const struct table *t, int64_t seq, enum msg_type type
 		durable_event(n->durable, t, seq, type, ev, w);
 }
 
-/* The turn's group commit; a failure stops the process at once (sent: output already went). */
-static void
+/*
+ * The turn's group commit; a failure stops the process at once (sent: output already went).
+ * Returns whether it wrote anything.
+ */
+static int
 net_commit(struct net *n, int sent)
 {
 	struct store_error err;
+	int rc = durable_commit(n->durable, &err);
 
-	if (durable_commit(n->durable, &err) < 0) {
+	if (rc < 0) {
 		log_error("store: %s", err.text);
 		if (sent)
 			log_error("stopping at once (the store keeps nothing across a restart)");
@@ -454,6 +523,114 @@ net_commit(struct net *n, int sent)
 			log_error("stopping at once: nothing of this turn was sent; a restart "
 			          "recovers the last commit");
 		exit(1);
+	}
+	return rc > 0;
+}
+
+/*
+ * The lines of the turn that ends may be written once the WAL sync that covers the last commit
+ * is answered: at once when no sync is outstanding (always, but with --fsync always), else when
+ * net_synced_cb() gets that ticket. A turn that committed nothing waits all the same for the
+ * commits before it: what it sends may tell of them.
+ */
+static void
+net_turn_release(struct net *n)
+{
+	if (n->need <= n->synced) {
+		n->released = n->turn_no;
+	} else if (n->nwaits > n->wait_head && n->waits[n->nwaits - 1].ticket == n->need) {
+		n->waits[n->nwaits - 1].turn = n->turn_no;
+	} else {
+		if (n->wait_head > 0 && n->nwaits == n->waits_cap) {
+			n->nwaits -= n->wait_head;
+			memmove(n->waits, n->waits + n->wait_head, n->nwaits * sizeof *n->waits);
+			n->wait_head = 0;
+		}
+		n->waits = xgrow(n->waits, n->nwaits, &n->waits_cap, sizeof *n->waits, 8);
+		n->waits[n->nwaits].turn = n->turn_no;
+		n->waits[n->nwaits++].ticket = n->need;
+	}
+	n->turn_no++;
+}
+
+/*
+ * wal_sync's done callback: every commit up to ticket survives a power loss; release the turns
+ * that waited for it and write their lines. A failed sync stops the process at once, as a failed
+ * commit does: nothing that waited for it was sent, and a restart recovers what the disk holds.
+ */
+static void
+net_synced_cb(void *arg, uint64_t ticket, int rc)
+{
+	struct net *n = arg;
+
+	if (rc < 0) {
+		log_error("store: cannot sync the WAL to the disk: %s", strerror(-rc));
+		log_error("stopping at once: nothing that waited for this sync was sent; a restart "
+		          "recovers what the disk holds");
+		exit(1);
+	}
+	n->synced = ticket;
+	while (n->wait_head < n->nwaits && n->waits[n->wait_head].ticket <= ticket)
+		n->released = n->waits[n->wait_head++].turn;
+	if (n->wait_head == n->nwaits)
+		n->nwaits = n->wait_head = 0;
+	net_flush_all(n);
+	client_reap_all(n);
+}
+
+/* wal_sync's job, on its thread. */
+static int
+net_sync_job(void *arg)
+{
+	struct net *n = arg;
+
+	return store_bg_sync(n->bg);
+}
+
+/* ckpt's job, on its thread: only n->bg and n->ckpt_err are its. */
+static int
+net_checkpoint_job(void *arg)
+{
+	struct net *n = arg;
+
+	return store_bg_checkpoint(n->bg, &n->ckpt_err);
+}
+
+/* ckpt's done callback: a checkpoint that fails (a full disk) is said once until one works. */
+static void
+net_checkpointed_cb(void *arg, uint64_t ticket, int rc)
+{
+	struct net *n = arg;
+
+	(void)ticket;
+	if (rc < 0 && !n->ckpt_failing)
+		log_warn("store: %s; the WAL grows until a checkpoint works", n->ckpt_err.text);
+	else if (rc == 0 && n->ckpt_failing)
+		log_info("store: checkpoints work again");
+	n->ckpt_failing = rc < 0;
+}
+
+/*
+ * After a commit: keep the WAL short. The checkpoint thread copies it into the file; when the
+ * WAL has grown past WAL_CATCH_UP_FRAMES anyway (commits kept extending it while the thread
+ * copied), the loop stops asking the thread and, once it is idle, copies the rest itself, so that
+ * the next commit starts the WAL over. That one is the only checkpoint that stalls the loop.
+ */
+static void
+net_checkpoint(struct net *n)
+{
+	size_t frames = store_wal_frames(n->store);
+	struct store_error err;
+
+	if (n->ckpt == NULL || syncer_busy(n->ckpt) || frames < WAL_CHECKPOINT_FRAMES)
+		return;
+	if (frames < WAL_CATCH_UP_FRAMES) {
+		syncer_request(n->ckpt);
+		return;
+	}
+	if (store_checkpoint(n->store, &err) < 0 && !n->ckpt_failing) {
+		log_warn("store: %s; the WAL grows until a checkpoint works", err.text);
+		n->ckpt_failing = 1;
 	}
 }
 
@@ -469,21 +646,23 @@ net_turn_cb(uv_prepare_t *h)
 {
 	struct net *n = h->data;
 	int lag = n->durable != NULL && durable_may_lag(n->durable);
+	int wrote = 0;
 
-	if (n->durable != NULL && !lag)
-		net_commit(n, 0);
-	while (n->flushing != NULL) {
-		struct net_client *c = n->flushing;
-
-		client_flush(c);
-		if (c->shutdown_after_flush)
-			client_shutdown(c);
-	}
+	if (n->durable != NULL && !lag && (wrote = net_commit(n, 0)) && n->wal_sync != NULL)
+		n->need = syncer_request(n->wal_sync);
+	net_turn_release(n);
+	net_flush_all(n);
 	if (lag)
 		net_commit(n, 1);
+	if (wrote)
+		net_checkpoint(n);
 	client_reap_all(n);
-	if (n->stopping && n->clients == NULL)
+	if (n->stopping && n->clients == NULL) {
 		uv_close((uv_handle_t *)&n->turn, NULL);
+		syncer_close(n->wal_sync); /* waits for a sync under way */
+		syncer_close(n->ckpt);
+		n->wal_sync = n->ckpt = NULL;
+	}
 }
 
 /* The game layer's deadline came (a flag fell, a grace period ran out). */
@@ -865,8 +1044,34 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	n->wake.data = n;
 	uv_prepare_init(loop, &n->turn);
 	n->turn.data = n;
+	n->turn_no = 1;
+	n->store = lcfg->store;
 	uv_prepare_start(&n->turn, net_turn_cb);
 	return n;
+}
+
+/*
+ * Hand the store's disk waits to threads of their own (store_bg_open()): the checkpoints, and
+ * with --fsync always the sync of each group commit. The lines of a turn are then written when
+ * the sync that covers its commit is answered (net_turn_release()), while the loop goes on with
+ * the next turns: their moves join the next group commit instead of waiting behind the disk.
+ */
+static int
+net_offload(struct net *n, struct store_error *err)
+{
+	int rc = store_bg_open(n->store, &n->bg, err);
+
+	if (rc == 0 &&
+	    (rc = syncer_create(n->loop, net_checkpoint_job, net_checkpointed_cb, n, &n->ckpt)) ==
+	            0 &&
+	    store_sync_level(n->store) == STORE_SYNC_FULL)
+		rc = syncer_create(n->loop, net_sync_job, net_synced_cb, n, &n->wal_sync);
+	if (rc < 0 && rc != STORE_EIO) {
+		snprintf(err->text, sizeof err->text, "cannot start a thread for the store: %s",
+		         uv_strerror(rc));
+		err->code = rc = STORE_EIO;
+	}
+	return rc;
 }
 
 int
@@ -885,7 +1090,10 @@ net_restore(struct net *n, struct store_error *err)
 		 */
 		durable_free(n->durable);
 		n->durable = NULL;
+		return rc;
 	}
+	if (n->store != NULL && !store_is_temporary(n->store) && (crc = net_offload(n, err)) < 0)
+		return crc;
 	return rc;
 }
 
@@ -950,6 +1158,10 @@ net_free(struct net *n)
 	if (n == NULL)
 		return;
 	assert(n->clients == NULL && n->thinking == NULL);
+	syncer_close(n->wal_sync); /* closed at the last turn, unless the loop never stopped */
+	syncer_close(n->ckpt);
+	store_bg_close(n->bg);
+	free(n->waits);
 	durable_free(n->durable);
 	lobby_free(n->lobby);
 	free(n);

@@ -11,11 +11,13 @@
  * checked by replaying them through game.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -235,6 +237,16 @@ struct store {
 	size_t pending; /* writes queued in the open transaction */
 	sqlite3_stmt *stmt[S_COUNT];
 	struct strmap live; /* game id -> struct store_live (owned), see store_event_add() */
+	int lock_fd;        /* a file store: its flock, one server per file; -1 otherwise */
+	int offloaded;      /* store_bg_open(): the disk waits are another thread's */
+	size_t wal_frames;  /* frames in the WAL after the last commit (store_wal_hook()) */
+};
+
+/* The other thread's side of an offloaded store (store_bg_open()). */
+struct store_bg {
+	sqlite3 *db; /* a second connection to the file, for checkpoints only */
+	int wal_fd;  /* the WAL, for fdatasync */
+	char *path;  /* for messages */
 };
 
 static int store_fail(struct store_error *err, int code, const char *fmt, ...)
@@ -274,6 +286,11 @@ store_sqlite_fail(struct store *st, int rc, struct store_error *err, const char 
 	if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
 		return store_fail(err, STORE_ECORRUPT, "%s: %s: the file is damaged (%s)", st->path,
 		                  what, sqlite3_errstr(rc));
+	/* "disk I/O error" alone does not say that the disk is full: the system's error does */
+	if ((primary == SQLITE_IOERR || primary == SQLITE_FULL) && st->db != NULL &&
+	    sqlite3_system_errno(st->db) != 0)
+		return store_fail(err, STORE_EIO, "%s: %s: %s (%s)", st->path, what,
+		                  sqlite3_errmsg(st->db), strerror(sqlite3_system_errno(st->db)));
 	return store_fail(err, STORE_EIO, "%s: %s: %s", st->path, what,
 	                  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 }
@@ -529,9 +546,32 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "cannot open");
 	sqlite3_extended_result_codes(st->db, 1);
-	/* One server per file: the exclusive lock is taken at the first read and kept. */
-	if ((rc = store_exec(st, "PRAGMA locking_mode = EXCLUSIVE", "setting the lock", err)) < 0)
-		return rc;
+	/*
+	 * One server per file. A file store is locked with flock() on a descriptor of our own,
+	 * not with SQLite's exclusive locking mode, so that a second connection of this process
+	 * can checkpoint the WAL on another thread (store_bg_open()). The descriptor stays open
+	 * until SQLite has closed the file: closing any descriptor of a file drops the process's
+	 * POSIX locks on it, SQLite's among them.
+	 */
+	if (temp) {
+		rc = store_exec(st, "PRAGMA locking_mode = EXCLUSIVE", "setting the lock", err);
+		if (rc < 0)
+			return rc;
+	} else {
+		st->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (st->lock_fd < 0)
+			return store_fail(err, STORE_EIO, "%s: cannot open (%s)", path,
+			                  strerror(errno));
+		if (flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+			if (errno == EWOULDBLOCK)
+				return store_fail(err, STORE_EIO,
+				                  "%s: in use by another process (another hokitod "
+				                  "on the same store?); one server per store",
+				                  path);
+			return store_fail(err, STORE_EIO, "%s: cannot lock the file (%s)", path,
+			                  strerror(errno));
+		}
+	}
 	if ((rc = store_int(st, "PRAGMA application_id", &app_id, err)) < 0) {
 		if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_BUSY)
 			return store_fail(err, STORE_EIO,
@@ -610,11 +650,14 @@ store_open(const char *path, enum store_sync sync, struct store **out, struct st
 	*out = NULL;
 	st->path = xstrdup(path);
 	st->sync = sync;
+	st->lock_fd = -1;
 	strmap_init(&st->live, 0); /* the keys are our own game ids: no secret seed needed */
 	if ((rc = store_start(st, path, err)) < 0) {
 		for (int i = 0; i < S_COUNT; i++)
 			sqlite3_finalize(st->stmt[i]);
 		sqlite3_close(st->db);
+		if (st->lock_fd >= 0)
+			close(st->lock_fd);
 		free(st->path);
 		free(st);
 		return rc;
@@ -634,6 +677,8 @@ store_close(struct store *st)
 		sqlite3_finalize(st->stmt[i]);
 	sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd); /* after SQLite let go of the file: see store_start() */
 	store_live_clear(st);
 	free(st->path);
 	free(st);
@@ -655,6 +700,136 @@ size_t
 store_pending(const struct store *st)
 {
 	return st->pending;
+}
+
+/*
+ * The WAL hook of an offloaded store: SQLite calls it after each commit with the frames now in
+ * the WAL. Setting it also turns SQLite's own checkpoint at each commit off: the other thread
+ * checkpoints (store_bg_checkpoint()), and the loop only when that one falls behind.
+ */
+static int
+store_wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	struct store *st = arg;
+
+	(void)db;
+	(void)name;
+	st->wal_frames = frames > 0 ? (size_t)frames : 0;
+	return SQLITE_OK;
+}
+
+int
+store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
+{
+	struct store_bg *bg;
+	char *wal, *dir, *slash;
+	int rc, dfd = -1;
+
+	*out = NULL;
+	if (st->temporary)
+		return store_fail(err, STORE_EINVAL, "a temporary store has no disk to wait for");
+	bg = xcalloc(1, sizeof *bg);
+	bg->wal_fd = -1;
+	bg->path = xstrdup(st->path);
+	wal = xmalloc(strlen(st->path) + 5);
+	sprintf(wal, "%s-wal", st->path);
+	bg->wal_fd = open(wal, O_RDONLY | O_CLOEXEC);
+	rc = bg->wal_fd < 0
+	             ? store_fail(err, STORE_EIO, "%s: cannot open (%s)", wal, strerror(errno))
+	             : 0;
+	free(wal);
+	/* the WAL was created by this start: its name survives a power loss once the folder is
+	 * synced, which SQLite would have done at its first sync */
+	dir = xstrdup(st->path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0'; /* "/" */
+	else
+		*slash = '\0';
+	if (rc == 0 && ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	                (fsync(dfd) < 0 && errno != EINVAL))) {
+		rc = store_fail(err, STORE_EIO, "%s: cannot sync the directory %s (%s)", st->path,
+		                dir, strerror(errno));
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+	if (rc == 0 &&
+	    sqlite3_open_v2(st->path, &bg->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	            SQLITE_OK)
+		rc = store_fail(err, STORE_EIO, "%s: cannot open a second connection (%s)",
+		                st->path, sqlite3_errmsg(bg->db));
+	/* into WAL mode, as the file says; the checkpoints sync the WAL before and the file after
+	 */
+	if (rc == 0 &&
+	    (sqlite3_busy_timeout(bg->db, 1000) != SQLITE_OK ||
+	     sqlite3_exec(bg->db, "PRAGMA synchronous = NORMAL; SELECT count(*) FROM sqlite_master",
+	                  NULL, NULL, NULL) != SQLITE_OK))
+		rc = store_fail(err, STORE_EIO, "%s: cannot read with a second connection (%s)",
+		                st->path, sqlite3_errmsg(bg->db));
+	if (rc == 0)
+		rc = store_exec(st, "PRAGMA synchronous = NORMAL", "setting the sync level", err);
+	if (rc < 0) {
+		store_bg_close(bg);
+		return rc;
+	}
+	sqlite3_wal_hook(st->db, store_wal_hook, st);
+	st->offloaded = 1;
+	*out = bg;
+	return 0;
+}
+
+int
+store_bg_sync(struct store_bg *bg)
+{
+	return fdatasync(bg->wal_fd) < 0 ? -errno : 0;
+}
+
+int
+store_bg_checkpoint(struct store_bg *bg, struct store_error *err)
+{
+	int rc = sqlite3_wal_checkpoint_v2(bg->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
+		return 0;
+	return store_fail(err, STORE_EIO, "%s: checkpoint failed: %s", bg->path,
+	                  sqlite3_errmsg(bg->db));
+}
+
+void
+store_bg_close(struct store_bg *bg)
+{
+	if (bg == NULL)
+		return;
+	sqlite3_close(bg->db);
+	if (bg->wal_fd >= 0)
+		close(bg->wal_fd);
+	free(bg->path);
+	free(bg);
+}
+
+enum store_sync
+store_sync_level(const struct store *st)
+{
+	return st->sync;
+}
+
+size_t
+store_wal_frames(const struct store *st)
+{
+	return st->wal_frames;
+}
+
+int
+store_checkpoint(struct store *st, struct store_error *err)
+{
+	int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
+		return 0;
+	return store_sqlite_fail(st, rc, err, "checkpointing");
 }
 
 /* A statement ready for binding: reset from its last use. */

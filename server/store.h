@@ -124,6 +124,45 @@ int store_open(const char *path, enum store_sync sync, struct store **out, struc
  */
 void store_close(struct store *st);
 
+/*
+ * Taking the disk waits off the loop thread. A file store may hand its two waits to another
+ * thread: the fdatasync that makes a commit survive a power loss (needed with STORE_SYNC_FULL
+ * before a commit is acknowledged), and the checkpoints that copy the WAL into the file (which
+ * SQLite would otherwise run inside a commit every thousand pages, with two fsyncs, stalling the
+ * loop for milliseconds). store_bg_open() (loop thread, once, before the first turn) makes the
+ * store commit without waiting for the disk (synchronous=NORMAL, no checkpoint of its own) and
+ * returns *out, what the other thread works with; store_bg_sync() and store_bg_checkpoint() may
+ * then be called from that one thread, concurrently with the loop's use of st. A commit is safe
+ * from a power loss once a store_bg_sync() that started after it returned 0. Close with
+ * store_bg_close() (after that thread is done with it) before store_close(st). Returns 0, or
+ * STORE_EIO (STORE_EINVAL for a temporary store) with err, and *out NULL.
+ */
+struct store_bg;
+int store_bg_open(struct store *st, struct store_bg **out, struct store_error *err);
+
+/* fdatasync the WAL: every commit that returned before this call survives a power loss. Returns 0
+ * or a negative errno. */
+int store_bg_sync(struct store_bg *bg);
+
+/* Copy what it can of the WAL into the file without waiting for the loop's transactions (a
+ * passive checkpoint, through a connection of its own). Returns 0, or STORE_EIO with err. */
+int store_bg_checkpoint(struct store_bg *bg, struct store_error *err);
+
+/* Close what store_bg_open() opened. Accepts NULL. */
+void store_bg_close(struct store_bg *bg);
+
+/* The sync level the store was opened with. */
+enum store_sync store_sync_level(const struct store *st);
+
+/* Frames in the WAL after the last commit of an offloaded store (0 otherwise). The WAL starts
+ * over at the first commit after a checkpoint that copied all of it. */
+size_t store_wal_frames(const struct store *st);
+
+/* A passive checkpoint on the loop's own connection, for an offloaded store whose other thread
+ * falls behind (it never catches up while commits keep coming): it copies all that is left, so
+ * the next commit starts the WAL over. Busy is no error. Returns 0, or STORE_EIO with err. */
+int store_checkpoint(struct store *st, struct store_error *err);
+
 /* The schema version of the open file (after migration: STORE_SCHEMA_VERSION). */
 int store_schema_version(const struct store *st);
 
