@@ -21,6 +21,7 @@
  * coloured: pieces are told apart by their letters, and the cursor, selection and legal squares
  * by brackets, reverse video and markers, which are drawn in colour mode too.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <langinfo.h>
 #include <stdarg.h>
@@ -396,23 +397,49 @@ draw_title(struct screen *s)
 	attroff(A_REVERSE);
 }
 
-/* The key hints bar at the bottom. */
+/*
+ * The key hints bar at the bottom: pairs of key and label, NULL-terminated, the keys that matter
+ * most first. The last pair (by habit "? help", where every key is listed) always shows; the
+ * others show in order as long as they fit beside it, and a pair too wide for what is left is
+ * skipped, so that a narrow terminal drops the least needed hints rather than cutting one.
+ */
 static void
-draw_hints(struct screen *s, const char *const *pairs)
+draw_hints(const char *const *pairs)
 {
-	int x = 0, y = LINES - 1;
+	int x = 0, y = LINES - 1, n = 0, lastw;
 
+	while (pairs[n] != NULL)
+		n += 2;
+	if (n == 0)
+		return;
+	lastw = (int)strlen(pairs[n - 2]) + (int)strlen(pairs[n - 1]) + 4;
 	blank(y, 0, COLS);
-	for (int i = 0; pairs[i] != NULL; i += 2) {
+	for (int i = 0; i < n; i += 2) {
 		int kl = (int)strlen(pairs[i]) + 2, tl = (int)strlen(pairs[i + 1]) + 2;
-		if (x + kl + tl > COLS)
-			break;
+		if (x + kl + tl + (i + 2 < n ? lastw : 0) > COLS)
+			continue;
 		attron(A_REVERSE | A_BOLD);
 		put(y, x, kl, " %s ", pairs[i]);
 		attroff(A_REVERSE | A_BOLD);
 		put(y, x + kl, tl, " %s ", pairs[i + 1]);
 		x += kl + tl;
 	}
+}
+
+/* A hints bar being built by state: key and label pairs, NULL after the last. */
+struct hints {
+	const char *pairs[32];
+	int n; /* pointers used, not counting the NULL */
+};
+
+/* Add a key and its label to a hints bar being built. */
+static void
+hint_add(struct hints *h, const char *key, const char *label)
+{
+	assert(h->n + 3 <= (int)(sizeof h->pairs / sizeof h->pairs[0]));
+	h->pairs[h->n++] = key;
+	h->pairs[h->n++] = label;
+	h->pairs[h->n] = NULL;
 }
 
 /* The notice line (or the prompt being typed) above the hints. */
@@ -990,12 +1017,15 @@ static void
 draw_over(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
+	static const char keys_one[] = "Enter lobby  v replay  Esc board";
 	char buf[128], lines[3][64];
-	int w = 6 * s->cw, n, h, y, x = s->bx;
+	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
 
 	client_state_result_text(t, buf, sizeof buf);
 	n = wrap(t->reason, w - 4, lines, 3);
-	h = 7 + n + (t->seat >= 0);
+	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
+	keys = (int)strlen(keys_one) <= w - 4;
+	h = 7 + n + (t->seat >= 0) + !keys;
 	y = s->by + (6 * s->ch - h) / 2;
 	frame(s, y, x, h, w, "Game over");
 	attron(A_BOLD | pair(s, PAIR_GOOD));
@@ -1012,8 +1042,80 @@ draw_over(struct screen *s)
 		attroff(A_BOLD);
 	}
 	attron(A_DIM);
-	putn(y + h - 2, x + 2, w - 4, "Enter lobby  v replay  Esc board");
+	if (keys) {
+		putn(y + h - 2, x + 2, w - 4, keys_one);
+	} else {
+		putn(y + h - 3, x + 2, w - 4, "Enter lobby  v replay");
+		putn(y + h - 2, x + 2, w - 4, "Esc board");
+	}
 	attroff(A_DIM);
+}
+
+/*
+ * The game's key hints: only the keys that do something for this viewer (a seat or a spectator)
+ * in this state of the game, the ones a player needs now first. Every key is in the ? help.
+ */
+static void
+draw_game_hints(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	struct hints h = {{NULL}, 0};
+	int seated = t->seat >= 0, our_turn = client_state_our_turn(&s->c->st);
+	int opponent_gone = seated && t->started && !t->over && !t->adjourned &&
+	                    t->seats[!t->seat].name[0] && !t->seats[!t->seat].connected &&
+	                    t->seats[!t->seat].grace_over;
+
+	if (t->over) {
+		if (seated && !t->rematch_game[0] && t->rematch_offer >= 0 &&
+		    t->rematch_offer != t->seat) {
+			hint_add(&h, "n", "accept rematch");
+			hint_add(&h, "x", "decline");
+		}
+		hint_add(&h, "Enter", "lobby");
+		if (seated && !t->rematch_game[0] && t->rematch_offer < 0)
+			hint_add(&h, "n", "rematch");
+		hint_add(&h, "v", "replay");
+		if (!s->over_hidden)
+			hint_add(&h, "Esc", "board");
+		hint_add(&h, "t", "chat");
+		if (!seated)
+			hint_add(&h, "s", "stack");
+		hint_add(&h, "Q", "quit");
+	} else if (!seated || !t->started) {
+		/* watching, or seated at a game still waiting for its opponent */
+		hint_add(&h, "arrows", "cursor");
+		hint_add(&h, "s", "stack");
+		hint_add(&h, "t", "chat");
+		hint_add(&h, "q", "leave");
+		hint_add(&h, "f", "flip");
+		hint_add(&h, "Q", "quit");
+	} else {
+		if (opponent_gone) {
+			hint_add(&h, "c", "claim win");
+			hint_add(&h, "C", "claim draw");
+		}
+		if (t->draw_offer >= 0 && t->draw_offer != t->seat) {
+			hint_add(&h, "a", "accept draw");
+			hint_add(&h, "x", "decline");
+		}
+		if (our_turn) {
+			hint_add(&h, "Enter", "select");
+			hint_add(&h, "arrows", "cursor");
+			hint_add(&h, ":", "type");
+		} else {
+			hint_add(&h, "arrows", "cursor");
+		}
+		hint_add(&h, "r", "resign");
+		if (t->draw_offer < 0)
+			hint_add(&h, "d", "draw");
+		hint_add(&h, "t", "chat");
+		if (!our_turn) {
+			hint_add(&h, "s", "stack");
+			hint_add(&h, "f", "flip");
+		}
+	}
+	hint_add(&h, "?", "help");
+	draw_hints(h.pairs);
 }
 
 static void
@@ -1038,23 +1140,7 @@ draw_game(struct screen *s)
 		draw_stack(s);
 	if (t->over && !s->over_hidden && !s->stack && !s->help)
 		draw_over(s);
-	{
-		static const char *const play[] = {
-		        "?",         "help", "Enter", "select", "arrows", "move", ":",
-		        "type move", "s",    "stack", "r",      "resign", "q",    "leave",
-		        "t",         "chat", "d",     "draw",   NULL,
-		};
-		static const char *const watch[] = {
-		        "?", "help",  "arrows", "cursor", "s",  "stack",
-		        "q", "leave", "t",      "chat",   NULL,
-		};
-		static const char *const over[] = {
-		        "Enter", "lobby", "v", "replay", "Esc", "board",
-		        "s",     "stack", "?", "help",   "n",   "rematch",
-		        "t",     "chat",  "Q", "quit",   NULL,
-		};
-		draw_hints(s, t->over ? over : t->seat >= 0 ? play : watch);
-	}
+	draw_game_hints(s);
 }
 
 /* Keep the highlighted lobby row on the same game across refreshes. */
@@ -1151,6 +1237,13 @@ draw_create(struct screen *s)
 	attroff(A_DIM);
 }
 
+/* Whether Enter on a lobby entry joins it (an open seat) rather than watches it. */
+static int
+lobby_joins(const struct client_entry *e)
+{
+	return strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]);
+}
+
 static void
 draw_lobby(struct screen *s)
 {
@@ -1205,12 +1298,20 @@ draw_lobby(struct screen *s)
 		attroff(A_REVERSE);
 	}
 	{
-		static const char *const keys[] = {
-		        "Enter", "join/watch", "w",  "watch",   "c", "create",  "p", "quick",
-		        "i",     "by id/code", "h",  "history", "r", "refresh", "?", "help",
-		        "q",     "quit",       NULL,
-		};
-		draw_hints(s, keys);
+		/* Enter joins an open seat or watches: say which for the highlighted game */
+		struct hints h = {{NULL}, 0};
+		const struct client_entry *e = s->row < st->nlist ? &st->list[s->row] : NULL;
+		if (e != NULL)
+			hint_add(&h, "Enter", lobby_joins(e) ? "join" : "watch");
+		hint_add(&h, "c", "create");
+		hint_add(&h, "p", "quick");
+		hint_add(&h, "i", "by code");
+		hint_add(&h, "h", "history");
+		hint_add(&h, "q", "quit");
+		if (e != NULL && lobby_joins(e))
+			hint_add(&h, "w", "watch");
+		hint_add(&h, "?", "help");
+		draw_hints(h.pairs);
 	}
 	if (s->mode == MODE_CREATE)
 		draw_create(s);
@@ -1262,10 +1363,10 @@ draw_history(struct screen *s)
 	}
 	{
 		static const char *const keys[] = {
-		        "Enter", "replay", "Up/Down", "choose", "n/PgDn", "older", "p/PgUp",
-		        "newer", "r",      "refresh", "q",      "lobby",  NULL,
+		        "Enter", "replay",    "n/PgDn",  "older",  "p/PgUp", "newer", "q",  "lobby",
+		        "r",     "ask again", "Up/Down", "choose", "?",      "help",  NULL,
 		};
-		draw_hints(s, keys);
+		draw_hints(keys);
 	}
 }
 
@@ -1315,10 +1416,10 @@ draw_replay(struct screen *s)
 
 	{
 		static const char *const keys[] = {
-		        "Left/Right", "step", "Home/End", "start/end", "PgUp/PgDn", "10 moves",
-		        "q",          "back", "?",        "help",      NULL,
+		        "Left/Right", "step",     "Home/End", "start/end", "q",  "back",
+		        "PgUp/PgDn",  "10 moves", "?",        "help",      NULL,
 		};
-		draw_hints(s, keys);
+		draw_hints(keys);
 	}
 	if (!rp->active || strcmp(rp->id, s->replay_want) != 0) {
 		attron(A_DIM);
@@ -1876,7 +1977,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	case KEY_ENTER:
 		if (e == NULL)
 			break;
-		if (strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]))
+		if (lobby_joins(e))
 			client_request_join(c, e->id);
 		else
 			client_request_watch(c, e->id);

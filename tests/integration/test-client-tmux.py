@@ -93,6 +93,25 @@ def pane_child(tmux, session):
     return int(kids[0]) if kids else None
 
 
+def bar(screen):
+    """The key hints bar: the last line of a captured screen."""
+    return screen.rstrip("\n").split("\n")[-1]
+
+
+def has_keys(screen, *pairs):
+    """Whether the hints bar shows each key with its label, whole ("d  draw")."""
+    return all(re.search(r"(^| )%s  %s( |$)" % (re.escape(k), re.escape(l)), bar(screen))
+               for k, l in pairs)
+
+
+def wait_keys(tmux, session, *pairs, timeout=5):
+    """Wait for the hints bar of a session to show each key with its label; the screen or None."""
+    def shown():
+        scr = tmux.capture(session)
+        return scr if has_keys(scr, *pairs) else None
+    return ct.wait_for(shown, timeout)
+
+
 def wait_moves(watcher, n, timeout=10):
     return ct.wait_for(lambda: len(watcher.snapshot()[1]) >= n, timeout)
 
@@ -112,6 +131,10 @@ def hokito_game(tap, tmux, server, proxy, tmp):
               re.search(r"^ *1 ", scr, re.M), "the board has coordinates a-f and 1-6", scr)
     tap.check(re.search(r"B +Black +alice \(you\) +36", scr) and "(empty seat)" in scr,
               "players and scores are shown", scr)
+    tap.check(has_keys(scr, ("q", "leave"), ("t", "chat"), ("?", "help")) and
+              not re.search(r"resign|draw", bar(scr)),
+              "waiting for an opponent: the bar offers leave and chat, not resign or draw",
+              bar(scr))
 
     start(tmux, tmp, "carol", "%s --port %d --name carol" % (hk, server.port), env_for(tmp, "carol"))
     carol = Player(tmux, "carol")
@@ -223,6 +246,13 @@ def hokito_game(tap, tmux, server, proxy, tmp):
         tap.check(p.expect(r"Game over.*%s" % result, 10),
                   "%s's screen shows the game over box: %s" % (name, result), p.screen())
     scr = carol.screen()
+    tap.check(has_keys(scr, ("Enter", "lobby"), ("v", "replay"), ("t", "chat"), ("?", "help"))
+              and "rematch" not in bar(scr),
+              "the spectator's game-over bar has no rematch: only what a spectator can do",
+              bar(scr))
+    tap.check(all(has_keys(p.screen(), ("Enter", "lobby"), ("n", "rematch"), ("v", "replay"))
+                  for p in (alice, bob)),
+              "the players' game-over bar offers the rematch", bar(alice.screen()))
     tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
               re.search(r"W +White +bob +%d" % sc["white"], scr),
               "the spectator's panel shows the final scores", scr)
@@ -248,6 +278,10 @@ def screen_checks(tap, tmux, server, tmp, gid):
     tmux.resize("alice", 80, 24)
     tap.check(alice.expect(r"Game over", 5) and not re.search("too small", alice.screen()),
               "the screen fits an 80x24 terminal", alice.screen())
+    tap.check(wait_keys(tmux, "alice", ("Enter", "lobby"), ("n", "rematch"), ("v", "replay"),
+                        ("Esc", "board"), ("t", "chat"), ("Q", "quit"), ("?", "help")),
+              "80 columns, game over: every key of the bar is there, whole",
+              bar(alice.screen()))
     tmux.resize("alice", COLS, ROWS)
     # Back to the lobby, then quit: the terminal is restored.
     tmux.keys("alice", "Enter")
@@ -349,9 +383,18 @@ def small_screens(tap, tmux, server, tmp):
     if not tap.check(watcher and ct.wait_for(lambda: watcher.snapshot()[0], 10),
                      "quin joins by the invite code", quin.text()):
         return
+    scr = pat.screen()
+    tap.check(has_keys(scr, ("Enter", "select"), ("arrows", "cursor"), (":", "type"),
+                       ("r", "resign"), ("d", "draw"), ("t", "chat"), ("?", "help")),
+              "80 columns, your move: the bar shows select, type, resign, draw, chat and help",
+              bar(scr))
     first = ct.legal_moves("oxono", watcher.snapshot()[0])[0]
     pat.typed(first)
     wait_moves(watcher, 1)
+    tap.check(pat.expect(r"Black to move", 5) and
+              wait_keys(tmux, "pat", ("r", "resign"), ("d", "draw"), ("t", "chat"), ("?", "help")),
+              "80 columns, the opponent's move: resign, draw, chat and help are shown",
+              bar(pat.screen()))
     second = ct.legal_moves("oxono", watcher.snapshot()[0])[0]
     quin.send(second)
     wait_moves(watcher, 2)
@@ -364,6 +407,17 @@ def small_screens(tap, tmux, server, tmp):
               and "Spectators' chat" in sid.screen(),
               "80x24, watching: whose turn, the moves and both chats, none drawn over another",
               sid.screen())
+    scr = sid.screen()
+    tap.check(has_keys(scr, ("q", "leave"), ("t", "chat"), ("?", "help")) and
+              not re.search(r"resign|draw|rematch", bar(scr)),
+              "80 columns, watching: leave, chat and help, and no player's key", bar(scr))
+    start_small("lee", "%s --port %d --name lee" % (hk, server.port), "lee")
+    tap.check(tmux.expect("lee", r"Games on this server", 10) and
+              wait_keys(tmux, "lee", ("Enter", "watch"), ("c", "create"), ("p", "quick"),
+                        ("i", "by code"), ("h", "history"), ("q", "quit"), ("?", "help")),
+              "80 columns, the lobby: create, quick, by code, history, quit and help are shown",
+              tmux.capture("lee"))
+    tmux.keys("lee", "Q")
     tmux.keys("pat", "?")
     tap.check(pat.expect(r"Q / Ctrl-C +quit hokito", 5) and
               re.search(r"rematch \(offer or accept\), after the game", pat.screen()) and
