@@ -131,6 +131,9 @@ def hokito_game(tap, tmux, server, proxy, tmp):
               re.search(r"^ *1 ", scr, re.M), "the board has coordinates a-f and 1-6", scr)
     tap.check(re.search(r"B +Black +alice \(you\) +36", scr) and "(empty seat)" in scr,
               "players and scores are shown", scr)
+    tap.check(alice.expect(r"Game %s created: waiting for an opponent" % gid, 5) and
+              "Creating" not in alice.screen(),
+              "the server's answer replaces the \"Creating...\" notice", alice.screen())
     tap.check(has_keys(scr, ("q", "leave"), ("t", "chat"), ("?", "help")) and
               not re.search(r"resign|draw", bar(scr)),
               "waiting for an opponent: the bar offers leave and chat, not resign or draw",
@@ -253,6 +256,10 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(all(has_keys(p.screen(), ("Enter", "lobby"), ("n", "rematch"), ("v", "replay"))
                   for p in (alice, bob)),
               "the players' game-over bar offers the rematch", bar(alice.screen()))
+    tap.check(all(re.search(r"Game over: .*%s" % result, p.screen().rstrip("\n").split("\n")[-2])
+                  for p in (alice, bob, carol)),
+              "the status line says the game is over (not what it said during the game)",
+              bob.screen())
     tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
               re.search(r"W +White +bob +%d" % sc["white"], scr),
               "the spectator's panel shows the final scores", scr)
@@ -434,6 +441,32 @@ def small_screens(tap, tmux, server, tmp):
         tmux.expect(session, r"HOKITO-EXIT=0", 5)
 
 
+def create_refused(tap, tmux, tmp):
+    """A create the server refuses (it holds its maximum of games): the refusal replaces the
+    "Creating..." notice."""
+    full_dir = os.path.join(tmp, "full")
+    os.makedirs(full_dir)
+    full = ct.Server(full_dir, ["--max-games", "1"])
+    try:
+        una = ct.Plain(full.port, "una", ["create"], os.path.join(tmp, "una"))
+        una.expect(r"g\d+", 10)
+        path = os.path.join(tmp, "vic.stderr")
+        STDERR.append(path)
+        tmux.start("vic", "%s --port %d --name vic" % (ct.HOKITO, full.port),
+                   env_for(tmp, "vic"), 80, 24, stderr=path)
+        tmux.expect("vic", r"open +una vs -|open +- vs una", 10)
+        tmux.keys("vic", "c")
+        tmux.keys("vic", "Enter")
+        scr = tmux.expect("vic", r"maximum", 10) and tmux.capture("vic")
+        tap.check(scr and "Creating" not in scr and "Games on this server" in scr,
+                  "a refused create: the server's reason replaces \"Creating...\"",
+                  tmux.capture("vic"))
+        tmux.keys("vic", "Q")
+        una.close()
+    finally:
+        full.stop()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -445,6 +478,7 @@ def main(tap):
             screen_checks(tap, tmux, server, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
         small_screens(tap, tmux, server, tmp)
+        create_refused(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
