@@ -111,7 +111,7 @@ struct screen {
 	int sel;                    /* selected square, or -1 */
 	int totem_to;               /* OXONO: chosen totem square, or -1 */
 	uint8_t dest[36];           /* legal squares for the selection */
-	int help;                   /* help overlay shown */
+	int help;                   /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;                  /* stack overlay shown */
 	int over_hidden;            /* game-over box dismissed to look at the board */
 	int row;                    /* lobby: highlighted row */
@@ -914,8 +914,9 @@ draw_stack(struct screen *s)
 	attroff(A_DIM);
 }
 
-static void
-draw_help(struct screen *s)
+/* The lines of the help for the page shown: keys first, then notes after a blank line. */
+static const char *const *
+help_lines(const struct screen *s)
 {
 	static const char *const game_lines[] = {
 	        "arrows / hjkl   move the cursor",
@@ -979,38 +980,85 @@ draw_help(struct screen *s)
 	        "much, or the result it proves with best play.",
 	        NULL,
 	};
-	const char *const *lines = s->page == PAGE_REPLAY    ? replay_lines
-	                           : s->page == PAGE_HISTORY ? history_lines
-	                           : s->c->st.table.active   ? game_lines
-	                                                     : lobby_lines;
-	int n = 0, w = 62, pad = 1, top = 1, h, y, x;
+	return s->page == PAGE_REPLAY    ? replay_lines
+	       : s->page == PAGE_HISTORY ? history_lines
+	       : s->c->st.table.active   ? game_lines
+	                                 : lobby_lines;
+}
+
+#define HELP_PAGES_MAX 8
+
+/*
+ * Split the help into pages that fit between the title bar and the notice line: returns the
+ * page count and fills first[] and end[] with each page's lines. All of it is one page when it
+ * fits; else each page keeps a line for saying how to see the next one, and ends at its last
+ * blank line if it has one, so that the keys and the notes fall on pages of their own.
+ */
+static int
+help_pages(const struct screen *s, int first[HELP_PAGES_MAX], int end[HELP_PAGES_MAX])
+{
+	const char *const *lines = help_lines(s);
+	int n = 0, room = LINES - 3 - 2, np = 0, i = 0;
 
 	while (lines[n] != NULL)
 		n++;
-	/*
-	 * The keys come first: on a short terminal (80x24 and less) the notes after the first
-	 * blank line go, then the blank lines inside the frame, so that no key is cut off.
-	 */
-	if (n + 4 > LINES - 1)
-		for (int i = 0; i < n; i++)
-			if (lines[i][0] == '\0') {
-				n = i;
+	if (room < 2)
+		room = 2;
+	if (n <= room) {
+		first[0] = 0;
+		end[0] = n;
+		return 1;
+	}
+	while (i < n && np < HELP_PAGES_MAX) {
+		int e;
+		while (i < n && lines[i][0] == '\0')
+			i++;
+		if (i == n)
+			break;
+		e = i + room - 1 < n ? i + room - 1 : n;
+		for (int b = e - 1; e < n && b > i; b--)
+			if (lines[b][0] == '\0') {
+				e = b;
 				break;
 			}
-	if (n + 4 > LINES - 1)
+		first[np] = i;
+		end[np++] = e;
+		i = e;
+	}
+	return np;
+}
+
+/* The help overlay, page s->help, with its own key hints. */
+static void
+draw_help(struct screen *s)
+{
+	const char *const *lines = help_lines(s);
+	int first[HELP_PAGES_MAX], end[HELP_PAGES_MAX], np = help_pages(s, first, end);
+	int page = (s->help > np ? np : s->help) - 1;
+	int n = end[page] - first[page], rows = n + (np > 1);
+	int w = 62, pad = 1, h, y, x;
+
+	if (rows + 4 > LINES - 3)
 		pad = 0;
-	h = n + 2 + 2 * pad;
-	if (h > LINES - 1)
-		top = 0; /* over the title bar */
+	h = rows + 2 + 2 * pad;
 	if (w > COLS - 2)
 		w = COLS - 2;
-	y = (LINES - h) / 2;
-	if (y < top)
-		y = top;
+	y = 1 + (LINES - 3 - h) / 2;
 	x = (COLS - w) / 2;
 	frame(s, y, x, h, w, "Help");
 	for (int i = 0; i < n; i++)
-		putn(y + 1 + pad + i, x + 2, w - 4, lines[i]);
+		putn(y + 1 + pad + i, x + 2, w - 4, lines[first[page] + i]);
+	if (np > 1) {
+		attron(A_BOLD);
+		put(y + 1 + pad + n, x + 2, w - 4, "(%d/%d) %s", page + 1, np,
+		    page + 1 < np ? "Space: more, Esc: close" : "any key closes");
+		attroff(A_BOLD);
+	}
+	{
+		static const char *const more[] = {"Space", "more", "Esc", "close", NULL};
+		static const char *const last[] = {"any key", "close", NULL};
+		draw_hints(page + 1 < np ? more : last);
+	}
 }
 
 static void
@@ -2218,7 +2266,14 @@ screen_key(struct screen *s, int ch)
 		break;
 	}
 	if (s->help) {
-		s->help = 0;
+		int first[HELP_PAGES_MAX], end[HELP_PAGES_MAX];
+		int np = help_pages(s, first, end);
+		if ((ch == ' ' || ch == KEY_NPAGE || ch == KEY_DOWN || ch == 'j') && s->help < np)
+			s->help++;
+		else if ((ch == KEY_PPAGE || ch == KEY_UP || ch == 'k') && s->help > 1)
+			s->help--;
+		else
+			s->help = 0;
 		return;
 	}
 	if (ch == '?' || ch == KEY_F(1)) {

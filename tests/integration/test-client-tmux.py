@@ -431,8 +431,20 @@ def small_screens(tap, tmux, server, tmp):
               re.search(r"\u2514\u2500+\u2518", pat.screen()),
               "80x24: the help shows every key, whole, in its frame", pat.screen())
     tmux.resize("pat", 64, 18)
-    tap.check(pat.expect(r"q +leave the game, back to the lobby", 5),
-              "64x18: the help still shows the keys", pat.screen())
+
+    def help_whole(scr):
+        # the frame is below the title bar and ends above the status line and the bar
+        lines = scr.rstrip("\n").split("\n")
+        return (len(lines) == 18 and "hokito" in lines[0] and
+                any(re.match(r" \u2514\u2500+\u2518", line) for line in lines[1:-2]) and
+                not re.search("[\u2502\u2514]", lines[-2] + lines[-1]))
+    tap.check(pat.expect(r"\(1/2\) Space: more", 5) and help_whole(pat.screen()) and
+              has_keys(pat.screen(), ("Space", "more")),
+              "64x18: the help's first page, whole, says how to see the rest", pat.screen())
+    tmux.keys("pat", "Space")
+    tap.check(pat.expect(r"q +leave the game, back to the lobby.*Q / Ctrl-C +quit hokito"
+                         r".*\(2/2\) any key closes", 5) and help_whole(pat.screen()),
+              "64x18: Space shows the rest of the help, above the status line", pat.screen())
     tmux.keys("pat", "Escape")
     watcher.close()
     quin.close()
