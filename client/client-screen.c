@@ -261,6 +261,13 @@ putn(int y, int x, int w, const char *text)
 	mvaddnstr(y, x, buf, n);
 }
 
+/* Write text at (y, x) if it fits in w columns, else the shorter text (cut if it must be). */
+static void
+putn_fit(int y, int x, int w, const char *text, const char *shorter)
+{
+	putn(y, x, w, (int)strlen(text) <= w ? text : shorter);
+}
+
 /* printf at (y, x), cut at width w (w <= 0: to the right edge). */
 static void put(int y, int x, int w, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -659,7 +666,12 @@ draw_side_chip(struct screen *s, int y, int x, enum game_kind kind, int side)
 	attroff(a);
 }
 
-/* The side panel of the game screen. */
+/*
+ * The side panel of the game screen. A narrow one (a 64-column terminal) leaves out the side
+ * names beside the chips and keeps a smaller score column, so that the players' names show; a
+ * short one (fewer than 24 lines) leaves out the blank lines and puts the spectators on one line.
+ * A line with keys in it that does not fit is written without them: the hints bar has them.
+ */
 static void
 draw_panel(struct screen *s, int px, int pw)
 {
@@ -667,8 +679,10 @@ draw_panel(struct screen *s, int px, int pw)
 	const struct client_table *t = &c->st.table;
 	struct game_outcome o;
 	int y = 2, side = game_side(&t->game), reserve[2][2];
+	int wide = pw >= 34, tall = LINES >= 24;
+	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score column width */
 	uint64_t now = uv_now(c->loop);
-	char buf[256];
+	char buf[256], longer[320];
 
 	game_outcome(&t->game, &o);
 	client_state_reserves(&t->game, reserve);
@@ -683,10 +697,10 @@ draw_panel(struct screen *s, int px, int pw)
 		put(y, px + 12, pw - 12, "%s", t->invite);
 		attroff(A_BOLD);
 	}
-	y += 2;
+	y += tall ? 2 : 1;
 	attron(A_DIM);
 	put(y, px + 2, 0, "Player");
-	put(y, px + pw - 10, 0, "%10s", t->kind == GAME_HOKITO ? "Score" : "Reserve");
+	put(y, px + pw - sw, 0, "%*s", sw, t->kind == GAME_HOKITO ? "Score" : "Reserve");
 	attroff(A_DIM);
 	y++;
 	for (int i = 0; i < 2; i++) {
@@ -696,17 +710,20 @@ draw_panel(struct screen *s, int px, int pw)
 		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
 		attroff(A_BOLD);
 		draw_side_chip(s, y, px + 2, t->kind, i);
-		put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
+		if (wide)
+			put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
 		if (tomove)
 			attron(A_BOLD);
 		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
 		         t->seat == i ? " (you)" : "");
-		putn(y, px + 13, pw - 13 - 11, buf);
+		putn(y, px + nx, pw - nx - sw - 1, buf);
 		attroff(A_BOLD);
 		if (t->kind == GAME_HOKITO)
-			put(y, px + pw - 10, 0, "%10d", o.score[i]);
+			snprintf(buf, sizeof buf, "%d", o.score[i]);
 		else
-			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
+			snprintf(buf, sizeof buf, wide ? "X%d  O%d" : "X%d O%d", reserve[i][0],
+			         reserve[i][1]);
+		put(y, px + pw - sw, 0, "%*s", sw, buf);
 		y++;
 		if (t->timed) {
 			int64_t ms = client_state_clock(t, i, now);
@@ -724,23 +741,27 @@ draw_panel(struct screen *s, int px, int pw)
 		if (seat->name[0] && !seat->connected) {
 			attron(pair(s, PAIR_ERROR) | A_BOLD);
 			if (t->over)
-				put(y, px + 13, pw - 13, "offline");
+				put(y, px + nx, pw - nx, "offline");
 			else if (seat->grace_over)
-				put(y, px + 13, pw - 13, "offline, grace over%s",
-				    t->seat == !i && !t->adjourned ? ": c/C claim" : "");
+				putn_fit(y, px + nx, pw - nx,
+				         t->seat == !i && !t->adjourned
+				                 ? "offline, grace over: c/C claim"
+				                 : "offline, grace over",
+				         "offline, grace over");
 			else
-				put(y, px + 13, pw - 13, "offline, %lld s grace",
+				put(y, px + nx, pw - nx, "offline, %lld s grace",
 				    (long long)((client_state_grace(t, i, now) + 999) / 1000));
 			attroff(pair(s, PAIR_ERROR) | A_BOLD);
 			y++;
 		}
 	}
-	y++;
+	y += tall;
 	/* Whose turn. */
 	if (t->over) {
 		client_state_result_text(t, buf, sizeof buf);
+		snprintf(longer, sizeof longer, "Game over: %s", buf);
 		attron(A_BOLD | pair(s, PAIR_GOOD));
-		put(y, px, pw, "Game over: %s", buf);
+		putn_fit(y, px, pw, longer, buf);
 		attroff(A_BOLD | pair(s, PAIR_GOOD));
 	} else if (!t->started) {
 		attron(A_BOLD);
@@ -748,7 +769,7 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 	} else if (t->adjourned) {
 		attron(A_BOLD | pair(s, PAIR_ERROR));
-		put(y, px, pw, "Adjourned: waiting for both players");
+		putn_fit(y, px, pw, "Adjourned: waiting for both players", "Adjourned");
 		attroff(A_BOLD | pair(s, PAIR_ERROR));
 	} else if (client_state_our_turn(&c->st)) {
 		attron(A_BOLD | pair(s, PAIR_GOOD));
@@ -761,34 +782,42 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 	}
 	y++;
-	/* Offers standing. */
+	/* Offers standing: a line of their own on a tall terminal, only when there is one on a
+	 * short one. */
 	{
 		int offer = t->over ? t->rematch_offer : t->draw_offer;
 		const char *what = t->over ? "rematch" : "draw";
+		int shown = 1;
+		if (offer >= 0)
+			snprintf(buf, sizeof buf, "%s offers a %s",
+			         client_state_side_name(t->kind, offer), what);
 		if (t->over && t->rematch_game[0]) {
 			put(y, px, pw, "Rematch: game %s", t->rematch_game);
 		} else if (offer >= 0 && t->seat >= 0 && offer != t->seat) {
+			snprintf(longer, sizeof longer, "%s: %s accept, x decline", buf,
+			         t->over ? "n" : "a");
 			attron(A_BOLD | pair(s, PAIR_GOOD));
-			put(y, px, pw, "%s offers a %s: %s accept, x decline",
-			    client_state_side_name(t->kind, offer), what, t->over ? "n" : "a");
+			putn_fit(y, px, pw, longer, buf);
 			attroff(A_BOLD | pair(s, PAIR_GOOD));
 		} else if (offer >= 0) {
-			put(y, px, pw, "%s offers a %s", client_state_side_name(t->kind, offer),
-			    what);
+			putn(y, px, pw, buf);
+		} else {
+			shown = 0;
 		}
+		y += shown || tall;
 	}
-	y++;
 	/*
 	 * Moves, two a row, the latest visible; the chat panes below them, down to the line above
-	 * the spectators (LINES - 6). What is above depends on the game (an invite code, clocks, an
-	 * offline line), so on a short terminal the room is shared out: first the blank line above
-	 * the spectators goes, then the chat panes shrink to their heading and one line, then the
-	 * spectators' chat goes, so that the heading and the latest moves always show.
+	 * the spectators (LINES - 6, or LINES - 4 on a short terminal). What is above depends on
+	 * the game (an invite code, clocks, an offline line), so the room is shared out: first the
+	 * blank line above the spectators goes, then the chat panes shrink to their heading and one
+	 * line, then the spectators' chat goes, then the players' chat, so that the heading and the
+	 * latest moves always show.
 	 */
-	int chat_rows = LINES >= 24 ? 4 : 2, kibitz_rows = t->seat < 0 ? (LINES >= 24 ? 3 : 2) : 0;
-	int end = LINES - 7;
+	int chat_rows = tall ? 4 : 2, kibitz_rows = t->seat < 0 ? (tall ? 3 : 2) : 0;
+	int spect_y = tall ? LINES - 6 : LINES - 4, end = spect_y - 1;
 	while (end - y - chat_rows - kibitz_rows < 2) {
-		if (end == LINES - 7)
+		if (end < spect_y)
 			end++;
 		else if (chat_rows > 2)
 			chat_rows--;
@@ -796,12 +825,15 @@ draw_panel(struct screen *s, int px, int pw)
 			kibitz_rows--;
 		else if (kibitz_rows > 0)
 			kibitz_rows = 0;
+		else if (chat_rows > 0)
+			chat_rows = 0;
 		else
 			break;
 	}
 	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
-	put(y, px, pw, "Moves");
+	if (y < bottom)
+		put(y, px, pw, "Moves");
 	attroff(A_BOLD);
 	y++;
 	int rows = (t->nmoves + 1) / 2, room = bottom - y;
@@ -837,24 +869,28 @@ draw_panel(struct screen *s, int px, int pw)
 		}
 		y++;
 	}
-	/* Spectators. */
-	y = LINES - 6;
+	/* Spectators: their names below the heading, or after it on a short terminal. */
+	y = spect_y;
+	snprintf(longer, sizeof longer, "Spectators (%d)%s", t->nspectators, tall ? "" : ":");
 	attron(A_BOLD);
-	put(y, px, pw, "Spectators (%d)", t->nspectators);
+	putn(y, px, pw, longer);
 	attroff(A_BOLD);
 	buf[0] = '\0';
 	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
 		size_t l = strlen(buf);
 		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
 	}
-	putn(y + 1, px + 1, pw - 1, t->nspectators ? buf : "none");
+	{
+		int sx = tall ? 1 : (int)strlen(longer) + 1;
+		putn(tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
+	}
 	/* The square under the cursor, with its whole stack. */
 	{
 		struct client_cell cell;
 		char name[3];
 		client_state_cell(&t->game, s->cursor, &cell);
 		game_square_name(s->cursor, name);
-		y = LINES - 4;
+		y = tall ? LINES - 4 : LINES - 3;
 		attron(A_BOLD);
 		put(y, px, 0, "%s", name);
 		attroff(A_BOLD);

@@ -8,8 +8,12 @@ selecting (the legal destinations are highlighted), half typed in notation. The 
 checked with capture-pane: board, players, turn, scores, move list, spectators, help, stack view,
 refusals, game over; then resize, too-small terminal, NO_COLOR, an OXONO move made with the
 totem-then-pawn selection, resigning, and leaving by q, Ctrl-C and SIGTERM with the terminal
-restored. A socket spectator in the test follows the positions to pick legal moves with
-hokito-engine. TAP on stdout; a private tmux server, killed at the end.
+restored. At 80x24 and 64x18 a player sees what the audit of the client asked for: the key
+hints bar shows the keys of the viewer's role and the game's state, whole; the status line says
+what came of a create (made or refused) and that the game is over; the help pages fit above the
+status line; the side panel keeps the names and the moves. A socket spectator in the test follows
+the positions to pick legal moves with hokito-engine. TAP on stdout; a private tmux server, killed
+at the end.
 """
 import os
 import re
@@ -446,6 +450,16 @@ def small_screens(tap, tmux, server, tmp):
                          r".*\(2/2\) any key closes", 5) and help_whole(pat.screen()),
               "64x18: Space shows the rest of the help, above the status line", pat.screen())
     tmux.keys("pat", "Escape")
+    tap.check(pat.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
+              and re.search(r"P +pat \(you\) +X\d O\d", pat.screen()) and
+              re.search(r"B +quin +X\d O\d", pat.screen()),
+              "64x18: the players' names, the moves heading and the moves, none drawn over",
+              pat.screen())
+    tmux.resize("sid", 64, 18)
+    tap.check(tmux.expect("sid", r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
+              and re.search(r"Spectators \(\d\): \w", tmux.capture("sid")),
+              "64x18, watching: the moves heading and the moves, the spectators on one line",
+              tmux.capture("sid"))
     watcher.close()
     quin.close()
     for session in ("pat", "sid"):
