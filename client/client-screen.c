@@ -449,7 +449,10 @@ hint_add(struct hints *h, const char *key, const char *label)
 	h->pairs[h->n] = NULL;
 }
 
-/* The notice line (or the prompt being typed) above the hints. */
+/*
+ * The notice line (or the prompt being typed, or the question asked) above the hints; while the
+ * keys go to a prompt or a question, the hints bar shows theirs instead of the page's.
+ */
 static void
 draw_notice(struct screen *s)
 {
@@ -457,6 +460,7 @@ draw_notice(struct screen *s)
 	int y = LINES - 2;
 	static const char *const prompts[] = {"Move: ", "Join game id or invite code: ",
 	                                      "Watch game id or invite code: ", "Say: "};
+	static const char *const sends[] = {"play", "join", "watch", "send"};
 
 	blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {
@@ -465,6 +469,11 @@ draw_notice(struct screen *s)
 		attroff(A_BOLD);
 		int x = 1 + (int)strlen(prompts[s->prompt]);
 		putn(y, x, COLS - x, s->line);
+		{
+			const char *keys[] = {"Ctrl-U", "clear",          "Esc", "cancel",
+			                      "Enter",  sends[s->prompt], NULL};
+			draw_hints(keys);
+		}
 		curs_set(1);
 		move(y, x + s->linelen);
 		return;
@@ -474,9 +483,11 @@ draw_notice(struct screen *s)
 		                                "Leave this game and go back to the lobby? (y/n)",
 		                                "Quit hokito? (y/n)",
 		                                "Abort this game (no result)? (y/n)"};
+		static const char *const keys[] = {"any other key", "no", "y", "yes", NULL};
 		attron(A_BOLD | pair(s, PAIR_ERROR));
 		putn(y, 1, COLS - 1, q[s->confirm]);
 		attroff(A_BOLD | pair(s, PAIR_ERROR));
+		draw_hints(keys);
 		return;
 	}
 	if (c->st.message[0]) {
@@ -1319,6 +1330,11 @@ draw_create(struct screen *s)
 	put(y + h - 3, x + 2, w - 4, "Up/Down field, Left/Right value");
 	put(y + h - 2, x + 2, w - 4, "Enter: create   Esc: cancel");
 	attroff(A_DIM);
+	{
+		static const char *const keys[] = {"Up/Down", "field", "Left/Right", "value", "Esc",
+		                                   "cancel",  "Enter", "create",     NULL};
+		draw_hints(keys);
+	}
 }
 
 /* Whether Enter on a lobby entry joins it (an open seat) rather than watches it. */

@@ -9,11 +9,11 @@ checked with capture-pane: board, players, turn, scores, move list, spectators, 
 refusals, game over; then resize, too-small terminal, NO_COLOR, an OXONO move made with the
 totem-then-pawn selection, resigning, and leaving by q, Ctrl-C and SIGTERM with the terminal
 restored. At 80x24 and 64x18 a player sees what the audit of the client asked for: the key
-hints bar shows the keys of the viewer's role and the game's state, whole; the status line says
-what came of a create (made or refused) and that the game is over; the help pages fit above the
-status line; the side panel keeps the names and the moves. A socket spectator in the test follows
-the positions to pick legal moves with hokito-engine. TAP on stdout; a private tmux server, killed
-at the end.
+hints bar shows the keys of the viewer's role and the game's state (or of the prompt, question
+or form open), whole; the status line says what came of a create (made or refused) and that the
+game is over; the help pages fit above the status line; the side panel keeps the names and the
+moves. A socket spectator in the test follows the positions to pick legal moves with
+hokito-engine. TAP on stdout; a private tmux server, killed at the end.
 """
 import os
 import re
@@ -362,6 +362,9 @@ def oxono_game(tap, tmux, server, tmp):
               "ben sees the move and his turn", ben.screen())
     tmux.keys("ben", "r")
     tap.check(ben.expect(r"Resign this game\? \(y/n\)", 5), "r asks before resigning")
+    tap.check(wait_keys(tmux, "ben", ("y", "yes"), ("any other key", "no")) and
+              "resign" not in bar(ben.screen()),
+              "while it asks, the bar shows the answers, not the game's keys", bar(ben.screen()))
     tmux.keys("ben", "y")
     tap.check(pia.expect(r"Game over.*Pink wins.*Black resigned", 10) and
               ben.expect(r"You lost", 10), "resigning ends the game for both",
@@ -429,6 +432,12 @@ def small_screens(tap, tmux, server, tmp):
               "80 columns, the lobby: create, quick, by code, history, quit and help are shown",
               tmux.capture("lee"))
     tmux.keys("lee", "Q")
+    tmux.keys("pat", "t")
+    tap.check(wait_keys(tmux, "pat", ("Enter", "send"), ("Esc", "cancel")) and
+              not re.search(r"resign|draw", bar(pat.screen())),
+              "typing a chat line: the bar shows the prompt's keys, not the game's",
+              bar(pat.screen()))
+    tmux.keys("pat", "Escape")
     tmux.keys("pat", "?")
     tap.check(pat.expect(r"Q / Ctrl-C +quit hokito", 5) and
               re.search(r"rematch \(offer or accept\), after the game", pat.screen()) and
@@ -482,6 +491,9 @@ def create_refused(tap, tmux, tmp):
                    env_for(tmp, "vic"), 80, 24, stderr=path)
         tmux.expect("vic", r"open +una vs -|open +- vs una", 10)
         tmux.keys("vic", "c")
+        tap.check(wait_keys(tmux, "vic", ("Up/Down", "field"), ("Esc", "cancel"),
+                            ("Enter", "create")),
+                  "the create form: the bar shows the form's keys", tmux.capture("vic"))
         tmux.keys("vic", "Enter")
         scr = tmux.expect("vic", r"maximum", 10) and tmux.capture("vic")
         tap.check(scr and "Creating" not in scr and "Games on this server" in scr,
