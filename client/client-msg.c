@@ -296,10 +296,16 @@ handle_event(struct client *c, const struct msg *m)
 			t->draw_offer = -1; /* it lapses when the player it was made to moves */
 		break;
 	}
-	case MSG_GAME_OVER:
+	case MSG_GAME_OVER: {
+		char result[128];
 		take_clocks(st, json_object_get(r, "clocks"));
 		take_result(st, r);
+		/* the status line too, quietly (the plain view prints the result itself): what
+		 * it said while the game was on ("The game begins", "Sent c2-e4") is over */
+		client_state_result_text(t, result, sizeof result);
+		client_state_notice(st, 0, "Game over: %s.", result);
 		break;
+	}
 	case MSG_DRAW_OFFERED:
 		t->draw_offer = seat_side(t->kind, jstr(r, "by", NULL));
 		client_notice(c, 0, "%s offers a draw.", side_player(t, t->draw_offer));
@@ -541,6 +547,27 @@ client_replay_seek(struct client *c, long ply)
 	c->replay_stamp++;
 }
 
+/*
+ * The status line once the server has put us at a game we asked for (create, quick, join): it
+ * replaces "Creating..." or "Looking for..." with what came of it. Only the status line: the
+ * plain view prints the game itself, so this is not a notice it would print again.
+ */
+static void
+arrived_notice(struct client_state *st)
+{
+	const struct client_table *t = &st->table;
+
+	if (t->started)
+		client_state_notice(st, 0, "The game begins: %s vs %s.", t->seats[0].name,
+		                    t->seats[1].name);
+	else if (t->invite[0])
+		client_state_notice(st, 0,
+		                    "Game %s created: give your opponent the invite code %s.",
+		                    t->id, t->invite);
+	else
+		client_state_notice(st, 0, "Game %s created: waiting for an opponent.", t->id);
+}
+
 void
 client_msg_handle(struct client *c, const struct msg *m)
 {
@@ -585,9 +612,14 @@ client_msg_handle(struct client *c, const struct msg *m)
 			c->watch_by_code = p->by_code;
 		}
 		handle_state(c, m);
+		if (p != NULL && c->st.table.active &&
+		    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN))
+			arrived_notice(&c->st);
 		break;
 	case MSG_OK:
 		if (p != NULL && p->type == MSG_LEAVE) {
+			/* the game's last notice does not follow us to the lobby */
+			client_state_notice(&c->st, 0, "Left game %s.", c->st.table.id);
 			client_state_table_clear(&c->st);
 			client_request_list(c);
 		} else if (p != NULL && p->type == MSG_RESIGN) {

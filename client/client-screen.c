@@ -21,6 +21,7 @@
  * coloured: pieces are told apart by their letters, and the cursor, selection and legal squares
  * by brackets, reverse video and markers, which are drawn in colour mode too.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <langinfo.h>
 #include <stdarg.h>
@@ -110,7 +111,7 @@ struct screen {
 	int sel;                    /* selected square, or -1 */
 	int totem_to;               /* OXONO: chosen totem square, or -1 */
 	uint8_t dest[36];           /* legal squares for the selection */
-	int help;                   /* help overlay shown */
+	int help;                   /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;                  /* stack overlay shown */
 	int over_hidden;            /* game-over box dismissed to look at the board */
 	int row;                    /* lobby: highlighted row */
@@ -260,6 +261,13 @@ putn(int y, int x, int w, const char *text)
 	mvaddnstr(y, x, buf, n);
 }
 
+/* Write text at (y, x) if it fits in w columns, else the shorter text (cut if it must be). */
+static void
+putn_fit(int y, int x, int w, const char *text, const char *shorter)
+{
+	putn(y, x, w, (int)strlen(text) <= w ? text : shorter);
+}
+
 /* printf at (y, x), cut at width w (w <= 0: to the right edge). */
 static void put(int y, int x, int w, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -396,17 +404,27 @@ draw_title(struct screen *s)
 	attroff(A_REVERSE);
 }
 
-/* The key hints bar at the bottom. */
+/*
+ * The key hints bar at the bottom: pairs of key and label, NULL-terminated, the keys that matter
+ * most first. The last pair (by habit "? help", where every key is listed) always shows; the
+ * others show in order as long as they fit beside it, and a pair too wide for what is left is
+ * skipped, so that a narrow terminal drops the least needed hints rather than cutting one.
+ */
 static void
-draw_hints(struct screen *s, const char *const *pairs)
+draw_hints(const char *const *pairs)
 {
-	int x = 0, y = LINES - 1;
+	int x = 0, y = LINES - 1, n = 0, lastw;
 
+	while (pairs[n] != NULL)
+		n += 2;
+	if (n == 0)
+		return;
+	lastw = (int)strlen(pairs[n - 2]) + (int)strlen(pairs[n - 1]) + 4;
 	blank(y, 0, COLS);
-	for (int i = 0; pairs[i] != NULL; i += 2) {
+	for (int i = 0; i < n; i += 2) {
 		int kl = (int)strlen(pairs[i]) + 2, tl = (int)strlen(pairs[i + 1]) + 2;
-		if (x + kl + tl > COLS)
-			break;
+		if (x + kl + tl + (i + 2 < n ? lastw : 0) > COLS)
+			continue;
 		attron(A_REVERSE | A_BOLD);
 		put(y, x, kl, " %s ", pairs[i]);
 		attroff(A_REVERSE | A_BOLD);
@@ -415,7 +433,26 @@ draw_hints(struct screen *s, const char *const *pairs)
 	}
 }
 
-/* The notice line (or the prompt being typed) above the hints. */
+/* A hints bar being built by state: key and label pairs, NULL after the last. */
+struct hints {
+	const char *pairs[32];
+	int n; /* pointers used, not counting the NULL */
+};
+
+/* Add a key and its label to a hints bar being built. */
+static void
+hint_add(struct hints *h, const char *key, const char *label)
+{
+	assert(h->n + 3 <= (int)(sizeof h->pairs / sizeof h->pairs[0]));
+	h->pairs[h->n++] = key;
+	h->pairs[h->n++] = label;
+	h->pairs[h->n] = NULL;
+}
+
+/*
+ * The notice line (or the prompt being typed, or the question asked) above the hints; while the
+ * keys go to a prompt or a question, the hints bar shows theirs instead of the page's.
+ */
 static void
 draw_notice(struct screen *s)
 {
@@ -423,6 +460,7 @@ draw_notice(struct screen *s)
 	int y = LINES - 2;
 	static const char *const prompts[] = {"Move: ", "Join game id or invite code: ",
 	                                      "Watch game id or invite code: ", "Say: "};
+	static const char *const sends[] = {"play", "join", "watch", "send"};
 
 	blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {
@@ -431,6 +469,11 @@ draw_notice(struct screen *s)
 		attroff(A_BOLD);
 		int x = 1 + (int)strlen(prompts[s->prompt]);
 		putn(y, x, COLS - x, s->line);
+		{
+			const char *keys[] = {"Ctrl-U", "clear",          "Esc", "cancel",
+			                      "Enter",  sends[s->prompt], NULL};
+			draw_hints(keys);
+		}
 		curs_set(1);
 		move(y, x + s->linelen);
 		return;
@@ -440,9 +483,11 @@ draw_notice(struct screen *s)
 		                                "Leave this game and go back to the lobby? (y/n)",
 		                                "Quit hokito? (y/n)",
 		                                "Abort this game (no result)? (y/n)"};
+		static const char *const keys[] = {"any other key", "no", "y", "yes", NULL};
 		attron(A_BOLD | pair(s, PAIR_ERROR));
 		putn(y, 1, COLS - 1, q[s->confirm]);
 		attroff(A_BOLD | pair(s, PAIR_ERROR));
+		draw_hints(keys);
 		return;
 	}
 	if (c->st.message[0]) {
@@ -632,7 +677,12 @@ draw_side_chip(struct screen *s, int y, int x, enum game_kind kind, int side)
 	attroff(a);
 }
 
-/* The side panel of the game screen. */
+/*
+ * The side panel of the game screen. A narrow one (a 64-column terminal) leaves out the side
+ * names beside the chips and keeps a smaller score column, so that the players' names show; a
+ * short one (fewer than 24 lines) leaves out the blank lines and puts the spectators on one line.
+ * A line with keys in it that does not fit is written without them: the hints bar has them.
+ */
 static void
 draw_panel(struct screen *s, int px, int pw)
 {
@@ -640,8 +690,10 @@ draw_panel(struct screen *s, int px, int pw)
 	const struct client_table *t = &c->st.table;
 	struct game_outcome o;
 	int y = 2, side = game_side(&t->game), reserve[2][2];
+	int wide = pw >= 34, tall = LINES >= 24;
+	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score column width */
 	uint64_t now = uv_now(c->loop);
-	char buf[256];
+	char buf[256], longer[320];
 
 	game_outcome(&t->game, &o);
 	client_state_reserves(&t->game, reserve);
@@ -656,10 +708,10 @@ draw_panel(struct screen *s, int px, int pw)
 		put(y, px + 12, pw - 12, "%s", t->invite);
 		attroff(A_BOLD);
 	}
-	y += 2;
+	y += tall ? 2 : 1;
 	attron(A_DIM);
 	put(y, px + 2, 0, "Player");
-	put(y, px + pw - 10, 0, "%10s", t->kind == GAME_HOKITO ? "Score" : "Reserve");
+	put(y, px + pw - sw, 0, "%*s", sw, t->kind == GAME_HOKITO ? "Score" : "Reserve");
 	attroff(A_DIM);
 	y++;
 	for (int i = 0; i < 2; i++) {
@@ -669,17 +721,20 @@ draw_panel(struct screen *s, int px, int pw)
 		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
 		attroff(A_BOLD);
 		draw_side_chip(s, y, px + 2, t->kind, i);
-		put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
+		if (wide)
+			put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
 		if (tomove)
 			attron(A_BOLD);
 		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
 		         t->seat == i ? " (you)" : "");
-		putn(y, px + 13, pw - 13 - 11, buf);
+		putn(y, px + nx, pw - nx - sw - 1, buf);
 		attroff(A_BOLD);
 		if (t->kind == GAME_HOKITO)
-			put(y, px + pw - 10, 0, "%10d", o.score[i]);
+			snprintf(buf, sizeof buf, "%d", o.score[i]);
 		else
-			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
+			snprintf(buf, sizeof buf, wide ? "X%d  O%d" : "X%d O%d", reserve[i][0],
+			         reserve[i][1]);
+		put(y, px + pw - sw, 0, "%*s", sw, buf);
 		y++;
 		if (t->timed) {
 			int64_t ms = client_state_clock(t, i, now);
@@ -697,23 +752,27 @@ draw_panel(struct screen *s, int px, int pw)
 		if (seat->name[0] && !seat->connected) {
 			attron(pair(s, PAIR_ERROR) | A_BOLD);
 			if (t->over)
-				put(y, px + 13, pw - 13, "offline");
+				put(y, px + nx, pw - nx, "offline");
 			else if (seat->grace_over)
-				put(y, px + 13, pw - 13, "offline, grace over%s",
-				    t->seat == !i && !t->adjourned ? ": c/C claim" : "");
+				putn_fit(y, px + nx, pw - nx,
+				         t->seat == !i && !t->adjourned
+				                 ? "offline, grace over: c/C claim"
+				                 : "offline, grace over",
+				         "offline, grace over");
 			else
-				put(y, px + 13, pw - 13, "offline, %lld s grace",
+				put(y, px + nx, pw - nx, "offline, %lld s grace",
 				    (long long)((client_state_grace(t, i, now) + 999) / 1000));
 			attroff(pair(s, PAIR_ERROR) | A_BOLD);
 			y++;
 		}
 	}
-	y++;
+	y += tall;
 	/* Whose turn. */
 	if (t->over) {
 		client_state_result_text(t, buf, sizeof buf);
+		snprintf(longer, sizeof longer, "Game over: %s", buf);
 		attron(A_BOLD | pair(s, PAIR_GOOD));
-		put(y, px, pw, "Game over: %s", buf);
+		putn_fit(y, px, pw, longer, buf);
 		attroff(A_BOLD | pair(s, PAIR_GOOD));
 	} else if (!t->started) {
 		attron(A_BOLD);
@@ -721,7 +780,7 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 	} else if (t->adjourned) {
 		attron(A_BOLD | pair(s, PAIR_ERROR));
-		put(y, px, pw, "Adjourned: waiting for both players");
+		putn_fit(y, px, pw, "Adjourned: waiting for both players", "Adjourned");
 		attroff(A_BOLD | pair(s, PAIR_ERROR));
 	} else if (client_state_our_turn(&c->st)) {
 		attron(A_BOLD | pair(s, PAIR_GOOD));
@@ -734,34 +793,42 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 	}
 	y++;
-	/* Offers standing. */
+	/* Offers standing: a line of their own on a tall terminal, only when there is one on a
+	 * short one. */
 	{
 		int offer = t->over ? t->rematch_offer : t->draw_offer;
 		const char *what = t->over ? "rematch" : "draw";
+		int shown = 1;
+		if (offer >= 0)
+			snprintf(buf, sizeof buf, "%s offers a %s",
+			         client_state_side_name(t->kind, offer), what);
 		if (t->over && t->rematch_game[0]) {
 			put(y, px, pw, "Rematch: game %s", t->rematch_game);
 		} else if (offer >= 0 && t->seat >= 0 && offer != t->seat) {
+			snprintf(longer, sizeof longer, "%s: %s accept, x decline", buf,
+			         t->over ? "n" : "a");
 			attron(A_BOLD | pair(s, PAIR_GOOD));
-			put(y, px, pw, "%s offers a %s: %s accept, x decline",
-			    client_state_side_name(t->kind, offer), what, t->over ? "n" : "a");
+			putn_fit(y, px, pw, longer, buf);
 			attroff(A_BOLD | pair(s, PAIR_GOOD));
 		} else if (offer >= 0) {
-			put(y, px, pw, "%s offers a %s", client_state_side_name(t->kind, offer),
-			    what);
+			putn(y, px, pw, buf);
+		} else {
+			shown = 0;
 		}
+		y += shown || tall;
 	}
-	y++;
 	/*
 	 * Moves, two a row, the latest visible; the chat panes below them, down to the line above
-	 * the spectators (LINES - 6). What is above depends on the game (an invite code, clocks, an
-	 * offline line), so on a short terminal the room is shared out: first the blank line above
-	 * the spectators goes, then the chat panes shrink to their heading and one line, then the
-	 * spectators' chat goes, so that the heading and the latest moves always show.
+	 * the spectators (LINES - 6, or LINES - 4 on a short terminal). What is above depends on
+	 * the game (an invite code, clocks, an offline line), so the room is shared out: first the
+	 * blank line above the spectators goes, then the chat panes shrink to their heading and one
+	 * line, then the spectators' chat goes, then the players' chat, so that the heading and the
+	 * latest moves always show.
 	 */
-	int chat_rows = LINES >= 24 ? 4 : 2, kibitz_rows = t->seat < 0 ? (LINES >= 24 ? 3 : 2) : 0;
-	int end = LINES - 7;
+	int chat_rows = tall ? 4 : 2, kibitz_rows = t->seat < 0 ? (tall ? 3 : 2) : 0;
+	int spect_y = tall ? LINES - 6 : LINES - 4, end = spect_y - 1;
 	while (end - y - chat_rows - kibitz_rows < 2) {
-		if (end == LINES - 7)
+		if (end < spect_y)
 			end++;
 		else if (chat_rows > 2)
 			chat_rows--;
@@ -769,12 +836,15 @@ draw_panel(struct screen *s, int px, int pw)
 			kibitz_rows--;
 		else if (kibitz_rows > 0)
 			kibitz_rows = 0;
+		else if (chat_rows > 0)
+			chat_rows = 0;
 		else
 			break;
 	}
 	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
-	put(y, px, pw, "Moves");
+	if (y < bottom)
+		put(y, px, pw, "Moves");
 	attroff(A_BOLD);
 	y++;
 	int rows = (t->nmoves + 1) / 2, room = bottom - y;
@@ -810,24 +880,28 @@ draw_panel(struct screen *s, int px, int pw)
 		}
 		y++;
 	}
-	/* Spectators. */
-	y = LINES - 6;
+	/* Spectators: their names below the heading, or after it on a short terminal. */
+	y = spect_y;
+	snprintf(longer, sizeof longer, "Spectators (%d)%s", t->nspectators, tall ? "" : ":");
 	attron(A_BOLD);
-	put(y, px, pw, "Spectators (%d)", t->nspectators);
+	putn(y, px, pw, longer);
 	attroff(A_BOLD);
 	buf[0] = '\0';
 	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
 		size_t l = strlen(buf);
 		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
 	}
-	putn(y + 1, px + 1, pw - 1, t->nspectators ? buf : "none");
+	{
+		int sx = tall ? 1 : (int)strlen(longer) + 1;
+		putn(tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
+	}
 	/* The square under the cursor, with its whole stack. */
 	{
 		struct client_cell cell;
 		char name[3];
 		client_state_cell(&t->game, s->cursor, &cell);
 		game_square_name(s->cursor, name);
-		y = LINES - 4;
+		y = tall ? LINES - 4 : LINES - 3;
 		attron(A_BOLD);
 		put(y, px, 0, "%s", name);
 		attroff(A_BOLD);
@@ -887,8 +961,9 @@ draw_stack(struct screen *s)
 	attroff(A_DIM);
 }
 
-static void
-draw_help(struct screen *s)
+/* The lines of the help for the page shown: keys first, then notes after a blank line. */
+static const char *const *
+help_lines(const struct screen *s)
 {
 	static const char *const game_lines[] = {
 	        "arrows / hjkl   move the cursor",
@@ -952,50 +1027,100 @@ draw_help(struct screen *s)
 	        "much, or the result it proves with best play.",
 	        NULL,
 	};
-	const char *const *lines = s->page == PAGE_REPLAY    ? replay_lines
-	                           : s->page == PAGE_HISTORY ? history_lines
-	                           : s->c->st.table.active   ? game_lines
-	                                                     : lobby_lines;
-	int n = 0, w = 62, pad = 1, top = 1, h, y, x;
+	return s->page == PAGE_REPLAY    ? replay_lines
+	       : s->page == PAGE_HISTORY ? history_lines
+	       : s->c->st.table.active   ? game_lines
+	                                 : lobby_lines;
+}
+
+#define HELP_PAGES_MAX 8
+
+/*
+ * Split the help into pages that fit between the title bar and the notice line: returns the
+ * page count and fills first[] and end[] with each page's lines. All of it is one page when it
+ * fits; else each page keeps a line for saying how to see the next one, and ends at its last
+ * blank line if it has one, so that the keys and the notes fall on pages of their own.
+ */
+static int
+help_pages(const struct screen *s, int first[HELP_PAGES_MAX], int end[HELP_PAGES_MAX])
+{
+	const char *const *lines = help_lines(s);
+	int n = 0, room = LINES - 3 - 2, np = 0, i = 0;
 
 	while (lines[n] != NULL)
 		n++;
-	/*
-	 * The keys come first: on a short terminal (80x24 and less) the notes after the first
-	 * blank line go, then the blank lines inside the frame, so that no key is cut off.
-	 */
-	if (n + 4 > LINES - 1)
-		for (int i = 0; i < n; i++)
-			if (lines[i][0] == '\0') {
-				n = i;
+	if (room < 2)
+		room = 2;
+	if (n <= room) {
+		first[0] = 0;
+		end[0] = n;
+		return 1;
+	}
+	while (i < n && np < HELP_PAGES_MAX) {
+		int e;
+		while (i < n && lines[i][0] == '\0')
+			i++;
+		if (i == n)
+			break;
+		e = i + room - 1 < n ? i + room - 1 : n;
+		for (int b = e - 1; e < n && b > i; b--)
+			if (lines[b][0] == '\0') {
+				e = b;
 				break;
 			}
-	if (n + 4 > LINES - 1)
+		first[np] = i;
+		end[np++] = e;
+		i = e;
+	}
+	return np;
+}
+
+/* The help overlay, page s->help, with its own key hints. */
+static void
+draw_help(struct screen *s)
+{
+	const char *const *lines = help_lines(s);
+	int first[HELP_PAGES_MAX], end[HELP_PAGES_MAX], np = help_pages(s, first, end);
+	int page = (s->help > np ? np : s->help) - 1;
+	int n = end[page] - first[page], rows = n + (np > 1);
+	int w = 62, pad = 1, h, y, x;
+
+	if (rows + 4 > LINES - 3)
 		pad = 0;
-	h = n + 2 + 2 * pad;
-	if (h > LINES - 1)
-		top = 0; /* over the title bar */
+	h = rows + 2 + 2 * pad;
 	if (w > COLS - 2)
 		w = COLS - 2;
-	y = (LINES - h) / 2;
-	if (y < top)
-		y = top;
+	y = 1 + (LINES - 3 - h) / 2;
 	x = (COLS - w) / 2;
 	frame(s, y, x, h, w, "Help");
 	for (int i = 0; i < n; i++)
-		putn(y + 1 + pad + i, x + 2, w - 4, lines[i]);
+		putn(y + 1 + pad + i, x + 2, w - 4, lines[first[page] + i]);
+	if (np > 1) {
+		attron(A_BOLD);
+		put(y + 1 + pad + n, x + 2, w - 4, "(%d/%d) %s", page + 1, np,
+		    page + 1 < np ? "Space: more, Esc: close" : "any key closes");
+		attroff(A_BOLD);
+	}
+	{
+		static const char *const more[] = {"Space", "more", "Esc", "close", NULL};
+		static const char *const last[] = {"any key", "close", NULL};
+		draw_hints(page + 1 < np ? more : last);
+	}
 }
 
 static void
 draw_over(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
+	static const char keys_one[] = "Enter lobby  v replay  Esc board";
 	char buf[128], lines[3][64];
-	int w = 6 * s->cw, n, h, y, x = s->bx;
+	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
 
 	client_state_result_text(t, buf, sizeof buf);
 	n = wrap(t->reason, w - 4, lines, 3);
-	h = 7 + n + (t->seat >= 0);
+	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
+	keys = (int)strlen(keys_one) <= w - 4;
+	h = 7 + n + (t->seat >= 0) + !keys;
 	y = s->by + (6 * s->ch - h) / 2;
 	frame(s, y, x, h, w, "Game over");
 	attron(A_BOLD | pair(s, PAIR_GOOD));
@@ -1012,8 +1137,80 @@ draw_over(struct screen *s)
 		attroff(A_BOLD);
 	}
 	attron(A_DIM);
-	putn(y + h - 2, x + 2, w - 4, "Enter lobby  v replay  Esc board");
+	if (keys) {
+		putn(y + h - 2, x + 2, w - 4, keys_one);
+	} else {
+		putn(y + h - 3, x + 2, w - 4, "Enter lobby  v replay");
+		putn(y + h - 2, x + 2, w - 4, "Esc board");
+	}
 	attroff(A_DIM);
+}
+
+/*
+ * The game's key hints: only the keys that do something for this viewer (a seat or a spectator)
+ * in this state of the game, the ones a player needs now first. Every key is in the ? help.
+ */
+static void
+draw_game_hints(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	struct hints h = {{NULL}, 0};
+	int seated = t->seat >= 0, our_turn = client_state_our_turn(&s->c->st);
+	int opponent_gone = seated && t->started && !t->over && !t->adjourned &&
+	                    t->seats[!t->seat].name[0] && !t->seats[!t->seat].connected &&
+	                    t->seats[!t->seat].grace_over;
+
+	if (t->over) {
+		if (seated && !t->rematch_game[0] && t->rematch_offer >= 0 &&
+		    t->rematch_offer != t->seat) {
+			hint_add(&h, "n", "accept rematch");
+			hint_add(&h, "x", "decline");
+		}
+		hint_add(&h, "Enter", "lobby");
+		if (seated && !t->rematch_game[0] && t->rematch_offer < 0)
+			hint_add(&h, "n", "rematch");
+		hint_add(&h, "v", "replay");
+		if (!s->over_hidden)
+			hint_add(&h, "Esc", "board");
+		hint_add(&h, "t", "chat");
+		if (!seated)
+			hint_add(&h, "s", "stack");
+		hint_add(&h, "Q", "quit");
+	} else if (!seated || !t->started) {
+		/* watching, or seated at a game still waiting for its opponent */
+		hint_add(&h, "arrows", "cursor");
+		hint_add(&h, "s", "stack");
+		hint_add(&h, "t", "chat");
+		hint_add(&h, "q", "leave");
+		hint_add(&h, "f", "flip");
+		hint_add(&h, "Q", "quit");
+	} else {
+		if (opponent_gone) {
+			hint_add(&h, "c", "claim win");
+			hint_add(&h, "C", "claim draw");
+		}
+		if (t->draw_offer >= 0 && t->draw_offer != t->seat) {
+			hint_add(&h, "a", "accept draw");
+			hint_add(&h, "x", "decline");
+		}
+		if (our_turn) {
+			hint_add(&h, "Enter", "select");
+			hint_add(&h, "arrows", "cursor");
+			hint_add(&h, ":", "type");
+		} else {
+			hint_add(&h, "arrows", "cursor");
+		}
+		hint_add(&h, "r", "resign");
+		if (t->draw_offer < 0)
+			hint_add(&h, "d", "draw");
+		hint_add(&h, "t", "chat");
+		if (!our_turn) {
+			hint_add(&h, "s", "stack");
+			hint_add(&h, "f", "flip");
+		}
+	}
+	hint_add(&h, "?", "help");
+	draw_hints(h.pairs);
 }
 
 static void
@@ -1038,23 +1235,7 @@ draw_game(struct screen *s)
 		draw_stack(s);
 	if (t->over && !s->over_hidden && !s->stack && !s->help)
 		draw_over(s);
-	{
-		static const char *const play[] = {
-		        "?",         "help", "Enter", "select", "arrows", "move", ":",
-		        "type move", "s",    "stack", "r",      "resign", "q",    "leave",
-		        "t",         "chat", "d",     "draw",   NULL,
-		};
-		static const char *const watch[] = {
-		        "?", "help",  "arrows", "cursor", "s",  "stack",
-		        "q", "leave", "t",      "chat",   NULL,
-		};
-		static const char *const over[] = {
-		        "Enter", "lobby", "v", "replay", "Esc", "board",
-		        "s",     "stack", "?", "help",   "n",   "rematch",
-		        "t",     "chat",  "Q", "quit",   NULL,
-		};
-		draw_hints(s, t->over ? over : t->seat >= 0 ? play : watch);
-	}
+	draw_game_hints(s);
 }
 
 /* Keep the highlighted lobby row on the same game across refreshes. */
@@ -1149,6 +1330,18 @@ draw_create(struct screen *s)
 	put(y + h - 3, x + 2, w - 4, "Up/Down field, Left/Right value");
 	put(y + h - 2, x + 2, w - 4, "Enter: create   Esc: cancel");
 	attroff(A_DIM);
+	{
+		static const char *const keys[] = {"Up/Down", "field", "Left/Right", "value", "Esc",
+		                                   "cancel",  "Enter", "create",     NULL};
+		draw_hints(keys);
+	}
+}
+
+/* Whether Enter on a lobby entry joins it (an open seat) rather than watches it. */
+static int
+lobby_joins(const struct client_entry *e)
+{
+	return strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]);
 }
 
 static void
@@ -1205,12 +1398,20 @@ draw_lobby(struct screen *s)
 		attroff(A_REVERSE);
 	}
 	{
-		static const char *const keys[] = {
-		        "Enter", "join/watch", "w",  "watch",   "c", "create",  "p", "quick",
-		        "i",     "by id/code", "h",  "history", "r", "refresh", "?", "help",
-		        "q",     "quit",       NULL,
-		};
-		draw_hints(s, keys);
+		/* Enter joins an open seat or watches: say which for the highlighted game */
+		struct hints h = {{NULL}, 0};
+		const struct client_entry *e = s->row < st->nlist ? &st->list[s->row] : NULL;
+		if (e != NULL)
+			hint_add(&h, "Enter", lobby_joins(e) ? "join" : "watch");
+		hint_add(&h, "c", "create");
+		hint_add(&h, "p", "quick");
+		hint_add(&h, "i", "by code");
+		hint_add(&h, "h", "history");
+		hint_add(&h, "q", "quit");
+		if (e != NULL && lobby_joins(e))
+			hint_add(&h, "w", "watch");
+		hint_add(&h, "?", "help");
+		draw_hints(h.pairs);
 	}
 	if (s->mode == MODE_CREATE)
 		draw_create(s);
@@ -1262,10 +1463,10 @@ draw_history(struct screen *s)
 	}
 	{
 		static const char *const keys[] = {
-		        "Enter", "replay", "Up/Down", "choose", "n/PgDn", "older", "p/PgUp",
-		        "newer", "r",      "refresh", "q",      "lobby",  NULL,
+		        "Enter", "replay",    "n/PgDn",  "older",  "p/PgUp", "newer", "q",  "lobby",
+		        "r",     "ask again", "Up/Down", "choose", "?",      "help",  NULL,
 		};
-		draw_hints(s, keys);
+		draw_hints(keys);
 	}
 }
 
@@ -1315,10 +1516,10 @@ draw_replay(struct screen *s)
 
 	{
 		static const char *const keys[] = {
-		        "Left/Right", "step", "Home/End", "start/end", "PgUp/PgDn", "10 moves",
-		        "q",          "back", "?",        "help",      NULL,
+		        "Left/Right", "step",     "Home/End", "start/end", "q",  "back",
+		        "PgUp/PgDn",  "10 moves", "?",        "help",      NULL,
 		};
-		draw_hints(s, keys);
+		draw_hints(keys);
 	}
 	if (!rp->active || strcmp(rp->id, s->replay_want) != 0) {
 		attron(A_DIM);
@@ -1876,7 +2077,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	case KEY_ENTER:
 		if (e == NULL)
 			break;
-		if (strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]))
+		if (lobby_joins(e))
 			client_request_join(c, e->id);
 		else
 			client_request_watch(c, e->id);
@@ -2117,7 +2318,14 @@ screen_key(struct screen *s, int ch)
 		break;
 	}
 	if (s->help) {
-		s->help = 0;
+		int first[HELP_PAGES_MAX], end[HELP_PAGES_MAX];
+		int np = help_pages(s, first, end);
+		if ((ch == ' ' || ch == KEY_NPAGE || ch == KEY_DOWN || ch == 'j') && s->help < np)
+			s->help++;
+		else if ((ch == KEY_PPAGE || ch == KEY_UP || ch == 'k') && s->help > 1)
+			s->help--;
+		else
+			s->help = 0;
 		return;
 	}
 	if (ch == '?' || ch == KEY_F(1)) {

@@ -8,7 +8,11 @@ selecting (the legal destinations are highlighted), half typed in notation. The 
 checked with capture-pane: board, players, turn, scores, move list, spectators, help, stack view,
 refusals, game over; then resize, too-small terminal, NO_COLOR, an OXONO move made with the
 totem-then-pawn selection, resigning, and leaving by q, Ctrl-C and SIGTERM with the terminal
-restored. A socket spectator in the test follows the positions to pick legal moves with
+restored. At 80x24 and 64x18 a player sees what the audit of the client asked for: the key
+hints bar shows the keys of the viewer's role and the game's state (or of the prompt, question
+or form open), whole; the status line says what came of a create (made or refused) and that the
+game is over; the help pages fit above the status line; the side panel keeps the names and the
+moves. A socket spectator in the test follows the positions to pick legal moves with
 hokito-engine. TAP on stdout; a private tmux server, killed at the end.
 """
 import os
@@ -93,6 +97,25 @@ def pane_child(tmux, session):
     return int(kids[0]) if kids else None
 
 
+def bar(screen):
+    """The key hints bar: the last line of a captured screen."""
+    return screen.rstrip("\n").split("\n")[-1]
+
+
+def has_keys(screen, *pairs):
+    """Whether the hints bar shows each key with its label, whole ("d  draw")."""
+    return all(re.search(r"(^| )%s  %s( |$)" % (re.escape(k), re.escape(l)), bar(screen))
+               for k, l in pairs)
+
+
+def wait_keys(tmux, session, *pairs, timeout=5):
+    """Wait for the hints bar of a session to show each key with its label; the screen or None."""
+    def shown():
+        scr = tmux.capture(session)
+        return scr if has_keys(scr, *pairs) else None
+    return ct.wait_for(shown, timeout)
+
+
 def wait_moves(watcher, n, timeout=10):
     return ct.wait_for(lambda: len(watcher.snapshot()[1]) >= n, timeout)
 
@@ -112,6 +135,13 @@ def hokito_game(tap, tmux, server, proxy, tmp):
               re.search(r"^ *1 ", scr, re.M), "the board has coordinates a-f and 1-6", scr)
     tap.check(re.search(r"B +Black +alice \(you\) +36", scr) and "(empty seat)" in scr,
               "players and scores are shown", scr)
+    tap.check(alice.expect(r"Game %s created: waiting for an opponent" % gid, 5) and
+              "Creating" not in alice.screen(),
+              "the server's answer replaces the \"Creating...\" notice", alice.screen())
+    tap.check(has_keys(scr, ("q", "leave"), ("t", "chat"), ("?", "help")) and
+              not re.search(r"resign|draw", bar(scr)),
+              "waiting for an opponent: the bar offers leave and chat, not resign or draw",
+              bar(scr))
 
     start(tmux, tmp, "carol", "%s --port %d --name carol" % (hk, server.port), env_for(tmp, "carol"))
     carol = Player(tmux, "carol")
@@ -223,6 +253,17 @@ def hokito_game(tap, tmux, server, proxy, tmp):
         tap.check(p.expect(r"Game over.*%s" % result, 10),
                   "%s's screen shows the game over box: %s" % (name, result), p.screen())
     scr = carol.screen()
+    tap.check(has_keys(scr, ("Enter", "lobby"), ("v", "replay"), ("t", "chat"), ("?", "help"))
+              and "rematch" not in bar(scr),
+              "the spectator's game-over bar has no rematch: only what a spectator can do",
+              bar(scr))
+    tap.check(all(has_keys(p.screen(), ("Enter", "lobby"), ("n", "rematch"), ("v", "replay"))
+                  for p in (alice, bob)),
+              "the players' game-over bar offers the rematch", bar(alice.screen()))
+    tap.check(all(re.search(r"Game over: .*%s" % result, p.screen().rstrip("\n").split("\n")[-2])
+                  for p in (alice, bob, carol)),
+              "the status line says the game is over (not what it said during the game)",
+              bob.screen())
     tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
               re.search(r"W +White +bob +%d" % sc["white"], scr),
               "the spectator's panel shows the final scores", scr)
@@ -248,6 +289,10 @@ def screen_checks(tap, tmux, server, tmp, gid):
     tmux.resize("alice", 80, 24)
     tap.check(alice.expect(r"Game over", 5) and not re.search("too small", alice.screen()),
               "the screen fits an 80x24 terminal", alice.screen())
+    tap.check(wait_keys(tmux, "alice", ("Enter", "lobby"), ("n", "rematch"), ("v", "replay"),
+                        ("Esc", "board"), ("t", "chat"), ("Q", "quit"), ("?", "help")),
+              "80 columns, game over: every key of the bar is there, whole",
+              bar(alice.screen()))
     tmux.resize("alice", COLS, ROWS)
     # Back to the lobby, then quit: the terminal is restored.
     tmux.keys("alice", "Enter")
@@ -317,6 +362,9 @@ def oxono_game(tap, tmux, server, tmp):
               "ben sees the move and his turn", ben.screen())
     tmux.keys("ben", "r")
     tap.check(ben.expect(r"Resign this game\? \(y/n\)", 5), "r asks before resigning")
+    tap.check(wait_keys(tmux, "ben", ("y", "yes"), ("any other key", "no")) and
+              "resign" not in bar(ben.screen()),
+              "while it asks, the bar shows the answers, not the game's keys", bar(ben.screen()))
     tmux.keys("ben", "y")
     tap.check(pia.expect(r"Game over.*Pink wins.*Black resigned", 10) and
               ben.expect(r"You lost", 10), "resigning ends the game for both",
@@ -349,9 +397,18 @@ def small_screens(tap, tmux, server, tmp):
     if not tap.check(watcher and ct.wait_for(lambda: watcher.snapshot()[0], 10),
                      "quin joins by the invite code", quin.text()):
         return
+    scr = pat.screen()
+    tap.check(has_keys(scr, ("Enter", "select"), ("arrows", "cursor"), (":", "type"),
+                       ("r", "resign"), ("d", "draw"), ("t", "chat"), ("?", "help")),
+              "80 columns, your move: the bar shows select, type, resign, draw, chat and help",
+              bar(scr))
     first = ct.legal_moves("oxono", watcher.snapshot()[0])[0]
     pat.typed(first)
     wait_moves(watcher, 1)
+    tap.check(pat.expect(r"Black to move", 5) and
+              wait_keys(tmux, "pat", ("r", "resign"), ("d", "draw"), ("t", "chat"), ("?", "help")),
+              "80 columns, the opponent's move: resign, draw, chat and help are shown",
+              bar(pat.screen()))
     second = ct.legal_moves("oxono", watcher.snapshot()[0])[0]
     quin.send(second)
     wait_moves(watcher, 2)
@@ -364,20 +421,88 @@ def small_screens(tap, tmux, server, tmp):
               and "Spectators' chat" in sid.screen(),
               "80x24, watching: whose turn, the moves and both chats, none drawn over another",
               sid.screen())
+    scr = sid.screen()
+    tap.check(has_keys(scr, ("q", "leave"), ("t", "chat"), ("?", "help")) and
+              not re.search(r"resign|draw|rematch", bar(scr)),
+              "80 columns, watching: leave, chat and help, and no player's key", bar(scr))
+    start_small("lee", "%s --port %d --name lee" % (hk, server.port), "lee")
+    tap.check(tmux.expect("lee", r"Games on this server", 10) and
+              wait_keys(tmux, "lee", ("Enter", "watch"), ("c", "create"), ("p", "quick"),
+                        ("i", "by code"), ("h", "history"), ("q", "quit"), ("?", "help")),
+              "80 columns, the lobby: create, quick, by code, history, quit and help are shown",
+              tmux.capture("lee"))
+    tmux.keys("lee", "Q")
+    tmux.keys("pat", "t")
+    tap.check(wait_keys(tmux, "pat", ("Enter", "send"), ("Esc", "cancel")) and
+              not re.search(r"resign|draw", bar(pat.screen())),
+              "typing a chat line: the bar shows the prompt's keys, not the game's",
+              bar(pat.screen()))
+    tmux.keys("pat", "Escape")
     tmux.keys("pat", "?")
     tap.check(pat.expect(r"Q / Ctrl-C +quit hokito", 5) and
               re.search(r"rematch \(offer or accept\), after the game", pat.screen()) and
               re.search(r"\u2514\u2500+\u2518", pat.screen()),
               "80x24: the help shows every key, whole, in its frame", pat.screen())
     tmux.resize("pat", 64, 18)
-    tap.check(pat.expect(r"q +leave the game, back to the lobby", 5),
-              "64x18: the help still shows the keys", pat.screen())
+
+    def help_whole(scr):
+        # the frame is below the title bar and ends above the status line and the bar
+        lines = scr.rstrip("\n").split("\n")
+        return (len(lines) == 18 and "hokito" in lines[0] and
+                any(re.match(r" \u2514\u2500+\u2518", line) for line in lines[1:-2]) and
+                not re.search("[\u2502\u2514]", lines[-2] + lines[-1]))
+    tap.check(pat.expect(r"\(1/2\) Space: more", 5) and help_whole(pat.screen()) and
+              has_keys(pat.screen(), ("Space", "more")),
+              "64x18: the help's first page, whole, says how to see the rest", pat.screen())
+    tmux.keys("pat", "Space")
+    tap.check(pat.expect(r"q +leave the game, back to the lobby.*Q / Ctrl-C +quit hokito"
+                         r".*\(2/2\) any key closes", 5) and help_whole(pat.screen()),
+              "64x18: Space shows the rest of the help, above the status line", pat.screen())
     tmux.keys("pat", "Escape")
+    tap.check(pat.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
+              and re.search(r"P +pat \(you\) +X\d O\d", pat.screen()) and
+              re.search(r"B +quin +X\d O\d", pat.screen()),
+              "64x18: the players' names, the moves heading and the moves, none drawn over",
+              pat.screen())
+    tmux.resize("sid", 64, 18)
+    tap.check(tmux.expect("sid", r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
+              and re.search(r"Spectators \(\d\): \w", tmux.capture("sid")),
+              "64x18, watching: the moves heading and the moves, the spectators on one line",
+              tmux.capture("sid"))
     watcher.close()
     quin.close()
     for session in ("pat", "sid"):
         tmux.keys(session, "Q")
         tmux.expect(session, r"HOKITO-EXIT=0", 5)
+
+
+def create_refused(tap, tmux, tmp):
+    """A create the server refuses (it holds its maximum of games): the refusal replaces the
+    "Creating..." notice."""
+    full_dir = os.path.join(tmp, "full")
+    os.makedirs(full_dir)
+    full = ct.Server(full_dir, ["--max-games", "1"])
+    try:
+        una = ct.Plain(full.port, "una", ["create"], os.path.join(tmp, "una"))
+        una.expect(r"g\d+", 10)
+        path = os.path.join(tmp, "vic.stderr")
+        STDERR.append(path)
+        tmux.start("vic", "%s --port %d --name vic" % (ct.HOKITO, full.port),
+                   env_for(tmp, "vic"), 80, 24, stderr=path)
+        tmux.expect("vic", r"open +una vs -|open +- vs una", 10)
+        tmux.keys("vic", "c")
+        tap.check(wait_keys(tmux, "vic", ("Up/Down", "field"), ("Esc", "cancel"),
+                            ("Enter", "create")),
+                  "the create form: the bar shows the form's keys", tmux.capture("vic"))
+        tmux.keys("vic", "Enter")
+        scr = tmux.expect("vic", r"maximum", 10) and tmux.capture("vic")
+        tap.check(scr and "Creating" not in scr and "Games on this server" in scr,
+                  "a refused create: the server's reason replaces \"Creating...\"",
+                  tmux.capture("vic"))
+        tmux.keys("vic", "Q")
+        una.close()
+    finally:
+        full.stop()
 
 
 def main(tap):
@@ -391,6 +516,7 @@ def main(tap):
             screen_checks(tap, tmux, server, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
         small_screens(tap, tmux, server, tmp)
+        create_refused(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
