@@ -97,7 +97,7 @@ try:
             keys.setdefault(k.strip(), []).append(v.strip())
     want = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "StateDirectory": "hokitod",
             "Restart": "on-failure", "DynamicUser": "yes", "KillSignal": "SIGTERM",
-            "ProtectHome": "yes", "PrivateTmp": "yes"}
+            "ProtectHome": "yes", "PrivateTmp": "yes", "RestartPreventExitStatus": "2"}
     for k, v in want.items():
         check(keys.get(k, [None])[-1] == v, f"unit: {k}={v}", keys.get(k))
     execstart = keys["ExecStart"][-1]
