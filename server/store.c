@@ -726,8 +726,10 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 	int rc, dfd = -1;
 
 	*out = NULL;
-	if (st->temporary)
-		return store_fail(err, STORE_EINVAL, "a temporary store has no disk to wait for");
+	if (st->temporary || st->offloaded)
+		return store_fail(err, STORE_EINVAL,
+		                  st->temporary ? "a temporary store has no disk to wait for"
+		                                : "the store's disk waits are offloaded already");
 	bg = xcalloc(1, sizeof *bg);
 	bg->wal_fd = -1;
 	bg->path = xstrdup(st->path);
@@ -775,6 +777,9 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 		store_bg_close(bg);
 		return rc;
 	}
+	/* the two connections meet only at the WAL index's read locks, briefly: wait for them
+	 * rather than fail a commit (which stops the server) */
+	sqlite3_busy_timeout(st->db, 1000);
 	sqlite3_wal_hook(st->db, store_wal_hook, st);
 	st->offloaded = 1;
 	*out = bg;

@@ -2,8 +2,8 @@
  * test-store.c: the durable store of hokitod (server/store.c), on real files in a temporary
  * directory: create, write, commit, reopen and load (games replayed through the rules); what is
  * not committed is lost and nothing else; sessions; history paging; records; a migration from
- * schema 1; refusal of damaged, truncated, foreign, newer and inconsistent files; and the time a
- * group commit takes (printed as TAP comments).
+ * schema 1; refusal of damaged, truncated, foreign, newer and inconsistent files; the time a
+ * group commit takes (printed as TAP comments); and the disk waits handed to another thread.
  */
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -673,6 +673,77 @@ TEST(store_event_places)
 	store_close(st);
 }
 
+/* Whether a file exists. */
+static int
+exists(const char *name)
+{
+	struct stat sb;
+
+	return stat(name, &sb) == 0;
+}
+
+/*
+ * The disk waits handed to another thread (store_bg_open()): commits go on without SQLite's own
+ * checkpoints (the WAL grows), a checkpoint through the second connection copies it and the next
+ * commit starts it over; the sync works; a second server on the file is refused; nothing is lost
+ * at reopen, and a clean close leaves no -wal or -shm file.
+ */
+TEST(store_offloaded)
+{
+	struct store_error err;
+	struct store *st, *other, *temp;
+	struct store_bg *bg, *bg2;
+	struct loaded l = {0};
+	struct game g;
+	struct rng rng;
+	int64_t seq = 3;
+	char wal[160], shm[160];
+	size_t grown;
+
+	rng_init(&rng, 5);
+	ASSERT_EQ(store_open(fresh("offloaded"), STORE_SYNC_FULL, &st, &err), 0);
+	ASSERT_EQ(store_sync_level(st), STORE_SYNC_FULL);
+	ASSERT_EQ(store_bg_open(st, &bg, &err), 0);
+	ASSERT_EQ(store_bg_open(st, &bg2, &err), STORE_EINVAL); /* once */
+	ASSERT(bg2 == NULL);
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	snprintf(shm, sizeof shm, "%s-shm", path);
+	ASSERT(exists(wal) && exists(shm));
+	/* one server per file */
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &other, &err), STORE_EIO);
+	ASSERT(strstr(err.text, "in use by another process") != NULL);
+	/* a temporary store has nothing to offload */
+	ASSERT_EQ(store_open(":memory:", STORE_SYNC_NORMAL, &temp, &err), 0);
+	ASSERT_EQ(store_bg_open(temp, &bg2, &err), STORE_EINVAL);
+	store_close(temp);
+
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 3, 1000), 0);
+	game_start(&g, GAME_HOKITO, NULL, 3, NULL);
+	for (int i = 0; i < 40; i++) {
+		if (i < 10) /* moves, and the game goes on */
+			ASSERT_EQ(play(st, "g1", &g, &seq, 1, &rng), 0);
+		ASSERT_EQ(store_meta_set(st, "next_player", i, &err), 0);
+		ASSERT_EQ(store_commit(st, &err), 0);
+		ASSERT_EQ(store_bg_sync(bg), 0);
+	}
+	ASSERT(!game_over(&g));
+	grown = store_wal_frames(st);
+	ASSERT(grown >= 40); /* a frame or more a commit, none copied back by SQLite itself */
+	ASSERT_EQ(store_bg_checkpoint(bg, &err), 0);
+	ASSERT_EQ(store_meta_set(st, "next_game", 2, &err), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT(store_wal_frames(st) < 10); /* started over */
+	ASSERT_EQ(store_checkpoint(st, &err), 0);
+	store_bg_close(bg);
+	store_close(st);
+	ASSERT(!exists(wal) && !exists(shm));
+
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_load(st, 10, INT64_MAX, load_cb, &l, &err), 1);
+	ASSERT_EQ(l.nev[0], (size_t)seq);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -692,6 +763,7 @@ main(void)
 	RUN(store_replay_refuses);
 	RUN(store_migration);
 	RUN(store_group_commit_timing);
+	RUN(store_offloaded);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
