@@ -26,9 +26,10 @@ EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_
 class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
 
-    def __init__(self, *args, host="127.0.0.1", db=None):
+    def __init__(self, *args, host="127.0.0.1", db=None, env=None):
         """db: the store file (default: a fresh one in a temporary directory); give the same
-        path again to restart on the same store."""
+        path again to restart on the same store. env: variables to add to hokitod's
+        environment (an LD_PRELOAD, say)."""
         self.tmp = tempfile.mkdtemp(prefix="hokitod-test-")
         port_file = os.path.join(self.tmp, "port")
         listen = "[%s]:0" % host if ":" in host else "%s:0" % host
@@ -36,7 +37,8 @@ class Server:
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug",
              "--db", self.db] + list(args),
-            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace")
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace",
+            env=dict(os.environ, **env) if env else None)
         self.host = host
         self.log = []
         self.listening = threading.Event()
