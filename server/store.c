@@ -460,6 +460,20 @@ store_migrate(struct store *st, struct store_error *err)
 	return 0;
 }
 
+/* The directory of the file at path ("." for a bare name), into dir. */
+static void
+store_dir_of(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(dir, size, ".");
+	else if (slash == path)
+		snprintf(dir, size, "/");
+	else
+		snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
 /*
  * Can hokitod read and write the file at path and create files beside it? SQLite would open a
  * file it cannot write read-only and then fail at the first read with "disk I/O error", and fail
@@ -470,16 +484,10 @@ store_migrate(struct store *st, struct store_error *err)
 static int
 store_access(const char *path, struct store_error *err)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
 	struct stat sb;
 
-	if (slash == NULL)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == path)
-		snprintf(dir, sizeof dir, "/");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	store_dir_of(path, dir, sizeof dir);
 	if (stat(dir, &sb) < 0)
 		return store_fail(err, STORE_EIO, "%s: cannot use the directory %s (%s)", path, dir,
 		                  strerror(errno));
@@ -722,8 +730,8 @@ int
 store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 {
 	struct store_bg *bg;
-	char *wal, *dir, *slash;
-	int rc, dfd = -1;
+	char wal[4096], dir[4096];
+	int rc = 0, dfd = -1;
 
 	*out = NULL;
 	if (st->temporary || st->offloaded)
@@ -733,23 +741,13 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 	bg = xcalloc(1, sizeof *bg);
 	bg->wal_fd = -1;
 	bg->path = xstrdup(st->path);
-	wal = xmalloc(strlen(st->path) + 5);
-	sprintf(wal, "%s-wal", st->path);
-	bg->wal_fd = open(wal, O_RDONLY | O_CLOEXEC);
-	rc = bg->wal_fd < 0
-	             ? store_fail(err, STORE_EIO, "%s: cannot open (%s)", wal, strerror(errno))
-	             : 0;
-	free(wal);
+	if ((size_t)snprintf(wal, sizeof wal, "%s-wal", st->path) >= sizeof wal)
+		rc = store_fail(err, STORE_EIO, "%s: the path is too long", st->path);
+	else if ((bg->wal_fd = open(wal, O_RDONLY | O_CLOEXEC)) < 0)
+		rc = store_fail(err, STORE_EIO, "%s: cannot open (%s)", wal, strerror(errno));
 	/* the WAL was created by this start: its name survives a power loss once the folder is
 	 * synced, which SQLite would have done at its first sync */
-	dir = xstrdup(st->path);
-	slash = strrchr(dir, '/');
-	if (slash == NULL)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0'; /* "/" */
-	else
-		*slash = '\0';
+	store_dir_of(st->path, dir, sizeof dir);
 	if (rc == 0 && ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	                (fsync(dfd) < 0 && errno != EINVAL))) {
 		rc = store_fail(err, STORE_EIO, "%s: cannot sync the directory %s (%s)", st->path,
@@ -757,7 +755,6 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 	}
 	if (dfd >= 0)
 		close(dfd);
-	free(dir);
 	if (rc == 0 &&
 	    sqlite3_open_v2(st->path, &bg->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	            SQLITE_OK)
