@@ -193,6 +193,26 @@ flush_list_remove(struct net_client *c)
 	c->in_flush_list = 0;
 }
 
+/*
+ * Put c first on the list of clients holding lines: the list is written from the front, so the
+ * last client to get a line goes first, and the client whose request a turn answered is moved to
+ * the front once its input is handled (client_read_cb()): a mover reads its ok before the
+ * opponent's your_turn is written, as Redis answers a PUBLISH before its subscribers' writes.
+ */
+static void
+flush_list_front(struct net_client *c)
+{
+	struct net *n = c->net;
+
+	flush_list_remove(c);
+	c->in_flush_list = 1;
+	c->flush_prev = NULL;
+	c->flush_next = n->flushing;
+	if (n->flushing != NULL)
+		n->flushing->flush_prev = c;
+	n->flushing = c;
+}
+
 /* Drop the lines c holds (it is closing at once). */
 static void
 client_held_drop(struct net_client *c)
@@ -378,14 +398,8 @@ client_send(struct net_client *c, struct wire *w)
 	c->held[c->nheld].w = wire_ref(w);
 	c->held[c->nheld++].turn = n->turn_no;
 	c->held_bytes += w->len;
-	if (!c->in_flush_list) {
-		c->in_flush_list = 1;
-		c->flush_prev = NULL;
-		c->flush_next = n->flushing;
-		if (n->flushing != NULL)
-			n->flushing->flush_prev = c;
-		n->flushing = c;
-	}
+	if (!c->in_flush_list)
+		flush_list_front(c);
 }
 
 /*
@@ -923,6 +937,8 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		client_line(c, p, len);
 		p += used;
 	}
+	if (c->in_flush_list && c->net->flushing != c)
+		flush_list_front(c); /* its replies first */
 	client_reap_all(c->net);
 }
 
