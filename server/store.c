@@ -240,6 +240,20 @@ struct store {
 	int lock_fd;        /* a file store: its flock, one server per file; -1 otherwise */
 	int offloaded;      /* store_bg_open(): the disk waits are another thread's */
 	size_t wal_frames;  /* frames in the WAL after the last commit (store_wal_hook()) */
+	struct store_queued *queued; /* events checked and not inserted yet (store_event_add()) */
+	size_t nqueued, queued_cap;
+	int broken;                    /* inserting them failed: the transaction must not commit */
+	struct store_error broken_err; /* why */
+};
+
+/* An event that store_event_add() checked and queued; inserted by store_settle(). */
+struct store_queued {
+	char game_id[STORE_ID_MAX];
+	char type[STORE_WORD_MAX];
+	char move[GAME_MOVE_TEXT]; /* "" unless moved */
+	int64_t seq, time_ms, ply; /* ply: of a moved event, else 0 */
+	char *body;                /* owned copy */
+	size_t body_len;
 };
 
 /* The other thread's side of an offloaded store (store_bg_open()). */
@@ -271,6 +285,8 @@ store_fail(struct store_error *err, int code, const char *fmt, ...)
 }
 
 static void store_live_clear(struct store *st);
+static void store_queue_drop(struct store *st);
+static void store_settle(struct store *st);
 
 /*
  * The store error for an SQLite result code: corruption or I/O. If SQLite gave the open
@@ -643,6 +659,7 @@ store_start(struct store *st, const char *path, struct store_error *err)
 static void
 store_live_clear(struct store *st)
 {
+	store_queue_drop(st);
 	for (size_t i = 0; i < st->live.cap; i++)
 		if (st->live.slots[i].key != NULL)
 			free(st->live.slots[i].value);
@@ -688,6 +705,7 @@ store_close(struct store *st)
 	if (st->lock_fd >= 0)
 		close(st->lock_fd); /* after SQLite let go of the file: see store_start() */
 	store_live_clear(st);
+	free(st->queued);
 	free(st->path);
 	free(st);
 }
@@ -834,12 +852,76 @@ store_checkpoint(struct store *st, struct store_error *err)
 	return store_sqlite_fail(st, rc, err, "checkpointing");
 }
 
-/* A statement ready for binding: reset from its last use. */
+/* Bind a string (borrowed until the step), or NULL. */
+static void
+bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t == NULL)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+}
+
+/* Forget the queued events (a rollback, a close). */
+static void
+store_queue_drop(struct store *st)
+{
+	for (size_t i = 0; i < st->nqueued; i++)
+		free(st->queued[i].body);
+	st->nqueued = 0;
+}
+
+/*
+ * Insert the queued events, in order. store_event_add() checks an event and queues it, and the
+ * rows go in here, when any other statement of the store is about to run (so every write and
+ * read sees them, in the order they were made) or at the commit: for a temporary store, whose
+ * commit follows the turn's replies, the inserts are then off the round trip too. A failure
+ * marks the transaction broken: store_commit() rolls it back and returns the error.
+ */
+static void
+store_settle(struct store *st)
+{
+	sqlite3_stmt *s = st->stmt[S_EVENT_ADD];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < st->nqueued; i++) {
+		struct store_queued *q = &st->queued[i];
+
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		bind_text(s, 1, q->game_id);
+		sqlite3_bind_int64(s, 2, q->seq);
+		sqlite3_bind_int64(s, 3, q->time_ms);
+		bind_text(s, 4, q->type);
+		if (q->move[0] != '\0') {
+			sqlite3_bind_int64(s, 5, q->ply);
+			bind_text(s, 6, q->move);
+		}
+		sqlite3_bind_text(s, 7, q->body, (int)q->body_len, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE) {
+			st->broken = 1; /* the rest is not inserted either: the commit must fail */
+			if ((rc & 0xff) == SQLITE_CONSTRAINT)
+				store_fail(&st->broken_err, STORE_EINVAL, "adding an event: %s",
+				           sqlite3_errmsg(st->db));
+			else
+				store_sqlite_fail(st, rc, &st->broken_err, "adding an event");
+			break;
+		}
+	}
+	store_queue_drop(st);
+}
+
+/* A statement ready for binding: reset from its last use; the queued events go in first. */
 static sqlite3_stmt *
 store_stmt(struct store *st, int which)
 {
 	sqlite3_stmt *s = st->stmt[which];
 
+	if (st->nqueued > 0)
+		store_settle(st);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return s;
@@ -883,15 +965,6 @@ static int
 fits(const char *s, size_t max)
 {
 	return s != NULL && s[0] != '\0' && strlen(s) < max;
-}
-
-static void
-bind_text(sqlite3_stmt *s, int i, const char *t)
-{
-	if (t == NULL)
-		sqlite3_bind_null(s, i);
-	else
-		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
 }
 
 int
@@ -1032,7 +1105,7 @@ store_event_add(struct store *st, const char *game_id, const struct store_event 
                 struct store_error *err)
 {
 	struct store_live *live, here;
-	sqlite3_stmt *s;
+	struct store_queued *q;
 	int rc, moved;
 
 	if (!fits(game_id, STORE_ID_MAX) || !fits(ev->type, STORE_WORD_MAX) || ev->body == NULL ||
@@ -1062,20 +1135,19 @@ store_event_add(struct store *st, const char *game_id, const struct store_event 
 		return store_fail(err, STORE_EINVAL,
 		                  "event %" PRId64 " of game '%s' does not follow event %" PRId64,
 		                  ev->seq, game_id, live->last);
-	s = store_stmt(st, S_EVENT_ADD);
-	bind_text(s, 1, game_id);
-	sqlite3_bind_int64(s, 2, ev->seq);
-	sqlite3_bind_int64(s, 3, ev->time_ms);
-	bind_text(s, 4, ev->type);
-	if (moved)
-		sqlite3_bind_int64(s, 5, live->ply + 1);
-	bind_text(s, 6, ev->move);
-	if (ev->body_len > 0)
-		sqlite3_bind_text(s, 7, ev->body, (int)ev->body_len, SQLITE_STATIC);
-	else
-		bind_text(s, 7, ev->body);
-	if ((rc = store_write(st, s, "adding an event", err)) < 0)
-		return rc; /* live may be gone (a rollback): not touched */
+	st->queued = xgrow(st->queued, st->nqueued, &st->queued_cap, sizeof *st->queued, 16);
+	q = &st->queued[st->nqueued++];
+	snprintf(q->game_id, sizeof q->game_id, "%s", game_id);
+	snprintf(q->type, sizeof q->type, "%s", ev->type);
+	snprintf(q->move, sizeof q->move, "%s", moved ? ev->move : "");
+	q->seq = ev->seq;
+	q->time_ms = ev->time_ms;
+	q->ply = moved ? live->ply + 1 : 0;
+	q->body_len = ev->body_len > 0 ? ev->body_len : strlen(ev->body);
+	q->body = xmalloc(q->body_len + 1);
+	memcpy(q->body, ev->body, q->body_len);
+	q->body[q->body_len] = '\0';
+	st->pending++;
 	live->last = ev->seq;
 	live->ply += moved;
 	return 0;
@@ -1194,6 +1266,21 @@ store_commit(struct store *st, struct store_error *err)
 	sqlite3_stmt *s;
 	int rc;
 
+	if (st->nqueued > 0)
+		store_settle(st);
+	if (st->broken) {
+		if (!sqlite3_get_autocommit(st->db)) {
+			s = store_stmt(st, S_ROLLBACK);
+			sqlite3_step(s);
+			sqlite3_reset(s);
+		}
+		store_live_clear(st);
+		st->pending = 0;
+		st->broken = 0;
+		if (err != NULL)
+			*err = st->broken_err;
+		return st->broken_err.code;
+	}
 	if (sqlite3_get_autocommit(st->db)) {
 		st->pending = 0;
 		return 0;

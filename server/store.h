@@ -191,7 +191,9 @@ int store_game_status_set(struct store *st, const char *game_id, const char *sta
  * are never lost or reordered silently). For "moved" events ev->move is the canonical move text
  * and gets the next ply; other types have move NULL. The body is stored byte for byte: its
  * body_len bytes (it need not end there, the server passes the line it sent, '\n' excluded), or
- * up to its NUL when body_len is 0. ev and its strings are borrowed.
+ * up to its NUL when body_len is 0. ev and its strings are borrowed (the store copies the body).
+ * The event is checked here and its row inserted when the store next runs any statement, at the
+ * latest at store_commit(): an insert that fails then (a full disk) fails that commit.
  */
 int store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
                     struct store_error *err);
