@@ -5,7 +5,7 @@
  * "seated") adds the game; "seated" records the seat and the seated player's session (its token,
  * so that it can resume after a restart); "started" and "resumed" make the game live and
  * "adjourned" adjourned; "game_over" records the end; and every event is stored with its line
- * exactly as it is sent (bound straight from the wire, without a copy), for the byte-exact replay
+ * exactly as it is sent (the store copies the wire's bytes), for the byte-exact replay
  * of reconnection. Nothing here decides anything: the game layer did, this only writes it down.
  * It owns its timings; the store and the lobby are borrowed.
  */
@@ -179,7 +179,8 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 /*
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the
- * turn's replies and events only after this returns 0: so a move is acknowledged (to the mover
+ * turn's replies and events only after this returns (and, for an offloaded store with --fsync
+ * always, after the sync that follows it: net.c): so a move is acknowledged (to the mover
  * with ok, to the others with moved) only once it survives a crash, and a crash before the commit
  * loses nothing anybody heard of. The id counters go in the same transaction, so a restart never
  * gives out an id that a client has seen.

@@ -330,6 +330,8 @@ main(int argc, char **argv)
 	d.net = net_create(&loop, &ncfg, &lcfg);
 	if ((rc = net_restore(d.net, &serr)) < 0) {
 		log_error("cannot rebuild the games from the store: %s", serr.text);
+	} else if ((rc = net_offload(d.net, &serr)) < 0) {
+		log_error("cannot start the store: %s", serr.text);
 	} else if ((rc = net_listen(d.net, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
 	}

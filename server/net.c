@@ -24,8 +24,9 @@
  * requested after its commit is answered (net_turn_release(), net_synced_cb()), and meanwhile
  * the loop reads and plays the next turns, whose moves form the next group commit. Lines keep
  * their order: a turn waits for the commits before it even if it committed nothing. Checkpoints
- * run on a second syncer through a second connection, so the loop never waits for the copy of
- * the WAL into the file and its two fsyncs (net_checkpoint()).
+ * run on a second syncer through a second connection, so the loop does not wait for the copy of
+ * the WAL into the file and its two fsyncs (net_checkpoint()), but for a catch-up checkpoint
+ * when commits kept the WAL from starting over for 64 MiB.
  *
  * Teardown is never done inside a client's own callbacks or inside the game layer. A client that
  * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that
@@ -155,6 +156,7 @@ struct net {
 	struct syncer *ckpt;         /* a file store: checkpoints the WAL */
 	struct store_error ckpt_err; /* the checkpoint thread's error, read in its done callback */
 	int ckpt_failing;            /* the last checkpoint failed (logged once until one works) */
+	size_t ckpt_asked;           /* frames in the WAL when the last checkpoint was asked for */
 	uint64_t turn_no;            /* the loop turn under way: 1, 2, ... */
 	uint64_t released;           /* the lines of turns up to this one may be written */
 	uint64_t need;               /* the wal_sync ticket that covers the last commit */
@@ -194,8 +196,10 @@ flush_list_remove(struct net_client *c)
 }
 
 /*
- * Put c first on the list of clients holding lines: the list is written from the front, so the
- * last client to get a line goes first, and the client whose request a turn answered is moved to
+ * Put c first on the list of clients holding lines: the list is written from the front, so
+ * among the clients whose lines are released together the last to get a line goes first (a
+ * client still holding lines of an earlier turn keeps its place), and the client whose request a
+ * turn answered is moved to
  * the front once its input is handled (client_read_cb()): a mover reads its ok before the
  * opponent's your_turn is written, as Redis answers a PUBLISH before its subscribers' writes.
  */
@@ -337,7 +341,7 @@ client_reap(struct net_client *c)
 		return;
 	if (c->doomed == DOOM_FLUSH) {
 		if (c->nheld > 0) {
-			c->shutdown_after_flush = 1; /* net_turn_cb writes, then shuts down */
+			c->shutdown_after_flush = 1; /* net_flush_all() writes, then shuts down */
 			return;
 		}
 		client_shutdown(c);
@@ -375,10 +379,11 @@ client_write_cb(uv_write_t *req, int status)
 }
 
 /*
- * Queue a line for c: it is held until the end of the turn (net_turn_cb). The cap counts what
- * libuv could not hand to the kernel yet and what is held: a client that does not read makes it
- * grow, and is dropped at once when this line would pass the cap; the game and the other
- * receivers do not wait for it.
+ * Queue a line for c: it is held until its turn is released (the end of the turn, or the sync
+ * that covers the turn's commit: net_turn_release()). The cap counts what libuv could not hand to
+ * the kernel yet and what is held (with --fsync always, the lines of the turns that wait for the
+ * disk too, a few milliseconds' worth): a client that does not read makes it grow, and is dropped
+ * at once when this line would pass the cap; the game and the other receivers do not wait for it.
  */
 static void
 client_send(struct net_client *c, struct wire *w)
@@ -625,10 +630,12 @@ net_checkpointed_cb(void *arg, uint64_t ticket, int rc)
 }
 
 /*
- * After a commit: keep the WAL short. The checkpoint thread copies it into the file; when the
- * WAL has grown past WAL_CATCH_UP_FRAMES anyway (commits kept extending it while the thread
- * copied), the loop stops asking the thread and, once it is idle, copies the rest itself, so that
- * the next commit starts the WAL over. That one is the only checkpoint that stalls the loop.
+ * After a commit: keep the WAL short. The checkpoint thread copies it into the file, once for
+ * every WAL_CHECKPOINT_FRAMES new frames (as SQLite would; back to back, its two fsyncs would
+ * queue in front of the WAL's). When the WAL has grown past WAL_CATCH_UP_FRAMES anyway (commits
+ * kept extending it while the thread copied), the loop stops asking the thread and, once it is
+ * idle, copies the rest itself, so that the next commit starts the WAL over. That one is the only
+ * checkpoint that stalls the loop.
  */
 static void
 net_checkpoint(struct net *n)
@@ -636,10 +643,15 @@ net_checkpoint(struct net *n)
 	size_t frames = store_wal_frames(n->store);
 	struct store_error err;
 
+	if (frames < n->ckpt_asked)
+		n->ckpt_asked = 0; /* the WAL started over */
 	if (n->ckpt == NULL || syncer_busy(n->ckpt) || frames < WAL_CHECKPOINT_FRAMES)
 		return;
 	if (frames < WAL_CATCH_UP_FRAMES) {
-		syncer_request(n->ckpt);
+		if (frames - n->ckpt_asked >= WAL_CHECKPOINT_FRAMES) {
+			n->ckpt_asked = frames;
+			syncer_request(n->ckpt);
+		}
 		return;
 	}
 	if (store_checkpoint(n->store, &err) < 0 && !n->ckpt_failing) {
@@ -1072,22 +1084,33 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
  * the sync that covers its commit is answered (net_turn_release()), while the loop goes on with
  * the next turns: their moves join the next group commit instead of waiting behind the disk.
  */
-static int
+int
 net_offload(struct net *n, struct store_error *err)
 {
-	int rc = store_bg_open(n->store, &n->bg, err);
+	int rc;
 
+	if (n->durable == NULL || store_is_temporary(n->store))
+		return 0;
+	rc = store_bg_open(n->store, &n->bg, err);
+	if (rc == STORE_EINVAL) { /* an SQLite without threads: the loop waits, as it did */
+		log_warn("store: %s; the loop waits for the disk itself", err->text);
+		return 0;
+	}
 	if (rc == 0 &&
 	    (rc = syncer_create(n->loop, net_checkpoint_job, net_checkpointed_cb, n, &n->ckpt)) ==
 	            0 &&
 	    store_sync_level(n->store) == STORE_SYNC_FULL)
 		rc = syncer_create(n->loop, net_sync_job, net_synced_cb, n, &n->wal_sync);
-	if (rc < 0 && rc != STORE_EIO) {
-		snprintf(err->text, sizeof err->text, "cannot start a thread for the store: %s",
-		         uv_strerror(rc));
-		err->code = rc = STORE_EIO;
+	if (rc < 0 && n->bg != NULL) { /* store_bg_open() said what failed; a thread did here */
+		snprintf(err->text, sizeof err->text, "cannot start a thread: %s", uv_strerror(rc));
+		err->code = STORE_EIO;
 	}
-	return rc;
+	if (rc < 0) { /* as a failed net_restore(): nothing more is written */
+		durable_free(n->durable);
+		n->durable = NULL;
+		return err->code;
+	}
+	return 0;
 }
 
 int
@@ -1106,10 +1129,7 @@ net_restore(struct net *n, struct store_error *err)
 		 */
 		durable_free(n->durable);
 		n->durable = NULL;
-		return rc;
 	}
-	if (n->store != NULL && !store_is_temporary(n->store) && (crc = net_offload(n, err)) < 0)
-		return crc;
 	return rc;
 }
 
@@ -1174,7 +1194,7 @@ net_free(struct net *n)
 	if (n == NULL)
 		return;
 	assert(n->clients == NULL && n->thinking == NULL);
-	syncer_close(n->wal_sync); /* closed at the last turn, unless the loop never stopped */
+	syncer_close(n->wal_sync); /* normally closed at the last turn already: NULL */
 	syncer_close(n->ckpt);
 	store_bg_close(n->bg);
 	free(n->waits);

@@ -43,6 +43,15 @@ struct net *net_create(uv_loop_t *loop, const struct net_config *cfg,
 int net_restore(struct net *n, struct store_error *err);
 
 /*
+ * Hand a file store's disk waits to threads of their own (checkpoints; with --fsync always the
+ * sync of each group commit): see the top of net.c. Call once, after net_restore(), before
+ * net_listen(). Returns 0 (also for a temporary store, and for an SQLite built without threads,
+ * where the loop keeps waiting for the disk, with a warning in the log), or a negative store
+ * error with err filled: the server must not start; nothing more is written to the store.
+ */
+int net_offload(struct net *n, struct store_error *err);
+
+/*
  * Listen on host:port (port 0: the OS picks). Writes the bound address ("127.0.0.1:7777",
  * "[::1]:7777") into bound. Returns 0 or a negative libuv error.
  */

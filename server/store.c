@@ -6,7 +6,10 @@
  * reused for every write), and a map of where each unfinished game's events stand (its last seq
  * and ply, so that adding an event needs no query; see store_event_add()). It is called
  * synchronously from the event loop and must never block it for long: writes only queue rows in
- * the open transaction, and the one disk wait per loop turn is store_commit(). It never calls
+ * the open transaction (events are even checked and queued in memory, store_settle()), and the
+ * one disk wait per loop turn is store_commit(), unless the waits were handed to another thread
+ * (store_bg_open(): a second connection and the WAL's descriptor, which only that thread uses;
+ * the loop then waits only for a catch-up checkpoint, store_checkpoint()). It never calls
  * libuv, never reads the clock (times come from the caller) and never decides a rule: moves are
  * checked by replaying them through game.h.
  */
@@ -559,9 +562,10 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	if (!temp && (rc = store_access(path, err)) < 0)
 		return rc;
 	/*
-	 * Only the loop thread ever touches the store: no mutex around each call on the connection
-	 * (SQLite's multi-thread mode), and no memory statistics, which take a global mutex for
-	 * every allocation (a setting of the whole process, refused once SQLite has started).
+	 * Only the loop thread ever touches this connection (the checkpoint thread has its own,
+	 * store_bg_open()): no mutex around each call on it (SQLite's multi-thread mode), and no
+	 * memory statistics, which take a global mutex for every allocation (a setting of the whole
+	 * process, refused once SQLite has started).
 	 */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	rc = sqlite3_open_v2(temp ? "" : path, &st->db,
@@ -756,12 +760,14 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 		return store_fail(err, STORE_EINVAL,
 		                  st->temporary ? "a temporary store has no disk to wait for"
 		                                : "the store's disk waits are offloaded already");
+	if (!sqlite3_threadsafe())
+		return store_fail(err, STORE_EINVAL, "this SQLite was built without threads");
 	bg = xcalloc(1, sizeof *bg);
 	bg->wal_fd = -1;
 	bg->path = xstrdup(st->path);
 	if ((size_t)snprintf(wal, sizeof wal, "%s-wal", st->path) >= sizeof wal)
 		rc = store_fail(err, STORE_EIO, "%s: the path is too long", st->path);
-	else if ((bg->wal_fd = open(wal, O_RDONLY | O_CLOEXEC)) < 0)
+	else if ((bg->wal_fd = open(wal, O_WRONLY | O_CLOEXEC)) < 0) /* fdatasync wants it */
 		rc = store_fail(err, STORE_EIO, "%s: cannot open (%s)", wal, strerror(errno));
 	/* the WAL was created by this start: its name survives a power loss once the folder is
 	 * synced, which SQLite would have done at its first sync */
@@ -873,10 +879,12 @@ store_queue_drop(struct store *st)
 
 /*
  * Insert the queued events, in order. store_event_add() checks an event and queues it, and the
- * rows go in here, when any other statement of the store is about to run (so every write and
- * read sees them, in the order they were made) or at the commit: for a temporary store, whose
- * commit follows the turn's replies, the inserts are then off the round trip too. A failure
- * marks the transaction broken: store_commit() rolls it back and returns the error.
+ * rows go in here, before any other write (store_tx()) and any prepared statement (store_stmt():
+ * the reads of events among them; the other reads, of games and sessions, do not need them), or
+ * at the commit: for a temporary store, whose commit follows the turn's replies, the inserts are
+ * then off the round trip too. A failure marks the transaction broken (store_begin()). Careful:
+ * store_sqlite_fail() may clear the queue (a rolled-back transaction), so nothing of it is
+ * touched after a failure.
  */
 static void
 store_settle(struct store *st)
@@ -902,7 +910,8 @@ store_settle(struct store *st)
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE) {
-			st->broken = 1; /* the rest is not inserted either: the commit must fail */
+			st->broken = 1; /* the rest is not inserted either: no more writes, and the
+			                 * commit fails (store_begin(), store_commit()) */
 			if ((rc & 0xff) == SQLITE_CONSTRAINT)
 				store_fail(&st->broken_err, STORE_EINVAL, "adding an event: %s",
 				           sqlite3_errmsg(st->db));
@@ -927,13 +936,23 @@ store_stmt(struct store *st, int which)
 	return s;
 }
 
-/* Open the turn's transaction if none is open. */
+/*
+ * Open the turn's transaction if none is open, leaving the queued events queued. A transaction
+ * whose queued inserts failed (store_settle()) takes no more writes: SQLite may have rolled it
+ * back, and a write now would commit on its own; every writer gets that error until
+ * store_commit() reports it and rolls back.
+ */
 static int
-store_tx(struct store *st, struct store_error *err)
+store_begin(struct store *st, struct store_error *err)
 {
 	sqlite3_stmt *s;
 	int rc;
 
+	if (st->broken) {
+		if (err != NULL)
+			*err = st->broken_err;
+		return st->broken_err.code;
+	}
 	if (!sqlite3_get_autocommit(st->db))
 		return 0;
 	st->pending = 0;
@@ -941,6 +960,15 @@ store_tx(struct store *st, struct store_error *err)
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(st, rc, err, "beginning a transaction");
+}
+
+/* Before a write other than an event: the queued events go in first, then store_begin(). */
+static int
+store_tx(struct store *st, struct store_error *err)
+{
+	if (st->nqueued > 0)
+		store_settle(st);
+	return store_begin(st, err);
 }
 
 /* Step a write statement inside the turn's transaction; counts it as pending. */
@@ -1118,7 +1146,7 @@ store_event_add(struct store *st, const char *game_id, const struct store_event 
 		                  "event %" PRId64 " of game '%s': a move goes with a moved event, "
 		                  "and only there",
 		                  ev->seq, game_id);
-	if ((rc = store_tx(st, err)) < 0)
+	if ((rc = store_begin(st, err)) < 0)
 		return rc;
 	live = strmap_get(&st->live, game_id);
 	if (live == NULL) {
@@ -1256,9 +1284,10 @@ store_meta_get(struct store *st, const char *key, int64_t *value, struct store_e
  * Group commit. Every write of the turn went into one transaction, so the disk is waited on once
  * per turn however many moves were made: with synchronous=NORMAL in WAL mode the COMMIT appends
  * the frames to the WAL without fsync (a process crash cannot lose them: they are in the OS's
- * page cache); with synchronous=FULL the WAL is fsync'ed at every COMMIT. Only after this returns
- * 0 may the turn's acknowledgements be sent. On failure SQLite has (or we have) rolled the
- * transaction back.
+ * page cache); with synchronous=FULL the WAL is fsync'ed at every COMMIT (an offloaded store runs
+ * NORMAL: the other thread's store_bg_sync() does that fsync). Only after this returns 0 (and that
+ * sync) may the turn's acknowledgements be sent. On failure SQLite has (or we have) rolled the
+ * transaction back; a transaction whose queued event inserts failed is rolled back here.
  */
 int
 store_commit(struct store *st, struct store_error *err)

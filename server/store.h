@@ -16,8 +16,9 @@
  *   - store_history() and store_record_write() answer history and record requests at any time
  *     (they see committed and queued writes alike); a caller that looks at a game before it
  *     writes its record reads it once with store_game_get() and uses store_record_format().
- * Everything is synchronous and single-threaded; no libuv here. Times are Unix epoch milliseconds
- * supplied by the caller: the store never reads the clock.
+ * Everything is synchronous and on the loop's thread, but the few store_bg_*() calls that another
+ * thread makes on its own connection (see store_bg_open()); no libuv here. Times are Unix epoch
+ * milliseconds supplied by the caller: the store never reads the clock.
  */
 #ifndef HOKITO_SERVER_STORE_H
 #define HOKITO_SERVER_STORE_H
@@ -220,8 +221,11 @@ int store_meta_get(struct store *st, const char *key, int64_t *value, struct sto
 /*
  * Group commit: make every write queued since the last commit durable, at once. With
  * STORE_SYNC_NORMAL the commit is in the WAL file when this returns (safe against a crash of the
- * process); with STORE_SYNC_FULL it has also been fsync'ed (safe against a power loss). Does
- * nothing and returns 0 when nothing is queued. Returns 0 or STORE_EIO: then the turn's writes
+ * process); with STORE_SYNC_FULL it has also been fsync'ed (safe against a power loss), unless
+ * the store was offloaded (store_bg_open()): then the caller waits for a store_bg_sync() that
+ * starts after this returns. Does nothing and returns 0 when nothing is queued. Returns 0 or a
+ * negative store error (STORE_EIO; STORE_EINVAL or STORE_ECORRUPT when a queued event's insert
+ * failed on a constraint or a damaged file): then the turn's writes
  * are rolled back and none of them is durable; the server cannot take back what it applied in
  * memory, so it should log err and stop (restart recovers the last committed state).
  */

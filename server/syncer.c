@@ -6,7 +6,9 @@
  * run covers), and the result of that run. The thread sleeps on a condition variable while
  * started == requested; when woken it takes every request so far (started = requested), runs the
  * job unlocked, then publishes answered and wakes the loop with uv_async_send(), which libuv may
- * coalesce: the async callback reads the latest answer and reports it once. The struct owns the
+ * coalesce: the async callback reads the latest answer and reports it once, with the first error
+ * of the runs it covers (a failed fdatasync followed by one that returns 0 is still a failure: the
+ * kernel reports a lost write once). The struct owns the
  * thread and the async handle; it is freed in the handle's close callback.
  */
 #include <stddef.h>
@@ -25,7 +27,7 @@ struct syncer {
 	void *arg;                   /* borrowed, for job and done */
 	uint64_t requested, started; /* under lock */
 	uint64_t answered;           /* under lock: the last ticket a finished run covers */
-	int rc;                      /* under lock: that run's result */
+	int rc;                      /* under lock: the first error since the last report, or 0 */
 	uint64_t reported;           /* loop only: the last ticket given to done */
 	int stop;                    /* under lock: finish and leave */
 	int closing;                 /* loop only: syncer_close() was called */
@@ -56,7 +58,8 @@ syncer_thread(void *arg)
 		rc = s->job(s->arg);
 		uv_mutex_lock(&s->lock);
 		s->answered = ticket;
-		s->rc = rc;
+		if (rc < 0 && s->rc == 0)
+			s->rc = rc; /* kept until reported: a later success must not hide it */
 		uv_async_send(&s->async);
 	}
 	uv_mutex_unlock(&s->lock);
@@ -72,6 +75,7 @@ syncer_async_cb(uv_async_t *h)
 	uv_mutex_lock(&s->lock);
 	ticket = s->answered;
 	rc = s->rc;
+	s->rc = 0;
 	uv_mutex_unlock(&s->lock);
 	if (ticket == s->reported || s->closing)
 		return;

@@ -20,7 +20,8 @@ struct syncer;
 /* The job, on the syncer's thread: 0 or a negative error code. arg is syncer_create()'s. */
 typedef int (*syncer_job_fn)(void *arg);
 
-/* On the loop thread: every request up to ticket has been answered by a run that returned rc. */
+/* On the loop thread: every request up to ticket has been answered; rc is 0, or the first error
+ * of the runs since the last call. */
 typedef void (*syncer_done_fn)(void *arg, uint64_t ticket, int rc);
 
 /*

@@ -2,8 +2,8 @@
  * test-syncer.c: the server's background job thread (server/syncer.c) on a real libuv loop:
  * a request is answered on the loop with its ticket, requests made while a run is under way
  * coalesce into one more run that answers the last of them, a job's error reaches the done
- * callback, busy follows the answers, and closing joins the thread and frees everything
- * (uv_loop_close() finds no handle left).
+ * callback (even when a later run of the same answer succeeded), busy follows the answers, and
+ * closing joins the thread and frees everything (uv_loop_close() finds no handle left).
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -14,7 +14,9 @@
 
 struct probe {
 	atomic_int runs;    /* jobs run, on the syncer's thread */
+	atomic_int began;   /* jobs begun */
 	atomic_int result;  /* what the next job returns */
+	int fail_run;       /* or: the run (1, 2, ...) that returns -5, the others 0 */
 	int sleep_ms;       /* how long each job takes */
 	uint64_t last;      /* the last ticket answered (loop) */
 	int last_rc;        /* its result */
@@ -28,8 +30,13 @@ probe_job(void *arg)
 {
 	struct probe *p = arg;
 
+	int run;
+
+	atomic_fetch_add(&p->began, 1);
 	uv_sleep((unsigned)p->sleep_ms);
-	atomic_fetch_add(&p->runs, 1);
+	run = atomic_fetch_add(&p->runs, 1) + 1;
+	if (p->fail_run > 0)
+		return run == p->fail_run ? -5 : 0;
 	return atomic_load(&p->result);
 }
 
@@ -137,6 +144,36 @@ TEST(syncer_error)
 	probe_close(&loop, &p);
 }
 
+/*
+ * A failed run followed by a successful one before the loop hears of either: the answer carries
+ * the failure (a lost write that the kernel reported once must not be hidden), then it is gone.
+ */
+TEST(syncer_error_kept)
+{
+	uv_loop_t loop;
+	struct probe p = {.sleep_ms = 30, .fail_run = 1};
+	uint64_t t;
+
+	ASSERT_EQ(uv_loop_init(&loop), 0);
+	uv_timer_init(&loop, &p.timeout);
+	ASSERT_EQ(syncer_create(&loop, probe_job, probe_done, &p, &p.s), 0);
+	syncer_request(p.s);
+	for (int i = 0; i < 5000 && atomic_load(&p.began) == 0; i++)
+		uv_sleep(1); /* until run 1 is under way: the next request makes run 2 */
+	t = syncer_request(p.s);
+	for (int i = 0; i < 5000 && atomic_load(&p.runs) < 2; i++)
+		uv_sleep(1); /* both ran; the loop has not run */
+	ASSERT_EQ(atomic_load(&p.runs), 2);
+	run_until(&loop, &p, t);
+	ASSERT_U64_EQ(p.last, 2);
+	ASSERT_EQ(p.last_rc, -5);
+	ASSERT_EQ(p.answers, 1);
+	t = syncer_request(p.s);
+	run_until(&loop, &p, t);
+	ASSERT_EQ(p.last_rc, 0);
+	probe_close(&loop, &p);
+}
+
 /* Closing with a run under way waits for it; the done callback is not called any more. */
 TEST(syncer_close_waits)
 {
@@ -159,6 +196,7 @@ main(void)
 	RUN(syncer_one_request);
 	RUN(syncer_coalesces);
 	RUN(syncer_error);
+	RUN(syncer_error_kept);
 	RUN(syncer_close_waits);
 	TEST_END();
 }
