@@ -615,7 +615,10 @@ net_checkpoint_job(void *arg)
 	return store_bg_checkpoint(n->bg, &n->ckpt_err);
 }
 
-/* ckpt's done callback: a checkpoint that fails (a full disk) is said once until one works. */
+/*
+ * ckpt's done callback, and the end of the loop's own checkpoint: a checkpoint that fails (a full
+ * disk) is said once until one works.
+ */
 static void
 net_checkpointed_cb(void *arg, uint64_t ticket, int rc)
 {
@@ -641,7 +644,6 @@ static void
 net_checkpoint(struct net *n)
 {
 	size_t frames = store_wal_frames(n->store);
-	struct store_error err;
 
 	if (frames < n->ckpt_asked)
 		n->ckpt_asked = 0; /* the WAL started over */
@@ -654,10 +656,8 @@ net_checkpoint(struct net *n)
 		}
 		return;
 	}
-	if (store_checkpoint(n->store, &err) < 0 && !n->ckpt_failing) {
-		log_warn("store: %s; the WAL grows until a checkpoint works", err.text);
-		n->ckpt_failing = 1;
-	}
+	/* the thread is idle (not busy, not asked): its error slot is free */
+	net_checkpointed_cb(n, 0, store_checkpoint(n->store, &n->ckpt_err));
 }
 
 /*

@@ -813,12 +813,19 @@ store_bg_sync(struct store_bg *bg)
 	return fdatasync(bg->wal_fd) < 0 ? -errno : 0;
 }
 
+/* A passive checkpoint on db: SQLITE_OK, also when another checkpoint had the lock (busy). */
+static int
+checkpoint_passive(sqlite3 *db)
+{
+	int rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+
+	return (rc & 0xff) == SQLITE_BUSY ? SQLITE_OK : rc;
+}
+
 int
 store_bg_checkpoint(struct store_bg *bg, struct store_error *err)
 {
-	int rc = sqlite3_wal_checkpoint_v2(bg->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-
-	if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
+	if (checkpoint_passive(bg->db) == SQLITE_OK)
 		return 0;
 	return store_fail(err, STORE_EIO, "%s: checkpoint failed: %s", bg->path,
 	                  sqlite3_errmsg(bg->db));
@@ -851,11 +858,9 @@ store_wal_frames(const struct store *st)
 int
 store_checkpoint(struct store *st, struct store_error *err)
 {
-	int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	int rc = checkpoint_passive(st->db);
 
-	if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)
-		return 0;
-	return store_sqlite_fail(st, rc, err, "checkpointing");
+	return rc == SQLITE_OK ? 0 : store_sqlite_fail(st, rc, err, "checkpointing");
 }
 
 /* Bind a string (borrowed until the step), or NULL. */
@@ -1289,6 +1294,22 @@ store_meta_get(struct store *st, const char *key, int64_t *value, struct store_e
  * sync) may the turn's acknowledgements be sent. On failure SQLite has (or we have) rolled the
  * transaction back; a transaction whose queued event inserts failed is rolled back here.
  */
+/* Give the turn's transaction up (a failed commit or queued insert): the file is the truth. */
+static void
+store_rollback(struct store *st)
+{
+	sqlite3_stmt *s;
+
+	if (!sqlite3_get_autocommit(st->db)) {
+		s = store_stmt(st, S_ROLLBACK);
+		sqlite3_step(s);
+		sqlite3_reset(s);
+	}
+	store_live_clear(st);
+	st->pending = 0;
+	st->broken = 0;
+}
+
 int
 store_commit(struct store *st, struct store_error *err)
 {
@@ -1298,16 +1319,9 @@ store_commit(struct store *st, struct store_error *err)
 	if (st->nqueued > 0)
 		store_settle(st);
 	if (st->broken) {
-		if (!sqlite3_get_autocommit(st->db)) {
-			s = store_stmt(st, S_ROLLBACK);
-			sqlite3_step(s);
-			sqlite3_reset(s);
-		}
-		store_live_clear(st);
-		st->pending = 0;
-		st->broken = 0;
 		if (err != NULL)
 			*err = st->broken_err;
+		store_rollback(st);
 		return st->broken_err.code;
 	}
 	if (sqlite3_get_autocommit(st->db)) {
@@ -1318,15 +1332,9 @@ store_commit(struct store *st, struct store_error *err)
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		int code = store_sqlite_fail(st, rc, err, "committing");
-		if (!sqlite3_get_autocommit(st->db)) {
-			s = store_stmt(st, S_ROLLBACK);
-			sqlite3_step(s);
-			sqlite3_reset(s);
-		}
-		store_live_clear(st);
-		st->pending = 0;
-		return code;
+		rc = store_sqlite_fail(st, rc, err, "committing");
+		store_rollback(st);
+		return rc;
 	}
 	st->pending = 0;
 	return 0;

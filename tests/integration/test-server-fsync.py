@@ -128,21 +128,26 @@ def covered(shim_log, sent, arrived):
     return any(s >= sent and e <= arrived for s, e, _ in syncs(shim_log))
 
 
+def four_moves(a, b, what):
+    """a and b play four moves in turn; returns [(Mover, its times)] and the times as text,
+    printed as a TAP comment after what."""
+    seen = []
+    for i in range(4):
+        mover, other = (a, b) if i % 2 == 0 else (b, a)
+        mv = Mover(mover, other)
+        seen.append((mv, mv.join()))
+    times = ["ok %.0f ms, moved %.0f ms" % (1000 * got.get("ok", -1), 1000 * got.get("moved", -1))
+             for _, got in seen]
+    print("# %s: %s" % (what, "; ".join(times)))
+    return seen, times
+
+
 def always_waits():
     """--fsync always: replies and events wait for the fdatasync of their commit."""
     srv, shim_log = slow_server("always", 300)
     try:
         a, b, g = new_game(srv, "al", 3)
-        seen = []
-        for i in range(4):
-            mover, other = (a, b) if i % 2 == 0 else (b, a)
-            mv = Mover(mover, other)
-            got = mv.join()
-            seen.append((mv, got))
-        times = ["ok %.0f ms, moved %.0f ms" % (1000 * got.get("ok", -1),
-                                                1000 * got.get("moved", -1))
-                 for _, got in seen]
-        print("# --fsync always, shim 300 ms: " + "; ".join(times))
+        seen, times = four_moves(a, b, "--fsync always, shim 300 ms")
         errors = [e for mv, _ in seen for e in mv.errors]
         t.ok(not errors and all(mv.got["ok"]["type"] == "ok" for mv, _ in seen) and
              all(got["ok"] >= 0.25 and got["moved"] >= 0.25 for _, got in seen),
@@ -204,15 +209,7 @@ def normal_does_not_wait():
     try:
         a, b, g = new_game(srv, "no", 3)
         before = len(syncs(shim_log))
-        seen = []
-        for i in range(4):
-            mover, other = (a, b) if i % 2 == 0 else (b, a)
-            mv = Mover(mover, other)
-            seen.append((mv, mv.join()))
-        times = ["ok %.0f ms, moved %.0f ms" % (1000 * got.get("ok", -1),
-                                                1000 * got.get("moved", -1))
-                 for _, got in seen]
-        print("# --fsync normal, shim 300 ms: " + "; ".join(times))
+        seen, times = four_moves(a, b, "--fsync normal, shim 300 ms")
         t.ok(all(len(got) == 2 and max(got.values()) < 0.25 for _, got in seen),
              "--fsync normal: each ok and moved within 250 ms (no wait for the WAL's fdatasync)",
              times)

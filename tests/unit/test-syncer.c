@@ -67,6 +67,18 @@ run_until(uv_loop_t *loop, struct probe *p, uint64_t ticket)
 	uv_timer_stop(&p->timeout);
 }
 
+/* A loop, the probe's timeout timer, and its syncer. Returns 0 or a libuv error. */
+static int
+probe_open(uv_loop_t *loop, struct probe *p)
+{
+	int rc = uv_loop_init(loop);
+
+	if (rc < 0)
+		return rc;
+	uv_timer_init(loop, &p->timeout);
+	return syncer_create(loop, probe_job, probe_done, p, &p->s);
+}
+
 static void
 probe_close(uv_loop_t *loop, struct probe *p)
 {
@@ -83,9 +95,7 @@ TEST(syncer_one_request)
 	struct probe p = {.sleep_ms = 1};
 	uint64_t t;
 
-	ASSERT_EQ(uv_loop_init(&loop), 0);
-	uv_timer_init(&loop, &p.timeout);
-	ASSERT_EQ(syncer_create(&loop, probe_job, probe_done, &p, &p.s), 0);
+	ASSERT_EQ(probe_open(&loop, &p), 0);
 	ASSERT(!syncer_busy(p.s));
 	t = syncer_request(p.s);
 	ASSERT_U64_EQ(t, 1);
@@ -106,9 +116,7 @@ TEST(syncer_coalesces)
 	struct probe p = {.sleep_ms = 50};
 	uint64_t t = 0;
 
-	ASSERT_EQ(uv_loop_init(&loop), 0);
-	uv_timer_init(&loop, &p.timeout);
-	ASSERT_EQ(syncer_create(&loop, probe_job, probe_done, &p, &p.s), 0);
+	ASSERT_EQ(probe_open(&loop, &p), 0);
 	syncer_request(p.s);
 	uv_sleep(10); /* the first run is under way */
 	for (int i = 0; i < 9; i++)
@@ -129,9 +137,7 @@ TEST(syncer_error)
 	struct probe p = {.sleep_ms = 1};
 	uint64_t t;
 
-	ASSERT_EQ(uv_loop_init(&loop), 0);
-	uv_timer_init(&loop, &p.timeout);
-	ASSERT_EQ(syncer_create(&loop, probe_job, probe_done, &p, &p.s), 0);
+	ASSERT_EQ(probe_open(&loop, &p), 0);
 	atomic_store(&p.result, -5);
 	t = syncer_request(p.s);
 	run_until(&loop, &p, t);
@@ -154,9 +160,7 @@ TEST(syncer_error_kept)
 	struct probe p = {.sleep_ms = 30, .fail_run = 1};
 	uint64_t t;
 
-	ASSERT_EQ(uv_loop_init(&loop), 0);
-	uv_timer_init(&loop, &p.timeout);
-	ASSERT_EQ(syncer_create(&loop, probe_job, probe_done, &p, &p.s), 0);
+	ASSERT_EQ(probe_open(&loop, &p), 0);
 	syncer_request(p.s);
 	for (int i = 0; i < 5000 && atomic_load(&p.began) == 0; i++)
 		uv_sleep(1); /* until run 1 is under way: the next request makes run 2 */
@@ -180,9 +184,7 @@ TEST(syncer_close_waits)
 	uv_loop_t loop;
 	struct probe p = {.sleep_ms = 100};
 
-	ASSERT_EQ(uv_loop_init(&loop), 0);
-	uv_timer_init(&loop, &p.timeout);
-	ASSERT_EQ(syncer_create(&loop, probe_job, probe_done, &p, &p.s), 0);
+	ASSERT_EQ(probe_open(&loop, &p), 0);
 	syncer_request(p.s);
 	uv_sleep(10);
 	probe_close(&loop, &p); /* joins: the run finished */
