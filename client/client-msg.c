@@ -303,7 +303,7 @@ handle_event(struct client *c, const struct msg *m)
 		/* the status line too, quietly (the plain view prints the result itself): what
 		 * it said while the game was on ("The game begins", "Sent c2-e4") is over */
 		client_state_result_text(t, result, sizeof result);
-		client_state_notice(st, 0, "Game over: %s.", result);
+		client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
 		break;
 	}
 	case MSG_DRAW_OFFERED:

@@ -260,9 +260,10 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(all(has_keys(p.screen(), ("Enter", "lobby"), ("n", "rematch"), ("v", "replay"))
                   for p in (alice, bob)),
               "the players' game-over bar offers the rematch", bar(alice.screen()))
-    tap.check(all(re.search(r"Game over: .*%s" % result, p.screen().rstrip("\n").split("\n")[-2])
+    tap.check(all(re.search(r"Game over: .*%s\. [A-Z].*\." % result,
+                            p.screen().rstrip("\n").split("\n")[-2])
                   for p in (alice, bob, carol)),
-              "the status line says the game is over (not what it said during the game)",
+              "the status line says the game is over and why (not what it said during the game)",
               bob.screen())
     tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
               re.search(r"W +White +bob +%d" % sc["white"], scr),
