@@ -406,30 +406,44 @@ draw_title(struct screen *s)
 
 /*
  * The key hints bar at the bottom: pairs of key and label, NULL-terminated, the keys that matter
- * most first. The last pair (by habit "? help", where every key is listed) always shows; the
- * others show in order as long as they fit beside it, and a pair too wide for what is left is
- * skipped, so that a narrow terminal drops the least needed hints rather than cutting one.
+ * most first. Every key of the bar shows, whole. When all the pairs fit as they are (an 80-column
+ * terminal, mostly), each is a key in reverse video with a space either side, then its label
+ * with a space either side. When they do not (a 64-column terminal), the bar is compact, as
+ * nano's is: each key in reverse video right before its label, one space between pairs; and
+ * while that is still too wide, the last keys before the last pair stand without their labels,
+ * the least needed first. The last pair (by habit "? help", where every key is explained) keeps
+ * its label. The bare keys of any bar fit in MIN_COLS; were they ever wider, the line is cut.
  */
 static void
 draw_hints(const char *const *pairs)
 {
-	int x = 0, y = LINES - 1, n = 0, lastw;
+	int x = 0, y = LINES - 1, n = 0, width = 0, wide, labelled;
 
-	while (pairs[n] != NULL)
+	while (pairs[n] != NULL) {
+		width += (int)strlen(pairs[n]) + (int)strlen(pairs[n + 1]) + 4;
 		n += 2;
+	}
 	if (n == 0)
 		return;
-	lastw = (int)strlen(pairs[n - 2]) + (int)strlen(pairs[n - 1]) + 4;
+	wide = width <= COLS;
+	/* compact: two columns less a pair, and no space after the last; only the pairs before
+	 * pairs[labelled] and the last keep their labels */
+	width -= wide ? 0 : n + 1;
+	for (labelled = n - 2; width > COLS && labelled > 0; labelled -= 2)
+		width -= (int)strlen(pairs[labelled - 1]) + 1;
 	blank(y, 0, COLS);
 	for (int i = 0; i < n; i += 2) {
-		int kl = (int)strlen(pairs[i]) + 2, tl = (int)strlen(pairs[i + 1]) + 2;
-		if (x + kl + tl + (i + 2 < n ? lastw : 0) > COLS)
-			continue;
+		const char *pad = wide ? " " : "";
+		int kl = (int)strlen(pairs[i]) + 2 * wide;
 		attron(A_REVERSE | A_BOLD);
-		put(y, x, kl, " %s ", pairs[i]);
+		put(y, x, kl, "%s%s%s", pad, pairs[i], pad);
 		attroff(A_REVERSE | A_BOLD);
-		put(y, x + kl, tl, " %s ", pairs[i + 1]);
-		x += kl + tl;
+		x += kl;
+		if (i < labelled || i == n - 2) {
+			put(y, x, 0, " %s%s", pairs[i + 1], pad);
+			x += (int)strlen(pairs[i + 1]) + 1 + wide;
+		}
+		x += !wide;
 	}
 }
 

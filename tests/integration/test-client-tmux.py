@@ -8,12 +8,13 @@ selecting (the legal destinations are highlighted), half typed in notation. The 
 checked with capture-pane: board, players, turn, scores, move list, spectators, help, stack view,
 refusals, game over; then resize, too-small terminal, NO_COLOR, an OXONO move made with the
 totem-then-pawn selection, resigning, and leaving by q, Ctrl-C and SIGTERM with the terminal
-restored. At 80x24 and 64x18 a player sees what the audit of the client asked for: the key
-hints bar shows the keys of the viewer's role and the game's state (or of the prompt, question
-or form open), whole; the status line says what came of a create (made or refused) and that the
-game is over; the help pages fit above the status line; the side panel keeps the names and the
-moves. A socket spectator in the test follows the positions to pick legal moves with
-hokito-engine. TAP on stdout; a private tmux server, killed at the end.
+restored. At 80x24 and 64x18 a player sees what the audit of the client asked for: the key hints
+bar shows the keys of the viewer's role and the game's state (or of the prompt, question or form
+open), whole, at 64 columns every one of them in a compact bar (lobby, history, replay, a game
+on, a draw offered, a game over); the status line says what came of a create (made or refused)
+and that the game is over; the help pages fit above the status line; the side panel keeps the
+names and the moves. A socket spectator in the test follows the positions to pick legal moves
+with hokito-engine. TAP on stdout; a private tmux server, killed at the end.
 """
 import os
 import re
@@ -108,12 +109,33 @@ def has_keys(screen, *pairs):
                for k, l in pairs)
 
 
-def wait_keys(tmux, session, *pairs, timeout=5):
-    """Wait for the hints bar of a session to show each key with its label; the screen or None."""
+def has_all_keys(screen, keys, labels=()):
+    """Whether the hints bar shows every key of keys whole, as a word of its own (the compact bar
+    of a narrow terminal may show a key without its label), and each key of labels with its label
+    ("d draw", or "d  draw" as in a wide bar)."""
+    b = bar(screen)
+    return (all(re.search(r"(^| )%s( |$)" % re.escape(k), b) for k in keys) and
+            all(re.search(r"(^| )%s {1,2}%s( |$)" % (re.escape(k), re.escape(l)), b)
+                for k, l in labels))
+
+
+def wait_screen(tmux, session, pred, timeout=5):
+    """Wait for pred(screen) to hold of a session's screen; the screen or None."""
     def shown():
         scr = tmux.capture(session)
-        return scr if has_keys(scr, *pairs) else None
+        return scr if pred(scr) else None
     return ct.wait_for(shown, timeout)
+
+
+def wait_keys(tmux, session, *pairs, timeout=5):
+    """Wait for the hints bar of a session to show each key with its label; the screen or None."""
+    return wait_screen(tmux, session, lambda scr: has_keys(scr, *pairs), timeout)
+
+
+def wait_all_keys(tmux, session, keys, labels=(), timeout=5):
+    """Wait for the hints bar of a session to show every key (has_all_keys()); the screen or
+    None."""
+    return wait_screen(tmux, session, lambda scr: has_all_keys(scr, keys, labels), timeout)
 
 
 def wait_moves(watcher, n, timeout=10):
@@ -294,6 +316,18 @@ def screen_checks(tap, tmux, server, tmp, gid):
                         ("Esc", "board"), ("t", "chat"), ("Q", "quit"), ("?", "help")),
               "80 columns, game over: every key of the bar is there, whole",
               bar(alice.screen()))
+    tmux.resize("alice", 64, 18)
+    tap.check(wait_all_keys(tmux, "alice", ("Enter", "n", "v", "Esc", "t", "Q", "?"),
+                            (("Enter", "lobby"), ("t", "chat"), ("Q", "quit"), ("?", "help"))),
+              "64 columns, game over: every key of the bar is there, whole (t chat, Q quit too)",
+              bar(alice.screen()))
+    tmux.keys("alice", "v")
+    tap.check(wait_all_keys(tmux, "alice", ("Left/Right", "Home/End", "q", "PgUp/PgDn", "?"),
+                            (("Left/Right", "step"), ("q", "back"), ("?", "help"))),
+              "64 columns, the replay: every key of the bar is there, whole",
+              bar(alice.screen()))
+    tmux.keys("alice", "q")
+    alice.expect(r"Game over", 5)
     tmux.resize("alice", COLS, ROWS)
     # Back to the lobby, then quit: the terminal is restored.
     tmux.keys("alice", "Enter")
@@ -432,6 +466,16 @@ def small_screens(tap, tmux, server, tmp):
                         ("i", "by code"), ("h", "history"), ("q", "quit"), ("?", "help")),
               "80 columns, the lobby: create, quick, by code, history, quit and help are shown",
               tmux.capture("lee"))
+    tmux.resize("lee", 64, 18)
+    tap.check(wait_all_keys(tmux, "lee", ("Enter", "c", "p", "i", "h", "q", "?"),
+                            (("c", "create"), ("h", "history"), ("q", "quit"), ("?", "help"))),
+              "64 columns, the lobby: every key of the bar is there, whole (h history, q quit too)",
+              bar(tmux.capture("lee")))
+    tmux.keys("lee", "h")
+    tap.check(wait_all_keys(tmux, "lee", ("Enter", "n/PgDn", "p/PgUp", "q", "r", "Up/Down", "?"),
+                            (("Enter", "replay"), ("q", "lobby"), ("?", "help"))),
+              "64 columns, the history: every key of the bar is there, whole",
+              bar(tmux.capture("lee")))
     tmux.keys("lee", "Q")
     tmux.keys("pat", "t")
     tap.check(wait_keys(tmux, "pat", ("Enter", "send"), ("Esc", "cancel")) and
@@ -465,11 +509,25 @@ def small_screens(tap, tmux, server, tmp):
               re.search(r"B +quin +X\d O\d", pat.screen()),
               "64x18: the players' names, the moves heading and the moves, none drawn over",
               pat.screen())
+    tap.check(wait_all_keys(tmux, "pat", ("Enter", "arrows", ":", "r", "d", "t", "?"),
+                            (("Enter", "select"), ("d", "draw"), ("t", "chat"), ("?", "help"))),
+              "64 columns, your move: every key of the bar is there, whole (d draw, t chat too)",
+              bar(pat.screen()))
     tmux.resize("sid", 64, 18)
     tap.check(tmux.expect("sid", r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
               and re.search(r"Spectators \(\d\): \w", tmux.capture("sid")),
               "64x18, watching: the moves heading and the moves, the spectators on one line",
               tmux.capture("sid"))
+    tap.check(wait_all_keys(tmux, "sid", ("arrows", "s", "t", "q", "f", "Q", "?"),
+                            (("t", "chat"), ("q", "leave"), ("Q", "quit"), ("?", "help"))),
+              "64 columns, watching: every key of the bar is there, whole (Q quit too)",
+              bar(tmux.capture("sid")))
+    quin.send("draw")
+    tap.check(pat.expect(r"offers a draw", 10) and
+              wait_all_keys(tmux, "pat", ("a", "x", "Enter", "arrows", ":", "r", "t", "?"),
+                            (("a", "accept draw"), ("x", "decline"), ("?", "help"))),
+              "64 columns, a draw offered on your move: every key of the bar, the answers first",
+              bar(pat.screen()))
     watcher.close()
     quin.close()
     for session in ("pat", "sid"):
