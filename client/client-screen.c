@@ -239,6 +239,17 @@ clip(const char *text, int w)
 	return i;
 }
 
+/* The columns text takes, one a character as clip() counts them. */
+static int
+text_width(const char *text)
+{
+	int cols = 0;
+
+	for (; *text != '\0'; text++)
+		cols += ((unsigned char)*text & 0xc0) != 0x80;
+	return cols;
+}
+
 /*
  * Write text at (y, x), cut to w columns and to the right edge; a control character is drawn as
  * '?' (client_shown_byte()): curses would move the cursor on a newline, out of the pane.
@@ -348,14 +359,21 @@ frame(const struct screen *s, int y, int x, int h, int w, const char *title)
 	}
 }
 
-/* The title bar: program, where we are, connection. */
+/*
+ * The title bar: the program and where we are on the left; on the right the connection state,
+ * then who we are at which server. The connection state always shows: when the line is short of
+ * room (a 64-column terminal at a game) the server's address goes first, then our name, and
+ * last the left side is cut.
+ */
 static void
 draw_title(struct screen *s)
 {
 	struct client *c = s->c;
 	const struct client_table *t = &c->st.table;
-	char right[128], left[160];
+	const char *name = c->st.name[0] ? c->st.name : c->opt.name;
+	char right[3][128], left[160];
 	const char *link;
+	int k = 0, x;
 
 	switch (c->st.link) {
 	case CLIENT_LINK_UP:
@@ -382,25 +400,24 @@ draw_title(struct screen *s)
 		         t->variant, glyph(s, "\xc2\xb7", "-"), t->id);
 	else
 		snprintf(left, sizeof left, " hokito %s lobby", glyph(s, "\xc2\xb7", "-"));
-	snprintf(right, sizeof right, "%s %s %s:%d ", c->st.name[0] ? c->st.name : c->opt.name,
-	         glyph(s, "@", "@"), c->opt.host, c->opt.port);
+	snprintf(right[0], sizeof right[0], "%s @ %s:%d ", name, c->opt.host, c->opt.port);
+	snprintf(right[1], sizeof right[1], "%s ", name);
+	right[2][0] = '\0';
+	/* " link " and a space before the right side, beside the left side and two spaces */
+	while (k < 2 && COLS - (int)(strlen(right[k]) + strlen(link) + 3) <= text_width(left) + 2)
+		k++;
+	x = COLS - (int)(strlen(right[k]) + strlen(link) + 3);
 	attron(A_REVERSE);
 	blank(0, 0, COLS);
 	attron(A_BOLD);
-	putn(0, 0, COLS, left);
+	putn(0, 0, x - 1, left);
 	attroff(A_BOLD);
-	{
-		int rl = (int)strlen(right) + (int)strlen(link) + 3;
-		int x = COLS - rl;
-		if (x > (int)strlen(left) + 2) {
-			if (c->st.link != CLIENT_LINK_UP)
-				attron(pair(s, PAIR_ERROR) | A_BOLD);
-			put(0, x, 0, " %s ", link);
-			attroff(pair(s, PAIR_ERROR) | A_BOLD);
-			attron(A_REVERSE);
-			put(0, x + (int)strlen(link) + 3, 0, "%s", right);
-		}
-	}
+	if (c->st.link != CLIENT_LINK_UP)
+		attron(pair(s, PAIR_ERROR) | A_BOLD);
+	put(0, x, 0, " %s ", link);
+	attroff(pair(s, PAIR_ERROR) | A_BOLD);
+	attron(A_REVERSE);
+	put(0, x + (int)strlen(link) + 3, 0, "%s", right[k]);
 	attroff(A_REVERSE);
 }
 

@@ -1,8 +1,9 @@
 """clienttest.py: shared helpers of the hokito client integration tests (test-client-*.py).
 
-A TAP reporter, the real hokitod started on a free loopback port, a --plain client driven over
-pipes, a tmux-driven client, a plain-socket spectator that follows the positions, and the
-engine tool to list legal moves. Everything runs on 127.0.0.1 with bounded waits.
+A TAP reporter, the real hokitod started on a free loopback port, a relay that cuts or holds the
+clients' connections, a --plain client driven over pipes, a tmux-driven client, a plain-socket
+spectator that follows the positions, and the engine tool to list legal moves. Everything runs on
+127.0.0.1 with bounded waits.
 """
 import json
 import os
@@ -85,6 +86,7 @@ class Proxy:
 
     def __init__(self, port):
         self.upstream = port
+        self.held = False  # hold(): connections are taken and closed at once
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -100,6 +102,9 @@ class Proxy:
                 a, _ = self.sock.accept()
             except OSError:
                 return
+            if self.held:
+                a.close()
+                continue
             try:
                 b = socket.create_connection(("127.0.0.1", self.upstream))
             except OSError:
@@ -136,6 +141,15 @@ class Proxy:
                 s.close()
             except OSError:
                 pass
+
+    def hold(self):
+        """Cut every relayed connection and close the new ones until release(): the clients
+        keep trying to reconnect."""
+        self.held = True
+        self.cut()
+
+    def release(self):
+        self.held = False
 
     def close(self):
         self.sock.close()

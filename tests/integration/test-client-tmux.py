@@ -11,10 +11,12 @@ totem-then-pawn selection, resigning, and leaving by q, Ctrl-C and SIGTERM with 
 restored. At 80x24 and 64x18 a player sees what the audit of the client asked for: the key hints
 bar shows the keys of the viewer's role and the game's state (or of the prompt, question or form
 open), whole, at 64 columns every one of them in a compact bar (lobby, history, replay, a game
-on, a draw offered, a game over); the status line says what came of a create (made or refused)
-and that the game is over; the help pages fit above the status line; the side panel keeps the
-names and the moves. A socket spectator in the test follows the positions to pick legal moves
-with hokito-engine. TAP on stdout; a private tmux server, killed at the end.
+on, a draw offered, a game over); the title bar keeps the connection's state at 64 columns (a
+relay holds a spectator's connection: "reconnecting..."); the status line says what came of a
+create (made or refused) and that the game is over; the help pages fit above the status line;
+the side panel keeps the names and the moves. A socket spectator in the test follows the
+positions to pick legal moves with hokito-engine. TAP on stdout; a private tmux server, killed
+at the end.
 """
 import os
 import re
@@ -101,6 +103,11 @@ def pane_child(tmux, session):
 def bar(screen):
     """The key hints bar: the last line of a captured screen."""
     return screen.rstrip("\n").split("\n")[-1]
+
+
+def title(screen):
+    """The title bar: the first line of a captured screen."""
+    return screen.split("\n")[0]
 
 
 def has_keys(screen, *pairs):
@@ -449,7 +456,8 @@ def small_screens(tap, tmux, server, tmp):
     wait_moves(watcher, 2)
     tap.check(pat.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 10),
               "80x24, timed private game: the move list shows the moves", pat.screen())
-    start_small("sid", "%s --port %d --name sid watch %s" % (hk, server.port, code), "sid")
+    relay = ct.Proxy(server.port)  # sid's connection, held later on
+    start_small("sid", "%s --port %d --name sid watch %s" % (hk, relay.port, code), "sid")
     sid = Player(tmux, "sid")
     tap.check(sid.expect(r"Pink to move  \(watching\)\s", 10) and
               sid.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
@@ -513,6 +521,9 @@ def small_screens(tap, tmux, server, tmp):
                             (("Enter", "select"), ("d", "draw"), ("t", "chat"), ("?", "help"))),
               "64 columns, your move: every key of the bar is there, whole (d draw, t chat too)",
               bar(pat.screen()))
+    tap.check(re.search(r"OXONO standard . game g\d+ +connected +pat", title(pat.screen())),
+              "64 columns, at a game: the title bar says the connection's state",
+              title(pat.screen()))
     tmux.resize("sid", 64, 18)
     tap.check(tmux.expect("sid", r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
               and re.search(r"Spectators \(\d\): \w", tmux.capture("sid")),
@@ -522,6 +533,14 @@ def small_screens(tap, tmux, server, tmp):
                             (("t", "chat"), ("q", "leave"), ("Q", "quit"), ("?", "help"))),
               "64 columns, watching: every key of the bar is there, whole (Q quit too)",
               bar(tmux.capture("sid")))
+    relay.hold()
+    tap.check(wait_screen(tmux, "sid", lambda scr: "reconnecting..." in title(scr)),
+              "64 columns, the connection lost: the title bar says it is reconnecting",
+              title(tmux.capture("sid")))
+    relay.release()
+    tap.check(wait_screen(tmux, "sid", lambda scr: re.search(r" connected +sid", title(scr)),
+                          timeout=10),
+              "and that it is connected again", title(tmux.capture("sid")))
     quin.send("draw")
     tap.check(pat.expect(r"offers a draw", 10) and
               wait_all_keys(tmux, "pat", ("a", "x", "Enter", "arrows", ":", "r", "t", "?"),
@@ -533,6 +552,7 @@ def small_screens(tap, tmux, server, tmp):
     for session in ("pat", "sid"):
         tmux.keys(session, "Q")
         tmux.expect(session, r"HOKITO-EXIT=0", 5)
+    relay.close()
 
 
 def create_refused(tap, tmux, tmp):
