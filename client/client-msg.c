@@ -156,12 +156,17 @@ over_words(const struct client_table *t, const char *reason, int winner, char *b
 	}
 }
 
-/* A result object or a game_over event: mark the table over. */
+/*
+ * A result object or a game_over event: mark the table over. The status line says so too,
+ * quietly (the plain view prints the result itself), whichever message told us (a game_over, or
+ * the state of a game that ended while we were away): what it said while the game was on ("The
+ * game begins", "Sent c2-e4", "c3 selected") is over.
+ */
 static void
 take_result(struct client_state *st, const json_t *res)
 {
 	struct client_table *t = &st->table;
-	char words[160];
+	char words[160], result[128];
 	int winner = seat_side(t->kind, jstr(res, "winner", NULL));
 
 	over_words(t, jstr(res, "reason", NULL), winner, words, sizeof words);
@@ -170,6 +175,8 @@ take_result(struct client_state *st, const json_t *res)
 	t->adjourned = 0;
 	if (strcmp(jstr(res, "result", ""), "aborted") == 0)
 		t->winner = -1;
+	client_state_result_text(t, result, sizeof result);
+	client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
 }
 
 /* The match members of a state: clock, offers, both chats. */
@@ -296,16 +303,10 @@ handle_event(struct client *c, const struct msg *m)
 			t->draw_offer = -1; /* it lapses when the player it was made to moves */
 		break;
 	}
-	case MSG_GAME_OVER: {
-		char result[128];
+	case MSG_GAME_OVER:
 		take_clocks(st, json_object_get(r, "clocks"));
 		take_result(st, r);
-		/* the status line too, quietly (the plain view prints the result itself): what
-		 * it said while the game was on ("The game begins", "Sent c2-e4") is over */
-		client_state_result_text(t, result, sizeof result);
-		client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
 		break;
-	}
 	case MSG_DRAW_OFFERED:
 		t->draw_offer = seat_side(t->kind, jstr(r, "by", NULL));
 		client_notice(c, 0, "%s offers a draw.", side_player(t, t->draw_offer));

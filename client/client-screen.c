@@ -124,6 +124,7 @@ struct screen {
 	int list_y;                      /* lobby: screen row of the first entry */
 	int list_top;                    /* lobby: first entry shown */
 	int had_table;                   /* the table was active at the last draw */
+	int had_over;                    /* its game was over at the last update */
 	enum page page;                  /* the page shown */
 	enum page replay_back;           /* where leaving the replay goes */
 	int hrow, htop;                  /* history: highlighted row, first row shown */
@@ -2530,6 +2531,23 @@ screen_update(struct client *c)
 		if (s->mode == MODE_CREATE)
 			s->mode = MODE_NORMAL;
 	}
+	if (c->st.table.active && c->st.table.over && !s->had_over) {
+		/*
+		 * The game has just ended, whichever message said so (a flag fell, a player
+		 * resigned, the state of a game that ended while we were away): what was about
+		 * playing it goes, so that the status line shows how it ended (take_result() in
+		 * client-msg.c put it there): a move being typed, the question whether to resign or
+		 * abort, and below, as whenever it is not our turn, the selection. A chat line
+		 * being typed stays: the chat goes on.
+		 */
+		if ((s->mode == MODE_PROMPT && s->prompt == PROMPT_MOVE) ||
+		    (s->mode == MODE_CONFIRM &&
+		     (s->confirm == CONFIRM_RESIGN || s->confirm == CONFIRM_ABORT))) {
+			s->mode = MODE_NORMAL;
+			curs_set(0);
+		}
+	}
+	s->had_over = c->st.table.active && c->st.table.over;
 	if (c->st.table.active) {
 		/* A selection made in another position is stale. */
 		if (!client_state_our_turn(&c->st))

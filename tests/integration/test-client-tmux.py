@@ -14,9 +14,11 @@ open), whole, at 64 columns every one of them in a compact bar (lobby, history, 
 on, a draw offered, a game over); the title bar keeps the connection's state at 64 columns (a
 relay holds a spectator's connection: "reconnecting..."); the status line says what came of a
 create (made or refused) and that the game is over; the help pages fit above the status line;
-the side panel keeps the names and the moves. A socket spectator in the test follows the
-positions to pick legal moves with hokito-engine. TAP on stdout; a private tmux server, killed
-at the end.
+the side panel keeps the names and the moves. A game that ends while a pawn is selected (a flag
+falls, on a second hokitod run with --test-clock) or while the player is asked whether to resign
+(the opponent resigns) leaves neither behind: the status line says how it ended. A socket
+spectator in the test follows the positions to pick legal moves with hokito-engine. TAP on
+stdout; a private tmux server, killed at the end.
 """
 import os
 import re
@@ -26,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
+import serverlib  # noqa: E402
 
 COLS, ROWS = 100, 30
 
@@ -103,6 +106,11 @@ def pane_child(tmux, session):
 def bar(screen):
     """The key hints bar: the last line of a captured screen."""
     return screen.rstrip("\n").split("\n")[-1]
+
+
+def status(screen):
+    """The status line: the line above the hints bar."""
+    return screen.rstrip("\n").split("\n")[-2]
 
 
 def title(screen):
@@ -555,6 +563,76 @@ def small_screens(tap, tmux, server, tmp):
     relay.close()
 
 
+def first_move(plain, kind="hokito"):
+    """A legal move in the position a --plain client sees (its first in the engine's list)."""
+    plain.send("position")
+    m = plain.expect(r"^position: (.*)$", 10)
+    return ct.legal_moves(kind, m.group(1))[0] if m else None
+
+
+def game_end(tap, tmux, tmp):
+    """A game that ends while a pawn is selected: ann's flag falls (a server with --test-clock,
+    whose time the test moves), then, in the rematch, ben resigns while ann is asked whether to
+    resign. The selection, its notice and the question go: the status line says how it ended."""
+    clock_dir = os.path.join(tmp, "clock")
+    os.makedirs(clock_dir)
+    server = ct.Server(clock_dir, ["--test-clock"])
+    clock = serverlib.Client("127.0.0.1", server.port)
+    ben = None
+    try:
+        clock.hello("clock")
+        start(tmux, tmp, "ann", "%s --port %d --name ann create --seat black --clock 1+0"
+              % (ct.HOKITO, server.port), env_for(tmp, "ann"))
+        m = tmux.expect("ann", r"game (g\d+)", 10)
+        ben = ct.Plain(server.port, "ben", ["join", m.group(1)] if m else [],
+                       os.path.join(tmp, "ben"))
+        ann = Player(tmux, "ann")
+        if not tap.check(m and ann.expect(r"Your move \(Black\)", 10),
+                         "game end: ann's timed game begins", ann.screen()):
+            return
+        frm = first_move(ben).split("-")[0]
+        ann.choose(frm)
+        tap.check(ann.expect(r"%s selected: pick a highlighted square" % frm, 5),
+                  "game end: ann selects a pawn", ann.screen())
+        clock.request({"type": "test_clock", "advance_ms": 61000})
+        scr = wait_screen(tmux, "ann", lambda scr: re.search(
+            r"Game over: White wins.*Black ran out of time", status(scr)), timeout=10)
+        tap.check(scr and "selected" not in scr and "\u2022" not in scr,
+                  "the flag falls while a pawn is selected: the selection and its notice go, "
+                  "the status line says how the game ended", scr or ann.screen())
+        tmux.keys("ann", "n")
+        ben.expect(r"^rematch offer from black", 10)
+        ben.send("accept")
+        if not tap.check(ben.expect(r"^joined game g\d+ .* as black", 10) and
+                         ann.expect(r"White  ann \(you\)", 10),
+                         "game end: the rematch, ann plays white", ann.screen()):
+            return
+        ben.send(first_move(ben))
+        ann = Player(tmux, "ann", turned=True)
+        ann.expect(r"Your move \(White\)", 10)
+        frm = first_move(ben).split("-")[0]
+        ann.choose(frm)
+        ann.expect(r"%s selected" % frm, 5)
+        tmux.keys("ann", "r")
+        tap.check(ann.expect(r"Resign this game\? \(y/n\)", 5),
+                  "game end: ann has a pawn selected and is asked whether to resign",
+                  ann.screen())
+        ben.send("resign")
+        scr = wait_screen(tmux, "ann", lambda scr: re.search(
+            r"Game over: White wins.*Black resigned", status(scr)), timeout=10)
+        tap.check(scr and "selected" not in scr and "Resign this game" not in scr and
+                  has_keys(scr, ("Enter", "lobby"), ("v", "replay")),
+                  "the opponent resigns meanwhile: the question goes too, the status line "
+                  "says how the game ended and the bar has the game-over keys",
+                  scr or ann.screen())
+        tmux.keys("ann", "Q")
+    finally:
+        if ben is not None:
+            ben.close()
+        clock.close()
+        server.stop()
+
+
 def create_refused(tap, tmux, tmp):
     """A create the server refuses (it holds its maximum of games): the refusal replaces the
     "Creating..." notice."""
@@ -595,6 +673,7 @@ def main(tap):
             screen_checks(tap, tmux, server, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
         small_screens(tap, tmux, server, tmp)
+        game_end(tap, tmux, tmp)
         create_refused(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
