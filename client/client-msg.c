@@ -301,6 +301,11 @@ handle_event(struct client *c, const struct msg *m)
 		take_clocks(st, json_object_get(r, "clocks"));
 		if (t->draw_offer != by)
 			t->draw_offer = -1; /* it lapses when the player it was made to moves */
+		/* the status line, quietly: the other side's move replaces our "Sent c2-e4" (a
+		 * selection cannot be open then: only the side to move selects) */
+		if (by >= 0 && by != t->seat)
+			client_state_notice(st, 0, "%s played %s.%s", side_player(t, by),
+			                    jstr(r, "move", ""), t->seat >= 0 ? " Your move." : "");
 		break;
 	}
 	case MSG_GAME_OVER:

@@ -263,6 +263,15 @@ def hokito_game(tap, tmux, server, proxy, tmp):
         if not wait_moves(watcher, ply, 10):
             tap.check(False, "move %d (%s) reaches the server" % (ply, mv), p.screen())
             break
+        if ply in (1, 2):
+            # the status line says what the other side played, where it said "Sent ..."
+            mover, other = ("alice", bob) if ply == 1 else ("bob", alice)
+            tap.check(wait_screen(tmux, other.s, lambda s: status(s).strip() ==
+                                  "%s played %s. Your move." % (mover, mv), 10) and
+                      wait_screen(tmux, "carol", lambda s: status(s).strip() ==
+                                  "%s played %s." % (mover, mv), 10),
+                      "move %d: the opponent's and carol's status lines say %s played %s"
+                      % (ply, mover, mv), status(other.screen()))
         if ply == 8 and not cut_done:
             cut_done = True
             proxy.cut()
