@@ -724,6 +724,9 @@ draw_panel(struct screen *s, int px, int pw)
 	int y = 2, side = game_side(&t->game), reserve[2][2];
 	int wide = pw >= 34, tall = LINES >= 24;
 	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score column width */
+	/* the widest score ("36") or reserve ("X8  O8") text: the name may run up to it, so
+	 * that "computer (level 3)" stays whole at 80 columns */
+	int vw = t->kind == GAME_HOKITO ? 2 : wide ? 6 : 5;
 	uint64_t now = uv_now(c->loop);
 	char buf[256], longer[320];
 
@@ -759,14 +762,14 @@ draw_panel(struct screen *s, int px, int pw)
 			attron(A_BOLD);
 		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
 		         t->seat == i ? " (you)" : "");
-		putn(y, px + nx, pw - nx - sw - 1, buf);
+		putn(y, px + nx, pw - nx - vw - 1, buf);
 		attroff(A_BOLD);
 		if (t->kind == GAME_HOKITO)
 			snprintf(buf, sizeof buf, "%d", o.score[i]);
 		else
 			snprintf(buf, sizeof buf, wide ? "X%d  O%d" : "X%d O%d", reserve[i][0],
 			         reserve[i][1]);
-		put(y, px + pw - sw, 0, "%*s", sw, buf);
+		put(y, px + pw - vw, 0, "%*s", vw, buf);
 		y++;
 		if (t->timed) {
 			int64_t ms = client_state_clock(t, i, now);

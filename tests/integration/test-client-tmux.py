@@ -671,6 +671,19 @@ def create_refused(tap, tmux, tmp):
         full.stop()
 
 
+def computer_game(tap, tmux, server, tmp):
+    """Against the computer at 80 columns: its name is whole in the panel, and its first move
+    is on the status line."""
+    tmux.start("dee", "%s --port %d --name dee create --seat white --computer 1"
+               % (ct.HOKITO, server.port), env_for(tmp, "dee"), 80, 24)
+    tap.check(tmux.expect("dee", r"B +Black +computer \(level 1\) +\d+\s", 10),
+              "80 columns: the computer's name is whole in the panel", tmux.capture("dee"))
+    tap.check(wait_screen(tmux, "dee", lambda s: re.fullmatch(
+                  r" computer \(level 1\) played \S+\. Your move\.", status(s).rstrip()), 30),
+              "the computer's move is on the status line", tmux.capture("dee"))
+    tmux.keys("dee", "Q")
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -684,6 +697,7 @@ def main(tap):
         small_screens(tap, tmux, server, tmp)
         game_end(tap, tmux, tmp)
         create_refused(tap, tmux, tmp)
+        computer_game(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
