@@ -1567,6 +1567,28 @@ out:
 	lobby_arm(lb);
 }
 
+/*
+ * Whether live or adjourned game t has none of its players connected at it (the computer does not
+ * count), noting since when: called as soon as a player goes or comes back (and by lobby_tick()),
+ * so that --linger counts from the moment the last player went, not from the next check.
+ */
+static int
+table_desert_mark(struct table *t, uint64_t now)
+{
+	if (t == NULL || (t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
+	    (!t->computer[0] && table_connected(t, 0)) ||
+	    (!t->computer[1] && table_connected(t, 1))) {
+		if (t != NULL)
+			t->deserted = 0;
+		return 0;
+	}
+	if (!t->deserted) {
+		t->deserted = 1;
+		t->deserted_since = now;
+	}
+	return 1;
+}
+
 /* unknown_type, as the decoder refuses a type it does not know: no request, the field "type". */
 static void
 refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
@@ -1598,8 +1620,10 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 
 	if (m->type == MSG_HELLO) {
 		handle_hello(lb, peer, m);
-		if (peer->session != NULL)
+		if (peer->session != NULL) {
 			deadline_refresh(lb, peer->session->table);
+			table_desert_mark(peer->session->table, lobby_now(lb));
+		}
 		lobby_prune(lb);
 		lobby_arm(lb);
 		return;
@@ -1670,8 +1694,11 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		break;
 	}
 	deadline_refresh(lb, before);
-	if (peer->session != NULL && peer->session->table != before)
+	table_desert_mark(before, lobby_now(lb));
+	if (peer->session != NULL && peer->session->table != before) {
 		deadline_refresh(lb, peer->session->table);
+		table_desert_mark(peer->session->table, lobby_now(lb));
+	}
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -1698,6 +1725,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 		spectators_changed(lb, t);
 	} else {
 		presence_notify(t, s->seat, 0);
+		table_desert_mark(t, lobby_now(lb));
 	}
 	deadline_refresh(lb, t);
 	lobby_arm(lb);
@@ -1713,18 +1741,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 static void
 table_desert_check(struct lobby *lb, struct table *t, uint64_t now)
 {
-	if ((t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
-	    (!t->computer[0] && table_connected(t, 0)) ||
-	    (!t->computer[1] && table_connected(t, 1))) {
-		t->deserted = 0;
-		return;
-	}
-	if (!t->deserted) {
-		t->deserted = 1;
-		t->deserted_since = now;
-		return;
-	}
-	if (now - t->deserted_since < lb->cfg.linger_ms)
+	if (!table_desert_mark(t, now) || now - t->deserted_since < lb->cfg.linger_ms)
 		return;
 	log_info("game %s: no player for %llu s", t->id,
 	         (unsigned long long)((now - t->deserted_since) / 1000));
@@ -1982,6 +1999,7 @@ lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 	         n, active_tables(lb), rc.sessions, lb->next_game, lb->next_player);
 	for (size_t i = 0; i < lb->ntables; i++) {
 		deadline_refresh(lb, lb->tables[i]);
+		table_desert_mark(lb->tables[i], lobby_now(lb)); /* nobody is back yet */
 		table_computer_think(lb->tables[i]); /* the computer to move thinks again */
 	}
 	lobby_arm(lb);
