@@ -622,16 +622,16 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 	t = s->table;
 	if (t == NULL)
 		return;
+	if (s->seat < 0 && !was_connected)
+		table_watcher_add(t, s); /* back on the list, as its state says */
 	if (m->has_last_seq && m->last_seq <= table_seq(t)) {
 		for (size_t i = (size_t)m->last_seq; i < t->nlog; i++)
 			lb->ops.send(lb->ops.arg, peer, t->log[i]);
 	} else {
 		send_msg(lb, peer, table_state_new(t, s, NULL));
 	}
-	if (s->seat < 0 && !was_connected) {
-		table_watcher_add(t, s);
+	if (s->seat < 0 && !was_connected)
 		spectators_changed(lb, t);
-	}
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
 		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
 		json_t *o = msg_new(MSG_SPECTATORS, NULL);

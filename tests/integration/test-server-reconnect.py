@@ -129,7 +129,17 @@ def reconnect_missed_events(t, srv):
     st, _ = c3.recv_until("state")
     t.ok(st["seq"] == ok2["seq"] and st["you"] == "spectator",
          "a last_seq the server cannot serve gives a full state", st)
-    for cl in (a, b4, c2, c3):
+
+    # a dropped spectator that resumes without last_seq is back on the list of its state
+    c3.close()
+    n = a.wait_for("spectators")
+    c4 = srv.connect()
+    c4.request({"type": "hello", "protocol": 1, "token": ctoken})
+    st, _ = c4.recv_until("state")
+    t.ok(n["spectators"]["count"] == 0 and st["spectators"]["count"] == 1
+         and st["spectators"]["names"] == [c.player["name"]],
+         "a spectator's state on resuming counts it among the spectators", (n, st["spectators"]))
+    for cl in (a, b4, c2, c3, c4):
         cl.close()
 
 
