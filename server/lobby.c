@@ -1628,6 +1628,11 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		lobby_arm(lb);
 		return;
 	}
+	if (m->type == MSG_TEST_CLOCK && !lb->cfg.test_clock) {
+		/* not a request here: unknown_type, before hello too, as any unknown type */
+		handle_test_clock(lb, peer, m);
+		return;
+	}
 	if (peer->session == NULL) {
 		refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");
 		return;

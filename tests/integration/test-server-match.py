@@ -534,6 +534,11 @@ def no_test_clock(t):
         t.ok(r["type"] == "error" and r["code"] == "unknown_type" and "id" not in r,
              "... even an id of the wrong type", r)
         c.close()
+        c = srv.connect()
+        r = c.ask({"type": "test_clock", "advance_ms": 1000})
+        t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type",
+             "... even before hello, as an unknown type is (not hello_required)", r)
+        c.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
 
