@@ -5,7 +5,7 @@
  * that a player can come back with its token; it is freed by lobby_tick() once it has been
  * disconnected longer than the linger time, unless it holds a seat in a live game. Tables are
  * freed when their game is finished, keep_finished more recent games have finished, and none of
- * its players is away with a session that lingers (lobby_prune()), or when the lobby is freed.
+ * its players is still at it, connected or lingering (lobby_prune()), or when the lobby is freed.
  * Pruning happens at the end of each entry point, never in the middle of a request that still uses
  * the table.
  *
@@ -516,22 +516,25 @@ table_drop(struct lobby *lb, struct table *t)
 }
 
 /*
- * Whether a player of finished table t may still come back to it: its session is away and
- * lingers. Such a table is held beyond keep_finished, so that the player who returns in time
- * gets the game_over it missed (PROTOCOL.md 11.3); its session expires within --linger.
+ * Whether a player of finished table t is still at it: connected (players stay at a finished
+ * game until they go elsewhere or leave, PROTOCOL.md 6.5: to chat, to offer a rematch), or away
+ * with a session that lingers, so that the player who returns in time gets the game_over it
+ * missed (11.3; its session expires within --linger). Such a table is held beyond keep_finished;
+ * a session is at one game at most, so the tables held so are no more than the sessions.
  */
 static int
 table_awaited(const struct table *t)
 {
 	for (int i = 0; i < 2; i++)
-		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
+		if (t->seat[i] != NULL)
 			return 1;
 	return 0;
 }
 
 /*
- * Forget the finished games older than the keep_finished most recent, but those a player may still
- * come back to (after a game finished, or a session expired: then they are looked at again). Only
+ * Forget the finished games older than the keep_finished most recent, but those a player is still
+ * at or may come back to (after a game finished, or a session expired: then they are looked at
+ * again; a game its players went away from goes at a later pass). Only
  * the older ones are walked, oldest first: the games held for a player, and those just gone past.
  */
 static void
