@@ -44,7 +44,7 @@ usage(FILE *f)
 	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
 	        "  --port-file PATH       write the bound port number to PATH\n"
 	        "  --max-clients N        connections at once (default 1024)\n"
-	        "  --max-games N          open and live games at once (default 10000)\n"
+	        "  --max-games N          games not over at once (default 10000)\n"
 	        "  --max-line BYTES       longest input line (default %d)\n"
 	        "  --max-output BYTES     output queued for a client (default 1048576)\n"
 	        "  --hello-timeout SECS   time to say hello (default 10)\n"

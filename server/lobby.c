@@ -5,7 +5,7 @@
  * that a player can come back with its token; it is freed by lobby_tick() once it has been
  * disconnected longer than the linger time, unless it holds a seat in a live game. Tables are
  * freed when their game is finished, keep_finished more recent games have finished, and none of
- * its players is away with a session that lingers (lobby_prune()), or when the lobby is freed.
+ * its players is still at it, connected or lingering (lobby_prune()), or when the lobby is freed.
  * Pruning happens at the end of each entry point, never in the middle of a request that still uses
  * the table.
  *
@@ -516,22 +516,25 @@ table_drop(struct lobby *lb, struct table *t)
 }
 
 /*
- * Whether a player of finished table t may still come back to it: its session is away and
- * lingers. Such a table is held beyond keep_finished, so that the player who returns in time
- * gets the game_over it missed (PROTOCOL.md 11.3); its session expires within --linger.
+ * Whether a player of finished table t is still at it: connected (players stay at a finished
+ * game until they go elsewhere or leave, PROTOCOL.md 6.5: to chat, to offer a rematch), or away
+ * with a session that lingers, so that the player who returns in time gets the game_over it
+ * missed (11.3; its session expires within --linger). Such a table is held beyond keep_finished;
+ * a session is at one game at most, so the tables held so are no more than the sessions.
  */
 static int
 table_awaited(const struct table *t)
 {
 	for (int i = 0; i < 2; i++)
-		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
+		if (t->seat[i] != NULL)
 			return 1;
 	return 0;
 }
 
 /*
- * Forget the finished games older than the keep_finished most recent, but those a player may still
- * come back to (after a game finished, or a session expired: then they are looked at again). Only
+ * Forget the finished games older than the keep_finished most recent, but those a player is still
+ * at or may come back to (after a game finished, or a session expired: then they are looked at
+ * again; a game its players went away from goes at a later pass). Only
  * the older ones are walked, oldest first: the games held for a player, and those just gone past.
  */
 static void
@@ -622,16 +625,16 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 	t = s->table;
 	if (t == NULL)
 		return;
+	if (s->seat < 0 && !was_connected)
+		table_watcher_add(t, s); /* back on the list, as its state says */
 	if (m->has_last_seq && m->last_seq <= table_seq(t)) {
 		for (size_t i = (size_t)m->last_seq; i < t->nlog; i++)
 			lb->ops.send(lb->ops.arg, peer, t->log[i]);
 	} else {
 		send_msg(lb, peer, table_state_new(t, s, NULL));
 	}
-	if (s->seat < 0 && !was_connected) {
-		table_watcher_add(t, s);
+	if (s->seat < 0 && !was_connected)
 		spectators_changed(lb, t);
-	}
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
 		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
 		json_t *o = msg_new(MSG_SPECTATORS, NULL);
@@ -1567,6 +1570,28 @@ out:
 	lobby_arm(lb);
 }
 
+/*
+ * Whether live or adjourned game t has none of its players connected at it (the computer does not
+ * count), noting since when: called as soon as a player goes or comes back (and by lobby_tick()),
+ * so that --linger counts from the moment the last player went, not from the next check.
+ */
+static int
+table_desert_mark(struct table *t, uint64_t now)
+{
+	if (t == NULL || (t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
+	    (!t->computer[0] && table_connected(t, 0)) ||
+	    (!t->computer[1] && table_connected(t, 1))) {
+		if (t != NULL)
+			t->deserted = 0;
+		return 0;
+	}
+	if (!t->deserted) {
+		t->deserted = 1;
+		t->deserted_since = now;
+	}
+	return 1;
+}
+
 /* unknown_type, as the decoder refuses a type it does not know: no request, the field "type". */
 static void
 refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
@@ -1598,10 +1623,17 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 
 	if (m->type == MSG_HELLO) {
 		handle_hello(lb, peer, m);
-		if (peer->session != NULL)
+		if (peer->session != NULL) {
 			deadline_refresh(lb, peer->session->table);
+			table_desert_mark(peer->session->table, lobby_now(lb));
+		}
 		lobby_prune(lb);
 		lobby_arm(lb);
+		return;
+	}
+	if (m->type == MSG_TEST_CLOCK && !lb->cfg.test_clock) {
+		/* not a request here: unknown_type, before hello too, as any unknown type */
+		handle_test_clock(lb, peer, m);
 		return;
 	}
 	if (peer->session == NULL) {
@@ -1670,8 +1702,11 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		break;
 	}
 	deadline_refresh(lb, before);
-	if (peer->session != NULL && peer->session->table != before)
+	table_desert_mark(before, lobby_now(lb));
+	if (peer->session != NULL && peer->session->table != before) {
 		deadline_refresh(lb, peer->session->table);
+		table_desert_mark(peer->session->table, lobby_now(lb));
+	}
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -1698,6 +1733,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 		spectators_changed(lb, t);
 	} else {
 		presence_notify(t, s->seat, 0);
+		table_desert_mark(t, lobby_now(lb));
 	}
 	deadline_refresh(lb, t);
 	lobby_arm(lb);
@@ -1713,18 +1749,7 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 static void
 table_desert_check(struct lobby *lb, struct table *t, uint64_t now)
 {
-	if ((t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
-	    (!t->computer[0] && table_connected(t, 0)) ||
-	    (!t->computer[1] && table_connected(t, 1))) {
-		t->deserted = 0;
-		return;
-	}
-	if (!t->deserted) {
-		t->deserted = 1;
-		t->deserted_since = now;
-		return;
-	}
-	if (now - t->deserted_since < lb->cfg.linger_ms)
+	if (!table_desert_mark(t, now) || now - t->deserted_since < lb->cfg.linger_ms)
 		return;
 	log_info("game %s: no player for %llu s", t->id,
 	         (unsigned long long)((now - t->deserted_since) / 1000));
@@ -1982,6 +2007,7 @@ lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 	         n, active_tables(lb), rc.sessions, lb->next_game, lb->next_player);
 	for (size_t i = 0; i < lb->ntables; i++) {
 		deadline_refresh(lb, lb->tables[i]);
+		table_desert_mark(lb->tables[i], lobby_now(lb)); /* nobody is back yet */
 		table_computer_think(lb->tables[i]); /* the computer to move thinks again */
 	}
 	lobby_arm(lb);

@@ -457,14 +457,14 @@ def abandoned(t, srv):
     gm.b.close()
     gm.c.wait_for("presence")
     gm.c.wait_for("presence")
-    gm.advance(1)  # the next check marks the game deserted
-    gm.advance(298000)
+    gm.advance(299999)
     t.ok(all(m["type"] != "game_over" for m in peek(gm.c)),
          "a game whose players are both away is kept for the linger time")
-    gm.advance(3000)
+    # the linger counts from the moment the last player went, not from the next check
+    gm.advance(1)
     over = gm.c.wait_for("game_over")
     t.ok(over["result"] == "aborted" and over["winner"] is None and over["reason"] == "abandoned",
-         "then it is over: aborted, abandoned", over)
+         "then it is over at once: aborted, abandoned", over)
     a2 = srv.connect()
     w = a2.ask({"type": "hello", "protocol": 1, "token": token, "last_seq": seen})
     got = a2.wait_for("game_over")
@@ -533,6 +533,11 @@ def no_test_clock(t):
         r = c.recv()
         t.ok(r["type"] == "error" and r["code"] == "unknown_type" and "id" not in r,
              "... even an id of the wrong type", r)
+        c.close()
+        c = srv.connect()
+        r = c.ask({"type": "test_clock", "advance_ms": 1000})
+        t.ok(r["type"] == "error" and r["code"] == "unknown_type" and r.get("field") == "type",
+             "... even before hello, as an unknown type is (not hello_required)", r)
         c.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")

@@ -129,7 +129,17 @@ def reconnect_missed_events(t, srv):
     st, _ = c3.recv_until("state")
     t.ok(st["seq"] == ok2["seq"] and st["you"] == "spectator",
          "a last_seq the server cannot serve gives a full state", st)
-    for cl in (a, b4, c2, c3):
+
+    # a dropped spectator that resumes without last_seq is back on the list of its state
+    c3.close()
+    n = a.wait_for("spectators")
+    c4 = srv.connect()
+    c4.request({"type": "hello", "protocol": 1, "token": ctoken})
+    st, _ = c4.recv_until("state")
+    t.ok(n["spectators"]["count"] == 0 and st["spectators"]["count"] == 1
+         and st["spectators"]["names"] == [c.player["name"]],
+         "a spectator's state on resuming counts it among the spectators", (n, st["spectators"]))
+    for cl in (a, b4, c2, c3, c4):
         cl.close()
 
 
@@ -240,6 +250,40 @@ def over_while_away(t):
         srv.stop()
 
 
+def stay_at_finished(t):
+    """Players stay at their finished game until they go elsewhere or leave (PROTOCOL.md 6.5),
+    however many other games finish meanwhile (--keep-finished bounds only the lobby's list):
+    they may still chat and agree on a rematch there."""
+    srv = Server("--keep-finished", "1")
+    try:
+        a = srv.connect("ash")
+        b = srv.connect("birch")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
+        b.request({"type": "join", "game": st["game"]})
+        a.request({"type": "resign"})
+        for i in range(2):
+            x = srv.connect("x%d" % i)
+            y = srv.connect("y%d" % i)
+            st2, _ = x.request({"type": "create", "kind": "oxono"})
+            y.request({"type": "join", "game": st2["game"]})
+            x.request({"type": "resign"})
+            x.close()
+            y.close()
+        lst, _ = a.request({"type": "list"})
+        fin = [g["game"] for g in lst["games"] if g["status"] == "finished"]
+        said, _ = b.request({"type": "say", "text": "gg"})
+        offer, _ = a.request({"type": "rematch"})
+        new, _ = b.request({"type": "rematch"})
+        t.ok(fin == [st2["game"]] and said["type"] == "ok" and offer["type"] == "ok"
+             and new["type"] == "state" and new["status"] == "live",
+             "two other games finished: the players are still at theirs (chat, rematch)",
+             (fin, said, offer, new))
+        for c in (a, b):
+            c.close()
+    finally:
+        srv.stop()
+
+
 def main():
     t = Tap()
     srv = Server()
@@ -252,6 +296,7 @@ def main():
     t.ok(status == 0, "hokitod exits 0")
     t.run("expiry", expiry, t)
     t.run("game over while away", over_while_away, t)
+    t.run("players stay at their finished game", stay_at_finished, t)
     t.done()
 
 
