@@ -86,8 +86,6 @@ enum prompt_kind {
 
 enum confirm_kind {
 	CONFIRM_RESIGN = 0,
-	CONFIRM_LEAVE,
-	CONFIRM_QUIT,
 	CONFIRM_ABORT,
 };
 
@@ -511,10 +509,9 @@ draw_notice(struct screen *s)
 		return;
 	}
 	if (s->mode == MODE_CONFIRM) {
-		static const char *const q[] = {"Resign this game? (y/n)",
-		                                "Leave this game and go back to the lobby? (y/n)",
-		                                "Quit hokito? (y/n)",
-		                                "Abort this game (no result)? (y/n)"};
+		static const char *const q[] = {[CONFIRM_RESIGN] = "Resign this game? (y/n)",
+		                                [CONFIRM_ABORT] =
+		                                        "Abort this game (no result)? (y/n)"};
 		static const char *const keys[] = {"any other key", "no", "y", "yes", NULL};
 		attron(A_BOLD | pair(s, PAIR_ERROR));
 		putn(y, 1, COLS - 1, q[s->confirm]);
@@ -2014,12 +2011,6 @@ confirm_key(struct screen *s, int ch)
 	switch (s->confirm) {
 	case CONFIRM_RESIGN:
 		client_request_resign(c);
-		break;
-	case CONFIRM_LEAVE:
-		client_request_leave(c);
-		break;
-	case CONFIRM_QUIT:
-		client_quit(c, 0);
 		break;
 	case CONFIRM_ABORT:
 		client_request_game(c, MSG_ABORT);
