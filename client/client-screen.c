@@ -648,7 +648,8 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 			snprintf(chip, sizeof chip, "%c%c", cell.colour ? 'B' : 'P',
 			         cell.value ? 'O' : 'X');
 		attron(a);
-		put(y + mid, x + 1, 0, " %s ", chip);
+		/* a 5-column cell keeps its last column for the cursor's "]" */
+		put(y + mid, x + 1, 0, s->cw > 5 ? " %s " : " %s", chip);
 		attroff(a);
 		attron(bg);
 	}

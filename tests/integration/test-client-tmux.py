@@ -682,6 +682,12 @@ def computer_game(tap, tmux, server, tmp):
                   r" computer \(level 1\) played \S+\. Your move\.", status(s).rstrip()), 30),
               "the computer's move is on the status line", tmux.capture("dee"))
     tmux.keys("dee", "Q")
+    tmux.start("dex", "%s --port %d --name dex create --seat black --computer 1"
+               % (ct.HOKITO, server.port), env_for(tmp, "dex"), 64, 18)
+    tap.check(tmux.expect("dex", r"Your move \(Black\)", 10) and
+              re.search(r"\[ B\d\]", tmux.capture("dex")),
+              "64 columns: the cursor's brackets show round a pawn", tmux.capture("dex"))
+    tmux.keys("dex", "Q")
 
 
 def main(tap):
