@@ -267,7 +267,7 @@ static const struct engine_cmd engine_cmds[] = {
         {"play", "play [--game G] POSITION [MOVE...]",
          "apply moves; print the position, and the result once over",
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
-         "a1-a2\n",
+         "a1-c1 a4-a5\n",
          "", engine_play},
         {"analyse", "analyse [--game G] [--time MS | --depth D] POSITION",
          "search a position: best move, evaluation or proved result, PV, nodes",

@@ -209,6 +209,11 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 	char name[3];
 
 	game_square_name(sq, name);
+	if (end == s && *s == ' ')
+		return game_error_set(err, GAME_ESYNTAX, (int)(s - text),
+		                      "unexpected space where square %s should be: one space only, "
+		                      "before the side to move",
+		                      name);
 	if (end == s)
 		return game_error_set(err, GAME_ESYNTAX, (int)(s - text),
 		                      "square %s is empty: write '-' for an empty square", name);

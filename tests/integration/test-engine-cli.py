@@ -89,6 +89,24 @@ def test_help():
           [] if rc == 0 and "usage" in (out + err).lower() else [show(rc, out, err)])
 
 
+def test_help_examples():
+    """The example at the end of each command's --help runs and succeeds (bot needs a server and
+    record a file, so those two are left out)."""
+    for cmd in ("start", "moves", "perft", "play", "analyse"):
+        rc, out, err = engine(cmd, "--help")
+        lines = out.splitlines()
+        example = lines[lines.index("example:") + 1].strip() if "example:" in lines else ""
+        if not example.startswith("hokito-engine %s " % cmd):
+            check("%s --help shows an example" % cmd, [show(rc, out, err)])
+            continue
+        script = 'hokito-engine() { "$HOKITO_ENGINE_BIN" "$@"; }\n' + example
+        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, HOKITO_ENGINE_BIN=ENGINE))
+        check("the example of %s --help succeeds: %s" % (cmd, example),
+              [] if p.returncode == 0 and p.stdout and not p.stderr else
+              [show(p.returncode, p.stdout, p.stderr)])
+
+
 def test_bad_usage():
     pos = R.join_position(["-"] * 34 + ["b1", "w1"], "b")
     cases = [
@@ -493,8 +511,8 @@ def test_error_one_line():
 
 
 def main():
-    for t in (test_help, test_bad_usage, test_start, test_moves, test_perft, test_play,
-              test_illegal_moves, test_bad_texts, test_error_one_line,
+    for t in (test_help, test_help_examples, test_bad_usage, test_start, test_moves, test_perft,
+              test_play, test_illegal_moves, test_bad_texts, test_error_one_line,
               test_record_reason):
         try:
             t()

@@ -399,6 +399,11 @@ TEST(bad_positions)
 	         "side"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "unexpected space in rank 6, after cell 1:"},
+	        /* A stray space where a cell starts is named as a space, not as an empty cell. */
+	        {" -,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
+	         "unexpected space where square a6 should be"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-, -,-,-,-,- b",
+	         "unexpected space where square b1 should be"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,- b",
 	         "rank 1 has only 3 of its 6 cells"},
 	        /* Heights add up from 2s (single on single, stack on stack): odd ones cannot be. */
