@@ -173,7 +173,8 @@ take_result(struct client_state *st, const json_t *res)
 	client_state_table_over(st, winner, words);
 	t->draw_offer = -1;
 	t->adjourned = 0;
-	if (strcmp(jstr(res, "result", ""), "aborted") == 0)
+	t->aborted = strcmp(jstr(res, "result", ""), "aborted") == 0;
+	if (t->aborted)
 		t->winner = -1;
 	client_state_result_text(t, result, sizeof result);
 	client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);

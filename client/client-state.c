@@ -349,6 +349,10 @@ client_state_result_text(const struct client_table *t, char *buf, size_t size)
 	const struct game_outcome *o = &t->outcome;
 	int winner = t->winner;
 
+	if (t->aborted) {
+		snprintf(buf, size, "No result");
+		return;
+	}
 	if (winner < 0 && o->end != GAME_END_NONE)
 		winner = o->winner;
 	if (t->kind == GAME_HOKITO) {

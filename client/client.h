@@ -132,6 +132,7 @@ struct client_table {
 	int over;                    /* the game has ended */
 	struct game_outcome outcome; /* valid when over */
 	int winner;                  /* when over: the winning side, or -1 for a draw */
+	int aborted;                 /* when over: it ended without result (aborted, abandoned) */
 	char reason[160];            /* when over: why it ended, in words */
 	/* match management (PROTOCOL.md 11) */
 	int timed;                        /* the game has a clock */
@@ -380,7 +381,7 @@ void client_state_chat_add(struct client_state *st, int kibitz, int seat, const 
 /* The i-th most recent chat line of a channel (0 = the latest), or NULL. Borrowed. */
 const struct client_chat *client_state_chat_get(const struct client_table *t, int kibitz, int i);
 
-/* One line describing the outcome: "Black wins 34 to 28", "Draw", ... */
+/* One line describing the outcome: "Black wins 34 to 28", "Draw", "No result" (aborted), ... */
 void client_state_result_text(const struct client_table *t, char *buf, size_t size);
 
 /* The lobby entry with this id, or NULL. Returns a borrowed pointer. */
