@@ -370,7 +370,7 @@ draw_title(struct screen *s)
 	struct client *c = s->c;
 	const struct client_table *t = &c->st.table;
 	const char *name = c->st.name[0] ? c->st.name : c->opt.name;
-	char right[3][128], left[160];
+	char right[3][CLIENT_NAME_MAX + 300], left[160];
 	const char *link;
 	int k = 0, x;
 
@@ -403,9 +403,10 @@ draw_title(struct screen *s)
 	snprintf(right[1], sizeof right[1], "%s ", name);
 	right[2][0] = '\0';
 	/* " link " and a space before the right side, beside the left side and two spaces */
-	while (k < 2 && COLS - (int)(strlen(right[k]) + strlen(link) + 3) <= text_width(left) + 2)
+	while (k < 2 &&
+	       COLS - (text_width(right[k]) + (int)strlen(link) + 3) <= text_width(left) + 2)
 		k++;
-	x = COLS - (int)(strlen(right[k]) + strlen(link) + 3);
+	x = COLS - (text_width(right[k]) + (int)strlen(link) + 3);
 	attron(A_REVERSE);
 	blank(0, 0, COLS);
 	attron(A_BOLD);

@@ -36,7 +36,7 @@ struct wire; /* protocol/wire.h */
 
 struct client;
 
-#define CLIENT_NAME_MAX     48    /* a player's display name, with its NUL */
+#define CLIENT_NAME_MAX     129   /* a display name, with its NUL (32 UTF-8 characters fit) */
 #define CLIENT_ID_MAX       64    /* a game id, player id or invite code, with its NUL */
 #define CLIENT_TOKEN_MAX    160   /* a session token, with its NUL */
 #define CLIENT_VARIANT_MAX  24    /* a variant name, with its NUL */

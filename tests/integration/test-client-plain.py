@@ -215,6 +215,14 @@ def test_eof(tap, port, tmp):
     tap.check(r.returncode == 0 and "games: " in r.stdout and "commands:" in r.stdout,
               "commands piped in run in order and the client ends at end of input",
               r.stdout + r.stderr)
+    # A name of 32 characters is whole however many bytes they take (up to 4 each).
+    name = "\u00e9" * 31 + "\U0001f600"
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", name],
+                       input="create hokito black\nwho\n", capture_output=True, text=True,
+                       timeout=15, env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 0 and ("connected to 127.0.0.1:%d as %s\n" % (port, name))
+              in r.stdout and ("black %s (you)" % name) in r.stdout,
+              "a 32-character name of multibyte characters is shown whole", r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve"], input="list\n",
                        capture_output=True, text=True, timeout=30,
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
