@@ -388,7 +388,9 @@ handle_notice(struct client *c, const struct msg *m)
 		t->seats[side].grace_ms = jint(r, "grace_ms", 0);
 		t->seats[side].grace_stamp = st->now;
 		t->seats[side].grace_over = json_is_true(json_object_get(r, "grace_over"));
-		if (!up && t->seats[side].grace_over)
+		if (!up && t->over)
+			client_notice(c, 0, "%s is offline.", side_player(t, side));
+		else if (!up && t->seats[side].grace_over)
 			client_notice(c, 1, "%s is away and its grace period is over.",
 			              side_player(t, side));
 		else if (!up)

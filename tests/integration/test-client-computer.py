@@ -4,7 +4,7 @@
 `hokito --plain create hokito --seat white --computer 2` plays a whole game against the computer
 (moves chosen from hokito-engine's list of legal moves); the plain `create ... computer N` command
 starts an OXONO game in which the computer moves first; the lobby lists the computer's games; bad
-levels are refused. TAP on stdout.
+levels are refused; a quick player meets `hokito-engine bot`. TAP on stdout.
 """
 import os
 import subprocess
@@ -74,6 +74,20 @@ def main(tap):
         tap.check(over is not None, "the OXONO game is played to its end", b.text()[-2000:])
         b.send("quit")
         b.close()
+
+        # hokito-engine bot pairs with a quick player and leaves after its one game: the player
+        # is told it went offline, not offered a grace period in a game that is over.
+        bot = subprocess.Popen([ct.ENGINE, "bot", "--port", str(server.port), "--level", "1",
+                                "--games", "1", "--name", "robo"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        c = ct.Plain(server.port, "cy", ["quick"], os.path.join(tmp, "cy"))
+        over = play_out(tap, c, "hokito")
+        tap.check(over is not None and bot.wait(THINK) == 0,
+                  "a quick game against hokito-engine bot --games 1", c.text()[-2000:])
+        tap.check(c.expect(r"^robo is offline\.$", 10) and not c.seen(r"s of grace"),
+                  "the bot leaving a finished game: no grace period", c.text()[-500:])
+        c.send("quit")
+        c.close()
     finally:
         server.stop()
         ct.cleanup(tmp)
