@@ -313,12 +313,15 @@ def test_hostile_text(tap):
         time.sleep(3)
         conn.close()
     threading.Thread(target=serve, daemon=True).start()
+    tmp = ct.tmpdir()  # the session token it stores goes here, not to the user's own state
     proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
                              "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, XDG_STATE_HOME=tmp))
     time.sleep(2)  # input stays open while the server talks
     out, _ = proc.communicate("", timeout=15)
     lsock.close()
+    ct.cleanup(tmp)
     tap.check("chat: bad" in out and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out)
               and not re.search(r"^your turn \(white\)", out, re.M),
               "control characters in names and chat are printed as '?', never raw", repr(out))
