@@ -456,6 +456,13 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		if (rc == 0)
 			return;
 	}
+	if (p != NULL && strcmp(code, "no_such_game") == 0 &&
+	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
+		/* tried as an id (when it looked like one), then as an invite code */
+		client_notice(c, 1, "No game '%s' here: neither a game id nor an invite code.",
+		              p->arg);
+		return;
+	}
 	if (strcmp(code, "bad_token") == 0) {
 		client_net_token_refused(c);
 		return;

@@ -635,6 +635,12 @@ plain_command(struct plain *p, char *line)
 			                     n > 3 ? args[3] : NULL);
 	} else if (strcmp(args[0], "move") == 0 && n == 2) {
 		cmd_move(p, args[1]);
+	} else if (strcmp(args[0], "join") == 0 || strcmp(args[0], "watch") == 0) {
+		out("error: usage: %s ID|CODE", args[0]);
+	} else if (strcmp(args[0], "move") == 0) {
+		out("error: usage: move MOVE (or the move alone: c2-e4, Xc5+c6)");
+	} else if (strcmp(args[0], "claim") == 0) {
+		out("error: usage: claim win|draw");
 	} else if (strcmp(args[0], "moves") == 0) {
 		cmd_moves(p);
 	} else if (strcmp(args[0], "board") == 0) {

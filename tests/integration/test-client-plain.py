@@ -108,6 +108,9 @@ def test_hokito_game(tap, port, tmp):
               alice.text())
     alice.send("zz")
     tap.check(alice.expect(r"^error: unknown command 'zz'", 10), "an unknown command is refused")
+    alice.send("claim")
+    tap.check(alice.expect(r"^error: usage: claim win\|draw$", 10),
+              "a known command without its argument gets its usage", alice.text())
     alice.send("stack c4")
     tap.check(alice.expect(r"^c4: w\d \(bottom to top; 1 pawn", 10), "stack shows a square",
               alice.text())
@@ -214,6 +217,13 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 0 and "games: " in r.stdout and "commands:" in r.stdout,
               "commands piped in run in order and the client ends at end of input",
+              r.stdout + r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eve"],
+                       input="watch g999\njoin\n", capture_output=True, text=True, timeout=15,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check("error: No game 'g999' here: neither a game id nor an invite code" in r.stdout and
+              "error: usage: join ID|CODE" in r.stdout,
+              "watch of an unknown game names what was not found; join alone, its usage",
               r.stdout + r.stderr)
     # A name of 32 characters is whole however many bytes they take (up to 4 each).
     name = "\u00e9" * 31 + "\U0001f600"
