@@ -94,8 +94,6 @@ engine_analyse(struct engine_opts *o)
 		return rc;
 	if (o->depth >= 0 && o->time_ms != 0)
 		return engine_fail(EXIT_USAGE, "give --time or --depth, not both");
-	if (o->depth == 0)
-		return engine_fail(EXIT_USAGE, "--depth must be at least 1");
 	if (game_over(&g)) {
 		printf("bestmove: none\n");
 		printf("result: the game is over\n");

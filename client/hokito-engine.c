@@ -272,7 +272,7 @@ static const struct engine_cmd engine_cmds[] = {
         {"analyse", "analyse [--game G] [--time MS | --depth D] POSITION",
          "search a position: best move, evaluation or proved result, PV, nodes",
          "  --time MS     think for about MS milliseconds (default 1000)\n"
-         "  --depth D     search exactly D plies instead (deterministic)\n"
+         "  --depth D     search exactly D plies instead (1 to 64; deterministic)\n"
          "\nexample:\n  hokito-engine analyse --game hokito --depth 4 \"$(hokito-engine start "
          "--seed 1)\"\n",
          " --time --depth ", engine_analyse},
@@ -452,11 +452,14 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 				        value);
 			o->games = (int)n;
 		} else {
-			if (engine_number(value, 64, &n) < 0)
-				return engine_fail(EXIT_USAGE,
-				                   "--depth takes a whole number from 0 to 64, not "
-				                   "'%s'",
-				                   value);
+			/* perft counts depth 0 (the position itself); a search needs a move */
+			int least = strcmp(c->name, "perft") == 0 ? 0 : 1;
+			if (engine_number(value, 64, &n) < 0 || n < (uint64_t)least)
+				return engine_fail(
+				        EXIT_USAGE,
+				        "--depth takes a whole number from %d to 64, not "
+				        "'%s'",
+				        least, value);
 			o->depth = (int)n;
 		}
 	}

@@ -130,6 +130,12 @@ def test_bad_usage():
     ]
     for name, args in cases:
         check("bad usage exits 2: %s" % name, expect_error(args, 2, one_line=False))
+    # --depth's range is the command's: perft counts depth 0, analyse searches 1 to 64.
+    for args, rng in ((["perft", "--depth", "65", pos], "from 0 to 64"),
+                      (["analyse", "--depth", "0", pos], "from 1 to 64"),
+                      (["analyse", "--depth", "65", pos], "from 1 to 64")):
+        check("bad usage exits 2: %s --depth %s names the range %s" % (args[0], args[2], rng),
+              expect_error(args, 2, [rng]))
     # "--" ends the options: the position after it is read as a position.
     rc, out, err = engine("moves", "--game", "hokito", "--", pos)
     check("-- ends the options",
