@@ -473,6 +473,20 @@ def default_path():
          "the default store is $STATE_DIRECTORY/hokito.db, created on first start", err)
 
 
+def store_mode():
+    """A new store holds the session tokens: it and its -wal and -shm are the owner's only."""
+    srv = Server()
+    try:
+        finish_by_resign(srv, "mode")
+        d = os.path.dirname(srv.db)
+        modes = {f: oct(os.stat(os.path.join(d, f)).st_mode & 0o777) for f in os.listdir(d)
+                 if f.startswith("hokito.db")}
+        t.ok(len(modes) == 3 and set(modes.values()) == {"0o600"},
+             "a new store and its -wal and -shm are created with mode 0600", modes)
+    finally:
+        srv.stop()
+
+
 def stop_at_once():
     """SIGTERM as soon as the port file is written (as a test or systemd may send it) stops the
     server cleanly: exit 0, the WAL copied into the store and removed (hokitod(8))."""
@@ -508,4 +522,5 @@ t.run("unusable store", unusable_store)
 t.run("full disk", full_disk)
 t.run("default path", default_path)
 t.run("stop at once", stop_at_once)
+t.run("store mode", store_mode)
 t.done()
