@@ -5,7 +5,8 @@
  * opens the store (refusing to start on a damaged one), the network layer (which makes the game
  * layer), rebuilds the games the store holds, listens, and runs the libuv loop until SIGINT or
  * SIGTERM asks for a clean stop: clients are told, queued output is flushed, then everything is
- * freed. It owns the loop, the two signal handles and the store.
+ * freed. It owns the loop, the two signal handles (started before the port is bound) and the
+ * store.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -127,6 +128,20 @@ signal_cb(uv_signal_t *h, int signum)
 	net_shutdown(d->net);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
+}
+
+/* A start that failed after the loop was made: stop what was started, free it. Returns 1. */
+static int
+stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store)
+{
+	net_shutdown(d->net);
+	uv_close((uv_handle_t *)&d->sigint, NULL);
+	uv_close((uv_handle_t *)&d->sigterm, NULL);
+	uv_run(loop, UV_RUN_DEFAULT);
+	net_free(d->net);
+	uv_loop_close(loop);
+	store_close(store);
+	return 1;
 }
 
 int
@@ -328,6 +343,15 @@ main(int argc, char **argv)
 	lcfg.store = store;
 	uv_loop_init(&loop);
 	d.net = net_create(&loop, &ncfg, &lcfg);
+	/*
+	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
+	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.
+	 */
+	uv_signal_init(&loop, &d.sigint);
+	uv_signal_init(&loop, &d.sigterm);
+	d.sigint.data = d.sigterm.data = &d;
+	uv_signal_start(&d.sigint, signal_cb, SIGINT);
+	uv_signal_start(&d.sigterm, signal_cb, SIGTERM);
 	if ((rc = net_restore(d.net, &serr)) < 0) {
 		log_error("cannot rebuild the games from the store: %s", serr.text);
 	} else if ((rc = net_offload(d.net, &serr)) < 0) {
@@ -335,26 +359,15 @@ main(int argc, char **argv)
 	} else if ((rc = net_listen(d.net, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
 	}
-	if (rc < 0) {
-		net_shutdown(d.net);
-		uv_run(&loop, UV_RUN_DEFAULT);
-		net_free(d.net);
-		uv_loop_close(&loop);
-		store_close(store);
-		return 1;
-	}
+	if (rc < 0)
+		return stop_early(&d, &loop, store);
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
 		const char *p = strrchr(bound, ':');
 
 		if (f == NULL || fprintf(f, "%s\n", p ? p + 1 : bound) < 0 || fclose(f) != 0) {
 			log_error("cannot write %s: %s", port_file, strerror(errno));
-			net_shutdown(d.net);
-			uv_run(&loop, UV_RUN_DEFAULT);
-			net_free(d.net);
-			uv_loop_close(&loop);
-			store_close(store);
-			return 1;
+			return stop_early(&d, &loop, store);
 		}
 	}
 	/* after the port file: a test that sees this line can read the file */
@@ -362,12 +375,6 @@ main(int argc, char **argv)
 	if (lcfg.test_clock)
 		log_warn("--test-clock: game time moves only with test_clock requests (testing "
 		         "aid)");
-	uv_signal_init(&loop, &d.sigint);
-	uv_signal_init(&loop, &d.sigterm);
-	d.sigint.data = d.sigterm.data = &d;
-	uv_signal_start(&d.sigint, signal_cb, SIGINT);
-	uv_signal_start(&d.sigterm, signal_cb, SIGTERM);
-
 	uv_run(&loop, UV_RUN_DEFAULT);
 
 	net_free(d.net);

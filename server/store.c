@@ -562,6 +562,19 @@ store_start(struct store *st, const char *path, struct store_error *err)
 	if (!temp && (rc = store_access(path, err)) < 0)
 		return rc;
 	/*
+	 * A new store is readable by its owner only: it holds the secret session tokens of the
+	 * seated players. SQLite gives its -wal and -shm files the mode of the store.
+	 */
+	if (!temp) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd >= 0)
+			close(fd);
+		else if (errno != EEXIST)
+			return store_fail(err, STORE_EIO, "%s: cannot create (%s)", path,
+			                  strerror(errno));
+	}
+	/*
 	 * Only the loop thread ever touches this connection (the checkpoint thread has its own,
 	 * store_bg_open()): no mutex around each call on it (SQLite's multi-thread mode), and no
 	 * memory statistics, which take a global mutex for every allocation (a setting of the whole

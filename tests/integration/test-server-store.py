@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serverlib import HOKITOD, Server, Tap  # noqa: E402
@@ -472,6 +473,46 @@ def default_path():
          "the default store is $STATE_DIRECTORY/hokito.db, created on first start", err)
 
 
+def store_mode():
+    """A new store holds the session tokens: it and its -wal and -shm are the owner's only."""
+    srv = Server()
+    try:
+        finish_by_resign(srv, "mode")
+        d = os.path.dirname(srv.db)
+        modes = {f: oct(os.stat(os.path.join(d, f)).st_mode & 0o777) for f in os.listdir(d)
+                 if f.startswith("hokito.db")}
+        t.ok(len(modes) == 3 and set(modes.values()) == {"0o600"},
+             "a new store and its -wal and -shm are created with mode 0600", modes)
+    finally:
+        srv.stop()
+
+
+def stop_at_once():
+    """SIGTERM as soon as the port file is written (as a test or systemd may send it) stops the
+    server cleanly: exit 0, the WAL copied into the store and removed (hokitod(8))."""
+    bad = []
+    for i in range(20):
+        tmp = tempfile.mkdtemp(prefix="hokitod-stop-")
+        port_file = os.path.join(tmp, "port")
+        p = subprocess.Popen([os.path.abspath(HOKITOD), "--listen", "127.0.0.1:0", "--port-file",
+                              port_file, "--db", os.path.join(tmp, "hokito.db")],
+                             stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline and p.poll() is None and not (
+                os.path.exists(port_file) and os.path.getsize(port_file) > 0):
+            pass
+        p.send_signal(signal.SIGINT if i % 2 else signal.SIGTERM)
+        try:
+            rc = p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = None
+        if rc != 0 or sorted(os.listdir(tmp)) != ["hokito.db", "port"]:
+            bad.append((rc, sorted(os.listdir(tmp))))
+        shutil.rmtree(tmp, ignore_errors=True)
+    t.ok(not bad, "SIGTERM or SIGINT right after the port file: a clean stop, exit 0", bad)
+
+
 t.run("history and record", history_and_record)
 t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
@@ -480,4 +521,6 @@ t.run("damaged store", damaged_store)
 t.run("unusable store", unusable_store)
 t.run("full disk", full_disk)
 t.run("default path", default_path)
+t.run("stop at once", stop_at_once)
+t.run("store mode", store_mode)
 t.done()
