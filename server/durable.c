@@ -176,6 +176,15 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 	durable_check(d, rc, &err);
 }
 
+void
+durable_unseated(struct durable *d, const char *token)
+{
+	struct store_error err;
+
+	if (!d->failed)
+		durable_check(d, store_session_remove(d->store, token, &err), &err);
+}
+
 /*
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the

@@ -38,6 +38,13 @@ void durable_event(struct durable *d, const struct table *t, int64_t seq, enum m
                    const json_t *ev, const struct wire *w);
 
 /*
+ * The ops->unseated hook: the session of token holds no seat any more; its stored session goes
+ * (in the turn's transaction), so that a restart answers it with bad_token. Errors as in
+ * durable_event().
+ */
+void durable_unseated(struct durable *d, const char *token);
+
+/*
  * End of a loop turn: queue the id counters if they moved, then commit everything queued (one
  * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
  * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed

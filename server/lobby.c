@@ -476,6 +476,8 @@ session_leave(struct lobby *lb, struct session *s)
 		}
 		return;
 	}
+	if (t->status != TABLE_ADJOURNED && lb->ops.unseated != NULL)
+		lb->ops.unseated(lb->ops.arg, s->token);
 	if (t->status == TABLE_OPEN) {
 		table_finish(t, "aborted", -1, "abandoned");
 		finished_touch(lb, t);

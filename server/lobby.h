@@ -70,6 +70,14 @@ struct lobby_ops {
 	 */
 	void (*think)(void *arg, const char *game_id, int64_t ply, const struct game *g, int level,
 	              uint64_t seed, uint64_t time_ms);
+	/*
+	 * Optional (NULL): the session of token left the open or finished game it was seated in
+	 * (for another game, to watch one, by leave, or as it expired), and no event says so. Its
+	 * seat is gone for good, so a restart must not bring it back there: the store keeps the
+	 * sessions of seated players only (PROTOCOL.md 12.1). A player leaving an adjourned game
+	 * keeps its seat, and its stored session with it. token is borrowed for the call.
+	 */
+	void (*unseated)(void *arg, const char *token);
 	void *arg; /* passed to every op */
 };
 

@@ -524,6 +524,16 @@ lobby_event_cb(void *arg, const struct table *t, int64_t seq, enum msg_type type
 		durable_event(n->durable, t, seq, type, ev, w);
 }
 
+/* lobby_ops.unseated: the session's stored seat goes too (written at the end of the turn). */
+static void
+lobby_unseated_cb(void *arg, const char *token)
+{
+	struct net *n = arg;
+
+	if (n->durable != NULL)
+		durable_unseated(n->durable, token);
+}
+
 /*
  * The turn's group commit; a failure stops the process at once (sent: output already went).
  * Returns whether it wrote anything.
@@ -1052,6 +1062,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	        .event = lcfg->store != NULL ? lobby_event_cb : NULL,
 	        .timer = lobby_timer_cb,
 	        .think = lobby_think_cb,
+	        .unseated = lcfg->store != NULL ? lobby_unseated_cb : NULL,
 	        .arg = n,
 	};
 

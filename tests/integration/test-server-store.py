@@ -225,6 +225,47 @@ def over_while_away_restart():
         t.ok(srv.stop() == 0, "hokitod stops")
 
 
+def left_restart():
+    """A player who left its finished game, or went on to watch another, is at no game: after a
+    restart its token is bad_token (PROTOCOL.md 12.1: sessions of spectators and of players at no
+    game are not kept), while the opponent still at the finished game resumes there; a player
+    who left an adjourned game keeps its seat, and resumes at it."""
+    srv = Server("--grace", "1")
+    db = srv.db
+    a, b, g, _ = finish_by_resign(srv, "lr")
+    ok, _ = a.request({"type": "leave"})
+    c, d, g2, _ = finish_by_resign(srv, "lw")
+    st, _ = c.request({"type": "watch", "game": g})
+    e = srv.connect("lr-e")
+    f = srv.connect("lr-f")
+    st3, _ = e.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 7})
+    g3 = st3["game"]
+    f.request({"type": "join", "game": g3})
+    yt = e.wait_for("your_turn")
+    e.request({"type": "move", "move": yt["moves"][0]})
+    f.close()  # its grace runs on its own turn
+    e.wait_for("adjourned", timeout=10)
+    r, _ = e.request({"type": "leave"})
+    t.ok(ok["type"] == "ok" and st["type"] == "state" and r["type"] == "ok",
+         "one player leaves its finished game, one watches another, one leaves an adjourned "
+         "game", (ok, st, r))
+    srv.stop(signal.SIGKILL)
+    srv = Server("--grace", "1", db=db)
+    try:
+        got = {}
+        for name, who in (("left", a), ("watching", c), ("stayed", b), ("adjourned", e)):
+            x = srv.connect()
+            r, _ = x.request({"type": "hello", "protocol": 1, "token": who.token})
+            got[name] = r.get("code") if r["type"] == "error" else r.get("game")
+        t.ok(got == {"left": "bad_token", "watching": "bad_token", "stayed": g,
+                     "adjourned": g3},
+             "after a restart: bad_token for the player who left and the one now watching; "
+             "the one still at its finished game, and the one who left an adjourned game, "
+             "resume at their games", got)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
 def fsync_always():
     srv = Server("--fsync", "always")
     try:
@@ -516,6 +557,7 @@ def stop_at_once():
 t.run("history and record", history_and_record)
 t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
+t.run("left, then restart", left_restart)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
 t.run("unusable store", unusable_store)
