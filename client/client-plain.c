@@ -430,7 +430,7 @@ print_help(void)
 	out("  create hokito|oxono [random36] [black|white|pink|random] [private] [M+S]");
 	out("         [computer [LEVEL]]          ... against the computer (level 1-8, default 4)");
 	out("  join ID|CODE                       take the open seat of a game");
-	out("  quick [hokito|oxono]               quick pairing");
+	out("  quick [hokito|oxono] [random36] [M+S]  quick pairing (a variant, a clock)");
 	out("  watch ID|CODE                      watch a game");
 	out("  MOVE  or  move MOVE                play (c2-e4, Xc5+c6)");
 	out("  moves                              your legal moves");
@@ -624,7 +624,7 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "quick") == 0) {
 		enum game_kind kind = GAME_HOKITO;
 		if (n > 1 && game_kind_parse(args[1], &kind) < 0) {
-			out("error: usage: quick [hokito|oxono]");
+			out("error: usage: quick [hokito|oxono] [random36] [M+S]");
 			return;
 		}
 		uint64_t base, inc;
@@ -668,7 +668,9 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "resign") == 0) {
 		client_request_resign(c);
 	} else if (strcmp(args[0], "clock") == 0) {
-		if (c->st.table.active && c->st.table.timed)
+		if (!c->st.table.active)
+			out("error: not at a game");
+		else if (c->st.table.timed)
 			print_clocks(p);
 		else
 			out("error: no clock in this game");

@@ -93,6 +93,9 @@ def test_hokito_game(tap, port, tmp):
     bob.send("list")
     tap.check(bob.expect(r"^game %s hokito standard open alice vs -" % gid, 10),
               "bob lists the open game", bob.text())
+    bob.send("clock")
+    tap.check(bob.expect(r"^error: not at a game$", 10),
+              "clock at no game: not at a game (not 'no clock in this game')", bob.text())
     bob.send("join " + gid)
     tap.check(bob.expect(r"^joined game %s \(hokito standard\) as white" % gid, 10) and
               alice.expect(r"^game started: alice \(black\) vs bob \(white\)", 10) and
