@@ -4,9 +4,9 @@
  * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
  * opens the store (refusing to start on a damaged one), the network layer (which makes the game
  * layer), rebuilds the games the store holds, listens, and runs the libuv loop until SIGINT or
- * SIGTERM asks for a clean stop: clients are told, queued output is flushed, then everything is
- * freed. It owns the loop, the two signal handles (started before the port is bound) and the
- * store.
+ * SIGTERM (or SIGHUP) asks for a clean stop: clients are told, queued output is flushed, then
+ * everything is freed. It owns the loop, the signal handles (started before the port is bound) and
+ * the store.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,9 +26,13 @@
 #define DEFAULT_LISTEN "127.0.0.1:7777"
 #define DEFAULT_DB     "hokito.db"
 
+/* The signals that stop the server cleanly: SIGHUP too, as when its terminal goes away. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
+
 struct hokitod {
 	struct net *net;
-	uv_signal_t sigint, sigterm;
+	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
 static void
@@ -119,15 +123,22 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 	return 0;
 }
 
+/* Close the signal handles (embedded in d: nothing to free). */
+static void
+signals_close(struct hokitod *d)
+{
+	for (size_t i = 0; i < NSTOP; i++)
+		uv_close((uv_handle_t *)&d->sig[i], NULL);
+}
+
 static void
 signal_cb(uv_signal_t *h, int signum)
 {
 	struct hokitod *d = h->data;
 
-	log_info("got %s", signum == SIGINT ? "SIGINT" : "SIGTERM");
+	log_info("got %s", signum == SIGINT ? "SIGINT" : signum == SIGTERM ? "SIGTERM" : "SIGHUP");
 	net_shutdown(d->net);
-	uv_close((uv_handle_t *)&d->sigint, NULL);
-	uv_close((uv_handle_t *)&d->sigterm, NULL);
+	signals_close(d);
 }
 
 /* A start that failed after the loop was made: stop what was started, free it. Returns 1. */
@@ -135,8 +146,7 @@ static int
 stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store)
 {
 	net_shutdown(d->net);
-	uv_close((uv_handle_t *)&d->sigint, NULL);
-	uv_close((uv_handle_t *)&d->sigterm, NULL);
+	signals_close(d);
 	uv_run(loop, UV_RUN_DEFAULT);
 	net_free(d->net);
 	uv_loop_close(loop);
@@ -347,11 +357,11 @@ main(int argc, char **argv)
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.
 	 */
-	uv_signal_init(&loop, &d.sigint);
-	uv_signal_init(&loop, &d.sigterm);
-	d.sigint.data = d.sigterm.data = &d;
-	uv_signal_start(&d.sigint, signal_cb, SIGINT);
-	uv_signal_start(&d.sigterm, signal_cb, SIGTERM);
+	for (size_t i = 0; i < NSTOP; i++) {
+		uv_signal_init(&loop, &d.sig[i]);
+		d.sig[i].data = &d;
+		uv_signal_start(&d.sig[i], signal_cb, stop_signals[i]);
+	}
 	if ((rc = net_restore(d.net, &serr)) < 0) {
 		log_error("cannot rebuild the games from the store: %s", serr.text);
 	} else if ((rc = net_offload(d.net, &serr)) < 0) {
