@@ -103,6 +103,20 @@ def main(tap):
                   "after game over, replay with no argument replays that game", p.text())
         p.close()
         q.close()
+        # an aborted game has no result: its replay says so, not "* by abort"
+        u = ct.Plain(server.port, "uma", ["create", "hokito", "--seat", "black"],
+                     os.path.join(tmp, "uma"))
+        m = u.expect(r"^joined game (g\d+)", 10)
+        v = serverlib.Client("127.0.0.1", server.port)
+        v.hello("vera")
+        v.request({"type": "join", "game": m.group(1)})
+        v.request({"type": "abort"})
+        u.expect(r"^game over", 10)
+        u.send("replay")
+        tap.check(u.expect(r"^replay %s: the end: no result \(abort\)$" % m.group(1), 10),
+                  "the replay of an aborted game ends with no result", u.text())
+        u.close()
+        v.close()
     finally:
         server.stop()
         ct.cleanup(tmp)
