@@ -1802,12 +1802,18 @@ lobby_arm(struct lobby *lb)
 
 	if (lb->ops.timer == NULL)
 		return;
-	/* with test_clock, virtual time moves only with test_clock, which acts on what is due */
-	if (lb->nheap > 0 && !lb->cfg.test_clock) {
+	/*
+	 * With test_clock, virtual time moves only with test_clock, which acts on what is due; what
+	 * is due already (a grace of 0 s at a drop) is acted on at once, as with real time.
+	 */
+	if (lb->nheap > 0) {
 		uint64_t d = lb->heap[0]->heap_deadline;
 
 		now = lobby_now(lb);
-		delay = d > now ? d - now : 0;
+		if (d <= now)
+			delay = 0;
+		else if (!lb->cfg.test_clock)
+			delay = d - now;
 	}
 	if (lb->spect_waiting != NULL) {
 		now = lb->ops.now(lb->ops.arg);

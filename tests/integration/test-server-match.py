@@ -517,6 +517,25 @@ def spectators_coalesced(t, srv):
     gm.close()
 
 
+def zero_grace(t):
+    """--grace 0: the grace of a player who drops on its own turn is over at once, with
+    --test-clock too (nothing has to move the clock for what is already due)."""
+    srv = Server("--test-clock", "--grace", "0")
+    try:
+        gm = Game(srv, "5+0")
+        gm.a.close()                    # black, to move, drops
+        p = gm.b.wait_for("presence")
+        go = gm.b.wait_for("grace_over", timeout=3)
+        t.ok(p["grace_ms"] == 0 and go["seat"] == "black"
+             and go["clocks"] == {"black": 300000, "white": 300000},
+             "--grace 0: grace_over at the drop, without a test_clock", (p, go))
+        ok = gm.b.ask({"type": "claim", "result": "win"})
+        t.ok(ok["type"] == "ok", "and the claim is possible at once", ok)
+        gm.close()
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
 def no_test_clock(t):
     srv = Server()
     try:
@@ -565,6 +584,7 @@ def main():
     finally:
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0", "".join(srv.log[-30:]))
+    t.run("zero grace", zero_grace, t)
     t.run("no test clock", no_test_clock, t)
     t.done()
 
