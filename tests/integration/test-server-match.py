@@ -395,6 +395,20 @@ def rematch(t, srv):
         yt = gm.b.wait_for("your_turn")
     t.ok(yt["seq"] == st["seq"], "the new first player gets your_turn", yt)
     gm.close()
+    # the opponent must be there and connected, whatever offer stands (PROTOCOL.md 5)
+    for offerer in ("a", "b"):
+        gm = Game(srv, None)
+        gm.a.ask({"type": "resign"})
+        gm.b.wait_for("game_over")
+        getattr(gm, offerer).ask({"type": "rematch"})
+        gm.a.wait_for("rematch_offered")
+        gm.b.close()
+        gm.a.wait_for("presence")
+        r = gm.a.ask({"type": "rematch"})
+        t.ok(r["type"] == "error" and r["code"] == "opponent_gone",
+             "rematch with the opponent away (%s offer standing): opponent_gone"
+             % ("own" if offerer == "a" else "its"), r)
+        gm.close()
 
 
 def replay_new_events(t, srv):
