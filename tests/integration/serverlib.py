@@ -3,6 +3,7 @@
 Shared by the test-server*.py integration tests (Python 3 standard library only). Every wait is
 bounded: a test that hangs fails with a clear message instead.
 """
+import atexit
 import json
 import os
 import re
@@ -22,6 +23,8 @@ EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_
                "chat", "grace_over", "adjourned", "resumed", "rematch_offered",
                "rematch_declined", "rematch_started")
 
+STARTED = []  # every Server, so that none outlives the test (atexit below)
+
 
 class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
@@ -39,6 +42,7 @@ class Server:
              "--db", self.db] + list(args),
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace",
             env=dict(os.environ, **env) if env else None)
+        STARTED.append(self)
         self.host = host
         self.log = []
         self.listening = threading.Event()
@@ -104,6 +108,14 @@ class Server:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+@atexit.register
+def _kill_started():
+    """A check that failed between a start and its stop (a kill -9 and the restart, say) left
+    its server running: kill what is left when the test ends."""
+    for srv in STARTED:
+        srv.kill()
 
 
 class Closed(Exception):
