@@ -1594,6 +1594,17 @@ table_desert_mark(struct table *t, uint64_t now)
 	return 1;
 }
 
+/*
+ * An entry point touched t (NULL: none): file it under its deadline again (deadline_refresh())
+ * and note whether it is deserted now (table_desert_mark()), as both may have changed.
+ */
+static void
+table_touched(struct lobby *lb, struct table *t)
+{
+	deadline_refresh(lb, t);
+	table_desert_mark(t, lobby_now(lb));
+}
+
 /* unknown_type, as the decoder refuses a type it does not know: no request, the field "type". */
 static void
 refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
@@ -1625,10 +1636,8 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 
 	if (m->type == MSG_HELLO) {
 		handle_hello(lb, peer, m);
-		if (peer->session != NULL) {
-			deadline_refresh(lb, peer->session->table);
-			table_desert_mark(peer->session->table, lobby_now(lb));
-		}
+		if (peer->session != NULL)
+			table_touched(lb, peer->session->table);
 		lobby_prune(lb);
 		lobby_arm(lb);
 		return;
@@ -1703,12 +1712,9 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		refuse_unknown_type(lb, peer, m, "not a request");
 		break;
 	}
-	deadline_refresh(lb, before);
-	table_desert_mark(before, lobby_now(lb));
-	if (peer->session != NULL && peer->session->table != before) {
-		deadline_refresh(lb, peer->session->table);
-		table_desert_mark(peer->session->table, lobby_now(lb));
-	}
+	table_touched(lb, before);
+	if (peer->session != NULL && peer->session->table != before)
+		table_touched(lb, peer->session->table);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -1735,9 +1741,8 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 		spectators_changed(lb, t);
 	} else {
 		presence_notify(t, s->seat, 0);
-		table_desert_mark(t, lobby_now(lb));
 	}
-	deadline_refresh(lb, t);
+	table_touched(lb, t);
 	lobby_arm(lb);
 }
 
@@ -2014,8 +2019,7 @@ lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 	         "p%u",
 	         n, active_tables(lb), rc.sessions, lb->next_game, lb->next_player);
 	for (size_t i = 0; i < lb->ntables; i++) {
-		deadline_refresh(lb, lb->tables[i]);
-		table_desert_mark(lb->tables[i], lobby_now(lb)); /* nobody is back yet */
+		table_touched(lb, lb->tables[i]);    /* nobody is back yet: deserted from now */
 		table_computer_think(lb->tables[i]); /* the computer to move thinks again */
 	}
 	lobby_arm(lb);

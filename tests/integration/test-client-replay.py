@@ -49,6 +49,20 @@ def board_rows(p, n=6):
     return rows
 
 
+def ended_game(server, tmp, name, create, other, end):
+    """A plain client creates a game (create: its arguments), another player joins it and ends
+    it at once with the request end ("resign", "abort"). Returns (plain client, the other
+    player's connection, game id); the plain client has seen the game over."""
+    p = ct.Plain(server.port, name, ["create"] + create, os.path.join(tmp, name))
+    g = p.expect(r"^joined game (g\d+)", 10).group(1)
+    q = serverlib.Client("127.0.0.1", server.port)
+    q.hello(other)
+    q.request({"type": "join", "game": g})
+    q.request({"type": end})
+    p.expect(r"^game over", 10)
+    return p, q, g
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -89,31 +103,17 @@ def main(tap):
                   "replay of an unknown game is refused", r.text())
         r.close()
         # a player at a game just over replays it with no argument
-        p = ct.Plain(server.port, "pat", ["create", "oxono", "--seat", "pink"],
-                     os.path.join(tmp, "pat"))
-        m = p.expect(r"^joined game (g\d+)", 10)
-        q = serverlib.Client("127.0.0.1", server.port)
-        q.hello("quinn")
-        q.request({"type": "join", "game": m.group(1)})
-        q.request({"type": "resign"})
-        p.expect(r"^game over", 10)
+        p, q, g = ended_game(server, tmp, "pat", ["oxono", "--seat", "pink"], "quinn", "resign")
         p.send("replay")
-        tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % m.group(1), 10) and
-                  p.expect(r"^replay %s: the end: pink by resign" % m.group(1), 10),
+        tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
+                  p.expect(r"^replay %s: the end: pink by resign" % g, 10),
                   "after game over, replay with no argument replays that game", p.text())
         p.close()
         q.close()
         # an aborted game has no result: its replay says so, not "* by abort"
-        u = ct.Plain(server.port, "uma", ["create", "hokito", "--seat", "black"],
-                     os.path.join(tmp, "uma"))
-        m = u.expect(r"^joined game (g\d+)", 10)
-        v = serverlib.Client("127.0.0.1", server.port)
-        v.hello("vera")
-        v.request({"type": "join", "game": m.group(1)})
-        v.request({"type": "abort"})
-        u.expect(r"^game over", 10)
+        u, v, g = ended_game(server, tmp, "uma", ["hokito", "--seat", "black"], "vera", "abort")
         u.send("replay")
-        tap.check(u.expect(r"^replay %s: the end: no result \(abort\)$" % m.group(1), 10),
+        tap.check(u.expect(r"^replay %s: the end: no result \(abort\)$" % g, 10),
                   "the replay of an aborted game ends with no result", u.text())
         u.close()
         v.close()

@@ -211,6 +211,20 @@ def expiry(t):
         srv.stop()
 
 
+def finish_others(srv, n):
+    """n more games, each created, joined and resigned at once by two new players, who then
+    disconnect. Returns the last one's id."""
+    for i in range(n):
+        x = srv.connect("x%d" % i)
+        y = srv.connect("y%d" % i)
+        st, _ = x.request({"type": "create", "kind": "oxono"})
+        y.request({"type": "join", "game": st["game"]})
+        x.request({"type": "resign"})
+        x.close()
+        y.close()
+    return st["game"]
+
+
 def over_while_away(t):
     """A player away when its game ended gets the game_over on its return within --linger, even
     after more than --keep-finished other games have finished meanwhile (PROTOCOL.md 11.3); the
@@ -219,15 +233,10 @@ def over_while_away(t):
     srv = Server("--keep-finished", "1", "--linger", "2")
     try:
         a, b, g = srv.game_over_while_away()
-        for i in range(2):
-            x = srv.connect("x%d" % i)
-            y = srv.connect("y%d" % i)
-            st2, _ = x.request({"type": "create", "kind": "oxono"})
-            y.request({"type": "join", "game": st2["game"]})
-            x.request({"type": "resign"})
+        last = finish_others(srv, 2)
         lst, _ = b.request({"type": "list"})
         fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
-        t.ok(fin == [st2["game"]], "the lobby lists --keep-finished finished games", lst)
+        t.ok(fin == [last], "the lobby lists --keep-finished finished games", lst)
         a2 = srv.connect()
         r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 3})
         got = a2.drain()
@@ -235,8 +244,7 @@ def over_while_away(t):
              got[0]["seq"] == 4,
              "back in time after other games finished: the missed game_over", (r, got))
         a2.close()
-        for c in (b, x, y):
-            c.close()
+        b.close()
         a3 = srv.connect("late")
         for _ in range(50):
             rec, _ = a3.request({"type": "watch", "game": g})
@@ -261,20 +269,13 @@ def stay_at_finished(t):
         st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
         b.request({"type": "join", "game": st["game"]})
         a.request({"type": "resign"})
-        for i in range(2):
-            x = srv.connect("x%d" % i)
-            y = srv.connect("y%d" % i)
-            st2, _ = x.request({"type": "create", "kind": "oxono"})
-            y.request({"type": "join", "game": st2["game"]})
-            x.request({"type": "resign"})
-            x.close()
-            y.close()
+        last = finish_others(srv, 2)
         lst, _ = a.request({"type": "list"})
         fin = [g["game"] for g in lst["games"] if g["status"] == "finished"]
         said, _ = b.request({"type": "say", "text": "gg"})
         offer, _ = a.request({"type": "rematch"})
         new, _ = b.request({"type": "rematch"})
-        t.ok(fin == [st2["game"]] and said["type"] == "ok" and offer["type"] == "ok"
+        t.ok(fin == [last] and said["type"] == "ok" and offer["type"] == "ok"
              and new["type"] == "state" and new["status"] == "live",
              "two other games finished: the players are still at theirs (chat, rematch)",
              (fin, said, offer, new))
