@@ -203,10 +203,12 @@ print_replay(struct plain *p)
 		out("scores: %s %d, %s %d", game_side_name(rec->kind, 0), o.score[0],
 		    game_side_name(rec->kind, 1), o.score[1]);
 	print_position(&r->pos);
-	if (r->ply == rec->nmoves && rec->result == RECORD_UNFINISHED) /* aborted: no result */
+	if (r->ply != rec->nmoves)
+		return;
+	if (rec->result == RECORD_UNFINISHED) /* aborted: no result */
 		out("replay %s: the end: no result%s%s%s", r->id, rec->reason[0] ? " (" : "",
 		    rec->reason, rec->reason[0] ? ")" : "");
-	else if (r->ply == rec->nmoves)
+	else
 		out("replay %s: the end: %s%s%s", r->id, record_result_name(rec->kind, rec->result),
 		    rec->reason[0] ? " by " : "", rec->reason);
 }

@@ -2537,8 +2537,7 @@ screen_update(struct client *c)
 		 * being typed stays: the chat goes on.
 		 */
 		if ((s->mode == MODE_PROMPT && s->prompt == PROMPT_MOVE) ||
-		    (s->mode == MODE_CONFIRM &&
-		     (s->confirm == CONFIRM_RESIGN || s->confirm == CONFIRM_ABORT))) {
+		    s->mode == MODE_CONFIRM) {
 			s->mode = MODE_NORMAL;
 			curs_set(0);
 		}
