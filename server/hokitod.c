@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -141,16 +142,28 @@ signal_cb(uv_signal_t *h, int signum)
 	signals_close(d);
 }
 
-/* A start that failed after the loop was made: stop what was started, free it. Returns 1. */
+/*
+ * A start that failed after the loop was made: stop what was started, free it, and remove the
+ * store file (with its -wal and -shm) when this start made it, so that a failed start, such as a
+ * port already taken, leaves nothing behind. made is that file's path, or NULL. Returns 1.
+ */
 static int
-stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store)
+stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *made)
 {
+	static const char *const suffixes[] = {"-wal", "-shm", "-journal", ""};
+	char path[PATH_MAX + 16];
+
 	net_shutdown(d->net);
 	signals_close(d);
 	uv_run(loop, UV_RUN_DEFAULT);
 	net_free(d->net);
 	uv_loop_close(loop);
 	store_close(store);
+	for (size_t i = 0; made != NULL && i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", made, suffixes[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			log_warn("cannot remove %s: %s", path, strerror(errno));
+	}
 	return 1;
 }
 
@@ -208,7 +221,7 @@ main(int argc, char **argv)
 	        .grace_ms = 60000,
 	        .test_clock = 0,
 	};
-	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL;
+	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL, *made;
 	enum store_sync sync = STORE_SYNC_NORMAL;
 	struct store_error serr;
 	struct store *store;
@@ -344,6 +357,8 @@ main(int argc, char **argv)
 	}
 
 	signal(SIGPIPE, SIG_IGN);
+	/* a store this start makes is removed again if the start fails */
+	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
 	if (store_open(db, sync, &store, &serr) < 0) {
 		log_error("cannot open the store: %s", serr.text);
 		return 1;
@@ -370,14 +385,14 @@ main(int argc, char **argv)
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
 	}
 	if (rc < 0)
-		return stop_early(&d, &loop, store);
+		return stop_early(&d, &loop, store, made);
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
 		const char *p = strrchr(bound, ':');
 
 		if (f == NULL || fprintf(f, "%s\n", p ? p + 1 : bound) < 0 || fclose(f) != 0) {
 			log_error("cannot write %s: %s", port_file, strerror(errno));
-			return stop_early(&d, &loop, store);
+			return stop_early(&d, &loop, store, made);
 		}
 	}
 	/* after the port file: a test that sees this line can read the file */

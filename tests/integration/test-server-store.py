@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -528,6 +529,32 @@ def store_mode():
         srv.stop()
 
 
+def port_taken():
+    """A start that fails, here on a port already taken, leaves no new store behind, and an
+    existing store as it was."""
+    tmp = tempfile.mkdtemp(prefix="hokitod-taken-")
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        new = os.path.join(tmp, "new.db")
+        code, err = start_fails(new, "--listen", "127.0.0.1:%d" % port)
+        t.ok(code == 1 and "address already in use" in err and os.listdir(tmp) == [],
+             "a start on a taken port fails (exit 1) and leaves no new store file",
+             (code, err, os.listdir(tmp)))
+        srv = Server(db=os.path.join(tmp, "old.db"))
+        finish_by_resign(srv, "keep")
+        srv.stop()
+        before = open(srv.db, "rb").read()
+        code, err = start_fails(srv.db, "--listen", "127.0.0.1:%d" % port)
+        t.ok(code == 1 and open(srv.db, "rb").read() == before,
+             "a failed start keeps an existing store as it was", (code, err))
+    finally:
+        holder.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def stop_at_once():
     """SIGTERM, SIGINT or SIGHUP as soon as the port file is written (as a test or systemd may
     send it) stops the server cleanly: exit 0, the WAL copied into the store and removed
@@ -557,6 +584,7 @@ def stop_at_once():
 
 
 t.run("history and record", history_and_record)
+t.run("a failed start leaves no store", port_taken)
 t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
 t.run("left, then restart", left_restart)
