@@ -638,7 +638,9 @@ client_msg_handle(struct client *c, const struct msg *m)
 			client_state_notice(&c->st, 0, "Left game %s.", c->st.table.id);
 			client_state_table_clear(&c->st);
 			client_request_list(c);
-		} else if (p != NULL && p->type == MSG_RESIGN) {
+		} else if (p != NULL && p->type == MSG_RESIGN && !c->st.table.over) {
+			/* the game_over came first and said how it ended; this only if it has not
+			 */
 			client_notice(c, 0, "You resigned.");
 		}
 		break;

@@ -428,6 +428,8 @@ def oxono_game(tap, tmux, server, tmp):
     tap.check(pia.expect(r"Game over.*Pink wins.*Black resigned", 10) and
               ben.expect(r"You lost", 10), "resigning ends the game for both",
               pia.screen() + ben.screen())
+    tap.check(re.search(r"Game over: Pink wins.*Black resigned", status(ben.screen())),
+              "the resigner's status line says how the game ended", ben.screen())
     watcher.close()
     for s in ("pia", "ben"):
         tmux.keys(s, "Q")
