@@ -167,7 +167,9 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     if not m:
         return None
     gid = m.group(1)
-    scr = alice.screen()
+    # the whole game screen: the board's coordinates and the bar of an open game
+    scr = wait_screen(tmux, "alice", lambda scr: re.search(r"a +b +c +d +e +f", scr) and
+                      re.search(r"^ *1 ", scr, re.M) and "leave" in bar(scr)) or alice.screen()
     tap.check(re.search(r"a +b +c +d +e +f", scr) and re.search(r"^ *6 ", scr, re.M) and
               re.search(r"^ *1 ", scr, re.M), "the board has coordinates a-f and 1-6", scr)
     tap.check(re.search(r"B +Black +alice \(you\) +36", scr) and "(empty seat)" in scr,
@@ -523,8 +525,9 @@ def small_screens(tap, tmux, server, tmp):
         return (len(lines) == 18 and "hokito" in lines[0] and
                 any(re.match(r" \u2514\u2500+\u2518", line) for line in lines[1:-2]) and
                 not re.search("[\u2502\u2514]", lines[-2] + lines[-1]))
-    tap.check(pat.expect(r"\(1/2\) Space: more", 5) and help_whole(pat.screen()) and
-              has_keys(pat.screen(), ("Space", "more")),
+    tap.check(pat.expect(r"\(1/2\) Space: more", 5) and
+              wait_screen(tmux, "pat", lambda scr: help_whole(scr) and
+                          has_keys(scr, ("Space", "more"))),
               "64x18: the help's first page, whole, says how to see the rest", pat.screen())
     tmux.keys("pat", "Space")
     tap.check(pat.expect(r"q +leave the game, back to the lobby.*Q / Ctrl-C +quit hokito"
