@@ -481,6 +481,37 @@ hint_add(struct hints *h, const char *key, const char *label)
 }
 
 /*
+ * A notice on line y, from column 1. One too long for the line goes on two when lines is 2, the
+ * line above (blanked) taking its first words, so that the end of a long refusal is not lost;
+ * what does not fit ends in an ellipsis.
+ */
+static void
+draw_message(struct screen *s, int y, const char *text, int lines)
+{
+	const char *more = glyph(s, "\xe2\x80\xa6", "...");
+	char first[sizeof s->c->st.message];
+	int w = COLS - 1, brk;
+
+	if (text_width(text) > w && lines == 2) {
+		brk = clip(text, w);
+		while (brk > 0 && text[brk] != ' ')
+			brk--;
+		if (brk == 0)
+			brk = clip(text, w);
+		snprintf(first, sizeof first, "%.*s", brk, text);
+		text += brk + (text[brk] == ' ');
+		blank(y - 1, 0, COLS);
+		putn(y - 1, 1, w, first);
+	}
+	if (text_width(text) <= w) {
+		putn(y, 1, w, text);
+	} else {
+		putn(y, 1, w - text_width(more), text);
+		addstr(more);
+	}
+}
+
+/*
  * The notice line (or the prompt being typed, or the question asked) above the hints; while the
  * keys go to a prompt or a question, the hints bar shows theirs instead of the page's.
  */
@@ -523,7 +554,8 @@ draw_notice(struct screen *s)
 	if (c->st.message[0]) {
 		attr_t a = c->st.message_error ? (pair(s, PAIR_ERROR) | A_BOLD) : A_NORMAL;
 		attron(a);
-		putn(y, 1, COLS - 1, c->st.message);
+		/* the help's frame ends on the line above */
+		draw_message(s, y, c->st.message, s->help ? 1 : 2);
 		attroff(a);
 	}
 }

@@ -477,6 +477,12 @@ def small_screens(tap, tmux, server, tmp):
     wait_moves(watcher, 2)
     tap.check(pat.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 10),
               "80x24, timed private game: the move list shows the moves", pat.screen())
+    tmux.keys("pat", "q")
+    scr = wait_screen(tmux, "pat", lambda scr: "back to rejoin)." in status(scr))
+    tap.check(scr and re.match(r" The game is on: resign first \(r\), or Q to quit hokito ",
+                               scr.rstrip("\n").split("\n")[-3]),
+              "80 columns: a refusal too long for the status line is whole, on two lines",
+              scr or pat.screen())
     relay = ct.Proxy(server.port)  # sid's connection, held later on
     start_small("sid", "%s --port %d --name sid watch %s" % (hk, relay.port, code), "sid")
     sid = Player(tmux, "sid")
