@@ -5,11 +5,13 @@
 --plain: a game with a 5+3 clock (the clocks printed after each move, the increment), players'
 chat and spectators' chat apart, a draw offer declined, loss on time, a rematch with colours
 swapped. Full screen in tmux: both clocks on screen and the low-time warning, the chat pane, the
-grace countdown of a dropped opponent, a draw offer accepted with a key. TAP on stdout.
+grace countdown of a dropped opponent, a draw offer accepted with a key; and after a restart of
+the server (killed, down a while), the clocks as the server has them. TAP on stdout.
 """
 import os
 import re
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -168,6 +170,52 @@ def test_screen(tap, port, tmp, clock):
         tmux.kill()
 
 
+def test_restart_clock(tap):
+    """The server is killed during a timed game and is down for ten seconds: time does not run
+    while it is down (PROTOCOL.md 12.1), so the full screen, back at its game, shows the clock
+    of the side to move as the server has it, not short by the downtime."""
+    tmp = ct.tmpdir()
+    server = ct.Server(tmp, ["--test-clock"])  # game time stands still but for test_clock
+    proxy = ct.Proxy(server.port)
+    tmux = ct.Tmux("match-restart")
+    env = {"XDG_STATE_HOME": os.path.join(tmp, "ada"), "TERM": "xterm-256color",
+           "LANG": "C.UTF-8"}
+    ben = None
+    try:
+        tmux.start("ada", "%s --port %d --name ada create --seat black --clock 5+3"
+                   % (ct.HOKITO, proxy.port), env, 100, 30)
+        if not tap.check(tmux.expect("ada", r"Waiting for an opponent", 10),
+                         "restart: the timed game is created", tmux.capture("ada")):
+            return
+        clock = Clock(server.port)
+        gid = clock.game_id("ada")
+        clock.c.close()
+        ben = ct.Plain(proxy.port, "ben", ["join", gid], os.path.join(tmp, "ben"))
+        tap.check(tmux.expect("ada", "\u23f1 [45]:[0-5]\\d.*\u23f1 5:00", 10),
+                  "restart: both clocks, black's running", tmux.capture("ada"))
+        server.proc.kill()
+        server.proc.wait()
+        server.stop()
+        proxy.hold()
+        os.remove(server.port_file)
+        time.sleep(10)
+        server = ct.Server(tmp, ["--test-clock"])
+        proxy.upstream = server.port
+        proxy.release()
+        # by now black's clock reads 4:50 or less on screen until the client is back; then
+        # 5:00 (the test clock stood still) and counting down from there
+        tap.check(tmux.expect("ada", "\u23f1 (5:00|4:5[5-9]).*\u23f1 5:00", 20),
+                  "after ten seconds down, black's clock is where the server left it (5:00 "
+                  "while the test clock stands), not 10 s short", tmux.capture("ada"))
+    finally:
+        if ben is not None:
+            ben.close()
+        tmux.kill()
+        proxy.close()
+        server.stop()
+        ct.cleanup(tmp)
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE)])
@@ -175,6 +223,7 @@ def main(tap):
     try:
         test_plain(tap, server.port, tmp, clock)
         test_screen(tap, server.port, tmp, clock)
+        test_restart_clock(tap)
     finally:
         clock.c.close()
         server.stop()
