@@ -4,8 +4,10 @@
  * The lobby owns every session and every table. A session outlives its connection (a peer) so
  * that a player can come back with its token; it is freed by lobby_tick() once it has been
  * disconnected longer than the linger time, unless it holds a seat in a live game. Tables are
- * freed when their game is finished, keep_finished more recent games have finished, and none of
- * its players is still at it, connected or lingering (lobby_prune()), or when the lobby is freed.
+ * freed when their game is finished, keep_finished more recent games of its kind (public or
+ * private: private games, never listed, do not push public ones off the lobby's list) have
+ * finished, and none of its players is still at it, connected or lingering (lobby_prune()), or
+ * when the lobby is freed.
  * Pruning happens at the end of each entry point, never in the middle of a request that still uses
  * the table.
  *
@@ -48,6 +50,7 @@ struct lobby {
 	struct strmap by_game;             /* table of each game id */
 	struct strmap by_code;             /* private table of each invite code */
 	size_t nfinished;                  /* finished tables (counted by finished_touch()) */
+	size_t nfinished_private;          /* of which private */
 	int prune_due;                     /* a game finished since the last lobby_prune() */
 	struct table *fin_head, *fin_tail; /* finished tables, oldest first (fin_next) */
 	struct table **heap; /* tables with a deadline, a binary min-heap on heap_deadline */
@@ -422,6 +425,7 @@ finished_append(struct lobby *lb, struct table *t)
 		lb->fin_head = t;
 	lb->fin_tail = t;
 	lb->nfinished++;
+	lb->nfinished_private += t->is_private != 0;
 	lb->prune_due = 1;
 }
 
@@ -438,6 +442,7 @@ finished_remove(struct lobby *lb, struct table *t)
 	else
 		lb->fin_tail = t->fin_prev;
 	lb->nfinished--;
+	lb->nfinished_private -= t->is_private != 0;
 }
 
 /* A game just finished: seated sessions that are disconnected linger from now on. */
@@ -534,23 +539,30 @@ table_awaited(const struct table *t)
 }
 
 /*
- * Forget the finished games older than the keep_finished most recent, but those a player is still
- * at or may come back to (after a game finished, or a session expired: then they are looked at
- * again; a game its players went away from goes at a later pass). Only
+ * Forget the finished games older than the keep_finished most recent, public and private counted
+ * apart (the lobby lists keep_finished public ones, whatever private games finished since), but
+ * those a player is still at or may come back to (after a game finished, or a session expired:
+ * then they are looked at again; a game its players went away from goes at a later pass). Only
  * the older ones are walked, oldest first: the games held for a player, and those just gone past.
  */
 static void
 lobby_prune(struct lobby *lb)
 {
-	size_t older;
+	size_t n[2] = {lb->nfinished - lb->nfinished_private, lb->nfinished_private}, older[2];
 	struct table *t, *next;
 
 	if (!lb->prune_due)
 		return;
 	lb->prune_due = 0;
-	older = lb->nfinished > lb->cfg.keep_finished ? lb->nfinished - lb->cfg.keep_finished : 0;
-	for (t = lb->fin_head; older > 0; t = next, older--) {
+	for (int k = 0; k < 2; k++)
+		older[k] = n[k] > lb->cfg.keep_finished ? n[k] - lb->cfg.keep_finished : 0;
+	for (t = lb->fin_head; t != NULL && older[0] + older[1] > 0; t = next) {
+		int k = t->is_private != 0;
+
 		next = t->fin_next;
+		if (older[k] == 0)
+			continue;
+		older[k]--;
 		if (!table_awaited(t))
 			table_drop(lb, t);
 	}
@@ -1064,13 +1076,16 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
 				json_array_append_new(games, table_summary_new(lb->tables[i]));
 	/*
-	 * The keep_finished most recently finished, newest first (the finished list is in the order
-	 * of finishing); more may be held for a player who may come back (lobby_prune()).
+	 * The keep_finished public games most recently finished, newest first (the finished list is
+	 * in the order of finishing); more may be held for a player who may come back
+	 * (lobby_prune()).
 	 */
 	for (struct table *t = lb->fin_tail; t != NULL && kept < lb->cfg.keep_finished;
-	     t = t->fin_prev, kept++)
-		if (!t->is_private)
+	     t = t->fin_prev)
+		if (!t->is_private) {
 			json_array_append_new(games, table_summary_new(t));
+			kept++;
+		}
 	json_object_set_new(o, "games", games);
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
