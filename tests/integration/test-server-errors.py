@@ -79,6 +79,18 @@ def malformed(t, srv):
     err(t, c, b'{"type":"ping","a":1,"a":2}\n', "bad_json", "duplicate keys")
     err(t, c, b'{"type":"ping","x":"\xff\xfe"}\n', "bad_json", "invalid UTF-8")
     err(t, c, b'{"type":"ping","x":"\\u0000"}\n', "bad_json", "a NUL in a string")
+    # PROTOCOL.md 1: a value nested more than 2048 deep (a number counts as a level), a number
+    # beyond a double's range
+    def deep(n):  # a ping whose member x holds a number n deep (the object is 1 deep)
+        return b'{"type":"ping","x":' + b"[" * (n - 2) + b"0" + b"]" * (n - 2) + b"}\n"
+    err(t, c, deep(2049), "bad_json", "a number 2049 deep")
+    c.send_raw(deep(2048))
+    p = c.recv()
+    t.ok(p == {"type": "pong"}, "a number 2048 deep is taken", p)
+    err(t, c, b'{"type":"ping","x":-1e400}\n', "bad_json", "a number beyond a double's range")
+    c.send_raw(b'{"type":"ping","x":1e-400}\n')
+    p = c.recv()
+    t.ok(p == {"type": "pong"}, "a number that underflows to 0 is taken", p)
     err(t, c, {"kind": "hokito"}, "unknown_type", "no type")
     err(t, c, {"type": 5}, "unknown_type", "type not a string")
     err(t, c, {"type": "fly"}, "unknown_type", "unknown type")
