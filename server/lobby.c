@@ -1013,8 +1013,8 @@ handle_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	/* the rules module is the judge: nothing is applied that it did not accept */
 	rc = game_move_parse(&t->game, m->move, &mv, &gerr);
 	if (rc == GAME_ESYNTAX) {
-		refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not a %s move: %s", m->move,
-		       game_kind_name(t->kind), gerr.text);
+		refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not %s move: %s", m->move,
+		       t->kind == GAME_OXONO ? "an OXONO" : "a HOKITO", gerr.text);
 		return;
 	}
 	if (rc == GAME_EILLEGAL) {

@@ -153,7 +153,9 @@ def game_errors(t, srv):
     err(t, s, {"type": "resign"}, "spectator", "a spectator resigns")
     err(t, a, {"type": "move", "move": yt["moves"][0], "game": "g999"}, "not_seated",
         "move naming another game")
-    err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
+    r = err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
+    t.ok(r["text"] == "'z9-q1' is not a HOKITO move: write from-to like c2-e4, or the hop "
+         "path like c2-c4-e4", "the malformed move is named once, with what to write", r)
     err(t, a, {"type": "move", "move": "Xc5+c6"}, "bad_move", "an OXONO move in HOKITO")
     legal = set(yt["moves"])
     squares = [f + r for r in "123456" for f in "abcdef"]
