@@ -151,6 +151,10 @@ def game_errors(t, srv):
     err(t, b, {"type": "move", "move": yt["moves"][0]}, "not_your_turn", "move out of turn")
     err(t, s, {"type": "move", "move": yt["moves"][0]}, "spectator", "a spectator moves")
     err(t, s, {"type": "resign"}, "spectator", "a spectator resigns")
+    err(t, s, {"type": "move", "move": yt["moves"][0], "game": g}, "spectator",
+        "a spectator moves, naming the game it watches")
+    err(t, s, {"type": "resign", "game": "g999"}, "not_seated",
+        "a spectator resigns, naming another game")
     err(t, a, {"type": "move", "move": yt["moves"][0], "game": "g999"}, "not_seated",
         "move naming another game")
     r = err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
