@@ -384,6 +384,18 @@ def shutdown(t):
     t.ok(status == 0 and time.time() - t0 < 8, "hokitod exits 0 promptly", status)
 
 
+def log_lines(t, srv):
+    """hokitod(8): one log line a record; a client's text cannot end it and forge another."""
+    c = srv.connect()
+    c.send({"type": "hello", "protocol": 1, "name": "logger",
+            "client": "x\n2026-01-01T00:00:00.000Z info: forged\x1b[2J"})
+    w = c.expect("welcome")
+    t.ok(srv.log_has(r"said hello from x\?2026-01-01T00:00:00\.000Z info: forged\?\[2J$")
+         and not any(l.startswith("2026-01-01T00:00:00.000Z") for l in srv.log),
+         "a control character in a client's text is logged as '?'", (w, srv.log[-3:]))
+    c.close()
+
+
 def main():
     t = Tap()
     srv = Server()
@@ -393,6 +405,7 @@ def main():
         t.run("game errors", game_errors, t, srv)
         t.run("framing", framing, t, srv)
         t.run("garbage", garbage, t, srv)
+        t.run("log lines", log_lines, t, srv)
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
     t.run("long line", long_line, t)
