@@ -160,6 +160,10 @@ def game_errors(t, srv):
     r = err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
     t.ok(r["text"] == "'z9-q1' is not a HOKITO move: write from-to like c2-e4, or the hop "
          "path like c2-c4-e4", "the malformed move is named once, with what to write", r)
+    r = err(t, a, {"type": "move", "move": "x" + "\u00e9" * 30}, "bad_move",
+            "a long move text cut inside a character")
+    t.ok(r["text"].startswith("'x" + "\u00e9" * 19 + "' is not a HOKITO move: "),
+         "... is quoted up to the cut character, and explained", r)
     err(t, a, {"type": "move", "move": "Xc5+c6"}, "bad_move", "an OXONO move in HOKITO")
     legal = set(yt["moves"])
     squares = [f + r for r in "123456" for f in "abcdef"]
