@@ -839,10 +839,23 @@ handle_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
 }
 
+/* The seat s kept in adjourned table t after leaving it (11.3), or -1. */
+static int
+kept_seat(const struct table *t, const struct session *s)
+{
+	if (t == NULL || t->status != TABLE_ADJOURNED)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (t->seat[i] == NULL && t->seat_taken[i] && strcmp(t->seat_id[i], s->id) == 0)
+			return i;
+	return -1;
+}
+
 static void
 handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct table *t;
+	int seat;
 
 	if (seated_active(peer->session)) {
 		refuse(lb, peer, m, PROTO_EALREADYSEATED,
@@ -850,19 +863,19 @@ handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	t = table_lookup(lb, m);
+	/* its own seat of an adjourned game is taken back with the game's id, private or not */
+	if (t == NULL && m->code == NULL &&
+	    kept_seat(strmap_get(&lb->by_game, m->game), peer->session) >= 0)
+		t = strmap_get(&lb->by_game, m->game);
 	if (t == NULL) {
 		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		       m->code ? "invite code" : "id");
 		return;
 	}
-	if (t->status == TABLE_ADJOURNED) {
-		/* a player who left an adjourned game takes its own seat back */
-		for (int i = 0; i < 2; i++) {
-			if (t->seat[i] == NULL && strcmp(t->seat_id[i], peer->session->id) == 0) {
-				seat_return(lb, peer, m, t, i);
-				return;
-			}
-		}
+	/* a player who left an adjourned game takes its own seat back */
+	if ((seat = kept_seat(t, peer->session)) >= 0) {
+		seat_return(lb, peer, m, t, seat);
+		return;
 	}
 	if (t->status != TABLE_OPEN) {
 		refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)", t->id,

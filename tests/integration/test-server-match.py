@@ -311,6 +311,28 @@ def adjourn(t, srv):
     b2.close()
 
 
+def adjourn_private(t, srv):
+    """PROTOCOL.md 11.3: a player who left an adjourned game takes its seat back with join of
+    the game's id, also when the game is private (others still need its code)."""
+    a = srv.connect("pia")
+    b = srv.connect("pol")
+    k = srv.connect("pk")
+    st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "private": True})
+    b.ask({"type": "join", "code": st["code"]})
+    a.close()
+    b.wait_for("presence")
+    k.ask({"type": "test_clock", "advance_ms": GRACE_MS})
+    b.wait_for("adjourned")
+    b.ask({"type": "leave"})
+    r = k.ask({"type": "join", "game": st["game"]})
+    back = b.ask({"type": "join", "game": st["game"]})
+    t.ok(r["code"] == "no_such_game" and back["type"] == "state" and back["you"] == "white"
+         and back["status"] == "adjourned", "its own seat of a private adjourned game by id",
+         (r, back))
+    for c in (b, k):
+        c.close()
+
+
 def chat(t, srv):
     gm = Game(srv, None)
     ok = gm.a.ask({"type": "say", "text": "  good\u0007 luck\n\u009b!  "})
@@ -587,6 +609,7 @@ def main():
         t.run("grace and claim", grace_and_claim, t, srv)
         t.run("grace only on own turn", grace_only_on_own_turn, t, srv)
         t.run("adjourn", adjourn, t, srv)
+        t.run("adjourn a private game", adjourn_private, t, srv)
         t.run("chat", chat, t, srv)
         t.run("rematch", rematch, t, srv)
         t.run("replay", replay_new_events, t, srv)
