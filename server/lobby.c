@@ -1063,17 +1063,25 @@ static void
 handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
+	struct table *kept = NULL;
+	int seat = s->seat;
 
 	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE) {
 		refuse(lb, peer, m, PROTO_EINGAME, "game %s is being played; resign first",
 		       s->table->id);
 		return;
 	}
-	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED)
+	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED) {
+		kept = s->table;
 		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
-		         s->table->id);
+		         kept->id);
+	}
 	session_leave(lb, s);
 	send_ok(lb, peer, MSG_LEAVE, -1, m->id);
+	/* away from its adjourned game now, as a dropped player is: the others are told, as they
+	 * are told when it takes its seat back (seat_return()) */
+	if (kept != NULL)
+		presence_notify(kept, seat, 0);
 }
 
 static void

@@ -295,6 +295,10 @@ def adjourn(t, srv):
          "a player at its adjourned game must leave it before going elsewhere", r)
     ok = gm.a.ask({"type": "leave"})
     t.ok(ok["type"] == "ok", "the remaining player may leave an adjourned game", ok)
+    pres = gm.c.wait_for("presence")
+    pres = pres if pres["seat"] == "black" else gm.c.wait_for("presence")
+    t.ok(pres["seat"] == "black" and pres["connected"] is False and "grace_ms" in pres,
+         "the spectators are told it is away, as they are told when it comes back", pres)
     b2 = srv.connect()
     w = b2.ask({"type": "hello", "protocol": 1, "token": token})
     t.ok(w["resumed"] and w["game"] == gm.g, "the absent player comes back to it", w)
