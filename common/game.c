@@ -76,7 +76,7 @@ game_variant_check(enum game_kind kind, const char *variant, struct game_error *
 		return 0;
 	if (kind == GAME_HOKITO && strcmp(variant, "random36") == 0)
 		return 0;
-	return game_error_set(err, GAME_EINVAL, -1, "unknown variant '%s' for %s (known: %s)",
+	return game_error_set(err, GAME_EINVAL, -1, "unknown variant '%.40s' for %s (known: %s)",
 	                      variant, game_kind_name(kind),
 	                      kind == GAME_HOKITO ? "standard, random36" : "standard");
 }

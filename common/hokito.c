@@ -589,9 +589,7 @@ hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
 		if (s < 0)
 			return game_error_set(
 			        err, GAME_ESYNTAX, (int)(p - text),
-			        "'%s' is not a HOKITO move: write from-to like c2-e4, or "
-			        "the hop path like c2-c4-e4",
-			        text);
+			        "write from-to like c2-e4, or the hop path like c2-c4-e4");
 		/* A path longer than any pawn's value is well-formed text, and illegal. */
 		end = (int)(p - text);
 		if (n < 4)
@@ -601,16 +599,13 @@ hokito_move_parse(const struct hokito *h, const char *text, struct game_move *m,
 		if (*p == '\0')
 			break;
 		if (*p != '-')
-			return game_error_set(
-			        err, GAME_ESYNTAX, (int)(p - text),
-			        "'%s' is not a HOKITO move: squares are joined by '-' "
-			        "(like c2-e4)",
-			        text);
+			return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+			                      "squares are joined by '-' (like c2-e4)");
 		p++;
 	}
 	if (n < 2)
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
-		                      "'%s' is not a HOKITO move: write from-to like c2-e4", text);
+		                      "write from-to like c2-e4");
 	if (hokito_over(h))
 		return game_error_set(err, GAME_EOVER, -1, "the game is over");
 	if ((rc = check_mover(h, sq[0], err)) < 0)

@@ -306,7 +306,7 @@ decode_kind_variant(struct msg *m, struct msg_error *err)
 
 	if (game_kind_parse(kind, &m->kind) < 0)
 		return fail(err, PROTO_EBADVALUE, "kind",
-		            "unknown game kind '%s' (known: hokito, oxono)", kind);
+		            "unknown game kind '%.40s' (known: hokito, oxono)", kind);
 	m->has_kind = 1;
 	m->variant = get_str(m, "variant");
 	/* given, a variant is named: "" is not the default (game_variant_check() takes it so) */
@@ -340,7 +340,7 @@ decode_opponent(struct msg *m, struct msg_error *err)
 		m->computer = 1;
 	else if (opponent != NULL && strcmp(opponent, "human") != 0)
 		return fail(err, PROTO_EBADVALUE, "opponent",
-		            "unknown opponent '%s' (known: human, computer)", opponent);
+		            "unknown opponent '%.40s' (known: human, computer)", opponent);
 	m->level = PROTOCOL_LEVEL_DEFAULT;
 	if (v != NULL && m->computer) { /* against a person the level is ignored */
 		if (json_integer_value(v) < PROTOCOL_LEVEL_MIN ||
@@ -405,7 +405,7 @@ decode_request(struct msg *m, struct msg_error *err)
 				m->seat = 1;
 			else
 				return fail(err, PROTO_EBADVALUE, "seat",
-				            "unknown seat '%s' for %s (known: %s, %s, random)",
+				            "unknown seat '%.40s' for %s (known: %s, %s, random)",
 				            seat, game_kind_name(m->kind),
 				            game_side_name(m->kind, 0), game_side_name(m->kind, 1));
 		}
@@ -536,7 +536,7 @@ msg_request_decode(struct msg *m, const char *line, size_t len, struct msg_error
 		const char *name = msg_type_name(m->type);
 
 		m->type = MSG_NONE;
-		return fail(err, PROTO_EUNKNOWNTYPE, "type", "'%s' is not a request", name);
+		return fail(err, PROTO_EUNKNOWNTYPE, "type", "'%.60s' is not a request", name);
 	}
 	return rc;
 }
@@ -677,9 +677,14 @@ msg_error_new(int code, enum msg_type request, const char *field, const char *te
 {
 	json_t *o = msg_new(MSG_ERROR, id), *t = json_string(text);
 
-	/* jansson refuses invalid UTF-8: a text quoting a peer's bytes cut short must not vanish */
-	if (t == NULL)
-		t = json_string("(the explanation is not valid UTF-8)");
+	/* jansson refuses invalid UTF-8: a text quoting a peer's bytes cut short loses the cut
+	 * character, not the whole explanation */
+	if (t == NULL) {
+		char fixed[512];
+
+		snprintf(fixed, sizeof fixed, "%s", text);
+		t = json_string(protocol_utf8_repair(fixed));
+	}
 	json_object_set_new(o, "code", json_string(protocol_err_name(code)));
 	json_object_set_new(o, "text", t);
 	set_str(o, "request", msg_type_name(request));

@@ -100,6 +100,28 @@ protocol_name_check(const char *name)
 	return chars <= PROTOCOL_NAME_MAX ? 0 : PROTO_EBADVALUE;
 }
 
+char *
+protocol_utf8_repair(char *text)
+{
+	unsigned char *s = (unsigned char *)text;
+	size_t n = strlen(text), len = 0;
+
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		int l = utf8_decode(s + i, n - i, &cp);
+
+		if (l == 0) {
+			i++; /* not the start of a whole character: dropped */
+			continue;
+		}
+		memmove(s + len, s + i, (size_t)l);
+		len += (size_t)l;
+		i += (size_t)l;
+	}
+	s[len] = '\0';
+	return text;
+}
+
 int
 protocol_chat_clean(const char *text, char *out, size_t size)
 {

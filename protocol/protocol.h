@@ -83,6 +83,13 @@ int protocol_err_parse(const char *name);
 int protocol_name_check(const char *name);
 
 /*
+ * Make text valid UTF-8 in place by dropping every byte that does not start a whole, valid
+ * character: a sentence that quotes a peer's text cut at a byte count (as in '%.40s') loses the
+ * part of a character the cut left, instead of being refused by the JSON writer. Returns text.
+ */
+char *protocol_utf8_repair(char *text);
+
+/*
  * Clean a chat line: copy text into out (size bytes) without its control characters (below
  * 0x20, 0x7f, U+0080..U+009F; a tab or a line break becomes one space) and without leading and
  * trailing spaces. Returns the number of characters kept (0: nothing left), or PROTO_EBADVALUE

@@ -4,8 +4,10 @@
  * The lobby owns every session and every table. A session outlives its connection (a peer) so
  * that a player can come back with its token; it is freed by lobby_tick() once it has been
  * disconnected longer than the linger time, unless it holds a seat in a live game. Tables are
- * freed when their game is finished, keep_finished more recent games have finished, and none of
- * its players is still at it, connected or lingering (lobby_prune()), or when the lobby is freed.
+ * freed when their game is finished, keep_finished more recent games of its kind (public or
+ * private: private games, never listed, do not push public ones off the lobby's list) have
+ * finished, and none of its players is still at it, connected or lingering (lobby_prune()), or
+ * when the lobby is freed.
  * Pruning happens at the end of each entry point, never in the middle of a request that still uses
  * the table.
  *
@@ -48,6 +50,7 @@ struct lobby {
 	struct strmap by_game;             /* table of each game id */
 	struct strmap by_code;             /* private table of each invite code */
 	size_t nfinished;                  /* finished tables (counted by finished_touch()) */
+	size_t nfinished_private;          /* of which private */
 	int prune_due;                     /* a game finished since the last lobby_prune() */
 	struct table *fin_head, *fin_tail; /* finished tables, oldest first (fin_next) */
 	struct table **heap; /* tables with a deadline, a binary min-heap on heap_deadline */
@@ -422,6 +425,7 @@ finished_append(struct lobby *lb, struct table *t)
 		lb->fin_head = t;
 	lb->fin_tail = t;
 	lb->nfinished++;
+	lb->nfinished_private += t->is_private != 0;
 	lb->prune_due = 1;
 }
 
@@ -438,6 +442,7 @@ finished_remove(struct lobby *lb, struct table *t)
 	else
 		lb->fin_tail = t->fin_prev;
 	lb->nfinished--;
+	lb->nfinished_private -= t->is_private != 0;
 }
 
 /* A game just finished: seated sessions that are disconnected linger from now on. */
@@ -534,23 +539,30 @@ table_awaited(const struct table *t)
 }
 
 /*
- * Forget the finished games older than the keep_finished most recent, but those a player is still
- * at or may come back to (after a game finished, or a session expired: then they are looked at
- * again; a game its players went away from goes at a later pass). Only
+ * Forget the finished games older than the keep_finished most recent, public and private counted
+ * apart (the lobby lists keep_finished public ones, whatever private games finished since), but
+ * those a player is still at or may come back to (after a game finished, or a session expired:
+ * then they are looked at again; a game its players went away from goes at a later pass). Only
  * the older ones are walked, oldest first: the games held for a player, and those just gone past.
  */
 static void
 lobby_prune(struct lobby *lb)
 {
-	size_t older;
+	size_t n[2] = {lb->nfinished - lb->nfinished_private, lb->nfinished_private}, older[2];
 	struct table *t, *next;
 
 	if (!lb->prune_due)
 		return;
 	lb->prune_due = 0;
-	older = lb->nfinished > lb->cfg.keep_finished ? lb->nfinished - lb->cfg.keep_finished : 0;
-	for (t = lb->fin_head; older > 0; t = next, older--) {
+	for (int k = 0; k < 2; k++)
+		older[k] = n[k] > lb->cfg.keep_finished ? n[k] - lb->cfg.keep_finished : 0;
+	for (t = lb->fin_head; t != NULL && older[0] + older[1] > 0; t = next) {
+		int k = t->is_private != 0;
+
 		next = t->fin_next;
+		if (older[k] == 0)
+			continue;
+		older[k]--;
 		if (!table_awaited(t))
 			table_drop(lb, t);
 	}
@@ -827,10 +839,23 @@ handle_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
 }
 
+/* The seat s kept in adjourned table t after leaving it (11.3), or -1. */
+static int
+kept_seat(const struct table *t, const struct session *s)
+{
+	if (t == NULL || t->status != TABLE_ADJOURNED)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (t->seat[i] == NULL && t->seat_taken[i] && strcmp(t->seat_id[i], s->id) == 0)
+			return i;
+	return -1;
+}
+
 static void
 handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct table *t;
+	int seat;
 
 	if (seated_active(peer->session)) {
 		refuse(lb, peer, m, PROTO_EALREADYSEATED,
@@ -838,19 +863,19 @@ handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	t = table_lookup(lb, m);
+	/* its own seat of an adjourned game is taken back with the game's id, private or not */
+	if (t == NULL && m->code == NULL &&
+	    kept_seat(strmap_get(&lb->by_game, m->game), peer->session) >= 0)
+		t = strmap_get(&lb->by_game, m->game);
 	if (t == NULL) {
 		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		       m->code ? "invite code" : "id");
 		return;
 	}
-	if (t->status == TABLE_ADJOURNED) {
-		/* a player who left an adjourned game takes its own seat back */
-		for (int i = 0; i < 2; i++) {
-			if (t->seat[i] == NULL && strcmp(t->seat_id[i], peer->session->id) == 0) {
-				seat_return(lb, peer, m, t, i);
-				return;
-			}
-		}
+	/* a player who left an adjourned game takes its own seat back */
+	if ((seat = kept_seat(t, peer->session)) >= 0) {
+		seat_return(lb, peer, m, t, seat);
+		return;
 	}
 	if (t->status != TABLE_OPEN) {
 		refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)", t->id,
@@ -1001,8 +1026,8 @@ handle_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	/* the rules module is the judge: nothing is applied that it did not accept */
 	rc = game_move_parse(&t->game, m->move, &mv, &gerr);
 	if (rc == GAME_ESYNTAX) {
-		refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not a %s move: %s", m->move,
-		       game_kind_name(t->kind), gerr.text);
+		refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not %s move: %s", m->move,
+		       t->kind == GAME_OXONO ? "an OXONO" : "a HOKITO", gerr.text);
 		return;
 	}
 	if (rc == GAME_EILLEGAL) {
@@ -1038,17 +1063,25 @@ static void
 handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
+	struct table *kept = NULL;
+	int seat = s->seat;
 
 	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE) {
 		refuse(lb, peer, m, PROTO_EINGAME, "game %s is being played; resign first",
 		       s->table->id);
 		return;
 	}
-	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED)
+	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED) {
+		kept = s->table;
 		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
-		         s->table->id);
+		         kept->id);
+	}
 	session_leave(lb, s);
 	send_ok(lb, peer, MSG_LEAVE, -1, m->id);
+	/* away from its adjourned game now, as a dropped player is: the others are told, as they
+	 * are told when it takes its seat back (seat_return()) */
+	if (kept != NULL)
+		presence_notify(kept, seat, 0);
 }
 
 static void
@@ -1064,13 +1097,16 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
 				json_array_append_new(games, table_summary_new(lb->tables[i]));
 	/*
-	 * The keep_finished most recently finished, newest first (the finished list is in the order
-	 * of finishing); more may be held for a player who may come back (lobby_prune()).
+	 * The keep_finished public games most recently finished, newest first (the finished list is
+	 * in the order of finishing); more may be held for a player who may come back
+	 * (lobby_prune()).
 	 */
 	for (struct table *t = lb->fin_tail; t != NULL && kept < lb->cfg.keep_finished;
-	     t = t->fin_prev, kept++)
-		if (!t->is_private)
+	     t = t->fin_prev)
+		if (!t->is_private) {
 			json_array_append_new(games, table_summary_new(t));
+			kept++;
+		}
 	json_object_set_new(o, "games", games);
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));

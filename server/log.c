@@ -2,7 +2,9 @@
  * log.c: timestamped records on stderr.
  *
  * Each record is formatted into one buffer and written with a single fputs, so records never
- * interleave. It owns nothing but the level.
+ * interleave. Control characters in a record (a peer's text: the client member of a hello, say)
+ * are written as '?', so that a record is always one line and no peer can forge another. It owns
+ * nothing but the level.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,6 +60,9 @@ log_write(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
 	va_end(ap);
+	for (char *p = line + n; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	strcat(line, "\n");
 	fputs(line, stderr);
 }

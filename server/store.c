@@ -1593,7 +1593,9 @@ store_load(struct store *st, unsigned recent, int64_t since_ms, store_load_cb cb
 {
 	static const char sql[] =
 	        "SELECT " GAME_COLUMNS " FROM games WHERE status <> 'finished' OR id IN "
-	        "(SELECT id FROM games WHERE status = 'finished' "
+	        "(SELECT id FROM games WHERE status = 'finished' AND private = 0 "
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR id IN "
+	        "(SELECT id FROM games WHERE status = 'finished' AND private = 1 "
 	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR (status = 'finished' AND "
 	        "ended_ms >= ?2 AND id IN (SELECT game_id FROM sessions)) ORDER BY serial";
 	struct store_game *games;

@@ -35,7 +35,7 @@
 #include "wire.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 392, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 400, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2368, "struct table changed: see fuzz_lobby_copy()");
 #endif

@@ -79,6 +79,18 @@ def malformed(t, srv):
     err(t, c, b'{"type":"ping","a":1,"a":2}\n', "bad_json", "duplicate keys")
     err(t, c, b'{"type":"ping","x":"\xff\xfe"}\n', "bad_json", "invalid UTF-8")
     err(t, c, b'{"type":"ping","x":"\\u0000"}\n', "bad_json", "a NUL in a string")
+    # PROTOCOL.md 1: a value nested more than 2048 deep (a number counts as a level), a number
+    # beyond a double's range
+    def deep(n):  # a ping whose member x holds a number n deep (the object is 1 deep)
+        return b'{"type":"ping","x":' + b"[" * (n - 2) + b"0" + b"]" * (n - 2) + b"}\n"
+    err(t, c, deep(2049), "bad_json", "a number 2049 deep")
+    c.send_raw(deep(2048))
+    p = c.recv()
+    t.ok(p == {"type": "pong"}, "a number 2048 deep is taken", p)
+    err(t, c, b'{"type":"ping","x":-1e400}\n', "bad_json", "a number beyond a double's range")
+    c.send_raw(b'{"type":"ping","x":1e-400}\n')
+    p = c.recv()
+    t.ok(p == {"type": "pong"}, "a number that underflows to 0 is taken", p)
     err(t, c, {"kind": "hokito"}, "unknown_type", "no type")
     err(t, c, {"type": 5}, "unknown_type", "type not a string")
     err(t, c, {"type": "fly"}, "unknown_type", "unknown type")
@@ -139,9 +151,19 @@ def game_errors(t, srv):
     err(t, b, {"type": "move", "move": yt["moves"][0]}, "not_your_turn", "move out of turn")
     err(t, s, {"type": "move", "move": yt["moves"][0]}, "spectator", "a spectator moves")
     err(t, s, {"type": "resign"}, "spectator", "a spectator resigns")
+    err(t, s, {"type": "move", "move": yt["moves"][0], "game": g}, "spectator",
+        "a spectator moves, naming the game it watches")
+    err(t, s, {"type": "resign", "game": "g999"}, "not_seated",
+        "a spectator resigns, naming another game")
     err(t, a, {"type": "move", "move": yt["moves"][0], "game": "g999"}, "not_seated",
         "move naming another game")
-    err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
+    r = err(t, a, {"type": "move", "move": "z9-q1"}, "bad_move", "malformed move text")
+    t.ok(r["text"] == "'z9-q1' is not a HOKITO move: write from-to like c2-e4, or the hop "
+         "path like c2-c4-e4", "the malformed move is named once, with what to write", r)
+    r = err(t, a, {"type": "move", "move": "x" + "\u00e9" * 30}, "bad_move",
+            "a long move text cut inside a character")
+    t.ok(r["text"].startswith("'x" + "\u00e9" * 19 + "' is not a HOKITO move: "),
+         "... is quoted up to the cut character, and explained", r)
     err(t, a, {"type": "move", "move": "Xc5+c6"}, "bad_move", "an OXONO move in HOKITO")
     legal = set(yt["moves"])
     squares = [f + r for r in "123456" for f in "abcdef"]
@@ -366,6 +388,18 @@ def shutdown(t):
     t.ok(status == 0 and time.time() - t0 < 8, "hokitod exits 0 promptly", status)
 
 
+def log_lines(t, srv):
+    """hokitod(8): one log line a record; a client's text cannot end it and forge another."""
+    c = srv.connect()
+    c.send({"type": "hello", "protocol": 1, "name": "logger",
+            "client": "x\n2026-01-01T00:00:00.000Z info: forged\x1b[2J"})
+    w = c.expect("welcome")
+    t.ok(srv.log_has(r"said hello from x\?2026-01-01T00:00:00\.000Z info: forged\?\[2J$")
+         and not any(l.startswith("2026-01-01T00:00:00.000Z") for l in srv.log),
+         "a control character in a client's text is logged as '?'", (w, srv.log[-3:]))
+    c.close()
+
+
 def main():
     t = Tap()
     srv = Server()
@@ -375,6 +409,7 @@ def main():
         t.run("game errors", game_errors, t, srv)
         t.run("framing", framing, t, srv)
         t.run("garbage", garbage, t, srv)
+        t.run("log lines", log_lines, t, srv)
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
     t.run("long line", long_line, t)

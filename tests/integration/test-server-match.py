@@ -295,6 +295,10 @@ def adjourn(t, srv):
          "a player at its adjourned game must leave it before going elsewhere", r)
     ok = gm.a.ask({"type": "leave"})
     t.ok(ok["type"] == "ok", "the remaining player may leave an adjourned game", ok)
+    pres = gm.c.wait_for("presence")
+    pres = pres if pres["seat"] == "black" else gm.c.wait_for("presence")
+    t.ok(pres["seat"] == "black" and pres["connected"] is False and "grace_ms" in pres,
+         "the spectators are told it is away, as they are told when it comes back", pres)
     b2 = srv.connect()
     w = b2.ask({"type": "hello", "protocol": 1, "token": token})
     t.ok(w["resumed"] and w["game"] == gm.g, "the absent player comes back to it", w)
@@ -309,6 +313,28 @@ def adjourn(t, srv):
     t.ok(res["to_move"] == "white" and ok["type"] == "ok", "both back: the game resumes", res)
     gm.close()
     b2.close()
+
+
+def adjourn_private(t, srv):
+    """PROTOCOL.md 11.3: a player who left an adjourned game takes its seat back with join of
+    the game's id, also when the game is private (others still need its code)."""
+    a = srv.connect("pia")
+    b = srv.connect("pol")
+    k = srv.connect("pk")
+    st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "private": True})
+    b.ask({"type": "join", "code": st["code"]})
+    a.close()
+    b.wait_for("presence")
+    k.ask({"type": "test_clock", "advance_ms": GRACE_MS})
+    b.wait_for("adjourned")
+    b.ask({"type": "leave"})
+    r = k.ask({"type": "join", "game": st["game"]})
+    back = b.ask({"type": "join", "game": st["game"]})
+    t.ok(r["code"] == "no_such_game" and back["type"] == "state" and back["you"] == "white"
+         and back["status"] == "adjourned", "its own seat of a private adjourned game by id",
+         (r, back))
+    for c in (b, k):
+        c.close()
 
 
 def chat(t, srv):
@@ -587,6 +613,7 @@ def main():
         t.run("grace and claim", grace_and_claim, t, srv)
         t.run("grace only on own turn", grace_only_on_own_turn, t, srv)
         t.run("adjourn", adjourn, t, srv)
+        t.run("adjourn a private game", adjourn_private, t, srv)
         t.run("chat", chat, t, srv)
         t.run("rematch", rematch, t, srv)
         t.run("replay", replay_new_events, t, srv)

@@ -135,8 +135,8 @@ def history_and_record():
         c = srv.connect("again")
         r, _ = c.request({"type": "list"})
         fin = [x["game"] for x in r["games"] if x["status"] == "finished"]
-        # the private game is one of the three kept, but it is not listed
-        t.ok(fin == ids[::-1][:2], "after a restart the lobby lists the recent finished games",
+        # three public games: the private game that finished last is kept too, but not listed
+        t.ok(fin == ids[::-1][:3], "after a restart the lobby lists the recent finished games",
              r)
         st, _ = c.request({"type": "create", "kind": "hokito"})
         num = lambda s: int(s[1:])  # noqa: E731
@@ -222,6 +222,30 @@ def over_while_away_restart():
         lst, _ = c.request({"type": "list"})
         fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
         t.ok(len(fin) == 1 and fin[0] != g, "the lobby lists --keep-finished games", lst)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
+def private_keep_finished():
+    """Private games finishing do not push the public ones off the lobby (PROTOCOL.md 2: the
+    --keep-finished most recent finished games are listed; private games never are), before a
+    restart and after it; before, a private game's end made the public game unlisted and
+    unknown to watch."""
+    srv = Server("--keep-finished", "1")
+    db = srv.db
+    _, _, g, _ = finish_by_resign(srv, "pk")
+    finish_by_resign(srv, "pq", private=True)
+    c = srv.connect("pk-c")
+    lst, _ = c.request({"type": "list"})
+    st, _ = c.request({"type": "watch", "game": g})
+    t.ok([x["game"] for x in lst["games"]] == [g] and st["type"] == "state",
+         "a private game that finished later leaves the public one listed", (lst, st))
+    srv.stop(signal.SIGKILL)
+    srv = Server("--keep-finished", "1", db=db)
+    try:
+        c = srv.connect("pk-d")
+        lst, _ = c.request({"type": "list"})
+        t.ok([x["game"] for x in lst["games"]] == [g], "and after a restart", lst)
     finally:
         t.ok(srv.stop() == 0, "hokitod stops")
 
@@ -588,6 +612,7 @@ t.run("a failed start leaves no store", port_taken)
 t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
 t.run("left, then restart", left_restart)
+t.run("private games and --keep-finished", private_keep_finished)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
 t.run("unusable store", unusable_store)

@@ -392,6 +392,22 @@ TEST(protocol_names)
 	ASSERT_EQ(protocol_name_check("\xe2\x82"), PROTO_EBADVALUE);     /* cut short */
 }
 
+/* Texts cut at a byte count lose the part of a character the cut left, nothing else. */
+TEST(protocol_utf8_repairs)
+{
+	char cut[] = "'x\xc3\xa9\xc3' is not a move";
+	char bad[] = "a\xff\xc0\xaf" /* a stray byte, an overlong '/' */
+	             "b\xed\xa0\x80" /* a surrogate */
+	             "c\xf0\x9f";    /* a character cut short */
+	json_t *e;
+
+	ASSERT_STR_EQ(protocol_utf8_repair(cut), "'x\xc3\xa9' is not a move");
+	ASSERT_STR_EQ(protocol_utf8_repair(bad), "abc");
+	e = msg_error_new(PROTO_EBADMOVE, MSG_MOVE, NULL, "'\xc3\xa9\xc3' is not a move", NULL);
+	ASSERT_STR_EQ(json_string_value(json_object_get(e, "text")), "'\xc3\xa9' is not a move");
+	json_decref(e);
+}
+
 TEST(wire_refcount)
 {
 	json_t *o = json_pack("{s:s,s:i}", "type", "pong", "id", 3);
@@ -613,6 +629,7 @@ main(void)
 	RUN(msg_type_names);
 	RUN(protocol_error_names);
 	RUN(protocol_names);
+	RUN(protocol_utf8_repairs);
 	RUN(wire_refcount);
 	RUN(wire_builder_strings);
 	RUN(wire_builder_ints);
