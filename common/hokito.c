@@ -305,9 +305,15 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "expected a space and the side to move after the board");
 	p++;
-	if ((*p != 'b' && *p != 'w') || p[1] != '\0')
+	if (*p == ' ')
+		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+		                      "more than one space before the side to move");
+	if ((*p != 'b' && *p != 'w') || (p[1] != '\0' && p[1] != ' '))
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "side to move must be 'b' or 'w', not '%s'", p);
+	if (p[1] != '\0')
+		return game_error_set(err, GAME_ESYNTAX, (int)(p + 1 - text),
+		                      "unexpected text after the side to move");
 	h->side = *p == 'w';
 	if ((rc = check_counts(h, at, err)) < 0)
 		return rc;

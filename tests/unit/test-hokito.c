@@ -393,10 +393,13 @@ TEST(bad_positions)
 	         "side"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-",
 	         "space"},
+	        /* The side is right here: the error names the extra space or text, as OXONO's. */
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-  b",
-	         "side"},
+	         "more than one space before the side to move"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b ",
-	         "side"},
+	         "unexpected text after the side to move"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- w x",
+	         "unexpected text after the side to move"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "unexpected space in rank 6, after cell 1:"},
 	        /* A stray space where a cell starts is named as a space, not as an empty cell. */
@@ -427,6 +430,11 @@ TEST(bad_positions)
 			printf("# '%s': %s\n", cases[i].text, err.text);
 		ASSERT(strstr(err.text, cases[i].says) != NULL);
 	}
+	/* Where: the second space, and the space after the side. */
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO, cases[13].text, &err), GAME_ESYNTAX);
+	ASSERT_EQ(err.pos, 72);
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO, cases[14].text, &err), GAME_ESYNTAX);
+	ASSERT_EQ(err.pos, 73);
 	/* 19 black pawns; seven black 1s. */
 	snprintf(text, sizeof text, "b1b2,%s%s%s", row + 3, "b2,b2,b2,b2,b2,b2/",
 	         "b3,b3,b3,b3,b3,b3/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b");
