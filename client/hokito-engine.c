@@ -37,7 +37,9 @@ struct engine_cmd {
 /*
  * The error is one line of UTF-8 whatever the user typed: the arguments it quotes may hold line
  * breaks, other control characters or bytes that are not UTF-8, and those are written as \n, \t,
- * \r or \xNN (a backslash itself is left alone). Long quotes are cut by the buffer.
+ * \r or \xNN (a backslash itself is left alone). The C1 controls (NEL, U+0085, among them) and
+ * the Unicode line and paragraph separators U+2028 and U+2029 break lines too: each of their
+ * bytes is written \xNN. Long quotes are cut by the buffer.
  */
 int
 engine_fail(int status, const char *fmt, ...)
@@ -54,7 +56,9 @@ engine_fail(int status, const char *fmt, ...)
 	n = strlen(msg);
 	for (size_t i = 0; i < n;) {
 		size_t k = record_utf8_len(s + i, n - i);
-		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] != 0x7f)) {
+		int line_sep =
+		        k == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8;
+		if (k > 0 && !record_utf8_control(s + i, k) && !line_sep) {
 			fwrite(s + i, 1, k, stderr);
 			i += k;
 			continue;

@@ -491,7 +491,7 @@ def test_record_reason():
 
 def test_error_one_line():
     """An error quoting what the user typed stays one line of UTF-8: line breaks, control
-    characters and bytes that are not UTF-8 in an argument are escaped."""
+    characters (C1 ones too) and bytes that are not UTF-8 in an argument are escaped."""
     cases = [
         ("a move holding a line break", ["play", HK_GOOD, "a1\nb1"], 2),
         ("a position holding a line break", ["moves", HK_GOOD.replace("b1", "b1\n")], 2),
@@ -499,6 +499,10 @@ def test_error_one_line():
         ("a position holding bytes that are not UTF-8",
          ["moves", HK_GOOD.encode().replace(b"b1", b"\xff\xfe")], 2),
         ("a record file name holding a line break", ["record", "no-such\nfile"], 2),
+        # NEL (U+0085, a C1 control) and U+2028/U+2029 break lines as well (str.splitlines)
+        ("a move holding a NEL", ["play", HK_GOOD, "a1\u0085b1"], 2),
+        ("a move holding a line separator", ["play", HK_GOOD, "a1\u2028b1"], 2),
+        ("a record file name holding a paragraph separator", ["record", "no-such\u2029f"], 2),
     ]
     for name, args, status in cases:
         p = subprocess.run([ENGINE] + args, capture_output=True, timeout=60)
@@ -511,7 +515,7 @@ def test_error_one_line():
             err = None
             d.append("stderr is not UTF-8: %r" % p.stderr)
         if err is not None and (not err.startswith(PREFIX) or err.count("\n") != 1
-                                or not err.endswith("\n")):
+                                or len(err.splitlines()) != 1 or not err.endswith("\n")):
             d.append("expected one prefixed line on stderr: %r" % err)
         check("error stays one line of UTF-8: %s" % name, d)
 
