@@ -243,9 +243,10 @@ def test_moves():
         if rc != 0 or err:
             d.append(show(rc, out, err))
         lines = out.splitlines()
-        if sorted(lines) != sorted(want):
+        if lines != want:
             d.append("expected %d moves %s, got %d: %s" % (len(want), want, len(lines), lines))
-        check("moves %s %s: one canonical move per line, all legal moves" % (game, text), d)
+        check("moves %s %s: one canonical move per line, all legal moves, in the documented "
+              "order" % (game, text), d)
     for game, text in (("hokito", HK_OVER), ("oxono", OX_OVER)):
         rc, out, err = engine("moves", "--game", game, text)
         check("moves on a finished %s game prints nothing, exit 0" % game,
