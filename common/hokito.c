@@ -484,10 +484,13 @@ check_mover(const struct hokito *h, int from, struct game_error *err)
 	game_square_name(from, name);
 	if (!(h->occ & BIT(from)))
 		return game_error_set(err, GAME_EILLEGAL, 0, "there is no pawn on %s", name);
+	if (!(h->top[h->side] & BIT(from)) && h->height[from] > 1)
+		return game_error_set(err, GAME_EILLEGAL, 0,
+		                      "the stack on %s is topped by a %s pawn and it is %s's turn",
+		                      name, colour_name[h->side ^ 1], colour_name[h->side]);
 	if (!(h->top[h->side] & BIT(from)))
 		return game_error_set(err, GAME_EILLEGAL, 0,
-		                      "the %s on %s is topped by a %s pawn and it is %s's turn",
-		                      h->height[from] > 1 ? "stack" : "pawn", name,
+		                      "the pawn on %s is %s's and it is %s's turn", name,
 		                      colour_name[h->side ^ 1], colour_name[h->side]);
 	return 0;
 }

@@ -309,7 +309,13 @@ TEST(move_parse)
 	ASSERT_EQ(game_move_parse(&g, "d4-e5", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "no pawn on d4") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "a1-e5", &m, &err), GAME_EILLEGAL);
-	ASSERT(strstr(err.text, "turn") != NULL);
+	ASSERT(strstr(err.text, "the pawn on a1 is White's and it is Black's turn") != NULL);
+	/* A stack is the colour of its top pawn. */
+	build(&g, "a1=b1w1 a6=b1w3 f6=b1 f5=b2", 'b');
+	ASSERT_EQ(game_move_parse(&g, "a1-a6", &m, &err), GAME_EILLEGAL);
+	ASSERT(strstr(err.text,
+	              "the stack on a1 is topped by a White pawn and it is Black's turn") != NULL);
+	build(&g, "c3=b2 c5=w1 e3=w1 e5=w1 a1=w3", 'b');
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3", &m, &err), GAME_EILLEGAL);
 	/* A path longer than any value is well-formed, and illegal: it has the wrong hop count. */
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3-e1", &m, &err), GAME_EILLEGAL);
