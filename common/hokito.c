@@ -269,6 +269,19 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 			const char *end = p;
 			while (*end != '\0' && *end != ',' && *end != '/' && *end != ' ')
 				end++;
+			/* A space followed by more board (a ',' or '/' before any other space) is a
+			 * stray space wherever it is, not a short rank, a cut stack or a missing
+			 * '/'. */
+			if (end > p && *end == ' ' &&
+			    strcspn(end + 1, ",/") < strcspn(end + 1, " ")) {
+				char name[3];
+				game_square_name(rank * 6 + file, name);
+				return game_error_set(
+				        err, GAME_ESYNTAX, (int)(end - text),
+				        "unexpected space at square %s: one space only, "
+				        "before the side to move",
+				        name);
+			}
 			if ((rc = parse_cell(h, text, p, end, rank * 6 + file, at, err)) < 0)
 				return rc;
 			p = end;

@@ -407,7 +407,14 @@ TEST(bad_positions)
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- w x",
 	         "unexpected text after the side to move"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
-	         "unexpected space in rank 6, after cell 1:"},
+	         "unexpected space at square a6: one space only"},
+	        /* A space is named as such wherever more board follows it, rank 1 included. */
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,b1 ,-,-,-,w1 b",
+	         "unexpected space at square b1"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,b 1,-,-,-,w1 b",
+	         "unexpected space at square b1"},
+	        {"-,-,-,-,-,- /-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/b1,-,-,-,-,w1 b",
+	         "unexpected space at square f6"},
 	        /* A stray space where a cell starts is named as a space, not as an empty cell. */
 	        {" -,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "unexpected space where square a6 should be"},
