@@ -318,6 +318,9 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "expected a space and the side to move after the board");
 	p++;
+	if (*p == '\0')
+		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+		                      "the side to move is missing (expected b or w)");
 	if (*p == ' ')
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "more than one space before the side to move");

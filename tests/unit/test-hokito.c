@@ -406,6 +406,8 @@ TEST(bad_positions)
 	         "unexpected text after the side to move"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- w x",
 	         "unexpected text after the side to move"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- ",
+	         "the side to move is missing"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "unexpected space at square a6: one space only"},
 	        /* A space is named as such wherever more board follows it, rank 1 included. */
