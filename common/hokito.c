@@ -587,9 +587,9 @@ check_path(const struct hokito *h, const int *sq, const int *pos, int n, int end
 			if (t < 0)
 				return game_error_set(
 				        err, GAME_EILLEGAL, pos[i],
-				        "hop %d: %s is past the edge, %s is not occupied "
-				        "and nothing is %s of %s",
-				        i, b, b, dir_name[d], a);
+				        "hop %d from %s %s meets no pawn before the edge: "
+				        "%s is empty",
+				        i, a, dir_name[d], b);
 			game_square_name(t, c);
 			return game_error_set(err, GAME_EILLEGAL, pos[i],
 			                      "hop %d from %s %s lands on %s, the first occupied "

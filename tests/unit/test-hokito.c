@@ -304,6 +304,9 @@ TEST(move_parse)
 	ASSERT(strstr(err.text, "back") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e4", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "straight") != NULL);
+	/* Nothing west of c3: the hop has nowhere to land, and the square named is empty. */
+	ASSERT_EQ(game_move_parse(&g, "c3-a3-a1", &m, &err), GAME_EILLEGAL);
+	ASSERT_STR_EQ(err.text, "hop 1 from c3 west meets no pawn before the edge: a3 is empty");
 	ASSERT_EQ(game_move_parse(&g, "c3-a3", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "empty") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "d4-e5", &m, &err), GAME_EILLEGAL);
