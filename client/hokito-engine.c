@@ -12,6 +12,7 @@
  * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
  * every rule comes from common/ through game.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -375,6 +376,10 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 		char *eq = strchr(arg, '=');
 		uint64_t n;
 
+		/* No position, move or FILE starts with '-' and a letter: "-s" is an option. */
+		if (!only_args && arg[0] == '-' && isalpha((unsigned char)arg[1]))
+			return engine_fail(EXIT_USAGE, "unknown option '%s' (try %s --help)", arg,
+			                   c->name);
 		if (only_args || strncmp(arg, "--", 2) != 0) {
 			o->args[o->nargs++] = arg;
 			continue;

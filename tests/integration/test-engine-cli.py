@@ -136,6 +136,13 @@ def test_bad_usage():
                       (["analyse", "--depth", "65", pos], "from 1 to 64")):
         check("bad usage exits 2: %s --depth %s names the range %s" % (args[0], args[2], rng),
               expect_error(args, 2, [rng]))
+    # No position, move or FILE starts with '-' and a letter: such an argument is an unknown
+    # option for every command ("--" ends the options).
+    for args, opt in ((["start", "-s", "5"], "-s"), (["bot", "-x"], "-x"),
+                      (["moves", "-x", pos], "-x"), (["play", pos, "-q"], "-q"),
+                      (["record", "-g"], "-g")):
+        check("bad usage exits 2: %s %s is an unknown option" % (args[0], opt),
+              expect_error(args, 2, ["unknown option '%s'" % opt]))
     # "--" ends the options: the position after it is read as a position.
     rc, out, err = engine("moves", "--game", "hokito", "--", pos)
     check("-- ends the options",
