@@ -419,11 +419,6 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 				                   UINT64_MAX, value);
 			o->have_seed = 1;
 		} else if (strcmp(arg, "--variant") == 0) {
-			/* game_variant_check() reads "" as the default; on the command line it is
-			 * a variant that does not exist. */
-			if (value[0] == '\0')
-				return engine_fail(EXIT_USAGE,
-				                   "--variant takes standard or random36, not ''");
 			o->variant = value;
 		} else if (strcmp(arg, "--host") == 0) {
 			o->host = value;
@@ -508,6 +503,12 @@ main(int argc, char **argv)
 		}
 	if ((rc = engine_options(cmd, argc - 2, argv + 2, &o)) != 0)
 		return rc;
+	/* game_variant_check() reads "" as the default; on the command line it is a variant that
+	 * does not exist (checked once --game, wherever it stands, is known). */
+	if (o.variant != NULL && o.variant[0] == '\0')
+		return engine_fail(EXIT_USAGE, "unknown variant '' for %s (known: %s)",
+		                   game_kind_name(o.kind),
+		                   o.kind == GAME_HOKITO ? "standard, random36" : "standard");
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);

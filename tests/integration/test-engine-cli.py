@@ -136,6 +136,10 @@ def test_bad_usage():
                       (["analyse", "--depth", "65", pos], "from 1 to 64")):
         check("bad usage exits 2: %s --depth %s names the range %s" % (args[0], args[2], rng),
               expect_error(args, 2, [rng]))
+    # An empty variant is refused with the variants of the game, wherever --game stands.
+    check("bad usage exits 2: an empty OXONO variant names OXONO's only variant",
+          expect_error(["start", "--variant=", "--game", "oxono"], 2,
+                       ["unknown variant '' for oxono (known: standard)"]))
     # No position, move or FILE starts with '-' and a letter: such an argument is an unknown
     # option for every command ("--" ends the options).
     for args, opt in ((["start", "-s", "5"], "-s"), (["bot", "-x"], "-x"),
