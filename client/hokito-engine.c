@@ -12,6 +12,7 @@
  * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
  * every rule comes from common/ through game.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -37,7 +38,9 @@ struct engine_cmd {
 /*
  * The error is one line of UTF-8 whatever the user typed: the arguments it quotes may hold line
  * breaks, other control characters or bytes that are not UTF-8, and those are written as \n, \t,
- * \r or \xNN (a backslash itself is left alone). Long quotes are cut by the buffer.
+ * \r or \xNN (a backslash itself is left alone). The C1 controls (NEL, U+0085, among them) and
+ * the Unicode line and paragraph separators U+2028 and U+2029 break lines too: each of their
+ * bytes is written \xNN. Long quotes are cut by the buffer.
  */
 int
 engine_fail(int status, const char *fmt, ...)
@@ -54,7 +57,9 @@ engine_fail(int status, const char *fmt, ...)
 	n = strlen(msg);
 	for (size_t i = 0; i < n;) {
 		size_t k = record_utf8_len(s + i, n - i);
-		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] != 0x7f)) {
+		int line_sep =
+		        k == 3 && s[i] == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8;
+		if (k > 0 && !record_utf8_control(s + i, k) && !line_sep) {
 			fwrite(s + i, 1, k, stderr);
 			i += k;
 			continue;
@@ -371,6 +376,10 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 		char *eq = strchr(arg, '=');
 		uint64_t n;
 
+		/* No position, move or FILE starts with '-' and a letter: "-s" is an option. */
+		if (!only_args && arg[0] == '-' && isalpha((unsigned char)arg[1]))
+			return engine_fail(EXIT_USAGE, "unknown option '%s' (try %s --help)", arg,
+			                   c->name);
 		if (only_args || strncmp(arg, "--", 2) != 0) {
 			o->args[o->nargs++] = arg;
 			continue;
@@ -410,11 +419,6 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 				                   UINT64_MAX, value);
 			o->have_seed = 1;
 		} else if (strcmp(arg, "--variant") == 0) {
-			/* game_variant_check() reads "" as the default; on the command line it is
-			 * a variant that does not exist. */
-			if (value[0] == '\0')
-				return engine_fail(EXIT_USAGE,
-				                   "--variant takes standard or random36, not ''");
 			o->variant = value;
 		} else if (strcmp(arg, "--host") == 0) {
 			o->host = value;
@@ -499,6 +503,12 @@ main(int argc, char **argv)
 		}
 	if ((rc = engine_options(cmd, argc - 2, argv + 2, &o)) != 0)
 		return rc;
+	/* game_variant_check() reads "" as the default; on the command line it is a variant that
+	 * does not exist (checked once --game, wherever it stands, is known). */
+	if (o.variant != NULL && o.variant[0] == '\0')
+		return engine_fail(EXIT_USAGE, "unknown variant '' for %s (known: %s)",
+		                   game_kind_name(o.kind),
+		                   o.kind == GAME_HOKITO ? "standard, random36" : "standard");
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);

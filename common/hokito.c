@@ -269,6 +269,19 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 			const char *end = p;
 			while (*end != '\0' && *end != ',' && *end != '/' && *end != ' ')
 				end++;
+			/* A space followed by more board (a ',' or '/' before any other space) is a
+			 * stray space wherever it is, not a short rank, a cut stack or a missing
+			 * '/'. */
+			if (end > p && *end == ' ' &&
+			    strcspn(end + 1, ",/") < strcspn(end + 1, " ")) {
+				char name[3];
+				game_square_name(rank * 6 + file, name);
+				return game_error_set(
+				        err, GAME_ESYNTAX, (int)(end - text),
+				        "unexpected space at square %s: one space only, "
+				        "before the side to move",
+				        name);
+			}
 			if ((rc = parse_cell(h, text, p, end, rank * 6 + file, at, err)) < 0)
 				return rc;
 			p = end;
@@ -305,9 +318,18 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "expected a space and the side to move after the board");
 	p++;
-	if ((*p != 'b' && *p != 'w') || p[1] != '\0')
+	if (*p == '\0')
+		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+		                      "the side to move is missing (expected b or w)");
+	if (*p == ' ')
+		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
+		                      "more than one space before the side to move");
+	if ((*p != 'b' && *p != 'w') || (p[1] != '\0' && p[1] != ' '))
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "side to move must be 'b' or 'w', not '%s'", p);
+	if (p[1] != '\0')
+		return game_error_set(err, GAME_ESYNTAX, (int)(p + 1 - text),
+		                      "unexpected text after the side to move");
 	h->side = *p == 'w';
 	if ((rc = check_counts(h, at, err)) < 0)
 		return rc;
@@ -478,10 +500,13 @@ check_mover(const struct hokito *h, int from, struct game_error *err)
 	game_square_name(from, name);
 	if (!(h->occ & BIT(from)))
 		return game_error_set(err, GAME_EILLEGAL, 0, "there is no pawn on %s", name);
+	if (!(h->top[h->side] & BIT(from)) && h->height[from] > 1)
+		return game_error_set(err, GAME_EILLEGAL, 0,
+		                      "the stack on %s is topped by a %s pawn and it is %s's turn",
+		                      name, colour_name[h->side ^ 1], colour_name[h->side]);
 	if (!(h->top[h->side] & BIT(from)))
 		return game_error_set(err, GAME_EILLEGAL, 0,
-		                      "the %s on %s is topped by a %s pawn and it is %s's turn",
-		                      h->height[from] > 1 ? "stack" : "pawn", name,
+		                      "the pawn on %s is %s's and it is %s's turn", name,
 		                      colour_name[h->side ^ 1], colour_name[h->side]);
 	return 0;
 }
@@ -562,9 +587,9 @@ check_path(const struct hokito *h, const int *sq, const int *pos, int n, int end
 			if (t < 0)
 				return game_error_set(
 				        err, GAME_EILLEGAL, pos[i],
-				        "hop %d: %s is past the edge, %s is not occupied "
-				        "and nothing is %s of %s",
-				        i, b, b, dir_name[d], a);
+				        "hop %d from %s %s meets no pawn before the edge: "
+				        "%s is empty",
+				        i, a, dir_name[d], b);
 			game_square_name(t, c);
 			return game_error_set(err, GAME_EILLEGAL, pos[i],
 			                      "hop %d from %s %s lands on %s, the first occupied "

@@ -360,7 +360,11 @@ oxono_parse(struct oxono *x, const char *text, struct game_error *err)
 				                      "the position ends early: rank %d has %d of "
 				                      "its 6 cells and the side to move is missing",
 				                      r + 1, f);
-			if (len == 0 && sep == ' ')
+			/* A space followed by more board (a ',' or '/' before any other space) is
+			 * a stray space wherever it is, not an unknown cell, a short rank or a
+			 * missing '/'. */
+			if (sep == ' ' &&
+			    (len == 0 || strcspn(text + p + 1, ",/") < strcspn(text + p + 1, " ")))
 				return game_error_set(err, GAME_ESYNTAX, p,
 				                      "unexpected space at %s (a space is only "
 				                      "allowed before the side to move)",

@@ -268,6 +268,14 @@ record_utf8_len(const unsigned char *s, size_t n)
 	return need;
 }
 
+int
+record_utf8_control(const unsigned char *s, size_t k)
+{
+	if (k == 1)
+		return s[0] < 0x20 || s[0] == 0x7f;
+	return k == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+}
+
 /* Whether a name is fit for a header: 1..128 bytes of UTF-8 without control characters. */
 static int
 name_ok(const char *s)
@@ -278,7 +286,7 @@ name_ok(const char *s)
 		return 0;
 	for (size_t i = 0; i < n;) {
 		size_t k = record_utf8_len((const unsigned char *)s + i, n - i);
-		if (k == 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if (k == 0 || record_utf8_control((const unsigned char *)s + i, k))
 			return 0;
 		i += k;
 	}
@@ -326,17 +334,23 @@ number_parse(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* Refuse bytes no record holds: NUL, CR, tabs and other control characters (LF is the line end). */
+/*
+ * Refuse bytes no record holds: NUL, CR, tabs and other control characters, C1 ones
+ * (U+0080..U+009F, bytes C2 80..C2 9F) included (LF is the line end).
+ */
 static int
 rp_scan(struct rp *p)
 {
+	const unsigned char *s = (const unsigned char *)p->s;
+
 	for (size_t i = 0; i < p->len; i++) {
-		unsigned char c = (unsigned char)p->s[i];
-		if (c == '\r')
+		if (s[i] == '\r')
 			return rp_fail(p, i, RECORD_ESYNTAX,
 			               "carriage return: record lines end with a line feed alone");
-		if ((c < 0x20 && c != '\n') || c == 0x7f)
-			return rp_fail(p, i, RECORD_ESYNTAX, "control character 0x%02x", c);
+		if (s[i] != '\n' && record_utf8_control(s + i, 1))
+			return rp_fail(p, i, RECORD_ESYNTAX, "control character 0x%02x", s[i]);
+		if (i + 1 < p->len && record_utf8_control(s + i, 2))
+			return rp_fail(p, i, RECORD_ESYNTAX, "control character U+%04X", s[i + 1]);
 	}
 	return 0;
 }

@@ -106,6 +106,12 @@ int record_result_check(const struct game *final, enum record_result result, con
  */
 size_t record_utf8_len(const unsigned char *s, size_t n);
 
+/*
+ * Whether the character at s, a valid UTF-8 sequence of k bytes (record_utf8_len()), is a control
+ * character: U+0000..U+001F, U+007F or U+0080..U+009F (C1, like the protocol's names and chat).
+ */
+int record_utf8_control(const unsigned char *s, size_t k);
+
 /* The token of a result: "black", "white", "pink", "draw" or "*". Returns a static string. */
 const char *record_result_name(enum game_kind kind, enum record_result result);
 

@@ -136,6 +136,17 @@ def test_bad_usage():
                       (["analyse", "--depth", "65", pos], "from 1 to 64")):
         check("bad usage exits 2: %s --depth %s names the range %s" % (args[0], args[2], rng),
               expect_error(args, 2, [rng]))
+    # An empty variant is refused with the variants of the game, wherever --game stands.
+    check("bad usage exits 2: an empty OXONO variant names OXONO's only variant",
+          expect_error(["start", "--variant=", "--game", "oxono"], 2,
+                       ["unknown variant '' for oxono (known: standard)"]))
+    # No position, move or FILE starts with '-' and a letter: such an argument is an unknown
+    # option for every command ("--" ends the options).
+    for args, opt in ((["start", "-s", "5"], "-s"), (["bot", "-x"], "-x"),
+                      (["moves", "-x", pos], "-x"), (["play", pos, "-q"], "-q"),
+                      (["record", "-g"], "-g")):
+        check("bad usage exits 2: %s %s is an unknown option" % (args[0], opt),
+              expect_error(args, 2, ["unknown option '%s'" % opt]))
     # "--" ends the options: the position after it is read as a position.
     rc, out, err = engine("moves", "--game", "hokito", "--", pos)
     check("-- ends the options",
@@ -243,9 +254,10 @@ def test_moves():
         if rc != 0 or err:
             d.append(show(rc, out, err))
         lines = out.splitlines()
-        if sorted(lines) != sorted(want):
+        if lines != want:
             d.append("expected %d moves %s, got %d: %s" % (len(want), want, len(lines), lines))
-        check("moves %s %s: one canonical move per line, all legal moves" % (game, text), d)
+        check("moves %s %s: one canonical move per line, all legal moves, in the documented "
+              "order" % (game, text), d)
     for game, text in (("hokito", HK_OVER), ("oxono", OX_OVER)):
         rc, out, err = engine("moves", "--game", game, text)
         check("moves on a finished %s game prints nothing, exit 0" % game,
@@ -401,6 +413,17 @@ BAD_POSITIONS = [
     ("hokito", "no side", HK_GOOD[:-2], SIDE_WORDS + ["space"]),
     ("hokito", "two spaces", HK_GOOD[:-2] + "  b", SIDE_WORDS + ["space"]),
     ("hokito", "trailing text", HK_GOOD + " w", SIDE_WORDS + ["space", "trailing"]),
+    # A stray space is named as a space, in rank 1 too (not as a short rank or a bad cell)
+    ("hokito", "a space after a cell of rank 1",
+     board_text({"b1": "b1 ", "f6": "w1"}, "b"), ["space"]),
+    ("hokito", "a space inside a stack", board_text({"c3": "b1 w1", "f6": "w1"}, "b"),
+     ["space"]),
+    ("oxono", "a space after a pawn of rank 1",
+     board_text({"c3": "X", "d4": "O", "b1": "px "}, "p"), ["space"]),
+    ("oxono", "a space inside a pawn", board_text({"c3": "X", "d4": "O", "b1": "p x"}, "p"),
+     ["space"]),
+    ("oxono", "a space before a '/'", board_text({"c3": "X", "d4": "O", "f6": "- "}, "p"),
+     ["space"]),
     ("oxono", "two totems X", OX_GOOD.replace("O", "X"), ["totem"]),
     ("oxono", "two totems O", OX_GOOD.replace("X", "O"), ["totem"]),
     ("oxono", "no totem X", OX_GOOD.replace("X", "-"), ["totem"]),
@@ -491,7 +514,7 @@ def test_record_reason():
 
 def test_error_one_line():
     """An error quoting what the user typed stays one line of UTF-8: line breaks, control
-    characters and bytes that are not UTF-8 in an argument are escaped."""
+    characters (C1 ones too) and bytes that are not UTF-8 in an argument are escaped."""
     cases = [
         ("a move holding a line break", ["play", HK_GOOD, "a1\nb1"], 2),
         ("a position holding a line break", ["moves", HK_GOOD.replace("b1", "b1\n")], 2),
@@ -499,6 +522,10 @@ def test_error_one_line():
         ("a position holding bytes that are not UTF-8",
          ["moves", HK_GOOD.encode().replace(b"b1", b"\xff\xfe")], 2),
         ("a record file name holding a line break", ["record", "no-such\nfile"], 2),
+        # NEL (U+0085, a C1 control) and U+2028/U+2029 break lines as well (str.splitlines)
+        ("a move holding a NEL", ["play", HK_GOOD, "a1\u0085b1"], 2),
+        ("a move holding a line separator", ["play", HK_GOOD, "a1\u2028b1"], 2),
+        ("a record file name holding a paragraph separator", ["record", "no-such\u2029f"], 2),
     ]
     for name, args, status in cases:
         p = subprocess.run([ENGINE] + args, capture_output=True, timeout=60)
@@ -511,7 +538,7 @@ def test_error_one_line():
             err = None
             d.append("stderr is not UTF-8: %r" % p.stderr)
         if err is not None and (not err.startswith(PREFIX) or err.count("\n") != 1
-                                or not err.endswith("\n")):
+                                or len(err.splitlines()) != 1 or not err.endswith("\n")):
             d.append("expected one prefixed line on stderr: %r" % err)
         check("error stays one line of UTF-8: %s" % name, d)
 

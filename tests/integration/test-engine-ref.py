@@ -63,7 +63,8 @@ class Checker:
             self.diags.append("(more disagreements not shown)")
 
     def moves(self, pos):
-        """Compare the legal move sets; returns the reference list."""
+        """Compare the legal move lists, in the fixed order of FORMATS.md too; returns the
+        reference list."""
         self.positions += 1
         text = self.game.format(pos)
         want = self.game.moves(pos)
@@ -77,6 +78,9 @@ class Checker:
                       "  extra (engine has, reference lacks): %s%s"
                       % (text, sorted(set(want) - got) or "-", sorted(got - set(want)) or "-",
                          "\n  engine printed duplicates" if len(out) != len(got) else ""))
+        elif out != want:
+            self.fail("moves %r: not in the documented order:\n  expected %s\n  got %s"
+                      % (text, want, out))
         return want
 
     def play(self, pos, move, move_text=None):

@@ -374,9 +374,12 @@ def oxono_move_text(m):
 
 
 def oxono_moves(pos):
+    """Legal moves as canonical texts in the order of FORMATS.md: totem X before O, then the
+    totem's square, then the pawn's square (a1, b1, ..., f6); none when the game is over."""
     if oxono_result(pos) is not None:
         return []
-    return sorted(oxono_move_text(m) for m in oxono_move_list(pos))
+    return [oxono_move_text(m) for m in sorted(oxono_move_list(pos),
+                                               key=lambda m: ("XO".index(m[0]), m[1], m[2]))]
 
 
 def oxono_parse_move(pos, text):

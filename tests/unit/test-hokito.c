@@ -304,12 +304,21 @@ TEST(move_parse)
 	ASSERT(strstr(err.text, "back") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e4", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "straight") != NULL);
+	/* Nothing west of c3: the hop has nowhere to land, and the square named is empty. */
+	ASSERT_EQ(game_move_parse(&g, "c3-a3-a1", &m, &err), GAME_EILLEGAL);
+	ASSERT_STR_EQ(err.text, "hop 1 from c3 west meets no pawn before the edge: a3 is empty");
 	ASSERT_EQ(game_move_parse(&g, "c3-a3", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "empty") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "d4-e5", &m, &err), GAME_EILLEGAL);
 	ASSERT(strstr(err.text, "no pawn on d4") != NULL);
 	ASSERT_EQ(game_move_parse(&g, "a1-e5", &m, &err), GAME_EILLEGAL);
-	ASSERT(strstr(err.text, "turn") != NULL);
+	ASSERT(strstr(err.text, "the pawn on a1 is White's and it is Black's turn") != NULL);
+	/* A stack is the colour of its top pawn. */
+	build(&g, "a1=b1w1 a6=b1w3 f6=b1 f5=b2", 'b');
+	ASSERT_EQ(game_move_parse(&g, "a1-a6", &m, &err), GAME_EILLEGAL);
+	ASSERT(strstr(err.text,
+	              "the stack on a1 is topped by a White pawn and it is Black's turn") != NULL);
+	build(&g, "c3=b2 c5=w1 e3=w1 e5=w1 a1=w3", 'b');
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3", &m, &err), GAME_EILLEGAL);
 	/* A path longer than any value is well-formed, and illegal: it has the wrong hop count. */
 	ASSERT_EQ(game_move_parse(&g, "c3-c5-e5-e3-e1", &m, &err), GAME_EILLEGAL);
@@ -393,12 +402,24 @@ TEST(bad_positions)
 	         "side"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-",
 	         "space"},
+	        /* The side is right here: the error names the extra space or text, as OXONO's. */
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-  b",
-	         "side"},
+	         "more than one space before the side to move"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b ",
-	         "side"},
+	         "unexpected text after the side to move"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- w x",
+	         "unexpected text after the side to move"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- ",
+	         "the side to move is missing"},
 	        {"b1 ,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
-	         "unexpected space in rank 6, after cell 1:"},
+	         "unexpected space at square a6: one space only"},
+	        /* A space is named as such wherever more board follows it, rank 1 included. */
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,b1 ,-,-,-,w1 b",
+	         "unexpected space at square b1"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,b 1,-,-,-,w1 b",
+	         "unexpected space at square b1"},
+	        {"-,-,-,-,-,- /-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/b1,-,-,-,-,w1 b",
+	         "unexpected space at square f6"},
 	        /* A stray space where a cell starts is named as a space, not as an empty cell. */
 	        {" -,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b",
 	         "unexpected space where square a6 should be"},
@@ -427,6 +448,11 @@ TEST(bad_positions)
 			printf("# '%s': %s\n", cases[i].text, err.text);
 		ASSERT(strstr(err.text, cases[i].says) != NULL);
 	}
+	/* Where: the second space, and the space after the side. */
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO, cases[13].text, &err), GAME_ESYNTAX);
+	ASSERT_EQ(err.pos, 72);
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO, cases[14].text, &err), GAME_ESYNTAX);
+	ASSERT_EQ(err.pos, 73);
 	/* 19 black pawns; seven black 1s. */
 	snprintf(text, sizeof text, "b1b2,%s%s%s", row + 3, "b2,b2,b2,b2,b2,b2/",
 	         "b3,b3,b3,b3,b3,b3/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b");

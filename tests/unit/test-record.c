@@ -255,6 +255,8 @@ TEST(record_malformed)
 	        {"[ \"x\"]\n", RECORD_ESYNTAX, 1, 2, "header name"},
 	        {"[Game \"hokito\"]\r\n", RECORD_ESYNTAX, 1, 16, "carriage return"},
 	        {"[Game \"hokito\"]\n\t", RECORD_ESYNTAX, 2, 1, "control character 0x09"},
+	        /* C1 controls are control characters too (NEL breaks lines); U+00A0 is not one. */
+	        {HK "[Black \"a\xc2\x85\"]\n", RECORD_ESYNTAX, 4, 10, "control character U+0085"},
 	        {"[Game \"hokito\"]\n[Variant \"blitz\"]\n", RECORD_ESYNTAX, 2, 11,
 	         "unknown variant"},
 	        {"[Game \"oxono\"]\n[Variant \"random36\"]\n", RECORD_ESYNTAX, 2, 11,
@@ -520,6 +522,12 @@ TEST(record_write_errors)
 	p = r;
 	snprintf(p.player[0], sizeof p.player[0], "tab\there");
 	ASSERT_EQ(record_write(&p, text, sizeof text, &err), RECORD_EINVAL);
+	p = r;
+	snprintf(p.player[0], sizeof p.player[0], "nel\xc2\x85here");
+	ASSERT_EQ(record_write(&p, text, sizeof text, &err), RECORD_EINVAL);
+	p = r;
+	snprintf(p.player[0], sizeof p.player[0], "nbsp\xc2\xa0here");
+	ASSERT(record_write(&p, text, sizeof text, &err) > 0);
 	p = r;
 	snprintf(p.reason, sizeof p.reason, "bored");
 	ASSERT_EQ(record_write(&p, text, sizeof text, &err), RECORD_EINVAL);
