@@ -273,7 +273,7 @@ record_utf8_control(const unsigned char *s, size_t k)
 {
 	if (k == 1)
 		return s[0] < 0x20 || s[0] == 0x7f;
-	return k == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+	return k == 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] < 0xa0;
 }
 
 /* Whether a name is fit for a header: 1..128 bytes of UTF-8 without control characters. */
