@@ -257,6 +257,8 @@ TEST(record_malformed)
 	        {"[Game \"hokito\"]\n\t", RECORD_ESYNTAX, 2, 1, "control character 0x09"},
 	        /* C1 controls are control characters too (NEL breaks lines); U+00A0 is not one. */
 	        {HK "[Black \"a\xc2\x85\"]\n", RECORD_ESYNTAX, 4, 10, "control character U+0085"},
+	        /* C2 then an ASCII byte is no character at all */
+	        {HK "[Black \"a\xc2\x41\"]\n", RECORD_ESYNTAX, 4, 10, "not valid UTF-8"},
 	        {"[Game \"hokito\"]\n[Variant \"blitz\"]\n", RECORD_ESYNTAX, 2, 11,
 	         "unknown variant"},
 	        {"[Game \"oxono\"]\n[Variant \"random36\"]\n", RECORD_ESYNTAX, 2, 11,
