@@ -85,6 +85,13 @@ def test_hokito_game(tap, port, tmp):
     gid = m.group(1)
     tap.check(alice.expect(r"^waiting for an opponent", 5) and
               alice.expect(r"^6 +w\d", 5), "the board is printed, rank 6 first", alice.text())
+    # Black moves first, but not before the game has started: "wait" holds the next command
+    # until the opponent has come and it is her turn; a move now is refused on the spot.
+    alice.send("c1-c2")
+    tap.check(alice.expect(r"^error: The game has not started: waiting for an opponent", 10),
+              "a move before the opponent came is refused on the spot", alice.text())
+    alice.send("wait")
+    alice.send("clock")
     carol = ct.Plain(port, "carol", ["watch", gid], homes["carol"])
     tap.check(carol.expect(r"^watching game %s" % gid, 10), "carol watches", carol.text())
     tap.check(alice.expect(r"^spectators: 1 carol", 10), "alice sees carol watching",
@@ -96,11 +103,17 @@ def test_hokito_game(tap, port, tmp):
     bob.send("clock")
     tap.check(bob.expect(r"^error: not at a game$", 10),
               "clock at no game: not at a game (not 'no clock in this game')", bob.text())
+    tap.check(not alice.seen(r"no clock in this game"),
+              "wait holds the next command while the game waits for its opponent",
+              alice.text())
     bob.send("join " + gid)
     tap.check(bob.expect(r"^joined game %s \(hokito standard\) as white" % gid, 10) and
               alice.expect(r"^game started: alice \(black\) vs bob \(white\)", 10) and
               carol.expect(r"^game started", 10), "bob joins: everyone sees the start",
               alice.text() + "\n--\n" + bob.text())
+    tap.check(alice.expect(r"^error: no clock in this game$", 10),
+              "the command held by wait runs once the game has started", alice.text())
+    alice.pos = 0
     # Refusals on the spot, before anything is sent.
     tap.check(alice.expect(r"^your turn \(black\)", 10), "alice is told it is her turn")
     bob.send("a1-a2")
