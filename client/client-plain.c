@@ -770,9 +770,10 @@ plain_pump(struct plain *p)
 		if (n < sizeof line)
 			plain_command(p, line);
 	}
-	/* The action of the command line (create, join, quick, watch) is pending too until the
-	 * server has greeted us and it is sent: without a server it ends as a failed connection. */
-	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p &&
+	/* The connection is pending too until the server has greeted us, and so is the action of
+	 * the command line (create, join, quick, watch) until it is sent: without a server, even
+	 * with no command to run, it ends as a failed connection (status 1). */
+	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p && p->greeted &&
 	    (c->npending == 0 || c->st.link == CLIENT_LINK_FAILED) && !plain_waiting(p) &&
 	    (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY))
 		client_quit(c, 0);

@@ -261,6 +261,21 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
               "no server, create with empty input: status 1, not 0", r.stdout + r.stderr)
+    # So is the connection itself: with no command at all, hokito still connects (or says it
+    # cannot, with status 1) before it ends.
+    for stdin, how in (({"stdin": subprocess.DEVNULL}, "/dev/null"), ({"input": ""}, "a pipe")):
+        r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve"], **stdin,
+                           capture_output=True, text=True, timeout=30,
+                           env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+        tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
+                  "no server, no command, empty input from %s: status 1, not 0" % how,
+                  r.stdout + r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eve"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 0 and
+              r.stdout == "connected to 127.0.0.1:%d as eve\n" % port,
+              "empty input: hokito connects, then ends with status 0", r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
                         "create", "oxono"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
