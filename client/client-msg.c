@@ -472,7 +472,9 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		return;
 	}
 	if (strcmp(code, "in_game") == 0) {
-		client_notice(c, 1, "The game is still on: resign first (r), then leave.");
+		/* the key to resign is the full screen's; --plain's command is the word itself */
+		client_notice(c, 1, "The game is still on: resign first%s, then leave.",
+		              c->opt.plain ? "" : " (r)");
 		return;
 	}
 	client_notice(c, 1, "%s", text[0] ? text : code);

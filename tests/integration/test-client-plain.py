@@ -127,6 +127,10 @@ def test_hokito_game(tap, port, tmp):
     alice.send("claim")
     tap.check(alice.expect(r"^error: usage: claim win\|draw$", 10),
               "a known command without its argument gets its usage", alice.text())
+    alice.send("leave")
+    tap.check(alice.expect(r"^error: The game is still on: resign first, then leave\.$", 10),
+              "leave in a live game: resign first (the command, not a screen key)",
+              alice.text())
     alice.send("stack c4")
     tap.check(alice.expect(r"^c4: w\d \(bottom to top; 1 pawn", 10), "stack shows a square",
               alice.text())
