@@ -99,6 +99,13 @@ client_state_table_move(struct client_state *st, int64_t seq, const char *move,
 		return 1;
 	if (seq >= 0 && seq <= t->seq)
 		return 1;
+	/* A dropped player's grace runs on its own turns only: what is left of it as the turn
+	 * changes hands is its new starting point (else the time the other side thought would
+	 * count against it on screen). */
+	for (int i = 0; i < 2; i++) {
+		t->seats[i].grace_ms = client_state_grace(t, i, st->now);
+		t->seats[i].grace_stamp = st->now;
+	}
 	if (position != NULL && position[0] != '\0') {
 		struct game g;
 		rc = game_parse(&g, t->kind, position, err);

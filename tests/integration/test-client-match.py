@@ -10,6 +10,7 @@ grace countdown of a dropped opponent, a draw offer accepted with a key. TAP on 
 import os
 import re
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -149,6 +150,29 @@ def test_screen(tap, port, tmp, clock):
         tap.check(bob.expect(r"^(connected|reconnected) to", 10) and
                   tmux.expect("alice", r"ben is back", 10), "the opponent comes back",
                   tmux.capture("alice"))
+        # Dropped on the other side's turn, the grace waits; once the turn is its own it counts
+        # down from there, not from the moment it dropped.
+        bob.send(legal_move(bob))
+        tap.check(bob.expect(r"^move 2: white ", 10), "bob plays the second move", bob.text())
+        mv = legal_move(bob)
+        bob.close()
+        tap.check(tmux.expect("alice", r"offline, %d s grace" % GRACE, 10),
+                  "screen: the opponent drops on our turn", tmux.capture("alice"))
+        time.sleep(6)
+        tap.check(re.search(r"offline, %d s grace" % GRACE, tmux.capture("alice")),
+                  "screen: the grace waits while it is our turn", tmux.capture("alice"))
+        tmux.keys("alice", ":")
+        tmux.literal("alice", mv)
+        tmux.keys("alice", "Enter")
+        tap.check(tmux.expect("alice", r"Sent %s" % mv, 10) and
+                  tmux.expect("alice", r"offline, (%d|%d|%d) s grace" %
+                              (GRACE, GRACE - 1, GRACE - 2), 3),
+                  "screen: on the opponent's turn its grace counts down from where it stood, "
+                  "not less the time we thought", tmux.capture("alice"))
+        bob = ct.Plain(port, "ben", [], bob_home)
+        tap.check(bob.expect(r"^(connected|reconnected) to", 10) and
+                  bob.expect(r"^your turn", 10), "the opponent comes back again",
+                  bob.text())
         bob.send("draw")
         tap.check(tmux.expect("alice", r"White offers a draw: a accept, x decline", 10),
                   "screen: the draw offer with its keys", tmux.capture("alice"))
