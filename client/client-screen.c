@@ -1784,7 +1784,10 @@ screen_draw(struct screen *s)
 	if (!s->on)
 		return;
 	erase();
-	curs_set(0);
+	/* the cursor stays on while a line is typed (draw_notice() puts it there): hiding it for
+	 * every redraw would make it blink with the clocks */
+	if (s->mode != MODE_PROMPT || COLS < MIN_COLS || LINES < MIN_ROWS)
+		curs_set(0);
 	if (COLS < MIN_COLS || LINES < MIN_ROWS) {
 		int y = LINES / 2 - 1;
 		attron(A_BOLD);
@@ -2425,8 +2428,7 @@ screen_tick_cb(uv_timer_t *h)
 	const struct client_table *t = &s->c->st.table;
 	int away = !t->seats[0].connected || !t->seats[1].connected;
 
-	if (s->on && t->active && t->started && !t->over && (t->timed || away) &&
-	    s->mode != MODE_PROMPT)
+	if (s->on && t->active && t->started && !t->over && (t->timed || away))
 		screen_draw(s);
 }
 

@@ -127,9 +127,18 @@ def test_screen(tap, port, tmp, clock):
         # the client counts the running clock down on its own (real) time
         tap.check(tmux.expect("alice", "\u23f1 4:5\\d.*\u23f1 5:00", 8),
                   "screen: the running clock counts down", tmux.capture("alice"))
+        # and goes on counting down while a move is being typed
+        tmux.keys("alice", ":")
+        tap.check(tmux.expect("alice", r" Move:", 5), "screen: the move prompt opens",
+                  tmux.capture("alice"))
+        shown = re.search("\u23f1 (\\d:\\d\\d)", tmux.capture("alice")).group(1)
+        tap.check(ct.wait_for(lambda: " Move:" in tmux.capture("alice") and
+                              re.search("\u23f1 (\\d:\\d\\d)",
+                                        tmux.capture("alice")).group(1) != shown, 8),
+                  "screen: the running clock counts down while a move is typed",
+                  tmux.capture("alice"))
         clock.advance(285000)
         mv = legal_move(bob)
-        tmux.keys("alice", ":")
         tmux.literal("alice", mv)
         tmux.keys("alice", "Enter")
         tap.check(bob.expect(r"^move 1: black ", 10), "screen: the move is played",
