@@ -102,19 +102,19 @@ struct screen {
 	enum mode mode;
 	enum prompt_kind prompt;
 	enum confirm_kind confirm;
-	char line[80]; /* prompt text being typed */
-	int linelen;
-	int cursor;                 /* board cursor square */
-	int flip;                   /* f: the board turned round from its usual way (below) */
-	int sel;                    /* selected square, or -1 */
-	int totem_to;               /* OXONO: chosen totem square, or -1 */
-	uint8_t dest[36];           /* legal squares for the selection */
-	int help;                   /* help overlay shown: its page, from 1; 0 when not shown */
-	int stack;                  /* stack overlay shown */
-	int over_hidden;            /* game-over box dismissed to look at the board */
-	int row;                    /* lobby: highlighted row */
-	char row_id[CLIENT_ID_MAX]; /* lobby: id of the highlighted row, kept across refreshes */
-	int field;                  /* create form: field under the cursor */
+	char line[CLIENT_CHAT_TEXT]; /* prompt text being typed, UTF-8 */
+	int linelen;                 /* its length in bytes */
+	int cursor;                  /* board cursor square */
+	int flip;                    /* f: the board turned round from its usual way (below) */
+	int sel;                     /* selected square, or -1 */
+	int totem_to;                /* OXONO: chosen totem square, or -1 */
+	uint8_t dest[36];            /* legal squares for the selection */
+	int help;                    /* help overlay shown: its page, from 1; 0 when not shown */
+	int stack;                   /* stack overlay shown */
+	int over_hidden;             /* game-over box dismissed to look at the board */
+	int row;                     /* lobby: highlighted row */
+	char row_id[CLIENT_ID_MAX];  /* lobby: id of the highlighted row, kept across refreshes */
+	int field;                   /* create form: field under the cursor */
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
 	int f_clock;                              /* create form: index in clock_choices */
 	int f_opponent, f_level;         /* create form: 1 for the computer; its level - 1 */
@@ -247,6 +247,21 @@ text_width(const char *text)
 	for (; *text != '\0'; text++)
 		cols += ((unsigned char)*text & 0xc0) != 0x80;
 	return cols;
+}
+
+/* The end of a line being typed that fits in w columns (all of it when it fits). */
+static const char *
+prompt_tail(const char *line, int w)
+{
+	int over = text_width(line) - w;
+
+	while (over > 0 && *line != '\0') {
+		line++;
+		while ((*line & 0xc0) == 0x80)
+			line++;
+		over--;
+	}
+	return line;
 }
 
 /*
@@ -499,14 +514,15 @@ draw_notice(struct screen *s)
 		putn(y, 1, COLS - 1, prompts[s->prompt]);
 		attroff(A_BOLD);
 		int x = 1 + (int)strlen(prompts[s->prompt]);
-		putn(y, x, COLS - x, s->line);
+		const char *tail = prompt_tail(s->line, COLS - x - 1);
+		putn(y, x, COLS - x, tail);
 		{
 			const char *keys[] = {"Ctrl-U", "clear",          "Esc", "cancel",
 			                      "Enter",  sends[s->prompt], NULL};
 			draw_hints(keys);
 		}
 		curs_set(1);
-		move(y, x + s->linelen);
+		move(y, x + text_width(tail));
 		return;
 	}
 	if (s->mode == MODE_CONFIRM) {
@@ -1967,8 +1983,12 @@ prompt_key(struct screen *s, int ch)
 		return;
 	}
 	if (ch == KEY_BACKSPACE || ch == 127 || ch == KEY_CTRL('h')) {
+		/* a whole character: its continuation bytes, then its first */
+		while (s->linelen > 0 && (s->line[s->linelen - 1] & 0xc0) == 0x80)
+			s->linelen--;
 		if (s->linelen > 0)
-			s->line[--s->linelen] = '\0';
+			s->linelen--;
+		s->line[s->linelen] = '\0';
 		return;
 	}
 	if (ch == KEY_CTRL('u')) {
@@ -1997,7 +2017,11 @@ prompt_key(struct screen *s, int ch)
 		}
 		return;
 	}
-	if (ch >= 32 && ch < 127 && s->linelen + 1 < (int)sizeof s->line) {
+	/* Text, in bytes (a UTF-8 character comes as several): a chat line may take as many
+	 * characters as the server allows (PROTOCOL_CHAT_MAX), room for the longest character
+	 * kept. */
+	if (ch >= 32 && ch < 256 && ch != 127 && s->linelen + 4 < (int)sizeof s->line &&
+	    ((ch & 0xc0) == 0x80 || text_width(s->line) < PROTOCOL_CHAT_MAX)) {
 		s->line[s->linelen++] = (char)ch;
 		s->line[s->linelen] = '\0';
 	}

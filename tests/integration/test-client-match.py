@@ -149,6 +149,19 @@ def test_screen(tap, port, tmp, clock):
         bob.send("say nice one")
         tap.check(tmux.expect("alice", r"Chat.*ben: nice one", 10),
                   "screen: the chat pane shows the players' chat", tmux.capture("alice"))
+        # A chat line is typed whole: any characters, as long as the server takes (200), the
+        # end of it on screen as it grows past the edge.
+        line = "caf\u00e9 \u00fcber " + "x" * 150 + " fin"
+        tmux.keys("alice", "t")
+        tmux.literal("alice", line)
+        typed = ct.wait_for(lambda: [l for l in tmux.capture("alice").splitlines()
+                                     if l.startswith(" Say:") and l.endswith("x fin")], 5)
+        tap.check(typed and "caf" not in typed[0],
+                  "screen: a chat line longer than the screen shows its end as it is typed",
+                  tmux.capture("alice"))
+        tmux.keys("alice", "Enter")
+        tap.check(bob.expect(r"^chat: ann \(black\): %s$" % re.escape(line), 10),
+                  "screen: a long chat line with accented letters is sent whole", bob.text())
         bob.close()
         tap.check(tmux.expect("alice", r"offline, %d s grace" % GRACE, 10),
                   "screen: the dropped opponent's grace period", tmux.capture("alice"))
