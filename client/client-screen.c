@@ -1572,9 +1572,13 @@ draw_replay(struct screen *s)
 		draw_hints(keys);
 	}
 	if (!rp->active || strcmp(rp->id, s->replay_want) != 0) {
+		/* the line below says why a record did not come */
 		attron(A_DIM);
-		put(3, 3, COLS - 4, "Asking the server for the record of game %s...",
-		    s->replay_want);
+		if (client_request_pending(c, MSG_RECORD))
+			put(3, 3, COLS - 4, "Asking the server for the record of game %s...",
+			    s->replay_want);
+		else
+			put(3, 3, COLS - 4, "No record of game %s.", s->replay_want);
 		attroff(A_DIM);
 		return;
 	}

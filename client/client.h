@@ -411,6 +411,8 @@ int client_request_claim(struct client *c, int draw);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 int client_request_history(struct client *c, int64_t offset, int limit);
 int client_request_record(struct client *c, const char *game);
+/* Whether a request of this type (an enum msg_type) awaits its reply. */
+int client_request_pending(const struct client *c, int type);
 
 /*
  * Replay (client-msg.c): load the record text of game id (borrowed) and show its start; then move

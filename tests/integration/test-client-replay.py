@@ -54,10 +54,12 @@ def ended_game(server, tmp, name, create, other, end):
     it at once with the request end ("resign", "abort"). Returns (plain client, the other
     player's connection, game id); the plain client has seen the game over."""
     p = ct.Plain(server.port, name, ["create"] + create, os.path.join(tmp, name))
-    g = p.expect(r"^joined game (g\d+)", 10).group(1)
+    m = p.expect(r"^joined game (g\d+).*?(?:, invite code (\w+))?$", 10)
+    g = m.group(1)
     q = serverlib.Client("127.0.0.1", server.port)
     q.hello(other)
-    q.request({"type": "join", "game": g})
+    q.request({"type": "join", "code": m.group(2)} if m.group(2) else
+              {"type": "join", "game": g})
     q.request({"type": end})
     p.expect(r"^game over", 10)
     return p, q, g
@@ -102,14 +104,18 @@ def main(tap):
         tap.check(r.expect(r"no game with that id|[Nn]o such game|g999", 10),
                   "replay of an unknown game is refused", r.text())
         r.close()
-        # a player at a game just over replays it with no argument
-        p, q, g = ended_game(server, tmp, "pat", ["oxono", "--seat", "pink"], "quinn", "resign")
-        p.send("replay")
-        tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
-                  p.expect(r"^replay %s: the end: pink by resign" % g, 10),
-                  "after game over, replay with no argument replays that game", p.text())
-        p.close()
-        q.close()
+        # a player at a game just over replays it with no argument; a private game too (its
+        # record is asked for by its invite code)
+        for name, create, other, side, what in (
+                ("pat", ["oxono", "--seat", "pink"], "quinn", "pink", "that game"),
+                ("ivy", ["--private", "--seat", "black"], "jay", "black", "a private game")):
+            p, q, g = ended_game(server, tmp, name, create, other, "resign")
+            p.send("replay")
+            tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
+                      p.expect(r"^replay %s: the end: %s by resign" % (g, side), 10),
+                      "after game over, replay with no argument replays %s" % what, p.text())
+            p.close()
+            q.close()
         # an aborted game has no result: its replay says so, not "* by abort"
         u, v, g = ended_game(server, tmp, "uma", ["hokito", "--seat", "black"], "vera", "abort")
         u.send("replay")

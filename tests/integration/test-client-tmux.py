@@ -325,7 +325,7 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     return gid
 
 
-def screen_checks(tap, tmux, server, tmp, gid):
+def screen_checks(tap, tmux, server, proxy, tmp, gid):
     alice = Player(tmux, "alice")
     tmux.resize("alice", 50, 14)
     tap.check(alice.expect(r"Terminal too small \(50x14\)", 5),
@@ -361,6 +361,21 @@ def screen_checks(tap, tmux, server, tmp, gid):
     tap.check(alice.expect(r"HOKITO-EXIT=0", 5) and "Games on this server" not in
               alice.screen(), "q quits with status 0 and the terminal is restored",
               alice.screen())
+    # A record that cannot come (no connection): the replay page says so, not "Asking...".
+    proxy.hold()
+    tap.check(tmux.expect("bob", r"reconnecting", 10), "bob's connection is down",
+              tmux.capture("bob"))
+    tmux.keys("bob", "v")
+    tap.check(tmux.expect("bob", r"No record of game %s\." % gid, 5) and
+              "Asking" not in tmux.capture("bob") and
+              re.search(r"Not connected", status(tmux.capture("bob"))),
+              "a replay asked for without a connection says there is no record, and why",
+              tmux.capture("bob"))
+    tmux.keys("bob", "q")
+    proxy.release()
+    tap.check(tmux.expect("bob", r"connected +bob", 10) and
+              tmux.expect("bob", r"Game over", 5), "bob is back at the game over",
+              tmux.capture("bob"))
     tmux.keys("bob", "C-c")
     tap.check(tmux.expect("bob", r"HOKITO-EXIT=0", 5) and "Game over" not in
               tmux.capture("bob"), "Ctrl-C quits cleanly and restores the terminal",
@@ -698,7 +713,7 @@ def main(tap):
     try:
         gid = hokito_game(tap, tmux, server, proxy, tmp)
         if gid:
-            screen_checks(tap, tmux, server, tmp, gid)
+            screen_checks(tap, tmux, server, proxy, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
         small_screens(tap, tmux, server, tmp)
         game_end(tap, tmux, tmp)
