@@ -725,6 +725,41 @@ draw_side_chip(struct screen *s, int y, int x, enum game_kind kind, int side)
 }
 
 /*
+ * One player's line of a side panel (the game's or the replay's): the turn marker, the side's
+ * chip, the side's name when the panel is wide, the player's name, and at the right end the
+ * score or the reserves of position g. The name runs up to the widest score ("36") or reserve
+ * ("X8 O8") text, so that "computer (level 3)" stays whole at 80 columns; on a narrow panel (a
+ * 64-column terminal) the side's name goes, so that the player's shows.
+ */
+static void
+draw_player_line(struct screen *s, int y, int px, int pw, const struct game *g, int side,
+                 int tomove, const char *name)
+{
+	int wide = pw >= 34, nx = wide ? 13 : 6, vw = g->kind == GAME_HOKITO ? 2 : 5;
+	struct game_outcome o;
+	int reserve[2][2];
+	char buf[32];
+
+	attron(A_BOLD);
+	put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
+	attroff(A_BOLD);
+	draw_side_chip(s, y, px + 2, g->kind, side);
+	if (wide)
+		put(y, px + 6, 0, "%-6s", client_state_side_name(g->kind, side));
+	if (tomove)
+		attron(A_BOLD);
+	putn(y, px + nx, pw - nx - vw - 1, name);
+	attroff(A_BOLD);
+	game_outcome(g, &o);
+	client_state_reserves(g, reserve);
+	if (g->kind == GAME_HOKITO)
+		snprintf(buf, sizeof buf, "%d", o.score[side]);
+	else
+		snprintf(buf, sizeof buf, "X%d O%d", reserve[side][0], reserve[side][1]);
+	put(y, px + pw - vw, 0, "%*s", vw, buf);
+}
+
+/*
  * The side panel of the game screen. A narrow one (a 64-column terminal) leaves out the side
  * names beside the chips and keeps a smaller score column, so that the players' names show; a
  * short one (fewer than 24 lines) leaves out the blank lines and puts the spectators on one line.
@@ -735,22 +770,17 @@ draw_panel(struct screen *s, int px, int pw)
 {
 	struct client *c = s->c;
 	const struct client_table *t = &c->st.table;
-	struct game_outcome o;
-	int y = 2, side = game_side(&t->game), reserve[2][2];
+	int y = 2, side = game_side(&t->game);
 	int wide = pw >= 34, tall = LINES >= 24;
-	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score column width */
-	/* the widest score ("36") or reserve ("X8  O8") text: the name may run up to it, so
-	 * that "computer (level 3)" stays whole at 80 columns */
-	int vw = t->kind == GAME_HOKITO ? 2 : wide ? 6 : 5;
+	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score heading width */
 	uint64_t now = uv_now(c->loop);
 	char buf[256], longer[320];
 
-	game_outcome(&t->game, &o);
-	client_state_reserves(&t->game, reserve);
 	attron(A_BOLD);
 	put(y, px, pw, "%s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO");
 	attroff(A_BOLD);
-	put(y, px + 7, pw - 7, "%s %s game %s", t->variant, glyph(s, "\xc2\xb7", "-"), t->id);
+	put(y, px + 7 - (t->kind == GAME_OXONO), pw - 7, "%s %s game %s", t->variant,
+	    glyph(s, "\xc2\xb7", "-"), t->id);
 	if (t->invite[0]) {
 		y++;
 		put(y, px, pw, "invite code ");
@@ -767,24 +797,9 @@ draw_panel(struct screen *s, int px, int pw)
 	for (int i = 0; i < 2; i++) {
 		const struct client_seat *seat = &t->seats[i];
 		int tomove = !t->over && t->started && side == i;
-		attron(A_BOLD);
-		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
-		attroff(A_BOLD);
-		draw_side_chip(s, y, px + 2, t->kind, i);
-		if (wide)
-			put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
-		if (tomove)
-			attron(A_BOLD);
 		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
 		         t->seat == i ? " (you)" : "");
-		putn(y, px + nx, pw - nx - vw - 1, buf);
-		attroff(A_BOLD);
-		if (t->kind == GAME_HOKITO)
-			snprintf(buf, sizeof buf, "%d", o.score[i]);
-		else
-			snprintf(buf, sizeof buf, wide ? "X%d  O%d" : "X%d O%d", reserve[i][0],
-			         reserve[i][1]);
-		put(y, px + pw - vw, 0, "%*s", vw, buf);
+		draw_player_line(s, y, px, pw, &t->game, i, tomove, buf);
 		y++;
 		if (t->timed) {
 			int64_t ms = client_state_clock(t, i, now);
@@ -1560,9 +1575,8 @@ draw_replay(struct screen *s)
 	const struct client_replay *rp = &c->replay;
 	const struct record *rec = &rp->rec;
 	const struct client_eval *e;
-	struct game_outcome o;
 	char buf[192], last[GAME_MOVE_TEXT];
-	int px, pw, y = 2, reserve[2][2];
+	int px, pw, y = 2;
 
 	{
 		static const char *const keys[] = {
@@ -1603,21 +1617,10 @@ draw_replay(struct screen *s)
 	put(y, px, pw, "%s %s%s%s", rec->kind == GAME_OXONO ? "OXONO" : "HOKITO",
 	    rec->variant[0] ? rec->variant : "standard", rec->date[0] ? ", " : "", rec->date);
 	y += 2;
-	game_outcome(&rp->pos, &o);
-	client_state_reserves(&rp->pos, reserve);
-	for (int i = 0; i < 2; i++, y++) {
-		int tomove = !game_over(&rp->pos) && game_side(&rp->pos) == i;
-		attron(A_BOLD);
-		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
-		attroff(A_BOLD);
-		draw_side_chip(s, y, px + 2, rec->kind, i);
-		put(y, px + 6, 0, "%-6s", client_state_side_name(rec->kind, i));
-		putn(y, px + 13, pw - 13 - 11, rec->player[i][0] ? rec->player[i] : "?");
-		if (rec->kind == GAME_HOKITO)
-			put(y, px + pw - 10, 0, "%10d", o.score[i]);
-		else
-			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
-	}
+	for (int i = 0; i < 2; i++, y++)
+		draw_player_line(s, y, px, pw, &rp->pos, i,
+		                 !game_over(&rp->pos) && game_side(&rp->pos) == i,
+		                 rec->player[i][0] ? rec->player[i] : "?");
 	y++;
 	if (rec->result == RECORD_UNFINISHED)
 		snprintf(buf, sizeof buf, "Result: not over%s%s", rec->reason[0] ? ", " : "",

@@ -687,8 +687,8 @@ def create_refused(tap, tmux, tmp):
 
 
 def computer_game(tap, tmux, server, tmp):
-    """Against the computer at 80 columns: its name is whole in the panel, and its first move
-    is on the status line."""
+    """Against the computer at 80 columns: its name is whole in the panel (and in the replay),
+    and its first move is on the status line."""
     tmux.start("dee", "%s --port %d --name dee create --seat white --computer 1"
                % (ct.HOKITO, server.port), env_for(tmp, "dee"), 80, 24)
     tap.check(tmux.expect("dee", r"B +Black +computer \(level 1\) +\d+\s", 10),
@@ -697,6 +697,20 @@ def computer_game(tap, tmux, server, tmp):
                   r" computer \(level 1\) played \S+\. Your move\.", status(s).rstrip()), 30),
               "the computer's move is on the status line", tmux.capture("dee"))
     tmux.keys("dee", "Q")
+    # and in OXONO, beside the reserves, in the game and in its replay
+    tmux.start("dox", "%s --port %d --name dox create oxono --seat black --computer 1"
+               % (ct.HOKITO, server.port), env_for(tmp, "dox"), 80, 24)
+    tap.check(tmux.expect("dox", r"P +Pink +computer \(level 1\) +X7 O8\s", 10),
+              "80 columns, OXONO: the computer's name is whole beside its reserves",
+              tmux.capture("dox"))
+    tmux.keys("dox", "r")
+    tmux.expect("dox", r"Resign this game", 5)
+    tmux.keys("dox", "y")
+    tmux.expect("dox", r"Game over", 10)
+    tmux.keys("dox", "v")
+    tap.check(tmux.expect("dox", r"Replay of game.*P +Pink +computer \(level 1\) +X8 O8\s", 10),
+              "80 columns, the replay: the computer's name is whole too", tmux.capture("dox"))
+    tmux.keys("dox", "Q")
     tmux.start("dex", "%s --port %d --name dex create --seat black --computer 1"
                % (ct.HOKITO, server.port), env_for(tmp, "dex"), 64, 18)
     tap.check(tmux.expect("dex", r"Your move \(Black\)", 10) and
