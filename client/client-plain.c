@@ -458,26 +458,38 @@ print_help(void)
 
 /*
  * The create command: kind first, then variant, seat, privacy, clock and "computer" (optionally
- * followed by its level) in any order.
+ * followed by its level) in any order. With quick, the kind may be left out (HOKITO), and only a
+ * variant and a clock follow it.
  */
 static void
-cmd_create(struct plain *p, char **args, int n)
+cmd_create(struct plain *p, char **args, int n, int quick)
 {
-	enum game_kind kind;
+	enum game_kind kind = GAME_HOKITO;
 	const char *variant = NULL, *clock = NULL;
-	int seat = -1, priv = 0, level = 0;
+	int seat = -1, priv = 0, level = 0, first = 0;
 
-	if (n < 1 || game_kind_parse(args[0], &kind) < 0) {
+	if (n >= 1 && game_kind_parse(args[0], &kind) == 0) {
+		first = 1;
+	} else if (quick) {
+		kind = GAME_HOKITO;
+	} else {
 		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private] [M+S] "
 		    "[computer [LEVEL]]");
 		return;
 	}
-	for (int i = 1; i < n; i++) {
+	for (int i = first; i < n; i++) {
 		uint64_t base, inc;
 		int side;
 		if (protocol_clock_parse(args[i], &base, &inc) == 0)
 			clock = args[i];
-		else if (strcmp(args[i], "private") == 0)
+		else if (quick && game_variant_check(kind, args[i], NULL) == 0)
+			variant = args[i];
+		else if (quick) {
+			out("error: quick: '%s' is not a variant of %s or a clock (usage: quick "
+			    "[hokito|oxono] [random36] [M+S])",
+			    args[i], game_kind_name(kind));
+			return;
+		} else if (strcmp(args[i], "private") == 0)
 			priv = 1;
 		else if (strcmp(args[i], "computer") == 0) {
 			level = PROTOCOL_LEVEL_DEFAULT;
@@ -503,7 +515,10 @@ cmd_create(struct plain *p, char **args, int n)
 			return;
 		}
 	}
-	client_request_create(p->c, kind, variant, seat, priv, clock, level);
+	if (quick)
+		client_request_quick(p->c, kind, variant, clock);
+	else
+		client_request_create(p->c, kind, variant, seat, priv, clock, level);
 }
 
 static void
@@ -621,23 +636,13 @@ plain_command(struct plain *p, char *line)
 		if (client_request_list(c) == 0)
 			p->want_list = 1;
 	} else if (strcmp(args[0], "create") == 0) {
-		cmd_create(p, args + 1, n - 1);
+		cmd_create(p, args + 1, n - 1, 0);
 	} else if (strcmp(args[0], "join") == 0 && n == 2) {
 		client_request_join(c, args[1]);
 	} else if (strcmp(args[0], "watch") == 0 && n == 2) {
 		client_request_watch(c, args[1]);
 	} else if (strcmp(args[0], "quick") == 0) {
-		enum game_kind kind = GAME_HOKITO;
-		if (n > 1 && game_kind_parse(args[1], &kind) < 0) {
-			out("error: usage: quick [hokito|oxono] [random36] [M+S]");
-			return;
-		}
-		uint64_t base, inc;
-		if (n > 2 && protocol_clock_parse(args[2], &base, &inc) == 0)
-			client_request_quick(c, kind, NULL, args[2]);
-		else
-			client_request_quick(c, kind, n > 2 ? args[2] : NULL,
-			                     n > 3 ? args[3] : NULL);
+		cmd_create(p, args + 1, n - 1, 1);
 	} else if (strcmp(args[0], "move") == 0 && n == 2) {
 		cmd_move(p, args[1]);
 	} else if (strcmp(args[0], "join") == 0 || strcmp(args[0], "watch") == 0) {

@@ -226,8 +226,8 @@ client_request_quick(struct client *c, enum game_kind kind, const char *variant,
 	json_decref(jid);
 	if (clock != NULL)
 		json_object_set_new(msg, "clock", json_string(clock));
-	client_notice(c, 0, "Looking for a %s opponent...",
-	              kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	client_notice(c, 0, "Looking for %s opponent...",
+	              kind == GAME_OXONO ? "an OXONO" : "a HOKITO");
 	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
 }
 

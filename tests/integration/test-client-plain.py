@@ -231,6 +231,28 @@ def test_oxono_game(tap, port, tmp):
     b.close()
 
 
+def test_quick(tap, port, tmp):
+    """quick takes what its help says: the game (HOKITO when left out), a variant and a clock
+    in any order, each checked before anything is sent."""
+    p = ct.Plain(port, "quinn", [], os.path.join(tmp, "quinn"))
+    p.send("quick 1+0 random36")
+    tap.check(p.expect(r"^Looking for a HOKITO opponent\.\.\.$", 10) and
+              p.expect(r"^joined game g\d+ \(hokito random36\) as", 10) and
+              p.expect(r"^clocks: black 1:00, white 1:00 \(1\+0\)$", 10),
+              "quick with a clock then a variant and no game: both are asked for", p.text())
+    p.send("leave")
+    p.send("quick oxono 3+2")
+    tap.check(p.expect(r"^Looking for an OXONO opponent\.\.\.$", 10) and
+              p.expect(r"^joined game g\d+ \(oxono standard\) as", 10) and
+              p.expect(r"\(3\+2\)$", 10), "quick oxono with a clock", p.text())
+    p.send("leave")
+    p.send("quick hokito bogus")
+    tap.check(p.expect(r"^error: quick: 'bogus' is not a variant of hokito or a clock", 10),
+              "quick with a word that is neither a variant nor a clock is refused on the spot",
+              p.text())
+    tap.check(p.close() == 0, "quinn ends cleanly")
+
+
 def test_eof(tap, port, tmp):
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eve"],
                        input="list\nhelp\n", capture_output=True, text=True, timeout=15,
@@ -379,6 +401,7 @@ def main(tap):
         test_cli(tap)
         test_hokito_game(tap, server.port, tmp)
         test_oxono_game(tap, server.port, tmp)
+        test_quick(tap, server.port, tmp)
         test_eof(tap, server.port, tmp)
         test_restart(tap)
         test_hostile_text(tap)
