@@ -724,7 +724,7 @@ plain_command(struct plain *p, char *line)
 		client_update(c);
 	} else if (strcmp(args[0], "leave") == 0) {
 		client_request_leave(c);
-	} else if (n == 1 && c->st.table.active && (strchr(args[0], '-') || strchr(args[0], '+'))) {
+	} else if (n == 1 && (strchr(args[0], '-') || strchr(args[0], '+'))) {
 		cmd_move(p, args[0]);
 	} else {
 		out("error: unknown command '%s' (try 'help')", args[0]);

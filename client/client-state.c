@@ -232,7 +232,10 @@ move_refused(const struct client_state *st, char *why, size_t size, int *code)
 	const struct client_table *t = &st->table;
 
 	*code = GAME_EILLEGAL;
-	if (!t->active || t->seat < 0) {
+	if (!t->active) {
+		snprintf(why, size, "You are not at a game: create or join one first.");
+		*code = GAME_EINVAL;
+	} else if (t->seat < 0) {
 		snprintf(why, size, "You are watching this game: you cannot move.");
 		*code = GAME_EINVAL;
 	} else if (t->over || game_over(&t->game)) {

@@ -233,8 +233,14 @@ def test_oxono_game(tap, port, tmp):
 
 def test_quick(tap, port, tmp):
     """quick takes what its help says: the game (HOKITO when left out), a variant and a clock
-    in any order, each checked before anything is sent."""
+    in any order, each checked before anything is sent. First, a move at no game."""
     p = ct.Plain(port, "quinn", [], os.path.join(tmp, "quinn"))
+    p.send("c2-e4")
+    p.send("move c2-e4")
+    tap.check(p.expect(r"^error: You are not at a game: create or join one first\.$", 10) and
+              p.expect(r"^error: You are not at a game: create or join one first\.$", 10),
+              "a move at no game: not at a game (not 'unknown command', not 'watching')",
+              p.text())
     p.send("quick 1+0 random36")
     tap.check(p.expect(r"^Looking for a HOKITO opponent\.\.\.$", 10) and
               p.expect(r"^joined game g\d+ \(hokito random36\) as", 10) and
