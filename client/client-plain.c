@@ -745,8 +745,9 @@ plain_waiting(struct plain *p)
 }
 
 /*
- * Run the commands whose turn has come: one line at a time, while the link is up, nothing is
- * pending and no "wait" holds. At the end of input, quit once all is run and answered.
+ * Run the commands whose turn has come: one line at a time, while the link is up, the command
+ * line's action has been sent, nothing is pending and no "wait" holds. At the end of input, quit
+ * once all is run and answered.
  */
 static void
 plain_pump(struct plain *p)
@@ -754,8 +755,11 @@ plain_pump(struct plain *p)
 	struct client *c = p->c;
 	char line[PLAIN_LINE_MAX];
 
+	/* The command line's action (create, join, quick, watch) comes first: nothing is read
+	 * before it is sent, and its answer is pending then. */
 	while (!c->quitting && p->c->view_data == p && c->st.link == CLIENT_LINK_UP &&
-	       c->npending == 0 && !plain_waiting(p)) {
+	       c->npending == 0 && (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY) &&
+	       !plain_waiting(p)) {
 		char *nl = p->buflen > 0 ? memchr(p->buf, '\n', p->buflen) : NULL;
 		size_t n;
 		if (nl == NULL) {

@@ -308,6 +308,20 @@ def test_eof(tap, port, tmp):
     tap.check(r.returncode == 0 and
               r.stdout == "connected to 127.0.0.1:%d as eve\n" % port,
               "empty input: hokito connects, then ends with status 0", r.stdout + r.stderr)
+    # Commands read before the server has answered come after the command line's action.
+    path = os.path.join(tmp, "commands.txt")
+    with open(path, "w") as f:
+        f.write("who\nleave\n")
+    with open(path) as f:
+        r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "early",
+                            "create", "--seat", "black"], stdin=f, capture_output=True,
+                           text=True, timeout=15,
+                           env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "early")))
+    tap.check(r.returncode == 0 and "not at a game" not in r.stdout and
+              re.search(r"^players: black early \(you\).*\n(.*\n)*left game g\d+$",
+                        r.stdout, re.M),
+              "commands from standard input run after the command line's create",
+              r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
                         "create", "oxono"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
