@@ -337,12 +337,16 @@ handle_event(struct client *c, const struct msg *m)
 		              t->seat == !side ? ": you may claim the win or a draw" : "");
 		break;
 	}
-	case MSG_ADJOURNED:
+	case MSG_ADJOURNED: {
+		int side = seat_side(t->kind, jstr(r, "seat", NULL));
 		t->adjourned = 1;
 		t->draw_offer = -1;
+		if (side >= 0)
+			t->seats[side].grace_over = 1; /* its grace ran out: that is why */
 		client_notice(c, 1, "%s did not come back in time: the game is adjourned.",
-		              side_player(t, seat_side(t->kind, jstr(r, "seat", NULL))));
+		              side_player(t, side));
 		break;
+	}
 	case MSG_RESUMED:
 		t->adjourned = 0;
 		t->clock_stamp = st->now;

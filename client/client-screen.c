@@ -1266,7 +1266,7 @@ draw_game_hints(struct screen *s)
 			hint_add(&h, "arrows", "cursor");
 		}
 		hint_add(&h, "r", "resign");
-		if (t->draw_offer < 0)
+		if (t->draw_offer < 0 && !t->adjourned) /* no offers in an adjourned game */
 			hint_add(&h, "d", "draw");
 		hint_add(&h, "t", "chat");
 		if (!our_turn) {
