@@ -503,7 +503,7 @@ handle_history(struct client *c, const struct msg *m)
 		const char *winner = jstr(res, "winner", NULL), *names[2] = {"-", "-"};
 		enum game_kind kind = GAME_HOKITO;
 		char outcome[64];
-		int k = 0;
+		int k = 0, ply;
 
 		if (c->nhistory >= CLIENT_HISTORY_MAX)
 			break;
@@ -517,9 +517,10 @@ handle_history(struct client *c, const struct msg *m)
 		else
 			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
-		snprintf(e->line, sizeof e->line, "%s %.40s vs %.40s: %s (%s), %d moves",
+		ply = (int)jint(g, "ply", 0);
+		snprintf(e->line, sizeof e->line, "%s %.40s vs %.40s: %s (%s), %d move%s",
 		         game_kind_name(kind), names[0], names[1], outcome,
-		         jstr(res, "reason", "?"), (int)jint(g, "ply", 0));
+		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");
 	}
 	c->history_stamp++;
 }

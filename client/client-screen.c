@@ -1623,8 +1623,10 @@ draw_replay(struct screen *s)
 		                 rec->player[i][0] ? rec->player[i] : "?");
 	y++;
 	if (rec->result == RECORD_UNFINISHED)
-		snprintf(buf, sizeof buf, "Result: not over%s%s", rec->reason[0] ? ", " : "",
-		         rec->reason);
+		/* "*": aborted (with its reason: no result), or not over yet */
+		snprintf(buf, sizeof buf, "Result: %s%s%s",
+		         rec->reason[0] ? "no result (" : "not over", rec->reason,
+		         rec->reason[0] ? ")" : "");
 	else if (rec->result == RECORD_DRAW)
 		snprintf(buf, sizeof buf, "Result: draw (%s)", rec->reason);
 	else

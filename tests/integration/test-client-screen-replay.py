@@ -7,7 +7,8 @@ n the next one; Enter on the game replays it: the start, a step forward with the
 in the move list, G and g (the end, the start), back. Each position's evaluation is shown and is what
 `hokito-engine analyse --depth 4` says of it. Then the create form starts a game against the
 computer at level 2 (a private game), the player resigns, and v on the game-over screen replays
-that game. TAP on stdout; a private tmux server, killed at the end.
+that game; an aborted game's replay has no result. TAP on stdout; a private tmux server, killed
+at the end.
 """
 import os
 import re
@@ -156,6 +157,29 @@ def main(tap):
         tmux.keys("rita", "q")
         tap.check(tmux.expect("rita", r"Game over", 10), "q: back to the game over",
                   tmux.capture("rita"))
+        # a game aborted after one move (by the player who had not moved yet) in the history,
+        # and its replay: no result, not "not over"
+        a = serverlib.Client("127.0.0.1", server.port)
+        b = serverlib.Client("127.0.0.1", server.port)
+        a.hello("abe")
+        b.hello("abi")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
+        b.request({"type": "join", "game": st["game"]})
+        a.request({"type": "move", "move": a.wait_for("your_turn")["moves"][0]})
+        b.request({"type": "abort"})
+        a.close()
+        b.close()
+        tmux.keys("rita", "Enter")
+        tmux.expect("rita", r"Games on this server", 10)
+        tmux.keys("rita", "h")
+        tap.check(tmux.expect("rita", r"%s +hokito abe vs abi: aborted \(abort\), 1 move\n" %
+                              st["game"], 10),
+                  "the history: the aborted game, its one move \"1 move\"",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "Enter")
+        tap.check(tmux.expect("rita", r"Replay of game %s.*Result: no result \(abort\)" %
+                              st["game"], 10),
+                  "the replay of an aborted game: no result", tmux.capture("rita"))
         tmux.keys("rita", "Q")
         tap.check(tmux.expect("rita", r"HOKITO-EXIT=0", 10), "Q quits cleanly",
                   tmux.capture("rita"))
