@@ -364,6 +364,11 @@ def test_restart(tap):
                   cy.text())
         tap.check(not cy.seen(r"game is lost|is gone"), "the spectator is not told the game "
                   "is lost", cy.text())
+        tap.check(re.search(r"^reconnected to 127\.0\.0\.1:\d+ as cy\n"
+                            r"Reconnected: watching game %s again\.$" % m.group(1),
+                            cy.text(), re.M),
+                  "the reconnected line comes first, then what the reconnection brought back",
+                  cy.text())
         bo.send("moves")
         second = bo.expect(r"^legal moves for white \(\d+\): (\S+)", 10).group(1)
         bo.send(second)
