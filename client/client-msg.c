@@ -518,7 +518,7 @@ handle_history(struct client *c, const struct msg *m)
 			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
 		ply = (int)jint(g, "ply", 0);
-		snprintf(e->line, sizeof e->line, "%s %.40s vs %.40s: %s (%s), %d move%s",
+		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
 		         game_kind_name(kind), names[0], names[1], outcome,
 		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");
 	}

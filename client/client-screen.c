@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <curses.h>
 
@@ -210,56 +211,82 @@ screen_kind_colours(struct screen *s, enum game_kind kind)
 }
 
 /*
- * The number of bytes of text that fill at most w columns. Every character counts as one
- * column (true of our glyphs and of most names); a UTF-8 sequence is never cut.
+ * The columns the UTF-8 character at text takes on the terminal, as wcwidth() says (2 for most
+ * CJK characters, 0 for a combining mark; 1 when the locale cannot tell), with its length in
+ * bytes in *len, or 0 in *len when the text ends inside it.
  */
+static int
+char_cols(const char *text, int *len)
+{
+	unsigned char ch = (unsigned char)text[0];
+	int n = ch >= 0xf0 ? 4 : ch >= 0xe0 ? 3 : ch >= 0xc0 ? 2 : 1, w;
+	wchar_t wc = n > 1 ? ch & (0x7f >> n) : ch;
+
+	for (int k = 1; k < n; k++) {
+		if (text[k] == '\0') {
+			*len = 0;
+			return 0;
+		}
+		wc = (wchar_t)(wc << 6 | (text[k] & 0x3f));
+	}
+	*len = n;
+	w = wcwidth(wc);
+	return w < 0 ? 1 : w;
+}
+
+/* The number of bytes of text that fill at most w columns; a UTF-8 sequence is never cut. */
 static int
 clip(const char *text, int w)
 {
 	int cols = 0, i = 0;
 
 	while (text[i] != '\0') {
-		int n = 1;
-		unsigned char ch = (unsigned char)text[i];
-		if (ch >= 0xf0)
-			n = 4;
-		else if (ch >= 0xe0)
-			n = 3;
-		else if (ch >= 0xc0)
-			n = 2;
-		if (cols + 1 > w)
+		int len, c = char_cols(text + i, &len);
+		if (len == 0 || cols + c > w)
 			break;
-		for (int k = 1; k < n; k++)
-			if (text[i + k] == '\0')
-				return i;
-		i += n;
-		cols++;
+		i += len;
+		cols += c;
 	}
 	return i;
 }
 
-/* The columns text takes, one a character as clip() counts them. */
+/* The columns text takes, as clip() counts them. */
 static int
 text_width(const char *text)
 {
-	int cols = 0;
+	int cols = 0, len;
+
+	while (*text != '\0') {
+		cols += char_cols(text, &len);
+		if (len == 0)
+			break;
+		text += len;
+	}
+	return cols;
+}
+
+/* The characters of a UTF-8 text (what the protocol's lengths count). */
+static int
+text_chars(const char *text)
+{
+	int n = 0;
 
 	for (; *text != '\0'; text++)
-		cols += ((unsigned char)*text & 0xc0) != 0x80;
-	return cols;
+		n += ((unsigned char)*text & 0xc0) != 0x80;
+	return n;
 }
 
 /* The end of a line being typed that fits in w columns (all of it when it fits). */
 static const char *
 prompt_tail(const char *line, int w)
 {
-	int over = text_width(line) - w;
+	int over = text_width(line) - w, len;
 
 	while (over > 0 && *line != '\0') {
-		line++;
-		while ((*line & 0xc0) == 0x80)
-			line++;
-		over--;
+		over -= char_cols(line, &len);
+		if (len == 0)
+			break;
+		line += len;
 	}
 	return line;
 }
@@ -1449,17 +1476,19 @@ draw_lobby(struct screen *s)
 	}
 	for (int i = s->list_top; i < st->nlist && y < LINES - 3; i++, y++) {
 		const struct client_entry *e = &st->list[i];
-		char players[64];
+		char players[2 * CLIENT_NAME_MAX + 8];
 		snprintf(players, sizeof players, "%s vs %s",
 		         e->players[0][0] ? e->players[0] : "-",
 		         e->players[1][0] ? e->players[1] : "-");
 		if (i == s->row)
 			attron(A_REVERSE);
 		blank(y, 1, w - 2);
-		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s %-*.*s %5d %5d", e->id,
+		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s", e->id,
 		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant,
-		    e->private_game ? "private" : e->status, pw, pw, players, e->ply,
-		    e->spectators);
+		    e->private_game ? "private" : e->status);
+		/* the players by the columns they take (a name may be wider than its bytes) */
+		putn(y, 41, pw, players);
+		put(y, 41 + pw, w - 42 - pw, " %5d %5d", e->ply, e->spectators);
 		attroff(A_REVERSE);
 	}
 	{
@@ -2030,7 +2059,7 @@ prompt_key(struct screen *s, int ch)
 	 * characters as the server allows (PROTOCOL_CHAT_MAX), room for the longest character
 	 * kept. */
 	if (ch >= 32 && ch < 256 && ch != 127 && s->linelen + 4 < (int)sizeof s->line &&
-	    ((ch & 0xc0) == 0x80 || text_width(s->line) < PROTOCOL_CHAT_MAX)) {
+	    ((ch & 0xc0) == 0x80 || text_chars(s->line) < PROTOCOL_CHAT_MAX)) {
 		s->line[s->linelen++] = (char)ch;
 		s->line[s->linelen] = '\0';
 	}

@@ -195,7 +195,8 @@ struct client_pending {
 /* One finished game of a history page, as the views show it. */
 struct client_history_entry {
 	char id[CLIENT_ID_MAX];
-	char line[192]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
+	char line[2 * CLIENT_NAME_MAX +
+	          96]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
 };
 
 #define CLIENT_EVAL_DEPTH 4 /* plies the replay's evaluations search (client-eval.c) */

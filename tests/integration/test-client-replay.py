@@ -116,6 +116,15 @@ def main(tap):
                       "after game over, replay with no argument replays %s" % what, p.text())
             p.close()
             q.close()
+        # a history line holds the players' names whole, however many bytes they take
+        wide = "\U0001f600" * 32
+        g, _, _ = finish_game(server.port, (wide, "zed"), 0)
+        h = ct.Plain(server.port, "hal", [], os.path.join(tmp, "hal"))
+        h.send("history")
+        tap.check(h.expect(r"^game %s hokito %s vs zed: white wins \(resign\), 0 moves$"
+                           % (g, wide), 10),
+                  "history: a 32-character name of 4-byte characters is whole", h.text())
+        h.close()
         # an aborted game has no result: its replay says so, not "* by abort"
         u, v, g = ended_game(server, tmp, "uma", ["hokito", "--seat", "black"], "vera", "abort")
         u.send("replay")

@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import time
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -700,7 +701,7 @@ def computer_game(tap, tmux, server, tmp):
     # and in OXONO, beside the reserves, in the game and in its replay
     tmux.start("dox", "%s --port %d --name dox create oxono --seat black --computer 1"
                % (ct.HOKITO, server.port), env_for(tmp, "dox"), 80, 24)
-    tap.check(tmux.expect("dox", r"P +Pink +computer \(level 1\) +X7 O8\s", 10),
+    tap.check(tmux.expect("dox", r"P +Pink +computer \(level 1\) +X[78] O[78]\s", 10),
               "80 columns, OXONO: the computer's name is whole beside its reserves",
               tmux.capture("dox"))
     tmux.keys("dox", "r")
@@ -719,6 +720,39 @@ def computer_game(tap, tmux, server, tmp):
     tmux.keys("dex", "Q")
 
 
+def wide_names(tap, tmux, server, tmp):
+    """A name of 32 CJK characters takes 64 columns: the panel and the lobby cut it by the
+    columns it takes, so that it never runs over the score, the next line or the board."""
+    name = "\u65e5\u672c\u8a9e" * 10 + "\u65e5\u672c"
+    p = ct.Plain(server.port, name, ["create", "--seat", "black"], os.path.join(tmp, "wide"))
+    m = p.expect(r"^joined game (g\d+)", 10)
+    if not tap.check(m, "wide names: a player with a 32-character CJK name", p.text()):
+        return
+    gid = m.group(1)
+    tmux.start("wide", "%s --port %d --name wes watch %s" % (ct.HOKITO, server.port, gid),
+               env_for(tmp, "wes"), 80, 24)
+    ok = tmux.expect("wide", r"Waiting for an opponent", 10)
+    scr = tmux.capture("wide")
+    lines = scr.split("\n")
+    tap.check(ok and re.search(r"B +Black +\u65e5[^\n]* 36\n", scr) and
+              re.search(r"^ 5 +W\d", scr, re.M) and
+              not [l for l in lines if l[:1] not in ("", " ")],
+              "80x24: the wide name is cut to its columns, the score and the board whole", scr)
+    tmux.keys("wide", "q")
+
+    def cols(text):  # the columns a line takes on the terminal
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    ok = tmux.expect("wide", r"%s +hokito +standard +open +\u65e5[^\n]* +0 +\d\n" % gid, 10)
+    lines = tmux.capture("wide").split("\n")
+    head = [l for l in lines if "WATCH" in l]
+    row = [l for l in lines if re.match(r" +%s " % gid, l)]
+    tap.check(ok and head and row and cols(row[0].rstrip()) == cols(head[0].rstrip()),
+              "the lobby: the wide name is cut to its column, the counts under their headings",
+              tmux.capture("wide"))
+    tmux.keys("wide", "Q")
+    p.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -733,6 +767,7 @@ def main(tap):
         game_end(tap, tmux, tmp)
         create_refused(tap, tmux, tmp)
         computer_game(tap, tmux, server, tmp)
+        wide_names(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
