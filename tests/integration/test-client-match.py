@@ -5,8 +5,7 @@
 --plain: a game with a 5+3 clock (the clocks printed after each move, the increment), players'
 chat and spectators' chat apart, a draw offer declined, loss on time, a rematch with colours
 swapped. Full screen in tmux: both clocks on screen and the low-time warning, the chat pane, the
-grace countdown of a dropped opponent, a draw offer accepted with a key, an adjourned game. TAP
-on stdout.
+grace countdown of a dropped opponent, a draw offer accepted with a key. TAP on stdout.
 """
 import os
 import re
@@ -108,6 +107,36 @@ def test_plain(tap, port, tmp, clock):
         p.send("leave")
         p.send("quit")
     tap.check(all(p.close() == 0 for p in (alice, bob, carol)), "the plain clients end cleanly")
+
+
+def test_adjourned(tap, port, tmp, clock):
+    """A game without a clock whose dropped player's grace runs out is adjourned: the panel says
+    the grace is over (not the grace it had), and the bar offers no draw (none is taken)."""
+    tmux = ct.Tmux("adjourn")
+    env = {"XDG_STATE_HOME": os.path.join(tmp, "amos"), "TERM": "xterm-256color",
+           "LANG": "C.UTF-8"}
+    try:
+        tmux.start("amos", "%s --port %d --name amos create --seat white" % (ct.HOKITO, port),
+                   env, 80, 24)
+        tmux.expect("amos", r"Waiting for an opponent", 10)
+        bea = ct.Plain(port, "bea", ["join", clock.game_id("amos")], os.path.join(tmp, "bea"))
+        tap.check(bea.expect(r"^your turn \(black\)", 10), "adjourned: bea joins, her turn",
+                  bea.text())
+        bea.close()
+        tap.check(tmux.expect("amos", r"offline, %d s grace" % GRACE, 10),
+                  "adjourned: bea drops on her turn", tmux.capture("amos"))
+        clock.advance(GRACE * 1000 + 1000)
+        tap.check(tmux.expect("amos", r"Adjourned", 10) and
+                  tmux.expect("amos", r"offline, grace over", 5) and
+                  not re.search(r"s grace", tmux.capture("amos")),
+                  "adjourned: the panel says her grace is over", tmux.capture("amos"))
+        bar = tmux.capture("amos").rstrip("\n").split("\n")[-1]
+        tap.check(" resign" in bar and " draw" not in bar,
+                  "adjourned: the bar offers resign, not a draw", bar)
+        tmux.keys("amos", "Q")
+        tmux.expect("amos", r"HOKITO-EXIT=0", 5)
+    finally:
+        tmux.kill()
 
 
 def test_screen(tap, port, tmp, clock):
@@ -215,44 +244,14 @@ def test_screen(tap, port, tmp, clock):
         tmux.kill()
 
 
-def test_adjourned(tap, port, tmp, clock):
-    """A game without a clock whose dropped player's grace runs out is adjourned: the panel says
-    the grace is over (not the grace it had), and the bar offers no draw (none is taken)."""
-    tmux = ct.Tmux("adjourn")
-    env = {"XDG_STATE_HOME": os.path.join(tmp, "amos"), "TERM": "xterm-256color",
-           "LANG": "C.UTF-8"}
-    try:
-        tmux.start("amos", "%s --port %d --name amos create --seat white" % (ct.HOKITO, port),
-                   env, 80, 24)
-        tmux.expect("amos", r"Waiting for an opponent", 10)
-        bea = ct.Plain(port, "bea", ["join", clock.game_id("amos")], os.path.join(tmp, "bea"))
-        tap.check(bea.expect(r"^your turn \(black\)", 10), "adjourned: bea joins, her turn",
-                  bea.text())
-        bea.close()
-        tap.check(tmux.expect("amos", r"offline, %d s grace" % GRACE, 10),
-                  "adjourned: bea drops on her turn", tmux.capture("amos"))
-        clock.advance(GRACE * 1000 + 1000)
-        tap.check(tmux.expect("amos", r"Adjourned", 10) and
-                  tmux.expect("amos", r"offline, grace over", 5) and
-                  not re.search(r"s grace", tmux.capture("amos")),
-                  "adjourned: the panel says her grace is over", tmux.capture("amos"))
-        bar = tmux.capture("amos").rstrip("\n").split("\n")[-1]
-        tap.check(" resign" in bar and " draw" not in bar,
-                  "adjourned: the bar offers resign, not a draw", bar)
-        tmux.keys("amos", "Q")
-        tmux.expect("amos", r"HOKITO-EXIT=0", 5)
-    finally:
-        tmux.kill()
-
-
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE)])
     clock = Clock(server.port)
     try:
         test_plain(tap, server.port, tmp, clock)
-        test_screen(tap, server.port, tmp, clock)
         test_adjourned(tap, server.port, tmp, clock)
+        test_screen(tap, server.port, tmp, clock)
     finally:
         clock.c.close()
         server.stop()
