@@ -630,6 +630,7 @@ client_msg_handle(struct client *c, const struct msg *m)
 		break;
 	}
 	case MSG_STATE:
+		c->arriving = 0;
 		if (p != NULL && p->type == MSG_WATCH) {
 			snprintf(c->watch_target, sizeof c->watch_target, "%s", p->arg);
 			c->watch_by_code = p->by_code;

@@ -745,9 +745,20 @@ plain_waiting(struct plain *p)
 }
 
 /*
- * Run the commands whose turn has come: one line at a time, while the link is up, the command
- * line's action has been sent, nothing is pending and no "wait" holds. At the end of input, quit
- * once all is run and answered.
+ * Whether commands may run: the command line's action (create, join, quick, watch) has been
+ * sent, and the state of the game the server welcomed us back at has come. Nothing is read
+ * before: a command would find no game yet.
+ */
+static int
+plain_ready(const struct client *c)
+{
+	return (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY) && !c->arriving;
+}
+
+/*
+ * Run the commands whose turn has come: one line at a time, while the link is up, the client is
+ * ready (plain_ready()), nothing is pending and no "wait" holds. At the end of input, quit once
+ * all is run and answered.
  */
 static void
 plain_pump(struct plain *p)
@@ -755,11 +766,8 @@ plain_pump(struct plain *p)
 	struct client *c = p->c;
 	char line[PLAIN_LINE_MAX];
 
-	/* The command line's action (create, join, quick, watch) comes first: nothing is read
-	 * before it is sent, and its answer is pending then. */
 	while (!c->quitting && p->c->view_data == p && c->st.link == CLIENT_LINK_UP &&
-	       c->npending == 0 && (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY) &&
-	       !plain_waiting(p)) {
+	       c->npending == 0 && plain_ready(c) && !plain_waiting(p)) {
 		char *nl = p->buflen > 0 ? memchr(p->buf, '\n', p->buflen) : NULL;
 		size_t n;
 		if (nl == NULL) {
@@ -784,7 +792,7 @@ plain_pump(struct plain *p)
 	 * with no command to run, it ends as a failed connection (status 1). */
 	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p && p->greeted &&
 	    (c->npending == 0 || c->st.link == CLIENT_LINK_FAILED) && !plain_waiting(p) &&
-	    (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY))
+	    plain_ready(c))
 		client_quit(c, 0);
 }
 

@@ -253,6 +253,9 @@ client_welcomed(struct client *c, int resumed, const char *game)
 {
 	const struct client_options *o = &c->opt;
 
+	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
+	c->arriving = resumed && game != NULL &&
+	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
 	client_update(c); /* "connected" comes before what follows */
 	if (c->action_done) {
 		/* A reconnection: replace the "connection lost" notice. */

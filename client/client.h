@@ -237,6 +237,7 @@ struct client {
 	struct client_pending pending[CLIENT_PENDING_MAX]; /* requests awaiting their reply */
 	int npending;
 	int action_done;                  /* the command line's action was sent */
+	int arriving;                     /* welcomed back at a game whose state is on its way */
 	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
 	int watch_by_code;                /* watch_target is an invite code */
 	uint64_t list_stamp;              /* bumped at every lobby list received */

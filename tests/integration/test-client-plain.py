@@ -322,6 +322,21 @@ def test_eof(tap, port, tmp):
                         r.stdout, re.M),
               "commands from standard input run after the command line's create",
               r.stdout + r.stderr)
+    # So do commands read before the state of the game the server welcomed us back at.
+    env = dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "back"))
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back", "create",
+                        "--seat", "black", "--computer", "1"], input="resign\n",
+                       capture_output=True, text=True, timeout=15, env=env)
+    with open(path, "w") as f:
+        f.write("who\n")
+    with open(path) as f:
+        r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back"],
+                           stdin=f, capture_output=True, text=True, timeout=15, env=env)
+    tap.check(r.returncode == 0 and "Rejoined game" in r.stdout and
+              "not at a game" not in r.stdout and
+              re.search(r"^players: black back \(you\)", r.stdout, re.M),
+              "back at its game, the client runs commands once it has the game's state",
+              r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
                         "create", "oxono"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
