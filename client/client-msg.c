@@ -629,7 +629,10 @@ client_msg_handle(struct client *c, const struct msg *m)
 		client_replay_load(c, jstr(m->root, "game", "?"), text, strlen(text));
 		break;
 	}
-	case MSG_STATE:
+	case MSG_STATE: {
+		/* watching the game on screen again (after a restart): "Reconnected" says so */
+		int again = c->st.table.active &&
+		            strcmp(c->st.table.id, jstr(m->root, "game", "")) == 0;
 		c->arriving = 0;
 		if (p != NULL && p->type == MSG_WATCH) {
 			snprintf(c->watch_target, sizeof c->watch_target, "%s", p->arg);
@@ -639,7 +642,11 @@ client_msg_handle(struct client *c, const struct msg *m)
 		if (p != NULL && c->st.table.active &&
 		    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN))
 			arrived_notice(&c->st);
+		else if (p != NULL && p->type == MSG_WATCH && c->st.table.active &&
+		         !c->st.table.over && !again)
+			client_state_notice(&c->st, 0, "Watching game %s.", c->st.table.id);
 		break;
+	}
 	case MSG_OK:
 		if (p != NULL && p->type == MSG_LEAVE) {
 			/* the game's last notice does not follow us to the lobby */

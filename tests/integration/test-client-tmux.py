@@ -189,6 +189,9 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(carol.expect(r"Black to move|Waiting for an opponent", 10) and
               carol.expect(r"Spectators \(1\)", 5), "carol watches from the lobby (w)",
               carol.screen())
+    tap.check(wait_screen(tmux, "carol", lambda s: status(s).strip() == "Watching game %s." %
+                          gid, 5), "carol's status line says which game she watches",
+              carol.screen())
     tap.check(alice.expect(r"Spectators \(1\)\s+carol", 10), "alice sees carol watching",
               alice.screen())
 
