@@ -286,6 +286,9 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
               "no server: a clear error and status 1", r.stdout + r.stderr)
+    tap.check(re.search(r"retrying in 0\.25 s\.\.\.\n.*retrying in 0\.5 s\.\.\.\n"
+                        r".*retrying in 1 s\.\.\.\n", r.stdout),
+              "the retries say how long they wait (0.25 s, 0.5 s, 1 s)", r.stdout)
     # The command line's action is pending too: input that is empty from the start must
     # neither drop it (status 0 with nothing done) nor quit before its answer.
     r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve", "create"],
