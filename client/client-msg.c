@@ -337,12 +337,16 @@ handle_event(struct client *c, const struct msg *m)
 		              t->seat == !side ? ": you may claim the win or a draw" : "");
 		break;
 	}
-	case MSG_ADJOURNED:
+	case MSG_ADJOURNED: {
+		int side = seat_side(t->kind, jstr(r, "seat", NULL));
 		t->adjourned = 1;
 		t->draw_offer = -1;
+		if (side >= 0)
+			t->seats[side].grace_over = 1; /* its grace ran out: that is why */
 		client_notice(c, 1, "%s did not come back in time: the game is adjourned.",
-		              side_player(t, seat_side(t->kind, jstr(r, "seat", NULL))));
+		              side_player(t, side));
 		break;
+	}
 	case MSG_RESUMED:
 		t->adjourned = 0;
 		t->clock_stamp = st->now;
@@ -472,7 +476,9 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		return;
 	}
 	if (strcmp(code, "in_game") == 0) {
-		client_notice(c, 1, "The game is still on: resign first (r), then leave.");
+		/* the key to resign is the full screen's; --plain's command is the word itself */
+		client_notice(c, 1, "The game is still on: resign first%s, then leave.",
+		              c->opt.plain ? "" : " (r)");
 		return;
 	}
 	client_notice(c, 1, "%s", text[0] ? text : code);
@@ -497,7 +503,7 @@ handle_history(struct client *c, const struct msg *m)
 		const char *winner = jstr(res, "winner", NULL), *names[2] = {"-", "-"};
 		enum game_kind kind = GAME_HOKITO;
 		char outcome[64];
-		int k = 0;
+		int k = 0, ply;
 
 		if (c->nhistory >= CLIENT_HISTORY_MAX)
 			break;
@@ -511,9 +517,10 @@ handle_history(struct client *c, const struct msg *m)
 		else
 			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
-		snprintf(e->line, sizeof e->line, "%s %.40s vs %.40s: %s (%s), %d moves",
+		ply = (int)jint(g, "ply", 0);
+		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
 		         game_kind_name(kind), names[0], names[1], outcome,
-		         jstr(res, "reason", "?"), (int)jint(g, "ply", 0));
+		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");
 	}
 	c->history_stamp++;
 }
@@ -622,7 +629,11 @@ client_msg_handle(struct client *c, const struct msg *m)
 		client_replay_load(c, jstr(m->root, "game", "?"), text, strlen(text));
 		break;
 	}
-	case MSG_STATE:
+	case MSG_STATE: {
+		/* watching the game on screen again (after a restart): "Reconnected" says so */
+		int again = c->st.table.active &&
+		            strcmp(c->st.table.id, jstr(m->root, "game", "")) == 0;
+		c->arriving = 0;
 		if (p != NULL && p->type == MSG_WATCH) {
 			snprintf(c->watch_target, sizeof c->watch_target, "%s", p->arg);
 			c->watch_by_code = p->by_code;
@@ -631,7 +642,11 @@ client_msg_handle(struct client *c, const struct msg *m)
 		if (p != NULL && c->st.table.active &&
 		    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN))
 			arrived_notice(&c->st);
+		else if (p != NULL && p->type == MSG_WATCH && c->st.table.active &&
+		         !c->st.table.over && !again)
+			client_state_notice(&c->st, 0, "Watching game %s.", c->st.table.id);
 		break;
+	}
 	case MSG_OK:
 		if (p != NULL && p->type == MSG_LEAVE) {
 			/* the game's last notice does not follow us to the lobby */

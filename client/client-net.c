@@ -111,11 +111,11 @@ net_lost(struct client_net *net, int status)
 	}
 	c->st.link = net->ever_welcomed ? CLIENT_LINK_DOWN : CLIENT_LINK_CONNECTING;
 	if (net->ever_welcomed)
-		client_notice(c, 1, "Connection lost (%s); reconnecting in %.1f s...",
+		client_notice(c, 1, "Connection lost (%s); reconnecting in %g s...",
 		              status == UV_EOF ? "closed by the server" : uv_strerror(status),
 		              (double)delay / 1000.0);
 	else
-		client_notice(c, 1, "Cannot connect to %s:%d (%s); retrying in %.1f s...",
+		client_notice(c, 1, "Cannot connect to %s:%d (%s); retrying in %g s...",
 		              c->opt.host, c->opt.port, uv_strerror(status),
 		              (double)delay / 1000.0);
 	uv_timer_start(&net->retry, retry_cb, delay, 0);

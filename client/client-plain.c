@@ -458,26 +458,38 @@ print_help(void)
 
 /*
  * The create command: kind first, then variant, seat, privacy, clock and "computer" (optionally
- * followed by its level) in any order.
+ * followed by its level) in any order. With quick, the kind may be left out (HOKITO), and only a
+ * variant and a clock follow it.
  */
 static void
-cmd_create(struct plain *p, char **args, int n)
+cmd_create(struct plain *p, char **args, int n, int quick)
 {
-	enum game_kind kind;
+	enum game_kind kind = GAME_HOKITO;
 	const char *variant = NULL, *clock = NULL;
-	int seat = -1, priv = 0, level = 0;
+	int seat = -1, priv = 0, level = 0, first = 0;
 
-	if (n < 1 || game_kind_parse(args[0], &kind) < 0) {
+	if (n >= 1 && game_kind_parse(args[0], &kind) == 0) {
+		first = 1;
+	} else if (quick) {
+		kind = GAME_HOKITO;
+	} else {
 		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private] [M+S] "
 		    "[computer [LEVEL]]");
 		return;
 	}
-	for (int i = 1; i < n; i++) {
+	for (int i = first; i < n; i++) {
 		uint64_t base, inc;
 		int side;
 		if (protocol_clock_parse(args[i], &base, &inc) == 0)
 			clock = args[i];
-		else if (strcmp(args[i], "private") == 0)
+		else if (quick && game_variant_check(kind, args[i], NULL) == 0)
+			variant = args[i];
+		else if (quick) {
+			out("error: quick: '%s' is not a variant of %s or a clock (usage: quick "
+			    "[hokito|oxono] [random36] [M+S])",
+			    args[i], game_kind_name(kind));
+			return;
+		} else if (strcmp(args[i], "private") == 0)
 			priv = 1;
 		else if (strcmp(args[i], "computer") == 0) {
 			level = PROTOCOL_LEVEL_DEFAULT;
@@ -503,7 +515,10 @@ cmd_create(struct plain *p, char **args, int n)
 			return;
 		}
 	}
-	client_request_create(p->c, kind, variant, seat, priv, clock, level);
+	if (quick)
+		client_request_quick(p->c, kind, variant, clock);
+	else
+		client_request_create(p->c, kind, variant, seat, priv, clock, level);
 }
 
 static void
@@ -621,23 +636,13 @@ plain_command(struct plain *p, char *line)
 		if (client_request_list(c) == 0)
 			p->want_list = 1;
 	} else if (strcmp(args[0], "create") == 0) {
-		cmd_create(p, args + 1, n - 1);
+		cmd_create(p, args + 1, n - 1, 0);
 	} else if (strcmp(args[0], "join") == 0 && n == 2) {
 		client_request_join(c, args[1]);
 	} else if (strcmp(args[0], "watch") == 0 && n == 2) {
 		client_request_watch(c, args[1]);
 	} else if (strcmp(args[0], "quick") == 0) {
-		enum game_kind kind = GAME_HOKITO;
-		if (n > 1 && game_kind_parse(args[1], &kind) < 0) {
-			out("error: usage: quick [hokito|oxono] [random36] [M+S]");
-			return;
-		}
-		uint64_t base, inc;
-		if (n > 2 && protocol_clock_parse(args[2], &base, &inc) == 0)
-			client_request_quick(c, kind, NULL, args[2]);
-		else
-			client_request_quick(c, kind, n > 2 ? args[2] : NULL,
-			                     n > 3 ? args[3] : NULL);
+		cmd_create(p, args + 1, n - 1, 1);
 	} else if (strcmp(args[0], "move") == 0 && n == 2) {
 		cmd_move(p, args[1]);
 	} else if (strcmp(args[0], "join") == 0 || strcmp(args[0], "watch") == 0) {
@@ -719,7 +724,7 @@ plain_command(struct plain *p, char *line)
 		client_update(c);
 	} else if (strcmp(args[0], "leave") == 0) {
 		client_request_leave(c);
-	} else if (n == 1 && c->st.table.active && (strchr(args[0], '-') || strchr(args[0], '+'))) {
+	} else if (n == 1 && (strchr(args[0], '-') || strchr(args[0], '+'))) {
 		cmd_move(p, args[0]);
 	} else {
 		out("error: unknown command '%s' (try 'help')", args[0]);
@@ -740,8 +745,20 @@ plain_waiting(struct plain *p)
 }
 
 /*
- * Run the commands whose turn has come: one line at a time, while the link is up, nothing is
- * pending and no "wait" holds. At the end of input, quit once all is run and answered.
+ * Whether commands may run: the command line's action (create, join, quick, watch) has been
+ * sent, and the state of the game the server welcomed us back at has come. Nothing is read
+ * before: a command would find no game yet.
+ */
+static int
+plain_ready(const struct client *c)
+{
+	return (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY) && !c->arriving;
+}
+
+/*
+ * Run the commands whose turn has come: one line at a time, while the link is up, the client is
+ * ready (plain_ready()), nothing is pending and no "wait" holds. At the end of input, quit once
+ * all is run and answered.
  */
 static void
 plain_pump(struct plain *p)
@@ -750,7 +767,7 @@ plain_pump(struct plain *p)
 	char line[PLAIN_LINE_MAX];
 
 	while (!c->quitting && p->c->view_data == p && c->st.link == CLIENT_LINK_UP &&
-	       c->npending == 0 && !plain_waiting(p)) {
+	       c->npending == 0 && plain_ready(c) && !plain_waiting(p)) {
 		char *nl = p->buflen > 0 ? memchr(p->buf, '\n', p->buflen) : NULL;
 		size_t n;
 		if (nl == NULL) {
@@ -770,11 +787,12 @@ plain_pump(struct plain *p)
 		if (n < sizeof line)
 			plain_command(p, line);
 	}
-	/* The action of the command line (create, join, quick, watch) is pending too until the
-	 * server has greeted us and it is sent: without a server it ends as a failed connection. */
-	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p &&
+	/* The connection is pending too until the server has greeted us, and so is the action of
+	 * the command line (create, join, quick, watch) until it is sent: without a server, even
+	 * with no command to run, it ends as a failed connection (status 1). */
+	if (p->eof && p->buflen == 0 && !c->quitting && p->c->view_data == p && p->greeted &&
 	    (c->npending == 0 || c->st.link == CLIENT_LINK_FAILED) && !plain_waiting(p) &&
-	    (c->action_done || c->opt.action == CLIENT_ACTION_LOBBY))
+	    plain_ready(c))
 		client_quit(c, 0);
 }
 

@@ -97,14 +97,33 @@ client_request_history(struct client *c, int64_t offset, int limit)
 }
 
 int
+client_request_pending(const struct client *c, int type)
+{
+	for (int i = 0; i < c->npending; i++)
+		if (c->pending[i].type == type)
+			return 1;
+	return 0;
+}
+
+int
 client_request_record(struct client *c, const char *game)
 {
+	const struct client_table *t = &c->st.table;
+	const char *code = NULL;
 	int id;
 	json_t *jid = new_id(c, &id);
 	json_t *msg = msg_new(MSG_RECORD, jid);
 
+	/* A private game is not reached by its id: the one we are at, by its invite code. */
+	if (t->active && strcmp(t->id, game) == 0) {
+		if (t->invite[0])
+			code = t->invite;
+		else if (t->seat < 0 && c->watch_by_code)
+			code = c->watch_target;
+	}
 	json_decref(jid);
-	json_object_set_new(msg, "game", json_string(game));
+	json_object_set_new(msg, code != NULL ? "code" : "game",
+	                    json_string(code != NULL ? code : game));
 	return request_send(c, msg, MSG_RECORD, game, 0, id);
 }
 
@@ -207,8 +226,8 @@ client_request_quick(struct client *c, enum game_kind kind, const char *variant,
 	json_decref(jid);
 	if (clock != NULL)
 		json_object_set_new(msg, "clock", json_string(clock));
-	client_notice(c, 0, "Looking for a %s opponent...",
-	              kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	client_notice(c, 0, "Looking for %s opponent...",
+	              kind == GAME_OXONO ? "an OXONO" : "a HOKITO");
 	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
 }
 

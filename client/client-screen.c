@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <curses.h>
 
@@ -102,19 +103,19 @@ struct screen {
 	enum mode mode;
 	enum prompt_kind prompt;
 	enum confirm_kind confirm;
-	char line[80]; /* prompt text being typed */
-	int linelen;
-	int cursor;                 /* board cursor square */
-	int flip;                   /* f: the board turned round from its usual way (below) */
-	int sel;                    /* selected square, or -1 */
-	int totem_to;               /* OXONO: chosen totem square, or -1 */
-	uint8_t dest[36];           /* legal squares for the selection */
-	int help;                   /* help overlay shown: its page, from 1; 0 when not shown */
-	int stack;                  /* stack overlay shown */
-	int over_hidden;            /* game-over box dismissed to look at the board */
-	int row;                    /* lobby: highlighted row */
-	char row_id[CLIENT_ID_MAX]; /* lobby: id of the highlighted row, kept across refreshes */
-	int field;                  /* create form: field under the cursor */
+	char line[CLIENT_CHAT_TEXT]; /* prompt text being typed, UTF-8 */
+	int linelen;                 /* its length in bytes */
+	int cursor;                  /* board cursor square */
+	int flip;                    /* f: the board turned round from its usual way (below) */
+	int sel;                     /* selected square, or -1 */
+	int totem_to;                /* OXONO: chosen totem square, or -1 */
+	uint8_t dest[36];            /* legal squares for the selection */
+	int help;                    /* help overlay shown: its page, from 1; 0 when not shown */
+	int stack;                   /* stack overlay shown */
+	int over_hidden;             /* game-over box dismissed to look at the board */
+	int row;                     /* lobby: highlighted row */
+	char row_id[CLIENT_ID_MAX];  /* lobby: id of the highlighted row, kept across refreshes */
+	int field;                   /* create form: field under the cursor */
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
 	int f_clock;                              /* create form: index in clock_choices */
 	int f_opponent, f_level;         /* create form: 1 for the computer; its level - 1 */
@@ -210,43 +211,84 @@ screen_kind_colours(struct screen *s, enum game_kind kind)
 }
 
 /*
- * The number of bytes of text that fill at most w columns. Every character counts as one
- * column (true of our glyphs and of most names); a UTF-8 sequence is never cut.
+ * The columns the UTF-8 character at text takes on the terminal, as wcwidth() says (2 for most
+ * CJK characters, 0 for a combining mark; 1 when the locale cannot tell), with its length in
+ * bytes in *len, or 0 in *len when the text ends inside it.
  */
+static int
+char_cols(const char *text, int *len)
+{
+	unsigned char ch = (unsigned char)text[0];
+	int n = ch >= 0xf0 ? 4 : ch >= 0xe0 ? 3 : ch >= 0xc0 ? 2 : 1, w;
+	wchar_t wc = n > 1 ? ch & (0x7f >> n) : ch;
+
+	for (int k = 1; k < n; k++) {
+		if (text[k] == '\0') {
+			*len = 0;
+			return 0;
+		}
+		wc = (wchar_t)(wc << 6 | (text[k] & 0x3f));
+	}
+	*len = n;
+	w = wcwidth(wc);
+	return w < 0 ? 1 : w;
+}
+
+/* The number of bytes of text that fill at most w columns; a UTF-8 sequence is never cut. */
 static int
 clip(const char *text, int w)
 {
 	int cols = 0, i = 0;
 
 	while (text[i] != '\0') {
-		int n = 1;
-		unsigned char ch = (unsigned char)text[i];
-		if (ch >= 0xf0)
-			n = 4;
-		else if (ch >= 0xe0)
-			n = 3;
-		else if (ch >= 0xc0)
-			n = 2;
-		if (cols + 1 > w)
+		int len, c = char_cols(text + i, &len);
+		if (len == 0 || cols + c > w)
 			break;
-		for (int k = 1; k < n; k++)
-			if (text[i + k] == '\0')
-				return i;
-		i += n;
-		cols++;
+		i += len;
+		cols += c;
 	}
 	return i;
 }
 
-/* The columns text takes, one a character as clip() counts them. */
+/* The columns text takes, as clip() counts them. */
 static int
 text_width(const char *text)
 {
-	int cols = 0;
+	int cols = 0, len;
+
+	while (*text != '\0') {
+		cols += char_cols(text, &len);
+		if (len == 0)
+			break;
+		text += len;
+	}
+	return cols;
+}
+
+/* The characters of a UTF-8 text (what the protocol's lengths count). */
+static int
+text_chars(const char *text)
+{
+	int n = 0;
 
 	for (; *text != '\0'; text++)
-		cols += ((unsigned char)*text & 0xc0) != 0x80;
-	return cols;
+		n += ((unsigned char)*text & 0xc0) != 0x80;
+	return n;
+}
+
+/* The end of a line being typed that fits in w columns (all of it when it fits). */
+static const char *
+prompt_tail(const char *line, int w)
+{
+	int over = text_width(line) - w, len;
+
+	while (over > 0 && *line != '\0') {
+		over -= char_cols(line, &len);
+		if (len == 0)
+			break;
+		line += len;
+	}
+	return line;
 }
 
 /*
@@ -530,14 +572,15 @@ draw_notice(struct screen *s)
 		putn(y, 1, COLS - 1, prompts[s->prompt]);
 		attroff(A_BOLD);
 		int x = 1 + (int)strlen(prompts[s->prompt]);
-		putn(y, x, COLS - x, s->line);
+		const char *tail = prompt_tail(s->line, COLS - x - 1);
+		putn(y, x, COLS - x, tail);
 		{
 			const char *keys[] = {"Ctrl-U", "clear",          "Esc", "cancel",
 			                      "Enter",  sends[s->prompt], NULL};
 			draw_hints(keys);
 		}
 		curs_set(1);
-		move(y, x + s->linelen);
+		move(y, x + text_width(tail));
 		return;
 	}
 	if (s->mode == MODE_CONFIRM) {
@@ -741,6 +784,41 @@ draw_side_chip(struct screen *s, int y, int x, enum game_kind kind, int side)
 }
 
 /*
+ * One player's line of a side panel (the game's or the replay's): the turn marker, the side's
+ * chip, the side's name when the panel is wide, the player's name, and at the right end the
+ * score or the reserves of position g. The name runs up to the widest score ("36") or reserve
+ * ("X8 O8") text, so that "computer (level 3)" stays whole at 80 columns; on a narrow panel (a
+ * 64-column terminal) the side's name goes, so that the player's shows.
+ */
+static void
+draw_player_line(struct screen *s, int y, int px, int pw, const struct game *g, int side,
+                 int tomove, const char *name)
+{
+	int wide = pw >= 34, nx = wide ? 13 : 6, vw = g->kind == GAME_HOKITO ? 2 : 5;
+	struct game_outcome o;
+	int reserve[2][2];
+	char buf[32];
+
+	attron(A_BOLD);
+	put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
+	attroff(A_BOLD);
+	draw_side_chip(s, y, px + 2, g->kind, side);
+	if (wide)
+		put(y, px + 6, 0, "%-6s", client_state_side_name(g->kind, side));
+	if (tomove)
+		attron(A_BOLD);
+	putn(y, px + nx, pw - nx - vw - 1, name);
+	attroff(A_BOLD);
+	game_outcome(g, &o);
+	client_state_reserves(g, reserve);
+	if (g->kind == GAME_HOKITO)
+		snprintf(buf, sizeof buf, "%d", o.score[side]);
+	else
+		snprintf(buf, sizeof buf, "X%d O%d", reserve[side][0], reserve[side][1]);
+	put(y, px + pw - vw, 0, "%*s", vw, buf);
+}
+
+/*
  * The side panel of the game screen. A narrow one (a 64-column terminal) leaves out the side
  * names beside the chips and keeps a smaller score column, so that the players' names show; a
  * short one (fewer than 24 lines) leaves out the blank lines and puts the spectators on one line.
@@ -751,22 +829,17 @@ draw_panel(struct screen *s, int px, int pw)
 {
 	struct client *c = s->c;
 	const struct client_table *t = &c->st.table;
-	struct game_outcome o;
-	int y = 2, side = game_side(&t->game), reserve[2][2];
+	int y = 2, side = game_side(&t->game);
 	int wide = pw >= 34, tall = LINES >= 24;
-	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score column width */
-	/* the widest score ("36") or reserve ("X8  O8") text: the name may run up to it, so
-	 * that "computer (level 3)" stays whole at 80 columns */
-	int vw = t->kind == GAME_HOKITO ? 2 : wide ? 6 : 5;
+	int nx = wide ? 13 : 6, sw = wide ? 10 : 7; /* name column, score heading width */
 	uint64_t now = uv_now(c->loop);
 	char buf[256], longer[320];
 
-	game_outcome(&t->game, &o);
-	client_state_reserves(&t->game, reserve);
 	attron(A_BOLD);
 	put(y, px, pw, "%s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO");
 	attroff(A_BOLD);
-	put(y, px + 7, pw - 7, "%s %s game %s", t->variant, glyph(s, "\xc2\xb7", "-"), t->id);
+	put(y, px + 7 - (t->kind == GAME_OXONO), pw - 7, "%s %s game %s", t->variant,
+	    glyph(s, "\xc2\xb7", "-"), t->id);
 	if (t->invite[0]) {
 		y++;
 		put(y, px, pw, "invite code ");
@@ -783,24 +856,9 @@ draw_panel(struct screen *s, int px, int pw)
 	for (int i = 0; i < 2; i++) {
 		const struct client_seat *seat = &t->seats[i];
 		int tomove = !t->over && t->started && side == i;
-		attron(A_BOLD);
-		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
-		attroff(A_BOLD);
-		draw_side_chip(s, y, px + 2, t->kind, i);
-		if (wide)
-			put(y, px + 6, 0, "%-6s", client_state_side_name(t->kind, i));
-		if (tomove)
-			attron(A_BOLD);
 		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
 		         t->seat == i ? " (you)" : "");
-		putn(y, px + nx, pw - nx - vw - 1, buf);
-		attroff(A_BOLD);
-		if (t->kind == GAME_HOKITO)
-			snprintf(buf, sizeof buf, "%d", o.score[i]);
-		else
-			snprintf(buf, sizeof buf, wide ? "X%d  O%d" : "X%d O%d", reserve[i][0],
-			         reserve[i][1]);
-		put(y, px + pw - vw, 0, "%*s", vw, buf);
+		draw_player_line(s, y, px, pw, &t->game, i, tomove, buf);
 		y++;
 		if (t->timed) {
 			int64_t ms = client_state_clock(t, i, now);
@@ -1267,7 +1325,7 @@ draw_game_hints(struct screen *s)
 			hint_add(&h, "arrows", "cursor");
 		}
 		hint_add(&h, "r", "resign");
-		if (t->draw_offer < 0)
+		if (t->draw_offer < 0 && !t->adjourned) /* no offers in an adjourned game */
 			hint_add(&h, "d", "draw");
 		hint_add(&h, "t", "chat");
 		if (!our_turn) {
@@ -1450,17 +1508,19 @@ draw_lobby(struct screen *s)
 	}
 	for (int i = s->list_top; i < st->nlist && y < LINES - 3; i++, y++) {
 		const struct client_entry *e = &st->list[i];
-		char players[64];
+		char players[2 * CLIENT_NAME_MAX + 8];
 		snprintf(players, sizeof players, "%s vs %s",
 		         e->players[0][0] ? e->players[0] : "-",
 		         e->players[1][0] ? e->players[1] : "-");
 		if (i == s->row)
 			attron(A_REVERSE);
 		blank(y, 1, w - 2);
-		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s %-*.*s %5d %5d", e->id,
+		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s", e->id,
 		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant,
-		    e->private_game ? "private" : e->status, pw, pw, players, e->ply,
-		    e->spectators);
+		    e->private_game ? "private" : e->status);
+		/* the players by the columns they take (a name may be wider than its bytes) */
+		putn(y, 41, pw, players);
+		put(y, 41 + pw, w - 42 - pw, " %5d %5d", e->ply, e->spectators);
 		attroff(A_REVERSE);
 	}
 	{
@@ -1576,9 +1636,8 @@ draw_replay(struct screen *s)
 	const struct client_replay *rp = &c->replay;
 	const struct record *rec = &rp->rec;
 	const struct client_eval *e;
-	struct game_outcome o;
 	char buf[192], last[GAME_MOVE_TEXT];
-	int px, pw, y = 2, reserve[2][2];
+	int px, pw, y = 2;
 
 	{
 		static const char *const keys[] = {
@@ -1588,9 +1647,13 @@ draw_replay(struct screen *s)
 		draw_hints(keys);
 	}
 	if (!rp->active || strcmp(rp->id, s->replay_want) != 0) {
+		/* the line below says why a record did not come */
 		attron(A_DIM);
-		put(3, 3, COLS - 4, "Asking the server for the record of game %s...",
-		    s->replay_want);
+		if (client_request_pending(c, MSG_RECORD))
+			put(3, 3, COLS - 4, "Asking the server for the record of game %s...",
+			    s->replay_want);
+		else
+			put(3, 3, COLS - 4, "No record of game %s.", s->replay_want);
 		attroff(A_DIM);
 		return;
 	}
@@ -1615,25 +1678,16 @@ draw_replay(struct screen *s)
 	put(y, px, pw, "%s %s%s%s", rec->kind == GAME_OXONO ? "OXONO" : "HOKITO",
 	    rec->variant[0] ? rec->variant : "standard", rec->date[0] ? ", " : "", rec->date);
 	y += 2;
-	game_outcome(&rp->pos, &o);
-	client_state_reserves(&rp->pos, reserve);
-	for (int i = 0; i < 2; i++, y++) {
-		int tomove = !game_over(&rp->pos) && game_side(&rp->pos) == i;
-		attron(A_BOLD);
-		put(y, px, 0, "%s", tomove ? glyph(s, "\xe2\x96\xb6", ">") : " ");
-		attroff(A_BOLD);
-		draw_side_chip(s, y, px + 2, rec->kind, i);
-		put(y, px + 6, 0, "%-6s", client_state_side_name(rec->kind, i));
-		putn(y, px + 13, pw - 13 - 11, rec->player[i][0] ? rec->player[i] : "?");
-		if (rec->kind == GAME_HOKITO)
-			put(y, px + pw - 10, 0, "%10d", o.score[i]);
-		else
-			put(y, px + pw - 10, 0, "  X%d  O%d", reserve[i][0], reserve[i][1]);
-	}
+	for (int i = 0; i < 2; i++, y++)
+		draw_player_line(s, y, px, pw, &rp->pos, i,
+		                 !game_over(&rp->pos) && game_side(&rp->pos) == i,
+		                 rec->player[i][0] ? rec->player[i] : "?");
 	y++;
 	if (rec->result == RECORD_UNFINISHED)
-		snprintf(buf, sizeof buf, "Result: not over%s%s", rec->reason[0] ? ", " : "",
-		         rec->reason);
+		/* "*": aborted (with its reason: no result), or not over yet */
+		snprintf(buf, sizeof buf, "Result: %s%s%s",
+		         rec->reason[0] ? "no result (" : "not over", rec->reason,
+		         rec->reason[0] ? ")" : "");
 	else if (rec->result == RECORD_DRAW)
 		snprintf(buf, sizeof buf, "Result: draw (%s)", rec->reason);
 	else
@@ -1816,7 +1870,10 @@ screen_draw(struct screen *s)
 	if (!s->on)
 		return;
 	erase();
-	curs_set(0);
+	/* the cursor stays on while a line is typed (draw_notice() puts it there): hiding it for
+	 * every redraw would make it blink with the clocks */
+	if (s->mode != MODE_PROMPT || COLS < MIN_COLS || LINES < MIN_ROWS)
+		curs_set(0);
 	if (COLS < MIN_COLS || LINES < MIN_ROWS) {
 		int y = LINES / 2 - 1;
 		attron(A_BOLD);
@@ -1996,8 +2053,12 @@ prompt_key(struct screen *s, int ch)
 		return;
 	}
 	if (ch == KEY_BACKSPACE || ch == 127 || ch == KEY_CTRL('h')) {
+		/* a whole character: its continuation bytes, then its first */
+		while (s->linelen > 0 && (s->line[s->linelen - 1] & 0xc0) == 0x80)
+			s->linelen--;
 		if (s->linelen > 0)
-			s->line[--s->linelen] = '\0';
+			s->linelen--;
+		s->line[s->linelen] = '\0';
 		return;
 	}
 	if (ch == KEY_CTRL('u')) {
@@ -2026,7 +2087,11 @@ prompt_key(struct screen *s, int ch)
 		}
 		return;
 	}
-	if (ch >= 32 && ch < 127 && s->linelen + 1 < (int)sizeof s->line) {
+	/* Text, in bytes (a UTF-8 character comes as several): a chat line may take as many
+	 * characters as the server allows (PROTOCOL_CHAT_MAX), room for the longest character
+	 * kept. */
+	if (ch >= 32 && ch < 256 && ch != 127 && s->linelen + 4 < (int)sizeof s->line &&
+	    ((ch & 0xc0) == 0x80 || text_chars(s->line) < PROTOCOL_CHAT_MAX)) {
 		s->line[s->linelen++] = (char)ch;
 		s->line[s->linelen] = '\0';
 	}
@@ -2457,8 +2522,7 @@ screen_tick_cb(uv_timer_t *h)
 	const struct client_table *t = &s->c->st.table;
 	int away = !t->seats[0].connected || !t->seats[1].connected;
 
-	if (s->on && t->active && t->started && !t->over && (t->timed || away) &&
-	    s->mode != MODE_PROMPT)
+	if (s->on && t->active && t->started && !t->over && (t->timed || away))
 		screen_draw(s);
 }
 

@@ -99,6 +99,13 @@ client_state_table_move(struct client_state *st, int64_t seq, const char *move,
 		return 1;
 	if (seq >= 0 && seq <= t->seq)
 		return 1;
+	/* A dropped player's grace runs on its own turns only: what is left of it as the turn
+	 * changes hands is its new starting point (else the time the other side thought would
+	 * count against it on screen). */
+	for (int i = 0; i < 2; i++) {
+		t->seats[i].grace_ms = client_state_grace(t, i, st->now);
+		t->seats[i].grace_stamp = st->now;
+	}
 	if (position != NULL && position[0] != '\0') {
 		struct game g;
 		rc = game_parse(&g, t->kind, position, err);
@@ -209,8 +216,43 @@ client_state_our_turn(const struct client_state *st)
 {
 	const struct client_table *t = &st->table;
 
-	return t->active && !t->over && t->seat >= 0 && game_side(&t->game) == t->seat &&
-	       !game_over(&t->game);
+	return t->active && t->started && !t->adjourned && !t->over && t->seat >= 0 &&
+	       game_side(&t->game) == t->seat && !game_over(&t->game);
+}
+
+/*
+ * Why we may not move now, written to why (returns -1 with a negative game_errno in *code), or 0
+ * when we may: seated at a live game that is not over, adjourned or waiting for its second
+ * player, on our turn. The server refuses the same moves (not_seated, not_started, game_over,
+ * not_your_turn); saying so here refuses them before anything is sent.
+ */
+static int
+move_refused(const struct client_state *st, char *why, size_t size, int *code)
+{
+	const struct client_table *t = &st->table;
+
+	*code = GAME_EILLEGAL;
+	if (!t->active) {
+		snprintf(why, size, "You are not at a game: create or join one first.");
+		*code = GAME_EINVAL;
+	} else if (t->seat < 0) {
+		snprintf(why, size, "You are watching this game: you cannot move.");
+		*code = GAME_EINVAL;
+	} else if (t->over || game_over(&t->game)) {
+		snprintf(why, size, "The game is over.");
+		*code = GAME_EOVER;
+	} else if (!t->started) {
+		snprintf(why, size, "The game has not started: waiting for an opponent.");
+	} else if (t->adjourned) {
+		snprintf(why, size,
+		         "The game is adjourned: it goes on when both players are back.");
+	} else if (game_side(&t->game) != t->seat) {
+		snprintf(why, size, "Not your turn: %s to move.",
+		         client_state_side_name(t->kind, game_side(&t->game)));
+	} else {
+		return 0;
+	}
+	return -1;
 }
 
 int
@@ -259,20 +301,11 @@ client_state_selectable(const struct client_state *st, int sq, char *why, size_t
 	char name[3];
 	int reserve[2][2];
 
+	int code;
+
 	game_square_name(sq, name);
-	if (!t->active || t->seat < 0) {
-		snprintf(why, size, "You are watching this game.");
+	if (move_refused(st, why, size, &code) < 0)
 		return -1;
-	}
-	if (t->over || game_over(&t->game)) {
-		snprintf(why, size, "The game is over.");
-		return -1;
-	}
-	if (game_side(&t->game) != t->seat) {
-		snprintf(why, size, "Not your turn: %s to move.",
-		         client_state_side_name(t->kind, game_side(&t->game)));
-		return -1;
-	}
 	client_state_cell(&t->game, sq, &cell);
 	if (t->kind == GAME_HOKITO) {
 		if (cell.empty) {
@@ -321,19 +354,8 @@ client_state_move_check(const struct client_state *st, const char *text, char *o
 	struct game_move m;
 	int rc;
 
-	if (!t->active || t->seat < 0) {
-		snprintf(why, whysize, "You are watching this game: you cannot move.");
-		return GAME_EINVAL;
-	}
-	if (t->over || game_over(&t->game)) {
-		snprintf(why, whysize, "The game is over.");
-		return GAME_EOVER;
-	}
-	if (game_side(&t->game) != t->seat) {
-		snprintf(why, whysize, "Not your turn: %s to move.",
-		         client_state_side_name(t->kind, game_side(&t->game)));
-		return GAME_EILLEGAL;
-	}
+	if (move_refused(st, why, whysize, &rc) < 0)
+		return rc;
 	rc = game_move_parse(&t->game, text, &m, &err);
 	if (rc < 0) {
 		snprintf(why, whysize, "%s: %s", text, err.text[0] ? err.text : "illegal move");

@@ -253,6 +253,10 @@ client_welcomed(struct client *c, int resumed, const char *game)
 {
 	const struct client_options *o = &c->opt;
 
+	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
+	c->arriving = resumed && game != NULL &&
+	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
+	client_update(c); /* "connected" comes before what follows */
 	if (c->action_done) {
 		/* A reconnection: replace the "connection lost" notice. */
 		if (resumed && game != NULL)
@@ -265,7 +269,6 @@ client_welcomed(struct client *c, int resumed, const char *game)
 			client_request_list(c);
 		return;
 	}
-	client_update(c); /* "connected" comes before what the action says */
 	/* Done from here on: the action's request is pending (--plain waits for its answer). */
 	c->action_done = 1;
 	if (resumed && game != NULL) {

@@ -195,7 +195,8 @@ struct client_pending {
 /* One finished game of a history page, as the views show it. */
 struct client_history_entry {
 	char id[CLIENT_ID_MAX];
-	char line[192]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
+	char line[2 * CLIENT_NAME_MAX +
+	          96]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
 };
 
 #define CLIENT_EVAL_DEPTH 4 /* plies the replay's evaluations search (client-eval.c) */
@@ -236,6 +237,7 @@ struct client {
 	struct client_pending pending[CLIENT_PENDING_MAX]; /* requests awaiting their reply */
 	int npending;
 	int action_done;                  /* the command line's action was sent */
+	int arriving;                     /* welcomed back at a game whose state is on its way */
 	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
 	int watch_by_code;                /* watch_target is an invite code */
 	uint64_t list_stamp;              /* bumped at every lobby list received */
@@ -411,6 +413,8 @@ int client_request_claim(struct client *c, int draw);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 int client_request_history(struct client *c, int64_t offset, int limit);
 int client_request_record(struct client *c, const char *game);
+/* Whether a request of this type (an enum msg_type) awaits its reply. */
+int client_request_pending(const struct client *c, int type);
 
 /*
  * Replay (client-msg.c): load the record text of game id (borrowed) and show its start; then move

@@ -110,6 +110,36 @@ def test_plain(tap, port, tmp, clock):
     tap.check(all(p.close() == 0 for p in (alice, bob, carol)), "the plain clients end cleanly")
 
 
+def test_adjourned(tap, port, tmp, clock):
+    """A game without a clock whose dropped player's grace runs out is adjourned: the panel says
+    the grace is over (not the grace it had), and the bar offers no draw (none is taken)."""
+    tmux = ct.Tmux("adjourn")
+    env = {"XDG_STATE_HOME": os.path.join(tmp, "amos"), "TERM": "xterm-256color",
+           "LANG": "C.UTF-8"}
+    try:
+        tmux.start("amos", "%s --port %d --name amos create --seat white" % (ct.HOKITO, port),
+                   env, 80, 24)
+        tmux.expect("amos", r"Waiting for an opponent", 10)
+        bea = ct.Plain(port, "bea", ["join", clock.game_id("amos")], os.path.join(tmp, "bea"))
+        tap.check(bea.expect(r"^your turn \(black\)", 10), "adjourned: bea joins, her turn",
+                  bea.text())
+        bea.close()
+        tap.check(tmux.expect("amos", r"offline, %d s grace" % GRACE, 10),
+                  "adjourned: bea drops on her turn", tmux.capture("amos"))
+        clock.advance(GRACE * 1000 + 1000)
+        tap.check(tmux.expect("amos", r"Adjourned", 10) and
+                  tmux.expect("amos", r"offline, grace over", 5) and
+                  not re.search(r"s grace", tmux.capture("amos")),
+                  "adjourned: the panel says her grace is over", tmux.capture("amos"))
+        bar = tmux.capture("amos").rstrip("\n").split("\n")[-1]
+        tap.check(" resign" in bar and " draw" not in bar,
+                  "adjourned: the bar offers resign, not a draw", bar)
+        tmux.keys("amos", "Q")
+        tmux.expect("amos", r"HOKITO-EXIT=0", 5)
+    finally:
+        tmux.kill()
+
+
 def test_screen(tap, port, tmp, clock):
     tmux = ct.Tmux("match")
     stderr = os.path.join(tmp, "alice-screen.stderr")
@@ -128,9 +158,18 @@ def test_screen(tap, port, tmp, clock):
         # the client counts the running clock down on its own (real) time
         tap.check(tmux.expect("alice", "\u23f1 4:5\\d.*\u23f1 5:00", 8),
                   "screen: the running clock counts down", tmux.capture("alice"))
+        # and goes on counting down while a move is being typed
+        tmux.keys("alice", ":")
+        tap.check(tmux.expect("alice", r" Move:", 5), "screen: the move prompt opens",
+                  tmux.capture("alice"))
+        shown = re.search("\u23f1 (\\d:\\d\\d)", tmux.capture("alice")).group(1)
+        tap.check(ct.wait_for(lambda: " Move:" in tmux.capture("alice") and
+                              re.search("\u23f1 (\\d:\\d\\d)",
+                                        tmux.capture("alice")).group(1) != shown, 8),
+                  "screen: the running clock counts down while a move is typed",
+                  tmux.capture("alice"))
         clock.advance(285000)
         mv = legal_move(bob)
-        tmux.keys("alice", ":")
         tmux.literal("alice", mv)
         tmux.keys("alice", "Enter")
         tap.check(bob.expect(r"^move 1: black ", 10), "screen: the move is played",
@@ -141,6 +180,19 @@ def test_screen(tap, port, tmp, clock):
         bob.send("say nice one")
         tap.check(tmux.expect("alice", r"Chat.*ben: nice one", 10),
                   "screen: the chat pane shows the players' chat", tmux.capture("alice"))
+        # A chat line is typed whole: any characters, as long as the server takes (200), the
+        # end of it on screen as it grows past the edge.
+        line = "caf\u00e9 \u00fcber " + "x" * 150 + " fin"
+        tmux.keys("alice", "t")
+        tmux.literal("alice", line)
+        typed = ct.wait_for(lambda: [l for l in tmux.capture("alice").splitlines()
+                                     if l.startswith(" Say:") and l.endswith("x fin")], 5)
+        tap.check(typed and "caf" not in typed[0],
+                  "screen: a chat line longer than the screen shows its end as it is typed",
+                  tmux.capture("alice"))
+        tmux.keys("alice", "Enter")
+        tap.check(bob.expect(r"^chat: ann \(black\): %s$" % re.escape(line), 10),
+                  "screen: a long chat line with accented letters is sent whole", bob.text())
         bob.close()
         tap.check(tmux.expect("alice", r"offline, %d s grace" % GRACE, 10),
                   "screen: the dropped opponent's grace period", tmux.capture("alice"))
@@ -151,6 +203,29 @@ def test_screen(tap, port, tmp, clock):
         tap.check(bob.expect(r"^(connected|reconnected) to", 10) and
                   tmux.expect("alice", r"ben is back", 10), "the opponent comes back",
                   tmux.capture("alice"))
+        # Dropped on the other side's turn, the grace waits; once the turn is its own it counts
+        # down from there, not from the moment it dropped.
+        bob.send(legal_move(bob))
+        tap.check(bob.expect(r"^move 2: white ", 10), "bob plays the second move", bob.text())
+        mv = legal_move(bob)
+        bob.close()
+        tap.check(tmux.expect("alice", r"offline, %d s grace" % GRACE, 10),
+                  "screen: the opponent drops on our turn", tmux.capture("alice"))
+        time.sleep(6)
+        tap.check(re.search(r"offline, %d s grace" % GRACE, tmux.capture("alice")),
+                  "screen: the grace waits while it is our turn", tmux.capture("alice"))
+        tmux.keys("alice", ":")
+        tmux.literal("alice", mv)
+        tmux.keys("alice", "Enter")
+        tap.check(tmux.expect("alice", r"Sent %s" % mv, 10) and
+                  tmux.expect("alice", r"offline, (%d|%d|%d) s grace" %
+                              (GRACE, GRACE - 1, GRACE - 2), 3),
+                  "screen: on the opponent's turn its grace counts down from where it stood, "
+                  "not less the time we thought", tmux.capture("alice"))
+        bob = ct.Plain(port, "ben", [], bob_home)
+        tap.check(bob.expect(r"^(connected|reconnected) to", 10) and
+                  bob.expect(r"^your turn", 10), "the opponent comes back again",
+                  bob.text())
         bob.send("draw")
         tap.check(tmux.expect("alice", r"White offers a draw: a accept, x decline", 10),
                   "screen: the draw offer with its keys", tmux.capture("alice"))
@@ -222,6 +297,7 @@ def main(tap):
     clock = Clock(server.port)
     try:
         test_plain(tap, server.port, tmp, clock)
+        test_adjourned(tap, server.port, tmp, clock)
         test_screen(tap, server.port, tmp, clock)
         test_restart_clock(tap)
     finally:

@@ -85,6 +85,13 @@ def test_hokito_game(tap, port, tmp):
     gid = m.group(1)
     tap.check(alice.expect(r"^waiting for an opponent", 5) and
               alice.expect(r"^6 +w\d", 5), "the board is printed, rank 6 first", alice.text())
+    # Black moves first, but not before the game has started: "wait" holds the next command
+    # until the opponent has come and it is her turn; a move now is refused on the spot.
+    alice.send("c1-c2")
+    tap.check(alice.expect(r"^error: The game has not started: waiting for an opponent", 10),
+              "a move before the opponent came is refused on the spot", alice.text())
+    alice.send("wait")
+    alice.send("clock")
     carol = ct.Plain(port, "carol", ["watch", gid], homes["carol"])
     tap.check(carol.expect(r"^watching game %s" % gid, 10), "carol watches", carol.text())
     tap.check(alice.expect(r"^spectators: 1 carol", 10), "alice sees carol watching",
@@ -96,11 +103,17 @@ def test_hokito_game(tap, port, tmp):
     bob.send("clock")
     tap.check(bob.expect(r"^error: not at a game$", 10),
               "clock at no game: not at a game (not 'no clock in this game')", bob.text())
+    tap.check(not alice.seen(r"no clock in this game"),
+              "wait holds the next command while the game waits for its opponent",
+              alice.text())
     bob.send("join " + gid)
     tap.check(bob.expect(r"^joined game %s \(hokito standard\) as white" % gid, 10) and
               alice.expect(r"^game started: alice \(black\) vs bob \(white\)", 10) and
               carol.expect(r"^game started", 10), "bob joins: everyone sees the start",
               alice.text() + "\n--\n" + bob.text())
+    tap.check(alice.expect(r"^error: no clock in this game$", 10),
+              "the command held by wait runs once the game has started", alice.text())
+    alice.pos = 0
     # Refusals on the spot, before anything is sent.
     tap.check(alice.expect(r"^your turn \(black\)", 10), "alice is told it is her turn")
     bob.send("a1-a2")
@@ -114,6 +127,10 @@ def test_hokito_game(tap, port, tmp):
     alice.send("claim")
     tap.check(alice.expect(r"^error: usage: claim win\|draw$", 10),
               "a known command without its argument gets its usage", alice.text())
+    alice.send("leave")
+    tap.check(alice.expect(r"^error: The game is still on: resign first, then leave\.$", 10),
+              "leave in a live game: resign first (the command, not a screen key)",
+              alice.text())
     alice.send("stack c4")
     tap.check(alice.expect(r"^c4: w\d \(bottom to top; 1 pawn", 10), "stack shows a square",
               alice.text())
@@ -214,6 +231,34 @@ def test_oxono_game(tap, port, tmp):
     b.close()
 
 
+def test_quick(tap, port, tmp):
+    """quick takes what its help says: the game (HOKITO when left out), a variant and a clock
+    in any order, each checked before anything is sent. First, a move at no game."""
+    p = ct.Plain(port, "quinn", [], os.path.join(tmp, "quinn"))
+    p.send("c2-e4")
+    p.send("move c2-e4")
+    tap.check(p.expect(r"^error: You are not at a game: create or join one first\.$", 10) and
+              p.expect(r"^error: You are not at a game: create or join one first\.$", 10),
+              "a move at no game: not at a game (not 'unknown command', not 'watching')",
+              p.text())
+    p.send("quick 1+0 random36")
+    tap.check(p.expect(r"^Looking for a HOKITO opponent\.\.\.$", 10) and
+              p.expect(r"^joined game g\d+ \(hokito random36\) as", 10) and
+              p.expect(r"^clocks: black 1:00, white 1:00 \(1\+0\)$", 10),
+              "quick with a clock then a variant and no game: both are asked for", p.text())
+    p.send("leave")
+    p.send("quick oxono 3+2")
+    tap.check(p.expect(r"^Looking for an OXONO opponent\.\.\.$", 10) and
+              p.expect(r"^joined game g\d+ \(oxono standard\) as", 10) and
+              p.expect(r"\(3\+2\)$", 10), "quick oxono with a clock", p.text())
+    p.send("leave")
+    p.send("quick hokito bogus")
+    tap.check(p.expect(r"^error: quick: 'bogus' is not a variant of hokito or a clock", 10),
+              "quick with a word that is neither a variant nor a clock is refused on the spot",
+              p.text())
+    tap.check(p.close() == 0, "quinn ends cleanly")
+
+
 def test_eof(tap, port, tmp):
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eve"],
                        input="list\nhelp\n", capture_output=True, text=True, timeout=15,
@@ -241,6 +286,9 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
               "no server: a clear error and status 1", r.stdout + r.stderr)
+    tap.check(re.search(r"retrying in 0\.25 s\.\.\.\n.*retrying in 0\.5 s\.\.\.\n"
+                        r".*retrying in 1 s\.\.\.\n", r.stdout),
+              "the retries say how long they wait (0.25 s, 0.5 s, 1 s)", r.stdout)
     # The command line's action is pending too: input that is empty from the start must
     # neither drop it (status 0 with nothing done) nor quit before its answer.
     r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve", "create"],
@@ -248,6 +296,50 @@ def test_eof(tap, port, tmp):
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
     tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
               "no server, create with empty input: status 1, not 0", r.stdout + r.stderr)
+    # So is the connection itself: with no command at all, hokito still connects (or says it
+    # cannot, with status 1) before it ends.
+    for stdin, how in (({"stdin": subprocess.DEVNULL}, "/dev/null"), ({"input": ""}, "a pipe")):
+        r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve"], **stdin,
+                           capture_output=True, text=True, timeout=30,
+                           env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+        tap.check(r.returncode == 1 and "Cannot connect" in r.stdout,
+                  "no server, no command, empty input from %s: status 1, not 0" % how,
+                  r.stdout + r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eve"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
+                       env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
+    tap.check(r.returncode == 0 and
+              r.stdout == "connected to 127.0.0.1:%d as eve\n" % port,
+              "empty input: hokito connects, then ends with status 0", r.stdout + r.stderr)
+    # Commands read before the server has answered come after the command line's action.
+    path = os.path.join(tmp, "commands.txt")
+    with open(path, "w") as f:
+        f.write("who\nleave\n")
+    with open(path) as f:
+        r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "early",
+                            "create", "--seat", "black"], stdin=f, capture_output=True,
+                           text=True, timeout=15,
+                           env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "early")))
+    tap.check(r.returncode == 0 and "not at a game" not in r.stdout and
+              re.search(r"^players: black early \(you\).*\n(.*\n)*left game g\d+$",
+                        r.stdout, re.M),
+              "commands from standard input run after the command line's create",
+              r.stdout + r.stderr)
+    # So do commands read before the state of the game the server welcomed us back at.
+    env = dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "back"))
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back", "create",
+                        "--seat", "black", "--computer", "1"], input="resign\n",
+                       capture_output=True, text=True, timeout=15, env=env)
+    with open(path, "w") as f:
+        f.write("who\n")
+    with open(path) as f:
+        r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back"],
+                           stdin=f, capture_output=True, text=True, timeout=15, env=env)
+    tap.check(r.returncode == 0 and "Rejoined game" in r.stdout and
+              "not at a game" not in r.stdout and
+              re.search(r"^players: black back \(you\)", r.stdout, re.M),
+              "back at its game, the client runs commands once it has the game's state",
+              r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
                         "create", "oxono"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
@@ -290,6 +382,11 @@ def test_restart(tap):
                   cy.text())
         tap.check(not cy.seen(r"game is lost|is gone"), "the spectator is not told the game "
                   "is lost", cy.text())
+        tap.check(re.search(r"^reconnected to 127\.0\.0\.1:\d+ as cy\n"
+                            r"Reconnected: watching game %s again\.$" % m.group(1),
+                            cy.text(), re.M),
+                  "the reconnected line comes first, then what the reconnection brought back",
+                  cy.text())
         bo.send("moves")
         second = bo.expect(r"^legal moves for white \(\d+\): (\S+)", 10).group(1)
         bo.send(second)
@@ -347,6 +444,7 @@ def main(tap):
         test_cli(tap)
         test_hokito_game(tap, server.port, tmp)
         test_oxono_game(tap, server.port, tmp)
+        test_quick(tap, server.port, tmp)
         test_eof(tap, server.port, tmp)
         test_restart(tap)
         test_hostile_text(tap)

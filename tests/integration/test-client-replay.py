@@ -54,10 +54,12 @@ def ended_game(server, tmp, name, create, other, end):
     it at once with the request end ("resign", "abort"). Returns (plain client, the other
     player's connection, game id); the plain client has seen the game over."""
     p = ct.Plain(server.port, name, ["create"] + create, os.path.join(tmp, name))
-    g = p.expect(r"^joined game (g\d+)", 10).group(1)
+    m = p.expect(r"^joined game (g\d+).*?(?:, invite code (\w+))?$", 10)
+    g = m.group(1)
     q = serverlib.Client("127.0.0.1", server.port)
     q.hello(other)
-    q.request({"type": "join", "game": g})
+    q.request({"type": "join", "code": m.group(2)} if m.group(2) else
+              {"type": "join", "game": g})
     q.request({"type": end})
     p.expect(r"^game over", 10)
     return p, q, g
@@ -102,14 +104,27 @@ def main(tap):
         tap.check(r.expect(r"no game with that id|[Nn]o such game|g999", 10),
                   "replay of an unknown game is refused", r.text())
         r.close()
-        # a player at a game just over replays it with no argument
-        p, q, g = ended_game(server, tmp, "pat", ["oxono", "--seat", "pink"], "quinn", "resign")
-        p.send("replay")
-        tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
-                  p.expect(r"^replay %s: the end: pink by resign" % g, 10),
-                  "after game over, replay with no argument replays that game", p.text())
-        p.close()
-        q.close()
+        # a player at a game just over replays it with no argument; a private game too (its
+        # record is asked for by its invite code)
+        for name, create, other, side, what in (
+                ("pat", ["oxono", "--seat", "pink"], "quinn", "pink", "that game"),
+                ("ivy", ["--private", "--seat", "black"], "jay", "black", "a private game")):
+            p, q, g = ended_game(server, tmp, name, create, other, "resign")
+            p.send("replay")
+            tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
+                      p.expect(r"^replay %s: the end: %s by resign" % (g, side), 10),
+                      "after game over, replay with no argument replays %s" % what, p.text())
+            p.close()
+            q.close()
+        # a history line holds the players' names whole, however many bytes they take
+        wide = "\U0001f600" * 32
+        g, _, _ = finish_game(server.port, (wide, "zed"), 0)
+        h = ct.Plain(server.port, "hal", [], os.path.join(tmp, "hal"))
+        h.send("history")
+        tap.check(h.expect(r"^game %s hokito %s vs zed: white wins \(resign\), 0 moves$"
+                           % (g, wide), 10),
+                  "history: a 32-character name of 4-byte characters is whole", h.text())
+        h.close()
         # an aborted game has no result: its replay says so, not "* by abort"
         u, v, g = ended_game(server, tmp, "uma", ["hokito", "--seat", "black"], "vera", "abort")
         u.send("replay")

@@ -6,8 +6,9 @@ the first game is on the second history page. In the lobby, h opens the history:
 n the next one; Enter on the game replays it: the start, a step forward with the move highlighted
 in the move list, G and g (the end, the start), back. Each position's evaluation is shown and is what
 `hokito-engine analyse --depth 4` says of it. Then the create form starts a game against the
-computer at level 2, the player resigns, and v on the game-over screen replays that game. TAP on
-stdout; a private tmux server, killed at the end.
+computer at level 2 (a private game), the player resigns, and v on the game-over screen replays
+that game; an aborted game's replay has no result. TAP on stdout; a private tmux server, killed
+at the end.
 """
 import os
 import re
@@ -130,13 +131,16 @@ def main(tap):
         tap.check(tmux.expect("rita", r"Create a game.*Opponent.*person.*computer.*Level", 10),
                   "the create form offers the computer", tmux.capture("rita"))
         tmux.keys("rita", "Down", "Down", "Right", "Right")  # seat: white (second)
-        tmux.keys("rita", "Down", "Down", "Down", "Right")  # opponent: computer
+        tmux.keys("rita", "Down", "Right")  # private
+        tmux.keys("rita", "Down", "Down", "Right")  # opponent: computer
         tmux.keys("rita", "Down", "Left", "Left")  # level 4 -> 2
         tmux.keys("rita", "Enter")
         tap.check(tmux.expect("rita", r"computer \(level 2\)", 10) and
                   tmux.expect("rita", r"Your move", 30),
                   "a game against the computer at level 2; it moved first",
                   tmux.capture("rita"))
+        tap.check(re.search(r"invite code [A-Z0-9]+", tmux.capture("rita")),
+                  "a private game: its invite code is shown", tmux.capture("rita"))
         tmux.keys("rita", "r")
         tmux.expect("rita", r"Resign this game", 5)
         tmux.keys("rita", "y")
@@ -145,13 +149,37 @@ def main(tap):
         tmux.keys("rita", "v")
         tap.check(tmux.expect("rita", r"Replay of game g\d+.*computer \(level 2\).*rita.*"
                               r"Result: black wins \(resign\).*Move 0 of 1: the start", 10),
-                  "v: the game just over, replayed", tmux.capture("rita"))
+                  "v: the game just over, replayed (a private game, asked for by its code)",
+                  tmux.capture("rita"))
         tmux.keys("rita", "G")
         tap.check(tmux.expect("rita", r"Move 1 of 1: Black \S+.*Eval: \S", 30),
                   "G: the computer's move, evaluated", tmux.capture("rita"))
         tmux.keys("rita", "q")
         tap.check(tmux.expect("rita", r"Game over", 10), "q: back to the game over",
                   tmux.capture("rita"))
+        # a game aborted after one move (by the player who had not moved yet) in the history,
+        # and its replay: no result, not "not over"
+        a = serverlib.Client("127.0.0.1", server.port)
+        b = serverlib.Client("127.0.0.1", server.port)
+        a.hello("abe")
+        b.hello("abi")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
+        b.request({"type": "join", "game": st["game"]})
+        a.request({"type": "move", "move": a.wait_for("your_turn")["moves"][0]})
+        b.request({"type": "abort"})
+        a.close()
+        b.close()
+        tmux.keys("rita", "Enter")
+        tmux.expect("rita", r"Games on this server", 10)
+        tmux.keys("rita", "h")
+        tap.check(tmux.expect("rita", r"%s +hokito abe vs abi: aborted \(abort\), 1 move\n" %
+                              st["game"], 10),
+                  "the history: the aborted game, its one move \"1 move\"",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "Enter")
+        tap.check(tmux.expect("rita", r"Replay of game %s.*Result: no result \(abort\)" %
+                              st["game"], 10),
+                  "the replay of an aborted game: no result", tmux.capture("rita"))
         tmux.keys("rita", "Q")
         tap.check(tmux.expect("rita", r"HOKITO-EXIT=0", 10), "Q quits cleanly",
                   tmux.capture("rita"))

@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import time
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -190,6 +191,9 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tap.check(carol.expect(r"Black to move|Waiting for an opponent", 10) and
               carol.expect(r"Spectators \(1\)", 5), "carol watches from the lobby (w)",
               carol.screen())
+    tap.check(wait_screen(tmux, "carol", lambda s: status(s).strip() == "Watching game %s." %
+                          gid, 5), "carol's status line says which game she watches",
+              carol.screen())
     tap.check(alice.expect(r"Spectators \(1\)\s+carol", 10), "alice sees carol watching",
               alice.screen())
 
@@ -327,7 +331,7 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     return gid
 
 
-def screen_checks(tap, tmux, server, tmp, gid):
+def screen_checks(tap, tmux, server, proxy, tmp, gid):
     alice = Player(tmux, "alice")
     tmux.resize("alice", 50, 14)
     tap.check(alice.expect(r"Terminal too small \(50x14\)", 5),
@@ -363,6 +367,21 @@ def screen_checks(tap, tmux, server, tmp, gid):
     tap.check(alice.expect(r"HOKITO-EXIT=0", 5) and "Games on this server" not in
               alice.screen(), "q quits with status 0 and the terminal is restored",
               alice.screen())
+    # A record that cannot come (no connection): the replay page says so, not "Asking...".
+    proxy.hold()
+    tap.check(tmux.expect("bob", r"reconnecting", 10), "bob's connection is down",
+              tmux.capture("bob"))
+    tmux.keys("bob", "v")
+    tap.check(tmux.expect("bob", r"No record of game %s\." % gid, 5) and
+              "Asking" not in tmux.capture("bob") and
+              re.search(r"Not connected", status(tmux.capture("bob"))),
+              "a replay asked for without a connection says there is no record, and why",
+              tmux.capture("bob"))
+    tmux.keys("bob", "q")
+    proxy.release()
+    tap.check(tmux.expect("bob", r"connected +bob", 10) and
+              tmux.expect("bob", r"Game over", 5), "bob is back at the game over",
+              tmux.capture("bob"))
     tmux.keys("bob", "C-c")
     tap.check(tmux.expect("bob", r"HOKITO-EXIT=0", 5) and "Game over" not in
               tmux.capture("bob"), "Ctrl-C quits cleanly and restores the terminal",
@@ -683,8 +702,8 @@ def create_refused(tap, tmux, tmp):
 
 
 def computer_game(tap, tmux, server, tmp):
-    """Against the computer at 80 columns: its name is whole in the panel, and its first move
-    is on the status line."""
+    """Against the computer at 80 columns: its name is whole in the panel (and in the replay),
+    and its first move is on the status line."""
     tmux.start("dee", "%s --port %d --name dee create --seat white --computer 1"
                % (ct.HOKITO, server.port), env_for(tmp, "dee"), 80, 24)
     tap.check(tmux.expect("dee", r"B +Black +computer \(level 1\) +\d+\s", 10),
@@ -693,12 +712,59 @@ def computer_game(tap, tmux, server, tmp):
                   r" computer \(level 1\) played \S+\. Your move\.", status(s).rstrip()), 30),
               "the computer's move is on the status line", tmux.capture("dee"))
     tmux.keys("dee", "Q")
+    # and in OXONO, beside the reserves, in the game and in its replay
+    tmux.start("dox", "%s --port %d --name dox create oxono --seat black --computer 1"
+               % (ct.HOKITO, server.port), env_for(tmp, "dox"), 80, 24)
+    tap.check(tmux.expect("dox", r"P +Pink +computer \(level 1\) +X[78] O[78]\s", 10),
+              "80 columns, OXONO: the computer's name is whole beside its reserves",
+              tmux.capture("dox"))
+    tmux.keys("dox", "r")
+    tmux.expect("dox", r"Resign this game", 5)
+    tmux.keys("dox", "y")
+    tmux.expect("dox", r"Game over", 10)
+    tmux.keys("dox", "v")
+    tap.check(tmux.expect("dox", r"Replay of game.*P +Pink +computer \(level 1\) +X8 O8\s", 10),
+              "80 columns, the replay: the computer's name is whole too", tmux.capture("dox"))
+    tmux.keys("dox", "Q")
     tmux.start("dex", "%s --port %d --name dex create --seat black --computer 1"
                % (ct.HOKITO, server.port), env_for(tmp, "dex"), 64, 18)
     tap.check(tmux.expect("dex", r"Your move \(Black\)", 10) and
               re.search(r"\[ B\d\]", tmux.capture("dex")),
               "64 columns: the cursor's brackets show round a pawn", tmux.capture("dex"))
     tmux.keys("dex", "Q")
+
+
+def wide_names(tap, tmux, server, tmp):
+    """A name of 32 CJK characters takes 64 columns: the panel and the lobby cut it by the
+    columns it takes, so that it never runs over the score, the next line or the board."""
+    name = "\u65e5\u672c\u8a9e" * 10 + "\u65e5\u672c"
+    p = ct.Plain(server.port, name, ["create", "--seat", "black"], os.path.join(tmp, "wide"))
+    m = p.expect(r"^joined game (g\d+)", 10)
+    if not tap.check(m, "wide names: a player with a 32-character CJK name", p.text()):
+        return
+    gid = m.group(1)
+    tmux.start("wide", "%s --port %d --name wes watch %s" % (ct.HOKITO, server.port, gid),
+               env_for(tmp, "wes"), 80, 24)
+    ok = tmux.expect("wide", r"Waiting for an opponent", 10)
+    scr = tmux.capture("wide")
+    lines = scr.split("\n")
+    tap.check(ok and re.search(r"B +Black +\u65e5[^\n]* 36\n", scr) and
+              re.search(r"^ 5 +W\d", scr, re.M) and
+              not [l for l in lines if l[:1] not in ("", " ")],
+              "80x24: the wide name is cut to its columns, the score and the board whole", scr)
+    tmux.keys("wide", "q")
+
+    def cols(text):  # the columns a line takes on the terminal
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    ok = tmux.expect("wide", r"%s +hokito +standard +open +\u65e5[^\n]* +0 +\d\n" % gid, 10)
+    lines = tmux.capture("wide").split("\n")
+    head = [l for l in lines if "WATCH" in l]
+    row = [l for l in lines if re.match(r" +%s " % gid, l)]
+    tap.check(ok and head and row and cols(row[0].rstrip()) == cols(head[0].rstrip()),
+              "the lobby: the wide name is cut to its column, the counts under their headings",
+              tmux.capture("wide"))
+    tmux.keys("wide", "Q")
+    p.close()
 
 
 def main(tap):
@@ -709,12 +775,13 @@ def main(tap):
     try:
         gid = hokito_game(tap, tmux, server, proxy, tmp)
         if gid:
-            screen_checks(tap, tmux, server, tmp, gid)
+            screen_checks(tap, tmux, server, proxy, tmp, gid)
         oxono_game(tap, tmux, server, tmp)
         small_screens(tap, tmux, server, tmp)
         game_end(tap, tmux, tmp)
         create_refused(tap, tmux, tmp)
         computer_game(tap, tmux, server, tmp)
+        wide_names(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
