@@ -161,8 +161,16 @@ parse_args(int argc, char **argv, struct client_options *o)
 		}
 	}
 	if (protocol_name_check(o->name) < 0) {
-		fprintf(stderr, "hokito: --name: 1 to %d characters, no control characters\n",
-		        PROTOCOL_NAME_MAX);
+		/* the name may come from $USER: say where, and how to give another */
+		if (o->name == user)
+			fprintf(stderr,
+			        "hokito: $USER ('%.40s') is not a name the server takes (1 to %d "
+			        "characters, no control characters): give one with --name\n",
+			        user, PROTOCOL_NAME_MAX);
+		else
+			fprintf(stderr,
+			        "hokito: --name: 1 to %d characters, no control characters\n",
+			        PROTOCOL_NAME_MAX);
 		exit(2);
 	}
 	if (npos == 0)

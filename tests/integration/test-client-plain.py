@@ -281,6 +281,12 @@ def test_eof(tap, port, tmp):
     tap.check(r.returncode == 0 and ("connected to 127.0.0.1:%d as %s\n" % (port, name))
               in r.stdout and ("black %s (you)" % name) in r.stdout,
               "a 32-character name of multibyte characters is shown whole", r.stdout + r.stderr)
+    # A $USER the server would refuse is named as the cause, not --name, which was not given.
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port)], input="", capture_output=True,
+                       text=True, timeout=15, env=dict(os.environ, USER="u" * 33,
+                                                       XDG_STATE_HOME=os.path.join(tmp, "u")))
+    tap.check(r.returncode == 2 and "$USER" in r.stderr and "--name:" not in r.stderr,
+              "a $USER too long for a name: status 2, and the error says $USER", r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", "1", "--name", "eve"], input="list\n",
                        capture_output=True, text=True, timeout=30,
                        env=dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "eve")))
