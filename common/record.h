@@ -108,7 +108,8 @@ size_t record_utf8_len(const unsigned char *s, size_t n);
 
 /*
  * Whether the character at s, a valid UTF-8 sequence of k bytes (record_utf8_len()), is a control
- * character: U+0000..U+001F, U+007F or U+0080..U+009F (C1, like the protocol's names and chat).
+ * character: U+0000..U+001F, U+007F or U+0080..U+009F (C1). The one definition: the protocol's
+ * names and chat lines use it too.
  */
 int record_utf8_control(const unsigned char *s, size_t k);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "record.h"
 
 static const char *const err_names[PROTO_ERR_COUNT] = {
         "bad_json",         "line_too_long",   "unknown_type",     "bad_field",    "bad_value",
@@ -92,7 +93,7 @@ protocol_name_check(const char *name)
 		unsigned cp;
 		int len = utf8_decode(s + i, n - i, &cp);
 
-		if (len == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+		if (len == 0 || record_utf8_control(s + i, (size_t)len))
 			return PROTO_EBADVALUE;
 		i += (size_t)len;
 		chars++;
@@ -141,7 +142,7 @@ protocol_chat_clean(const char *text, char *out, size_t size)
 			spaces += chars > 0;
 			continue;
 		}
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
+		if (record_utf8_control(s + i - (size_t)l, (size_t)l))
 			continue; /* a control character: stripped */
 		chars += spaces + 1;
 		if (chars > PROTOCOL_CHAT_MAX || len + spaces + (size_t)l >= size)

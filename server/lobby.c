@@ -864,9 +864,11 @@ handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	t = table_lookup(lb, m);
 	/* its own seat of an adjourned game is taken back with the game's id, private or not */
-	if (t == NULL && m->code == NULL &&
-	    kept_seat(strmap_get(&lb->by_game, m->game), peer->session) >= 0)
-		t = strmap_get(&lb->by_game, m->game);
+	if (t == NULL && m->code == NULL) {
+		struct table *own = strmap_get(&lb->by_game, m->game);
+		if (kept_seat(own, peer->session) >= 0)
+			t = own;
+	}
 	if (t == NULL) {
 		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		       m->code ? "invite code" : "id");
