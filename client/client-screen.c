@@ -124,6 +124,7 @@ struct screen {
 	int list_top;                    /* lobby: first entry shown */
 	int had_table;                   /* the table was active at the last draw */
 	int had_over;                    /* its game was over at the last update */
+	int had_chat;                    /* players' chat lines it had at the last update */
 	enum page page;                  /* the page shown */
 	enum page replay_back;           /* where leaving the replay goes */
 	int hrow, htop;                  /* history: highlighted row, first row shown */
@@ -523,6 +524,89 @@ hint_add(struct hints *h, const char *key, const char *label)
 }
 
 /*
+ * Where the line of text that starts at text ends when lines are w columns wide: after the last
+ * space that fits (a word longer than the line is cut), or where the text ends. Returns the
+ * length in bytes of the line, spaces at its end excluded; *next is where the next line starts.
+ */
+static int
+wrap_line(const char *text, int w, const char **next)
+{
+	int n = clip(text, w), brk = n, len;
+
+	if (n == 0) {
+		/* not one character fits: take one all the same */
+		char_cols(text, &len);
+		brk = len > 0 ? len : (int)strlen(text);
+	} else if (text[n] != '\0' && text[n] != ' ') {
+		while (brk > 0 && text[brk] != ' ')
+			brk--;
+		if (brk == 0)
+			brk = n;
+	}
+	*next = text + brk;
+	while (**next == ' ')
+		(*next)++;
+	while (brk > 0 && text[brk - 1] == ' ')
+		brk--;
+	return brk;
+}
+
+/*
+ * A chat pane's lines (kibitz: the spectators' chat) in rows rows from (y, x), w columns wide:
+ * each line "NAME: TEXT" wrapped at spaces, its continuation indented by two columns, the newest
+ * at the bottom. An older line that does not fit whole is left out; the newest, if it does not
+ * fit, shows its beginning and ends in an ellipsis. Returns the rows it takes (or would take,
+ * when draw is 0).
+ */
+static int
+chat_rows(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows, int x,
+          int w, int draw)
+{
+	const char *more = glyph(s, "\xe2\x80\xa6", "...");
+	char text[CLIENT_NAME_MAX + CLIENT_CHAT_TEXT + 4];
+	int bottom = y + rows; /* lines below it are taken */
+
+	for (int i = 0; bottom > y && w > 4; i++) {
+		const struct client_chat *l = client_state_chat_get(t, kibitz, i);
+		const char *p, *next;
+		int n = 0, row, top;
+
+		if (l == NULL)
+			break;
+		snprintf(text, sizeof text, "%s: %s", l->name, l->text);
+		for (p = text; *p != '\0'; p = next, n++)
+			wrap_line(p, n ? w - 2 : w, &next);
+		if (n > bottom - y && i > 0)
+			break;
+		top = row = n > bottom - y ? y : bottom - n;
+		for (p = text, n = 0; draw && *p != '\0' && row < bottom; p = next, n++, row++) {
+			int len = wrap_line(p, n ? w - 2 : w, &next), ind = n ? 2 : 0;
+			char piece[sizeof text];
+			snprintf(piece, sizeof piece, "%.*s", len, p);
+			if (row == bottom - 1 && *next != '\0') {
+				/* the newest line, cut: its last row ends in an ellipsis */
+				int room = w - ind - text_width(more);
+				piece[clip(piece, room)] = '\0';
+				putn(row, x + ind, room, piece);
+				addstr(more);
+			} else {
+				putn(row, x + ind, w - ind, piece);
+			}
+		}
+		bottom = top;
+	}
+	return y + rows - bottom;
+}
+
+/* A chat pane's lines from its top row down, as many as rows rows take (chat_rows()). */
+static void
+draw_chat(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows, int x,
+          int w)
+{
+	chat_rows(s, t, kibitz, y, chat_rows(s, t, kibitz, y, rows, x, w, 0), x, w, 1);
+}
+
+/*
  * A notice on line y, from column 1. One too long for the line goes on two when lines is 2, the
  * line above (blanked) taking its first words, so that the end of a long refusal is not lost;
  * what does not fit ends in an ellipsis.
@@ -532,16 +616,12 @@ draw_message(struct screen *s, int y, const char *text, int lines)
 {
 	const char *more = glyph(s, "\xe2\x80\xa6", "...");
 	char first[sizeof s->c->st.message];
-	int w = COLS - 1, brk;
+	int w = COLS - 1;
 
 	if (text_width(text) > w && lines == 2) {
-		brk = clip(text, w);
-		while (brk > 0 && text[brk] != ' ')
-			brk--;
-		if (brk == 0)
-			brk = clip(text, w);
-		snprintf(first, sizeof first, "%.*s", brk, text);
-		text += brk + (text[brk] == ' ');
+		const char *next;
+		snprintf(first, sizeof first, "%.*s", wrap_line(text, w, &next), text);
+		text = next;
 		blank(y - 1, 0, COLS);
 		putn(y - 1, 1, w, first);
 	}
@@ -965,6 +1045,17 @@ draw_panel(struct screen *s, int px, int pw)
 		else
 			break;
 	}
+	/*
+	 * Rows the moves do not need yet (they take their heading, one row for two moves and a
+	 * blank line) go to the chat panes, shared out between them.
+	 */
+	int spare =
+	        end - y - chat_rows - kibitz_rows - (2 + (t->nmoves > 2 ? (t->nmoves + 1) / 2 : 1));
+	if (spare > 0 && chat_rows > 0) {
+		int to_kibitz = kibitz_rows > 0 ? spare / 2 : 0;
+		kibitz_rows += to_kibitz;
+		chat_rows += spare - to_kibitz;
+	}
 	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
 	if (y < bottom)
@@ -988,21 +1079,13 @@ draw_panel(struct screen *s, int px, int pw)
 	y = bottom;
 	for (int k = 0; k < 2; k++) {
 		int nrows = k ? kibitz_rows : chat_rows;
-		char line[CLIENT_NAME_MAX + CLIENT_CHAT_TEXT + 4];
 		if (nrows == 0)
 			continue;
 		attron(A_BOLD);
 		put(y, px, pw, "%s", k ? "Spectators' chat" : "Chat (t to talk)");
 		attroff(A_BOLD);
-		for (int i = nrows - 2; i >= 0; i--) {
-			const struct client_chat *l = client_state_chat_get(t, k, i);
-			y++;
-			if (l == NULL)
-				continue;
-			snprintf(line, sizeof line, "%s: %s", l->name, l->text);
-			putn(y, px + 1, pw - 1, line);
-		}
-		y++;
+		draw_chat(s, t, k, y + 1, nrows - 1, px + 1, pw - 1);
+		y += nrows;
 	}
 	/* Spectators: their names below the heading, or after it on a short terminal. */
 	y = spect_y;
@@ -2614,6 +2697,7 @@ screen_update(struct client *c)
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;
+		s->had_chat = c->st.table.nchat;
 		select_clear(s);
 		s->stack = 0;
 		s->over_hidden = 0;
@@ -2639,6 +2723,16 @@ screen_update(struct client *c)
 		}
 	}
 	s->had_over = c->st.table.active && c->st.table.over;
+	if (c->st.table.active && c->st.table.nchat > s->had_chat) {
+		/*
+		 * A player's chat line, not ours, goes on the status line too, where it has two
+		 * lines: the chat pane may have room for one row only.
+		 */
+		const struct client_chat *l = client_state_chat_get(&c->st.table, 0, 0);
+		if (l != NULL && (l->seat != c->st.table.seat || c->st.table.seat < 0))
+			client_state_notice(&c->st, 0, "%s: %s", l->name, l->text);
+	}
+	s->had_chat = c->st.table.nchat;
 	if (c->st.table.active) {
 		/* A selection made in another position is stale. */
 		if (!client_state_our_turn(&c->st))

@@ -180,6 +180,26 @@ def test_screen(tap, port, tmp, clock):
         bob.send("say nice one")
         tap.check(tmux.expect("alice", r"Chat.*ben: nice one", 10),
                   "screen: the chat pane shows the players' chat", tmux.capture("alice"))
+        # A chat line longer than the pane is wide wraps at spaces in the pane, whole, and is
+        # on the status line too (its first words, from the start of the line).
+        said = "this line is longer than the chat pane is wide, " * 3 + "so it wraps: the end"
+        bob.send("say " + said)
+
+        def pane_rows():
+            rows = [l[42:].strip() for l in tmux.capture("alice").splitlines()]
+            start = [i for i, l in enumerate(rows) if l.startswith("ben: this line")]
+            end = [i for i, l in enumerate(rows)
+                   if l.endswith("so it wraps: the end") and start and i > start[0]]
+            return rows[start[0]:end[0] + 1] if end else []
+
+        tap.check(ct.wait_for(lambda: " ".join(pane_rows()) == "ben: " + said, 10) and
+                  all(len(r) <= 57 for r in pane_rows()),
+                  "screen: a long chat line wraps at spaces in the chat pane, whole",
+                  tmux.capture("alice"))
+        tap.check(any(l.startswith(" ben: this line is longer")
+                      for l in tmux.capture("alice").splitlines()),
+                  "screen: the opponent's chat line is on the status line too",
+                  tmux.capture("alice"))
         # A chat line is typed whole: any characters, as long as the server takes (200), the
         # end of it on screen as it grows past the edge.
         line = "caf\u00e9 \u00fcber " + "x" * 150 + " fin"
