@@ -442,6 +442,7 @@ handle_games(struct client *c, const struct msg *m)
 		e->spectators = (int)jint(g, "spectators", 0);
 		e->ply = (int)jint(g, "ply", 0);
 		e->private_game = json_is_true(json_object_get(g, "private"));
+		snprintf(e->clock, sizeof e->clock, "%s", jstr(g, "clock", ""));
 		st->nlist++;
 	}
 	c->list_stamp++;

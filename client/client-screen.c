@@ -1558,29 +1558,36 @@ draw_lobby(struct screen *s)
 	int y = 2, w = COLS;
 	int show, pw;
 
-	/* The players column takes what the fixed columns leave, within reason. */
-	pw = COLS - 60;
+	/*
+	 * The players column takes what the fixed columns leave, within reason; the clock column
+	 * follows it where there is room for it.
+	 */
+	int clk = COLS >= 76, px = 37;
+	pw = COLS - px - 13 - (clk ? 7 : 0);
 	if (pw > 36)
 		pw = 36;
 	if (pw < 10)
 		pw = 10;
 	lobby_sync_row(s);
-	attron(A_BOLD);
-	put(y, 1, w - 1, "Games on this server");
-	attroff(A_BOLD);
-	y += 2;
-	attron(A_UNDERLINE | A_BOLD);
-	blank(y, 1, w - 2);
-	put(y, 1, w - 2, " %-10s %-7s %-9s %-9s %-*s %5s %5s", "ID", "GAME", "VARIANT", "STATE", pw,
-	    "PLAYERS", "MOVE", "WATCH");
-	attroff(A_UNDERLINE | A_BOLD);
-	y++;
-	s->list_y = y;
-	show = LINES - 3 - y;
+	show = LINES - 3 - (y + 3);
 	if (s->row < s->list_top)
 		s->list_top = s->row;
 	if (s->row >= s->list_top + show)
 		s->list_top = s->row - show + 1;
+	attron(A_BOLD);
+	put(y, 1, w - 1, "Games on this server");
+	attroff(A_BOLD);
+	if (st->nlist > show)
+		put(y, 23, w - 24, "%d to %d of %d", s->list_top + 1,
+		    s->list_top + show < st->nlist ? s->list_top + show : st->nlist, st->nlist);
+	y += 2;
+	attron(A_UNDERLINE | A_BOLD);
+	blank(y, 1, w - 2);
+	put(y, 1, w - 2, " %-8s %-6s %-8s %-9s %-*s%s %5s %5s", "ID", "GAME", "VARIANT", "STATE",
+	    pw, "PLAYERS", clk ? " CLOCK " : "", "MOVE", "WATCH");
+	attroff(A_UNDERLINE | A_BOLD);
+	y++;
+	s->list_y = y;
 	if (st->nlist == 0) {
 		attron(A_DIM);
 		put(y + 1, 3, w - 4,
@@ -1598,12 +1605,16 @@ draw_lobby(struct screen *s)
 		if (i == s->row)
 			attron(A_REVERSE);
 		blank(y, 1, w - 2);
-		put(y, 1, w - 2, " %-10.10s %-7s %-9.9s %-9.9s", e->id,
+		put(y, 1, w - 2, " %-8s %-6s %-8.8s %-9.9s", e->id,
 		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant,
 		    e->private_game ? "private" : e->status);
 		/* the players by the columns they take (a name may be wider than its bytes) */
-		putn(y, 41, pw, players);
-		put(y, 41 + pw, w - 42 - pw, " %5d %5d", e->ply, e->spectators);
+		putn(y, px, pw, players);
+		put(y, px + pw, w - 1 - px - pw, "%s%-*.6s %5d %5d", clk ? " " : "", clk ? 6 : 0,
+		    !clk          ? ""
+		    : e->clock[0] ? e->clock
+		                  : "-",
+		    e->ply, e->spectators);
 		attroff(A_REVERSE);
 	}
 	{

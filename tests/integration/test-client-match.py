@@ -54,7 +54,12 @@ def test_plain(tap, port, tmp, clock):
     if not m:
         return
     gid = m.group(1)
-    bob = ct.Plain(port, "bob", ["join", gid], os.path.join(tmp, "bob"))
+    bob = ct.Plain(port, "bob", [], os.path.join(tmp, "bob"))
+    bob.send("list")
+    tap.check(bob.expect(r"^game %s hokito standard open alice vs -, move 0, spectators 0, "
+                         r"clock 5\+3$" % gid, 10),
+              "plain: the lobby list gives a game's time control", bob.text())
+    bob.send("join " + gid)
     carol = ct.Plain(port, "carol", ["watch", gid], os.path.join(tmp, "carol"))
     tap.check(bob.expect(r"^joined game %s .* as white" % gid, 10) and
               carol.expect(r"^watching game %s" % gid, 10), "bob joins, carol watches")

@@ -767,6 +767,45 @@ def wide_names(tap, tmux, server, tmp):
     p.close()
 
 
+def lobby_columns(tap, tmux, server, tmp):
+    """The lobby shows each game's time control under CLOCK where there is room (76 columns
+    and more), and where its rows run past the screen, which of them are shown."""
+    conns = []
+    try:
+        for i in range(24):
+            c = serverlib.Client("127.0.0.1", server.port)
+            c.hello("lob%02d" % i)
+            want = {"type": "create", "kind": "hokito", "seat": "black"}
+            if i == 3:
+                want["clock"] = "7+5"
+            c.request(want)
+            conns.append(c)
+        tmux.start("lob", "%s --port %d --name lou" % (ct.HOKITO, server.port),
+                   env_for(tmp, "lou"), 80, 24)
+        ok = tmux.expect("lob", r"lob03 vs -", 10)
+        lines = tmux.capture("lob").split("\n")
+        head = [l for l in lines if "WATCH" in l]
+        row = [l for l in lines if "lob03 vs -" in l]
+        tap.check(ok and head and row and "CLOCK" in head[0] and
+                  row[0].find("7+5") == head[0].find("CLOCK") and
+                  re.search(r"lob02 vs - +- +0 +0$", tmux.capture("lob"), re.M),
+                  "80 columns, the lobby: a game's time control under CLOCK, '-' without one",
+                  tmux.capture("lob"))
+        m = re.search(r"Games on this server +1 to (\d+) of (\d+)", tmux.capture("lob"))
+        tap.check(m and int(m.group(2)) >= 24 and int(m.group(1)) < int(m.group(2)) and
+                  len([l for l in lines if re.match(r" +g\d+ ", l)]) == int(m.group(1)),
+                  "a lobby longer than the screen says which rows it shows (1 to N of M)",
+                  tmux.capture("lob"))
+        tmux.resize("lob", 64, 18)
+        ok = ct.wait_for(lambda: "CLOCK" not in tmux.capture("lob") and
+                         re.search(r"lob02 vs - +0 +0$", tmux.capture("lob"), re.M), 5)
+        tap.check(ok, "64 columns: no clock column, the counts still whole", tmux.capture("lob"))
+        tmux.keys("lob", "Q")
+    finally:
+        for c in conns:
+            c.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -782,6 +821,7 @@ def main(tap):
         create_refused(tap, tmux, tmp)
         computer_game(tap, tmux, server, tmp)
         wide_names(tap, tmux, server, tmp)
+        lobby_columns(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
