@@ -1780,13 +1780,22 @@ draw_replay(struct screen *s)
 	if (rec->result == RECORD_UNFINISHED)
 		/* "*": aborted (with its reason: no result), or not over yet */
 		snprintf(buf, sizeof buf, "Result: %s%s%s",
-		         rec->reason[0] ? "no result (" : "not over", rec->reason,
+		         rec->reason[0] ? "No result (" : "Not over", rec->reason,
 		         rec->reason[0] ? ")" : "");
-	else if (rec->result == RECORD_DRAW)
-		snprintf(buf, sizeof buf, "Result: draw (%s)", rec->reason);
-	else
-		snprintf(buf, sizeof buf, "Result: %s wins (%s)",
-		         record_result_name(rec->kind, rec->result), rec->reason);
+	else {
+		/* as at the end of a game: "White wins, 47 to 22", then the reason */
+		struct game_outcome o;
+		char score[32] = "";
+		int w = rec->result == RECORD_DRAW ? 0 : (int)rec->result;
+		game_outcome(&rec->final, &o);
+		if (rec->kind == GAME_HOKITO)
+			snprintf(score, sizeof score, ", %d to %d", o.score[w], o.score[!w]);
+		if (rec->result == RECORD_DRAW)
+			snprintf(buf, sizeof buf, "Result: Draw%s (%s)", score, rec->reason);
+		else
+			snprintf(buf, sizeof buf, "Result: %s wins%s (%s)",
+			         client_state_side_name(rec->kind, w), score, rec->reason);
+	}
 	putn(y++, px, pw, buf);
 	attron(A_BOLD);
 	if (rp->ply == 0)
@@ -1851,6 +1860,7 @@ replay_open(struct screen *s, const char *id, enum page back)
 	s->replay_back = back;
 	s->help = 0;
 	s->stack = 0;
+	client_state_notice(&s->c->st, 0, "%s", ""); /* what the last page said is not about it */
 	client_request_record(s->c, id);
 }
 

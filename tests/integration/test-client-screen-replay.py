@@ -114,7 +114,7 @@ def main(tap):
         want = expected_eval(played[6][1])
         tap.check(tmux.expect("rita", r"Move 6 of 6: White %s" % re.escape(played[6][0]), 10)
                   and tmux.expect("rita", r"Eval: %s\s" % re.escape(want), 30) and
-                  tmux.expect("rita", r"Result: white wins \(resign\)", 5),
+                  tmux.expect("rita", r"Result: White wins, \d+ to \d+ \(resign\)", 5),
                   "G: the last move, its evaluation, the result", tmux.capture("rita"))
         tmux.keys("rita", "g")
         tap.check(tmux.expect("rita", r"Move 0 of 6: the start", 10), "g: the start",
@@ -148,7 +148,7 @@ def main(tap):
                   tmux.capture("rita"))
         tmux.keys("rita", "v")
         tap.check(tmux.expect("rita", r"Replay of game g\d+.*computer \(level 2\).*rita.*"
-                              r"Result: black wins \(resign\).*Move 0 of 1: the start", 10),
+                              r"Result: Black wins, \d+ to \d+ \(resign\).*Move 0 of 1: the start", 10),
                   "v: the game just over, replayed (a private game, asked for by its code)",
                   tmux.capture("rita"))
         tmux.keys("rita", "G")
@@ -177,7 +177,7 @@ def main(tap):
                   "the history: the aborted game, its one move \"1 move\"",
                   tmux.capture("rita"))
         tmux.keys("rita", "Enter")
-        tap.check(tmux.expect("rita", r"Replay of game %s.*Result: no result \(abort\)" %
+        tap.check(tmux.expect("rita", r"Replay of game %s.*Result: No result \(abort\)" %
                               st["game"], 10),
                   "the replay of an aborted game: no result", tmux.capture("rita"))
         tmux.keys("rita", "Q")

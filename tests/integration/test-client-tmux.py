@@ -356,6 +356,10 @@ def screen_checks(tap, tmux, server, proxy, tmp, gid):
                             (("Left/Right", "step"), ("q", "back"), ("?", "help"))),
               "64 columns, the replay: every key of the bar is there, whole",
               bar(alice.screen()))
+    tap.check(ct.wait_for(lambda: "Move 0 of" in alice.screen() and not re.search(
+        r"Game over:", "\n".join(alice.screen().rstrip("\n").split("\n")[-3:-1])), 5),
+              "the replay's status lines do not repeat the game page's game-over notice",
+              alice.screen())
     tmux.keys("alice", "q")
     alice.expect(r"Game over", 5)
     tmux.resize("alice", COLS, ROWS)
