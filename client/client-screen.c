@@ -559,8 +559,8 @@ wrap_line(const char *text, int w, const char **next)
  * when draw is 0).
  */
 static int
-chat_rows(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows, int x,
-          int w, int draw)
+chat_layout(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows,
+            int x, int w, int draw)
 {
 	const char *more = glyph(s, "\xe2\x80\xa6", "...");
 	char text[CLIENT_NAME_MAX + CLIENT_CHAT_TEXT + 4];
@@ -598,12 +598,12 @@ chat_rows(const struct screen *s, const struct client_table *t, int kibitz, int 
 	return y + rows - bottom;
 }
 
-/* A chat pane's lines from its top row down, as many as rows rows take (chat_rows()). */
+/* A chat pane's lines from its top row down, as many as rows rows take (chat_layout()). */
 static void
 draw_chat(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows, int x,
           int w)
 {
-	chat_rows(s, t, kibitz, y, chat_rows(s, t, kibitz, y, rows, x, w, 0), x, w, 1);
+	chat_layout(s, t, kibitz, y, chat_layout(s, t, kibitz, y, rows, x, w, 0), x, w, 1);
 }
 
 /*
