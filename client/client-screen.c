@@ -124,7 +124,7 @@ struct screen {
 	int list_top;                    /* lobby: first entry shown */
 	int had_table;                   /* the table was active at the last draw */
 	int had_over;                    /* its game was over at the last update */
-	int had_chat;                    /* players' chat lines it had at the last update */
+	int had_chat, had_kibitz;        /* chat lines (both chats) it had at the last update */
 	enum page page;                  /* the page shown */
 	enum page replay_back;           /* where leaving the replay goes */
 	int hrow, htop;                  /* history: highlighted row, first row shown */
@@ -2719,6 +2719,7 @@ screen_update(struct client *c)
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;
 		s->had_chat = c->st.table.nchat;
+		s->had_kibitz = c->st.table.nkibitz;
 		select_clear(s);
 		s->stack = 0;
 		s->over_hidden = 0;
@@ -2744,15 +2745,27 @@ screen_update(struct client *c)
 		}
 	}
 	s->had_over = c->st.table.active && c->st.table.over;
-	if (c->st.table.active && c->st.table.nchat > s->had_chat) {
+	if (c->st.table.active) {
 		/*
-		 * A player's chat line, not ours, goes on the status line too, where it has two
-		 * lines: the chat pane may have room for one row only.
+		 * A chat line that is not ours goes on the status line too, where it has two lines:
+		 * the chat pane may have room for one row only. A spectators' chat line is ours
+		 * when it has our name.
 		 */
-		const struct client_chat *l = client_state_chat_get(&c->st.table, 0, 0);
-		if (l != NULL && (l->seat != c->st.table.seat || c->st.table.seat < 0))
+		const struct client_table *t = &c->st.table;
+		const struct client_chat *l = NULL;
+		if (t->nchat > s->had_chat)
+			l = client_state_chat_get(t, 0, 0);
+		if (l != NULL && t->seat >= 0 && l->seat == t->seat)
+			l = NULL;
+		if (t->nkibitz > s->had_kibitz) {
+			const struct client_chat *k = client_state_chat_get(t, 1, 0);
+			if (k != NULL && strcmp(k->name, c->st.name) != 0)
+				l = k;
+		}
+		if (l != NULL)
 			client_state_notice(&c->st, 0, "%s: %s", l->name, l->text);
 	}
+	s->had_kibitz = c->st.table.nkibitz;
 	s->had_chat = c->st.table.nchat;
 	if (c->st.table.active) {
 		/* A selection made in another position is stale. */

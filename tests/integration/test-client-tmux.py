@@ -514,6 +514,13 @@ def small_screens(tap, tmux, server, tmp):
               and "Spectators' chat" in sid.screen(),
               "80x24, watching: whose turn, the moves and both chats, none drawn over another",
               sid.screen())
+    kim = ct.Plain(server.port, "kim", ["watch", code], os.path.join(tmp, "kim"))
+    kim.expect(r"^watching game", 10)
+    kim.send("say pink holds the centre")
+    tap.check(wait_screen(tmux, "sid", lambda scr: status(scr) == " kim: pink holds the centre",
+                          10),
+              "watching: another spectator's chat line is on the status line too", sid.screen())
+    kim.close()
     scr = sid.screen()
     tap.check(has_keys(scr, ("q", "leave"), ("t", "chat"), ("?", "help")) and
               not re.search(r"resign|draw|rematch", bar(scr)),
