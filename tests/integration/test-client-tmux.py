@@ -368,7 +368,7 @@ def screen_checks(tap, tmux, server, proxy, tmp, gid):
     tap.check(alice.expect(r"Games on this server", 5), "Enter on game over: the lobby",
               alice.screen())
     tmux.keys("alice", "q")
-    tap.check(alice.expect(r"HOKITO-EXIT=0", 5) and "Games on this server" not in
+    tap.check(alice.expect(r"HOKITO-EXIT=0", 10) and "Games on this server" not in
               alice.screen(), "q quits with status 0 and the terminal is restored",
               alice.screen())
     # A record that cannot come (no connection): the replay page says so, not "Asking...".
@@ -802,9 +802,13 @@ def lobby_columns(tap, tmux, server, tmp):
                   re.search(r"lob02 vs - +- +0 +0$", tmux.capture("lob"), re.M),
                   "80 columns, the lobby: a game's time control under CLOCK, '-' without one",
                   tmux.capture("lob"))
-        m = re.search(r"Games on this server +1 to (\d+) of (\d+)", tmux.capture("lob"))
-        tap.check(m and int(m.group(2)) >= 24 and int(m.group(1)) < int(m.group(2)) and
-                  len([l for l in lines if re.match(r" +g\d+ ", l)]) == int(m.group(1)),
+        def rows_said():
+            scr = tmux.capture("lob")
+            m = re.search(r"Games on this server +1 to (\d+) of (\d+)", scr)
+            shown = [l for l in scr.split("\n") if re.match(r" +g\d+ ", l)]
+            return (m and int(m.group(2)) >= 24 and int(m.group(1)) < int(m.group(2)) and
+                    len(shown) == int(m.group(1)))
+        tap.check(ct.wait_for(rows_said, 5),
                   "a lobby longer than the screen says which rows it shows (1 to N of M)",
                   tmux.capture("lob"))
         tmux.resize("lob", 64, 18)
