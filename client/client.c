@@ -164,13 +164,11 @@ parse_args(int argc, char **argv, struct client_options *o)
 		/* the name may come from $USER: say where, and how to give another */
 		if (o->name == user)
 			fprintf(stderr,
-			        "hokito: $USER ('%.40s') is not a name the server takes (1 to %d "
-			        "characters, no control characters): give one with --name\n",
-			        user, PROTOCOL_NAME_MAX);
+			        "hokito: $USER ('%.40s') is not a name the server takes "
+			        "(" PROTOCOL_NAME_RULE "): give one with --name\n",
+			        user);
 		else
-			fprintf(stderr,
-			        "hokito: --name: 1 to %d characters, no control characters\n",
-			        PROTOCOL_NAME_MAX);
+			fprintf(stderr, "hokito: --name: " PROTOCOL_NAME_RULE "\n");
 		exit(2);
 	}
 	if (npos == 0)

@@ -431,10 +431,9 @@ engine_bot(struct engine_opts *o)
 	if (o->name == NULL)
 		snprintf(b.name, sizeof b.name, "bot-l%d", o->level);
 	if (protocol_name_check(b.name) < 0)
-		return engine_fail(EXIT_USAGE,
-		                   "--name '%s' is not a valid display name (1 to %d "
-		                   "characters, no control characters)",
-		                   b.name, PROTOCOL_NAME_MAX);
+		return engine_fail(
+		        EXIT_USAGE,
+		        "--name '%s' is not a valid display name (" PROTOCOL_NAME_RULE ")", b.name);
 	b.loop = uv_default_loop();
 	if ((rc = engine_bot_resolve(&b, &ss)) < 0)
 		return engine_fail(1, "cannot resolve %s: %s", o->host, uv_strerror(rc));

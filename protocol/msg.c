@@ -380,9 +380,7 @@ decode_request(struct msg *m, struct msg_error *err)
 			return fail(err, PROTO_EBADFIELD, "name",
 			            "member 'name' of hello must be a string");
 		if (m->token == NULL && protocol_name_check(m->name) < 0)
-			return fail(err, PROTO_EBADVALUE, "name",
-			            "a name has 1 to %d characters and no control characters",
-			            PROTOCOL_NAME_MAX);
+			return fail(err, PROTO_EBADVALUE, "name", "a name has " PROTOCOL_NAME_RULE);
 		if ((v = json_object_get(m->root, "last_seq")) != NULL) {
 			if (json_integer_value(v) < 0)
 				return fail(err, PROTO_EBADVALUE, "last_seq",

@@ -81,11 +81,21 @@ utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
 	return len;
 }
 
+/* Whether a code point shows nothing: a space of any width, or a zero-width character. */
+static int
+blank_char(unsigned cp)
+{
+	return cp == 0x20 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200d) ||
+	       cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x2060 ||
+	       cp == 0x3000 || cp == 0xfeff;
+}
+
 int
 protocol_name_check(const char *name)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t n = strlen(name), chars = 0;
+	int shown = 0;
 
 	if (n == 0 || n > PROTOCOL_NAME_BYTES)
 		return PROTO_EBADVALUE;
@@ -95,10 +105,11 @@ protocol_name_check(const char *name)
 
 		if (len == 0 || record_utf8_control(s + i, (size_t)len))
 			return PROTO_EBADVALUE;
+		shown |= !blank_char(cp);
 		i += (size_t)len;
 		chars++;
 	}
-	return chars <= PROTOCOL_NAME_MAX ? 0 : PROTO_EBADVALUE;
+	return chars <= PROTOCOL_NAME_MAX && shown ? 0 : PROTO_EBADVALUE;
 }
 
 char *

@@ -51,6 +51,8 @@ def before_hello(t, srv):
     err(t, c, {"type": "hello", "protocol": 1, "name": "x" * 33}, "bad_value", "long name", "name")
     err(t, c, {"type": "hello", "protocol": 1, "name": "a\u0007b"}, "bad_value",
         "control character in a name", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "name": "  \u3000\u200b"}, "bad_value",
+        "a name of blanks only (spaces, an ideographic space, a zero-width space)", "name")
     err(t, c, {"type": "hello", "protocol": 1, "name": "ok", "last_seq": -1}, "bad_value",
         "negative last_seq", "last_seq")
     err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32}, "bad_token", "unknown token")

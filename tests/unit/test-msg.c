@@ -386,6 +386,13 @@ TEST(protocol_names)
 	ASSERT_EQ(protocol_name_check(""), PROTO_EBADVALUE);
 	ASSERT_EQ(protocol_name_check("a\tb"), PROTO_EBADVALUE);
 	ASSERT_EQ(protocol_name_check("a\x7f"), PROTO_EBADVALUE);
+	/* a name must show: not only spaces, of any width, nor zero-width characters */
+	ASSERT_EQ(protocol_name_check(" "), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("   "), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xc2\xa0\xe3\x80\x80\xe2\x80\x8b\xef\xbb\xbf"),
+	          PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check(" a "), 0);
+	ASSERT_EQ(protocol_name_check("\xe3\x80\x80x"), 0);
 	ASSERT_EQ(protocol_name_check("\xc2\x85"), PROTO_EBADVALUE);     /* U+0085 */
 	ASSERT_EQ(protocol_name_check("\xc0\xaf"), PROTO_EBADVALUE);     /* overlong */
 	ASSERT_EQ(protocol_name_check("\xed\xa0\x80"), PROTO_EBADVALUE); /* surrogate */
