@@ -27,7 +27,7 @@ usage(FILE *f)
 {
 	fputs("usage: hokito [OPTIONS] [COMMAND]\n"
 	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
-	      "Commands (without one, hokito opens the lobby):\n"
+	      "Commands (without one, or with lobby, hokito opens the lobby):\n"
 	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
 	      "         [--computer LEVEL]  (play the server's computer, level 1 to 8)\n"
 	      "  join ID|CODE        take the open seat of a game (id, or invite code)\n"

@@ -265,7 +265,7 @@ static const struct engine_cmd engine_cmds[] = {
         {"perft", "perft [--game G] --depth D [--divide] POSITION",
          "count the leaves of the move tree; the last line is the count",
          "  --depth D     plies to search (0 to 64)\n"
-         "  --divide      first print each legal move with the count below it\n"
+         "  --divide      first one line MOVE: COUNT for each legal move\n"
          "\nexample:\n  hokito-engine perft --game hokito --depth 3 \"$(hokito-engine start "
          "--seed 1)\"\n",
          " --depth --divide ", engine_perft},

@@ -27,6 +27,16 @@ def test_cli(tap):
     lines = r.stdout.splitlines()
     tap.check(r.returncode == 0 and len(lines) <= 24 and max(map(len, lines)) <= 80 and
               "Examples" in r.stdout, "--help fits a screen and has examples", r.stdout)
+    # --help names every command of hokito(6)'s COMMANDS section.
+    man = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy",
+                            "man", "hokito.6")).read()
+    section = man.split(".SH COMMANDS", 1)[1].split(".SH ", 1)[0].splitlines()
+    commands = [section[i + 1].split()[1] for i, line in enumerate(section)
+                if line == ".TP" and i + 1 < len(section)]
+    for cmd in commands:
+        tap.check(re.search(r"^  %s\b|\bwith %s\b" % (cmd, cmd), r.stdout.split("Options:")[0],
+                            re.M) is not None,
+                  "--help names the command %s of hokito(6)" % cmd, r.stdout)
     r = subprocess.run([ct.HOKITO, "--bogus"], capture_output=True, text=True, timeout=10)
     tap.check(r.returncode == 2 and "unknown option" in r.stderr, "unknown option: status 2",
               r.stderr)

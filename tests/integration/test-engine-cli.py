@@ -84,6 +84,11 @@ def test_help():
         if "usage" not in (out + err).lower() or cmd not in (out + err):
             d.append("no usage naming %r: %s" % (cmd, show(rc, out, err)))
         check("%s --help exits 0 and prints its usage" % cmd, d)
+    # perft --help gives --divide's lines as they are printed: MOVE: COUNT (hokito-engine(6))
+    rc, out, err = engine("perft", "--help")
+    line = [l for l in out.splitlines() if l.strip().startswith("--divide")]
+    check("perft --help: --divide prints MOVE: COUNT lines",
+          [] if line and "MOVE: COUNT" in line[0] else [show(rc, out, err)])
     rc, out, err = engine("--help")
     check("--help exits 0 and prints the usage",
           [] if rc == 0 and "usage" in (out + err).lower() else [show(rc, out, err)])

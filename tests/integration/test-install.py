@@ -131,6 +131,14 @@ try:
             check(val and val.group(1) == m.group(1), f"hokitod.env: --{f} default {m.group(1)}",
                   val.group(1) if val else None)
 
+    # A file the example settings point hokitod at must be writable under the unit: with
+    # ProtectSystem=strict that is only its state directory and its runtime directory.
+    writable = ["/var/lib/" + d for d in keys.get("StateDirectory", [])] + \
+               ["/run/" + d for d in keys.get("RuntimeDirectory", [])]
+    for path in re.findall(r"(?:--(?:port-file|db)[ =]|^HOKITOD_DB=)(/\S+)", env_text, re.M):
+        check(os.path.dirname(path) in writable,
+              f"hokitod.env: {path} is in a directory the unit lets hokitod write", writable)
+
     # hokitod(8) names the flags of --help with the same defaults; a value just outside the
     # range the manual gives is refused (exit 2, one line naming the flag), and hokitod starts
     # with every flag at the low end of its range, and again at the high end.
