@@ -231,7 +231,8 @@ main(int argc, char **argv)
 	uv_loop_t loop;
 	int port, opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
+	opterr = 0; /* getopt's messages name argv[0]; ours are one line, as every error */
+	while ((opt = getopt_long(argc, argv, ":hV", options, NULL)) != -1) {
 		const char *bad = NULL;
 
 		switch (opt) {
@@ -323,8 +324,24 @@ main(int argc, char **argv)
 		case O_VERSION:
 			printf("hokitod %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
 			return 0;
+		case ':':
+			fprintf(stderr, "hokitod: %s needs a value (see hokitod --help)\n",
+			        argv[optind - 1]);
+			return 2;
 		default:
-			usage(stderr);
+			/* optopt: the short option, or a long one given a value it does not take */
+			if (optopt >= O_LISTEN)
+				fprintf(stderr,
+				        "hokitod: %.*s takes no value (see hokitod --help)\n",
+				        (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			else if (optopt != 0)
+				fprintf(stderr,
+				        "hokitod: unknown option '-%c' (see hokitod --help)\n",
+				        optopt);
+			else
+				fprintf(stderr,
+				        "hokitod: unknown option '%s' (see hokitod --help)\n",
+				        argv[optind - 1]);
 			return 2;
 		}
 		if (bad != NULL) {
@@ -333,8 +350,8 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hokitod: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+		fprintf(stderr, "hokitod: unexpected argument '%s' (see hokitod --help)\n",
+		        argv[optind]);
 		return 2;
 	}
 	if (parse_listen(listen, host, sizeof host, &port) < 0) {

@@ -75,8 +75,9 @@ try:
         r = subprocess.run([path, "-V"], capture_output=True, text=True, timeout=10)
         check(r.returncode == 0 and "0.1.0" in r.stdout, f"{prog} -V", r.stdout)
         r = subprocess.run([path, "--no-such-flag"], capture_output=True, text=True, timeout=10)
-        check(r.returncode == 2 and r.stderr.strip() != "", f"{prog} refuses an unknown flag",
-              r.stderr)
+        check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and
+              r.stderr.startswith(prog + ": ") and "--no-such-flag" in r.stderr,
+              f"{prog} refuses an unknown flag in one line naming it", r.stderr)
     for page in ("hokitod(8)", "hokito(6)", "hokito-engine(6)"):
         text = open(expect[page]).read()
         name = page.split("(")[0]
@@ -178,6 +179,15 @@ try:
         bad_values += [(f, str(hi + 1)), (f, "-1"), (f, "+5"), (f, "5x"), (f, "")]
         if lo > 0:
             bad_values.append((f, str(lo - 1)))
+    # the command line itself: one line each, naming the program, what is wrong and where
+    for argv, want in ((["--listen"], "hokitod: --listen needs a value"),
+                       (["-x"], "hokitod: unknown option '-x'"),
+                       (["--test-clock=1"], "hokitod: --test-clock takes no value"),
+                       (["extra"], "hokitod: unexpected argument 'extra'")):
+        r = subprocess.run([expect["hokitod"]] + argv, capture_output=True, text=True,
+                           timeout=10)
+        check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and
+              r.stderr.startswith(want), f"hokitod {' '.join(argv)}: {want} (exit 2)", r.stderr)
     for f, v in bad_values:
         r = subprocess.run([expect["hokitod"], "--db", ":memory:", "--" + f, v],
                            capture_output=True, text=True, timeout=10)
