@@ -493,6 +493,11 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < ENGINE_NCMDS; i++)
 		if (strcmp(argv[1], engine_cmds[i].name) == 0)
 			cmd = &engine_cmds[i];
+	if (cmd == NULL && argv[1][0] == '-')
+		return engine_fail(EXIT_USAGE,
+		                   "'%s' before the command: the command comes first "
+		                   "(hokito-engine COMMAND [OPTIONS] [ARGS]; try --help)",
+		                   argv[1]);
 	if (cmd == NULL)
 		return engine_fail(EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
 	/* COMMAND --help (or -h) prints the help whatever else the line holds. */

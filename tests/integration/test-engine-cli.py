@@ -135,6 +135,8 @@ def test_bad_usage():
     ]
     for name, args in cases:
         check("bad usage exits 2: %s" % name, expect_error(args, 2, one_line=False))
+    check("an option before the command: the command comes first",
+          expect_error(["--game", "oxono", "start"], 2, ["command comes first"]))
     # --depth's range is the command's: perft counts depth 0, analyse searches 1 to 64.
     for args, rng in ((["perft", "--depth", "65", pos], "from 0 to 64"),
                       (["analyse", "--depth", "0", pos], "from 1 to 64"),
