@@ -443,6 +443,17 @@ handle_games(struct client *c, const struct msg *m)
 		e->ply = (int)jint(g, "ply", 0);
 		e->private_game = json_is_true(json_object_get(g, "private"));
 		snprintf(e->clock, sizeof e->clock, "%s", jstr(g, "clock", ""));
+		{
+			const json_t *res = json_object_get(g, "result");
+			const char *r = jstr(res, "result", "");
+			int w = seat_side(e->kind, jstr(res, "winner", NULL));
+			e->result = strcmp(r, "win") == 0 && w >= 0 ? w
+			            : strcmp(r, "draw") == 0        ? -1
+			            : strcmp(r, "aborted") == 0     ? -2
+			                                            : -3;
+			snprintf(e->reason, sizeof e->reason, "%s",
+			         json_is_object(res) ? jstr(res, "reason", "") : "");
+		}
 		st->nlist++;
 	}
 	c->list_stamp++;

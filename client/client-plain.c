@@ -311,10 +311,17 @@ print_list(struct plain *p)
 	out("games: %d", st->nlist);
 	for (int i = 0; i < st->nlist; i++) {
 		const struct client_entry *e = &st->list[i];
-		out("game %s %s %s %s %s vs %s, move %d, spectators %d%s%s", e->id,
+		char result[64] = "";
+		if (e->result >= -2)
+			snprintf(result, sizeof result, ", %s%s (%s)",
+			         e->result >= 0    ? game_side_name(e->kind, e->result)
+			         : e->result == -1 ? "draw"
+			                           : "no result",
+			         e->result >= 0 ? " wins" : "", e->reason);
+		out("game %s %s %s %s %s vs %s, move %d, spectators %d%s%s%s", e->id,
 		    game_kind_name(e->kind), e->variant, e->status,
 		    e->players[0][0] ? e->players[0] : "-", e->players[1][0] ? e->players[1] : "-",
-		    e->ply, e->spectators, e->clock[0] ? ", clock " : "", e->clock);
+		    e->ply, e->spectators, e->clock[0] ? ", clock " : "", e->clock, result);
 	}
 }
 

@@ -1605,9 +1605,18 @@ draw_lobby(struct screen *s)
 		if (i == s->row)
 			attron(A_REVERSE);
 		blank(y, 1, w - 2);
+		/* a finished game: how it ended, in the state column */
+		char state[16];
+		if (e->result >= 0)
+			snprintf(state, sizeof state, "%s won", game_side_name(e->kind, e->result));
+		else
+			snprintf(state, sizeof state, "%s",
+			         e->result == -1   ? "drawn"
+			         : e->result == -2 ? "aborted"
+			         : e->private_game ? "private"
+			                           : e->status);
 		put(y, 1, w - 2, " %-8s %-6s %-8.8s %-9.9s", e->id,
-		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant,
-		    e->private_game ? "private" : e->status);
+		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant, state);
 		/* the players by the columns they take (a name may be wider than its bytes) */
 		putn(y, px, pw, players);
 		put(y, px + pw, w - 1 - px - pw, "%s%-*.6s %5d %5d", clk ? " " : "", clk ? 6 : 0,

@@ -97,6 +97,8 @@ struct client_entry {
 	int ply; /* moves played */
 	int private_game;
 	char clock[16]; /* the time control ("5+3"), "" without a clock */
+	int result; /* a finished game's: 0 or 1 the winning side, -1 drawn, -2 aborted; else -3 */
+	char reason[16]; /* ... and why ("resign"), "" when not over */
 };
 
 /* A player seated at the table. */

@@ -196,6 +196,12 @@ def test_hokito_game(tap, port, tmp):
                   over[2].group(0))
     tap.check(carol.seen(r"^players: black alice score \d+; white bob score \d+"),
               "the spectator sees both scores", carol.text()[-1500:])
+    # the lobby gives how a finished game ended
+    carol.send("list")
+    tap.check(carol.expect(r"^game %s hokito standard finished alice vs bob, move %d, "
+                           r"spectators \d+, (black wins|white wins|draw) \(blocked\)$"
+                           % (gid, ply), 10),
+              "list: a finished game with its result and why", carol.text()[-1500:])
     for p in (alice, bob, carol):
         p.send("leave")
     for p, n in ((alice, "alice"), (bob, "bob"), (carol, "carol")):

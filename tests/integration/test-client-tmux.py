@@ -811,6 +811,13 @@ def lobby_columns(tap, tmux, server, tmp):
         tap.check(ct.wait_for(rows_said, 5),
                   "a lobby longer than the screen says which rows it shows (1 to N of M)",
                   tmux.capture("lob"))
+        # a finished game says how it ended in the state column: one left before it began
+        conns[0].request({"type": "leave"})
+        tmux.resize("lob", 100, 50)
+        tap.check(tmux.expect("lob", r" g\d+ +hokito +standard +aborted +lob00 vs - ", 10) and
+                  not re.search(r"^ +g\d+ .* finished ", tmux.capture("lob"), re.M),
+                  "the lobby: a finished game shows its outcome (aborted, drawn, SIDE won)",
+                  tmux.capture("lob"))
         tmux.resize("lob", 64, 18)
         ok = ct.wait_for(lambda: "CLOCK" not in tmux.capture("lob") and
                          re.search(r"lob02 vs - +0 +0$", tmux.capture("lob"), re.M), 5)
