@@ -439,7 +439,7 @@ print_help(void)
 {
 	out("commands:");
 	out("  list                               games on the server");
-	out("  create hokito|oxono [random36] [black|white|pink|random] [private] [M+S]");
+	out("  create [hokito|oxono] [random36] [black|white|pink|random] [private] [M+S]");
 	out("         [computer [LEVEL]]          ... against the computer (level 1-8, default 4)");
 	out("  join ID|CODE                       take the open seat of a game");
 	out("  quick [hokito|oxono] [random36] [M+S]  quick pairing (a variant, a clock)");
@@ -464,9 +464,9 @@ print_help(void)
 }
 
 /*
- * The create command: kind first, then variant, seat, privacy, clock and "computer" (optionally
- * followed by its level) in any order. With quick, the kind may be left out (HOKITO), and only a
- * variant and a clock follow it.
+ * The create command: kind first (HOKITO when left out, as on the command line), then variant,
+ * seat, privacy, clock and "computer" (optionally followed by its level) in any order. With
+ * quick, only a variant and a clock follow the kind.
  */
 static void
 cmd_create(struct plain *p, char **args, int n, int quick)
@@ -475,15 +475,8 @@ cmd_create(struct plain *p, char **args, int n, int quick)
 	const char *variant = NULL, *clock = NULL;
 	int seat = -1, priv = 0, level = 0, first = 0;
 
-	if (n >= 1 && game_kind_parse(args[0], &kind) == 0) {
-		first = 1;
-	} else if (quick) {
-		kind = GAME_HOKITO;
-	} else {
-		out("error: usage: create hokito|oxono [random36] [SEAT|random] [private] [M+S] "
-		    "[computer [LEVEL]]");
-		return;
-	}
+	if (n >= 1 && game_kind_parse(args[0], &kind) == 0)
+		first = 1; /* else HOKITO, as on the command line */
 	for (int i = first; i < n; i++) {
 		uint64_t base, inc;
 		int side;

@@ -268,6 +268,11 @@ def test_quick(tap, port, tmp):
               p.expect(r"^joined game g\d+ \(oxono standard\) as", 10) and
               p.expect(r"\(3\+2\)$", 10), "quick oxono with a clock", p.text())
     p.send("leave")
+    p.send("create white 5+3")
+    tap.check(p.expect(r"^joined game g\d+ \(hokito standard\) as white$", 10) and
+              p.expect(r"\(5\+3\)$", 10),
+              "create without a game: HOKITO, as on the command line", p.text())
+    p.send("leave")
     p.send("quick hokito bogus")
     tap.check(p.expect(r"^error: quick: 'bogus' is not a variant of hokito or a clock", 10),
               "quick with a word that is neither a variant nor a clock is refused on the spot",
