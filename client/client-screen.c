@@ -524,25 +524,31 @@ hint_add(struct hints *h, const char *key, const char *label)
 }
 
 /*
- * Where the line of text that starts at text ends when lines are w columns wide: after the last
- * space that fits (a word longer than the line is cut), or where the text ends. Returns the
- * length in bytes of the line, spaces at its end excluded; *next is where the next line starts.
+ * Where the line of text that starts at text ends when lines are w columns wide: at the last
+ * space that fits, or before the last wide (CJK) character that fits, which may break anywhere;
+ * a word longer than the line is cut; or where the text ends. Returns the length in bytes of the
+ * line, spaces at its end excluded; *next is where the next line starts.
  */
 static int
 wrap_line(const char *text, int w, const char **next)
 {
-	int n = clip(text, w), brk = n, len;
+	int i = 0, cols = 0, brk = 0, len = 1, c;
 
-	if (n == 0) {
-		/* not one character fits: take one all the same */
-		char_cols(text, &len);
-		brk = len > 0 ? len : (int)strlen(text);
-	} else if (text[n] != '\0' && text[n] != ' ') {
-		while (brk > 0 && text[brk] != ' ')
-			brk--;
-		if (brk == 0)
-			brk = n;
+	while (text[i] != '\0') {
+		c = char_cols(text + i, &len);
+		if (len == 0)
+			break;
+		if (text[i] == ' ' || (c == 2 && i > 0))
+			brk = i; /* the line may end here */
+		if (cols + c > w)
+			break;
+		cols += c;
+		i += len;
 	}
+	if (text[i] == '\0' || text[i] == ' ' || len == 0)
+		brk = text[i] == '\0' || text[i] == ' ' ? i : (int)strlen(text);
+	else if (brk == 0)
+		brk = i > 0 ? i : len; /* no place to break: cut (at least one character) */
 	*next = text + brk;
 	while (**next == ' ')
 		(*next)++;

@@ -205,6 +205,19 @@ def test_screen(tap, port, tmp, clock):
                       for l in tmux.capture("alice").splitlines()),
                   "screen: the opponent's chat line is on the status line too",
                   tmux.capture("alice"))
+        # Text without spaces in a wide script breaks between its characters, not after the
+        # name: the first row is full.
+        cjk = "\u65e5\u672c\u8a9e\u306e\u30c1\u30e3\u30c3\u30c8" * 6
+        bob.send("say " + cjk)
+
+        def cjk_rows():
+            rows = [l[42:].strip() for l in tmux.capture("alice").splitlines()]
+            start = [i for i, l in enumerate(rows) if l.startswith("ben: \u65e5")]
+            return rows[start[0]:start[0] + 3] if start else []
+
+        tap.check(ct.wait_for(lambda: "".join(cjk_rows()) == "ben: " + cjk, 10),
+                  "screen: a chat line of wide characters without spaces wraps between them, "
+                  "its name on its first row", tmux.capture("alice"))
         # A chat line is typed whole: any characters, as long as the server takes (200), the
         # end of it on screen as it grows past the edge.
         line = "caf\u00e9 \u00fcber " + "x" * 150 + " fin"
