@@ -417,6 +417,8 @@ client_state_clock(const struct client_table *t, int side, uint64_t now)
 
 	if (!t->timed)
 		return -1;
+	if (t->clock_ms[side] <= 0)
+		return 0; /* spent; and what the server sent may be anything: nothing to take off */
 	ms = t->clock_ms[side] - running_for(t, side, t->clock_stamp, now);
 	return ms > 0 ? ms : 0;
 }

@@ -455,7 +455,11 @@ def test_hostile_numbers(tap):
         for m in ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
                    "token": "t"},
                   {"type": "history_page", "total": -3, "offset": 2**63 - 1,
-                   "games": [{"game": "g1", "kind": "hokito", "ply": 2}]}):
+                   "games": [{"game": "g1", "kind": "hokito", "ply": 2}]},
+                  {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                   "status": "live", "you": "white", "moves": [], "seq": 1,
+                   "clock": {"control": "5+3", "remaining": {"black": -(2**63 - 1),
+                                                              "white": 300000}}}):
             conn.sendall((json.dumps(m) + "\n").encode())
         time.sleep(3)
         conn.close()
@@ -465,10 +469,13 @@ def test_hostile_numbers(tap):
                              "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, XDG_STATE_HOME=tmp))
-    time.sleep(2)  # input stays open while the server talks
-    out, _ = proc.communicate("", timeout=15)
+    time.sleep(2)  # input stays open while the server talks; black's clock runs
+    out, _ = proc.communicate("clock\n", timeout=15)
     lsock.close()
     ct.cleanup(tmp)
+    tap.check(out.splitlines()[-1].startswith("clocks: black 0:00.0, white 5:00"),
+              "a clock below zero from the server is shown as spent, however long it runs",
+              repr(out))
     history = [line for line in out.splitlines() if line.startswith("history:")]
     tap.check(len(history) == 1 and "-" not in history[0],
               "a history page's absurd offset and total give no negative game numbers",
