@@ -40,6 +40,18 @@ jint(const json_t *obj, const char *key, int64_t def)
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
 }
 
+/*
+ * A count of games from the server (a history page's total and offset), kept within 0 ..
+ * INT32_MAX whatever it says: the views add a page's length to it, or take one off, in int64_t.
+ */
+static int64_t
+jcount(const json_t *obj, const char *key)
+{
+	int64_t n = jint(obj, key, 0);
+
+	return n < 0 ? 0 : n > INT32_MAX ? INT32_MAX : n;
+}
+
 /* A seat name of the table's game to a side, or -1. */
 static int
 seat_side(enum game_kind kind, const char *name)
@@ -505,8 +517,8 @@ handle_history(struct client *c, const struct msg *m)
 	const json_t *g;
 
 	c->nhistory = 0;
-	c->history_total = jint(m->root, "total", 0);
-	c->history_offset = jint(m->root, "offset", 0);
+	c->history_total = jcount(m->root, "total");
+	c->history_offset = jcount(m->root, "offset");
 	json_array_foreach(games, i, g)
 	{
 		struct client_history_entry *e;

@@ -417,6 +417,8 @@ client_state_clock(const struct client_table *t, int side, uint64_t now)
 
 	if (!t->timed)
 		return -1;
+	if (t->clock_ms[side] <= 0)
+		return 0; /* spent; and what the server sent may be anything: nothing to take off */
 	ms = t->clock_ms[side] - running_for(t, side, t->clock_stamp, now);
 	return ms > 0 ? ms : 0;
 }
@@ -427,8 +429,8 @@ client_state_grace(const struct client_table *t, int side, uint64_t now)
 	const struct client_seat *s = &t->seats[side];
 	int64_t ms;
 
-	if (s->connected || s->grace_over)
-		return 0;
+	if (s->connected || s->grace_over || s->grace_ms <= 0)
+		return 0; /* at or below zero (whatever the server sent): nothing to take off */
 	ms = s->grace_ms - running_for(t, side, s->grace_stamp, now);
 	return ms > 0 ? ms : 0;
 }

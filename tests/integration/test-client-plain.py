@@ -464,6 +464,45 @@ def test_hostile_text(tap):
               "control characters in names and chat are printed as '?', never raw", repr(out))
 
 
+def test_hostile_numbers(tap):
+    """Numbers from a (broken or hostile) server that no real one sends are shown sanely."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+
+    def serve():
+        conn, _ = lsock.accept()
+        conn.recv(65536)
+        for m in ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+                   "token": "t"},
+                  {"type": "history_page", "total": -3, "offset": 2**63 - 1,
+                   "games": [{"game": "g1", "kind": "hokito", "ply": 2}]},
+                  {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                   "status": "live", "you": "white", "moves": [], "seq": 1,
+                   "clock": {"control": "5+3", "remaining": {"black": -(2**63 - 1),
+                                                              "white": 300000}}}):
+            conn.sendall((json.dumps(m) + "\n").encode())
+        time.sleep(3)
+        conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    tmp = ct.tmpdir()  # the session token it stores goes here, not to the user's own state
+    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
+                             "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, XDG_STATE_HOME=tmp))
+    time.sleep(2)  # input stays open while the server talks; black's clock runs
+    out, _ = proc.communicate("clock\n", timeout=15)
+    lsock.close()
+    ct.cleanup(tmp)
+    tap.check(out.splitlines()[-1].startswith("clocks: black 0:00.0, white 5:00"),
+              "a clock below zero from the server is shown as spent, however long it runs",
+              repr(out))
+    history = [line for line in out.splitlines() if line.startswith("history:")]
+    tap.check(len(history) == 1 and "-" not in history[0],
+              "a history page's absurd offset and total give no negative game numbers",
+              repr(out))
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -475,6 +514,7 @@ def main(tap):
         test_eof(tap, server.port, tmp)
         test_restart(tap)
         test_hostile_text(tap)
+        test_hostile_numbers(tap)
     finally:
         server.stop()
         ct.cleanup(tmp)
