@@ -649,8 +649,6 @@ plain_command(struct plain *p, char *line)
 		out("error: usage: %s ID|CODE", args[0]);
 	} else if (strcmp(args[0], "move") == 0) {
 		out("error: usage: move MOVE (or the move alone: c2-e4, Xc5+c6)");
-	} else if (strcmp(args[0], "claim") == 0) {
-		out("error: usage: claim win|draw");
 	} else if (strcmp(args[0], "moves") == 0) {
 		cmd_moves(p);
 	} else if (strcmp(args[0], "board") == 0) {
@@ -697,6 +695,8 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "claim") == 0 && n == 2 &&
 	           (strcmp(args[1], "win") == 0 || strcmp(args[1], "draw") == 0)) {
 		client_request_claim(c, args[1][0] == 'd');
+	} else if (strcmp(args[0], "claim") == 0) {
+		out("error: usage: claim win|draw");
 	} else if (strcmp(args[0], "rematch") == 0) {
 		client_request_game(c, MSG_REMATCH);
 	} else if (strcmp(args[0], "history") == 0) {

@@ -115,6 +115,32 @@ def test_plain(tap, port, tmp, clock):
     tap.check(all(p.close() == 0 for p in (alice, bob, carol)), "the plain clients end cleanly")
 
 
+def test_claim(tap, port, tmp, clock):
+    """--plain: the claim command. Refused by the server while the opponent's grace runs, then
+    the win once it has run out."""
+    una = ct.Plain(port, "una", ["create", "hokito", "--seat", "black", "--clock", "5+3"],
+                   os.path.join(tmp, "una"))
+    m = una.expect(r"^joined game (g\d+) \(hokito standard\) as black", 10)
+    if not tap.check(m, "claim: una creates a game with a clock", una.text()):
+        return
+    vic = ct.Plain(port, "vic", ["join", m.group(1)], os.path.join(tmp, "vic"))
+    tap.check(vic.expect(r"^joined game %s .* as white" % m.group(1), 10) and
+              una.expect(r"^your turn \(black\)", 10), "claim: vic joins, una to move",
+              vic.text())
+    una.close()  # drops on her own turn: her grace runs
+    vic.send("claim win")
+    tap.check(vic.expect(r"^error: ", 10) and not vic.seen(r"usage: claim"),
+              "claim win is sent (the server refuses it while the grace runs)", vic.text())
+    clock.advance(GRACE * 1000 + 1000)
+    tap.check(vic.expect(r"una did not come back in time: you may claim the win or a draw", 10),
+              "the grace runs out: vic may claim", vic.text())
+    vic.send("claim win")
+    tap.check(vic.expect(r"^game over: White wins.*Black left and did not come back in time\.$",
+                         10), "claim win: the game is won", vic.text())
+    vic.send("quit")
+    tap.check(vic.close() == 0, "vic ends cleanly")
+
+
 def test_adjourned(tap, port, tmp, clock):
     """A game without a clock whose dropped player's grace runs out is adjourned: the panel says
     the grace is over (not the grace it had), and the bar offers no draw (none is taken)."""
@@ -335,6 +361,7 @@ def main(tap):
     clock = Clock(server.port)
     try:
         test_plain(tap, server.port, tmp, clock)
+        test_claim(tap, server.port, tmp, clock)
         test_adjourned(tap, server.port, tmp, clock)
         test_screen(tap, server.port, tmp, clock)
         test_restart_clock(tap)
