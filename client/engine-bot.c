@@ -6,7 +6,9 @@
  * oldest open game of someone else, or opens a game and the bot waits there for whoever joins.
  * It follows its game from the events (state, started, moved give the position), and when the
  * server sends your_turn it thinks and sends its move. After game_over it counts the game and
- * quick-pairs again, until --games games are played; then it closes and exits 0. A lost
+ * quick-pairs again, until --games games are played; then it closes and exits 0. An opponent
+ * who drops and does not come back does not hold it: once the game is adjourned (its grace is
+ * over), the bot leaves it and counts it too. A lost
  * connection, a bye or a refused request ends it with status 1: a bot is also the scripted
  * player of the load tests, and should fail loudly rather than hang.
  *
@@ -229,6 +231,18 @@ engine_bot_state(struct engine_bot *b, const struct msg *m)
 	fflush(stdout);
 }
 
+/* The game ends for the bot: count it, and pair again or stop. */
+static void
+engine_bot_next(struct engine_bot *b)
+{
+	b->games_done++;
+	if (b->o->games > 0 && b->games_done >= b->o->games) {
+		engine_bot_close(b, 0);
+		return;
+	}
+	engine_bot_quick(b);
+}
+
 static void
 engine_bot_game_over(struct engine_bot *b, const struct msg *m)
 {
@@ -238,7 +252,6 @@ engine_bot_game_over(struct engine_bot *b, const struct msg *m)
 
 	b->live = 0;
 	b->seq = msg_int(m, "seq", b->seq);
-	b->games_done++;
 	printf("game %s over: %s%s%s (%s); the bot %s\n", b->game_id, result ? result : "?",
 	       winner ? " for " : "", winner ? winner : "", reason ? reason : "?",
 	       result != NULL && strcmp(result, "draw") == 0 ? "drew"
@@ -246,11 +259,27 @@ engine_bot_game_over(struct engine_bot *b, const struct msg *m)
 	       : winner != NULL                              ? "lost"
 	                                                     : "did not play");
 	fflush(stdout);
-	if (b->o->games > 0 && b->games_done >= b->o->games) {
-		engine_bot_close(b, 0);
+	engine_bot_next(b);
+}
+
+/*
+ * The opponent dropped and its grace ran out in this game without a clock (the bot's games have
+ * none): the game is adjourned (PROTOCOL.md 11.3). The bot leaves it (its seat is kept, and the
+ * game is abandoned once nobody is at it) to play someone who is there.
+ */
+static void
+engine_bot_adjourned(struct engine_bot *b)
+{
+	if (b->seat < 0)
 		return;
-	}
-	engine_bot_quick(b);
+	b->live = 0;
+	printf("game %s adjourned: the opponent did not come back; the bot leaves it\n",
+	       b->game_id);
+	fflush(stdout);
+	engine_bot_send(b, msg_new(MSG_LEAVE, NULL));
+	b->game_id[0] = '\0';
+	b->seat = -1;
+	engine_bot_next(b);
 }
 
 /* Handle one message from the server. */
@@ -293,6 +322,10 @@ engine_bot_handle(struct engine_bot *b, const struct msg *m)
 	case MSG_YOUR_TURN:
 		if (ours)
 			engine_bot_think(b);
+		break;
+	case MSG_ADJOURNED:
+		if (ours)
+			engine_bot_adjourned(b);
 		break;
 	case MSG_ERROR:
 		(void)engine_fail(1, "bot: the server refused %s: %s (%s)",

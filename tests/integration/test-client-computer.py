@@ -88,9 +88,41 @@ def main(tap):
                   "the bot leaving a finished game: no grace period", c.text()[-500:])
         c.send("quit")
         c.close()
+        bot_adjourned(tap, tmp)
     finally:
         server.stop()
         ct.cleanup(tmp)
+
+
+def bot_adjourned(tap, tmp):
+    """A player who drops from a game against hokito-engine bot and does not come back: once
+    the game is adjourned (its grace, 1 s here, is over) the bot leaves it and goes on."""
+    os.makedirs(os.path.join(tmp, "adj"))
+    server = ct.Server(os.path.join(tmp, "adj"), ["--grace", "1"])
+    bot = subprocess.Popen([ct.ENGINE, "bot", "--port", str(server.port), "--level", "1",
+                            "--games", "1", "--name", "robo2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        log = os.path.join(tmp, "adj", "hokitod.log")
+        ct.wait_for(lambda: "(robo2) created game" in open(log).read(), 10)
+        d = ct.Plain(server.port, "dee", ["quick"], os.path.join(tmp, "dee"))
+        tap.check(d.expect(r"^joined game g\d+ \(hokito standard\) as", 10) and
+                  d.expect(r"^your turn", THINK) and d.seen(r"robo2"),
+                  "dee meets the bot, her turn", d.text()[-1000:])
+        d.close()  # and does not come back
+        try:
+            rc = bot.wait(THINK)
+        except subprocess.TimeoutExpired:
+            rc = None
+        out = bot.stdout.read() if rc is not None else ""
+        tap.check(rc == 0 and "adjourned: the opponent did not come back; the bot leaves it"
+                  in out, "the bot leaves the adjourned game and counts it (--games 1: exit 0)",
+                  "exit %r: %s" % (rc, out))
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        server.stop()
 
 
 ct.main_guard(main)
