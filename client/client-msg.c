@@ -254,6 +254,7 @@ handle_state(struct client *c, const struct msg *m)
 	}
 	t->seq = jint(r, "seq", 0);
 	snprintf(t->invite, sizeof t->invite, "%s", jstr(r, "code", ""));
+	t->private_game = json_is_true(json_object_get(r, "private"));
 	take_players(st, json_object_get(r, "players"));
 	take_spectators(st, json_object_get(r, "spectators"));
 	t->started = strcmp(jstr(r, "status", "open"), "open") != 0;
@@ -373,11 +374,18 @@ handle_event(struct client *c, const struct msg *m)
 		client_notice(c, 0, "%s declines the rematch.",
 		              side_player(t, seat_side(t->kind, jstr(r, "by", NULL))));
 		break;
-	case MSG_REMATCH_STARTED:
+	case MSG_REMATCH_STARTED: {
 		snprintf(t->rematch_game, sizeof t->rematch_game, "%s", jstr(r, "new_game", ""));
 		t->rematch_offer = -1;
-		client_notice(c, 0, "The rematch is game %s.", t->rematch_game);
+		/* a spectator of a public game may follow it there */
+		char how[CLIENT_ID_MAX + 32] = "";
+		if (t->seat < 0 && !t->private_game && c->opt.plain)
+			snprintf(how, sizeof how, " (watch %s to follow it)", t->rematch_game);
+		else if (t->seat < 0 && !t->private_game)
+			snprintf(how, sizeof how, ": w to watch it");
+		client_notice(c, 0, "The rematch is game %s%s.", t->rematch_game, how);
 		break;
+	}
 	default:
 		break; /* a future event type: count its seq and go on */
 	}

@@ -1191,6 +1191,7 @@ help_lines(const struct screen *s)
 	        "A               abort (before your first move)",
 	        "c / C           claim the win / a draw (opponent gone)",
 	        "n               rematch (offer or accept), after the game",
+	        "w               watching: follow the players to their rematch",
 	        "v               replay the game, after it is over",
 	        "t               chat",
 	        "q               leave the game, back to the lobby",
@@ -1379,6 +1380,8 @@ draw_game_hints(struct screen *s)
 			hint_add(&h, "n", "accept rematch");
 			hint_add(&h, "x", "decline");
 		}
+		if (!seated && t->rematch_game[0] && !t->private_game)
+			hint_add(&h, "w", "watch rematch");
 		hint_add(&h, "Enter", "lobby");
 		if (seated && !t->rematch_game[0] && t->rematch_offer < 0)
 			hint_add(&h, "n", "rematch");
@@ -2474,6 +2477,11 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case 's':
 		s->stack = 1;
+		break;
+	case 'w':
+		/* a spectator follows the players into their rematch */
+		if (t->seat < 0 && t->over && t->rematch_game[0] && !t->private_game)
+			client_request_watch(c, t->rematch_game);
 		break;
 	case 'f':
 		s->flip = !s->flip;

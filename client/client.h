@@ -123,6 +123,7 @@ struct client_table {
 	int active; /* 1 while the client is at a table */
 	char id[CLIENT_ID_MAX];
 	char invite[CLIENT_ID_MAX]; /* invite code of a private game we created, or "" */
+	int private_game;           /* a private game (its rematch is private too) */
 	enum game_kind kind;
 	char variant[CLIENT_VARIANT_MAX];
 	int seat;    /* our side (0 or 1), or -1 when watching */

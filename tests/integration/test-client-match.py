@@ -104,6 +104,10 @@ def test_plain(tap, port, tmp, clock):
     mb = bob.expect(r"^joined game (g\d+) \(hokito standard\) as black", 10)
     tap.check(ma and mb and ma.group(1) == mb.group(1) != gid,
               "the rematch: a new game with colours swapped", alice.text()[-800:])
+    tap.check(ma and carol.expect(r"^The rematch is game %s \(watch %s to follow it\)\.$"
+                                  % (ma.group(1), ma.group(1)), 10),
+              "plain: the spectator is told of the rematch and how to follow it",
+              carol.text()[-500:])
     tap.check(bob.expect(r"^clocks: black 5:00, white 5:00 \(5\+3\)$", 5),
               "with the same clock")
     bob.send("abort")

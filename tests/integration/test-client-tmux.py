@@ -640,6 +640,10 @@ def game_end(tap, tmux, tmp):
         if not tap.check(m and ann.expect(r"Your move \(Black\)", 10),
                          "game end: ann's timed game begins", ann.screen()):
             return
+        # a spectator, to be taken to the rematch
+        start(tmux, tmp, "spe", "%s --port %d --name spe watch %s"
+              % (ct.HOKITO, server.port, m.group(1)), env_for(tmp, "spe"))
+        tmux.expect("spe", r"Black to move +\(watching\)", 10)
         frm = first_move(ben).split("-")[0]
         ann.choose(frm)
         tap.check(ann.expect(r"%s selected: pick a highlighted square" % frm, 5),
@@ -657,6 +661,17 @@ def game_end(tap, tmux, tmp):
                          ann.expect(r"White  ann \(you\)", 10),
                          "game end: the rematch, ann plays white", ann.screen()):
             return
+        rm = re.search(r"^joined game (g\d+)", ben.text(), re.M)
+        rematch = [g for g in re.findall(r"^joined game (g\d+)", ben.text(), re.M)][-1]
+        scr = wait_screen(tmux, "spe", lambda scr: "The rematch is game %s: w to watch it."
+                          % rematch in scr and has_keys(scr, ("w", "watch rematch")), 10)
+        tap.check(rm and scr, "the spectator is told of the rematch, with the key to follow it",
+                  tmux.capture("spe"))
+        tmux.keys("spe", "w")
+        tap.check(tmux.expect("spe", r"game %s .*\n(.*\n)*.*Black to move +\(watching\)"
+                              % rematch, 10),
+                  "w: the spectator watches the rematch", tmux.capture("spe"))
+        tmux.keys("spe", "Q")
         ben.send(first_move(ben))
         ann = Player(tmux, "ann", turned=True)
         ann.expect(r"Your move \(White\)", 10)
