@@ -149,18 +149,19 @@ conn_write(struct net_conn *conn, struct wire *wire)
 }
 
 /*
- * Say hello: with our token (and the last seq seen) when we have one, else with our name. The
- * full screen asks for the state rather than the missed events when its game has a clock running:
- * the events carry no clocks, and after a server restart the clocks are not where the time since
- * the last event would put them (the server's stopped while it was down, PROTOCOL.md 12.1); the
- * state has them as they are. The plain view prints each missed event, so it always gives the seq.
+ * Say hello: with our token (and the last seq seen) when we have one, else with our name. Back at
+ * a game whose clock runs, the client asks for the state rather than the missed events: the
+ * events carry no clocks, and after a server restart the clocks are not where the time since the
+ * last event would put them (the server's stopped while it was down, PROTOCOL.md 12.1); the state
+ * has them as they are. The plain view prints what is new in it (the moves, chat, offers, the
+ * end) as it would have printed the events.
  */
 static void
 net_hello(struct client_net *net)
 {
 	struct client *c = net->c;
 	const struct client_table *t = &c->st.table;
-	int clocks = t->timed && t->started && !t->over && !c->opt.plain;
+	int clocks = t->timed && t->started && !t->over;
 	int64_t last = t->active && t->seq >= 0 && !clocks ? t->seq : -1;
 	json_t *hello;
 

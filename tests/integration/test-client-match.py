@@ -145,6 +145,47 @@ def test_claim(tap, port, tmp, clock):
     tap.check(vic.close() == 0, "vic ends cleanly")
 
 
+def test_plain_resume(tap, port, tmp):
+    """--plain back at a game whose clock runs: it takes the game's state, and prints what it
+    missed from it as it would have printed the events: the opponent's move once, its clocks
+    and the turn."""
+    proxy = ct.Proxy(port)
+    try:
+        ida = ct.Plain(proxy.port, "ida", ["create", "hokito", "--seat", "black", "--clock",
+                                           "5+3"], os.path.join(tmp, "ida"))
+        m = ida.expect(r"^joined game (g\d+)", 10)
+        if not tap.check(m, "resume: ida creates a timed game", ida.text()):
+            return
+        jon = ct.Plain(port, "jon", ["join", m.group(1)], os.path.join(tmp, "jon"))
+        ida.expect(r"^your turn", 10)
+        ida.send(legal_move(ida))
+        jon.expect(r"^your turn", 10)
+        proxy.hold()  # ida is away
+        tap.check(ida.expect(r"reconnect", 10), "resume: ida's connection is lost", ida.text())
+        mv = legal_move(jon)
+        jon.send(mv)
+        tap.check(jon.expect(r"^move 2: white %s$" % re.escape(mv), 10), "jon plays", jon.text())
+        ida.pos = len(ida.lines)
+        proxy.release()
+        tap.check(ida.expect(r"^reconnected to", 20) and
+                  ida.expect(r"^move 2: white %s$" % re.escape(mv), 10) and
+                  ida.expect(r"^clocks: black 5:03, white 5:03 \(5\+3\)$", 10) and
+                  ida.expect(r"^your turn \(black\)", 10),
+                  "resume: the missed move is printed, with the clocks and the turn",
+                  ida.text()[-800:])
+        time.sleep(0.5)
+        tap.check(len([l for l in ida.lines if re.match(r"^move 2: ", l)]) == 1 and
+                  not [l for l in ida.lines if l.startswith("joined game")][1:],
+                  "resume: nothing is printed twice (the move, the game joined)",
+                  ida.text()[-800:])
+        for p in (ida, jon):
+            p.send("resign")
+            p.send("quit")
+            p.close()
+    finally:
+        proxy.close()
+
+
 def test_adjourned(tap, port, tmp, clock):
     """A game without a clock whose dropped player's grace runs out is adjourned: the panel says
     the grace is over (not the grace it had), and the bar offers no draw (none is taken)."""
@@ -315,8 +356,8 @@ def test_screen(tap, port, tmp, clock):
 
 def test_restart_clock(tap):
     """The server is killed during a timed game and is down for ten seconds: time does not run
-    while it is down (PROTOCOL.md 12.1), so the full screen, back at its game, shows the clock
-    of the side to move as the server has it, not short by the downtime."""
+    while it is down (PROTOCOL.md 12.1), so the full screen and --plain, back at their game,
+    show the clock of the side to move as the server has it, not short by the downtime."""
     tmp = ct.tmpdir()
     server = ct.Server(tmp, ["--test-clock"])  # game time stands still but for test_clock
     proxy = ct.Proxy(server.port)
@@ -350,6 +391,14 @@ def test_restart_clock(tap):
         tap.check(tmux.expect("ada", "\u23f1 (5:00|4:5[5-9]).*\u23f1 5:00", 20),
                   "after ten seconds down, black's clock is where the server left it (5:00 "
                   "while the test clock stands), not 10 s short", tmux.capture("ada"))
+        # and so does --plain (ben, white, through the same relay)
+        tap.check(ben.expect(r"^reconnected to", 20), "restart: --plain is back",
+                  ben.text()[-500:])
+        ben.pos = len(ben.lines)
+        ben.send("clock")
+        tap.check(ben.expect(r"^clocks: black (5:00|4:5[5-9]), white 5:00", 10),
+                  "--plain after the restart: black's clock where the server left it, not "
+                  "10 s short", ben.text()[-500:])
     finally:
         if ben is not None:
             ben.close()
@@ -366,6 +415,7 @@ def main(tap):
     try:
         test_plain(tap, server.port, tmp, clock)
         test_claim(tap, server.port, tmp, clock)
+        test_plain_resume(tap, server.port, tmp)
         test_adjourned(tap, server.port, tmp, clock)
         test_screen(tap, server.port, tmp, clock)
         test_restart_clock(tap)
