@@ -375,8 +375,9 @@ def test_restart_clock(tap):
         gid = clock.game_id("ada")
         clock.c.close()
         ben = ct.Plain(proxy.port, "ben", ["join", gid], os.path.join(tmp, "ben"))
-        tap.check(tmux.expect("ada", "\u23f1 [45]:[0-5]\\d.*\u23f1 5:00", 10),
-                  "restart: both clocks, black's running", tmux.capture("ada"))
+        tap.check(ben.expect(r"^joined game %s" % gid, 20) and
+                  tmux.expect("ada", "\u23f1 [45]:[0-5]\\d.*\u23f1 5:00", 10),
+                  "restart: ben joins; both clocks, black's running", tmux.capture("ada"))
         server.proc.kill()
         server.proc.wait()
         server.stop()
