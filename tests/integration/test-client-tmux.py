@@ -357,7 +357,7 @@ def screen_checks(tap, tmux, server, proxy, tmp, gid):
               "64 columns, the replay: every key of the bar is there, whole",
               bar(alice.screen()))
     tap.check(ct.wait_for(lambda: "Move 0 of" in alice.screen() and not re.search(
-        r"Game over:", "\n".join(alice.screen().rstrip("\n").split("\n")[-3:-1])), 5),
+        r"Game over:", "\n".join(alice.screen().rstrip("\n").split("\n")[-3:-1])), 20),
               "the replay's status lines do not repeat the game page's game-over notice",
               alice.screen())
     tmux.keys("alice", "q")
