@@ -361,11 +361,12 @@ def screen_checks(tap, tmux, server, proxy, tmp, gid):
               "the replay's status lines do not repeat the game page's game-over notice",
               alice.screen())
     tmux.keys("alice", "q")
-    alice.expect(r"Game over", 5)
+    wait_screen(tmux, "alice", lambda scr: re.search("Game over [\u2500-]", scr),
+                timeout=20)  # the game page again, its game-over box
     tmux.resize("alice", COLS, ROWS)
     # Back to the lobby, then quit: the terminal is restored.
     tmux.keys("alice", "Enter")
-    tap.check(alice.expect(r"Games on this server", 5), "Enter on game over: the lobby",
+    tap.check(alice.expect(r"Games on this server", 15), "Enter on game over: the lobby",
               alice.screen())
     tmux.keys("alice", "q")
     tap.check(alice.expect(r"HOKITO-EXIT=0", 10) and "Games on this server" not in
