@@ -427,10 +427,10 @@ def test_restart(tap):
         ct.cleanup(tmp)
 
 
-def test_hostile_text(tap):
-    """Control characters from a (broken or hostile) server never reach the terminal raw."""
-    start = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True, text=True,
-                           timeout=10).stdout.strip()
+def fake_server(messages, typed):
+    """Run hokito --plain against a fake server on loopback that sends messages (after the
+    client's hello) and closes after 3 s; typed is its standard input, written after 2 s.
+    Returns what it printed."""
     lsock = socket.socket()
     lsock.bind(("127.0.0.1", 0))
     lsock.listen(1)
@@ -438,14 +438,7 @@ def test_hostile_text(tap):
     def serve():
         conn, _ = lsock.accept()
         conn.recv(65536)
-        for m in ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
-                   "token": "t"},
-                  {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
-                   "status": "live", "you": "white", "position": start, "moves": [], "seq": 1,
-                   "players": {"black": {"name": "\x1b]0;pwned\x07bad", "connected": True},
-                               "white": {"name": "eve", "connected": True}}},
-                  {"type": "chat", "game": "g1", "seq": 2, "player": {"name": "bad"},
-                   "text": "\x1b[2Jhi\r\nyour turn (white)"}):
+        for m in messages:
             conn.sendall((json.dumps(m) + "\n").encode())
         time.sleep(3)
         conn.close()
@@ -455,10 +448,28 @@ def test_hostile_text(tap):
                              "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, XDG_STATE_HOME=tmp))
-    time.sleep(2)  # input stays open while the server talks
-    out, _ = proc.communicate("", timeout=15)
+    time.sleep(2)  # input stays open while the server talks (and a clock runs)
+    out, _ = proc.communicate(typed, timeout=15)
     lsock.close()
     ct.cleanup(tmp)
+    return out
+
+
+WELCOME = {"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"}, "token": "t"}
+
+
+def test_hostile_text(tap):
+    """Control characters from a (broken or hostile) server never reach the terminal raw."""
+    start = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True, text=True,
+                           timeout=10).stdout.strip()
+    out = fake_server((WELCOME,
+                       {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                        "status": "live", "you": "white", "position": start, "moves": [],
+                        "seq": 1,
+                        "players": {"black": {"name": "\x1b]0;pwned\x07bad", "connected": True},
+                                    "white": {"name": "eve", "connected": True}}},
+                       {"type": "chat", "game": "g1", "seq": 2, "player": {"name": "bad"},
+                        "text": "\x1b[2Jhi\r\nyour turn (white)"}), "")
     tap.check("chat: bad" in out and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out)
               and not re.search(r"^your turn \(white\)", out, re.M),
               "control characters in names and chat are printed as '?', never raw", repr(out))
@@ -466,34 +477,14 @@ def test_hostile_text(tap):
 
 def test_hostile_numbers(tap):
     """Numbers from a (broken or hostile) server that no real one sends are shown sanely."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-
-    def serve():
-        conn, _ = lsock.accept()
-        conn.recv(65536)
-        for m in ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
-                   "token": "t"},
-                  {"type": "history_page", "total": -3, "offset": 2**63 - 1,
-                   "games": [{"game": "g1", "kind": "hokito", "ply": 2}]},
-                  {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
-                   "status": "live", "you": "white", "moves": [], "seq": 1,
-                   "clock": {"control": "5+3", "remaining": {"black": -(2**63 - 1),
-                                                              "white": 300000}}}):
-            conn.sendall((json.dumps(m) + "\n").encode())
-        time.sleep(3)
-        conn.close()
-    threading.Thread(target=serve, daemon=True).start()
-    tmp = ct.tmpdir()  # the session token it stores goes here, not to the user's own state
-    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
-                             "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, XDG_STATE_HOME=tmp))
-    time.sleep(2)  # input stays open while the server talks; black's clock runs
-    out, _ = proc.communicate("clock\n", timeout=15)
-    lsock.close()
-    ct.cleanup(tmp)
+    out = fake_server((WELCOME,
+                       {"type": "history_page", "total": -3, "offset": 2**63 - 1,
+                        "games": [{"game": "g1", "kind": "hokito", "ply": 2}]},
+                       {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                        "status": "live", "you": "white", "moves": [], "seq": 1,
+                        "clock": {"control": "5+3", "remaining": {"black": -(2**63 - 1),
+                                                                   "white": 300000}}}),
+                      "clock\n")
     tap.check(out.splitlines()[-1].startswith("clocks: black 0:00.0, white 5:00"),
               "a clock below zero from the server is shown as spent, however long it runs",
               repr(out))
