@@ -36,18 +36,16 @@ struct wire; /* protocol/wire.h */
 
 struct client;
 
-#define CLIENT_NAME_MAX    129 /* a display name, with its NUL (32 UTF-8 characters fit) */
-#define CLIENT_ID_MAX      64  /* a game id, player id or invite code, with its NUL */
-#define CLIENT_TOKEN_MAX   160 /* a session token, with its NUL */
-#define CLIENT_VARIANT_MAX 24  /* a variant name, with its NUL */
-#define CLIENT_MOVES_MAX   128 /* moves kept in the move list; a game never has more */
-#define CLIENT_SPECTATORS  32  /* spectator names kept for display; the count is exact */
-#define CLIENT_LIST_MAX    256 /* lobby entries kept */
-#define CLIENT_MESSAGE_MAX                                                                         \
-	1024                    /* the status line, with its NUL (a chat line with its name fits)  \
-	                         */
-#define CLIENT_CHAT_KEEP    32  /* chat lines kept per channel */
-#define CLIENT_CHAT_TEXT    808 /* a chat line, with its NUL (200 UTF-8 characters fit) */
+#define CLIENT_NAME_MAX     129   /* a display name, with its NUL (32 UTF-8 characters fit) */
+#define CLIENT_ID_MAX       64    /* a game id, player id or invite code, with its NUL */
+#define CLIENT_TOKEN_MAX    160   /* a session token, with its NUL */
+#define CLIENT_VARIANT_MAX  24    /* a variant name, with its NUL */
+#define CLIENT_MOVES_MAX    128   /* moves kept in the move list; a game never has more */
+#define CLIENT_SPECTATORS   32    /* spectator names kept for display; the count is exact */
+#define CLIENT_LIST_MAX     256   /* lobby entries kept */
+#define CLIENT_MESSAGE_MAX  1024  /* the status line, with its NUL (a chat line fits) */
+#define CLIENT_CHAT_KEEP    32    /* chat lines kept per channel */
+#define CLIENT_CHAT_TEXT    808   /* a chat line, with its NUL (200 UTF-8 characters fit) */
 #define CLIENT_LOW_TIME_MS  20000 /* a clock under this is shown as low */
 #define CLIENT_DEFAULT_HOST "127.0.0.1"
 #define CLIENT_DEFAULT_PORT 7777
