@@ -1803,16 +1803,12 @@ draw_replay(struct screen *s)
 	else {
 		/* as at the end of a game: "White wins, 47 to 22", then the reason */
 		struct game_outcome o;
-		char score[32] = "";
-		int w = rec->result == RECORD_DRAW ? 0 : (int)rec->result;
+		char text[64];
 		game_outcome(&rec->final, &o);
-		if (rec->kind == GAME_HOKITO)
-			snprintf(score, sizeof score, ", %d to %d", o.score[w], o.score[!w]);
-		if (rec->result == RECORD_DRAW)
-			snprintf(buf, sizeof buf, "Result: Draw%s (%s)", score, rec->reason);
-		else
-			snprintf(buf, sizeof buf, "Result: %s wins%s (%s)",
-			         client_state_side_name(rec->kind, w), score, rec->reason);
+		client_state_outcome_text(rec->kind,
+		                          rec->result == RECORD_DRAW ? -1 : (int)rec->result,
+		                          o.score, text, sizeof text);
+		snprintf(buf, sizeof buf, "Result: %s (%s)", text, rec->reason);
 	}
 	putn(y++, px, pw, buf);
 	attron(A_BOLD);

@@ -377,19 +377,26 @@ client_state_result_text(const struct client_table *t, char *buf, size_t size)
 	}
 	if (winner < 0 && o->end != GAME_END_NONE)
 		winner = o->winner;
-	if (t->kind == GAME_HOKITO) {
+	client_state_outcome_text(t->kind, winner, o->score, buf, size);
+}
+
+void
+client_state_outcome_text(enum game_kind kind, int winner, const int score[2], char *buf,
+                          size_t size)
+{
+	if (kind == GAME_HOKITO) {
 		if (winner < 0)
-			snprintf(buf, size, "Draw, %d to %d", o->score[0], o->score[1]);
+			snprintf(buf, size, "Draw, %d to %d", score[0], score[1]);
 		else
 			snprintf(buf, size, "%s wins, %d to %d",
-			         client_state_side_name(t->kind, winner), o->score[winner],
-			         o->score[!winner]);
+			         client_state_side_name(kind, winner), score[winner],
+			         score[!winner]);
 		return;
 	}
 	if (winner < 0)
 		snprintf(buf, size, "Draw");
 	else
-		snprintf(buf, size, "%s wins", client_state_side_name(t->kind, winner));
+		snprintf(buf, size, "%s wins", client_state_side_name(kind, winner));
 }
 
 const struct client_entry *

@@ -390,6 +390,10 @@ const struct client_chat *client_state_chat_get(const struct client_table *t, in
 /* One line describing the outcome: "Black wins 34 to 28", "Draw", "No result" (aborted), ... */
 void client_state_result_text(const struct client_table *t, char *buf, size_t size);
 
+/* The same for a game of kind won by side winner (-1: a draw) with these HOKITO scores. */
+void client_state_outcome_text(enum game_kind kind, int winner, const int score[2], char *buf,
+                               size_t size);
+
 /* The lobby entry with this id, or NULL. Returns a borrowed pointer. */
 const struct client_entry *client_state_entry(const struct client_state *st, const char *id);
 
