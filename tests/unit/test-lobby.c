@@ -426,6 +426,119 @@ TEST(draw_by_agreement)
 	ASSERT(json_is_null(json_object_get(over, "winner")));
 }
 
+/* say: 5 lines in any 10 seconds; spectators' lines go to spectators only, as kibitz. */
+TEST(chat_and_kibitz)
+{
+	setup();
+	ASSERT_EQ(start_game(NULL), 0);
+	ASSERT(expect(A, "your_turn") != NULL);
+	ASSERT(hello(C, "carol") != NULL);
+	say(C, "{\"type\":\"watch\",\"game\":\"g1\"}");
+	ASSERT(expect(C, "state") != NULL);
+	for (int i = 0; i < 5; i++) {
+		now_ms += 1000;
+		say(B, "{\"type\":\"say\",\"text\":\"\\t hello \\u0007there \"}");
+		const json_t *chat = expect(A, "chat");
+		ASSERT(chat != NULL);
+		ASSERT_STR_EQ(str(chat, "text"), "hello there");
+		ASSERT_STR_EQ(str(chat, "seat"), "white");
+		ASSERT(expect(C, "chat") != NULL);
+		ASSERT_EQ(num(expect(B, "chat"), "seq"), num(expect(B, "ok"), "seq"));
+	}
+	say(B, "{\"type\":\"say\",\"text\":\"one too many\"}");
+	ASSERT_STR_EQ(error_code(B), "rate_limited");
+	ASSERT(quiet(A));
+	now_ms += 6000; /* the first line is 10 s old: room for one more */
+	say(B, "{\"type\":\"say\",\"text\":\"again\"}");
+	ASSERT(expect(A, "chat") != NULL);
+	ASSERT(expect(C, "chat") != NULL);
+
+	say(C, "{\"type\":\"say\",\"text\":\"nice\"}");
+	ASSERT_STR_EQ(str(expect(C, "kibitz"), "text"), "nice");
+	const json_t *ok = expect(C, "ok");
+	ASSERT(ok != NULL);
+	ASSERT(json_object_get(ok, "seq") == NULL);
+	ASSERT(quiet(A));
+	ASSERT(expect(B, "chat") != NULL && expect(B, "ok") != NULL);
+	ASSERT(quiet(B));
+}
+
+/* abort: only by a player who has not moved yet in this game. */
+TEST(abort_before_moving)
+{
+	char mv[32];
+
+	setup();
+	ASSERT_EQ(start_game(NULL), 0);
+	ASSERT_EQ(first_move(A, mv, sizeof mv), 0);
+	move(A, mv);
+	ASSERT(expect(A, "moved") != NULL && expect(A, "ok") != NULL);
+	say(A, "{\"type\":\"abort\"}");
+	ASSERT_STR_EQ(error_code(A), "too_late");
+	say(B, "{\"type\":\"abort\"}");
+	const json_t *over = expect(B, "moved") ? expect(B, "your_turn") : NULL;
+	ASSERT(over != NULL);
+	over = expect(B, "game_over");
+	ASSERT(over != NULL);
+	ASSERT_STR_EQ(str(over, "result"), "aborted");
+	ASSERT_STR_EQ(str(over, "reason"), "abort");
+	ASSERT_STR_EQ(str(expect(B, "ok"), "request"), "abort");
+}
+
+/* 11.5: an accepted rematch is a new game with the colours swapped, and both players move to it. */
+TEST(rematch_swaps_colours)
+{
+	setup();
+	ASSERT_EQ(start_game("3+2"), 0);
+	ASSERT(expect(A, "your_turn") != NULL);
+	say(B, "{\"type\":\"rematch\"}");
+	ASSERT_STR_EQ(error_code(B), "not_over");
+	say(A, "{\"type\":\"resign\"}");
+	ASSERT_STR_EQ(str(expect(A, "game_over"), "reason"), "resign");
+	ASSERT(expect(A, "ok") != NULL);
+	ASSERT(expect(B, "game_over") != NULL);
+	say(A, "{\"type\":\"rematch\"}");
+	ASSERT_STR_EQ(str(expect(B, "rematch_offered"), "by"), "black");
+	say(B, "{\"type\":\"rematch\",\"id\":7}");
+	ASSERT_STR_EQ(str(expect(B, "rematch_started"), "new_game"), "g2");
+	const json_t *st = expect(B, "state");
+	ASSERT(st != NULL);
+	ASSERT_EQ(num(st, "id"), 7);
+	ASSERT_STR_EQ(str(st, "you"), "black");
+	ASSERT_STR_EQ(str(st, "status"), "live");
+	ASSERT_STR_EQ(str(json_object_get(st, "clock"), "control"), "3+2");
+	ASSERT(expect(A, "rematch_offered") != NULL && expect(A, "ok") != NULL);
+	ASSERT(expect(A, "rematch_started") != NULL);
+	st = expect(A, "state");
+	ASSERT(st != NULL);
+	ASSERT_STR_EQ(str(st, "you"), "white");
+	ASSERT(json_object_get(st, "id") == NULL);
+	ASSERT(expect(B, "your_turn") != NULL); /* HOKITO: black moves first */
+}
+
+/* 4.3: a creator away from its open game for --linger ends it. */
+TEST(open_game_abandoned)
+{
+	setup();
+	ASSERT(hello(A, "alice") != NULL && hello(C, "carol") != NULL);
+	say(A, "{\"type\":\"create\",\"kind\":\"oxono\"}");
+	ASSERT(expect(A, "state") != NULL);
+	say(C, "{\"type\":\"watch\",\"game\":\"g1\"}");
+	ASSERT(expect(C, "state") != NULL);
+	lobby_peer_gone(lb, &A->lp);
+	const json_t *away = json_object_get(expect(C, "presence"), "connected");
+	ASSERT(json_is_false(away));
+	now_ms += 299000;
+	lobby_tick(lb);
+	ASSERT(quiet(C));
+	now_ms += 2000;
+	lobby_tick(lb);
+	const json_t *over = expect(C, "game_over");
+	ASSERT(over != NULL);
+	ASSERT_STR_EQ(str(over, "result"), "aborted");
+	ASSERT_STR_EQ(str(over, "reason"), "abandoned");
+}
+
 int
 main(void)
 {
@@ -437,6 +550,10 @@ main(void)
 	RUN(grace_then_claim);
 	RUN(adjourn_and_resume);
 	RUN(draw_by_agreement);
+	RUN(chat_and_kibitz);
+	RUN(abort_before_moving);
+	RUN(rematch_swaps_colours);
+	RUN(open_game_abandoned);
 	setup();
 	lobby_free(lb);
 	for (int i = 0; i < PEERS; i++)
