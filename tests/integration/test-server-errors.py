@@ -58,8 +58,10 @@ def before_hello(t, srv):
     err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32}, "bad_token", "unknown token")
     err(t, c, {"type": "hello", "protocol": 1, "name": 5}, "bad_field", "a name not a string",
         "name")
-    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": 5}, "bad_token",
-        "a name of the wrong type is ignored with a token")
+    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": 5}, "bad_field",
+        "a name of the wrong type, with a token (only its value is ignored)", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": ""}, "bad_token",
+        "a bad name's value is ignored with a token")
     c.hello("ok")
     err(t, c, {"type": "hello", "protocol": 1, "name": "again"}, "already_welcomed",
         "a second hello")
