@@ -1655,13 +1655,26 @@ refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
+	uint64_t to;
+
 	if (!lb->cfg.test_clock) {
 		refuse_unknown_type(
 		        lb, peer, m,
 		        "test_clock is a testing aid, served only by hokitod --test-clock");
 		return;
 	}
-	lb->virtual_ms += (uint64_t)m->advance_ms;
+	to = lb->virtual_ms + (uint64_t)m->advance_ms;
+	/*
+	 * A game's deadline on the way is acted on at its own time, in order, as with real time: a
+	 * grace_over carries the clocks of the moment the grace ran out, not those of the end of
+	 * the advance. Each wake files the games it acted on under a later deadline.
+	 */
+	while (lb->nheap > 0 && lb->heap[0]->heap_deadline > lb->virtual_ms &&
+	       lb->heap[0]->heap_deadline < to) {
+		lb->virtual_ms = lb->heap[0]->heap_deadline;
+		lobby_wake(lb);
+	}
+	lb->virtual_ms = to;
 	lobby_wake(lb);
 	lobby_tick(lb);
 	send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);

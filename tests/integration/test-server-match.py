@@ -269,9 +269,14 @@ def grace_only_on_own_turn(t, srv):
     w = gm.c.ask({"type": "watch", "game": gm.g})
     t.ok(w["players"]["white"]["grace_ms"] == 1000, "it runs on the absent player's turn",
          w["players"])
-    gm.advance(1000)
+    gm.advance(1000 + 2500)             # past the end of the grace, in one test_clock
     go = gm.a.wait_for("grace_over")
     t.ok(go["seat"] == "white", "and runs out there", go)
+    t.ok(go["clocks"]["white"] == 600000 - GRACE_MS,
+         "grace_over has the clocks of the moment the grace ran out, inside the advance", go)
+    w = gm.c.ask({"type": "watch", "game": gm.g})
+    t.ok(w["clock"]["remaining"]["white"] == 600000 - GRACE_MS - 2500,
+         "... and the clock ran on to the end of the advance", w["clock"])
     gm.close()
 
 
