@@ -1651,7 +1651,35 @@ refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	send_msg(lb, peer, msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", text, m->id));
 }
 
-/* test_clock: a testing aid, served only with --test-clock: move the virtual time forward. */
+/*
+ * The first moment after the virtual time, and before to, at which something falls due in a game:
+ * a clock or grace deadline (the heap), or the end of --linger for a game none of its players is
+ * at (table_desert_check()). to if nothing does.
+ */
+static uint64_t
+test_clock_next(const struct lobby *lb, uint64_t to)
+{
+	uint64_t next = to;
+
+	if (lb->nheap > 0 && lb->heap[0]->heap_deadline > lb->virtual_ms &&
+	    lb->heap[0]->heap_deadline < next)
+		next = lb->heap[0]->heap_deadline;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		const struct table *t = lb->tables[i];
+		uint64_t d = t->deserted_since + lb->cfg.linger_ms;
+
+		if (t->deserted && d > lb->virtual_ms && d < next)
+			next = d;
+	}
+	return next;
+}
+
+/*
+ * test_clock: a testing aid, served only with --test-clock: move the virtual time forward. What
+ * falls due on the way is acted on at its own time, in order, as with real time: a grace_over has
+ * the clocks of the moment the grace ran out, and a game nobody is at for --linger is abandoned
+ * before its clock would have run out later in the same advance.
+ */
 static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -1664,19 +1692,11 @@ handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 		return;
 	}
 	to = lb->virtual_ms + (uint64_t)m->advance_ms;
-	/*
-	 * A game's deadline on the way is acted on at its own time, in order, as with real time: a
-	 * grace_over carries the clocks of the moment the grace ran out, not those of the end of
-	 * the advance. Each wake files the games it acted on under a later deadline.
-	 */
-	while (lb->nheap > 0 && lb->heap[0]->heap_deadline > lb->virtual_ms &&
-	       lb->heap[0]->heap_deadline < to) {
-		lb->virtual_ms = lb->heap[0]->heap_deadline;
+	do {
+		lb->virtual_ms = test_clock_next(lb, to);
 		lobby_wake(lb);
-	}
-	lb->virtual_ms = to;
-	lobby_wake(lb);
-	lobby_tick(lb);
+		lobby_tick(lb);
+	} while (lb->virtual_ms < to);
 	send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);
 }
 

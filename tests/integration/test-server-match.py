@@ -517,6 +517,20 @@ def abandoned(t, srv):
          "a player who comes back in time still gets the game_over", (w, got))
     a2.close()
     gm.close()
+    # one test_clock past all of it: each thing at its own time, in order, as with real time
+    gm = Game(srv, "10+0")
+    gm.a.close()                        # black, to move: its grace runs, then its clock
+    gm.b.close()
+    gm.c.wait_for("presence")
+    gm.c.wait_for("presence")
+    gm.advance(700000)
+    go = gm.c.wait_for("grace_over")
+    over = gm.c.wait_for("game_over")
+    t.ok(go["clocks"]["black"] == 600000 - GRACE_MS and over["reason"] == "abandoned"
+         and over["clocks"]["black"] == 300000,
+         "a long test_clock: grace_over after the grace, abandoned after the linger, no flag",
+         (go, over))
+    gm.close()
 
 
 def open_game_expiry(t, srv):
