@@ -491,6 +491,8 @@ session_leave(struct lobby *lb, struct session *s)
 	t->seat[s->seat] = NULL;
 	session_attach(s, NULL);
 	s->seat = -1;
+	if (t->status == TABLE_FINISHED)
+		lb->prune_due = 1; /* its game may have been held for it */
 }
 
 /*
@@ -541,9 +543,9 @@ table_awaited(const struct table *t)
 /*
  * Forget the finished games older than the keep_finished most recent, public and private counted
  * apart (the lobby lists keep_finished public ones, whatever private games finished since), but
- * those a player is still at or may come back to (after a game finished, or a session expired:
- * then they are looked at again; a game its players went away from goes at a later pass). Only
- * the older ones are walked, oldest first: the games held for a player, and those just gone past.
+ * those a player is still at or may come back to (looked at again after a game finished, a
+ * player left a finished game or its session expired). Only the older ones are walked, oldest
+ * first: the games held for a player, and those just gone past.
  */
 static void
 lobby_prune(struct lobby *lb)
@@ -1333,6 +1335,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		session_attach(p[i], NULL);
 		p[i]->seat = -1;
 	}
+	lb->prune_due = 1; /* the old game is held for nobody now */
 	/*
 	 * The new game's first events (seated, seated, started) are sent to nobody: the players get
 	 * the state that includes them. So the seats are filled only after.
