@@ -372,6 +372,10 @@ def chat(t, srv):
     t.ok(ok["type"] == "ok" and kb["text"] == "\U0001f422" * 200 and ok2["type"] == "ok"
          and kb2["text"] == "x", "trailing spaces are removed before the length is counted",
          (ok, ok2))
+    ok = d.ask({"type": "say", "text": " \u3000 "})
+    kb = d.wait_for("kibitz")
+    t.ok(ok["type"] == "ok" and kb["text"] == "\u3000",
+         "only U+0020 is trimmed: an ideographic space is text (PROTOCOL.md say)", (ok, kb))
     r = gm.b.ask({"type": "say", "text": "x" * 201})
     t.ok(r["code"] == "bad_value" and r["field"] == "text", "201 characters are refused", r)
     r = gm.b.ask({"type": "say", "text": "\u0001\u0002 \t"})
