@@ -125,6 +125,11 @@ def malformed(t, srv):
     err(t, c, {"type": "create", "kind": "hokito", "seed": "12x"}, "bad_value", "bad seed text",
         "seed")
     err(t, c, {"type": "join"}, "bad_field", "join without game or code", "game")
+    # PROTOCOL.md 3: a member whose value is ignored must still have its type
+    err(t, c, {"type": "join", "code": "NOPE2345", "game": 5}, "bad_field",
+        "a game of the wrong type next to a code", "game")
+    err(t, c, {"type": "create", "kind": "hokito", "level": "4"}, "bad_field",
+        "a level of the wrong type against a person", "level")
     err(t, c, {"type": "watch", "game": 3}, "bad_field", "game of the wrong type", "game")
     err(t, c, {"type": "move"}, "bad_field", "move without move", "move")
     err(t, c, {"type": "join", "game": "g999"}, "no_such_game", "join of an unknown game")
