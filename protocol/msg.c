@@ -27,7 +27,6 @@ enum field_kind {
 	F_STR_NULL, /* string or null */
 	F_OBJ_NULL, /* object or null */
 	F_SEED,     /* integer or string (a 64-bit seed) */
-	F_NAME,     /* hello's name: a string, checked by decode_body() (ignored with a token) */
 };
 
 struct field {
@@ -55,7 +54,7 @@ struct schema {
 
 static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_HELLO] = {"hello",
-                       {REQ("protocol", F_INT), OPT("name", F_NAME), OPT("token", F_STR),
+                       {REQ("protocol", F_INT), OPT("name", F_STR), OPT("token", F_STR),
                         OPT("last_seq", F_INT), OPT("client", F_STR)}},
         [MSG_LIST] = {"list", {{0}}},
         [MSG_CREATE] = {"create",
@@ -160,7 +159,6 @@ static const char *const kind_words[] = {
         [F_STR_NULL] = "a string or null",
         [F_OBJ_NULL] = "an object or null",
         [F_SEED] = "an integer or a decimal string",
-        [F_NAME] = "a string",
 };
 
 const char *
@@ -236,8 +234,6 @@ field_matches(const json_t *v, enum field_kind kind)
 		return json_is_object(v) || json_is_null(v);
 	case F_SEED:
 		return json_is_integer(v) || json_is_string(v);
-	case F_NAME:
-		return 1;
 	}
 	return 0;
 }
@@ -371,14 +367,11 @@ decode_request(struct msg *m, struct msg_error *err)
 			            PROTOCOL_VERSION);
 		m->token = get_str(m, "token");
 		m->client = get_str(m, "client");
-		/* with a token the name is ignored, whatever it is */
+		/* with a token the name's value is ignored (the schema checked its type) */
 		m->name = m->token == NULL ? get_str(m, "name") : NULL;
-		if (m->token == NULL && json_object_get(m->root, "name") == NULL)
-			return fail(err, PROTO_EBADFIELD, "name",
-			            "hello needs member 'name' (a string) unless it has a 'token'");
 		if (m->token == NULL && m->name == NULL)
 			return fail(err, PROTO_EBADFIELD, "name",
-			            "member 'name' of hello must be a string");
+			            "hello needs member 'name' (a string) unless it has a 'token'");
 		if (m->token == NULL && protocol_name_check(m->name) < 0)
 			return fail(err, PROTO_EBADVALUE, "name", "a name has " PROTOCOL_NAME_RULE);
 		if ((v = json_object_get(m->root, "last_seq")) != NULL) {

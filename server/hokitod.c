@@ -85,6 +85,33 @@ parse_num(const char *s, unsigned long long min, unsigned long long max, unsigne
 	return 0;
 }
 
+/*
+ * The long option getopt_long() just matched (options[index]) as it was written, if it was not
+ * written in full, else NULL. getopt_long() also takes any unambiguous prefix ("--list" for
+ * --listen), which hokitod(8) does not know: a mistyped flag would silently become another one
+ * ("--port 7777" would be --port-file).
+ */
+static const char *
+option_abbreviated(char **argv, const struct option *options, int index)
+{
+	const struct option *o = &options[index];
+	/* the value, if separate, is the last argument taken; the option is the one before it */
+	const char *arg = o->has_arg == required_argument && optarg == argv[optind - 1]
+	                          ? argv[optind - 2]
+	                          : argv[optind - 1];
+	size_t n = strcspn(arg + 2, "=");
+
+	return strlen(o->name) == n && strncmp(arg + 2, o->name, n) == 0 ? NULL : arg;
+}
+
+/* Refuse an option hokitod does not have. Returns the exit status, 2. */
+static int
+option_unknown(const char *arg)
+{
+	fprintf(stderr, "hokitod: unknown option '%s' (see hokitod --help)\n", arg);
+	return 2;
+}
+
 /* Split "HOST:PORT" or "[V6]:PORT", HOST a numeric address. Returns 0 or -1. */
 static int
 parse_listen(const char *arg, char *host, size_t size, int *port)
@@ -229,12 +256,14 @@ main(int argc, char **argv)
 	unsigned long long v;
 	struct hokitod d;
 	uv_loop_t loop;
-	int port, opt, rc;
+	int port, opt, longindex, rc;
 
 	opterr = 0; /* getopt's messages name argv[0]; ours are one line, as every error */
-	while ((opt = getopt_long(argc, argv, ":hV", options, NULL)) != -1) {
-		const char *bad = NULL;
+	while ((opt = getopt_long(argc, argv, ":hV", options, &longindex)) != -1) {
+		const char *bad = NULL, *cut;
 
+		if (opt >= O_LISTEN && (cut = option_abbreviated(argv, options, longindex)) != NULL)
+			return option_unknown(cut);
 		switch (opt) {
 		case O_LISTEN:
 			listen = optarg;
@@ -339,9 +368,7 @@ main(int argc, char **argv)
 				        "hokitod: unknown option '-%c' (see hokitod --help)\n",
 				        optopt);
 			else
-				fprintf(stderr,
-				        "hokitod: unknown option '%s' (see hokitod --help)\n",
-				        argv[optind - 1]);
+				return option_unknown(argv[optind - 1]);
 			return 2;
 		}
 		if (bad != NULL) {

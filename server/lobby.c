@@ -491,6 +491,8 @@ session_leave(struct lobby *lb, struct session *s)
 	t->seat[s->seat] = NULL;
 	session_attach(s, NULL);
 	s->seat = -1;
+	if (t->status == TABLE_FINISHED)
+		lb->prune_due = 1; /* its game may have been held for it */
 }
 
 /*
@@ -541,9 +543,9 @@ table_awaited(const struct table *t)
 /*
  * Forget the finished games older than the keep_finished most recent, public and private counted
  * apart (the lobby lists keep_finished public ones, whatever private games finished since), but
- * those a player is still at or may come back to (after a game finished, or a session expired:
- * then they are looked at again; a game its players went away from goes at a later pass). Only
- * the older ones are walked, oldest first: the games held for a player, and those just gone past.
+ * those a player is still at or may come back to (looked at again after a game finished, a
+ * player left a finished game or its session expired). Only the older ones are walked, oldest
+ * first: the games held for a player, and those just gone past.
  */
 static void
 lobby_prune(struct lobby *lb)
@@ -1333,6 +1335,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		session_attach(p[i], NULL);
 		p[i]->seat = -1;
 	}
+	lb->prune_due = 1; /* the old game is held for nobody now */
 	/*
 	 * The new game's first events (seated, seated, started) are sent to nobody: the players get
 	 * the state that includes them. So the seats are filled only after.
@@ -1651,19 +1654,52 @@ refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	send_msg(lb, peer, msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", text, m->id));
 }
 
-/* test_clock: a testing aid, served only with --test-clock: move the virtual time forward. */
+/*
+ * The first moment after the virtual time, and before to, at which something falls due in a game:
+ * a clock or grace deadline (the heap), or the end of --linger for a game none of its players is
+ * at (table_desert_check()). to if nothing does.
+ */
+static uint64_t
+test_clock_next(const struct lobby *lb, uint64_t to)
+{
+	uint64_t next = to;
+
+	if (lb->nheap > 0 && lb->heap[0]->heap_deadline > lb->virtual_ms &&
+	    lb->heap[0]->heap_deadline < next)
+		next = lb->heap[0]->heap_deadline;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		const struct table *t = lb->tables[i];
+		uint64_t d = t->deserted_since + lb->cfg.linger_ms;
+
+		if (t->deserted && d > lb->virtual_ms && d < next)
+			next = d;
+	}
+	return next;
+}
+
+/*
+ * test_clock: a testing aid, served only with --test-clock: move the virtual time forward. What
+ * falls due on the way is acted on at its own time, in order, as with real time: a grace_over has
+ * the clocks of the moment the grace ran out, and a game nobody is at for --linger is abandoned
+ * before its clock would have run out later in the same advance.
+ */
 static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
+	uint64_t to;
+
 	if (!lb->cfg.test_clock) {
 		refuse_unknown_type(
 		        lb, peer, m,
 		        "test_clock is a testing aid, served only by hokitod --test-clock");
 		return;
 	}
-	lb->virtual_ms += (uint64_t)m->advance_ms;
-	lobby_wake(lb);
-	lobby_tick(lb);
+	to = lb->virtual_ms + (uint64_t)m->advance_ms;
+	do {
+		lb->virtual_ms = test_clock_next(lb, to);
+		lobby_wake(lb);
+		lobby_tick(lb);
+	} while (lb->virtual_ms < to);
 	send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);
 }
 

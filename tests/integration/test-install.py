@@ -183,6 +183,10 @@ try:
     for argv, want in ((["--listen"], "hokitod: --listen needs a value"),
                        (["-x"], "hokitod: unknown option '-x'"),
                        (["--test-clock=1"], "hokitod: --test-clock takes no value"),
+                       # a flag is written in full: no prefix of one ("--port" is no --port-file)
+                       (["--list", "127.0.0.1:0", "x"], "hokitod: unknown option '--list'"),
+                       (["--port", "7777", "x"], "hokitod: unknown option '--port'"),
+                       (["--vers"], "hokitod: unknown option '--vers'"),
                        (["extra"], "hokitod: unexpected argument 'extra'")):
         r = subprocess.run([expect["hokitod"]] + argv, capture_output=True, text=True,
                            timeout=10)

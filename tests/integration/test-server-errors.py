@@ -58,8 +58,10 @@ def before_hello(t, srv):
     err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32}, "bad_token", "unknown token")
     err(t, c, {"type": "hello", "protocol": 1, "name": 5}, "bad_field", "a name not a string",
         "name")
-    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": 5}, "bad_token",
-        "a name of the wrong type is ignored with a token")
+    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": 5}, "bad_field",
+        "a name of the wrong type, with a token (only its value is ignored)", "name")
+    err(t, c, {"type": "hello", "protocol": 1, "token": "f" * 32, "name": ""}, "bad_token",
+        "a bad name's value is ignored with a token")
     c.hello("ok")
     err(t, c, {"type": "hello", "protocol": 1, "name": "again"}, "already_welcomed",
         "a second hello")
@@ -123,6 +125,11 @@ def malformed(t, srv):
     err(t, c, {"type": "create", "kind": "hokito", "seed": "12x"}, "bad_value", "bad seed text",
         "seed")
     err(t, c, {"type": "join"}, "bad_field", "join without game or code", "game")
+    # PROTOCOL.md 3: a member whose value is ignored must still have its type
+    err(t, c, {"type": "join", "code": "NOPE2345", "game": 5}, "bad_field",
+        "a game of the wrong type next to a code", "game")
+    err(t, c, {"type": "create", "kind": "hokito", "level": "4"}, "bad_field",
+        "a level of the wrong type against a person", "level")
     err(t, c, {"type": "watch", "game": 3}, "bad_field", "game of the wrong type", "game")
     err(t, c, {"type": "move"}, "bad_field", "move without move", "move")
     err(t, c, {"type": "join", "game": "g999"}, "no_such_game", "join of an unknown game")

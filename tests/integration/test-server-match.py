@@ -269,9 +269,14 @@ def grace_only_on_own_turn(t, srv):
     w = gm.c.ask({"type": "watch", "game": gm.g})
     t.ok(w["players"]["white"]["grace_ms"] == 1000, "it runs on the absent player's turn",
          w["players"])
-    gm.advance(1000)
+    gm.advance(1000 + 2500)             # past the end of the grace, in one test_clock
     go = gm.a.wait_for("grace_over")
     t.ok(go["seat"] == "white", "and runs out there", go)
+    t.ok(go["clocks"]["white"] == 600000 - GRACE_MS,
+         "grace_over has the clocks of the moment the grace ran out, inside the advance", go)
+    w = gm.c.ask({"type": "watch", "game": gm.g})
+    t.ok(w["clock"]["remaining"]["white"] == 600000 - GRACE_MS - 2500,
+         "... and the clock ran on to the end of the advance", w["clock"])
     gm.close()
 
 
@@ -367,6 +372,10 @@ def chat(t, srv):
     t.ok(ok["type"] == "ok" and kb["text"] == "\U0001f422" * 200 and ok2["type"] == "ok"
          and kb2["text"] == "x", "trailing spaces are removed before the length is counted",
          (ok, ok2))
+    ok = d.ask({"type": "say", "text": " \u3000 "})
+    kb = d.wait_for("kibitz")
+    t.ok(ok["type"] == "ok" and kb["text"] == "\u3000",
+         "only U+0020 is trimmed: an ideographic space is text (PROTOCOL.md say)", (ok, kb))
     r = gm.b.ask({"type": "say", "text": "x" * 201})
     t.ok(r["code"] == "bad_value" and r["field"] == "text", "201 characters are refused", r)
     r = gm.b.ask({"type": "say", "text": "\u0001\u0002 \t"})
@@ -511,6 +520,20 @@ def abandoned(t, srv):
     t.ok(w["type"] == "welcome" and w["resumed"] and got == over,
          "a player who comes back in time still gets the game_over", (w, got))
     a2.close()
+    gm.close()
+    # one test_clock past all of it: each thing at its own time, in order, as with real time
+    gm = Game(srv, "10+0")
+    gm.a.close()                        # black, to move: its grace runs, then its clock
+    gm.b.close()
+    gm.c.wait_for("presence")
+    gm.c.wait_for("presence")
+    gm.advance(700000)
+    go = gm.c.wait_for("grace_over")
+    over = gm.c.wait_for("game_over")
+    t.ok(go["clocks"]["black"] == 600000 - GRACE_MS and over["reason"] == "abandoned"
+         and over["clocks"]["black"] == 300000,
+         "a long test_clock: grace_over after the grace, abandoned after the linger, no flag",
+         (go, over))
     gm.close()
 
 

@@ -279,7 +279,18 @@ def stay_at_finished(t):
              and new["type"] == "state" and new["status"] == "live",
              "two other games finished: the players are still at theirs (chat, rematch)",
              (fin, said, offer, new))
-        for c in (a, b):
+        late = srv.connect("late")
+        w, _ = late.request({"type": "watch", "game": st["game"]})
+        t.ok(w.get("code") == "no_such_game",
+             "once its players went on (to the rematch), it is forgotten at once (PROTOCOL.md 2)",
+             w)
+        b.request({"type": "resign"})
+        finish_others(srv, 1)
+        a.request({"type": "leave"})
+        b.request({"type": "leave"})
+        w, _ = late.request({"type": "watch", "game": new["game"]})
+        t.ok(w.get("code") == "no_such_game", "... and so once its players left it", w)
+        for c in (a, b, late):
             c.close()
     finally:
         srv.stop()
