@@ -7,6 +7,7 @@
  *   hokito-engine play   --game G POSITION MOVE...             the position after the moves
  *   hokito-engine analyse --game G [--time MS | --depth D] POSITION   best move, score, PV
  *   hokito-engine bot    --host H --port P --level N [--games K]  a networked computer player
+ *   hokito-engine record [--game G] FILE|-                     check a game record
  *
  * Output goes to stdout, errors to stderr as one line starting "hokito-engine: ". Exit status:
  * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
@@ -296,7 +297,7 @@ static const struct engine_cmd engine_cmds[] = {
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
          " --host --port --level --games --name --time --seed ", engine_bot},
-        {"record", "record FILE|-", "check a game record and print its final position",
+        {"record", "record [--game G] FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed, and must agree if given.\n"
          "FILE - reads standard input.\n"
          "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"

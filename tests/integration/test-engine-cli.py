@@ -13,6 +13,7 @@ Environment: HOKITO_ENGINE, the path of the hokito-engine binary. Prints TAP; ex
 """
 
 import os
+import shlex
 import subprocess
 import sys
 
@@ -92,6 +93,42 @@ def test_help():
     rc, out, err = engine("--help")
     check("--help exits 0 and prints the usage",
           [] if rc == 0 and "usage" in (out + err).lower() else [show(rc, out, err)])
+
+
+def man_synopsis():
+    """The SYNOPSIS lines of hokito-engine(6) as plain text, by command ("record": "hokito-engine
+    record [--game G] FILE|-"): each .br ends a line; .B and .I words keep their spaces, the
+    alternating macros (.RB, .IR, ...) join their arguments."""
+    path = os.path.join(HERE, "..", "..", "deploy", "man", "hokito-engine.6")
+    lines, words, on = [], [], False
+    for line in open(path, encoding="utf-8").read().splitlines():
+        if line.startswith(".SH"):
+            on = line.split()[1] == "SYNOPSIS"
+            continue
+        if not on:
+            continue
+        if line == ".br":
+            lines.append(" ".join(words))
+            words = []
+            continue
+        macro, _, rest = line.partition(" ")
+        args = shlex.split(rest.replace("\\", "\\\\"))
+        words.append((" " if macro in (".B", ".I") else "").join(args).replace("\\-", "-"))
+    lines.append(" ".join(words))
+    return {l.split()[1]: l for l in lines if len(l.split()) > 1}
+
+
+def test_usage_lines():
+    """The usage line of every COMMAND --help names the options the command takes, as the
+    SYNOPSIS of hokito-engine(6) does (record's had left out [--game G])."""
+    synopsis = man_synopsis()
+    for cmd in ("start", "moves", "perft", "play", "analyse", "bot", "record"):
+        rc, out, err = engine(cmd, "--help")
+        first = out.splitlines()[0] if out else ""
+        want = "usage: " + synopsis.get(cmd, "(no SYNOPSIS line for %s)" % cmd)
+        check("%s --help: the usage line is the SYNOPSIS line of hokito-engine(6)" % cmd,
+              [] if rc == 0 and first == want else
+              ["usage line %r" % first, "SYNOPSIS   %r" % want])
 
 
 def test_help_examples():
@@ -551,7 +588,7 @@ def test_error_one_line():
 
 
 def main():
-    for t in (test_help, test_help_examples, test_bad_usage, test_start, test_moves, test_perft,
+    for t in (test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start, test_moves, test_perft,
               test_play, test_illegal_moves, test_bad_texts, test_error_one_line,
               test_record_reason):
         try:
