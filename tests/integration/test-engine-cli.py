@@ -191,6 +191,15 @@ def test_bad_usage():
                       (["record", "-g"], "-g")):
         check("bad usage exits 2: %s %s is an unknown option" % (args[0], opt),
               expect_error(args, 2, ["unknown option '%s'" % opt]))
+    # The bot's option values: an empty --host is a bad value (exit 2), not a server it cannot
+    # reach; a --name of 32 characters is within the rule "1 to 32 characters" even when each
+    # is 4 bytes (128 bytes), so the bot goes on to connect (nothing listens on port 1: exit 1).
+    check("bad usage exits 2: bot --host ''",
+          expect_error(["bot", "--host", "", "--port", "1", "--games", "1"], 2, ["--host"]))
+    for n, status in ((32, 1), (33, 2)):
+        check("bot --name of %d four-byte characters: exit %d" % (n, status),
+              expect_error(["bot", "--port", "1", "--games", "1", "--name", "\U0001F600" * n],
+                           status, ["connect" if status == 1 else "display name"]))
     # "--" ends the options: the position after it is read as a position.
     rc, out, err = engine("moves", "--game", "hokito", "--", pos)
     check("-- ends the options",
