@@ -553,6 +553,17 @@ def test_record_reason():
           [] if p.returncode == 2 and not p.stdout and
           p.stderr.startswith(PREFIX + "(stdin):6:9: ") else
           [show(p.returncode, p.stdout, p.stderr)])
+    # Standard input that cannot be read (here a directory) is named (stdin) too, with why.
+    fd = os.open("/", os.O_RDONLY)
+    try:
+        p = subprocess.run([ENGINE, "record", "-"], stdin=fd, capture_output=True, text=True,
+                           timeout=60)
+    finally:
+        os.close(fd)
+    check("record -: a read error names (stdin) and why",
+          [] if p.returncode == 2 and not p.stdout and
+          p.stderr == PREFIX + "cannot read (stdin): Is a directory\n" else
+          [show(p.returncode, p.stdout, p.stderr)])
     # --game is not needed, and must agree with the record's game when given
     text = '%s[Result "white"]\n[Reason "time"]\n\n1. a1-c1 a4-a5 white\n' % head
     for game, status in (("hokito", 0), ("oxono", 2)):
