@@ -26,6 +26,7 @@
 #include "game.h"
 #include "hokito-config.h"
 #include "record.h"
+#include "xmalloc.h"
 
 struct engine_cmd {
 	const char *name;
@@ -41,21 +42,26 @@ struct engine_cmd {
  * breaks, other control characters or bytes that are not UTF-8, and those are written as \n, \t,
  * \r or \xNN (a backslash itself is left alone). The C1 controls (NEL, U+0085, among them) and
  * the Unicode line and paragraph separators U+2028 and U+2029 break lines too: each of their
- * bytes is written \xNN. Long quotes are cut by the buffer.
+ * bytes is written \xNN. Nothing is cut: a long quote is followed by the rest of the message.
  */
 int
 engine_fail(int status, const char *fmt, ...)
 {
-	char msg[1024];
-	const unsigned char *s = (const unsigned char *)msg;
+	const unsigned char *s;
+	char *msg;
 	size_t n;
-	va_list ap;
+	va_list ap, ap2;
 
+	/* The whole message, however long the quote: the reason often comes after it. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_copy(ap2, ap);
+	n = (size_t)vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	msg = xmalloc(n + 1);
+	vsnprintf(msg, n + 1, fmt, ap2);
+	va_end(ap2);
+	s = (const unsigned char *)msg;
 	fputs("hokito-engine: ", stderr);
-	n = strlen(msg);
 	for (size_t i = 0; i < n;) {
 		size_t k = record_utf8_len(s + i, n - i);
 		int line_sep =
@@ -76,6 +82,7 @@ engine_fail(int status, const char *fmt, ...)
 		i++;
 	}
 	fputc('\n', stderr);
+	free(msg);
 	return status;
 }
 
@@ -103,19 +110,24 @@ engine_number(const char *text, uint64_t max, uint64_t *out)
 int
 engine_position(struct engine_opts *o, struct game *g)
 {
-	char text[GAME_TEXT_MAX * 2];
 	struct game_error err;
-	int used = 1;
+	char *joined = NULL;
+	int used = 1, rc;
 
 	if (o->nargs < 1)
 		return engine_fail(EXIT_USAGE, "no position given (try --help)");
-	snprintf(text, sizeof text, "%s", o->args[0]);
 	if (o->nargs >= 2 && strlen(o->args[1]) == 1 && strchr(o->args[0], ' ') == NULL &&
 	    strchr("bwp", o->args[1][0]) != NULL) {
-		snprintf(text, sizeof text, "%s %s", o->args[0], o->args[1]);
+		size_t n = strlen(o->args[0]) + 3;
+		joined = xmalloc(n);
+		snprintf(joined, n, "%s %s", o->args[0], o->args[1]);
 		used = 2;
 	}
-	if (game_parse(g, o->kind, text, &err) < 0) {
+	/* The whole text is parsed, however long: a cut one could be refused for the wrong reason.
+	 */
+	rc = game_parse(g, o->kind, joined != NULL ? joined : o->args[0], &err);
+	free(joined);
+	if (rc < 0) {
 		if (err.pos >= 0)
 			return engine_fail(EXIT_USAGE, "bad %s position at character %d: %s",
 			                   game_kind_name(o->kind), err.pos + 1, err.text);

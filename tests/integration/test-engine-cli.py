@@ -576,6 +576,32 @@ def test_record_reason():
               [] if good else [show(p.returncode, p.stdout, p.stderr)])
 
 
+def test_long_input():
+    """Text however long is read whole and refused for what is wrong with it, and the error
+    still says it: the reason is not cut off after a long quote."""
+    board = "/".join([",".join(["-"] * 6)] * 5)
+    cases = [
+        # 300 black 1s on a6: a 19th black pawn (cut at 511 bytes, it had read as an odd stack)
+        (["moves", "b1" * 300 + "," + ",".join(["-"] * 5) + "/" + board + " b"],
+         "19 black pawns: a player has at most 18"),
+        # the same, the side as a second argument
+        (["moves", "b1" * 300 + "," + ",".join(["-"] * 5) + "/" + board, "b"],
+         "19 black pawns: a player has at most 18"),
+        (["moves", "b1" * 3000 + "b," + ",".join(["-"] * 5) + "/" + board + " b"],
+         "is not a stack (pawns are a colour letter b or w and a value 1 to 3, like w1b3)"),
+        (["play", R.join_position(["-"] * 34 + ["b1", "w1"], "b"), "e6-" * 2000 + "f6"],
+         "makes exactly 1 hop, this path has 2000"),
+        (["play", R.join_position(["-"] * 34 + ["b1", "w1"], "b"), "x" * 2000],
+         "write from-to like c2-e4, or the hop path like c2-c4-e4"),
+    ]
+    for args, says in cases:
+        rc, out, err = engine(*args)
+        lines = err.splitlines()
+        check("a long input is refused for what is wrong, said at the end: %r" % says,
+              [] if rc in (1, 2) and not out and len(lines) == 1 and
+              lines[0].startswith(PREFIX) and lines[0].endswith(says) else
+              ["exit %d, stdout %r, stderr ...%r" % (rc, out[:100], err[-300:])])
+
 def test_error_one_line():
     """An error quoting what the user typed stays one line of UTF-8: line breaks, control
     characters (C1 ones too) and bytes that are not UTF-8 in an argument are escaped."""
@@ -609,7 +635,7 @@ def test_error_one_line():
 
 def main():
     for t in (test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start, test_moves, test_perft,
-              test_play, test_illegal_moves, test_bad_texts, test_error_one_line,
+              test_play, test_illegal_moves, test_bad_texts, test_long_input, test_error_one_line,
               test_record_reason):
         try:
             t()
