@@ -353,6 +353,12 @@ def test_perft():
                 d.append("--divide counts %s, reference %s" % (per, dict(g.divide(pos, depth))))
         check("perft %s depth %d (= %d): last line the number, --divide sums to it"
               % (game, depth, want), d)
+    # Depth 0 counts the position itself, and --divide has no move to divide it by
+    # (hokito-engine(6)): the count alone.
+    rc, out, err = engine("perft", "--depth", "0", "--divide", R.join_position(
+        ["-"] * 34 + ["b1", "w1"], "b"))
+    check("perft --depth 0 --divide prints 1 alone",
+          [] if rc == 0 and out == "1\n" else [show(rc, out, err)])
 
 
 def expect_play(name, game, text, moves, want_lines):
