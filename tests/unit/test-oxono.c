@@ -191,6 +191,22 @@ TEST(oxono_enclosed_jump)
 	ASSERT_EQ(x.totem[0], 32);
 }
 
+/*
+ * "Jumps, in any direction" (issue 2) is any of the four orthogonal directions, as a totem
+ * moves (FORMATS.md; the publisher's rule says "jumping orthogonally"): a diagonal run with an
+ * empty square beyond it gives no jump. X on c3: west, east and south runs reach the edge; north
+ * c4 then c5. The diagonal runs b4, d4, b2, d2 have a5, e5, a1, e1 beyond them.
+ */
+TEST(oxono_enclosed_jump_is_orthogonal)
+{
+	struct oxono x;
+
+	PARSE(&x, "-,-,-,-,-,O/-,-,-,-,-,-/-,bx,po,px,-,-/bo,px,X,bx,po,px/-,bx,bo,po,-,-/"
+	          "-,-,px,-,-,- p");
+	ASSERT_SQUARES(dests_of(&x, 0), "c5");
+	ASSERT_MOVE_ERR(&x, "Xa5+a6", GAME_EILLEGAL, "must jump over its neighbours, to c5");
+}
+
 TEST(oxono_enclosed_corner_and_edge)
 {
 	struct oxono x;
@@ -729,6 +745,7 @@ main(void)
 	RUN(oxono_slide_blocked_by_pawn);
 	RUN(oxono_slide_blocked_by_totem);
 	RUN(oxono_enclosed_jump);
+	RUN(oxono_enclosed_jump_is_orthogonal);
 	RUN(oxono_enclosed_corner_and_edge);
 	RUN(oxono_enclosed_no_jump_goes_anywhere);
 	RUN(oxono_place_next_to_totem);
