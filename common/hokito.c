@@ -326,9 +326,12 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 	if (*p == ' ')
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "more than one space before the side to move");
-	if ((*p != 'b' && *p != 'w') || (p[1] != '\0' && p[1] != ' '))
+	if ((*p != 'b' && *p != 'w') || (p[1] != '\0' && p[1] != ' ')) {
+		int len = (int)strcspn(p, " ");
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
-		                      "side to move must be 'b' or 'w', not '%s'", p);
+		                      "side to move must be 'b' or 'w', not '%.*s%s'",
+		                      len > 8 ? 8 : len, p, len > 8 ? "..." : "");
+	}
 	if (p[1] != '\0')
 		return game_error_set(err, GAME_ESYNTAX, (int)(p + 1 - text),
 		                      "unexpected text after the side to move");
