@@ -483,8 +483,9 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* The command line: run the command it names. Returns the exit status. */
+static int
+engine_main(int argc, char **argv)
 {
 	struct engine_opts o = {.kind = GAME_HOKITO, .depth = -1};
 	struct game_error err;
@@ -530,4 +531,16 @@ main(int argc, char **argv)
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = engine_main(argc, argv);
+
+	/* Output that never arrived is not a success (a full disk, a closed pipe reader). */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return engine_fail(rc != 0 ? rc : EXIT_USAGE, "cannot write the output: %s",
+		                   strerror(errno));
+	return rc;
 }

@@ -608,6 +608,19 @@ def test_long_input():
               lines[0].startswith(PREFIX) and lines[0].endswith(says) else
               ["exit %d, stdout %r, stderr ...%r" % (rc, out[:100], err[-300:])])
 
+def test_output_error():
+    """Output that cannot be written is not a success: exit 2 and one line on stderr
+    (hokito-engine(6)), for a command's output and for --help alike."""
+    if not os.path.exists("/dev/full"):
+        return
+    for args in (["start", "--seed", "1"], ["start", "--help"], ["--help"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([ENGINE] + args, stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        check("%s with standard output full: exit 2, one line on stderr" % " ".join(args),
+              [] if p.returncode == 2 and p.stderr.startswith(PREFIX + "cannot write") and
+              p.stderr.count("\n") == 1 else ["exit %d, stderr %r" % (p.returncode, p.stderr)])
+
 def test_error_one_line():
     """An error quoting what the user typed stays one line of UTF-8: line breaks, control
     characters (C1 ones too) and bytes that are not UTF-8 in an argument are escaped."""
@@ -640,9 +653,9 @@ def test_error_one_line():
 
 
 def main():
-    for t in (test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start, test_moves, test_perft,
-              test_play, test_illegal_moves, test_bad_texts, test_long_input, test_error_one_line,
-              test_record_reason):
+    for t in (test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start,
+              test_moves, test_perft, test_play, test_illegal_moves, test_bad_texts,
+              test_long_input, test_output_error, test_error_one_line, test_record_reason):
         try:
             t()
         except Exception as e:  # a broken test case is a failure, not a crash
