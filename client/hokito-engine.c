@@ -35,6 +35,7 @@ struct engine_cmd {
 	const char *help;    /* the rest of its --help text */
 	const char *opts;    /* the options it takes besides --game and --help, " --a --b " */
 	int (*run)(struct engine_opts *o);
+	const char *game; /* what --game means for it, when not "hokito (default) or oxono" */
 };
 
 /*
@@ -270,30 +271,30 @@ static const struct engine_cmd engine_cmds[] = {
          "  --seed N      the seed of the random setup (default: a random one)\n"
          "  --variant V   HOKITO: standard (default) or random36\n"
          "\nexample:\n  hokito-engine start --game hokito --seed 42\n",
-         " --seed --variant ", engine_start},
+         " --seed --variant ", engine_start, NULL},
         {"moves", "moves [--game G] POSITION", "print every legal move, one a line",
          "\nexample:\n  hokito-engine moves --game oxono "
          "'-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,O,-,-/-,-,X,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p'\n",
-         "", engine_moves},
+         "", engine_moves, NULL},
         {"perft", "perft [--game G] --depth D [--divide] POSITION",
          "count the leaves of the move tree; the last line is the count",
          "  --depth D     plies to search (0 to 64)\n"
          "  --divide      first one line MOVE: COUNT for each legal move\n"
          "\nexample:\n  hokito-engine perft --game hokito --depth 3 \"$(hokito-engine start "
          "--seed 1)\"\n",
-         " --depth --divide ", engine_perft},
+         " --depth --divide ", engine_perft, NULL},
         {"play", "play [--game G] POSITION [MOVE...]",
          "apply moves; print the position, and the result once over",
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
          "a1-c1 a4-a5\n",
-         "", engine_play},
+         "", engine_play, NULL},
         {"analyse", "analyse [--game G] [--time MS | --depth D] POSITION",
          "search a position: best move, evaluation or proved result, PV, nodes",
          "  --time MS     think for about MS milliseconds (default 1000)\n"
          "  --depth D     search exactly D plies instead (1 to 64; deterministic)\n"
          "\nexample:\n  hokito-engine analyse --game hokito --depth 4 \"$(hokito-engine start "
          "--seed 1)\"\n",
-         " --time --depth ", engine_analyse},
+         " --time --depth ", engine_analyse, NULL},
         {"bot",
          "bot [--host H] [--port P] [--game G] [--level N] [--games K] [--name NAME] "
          "[--time MS] [--seed N]",
@@ -308,14 +309,14 @@ static const struct engine_cmd engine_cmds[] = {
          "\nThe bot quick-pairs for the game kind (--game): it joins a waiting player or\n"
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
-         " --host --port --level --games --name --time --seed ", engine_bot},
+         " --host --port --level --games --name --time --seed ", engine_bot, NULL},
         {"record", "record [--game G] FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed, and must agree if given.\n"
          "FILE - reads standard input.\n"
          "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
-         "", engine_record},
+         "", engine_record, "the record's game, hokito or oxono (checked)"},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
@@ -343,8 +344,8 @@ engine_usage(FILE *f)
 static void
 engine_cmd_usage(const struct engine_cmd *c)
 {
-	printf("usage: hokito-engine %s\n\n%s.\n\n  --game G      hokito (default) or oxono\n%s",
-	       c->usage, c->summary, c->help);
+	printf("usage: hokito-engine %s\n\n%s.\n\n  --game G      %s\n%s", c->usage, c->summary,
+	       c->game != NULL ? c->game : "hokito (default) or oxono", c->help);
 }
 
 /* Whether command c takes option arg ("--depth"); --game and --help go with every command. */

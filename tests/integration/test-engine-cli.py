@@ -129,6 +129,12 @@ def test_usage_lines():
         check("%s --help: the usage line is the SYNOPSIS line of hokito-engine(6)" % cmd,
               [] if rc == 0 and first == want else
               ["usage line %r" % first, "SYNOPSIS   %r" % want])
+    # record takes its game from the record (hokito-engine(6)): --game has no default there.
+    rc, out, err = engine("record", "--help")
+    line = [l for l in out.splitlines() if l.strip().startswith("--game")]
+    check("record --help: --game is the record's game, with no default",
+          [] if line and "record" in line[0] and "default" not in line[0] else
+          [show(rc, out, err)])
 
 
 def test_help_examples():
