@@ -36,14 +36,15 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 {
 	int me = game_side(g);
 	const char *mine = game_side_name(g->kind, me), *theirs = game_side_name(g->kind, me ^ 1);
+	int plies = g->kind == GAME_OXONO ? eval_win_plies(r->score, g) : 0;
 
 	if (!r->proved && (r->proof & SEARCH_PROOF_LOWER) && r->score >= EVAL_WIN) {
 		if (g->kind == GAME_HOKITO)
 			printf("result: %s wins by at least %d (proved)\n", mine,
 			       eval_margin(r->score));
 		else
-			printf("result: %s wins in at most %d plies (proved)\n", mine,
-			       eval_win_plies(r->score, g));
+			printf("result: %s wins in at most %d %s (proved)\n", mine, plies,
+			       plies == 1 ? "ply" : "plies");
 		return;
 	}
 	if (!r->proved && (r->proof & SEARCH_PROOF_UPPER) && r->score <= -EVAL_WIN) {
@@ -74,8 +75,8 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 	if (r->score == 0) {
 		printf("result: draw (proved)\n");
 	} else {
-		printf("result: %s wins in %d plies (proved)\n", r->score > 0 ? mine : theirs,
-		       eval_win_plies(r->score, g));
+		printf("result: %s wins in %d %s (proved)\n", r->score > 0 ? mine : theirs, plies,
+		       plies == 1 ? "ply" : "plies");
 	}
 }
 

@@ -48,7 +48,7 @@ struct engine_bot {
 	struct framer framer;  /* input lines */
 	struct search *search; /* owned; made once */
 	struct engine_opts *o; /* borrowed: the command line */
-	char name[PROTOCOL_NAME_BYTES];
+	char name[PROTOCOL_NAME_BYTES + 1];
 	int closing;    /* the connection is being closed: ignore everything */
 	int status;     /* the exit status */
 	int games_done; /* games finished */
@@ -453,6 +453,8 @@ engine_bot(struct engine_opts *o)
 		return engine_fail(EXIT_USAGE, "bot takes no position ('%s')", o->args[0]);
 	if (o->host == NULL)
 		o->host = "127.0.0.1";
+	if (o->host[0] == '\0')
+		return engine_fail(EXIT_USAGE, "--host takes the server's address, not ''");
 	if (o->port == 0)
 		o->port = 7777;
 	if (o->level == 0)
@@ -460,13 +462,16 @@ engine_bot(struct engine_opts *o)
 	memset(&b, 0, sizeof b);
 	b.o = o;
 	b.seat = -1;
-	snprintf(b.name, sizeof b.name, "%s", o->name != NULL ? o->name : "");
-	if (o->name == NULL)
+	/* Checked whole before it is copied: a name that fits the rule fits b.name. */
+	if (o->name != NULL && protocol_name_check(o->name) < 0)
+		return engine_fail(EXIT_USAGE,
+		                   "--name '%s' is not a valid display name (" PROTOCOL_NAME_RULE
+		                   ")",
+		                   o->name);
+	if (o->name != NULL)
+		snprintf(b.name, sizeof b.name, "%s", o->name);
+	else
 		snprintf(b.name, sizeof b.name, "bot-l%d", o->level);
-	if (protocol_name_check(b.name) < 0)
-		return engine_fail(
-		        EXIT_USAGE,
-		        "--name '%s' is not a valid display name (" PROTOCOL_NAME_RULE ")", b.name);
 	b.loop = uv_default_loop();
 	if ((rc = engine_bot_resolve(&b, &ss)) < 0)
 		return engine_fail(1, "cannot resolve %s: %s", o->host, uv_strerror(rc));

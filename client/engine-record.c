@@ -48,7 +48,7 @@ engine_record(struct engine_opts *o)
 	struct record_error err;
 	struct game_outcome out;
 	char text[GAME_TEXT_MAX], how[RECORD_WORD_MAX + 3] = "";
-	const char *name;
+	const char *name, *shown; /* the FILE argument, and how errors name it */
 	struct record *r;
 	size_t len;
 	char *buf;
@@ -58,19 +58,21 @@ engine_record(struct engine_opts *o)
 	if (o->nargs != 1)
 		return engine_fail(EXIT_USAGE, "record takes one FILE, or - for standard input");
 	name = o->args[0];
+	shown = strcmp(name, "-") == 0 ? "(stdin)" : name;
 	f = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
 	if (f == NULL)
 		return engine_fail(EXIT_USAGE, "cannot open %s: %s", name, strerror(errno));
+	errno = 0;
 	buf = engine_record_read(f, &len);
-	rc = ferror(f);
+	rc = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
 	if (f != stdin)
 		fclose(f);
 	if (buf == NULL)
-		return engine_fail(EXIT_USAGE, "%s: larger than %d bytes: not a game record", name,
+		return engine_fail(EXIT_USAGE, "%s: larger than %d bytes: not a game record", shown,
 		                   RECORD_FILE_MAX);
 	if (rc) {
 		free(buf);
-		return engine_fail(EXIT_USAGE, "cannot read %s", name);
+		return engine_fail(EXIT_USAGE, "cannot read %s: %s", shown, strerror(rc));
 	}
 	r = xmalloc(sizeof *r);
 	rc = record_parse(r, buf, len, &err);
@@ -78,13 +80,11 @@ engine_record(struct engine_opts *o)
 	if (rc < 0) {
 		free(r);
 		return engine_fail(rc == RECORD_EILLEGAL ? EXIT_ILLEGAL : EXIT_USAGE,
-		                   "%s:%d:%d: %s", strcmp(name, "-") == 0 ? "(stdin)" : name,
-		                   err.line, err.column, err.text);
+		                   "%s:%d:%d: %s", shown, err.line, err.column, err.text);
 	}
 	if (o->have_kind && r->kind != o->kind) {
-		rc = engine_fail(EXIT_USAGE, "%s: a record of %s, not %s (--game)",
-		                 strcmp(name, "-") == 0 ? "(stdin)" : name, game_kind_name(r->kind),
-		                 game_kind_name(o->kind));
+		rc = engine_fail(EXIT_USAGE, "%s: a record of %s, not %s (--game)", shown,
+		                 game_kind_name(r->kind), game_kind_name(o->kind));
 		free(r);
 		return rc;
 	}

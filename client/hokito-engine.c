@@ -7,6 +7,7 @@
  *   hokito-engine play   --game G POSITION MOVE...             the position after the moves
  *   hokito-engine analyse --game G [--time MS | --depth D] POSITION   best move, score, PV
  *   hokito-engine bot    --host H --port P --level N [--games K]  a networked computer player
+ *   hokito-engine record [--game G] FILE|-                     check a game record
  *
  * Output goes to stdout, errors to stderr as one line starting "hokito-engine: ". Exit status:
  * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
@@ -25,6 +26,7 @@
 #include "game.h"
 #include "hokito-config.h"
 #include "record.h"
+#include "xmalloc.h"
 
 struct engine_cmd {
 	const char *name;
@@ -33,6 +35,7 @@ struct engine_cmd {
 	const char *help;    /* the rest of its --help text */
 	const char *opts;    /* the options it takes besides --game and --help, " --a --b " */
 	int (*run)(struct engine_opts *o);
+	const char *game; /* what --game means for it, when not "hokito (default) or oxono" */
 };
 
 /*
@@ -40,21 +43,26 @@ struct engine_cmd {
  * breaks, other control characters or bytes that are not UTF-8, and those are written as \n, \t,
  * \r or \xNN (a backslash itself is left alone). The C1 controls (NEL, U+0085, among them) and
  * the Unicode line and paragraph separators U+2028 and U+2029 break lines too: each of their
- * bytes is written \xNN. Long quotes are cut by the buffer.
+ * bytes is written \xNN. Nothing is cut: a long quote is followed by the rest of the message.
  */
 int
 engine_fail(int status, const char *fmt, ...)
 {
-	char msg[1024];
-	const unsigned char *s = (const unsigned char *)msg;
+	const unsigned char *s;
+	char *msg;
 	size_t n;
-	va_list ap;
+	va_list ap, ap2;
 
+	/* The whole message, however long the quote: the reason often comes after it. */
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_copy(ap2, ap);
+	n = (size_t)vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	msg = xmalloc(n + 1);
+	vsnprintf(msg, n + 1, fmt, ap2);
+	va_end(ap2);
+	s = (const unsigned char *)msg;
 	fputs("hokito-engine: ", stderr);
-	n = strlen(msg);
 	for (size_t i = 0; i < n;) {
 		size_t k = record_utf8_len(s + i, n - i);
 		int line_sep =
@@ -75,6 +83,7 @@ engine_fail(int status, const char *fmt, ...)
 		i++;
 	}
 	fputc('\n', stderr);
+	free(msg);
 	return status;
 }
 
@@ -102,19 +111,24 @@ engine_number(const char *text, uint64_t max, uint64_t *out)
 int
 engine_position(struct engine_opts *o, struct game *g)
 {
-	char text[GAME_TEXT_MAX * 2];
 	struct game_error err;
-	int used = 1;
+	char *joined = NULL;
+	int used = 1, rc;
 
 	if (o->nargs < 1)
 		return engine_fail(EXIT_USAGE, "no position given (try --help)");
-	snprintf(text, sizeof text, "%s", o->args[0]);
 	if (o->nargs >= 2 && strlen(o->args[1]) == 1 && strchr(o->args[0], ' ') == NULL &&
 	    strchr("bwp", o->args[1][0]) != NULL) {
-		snprintf(text, sizeof text, "%s %s", o->args[0], o->args[1]);
+		size_t n = strlen(o->args[0]) + 3;
+		joined = xmalloc(n);
+		snprintf(joined, n, "%s %s", o->args[0], o->args[1]);
 		used = 2;
 	}
-	if (game_parse(g, o->kind, text, &err) < 0) {
+	/* The whole text is parsed, however long: a cut one could be refused for the wrong reason.
+	 */
+	rc = game_parse(g, o->kind, joined != NULL ? joined : o->args[0], &err);
+	free(joined);
+	if (rc < 0) {
 		if (err.pos >= 0)
 			return engine_fail(EXIT_USAGE, "bad %s position at character %d: %s",
 			                   game_kind_name(o->kind), err.pos + 1, err.text);
@@ -257,30 +271,30 @@ static const struct engine_cmd engine_cmds[] = {
          "  --seed N      the seed of the random setup (default: a random one)\n"
          "  --variant V   HOKITO: standard (default) or random36\n"
          "\nexample:\n  hokito-engine start --game hokito --seed 42\n",
-         " --seed --variant ", engine_start},
+         " --seed --variant ", engine_start, NULL},
         {"moves", "moves [--game G] POSITION", "print every legal move, one a line",
          "\nexample:\n  hokito-engine moves --game oxono "
          "'-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,O,-,-/-,-,X,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p'\n",
-         "", engine_moves},
+         "", engine_moves, NULL},
         {"perft", "perft [--game G] --depth D [--divide] POSITION",
          "count the leaves of the move tree; the last line is the count",
          "  --depth D     plies to search (0 to 64)\n"
          "  --divide      first one line MOVE: COUNT for each legal move\n"
          "\nexample:\n  hokito-engine perft --game hokito --depth 3 \"$(hokito-engine start "
          "--seed 1)\"\n",
-         " --depth --divide ", engine_perft},
+         " --depth --divide ", engine_perft, NULL},
         {"play", "play [--game G] POSITION [MOVE...]",
          "apply moves; print the position, and the result once over",
          "\nexample:\n  hokito-engine play --game hokito \"$(hokito-engine start --seed 1)\" "
          "a1-c1 a4-a5\n",
-         "", engine_play},
+         "", engine_play, NULL},
         {"analyse", "analyse [--game G] [--time MS | --depth D] POSITION",
          "search a position: best move, evaluation or proved result, PV, nodes",
          "  --time MS     think for about MS milliseconds (default 1000)\n"
          "  --depth D     search exactly D plies instead (1 to 64; deterministic)\n"
          "\nexample:\n  hokito-engine analyse --game hokito --depth 4 \"$(hokito-engine start "
          "--seed 1)\"\n",
-         " --time --depth ", engine_analyse},
+         " --time --depth ", engine_analyse, NULL},
         {"bot",
          "bot [--host H] [--port P] [--game G] [--level N] [--games K] [--name NAME] "
          "[--time MS] [--seed N]",
@@ -295,14 +309,14 @@ static const struct engine_cmd engine_cmds[] = {
          "\nThe bot quick-pairs for the game kind (--game): it joins a waiting player or\n"
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
-         " --host --port --level --games --name --time --seed ", engine_bot},
-        {"record", "record FILE|-", "check a game record and print its final position",
+         " --host --port --level --games --name --time --seed ", engine_bot, NULL},
+        {"record", "record [--game G] FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed, and must agree if given.\n"
          "FILE - reads standard input.\n"
          "Exit status 1: a move the rules refuse; 2: bad text, or a result, reason or\n"
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
-         "", engine_record},
+         "", engine_record, "the record's game, hokito or oxono (checked)"},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
@@ -330,8 +344,8 @@ engine_usage(FILE *f)
 static void
 engine_cmd_usage(const struct engine_cmd *c)
 {
-	printf("usage: hokito-engine %s\n\n%s.\n\n  --game G      hokito (default) or oxono\n%s",
-	       c->usage, c->summary, c->help);
+	printf("usage: hokito-engine %s\n\n%s.\n\n  --game G      %s\n%s", c->usage, c->summary,
+	       c->game != NULL ? c->game : "hokito (default) or oxono", c->help);
 }
 
 /* Whether command c takes option arg ("--depth"); --game and --help go with every command. */
@@ -470,8 +484,9 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* The command line: run the command it names. Returns the exit status. */
+static int
+engine_main(int argc, char **argv)
 {
 	struct engine_opts o = {.kind = GAME_HOKITO, .depth = -1};
 	struct game_error err;
@@ -517,4 +532,16 @@ main(int argc, char **argv)
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = engine_main(argc, argv);
+
+	/* Output that never arrived is not a success (a full disk, a closed pipe reader). */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return engine_fail(rc != 0 ? rc : EXIT_USAGE, "cannot write the output: %s",
+		                   strerror(errno));
+	return rc;
 }

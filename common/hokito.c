@@ -219,11 +219,13 @@ parse_cell(struct hokito *h, const char *text, const char *s, const char *end, i
 		                      "square %s is empty: write '-' for an empty square", name);
 	if (end - s == 1 && *s == '-')
 		return 0;
+	/* A long cell is quoted in part, so that the reason still fits the error's sentence. */
 	if ((end - s) % 2 != 0)
-		return game_error_set(err, GAME_ESYNTAX, (int)(s - text),
-		                      "square %s: '%.*s' is not a stack (pawns are a colour letter "
-		                      "b or w and a value 1 to 3, like w1b3)",
-		                      name, (int)(end - s), s);
+		return game_error_set(
+		        err, GAME_ESYNTAX, (int)(s - text),
+		        "square %s: '%.*s%s' is not a stack (pawns are a colour letter "
+		        "b or w and a value 1 to 3, like w1b3)",
+		        name, end - s > 12 ? 12 : (int)(end - s), s, end - s > 12 ? "..." : "");
 	for (const char *p = s; p < end; p += 2) {
 		int colour = p[0] == 'b' ? 0 : p[0] == 'w' ? 1 : -1;
 		if (colour < 0 || p[1] < '1' || p[1] > '3')
@@ -324,9 +326,12 @@ hokito_parse(struct hokito *h, const char *text, struct game_error *err)
 	if (*p == ' ')
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
 		                      "more than one space before the side to move");
-	if ((*p != 'b' && *p != 'w') || (p[1] != '\0' && p[1] != ' '))
+	if ((*p != 'b' && *p != 'w') || (p[1] != '\0' && p[1] != ' ')) {
+		int len = (int)strcspn(p, " ");
 		return game_error_set(err, GAME_ESYNTAX, (int)(p - text),
-		                      "side to move must be 'b' or 'w', not '%s'", p);
+		                      "side to move must be 'b' or 'w', not '%.*s%s'",
+		                      len > 8 ? 8 : len, p, len > 8 ? "..." : "");
+	}
 	if (p[1] != '\0')
 		return game_error_set(err, GAME_ESYNTAX, (int)(p + 1 - text),
 		                      "unexpected text after the side to move");

@@ -403,9 +403,10 @@ oxono_parse(struct oxono *x, const char *text, struct game_error *err)
 			} else {
 				return game_error_set(
 				        err, GAME_ESYNTAX, start,
-				        "unknown cell '%.*s' at %s (expected -, X, O, "
+				        "unknown cell '%.*s%s' at %s (expected -, X, O, "
 				        "px, po, bx or bo)",
-				        len > 8 ? 8 : len, text + start, name);
+				        len > 8 ? 8 : len, text + start, len > 8 ? "..." : "",
+				        name);
 			}
 			if (f < 5 && sep != ',')
 				return game_error_set(
@@ -449,8 +450,8 @@ oxono_parse(struct oxono *x, const char *text, struct game_error *err)
 		len++;
 	if (len != 1 || (text[p] != 'p' && text[p] != 'b'))
 		return game_error_set(err, GAME_ESYNTAX, p,
-		                      "unknown side to move '%.*s' (expected p or b)",
-		                      len > 8 ? 8 : len, text + p);
+		                      "unknown side to move '%.*s%s' (expected p or b)",
+		                      len > 8 ? 8 : len, text + p, len > 8 ? "..." : "");
 	x->side = text[p] == 'b';
 	if (text[p + 1] != '\0')
 		return game_error_set(err, GAME_ESYNTAX, p + 1,

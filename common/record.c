@@ -377,8 +377,9 @@ header_lookup(const char *name, enum game_kind kind)
 
 /*
  * Read one header line at the cursor: '[' Name ' ' '"' value '"' ']' LF. The value is unescaped
- * into value (cap bytes with the NUL) and checked to be UTF-8. On return *name_at and *value_at
- * are the offsets of the name and of the value's first byte.
+ * into value (cap bytes with the NUL) and checked to be UTF-8 and no longer than its header
+ * allows: a Position cap - 1 bytes, any other RECORD_VALUE_MAX - 1. On return *name_at and
+ * *value_at are the offsets of the name and of the value's first byte.
  */
 static int
 rp_header(struct rp *p, char *name, size_t name_cap, char *value, size_t cap, size_t *name_at,
@@ -407,6 +408,8 @@ rp_header(struct rp *p, char *name, size_t name_cap, char *value, size_t cap, si
 		               "expected '\"' to open the value of header '%s'", name);
 	p->pos++;
 	*value_at = p->pos;
+	if (strcmp(name, "Position") != 0 && cap > RECORD_VALUE_MAX)
+		cap = RECORD_VALUE_MAX;
 	for (;;) {
 		char c;
 		size_t k;
@@ -600,10 +603,6 @@ rp_headers(struct rp *p, struct record *r)
 			return rp_fail(p, name_at, RECORD_ESYNTAX,
 			               "header '%s' must come before '%s' (the order is: %s)", name,
 			               header_name(last_h, r->kind), order);
-		if (h != H_POSITION && strlen(value) >= RECORD_VALUE_MAX)
-			return rp_fail(p, at, RECORD_ESYNTAX,
-			               "the value of header '%s' is longer than %d bytes", name,
-			               RECORD_VALUE_MAX - 1);
 		if ((rc = rp_header_value(p, r, h, value, at)) < 0)
 			return rc;
 		p->seen[h] = 1;

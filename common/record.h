@@ -40,7 +40,7 @@ struct record_error {
 	int code;       /* one of enum record_errno */
 	int line;       /* 1-based line of the record text, 0 when not about a place in a text */
 	int column;     /* 1-based byte column in that line, 0 likewise */
-	char text[192]; /* one sentence, no trailing newline */
+	char text[256]; /* one sentence, no trailing newline: room for a 128-byte quote */
 };
 
 /* The result of a game as a record states it. */

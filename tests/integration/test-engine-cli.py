@@ -13,6 +13,7 @@ Environment: HOKITO_ENGINE, the path of the hokito-engine binary. Prints TAP; ex
 """
 
 import os
+import shlex
 import subprocess
 import sys
 
@@ -94,6 +95,48 @@ def test_help():
           [] if rc == 0 and "usage" in (out + err).lower() else [show(rc, out, err)])
 
 
+def man_synopsis():
+    """The SYNOPSIS lines of hokito-engine(6) as plain text, by command ("record": "hokito-engine
+    record [--game G] FILE|-"): each .br ends a line; .B and .I words keep their spaces, the
+    alternating macros (.RB, .IR, ...) join their arguments."""
+    path = os.path.join(HERE, "..", "..", "deploy", "man", "hokito-engine.6")
+    lines, words, on = [], [], False
+    for line in open(path, encoding="utf-8").read().splitlines():
+        if line.startswith(".SH"):
+            on = line.split()[1] == "SYNOPSIS"
+            continue
+        if not on:
+            continue
+        if line == ".br":
+            lines.append(" ".join(words))
+            words = []
+            continue
+        macro, _, rest = line.partition(" ")
+        args = shlex.split(rest.replace("\\", "\\\\"))
+        words.append((" " if macro in (".B", ".I") else "").join(args).replace("\\-", "-"))
+    lines.append(" ".join(words))
+    return {l.split()[1]: l for l in lines if len(l.split()) > 1}
+
+
+def test_usage_lines():
+    """The usage line of every COMMAND --help names the options the command takes, as the
+    SYNOPSIS of hokito-engine(6) does (record's had left out [--game G])."""
+    synopsis = man_synopsis()
+    for cmd in ("start", "moves", "perft", "play", "analyse", "bot", "record"):
+        rc, out, err = engine(cmd, "--help")
+        first = out.splitlines()[0] if out else ""
+        want = "usage: " + synopsis.get(cmd, "(no SYNOPSIS line for %s)" % cmd)
+        check("%s --help: the usage line is the SYNOPSIS line of hokito-engine(6)" % cmd,
+              [] if rc == 0 and first == want else
+              ["usage line %r" % first, "SYNOPSIS   %r" % want])
+    # record takes its game from the record (hokito-engine(6)): --game has no default there.
+    rc, out, err = engine("record", "--help")
+    line = [l for l in out.splitlines() if l.strip().startswith("--game")]
+    check("record --help: --game is the record's game, with no default",
+          [] if line and "record" in line[0] and "default" not in line[0] else
+          [show(rc, out, err)])
+
+
 def test_help_examples():
     """The example at the end of each command's --help runs and succeeds (bot needs a server and
     record a file, so those two are left out)."""
@@ -154,6 +197,15 @@ def test_bad_usage():
                       (["record", "-g"], "-g")):
         check("bad usage exits 2: %s %s is an unknown option" % (args[0], opt),
               expect_error(args, 2, ["unknown option '%s'" % opt]))
+    # The bot's option values: an empty --host is a bad value (exit 2), not a server it cannot
+    # reach; a --name of 32 characters is within the rule "1 to 32 characters" even when each
+    # is 4 bytes (128 bytes), so the bot goes on to connect (nothing listens on port 1: exit 1).
+    check("bad usage exits 2: bot --host ''",
+          expect_error(["bot", "--host", "", "--port", "1", "--games", "1"], 2, ["--host"]))
+    for n, status in ((32, 1), (33, 2)):
+        check("bot --name of %d four-byte characters: exit %d" % (n, status),
+              expect_error(["bot", "--port", "1", "--games", "1", "--name", "\U0001F600" * n],
+                           status, ["connect" if status == 1 else "display name"]))
     # "--" ends the options: the position after it is read as a position.
     rc, out, err = engine("moves", "--game", "hokito", "--", pos)
     check("-- ends the options",
@@ -307,6 +359,12 @@ def test_perft():
                 d.append("--divide counts %s, reference %s" % (per, dict(g.divide(pos, depth))))
         check("perft %s depth %d (= %d): last line the number, --divide sums to it"
               % (game, depth, want), d)
+    # Depth 0 counts the position itself, and --divide has no move to divide it by
+    # (hokito-engine(6)): the count alone.
+    rc, out, err = engine("perft", "--depth", "0", "--divide", R.join_position(
+        ["-"] * 34 + ["b1", "w1"], "b"))
+    check("perft --depth 0 --divide prints 1 alone",
+          [] if rc == 0 and out == "1\n" else [show(rc, out, err)])
 
 
 def expect_play(name, game, text, moves, want_lines):
@@ -507,6 +565,17 @@ def test_record_reason():
           [] if p.returncode == 2 and not p.stdout and
           p.stderr.startswith(PREFIX + "(stdin):6:9: ") else
           [show(p.returncode, p.stdout, p.stderr)])
+    # Standard input that cannot be read (here a directory) is named (stdin) too, with why.
+    fd = os.open("/", os.O_RDONLY)
+    try:
+        p = subprocess.run([ENGINE, "record", "-"], stdin=fd, capture_output=True, text=True,
+                           timeout=60)
+    finally:
+        os.close(fd)
+    check("record -: a read error names (stdin) and why",
+          [] if p.returncode == 2 and not p.stdout and
+          p.stderr == PREFIX + "cannot read (stdin): Is a directory\n" else
+          [show(p.returncode, p.stdout, p.stderr)])
     # --game is not needed, and must agree with the record's game when given
     text = '%s[Result "white"]\n[Reason "time"]\n\n1. a1-c1 a4-a5 white\n' % head
     for game, status in (("hokito", 0), ("oxono", 2)):
@@ -518,6 +587,45 @@ def test_record_reason():
         check("record --game %s of a hokito record: exit %d" % (game, status),
               [] if good else [show(p.returncode, p.stdout, p.stderr)])
 
+
+def test_long_input():
+    """Text however long is read whole and refused for what is wrong with it, and the error
+    still says it: the reason is not cut off after a long quote."""
+    board = "/".join([",".join(["-"] * 6)] * 5)
+    cases = [
+        # 300 black 1s on a6: a 19th black pawn (cut at 511 bytes, it had read as an odd stack)
+        (["moves", "b1" * 300 + "," + ",".join(["-"] * 5) + "/" + board + " b"],
+         "19 black pawns: a player has at most 18"),
+        # the same, the side as a second argument
+        (["moves", "b1" * 300 + "," + ",".join(["-"] * 5) + "/" + board, "b"],
+         "19 black pawns: a player has at most 18"),
+        (["moves", "b1" * 3000 + "b," + ",".join(["-"] * 5) + "/" + board + " b"],
+         "is not a stack (pawns are a colour letter b or w and a value 1 to 3, like w1b3)"),
+        (["play", R.join_position(["-"] * 34 + ["b1", "w1"], "b"), "e6-" * 2000 + "f6"],
+         "makes exactly 1 hop, this path has 2000"),
+        (["play", R.join_position(["-"] * 34 + ["b1", "w1"], "b"), "x" * 2000],
+         "write from-to like c2-e4, or the hop path like c2-c4-e4"),
+    ]
+    for args, says in cases:
+        rc, out, err = engine(*args)
+        lines = err.splitlines()
+        check("a long input is refused for what is wrong, said at the end: %r" % says,
+              [] if rc in (1, 2) and not out and len(lines) == 1 and
+              lines[0].startswith(PREFIX) and lines[0].endswith(says) else
+              ["exit %d, stdout %r, stderr ...%r" % (rc, out[:100], err[-300:])])
+
+def test_output_error():
+    """Output that cannot be written is not a success: exit 2 and one line on stderr
+    (hokito-engine(6)), for a command's output and for --help alike."""
+    if not os.path.exists("/dev/full"):
+        return
+    for args in (["start", "--seed", "1"], ["start", "--help"], ["--help"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([ENGINE] + args, stdout=full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        check("%s with standard output full: exit 2, one line on stderr" % " ".join(args),
+              [] if p.returncode == 2 and p.stderr.startswith(PREFIX + "cannot write") and
+              p.stderr.count("\n") == 1 else ["exit %d, stderr %r" % (p.returncode, p.stderr)])
 
 def test_error_one_line():
     """An error quoting what the user typed stays one line of UTF-8: line breaks, control
@@ -551,9 +659,9 @@ def test_error_one_line():
 
 
 def main():
-    for t in (test_help, test_help_examples, test_bad_usage, test_start, test_moves, test_perft,
-              test_play, test_illegal_moves, test_bad_texts, test_error_one_line,
-              test_record_reason):
+    for t in (test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start,
+              test_moves, test_perft, test_play, test_illegal_moves, test_bad_texts,
+              test_long_input, test_output_error, test_error_one_line, test_record_reason):
         try:
             t()
         except Exception as e:  # a broken test case is a failure, not a crash

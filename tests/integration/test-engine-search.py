@@ -95,6 +95,15 @@ def check_analyse_proved(kind, seed, before_end):
     assert rc == 0 and fields(out).get("bestmove") == "none", (rc, out, err)
 
 
+def check_analyse_win_in_one():
+    """A win in one move is proved and said in words: "1 ply", not "1 plies"."""
+    pos = "-,-,-,-,-,O/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/-,-,-,-,-,-/px,bx,px,-,-,- p"
+    rc, out, err = engine("analyse", "--game", "oxono", "--depth", 3, pos)
+    f = fields(out)
+    assert rc == 0 and f.get("bestmove") == "Xd2+d1", (rc, out, err)
+    assert f.get("result") in ("pink wins in 1 ply (proved)",
+                               "pink wins in at most 1 ply (proved)"), out
+
 def check_analyse_errors():
     pos = start("hokito", 1)
     rc, out, err = engine("analyse", "--depth", 2, "--time", 100, pos)
@@ -199,6 +208,7 @@ tap.run("analyse hokito depth 3: lines, legal pv, deterministic", check_analyse,
 tap.run("analyse oxono depth 4: lines, legal pv, deterministic", check_analyse, "oxono", 1, 4)
 tap.run("analyse proves a hokito ending", check_analyse_proved, "hokito", 2, 6)
 tap.run("analyse proves an oxono ending", check_analyse_proved, "oxono", 3, 3)
+tap.run("analyse proves a win in one ply", check_analyse_win_in_one)
 tap.run("analyse and bot usage errors", check_analyse_errors)
 tap.run("bot plays a hokito game against a player", check_bot_vs_player, "hokito", 3)
 tap.run("bot plays an oxono game against a player", check_bot_vs_player, "oxono", 3)

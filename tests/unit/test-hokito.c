@@ -476,6 +476,20 @@ TEST(bad_positions)
 	          GAME_ESYNTAX);
 	ASSERT(strstr(err.text, "square a3: 19 white pawns") != NULL);
 	ASSERT_EQ(err.pos, 54);
+	/* A long cell is quoted in part: the reason still fits the sentence. */
+	snprintf(text, sizeof text, "%s%s", "b1w1b1w1b1w1b1w1b1w1b1w1b1w1b1w1b1w1b1w1b1w1b",
+	         ",-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- b");
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO, text, &err), GAME_ESYNTAX);
+	ASSERT(strstr(err.text, "'b1w1b1w1b1w1...' is not a stack") != NULL);
+	ASSERT(strstr(err.text, "like w1b3)") != NULL);
+	/* So is a long side to move, and the quote is closed. */
+	snprintf(
+	        text, sizeof text, "%s%s",
+	        "-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- ",
+	        "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww"
+	        "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww");
+	ASSERT_EQ(game_parse(&g, GAME_HOKITO, text, &err), GAME_ESYNTAX);
+	ASSERT(strstr(err.text, "not 'wwwwwwww...'") != NULL);
 	/* Too many pawns in one stack is still bounded by the counts: 37 pawns is refused. */
 	ASSERT_EQ(game_parse(&g, GAME_HOKITO, NULL, &err), GAME_ESYNTAX);
 }

@@ -191,6 +191,22 @@ TEST(oxono_enclosed_jump)
 	ASSERT_EQ(x.totem[0], 32);
 }
 
+/*
+ * "Jumps, in any direction" (issue 2) is any of the four orthogonal directions, as a totem
+ * moves (FORMATS.md; the publisher's rule says "jumping orthogonally"): a diagonal run with an
+ * empty square beyond it gives no jump. X on c3: west, east and south runs reach the edge; north
+ * c4 then c5. The diagonal runs b4, d4, b2, d2 have a5, e5, a1, e1 beyond them.
+ */
+TEST(oxono_enclosed_jump_is_orthogonal)
+{
+	struct oxono x;
+
+	PARSE(&x, "-,-,-,-,-,O/-,-,-,-,-,-/-,bx,po,px,-,-/bo,px,X,bx,po,px/-,bx,bo,po,-,-/"
+	          "-,-,px,-,-,- p");
+	ASSERT_SQUARES(dests_of(&x, 0), "c5");
+	ASSERT_MOVE_ERR(&x, "Xa5+a6", GAME_EILLEGAL, "must jump over its neighbours, to c5");
+}
+
 TEST(oxono_enclosed_corner_and_edge)
 {
 	struct oxono x;
@@ -436,6 +452,13 @@ TEST(oxono_parse_errors)
 	         "unknown cell 'x' at d4"},
 	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,pxx p", 70,
 	         "unknown cell 'pxx' at f1"},
+	        /* A long cell or side is quoted in part, and says so. */
+	        {"pxpxpxpxpx,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- "
+	         "p",
+	         0, "unknown cell 'pxpxpxpx...' at a6"},
+	        {"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- "
+	         "pinkpink!",
+	         72, "unknown side to move 'pinkpink...'"},
 	        {"-,,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p", 2,
 	         "empty cell at b6"},
 	        {"-, -,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p", 2,
@@ -729,6 +752,7 @@ main(void)
 	RUN(oxono_slide_blocked_by_pawn);
 	RUN(oxono_slide_blocked_by_totem);
 	RUN(oxono_enclosed_jump);
+	RUN(oxono_enclosed_jump_is_orthogonal);
 	RUN(oxono_enclosed_corner_and_edge);
 	RUN(oxono_enclosed_no_jump_goes_anywhere);
 	RUN(oxono_place_next_to_totem);

@@ -287,6 +287,19 @@ TEST(record_malformed)
 	            "xxxxxx"
 	            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"]\n",
 	         RECORD_ESYNTAX, 4, 9, "longer than 128"},
+	        /* Longer than a Position may be too: still the limit of a name. */
+	        {HK
+	         "[Black "
+	         "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"]\n",
+	         RECORD_ESYNTAX, 4, 9, "longer than 128 bytes"},
+	        /* A value as long as allowed is quoted whole, and the sentence goes on after it. */
+	        {HK "[Result \"*\"]\n[Reason "
+	            "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"]\n",
+	         RECORD_ESYNTAX, 5, 10, "abort, abandoned)"},
 	        {HK "[Date \"2026-02-30\"]\n", RECORD_ESYNTAX, 4, 8, "date"},
 	        {HK "[Date \"2025-02-29\"]\n", RECORD_ESYNTAX, 4, 8, "date"},
 	        {HK "[Date \"26-11-22\"]\n", RECORD_ESYNTAX, 4, 8, "date"},
