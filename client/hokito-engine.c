@@ -10,8 +10,8 @@
  *   hokito-engine record [--game G] FILE|-                     check a game record
  *
  * Output goes to stdout, errors to stderr as one line starting "hokito-engine: ". Exit status:
- * 0 success, 1 an illegal move, 2 bad usage or bad text. This file owns only its command line;
- * every rule comes from common/ through game.h.
+ * 0 success, 1 an illegal move, 2 bad usage, bad text or output that cannot be written. This file
+ * owns only its command line; every rule comes from common/ through game.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -333,7 +333,8 @@ engine_usage(FILE *f)
 	           "  --game G      hokito (default) or oxono, for every command\n"
 	           "  COMMAND --help  that command's options;  -V, --version  the version\n"
 	           "A POSITION is one quoted argument, board and side to move (hokito-engine(6)).\n"
-	           "Exit status: 0 success, 1 illegal move, 2 bad usage or bad text.\n"
+	           "Exit status: 0 success, 1 illegal move, 2 bad usage or text, or unwritable "
+	           "output.\n"
 	           "Examples:\n"
 	           "  hokito-engine start --seed 7\n"
 	           "  hokito-engine moves \"$(hokito-engine start --seed 7)\"\n"
