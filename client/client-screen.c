@@ -969,9 +969,11 @@ draw_panel(struct screen *s, int px, int pw)
 				                 ? "offline, grace over: c/C claim"
 				                 : "offline, grace over",
 				         "offline, grace over");
-			else
+			else {
+				int64_t grace = client_state_grace(t, i, now); /* up to INT64_MAX */
 				put(y, px + nx, pw - nx, "offline, %lld s grace",
-				    (long long)((client_state_grace(t, i, now) + 999) / 1000));
+				    (long long)(grace / 1000 + (grace % 1000 != 0)));
+			}
 			attroff(pair(s, PAIR_ERROR) | A_BOLD);
 			y++;
 		}

@@ -492,6 +492,16 @@ def test_hostile_numbers(tap):
     tap.check(len(history) == 1 and "-" not in history[0],
               "a history page's absurd offset and total give no negative game numbers",
               repr(out))
+    out = fake_server((WELCOME,
+                       {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                        "status": "live", "you": "white", "moves": [], "seq": 1,
+                        "clock": {"control": "5+3", "remaining": {"black": 2**63 - 1,
+                                                                   "white": 2**63 - 1}}}),
+                      "clock\n")
+    tap.check(re.search(r"^clocks: black 2562047788015:12:5\d, white 2562047788015:12:55 ",
+                        out.splitlines()[-1]),
+              "a clock near INT64_MAX ms from the server is shown in hours, minutes, seconds",
+              repr(out))
 
 
 def main(tap):
