@@ -677,6 +677,8 @@ client_msg_handle(struct client *c, const struct msg *m)
 		else if (p != NULL && p->type == MSG_WATCH && c->st.table.active &&
 		         !c->st.table.over && !again)
 			client_state_notice(&c->st, 0, "Watching game %s.", c->st.table.id);
+		if (p == NULL)
+			client_arrived(c);
 		break;
 	}
 	case MSG_OK:

@@ -254,41 +254,12 @@ client_update(struct client *c)
 		c->view->update(c);
 }
 
-void
-client_welcomed(struct client *c, int resumed, const char *game)
+/* Send the command line's action: create, join, quick or watch (the lobby: ask for the list). */
+static void
+action_send(struct client *c)
 {
 	const struct client_options *o = &c->opt;
 
-	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
-	c->arriving = resumed && game != NULL &&
-	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
-	client_update(c); /* "connected" comes before what follows */
-	if (c->action_done) {
-		/* A reconnection: replace the "connection lost" notice. */
-		if (resumed && game != NULL)
-			client_notice(c, 0, "Reconnected: back at game %s.", game);
-		else if (c->st.table.active && c->st.table.seat < 0)
-			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
-		else
-			client_notice(c, 0, "Reconnected.");
-		if (!c->st.table.active)
-			client_request_list(c);
-		return;
-	}
-	/* Done from here on: the action's request is pending (--plain waits for its answer). */
-	c->action_done = 1;
-	if (resumed && game != NULL) {
-		/* The stored session is seated at a game: the command line's action is not done. */
-		if (o->action != CLIENT_ACTION_LOBBY)
-			client_notice(
-			        c, 1,
-			        "Rejoined your game %s; the command was not run (leave the game "
-			        "first, or start with --new-session).",
-			        game);
-		else
-			client_notice(c, 0, "Rejoined game %s.", game);
-		return;
-	}
 	switch (o->action) {
 	case CLIENT_ACTION_CREATE:
 		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock,
@@ -308,6 +279,59 @@ client_welcomed(struct client *c, int resumed, const char *game)
 			client_request_list(c);
 		break;
 	}
+}
+
+void
+client_welcomed(struct client *c, int resumed, const char *game)
+{
+	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
+	c->arriving = resumed && game != NULL &&
+	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
+	client_update(c); /* "connected" comes before what follows */
+	if (c->action_done) {
+		/* A reconnection: replace the "connection lost" notice. */
+		if (resumed && game != NULL)
+			client_notice(c, 0, "Reconnected: back at game %s.", game);
+		else if (c->st.table.active && c->st.table.seat < 0)
+			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
+		else
+			client_notice(c, 0, "Reconnected.");
+		if (!c->st.table.active)
+			client_request_list(c);
+		return;
+	}
+	/* Done from here on: the action's request is pending (--plain waits for its answer). */
+	c->action_done = 1;
+	if (resumed && game != NULL && c->opt.action != CLIENT_ACTION_LOBBY && c->arriving)
+		c->action_held = 1; /* the game's state tells whether the action may run */
+	else if (resumed && game != NULL)
+		client_notice(c, 0, "Rejoined game %s.", game);
+	else
+		action_send(c);
+}
+
+/*
+ * The state of the game the stored session was at has come, and the command line has an action
+ * (PROTOCOL.md 5): from a finished game, or one it only watched, the session simply moves, so
+ * the action runs; a seat in an open, live or adjourned game keeps it there.
+ */
+void
+client_arrived(struct client *c)
+{
+	const struct client_table *t = &c->st.table;
+
+	if (!c->action_held)
+		return;
+	c->action_held = 0;
+	if (!t->active || t->over || t->seat < 0) {
+		client_state_table_clear(&c->st); /* not shown: the action takes us elsewhere */
+		action_send(c);
+	} else
+		client_notice(
+		        c, 1,
+		        "Rejoined your game %s; the command was not run (leave the game first, "
+		        "or start with --new-session).",
+		        t->id);
 }
 
 /* Refresh the lobby while it is on screen. */

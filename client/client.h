@@ -242,6 +242,7 @@ struct client {
 	int npending;
 	int action_done;                  /* the command line's action was sent */
 	int arriving;                     /* welcomed back at a game whose state is on its way */
+	int action_held;                  /* the action waits for that state (client_arrived()) */
 	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
 	int watch_by_code;                /* watch_target is an invite code */
 	uint64_t list_stamp;              /* bumped at every lobby list received */
@@ -275,6 +276,8 @@ void client_update(struct client *c);
 
 /* The connection is greeted: run the command line's action once, or show the lobby. */
 void client_welcomed(struct client *c, int resumed, const char *game);
+/* The state client_welcomed() waited for has come: run the held action, or say why not. */
+void client_arrived(struct client *c);
 
 /* client-msg.c */
 

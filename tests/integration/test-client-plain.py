@@ -367,6 +367,16 @@ def test_eof(tap, port, tmp):
               re.search(r"^players: black back \(you\)", r.stdout, re.M),
               "back at its game, the client runs commands once it has the game's state",
               r.stdout + r.stderr)
+    # That game is over (resigned): from a finished game a session simply moves, so the
+    # command line's action runs, and the finished game is not shown on the way.
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back", "create",
+                        "oxono"], input="who\n", capture_output=True, text=True, timeout=15,
+                       env=env)
+    tap.check(r.returncode == 0 and "not run" not in r.stdout and
+              "hokito standard" not in r.stdout and
+              re.search(r"^joined game g\d+ \(oxono standard\) as", r.stdout, re.M),
+              "stored session at a finished game: the command line's create runs",
+              r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
                         "create", "oxono"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
