@@ -1193,7 +1193,7 @@ help_lines(const struct screen *s)
 	        "A               abort (before your first move)",
 	        "c / C           claim the win / a draw (opponent gone)",
 	        "n               rematch (offer or accept), after the game",
-	        "w               watching: follow the players to their rematch",
+	        "w               watching: go to the players' rematch",
 	        "v               replay the game, after it is over",
 	        "t               chat",
 	        "q               leave the game, back to the lobby",
@@ -1750,7 +1750,7 @@ draw_replay(struct screen *s)
 	const struct client_replay *rp = &c->replay;
 	const struct record *rec = &rp->rec;
 	const struct client_eval *e;
-	char buf[192], last[GAME_MOVE_TEXT];
+	char buf[192], last[GAME_MOVE_TEXT], *why;
 	int px, pw, y = 2;
 
 	{
@@ -1812,7 +1812,14 @@ draw_replay(struct screen *s)
 		                          o.score, text, sizeof text);
 		snprintf(buf, sizeof buf, "Result: %s (%s)", text, rec->reason);
 	}
-	putn(y++, px, pw, buf);
+	why = strrchr(buf, '(');
+	if (text_width(buf) > pw && why != NULL && why > buf && why[-1] == ' ') {
+		/* a narrow panel: the reason in brackets on a line of its own */
+		why[-1] = '\0';
+		putn(y++, px, pw, buf);
+	} else
+		why = NULL;
+	putn(y++, px, pw, why != NULL ? why : buf);
 	attron(A_BOLD);
 	if (rp->ply == 0)
 		put(y, px, pw, "Move 0 of %zu: the start", rec->nmoves);
@@ -1838,12 +1845,12 @@ draw_replay(struct screen *s)
 		put(y, px, pw, "Eval: thinking%s", glyph(s, "\xe2\x80\xa6", "..."));
 		attroff(A_DIM);
 	}
-	y += 3;
+	y += LINES >= 24 ? 3 : 2; /* a blank line above the moves when there is room */
 	attron(A_BOLD);
 	put(y, px, pw, "Moves");
 	attroff(A_BOLD);
 	y++;
-	draw_replay_moves(s, rp, y, LINES - 3, px, pw);
+	draw_replay_moves(s, rp, y, LINES - 2, px, pw);
 }
 
 /* Leave the history or the replay for page; back in the lobby, ask for a fresh list. */

@@ -151,6 +151,14 @@ def main(tap):
                               r"Result: Black wins, \d+ to \d+ \(resign\).*Move 0 of 1: the start", 10),
                   "v: the game just over, replayed (a private game, asked for by its code)",
                   tmux.capture("rita"))
+        # in the smallest screen (64x18) the result's reason goes on a line of its own, and
+        # the move list still has a row
+        tmux.resize("rita", 64, 18)
+        tap.check(tmux.expect("rita", r"Result: Black wins, \d+ to \d+ *\n.* \(resign\) *\n"
+                              r".*Moves *\n.* 1\. +\S", 10),
+                  "a 64x18 replay: the result with its reason whole, and the move list",
+                  tmux.capture("rita"))
+        tmux.resize("rita", COLS, ROWS)
         tmux.keys("rita", "G")
         tap.check(tmux.expect("rita", r"Move 1 of 1: Black \S+.*Eval: \S", 30),
                   "G: the computer's move, evaluated", tmux.capture("rita"))

@@ -223,6 +223,8 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tmux.keys("alice", "?")
     tap.check(alice.expect(r"Help.*arrows / hjkl.*type a move", 5), "? shows the help",
               alice.screen())
+    tap.check(alice.expect(r"w +watching: go to the players' rematch +\u2502", 5),
+              "every line of the help fits in its box", alice.screen())
     tmux.keys("alice", "Escape")
     alice.goto("a6")
     tmux.keys("alice", "s")
