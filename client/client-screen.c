@@ -2391,6 +2391,14 @@ match_key(struct screen *s, int ch)
 		client_request_game(c, t->over ? MSG_REMATCH_DECLINE : MSG_DRAW_DECLINE);
 		break;
 	case 'A':
+		/* a player may abort only before its own first move: say so before asking */
+		if (!t->over &&
+		    (t->nmoves >= 2 || (t->nmoves == 1 && game_side(&t->game) != t->seat))) {
+			client_state_notice(&c->st, 1,
+			                    "You have moved already: the game can no longer be "
+			                    "aborted (r resigns).");
+			break;
+		}
 		s->mode = MODE_CONFIRM;
 		s->confirm = CONFIRM_ABORT;
 		break;

@@ -280,6 +280,14 @@ def hokito_game(tap, tmux, server, proxy, tmp):
                                   "%s played %s." % (mover, mv), 10),
                       "move %d: the opponent's and carol's status lines say %s played %s"
                       % (ply, mover, mv), status(other.screen()))
+        if ply == 3:
+            # alice (black) has moved: A is refused on the spot, not after a y/n question
+            tmux.keys("alice", "A")
+            tap.check(alice.expect(r"You have moved already: the game can no longer be "
+                                   r"aborted \(r resigns\)", 5) and
+                      "(y/n)" not in alice.screen(),
+                      "A after one's first move: refused with the reason, nothing asked",
+                      alice.screen())
         if ply == 8 and not cut_done:
             cut_done = True
             proxy.cut()
