@@ -2495,6 +2495,15 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		/* a spectator follows the players into their rematch */
 		if (t->seat < 0 && t->over && t->rematch_game[0] && !t->private_game)
 			client_request_watch(c, t->rematch_game);
+		else
+			client_state_notice(&c->st, 1, "%s",
+			                    t->seat >= 0 ? "w is for spectators: it follows the "
+			                                   "players to their rematch."
+			                    : t->rematch_game[0] ? "The rematch is a private game."
+			                                         : "No rematch to follow yet.");
+		break;
+	case 'v':
+		client_state_notice(&c->st, 1, "The game is not over: v replays it once it is.");
 		break;
 	case 'f':
 		s->flip = !s->flip;

@@ -216,6 +216,15 @@ def hokito_game(tap, tmux, server, proxy, tmp):
               re.search(r"a +b +c +d +e +f", carol.screen()),
               "and round again; carol, watching, sees rank 1 at the bottom",
               bob.screen() + carol.screen())
+    # keys that do nothing yet say why: v before the end, w without a rematch
+    tmux.keys("carol", "v")
+    tap.check(wait_screen(tmux, "carol", lambda s: status(s).strip() ==
+                          "The game is not over: v replays it once it is.", 5),
+              "v during the game says it replays once the game is over", carol.screen())
+    tmux.keys("carol", "w")
+    tap.check(wait_screen(tmux, "carol", lambda s: status(s).strip() ==
+                          "No rematch to follow yet.", 5),
+              "w without a rematch says there is none yet", carol.screen())
     watcher = ct.Watcher(server.port, gid)
     ct.wait_for(lambda: watcher.snapshot()[3], 10)
 
