@@ -1871,6 +1871,7 @@ history_open(struct screen *s, int64_t offset)
 	s->hstamp = s->c->history_stamp;
 	s->hrow = 0;
 	s->htop = 0;
+	client_state_notice(&s->c->st, 0, "%s", ""); /* what the last page said is not about it */
 	client_request_history(s->c, s->hoffset, HISTORY_PAGE);
 }
 
@@ -1916,11 +1917,15 @@ history_key(struct screen *s, int ch)
 	case 'n':
 		if (loaded && c->history_offset + c->nhistory < c->history_total)
 			history_open(s, c->history_offset + HISTORY_PAGE);
+		else if (loaded)
+			client_state_notice(&c->st, 0, "No older games: this is the last page.");
 		break;
 	case KEY_PPAGE:
 	case 'p':
 		if (loaded && c->history_offset > 0)
 			history_open(s, c->history_offset - HISTORY_PAGE);
+		else if (loaded)
+			client_state_notice(&c->st, 0, "No newer games: this is the first page.");
 		break;
 	case 'r':
 		history_open(s, s->hoffset);

@@ -87,8 +87,16 @@ def main(tap):
         tmux.keys("rita", "p")
         tap.check(tmux.expect("rita", r"1 to 20 of 22", 10), "p: back to the first page",
                   tmux.capture("rita"))
+        tmux.keys("rita", "p")
+        tap.check(tmux.expect("rita", r"1 to 20 of 22.*No newer games: this is the first page\.",
+                              5), "p on the first page says so", tmux.capture("rita"))
         tmux.keys("rita", "n")
         tmux.expect("rita", r"21 to 22 of 22", 10)
+        tap.check("No newer games" not in tmux.capture("rita"),
+                  "a new page clears the last page's notice", tmux.capture("rita"))
+        tmux.keys("rita", "n")
+        tap.check(tmux.expect("rita", r"21 to 22 of 22.*No older games: this is the last page\.",
+                              5), "n on the last page says so", tmux.capture("rita"))
         tmux.keys("rita", "Down", "Enter")
         tap.check(tmux.expect("rita", r"Replay of game %s.*Move 0 of 6: the start" % g, 10),
                   "Enter: the replay opens at the start", tmux.capture("rita"))
