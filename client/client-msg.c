@@ -159,7 +159,7 @@ over_words(const struct client_table *t, const char *reason, int winner, char *b
 	} else if (strcmp(reason, "agreement") == 0) {
 		snprintf(buf, size, "Drawn by agreement.");
 	} else if (strcmp(reason, "abort") == 0) {
-		snprintf(buf, size, "The game was aborted: no result.");
+		snprintf(buf, size, "The game was aborted.");
 	} else if (strcmp(reason, "disconnect") == 0) {
 		snprintf(buf, size, "%s left and did not come back in time.",
 		         winner >= 0 ? loser : "A player");

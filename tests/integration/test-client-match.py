@@ -111,8 +111,8 @@ def test_plain(tap, port, tmp, clock):
     tap.check(bob.expect(r"^clocks: black 5:00, white 5:00 \(5\+3\)$", 5),
               "with the same clock")
     bob.send("abort")
-    tap.check(alice.expect(r"^game over: No result\. The game was aborted", 10),
-              "plain: abort (no result, not a draw)", alice.text()[-300:])
+    tap.check(alice.expect(r"^game over: No result\. The game was aborted\.$", 10),
+              "plain: abort (no result, not a draw, said once)", alice.text()[-300:])
     for p in (alice, bob, carol):
         p.send("leave")
         p.send("quit")
