@@ -110,6 +110,19 @@ side_player(const struct client_table *t, int side)
 	return t->seats[side].name[0] ? t->seats[side].name : client_state_side_name(t->kind, side);
 }
 
+/* An offer of what ("a draw", "a rematch") by side: its own player is told it waits. */
+static void
+offer_notice(struct client *c, int side, const char *what)
+{
+	const struct client_table *t = &c->st.table;
+
+	if (side >= 0 && side == t->seat)
+		client_notice(c, 0, "You offer %s: waiting for %s to answer.", what,
+		              side_player(t, !side));
+	else
+		client_notice(c, 0, "%s offers %s.", side_player(t, side), what);
+}
+
 static void
 take_spectators(struct client_state *st, const json_t *spec)
 {
@@ -328,7 +341,7 @@ handle_event(struct client *c, const struct msg *m)
 		break;
 	case MSG_DRAW_OFFERED:
 		t->draw_offer = seat_side(t->kind, jstr(r, "by", NULL));
-		client_notice(c, 0, "%s offers a draw.", side_player(t, t->draw_offer));
+		offer_notice(c, t->draw_offer, "a draw");
 		break;
 	case MSG_DRAW_DECLINED:
 		client_notice(c, 0, "%s declines the draw.",
@@ -367,7 +380,7 @@ handle_event(struct client *c, const struct msg *m)
 		break;
 	case MSG_REMATCH_OFFERED:
 		t->rematch_offer = seat_side(t->kind, jstr(r, "by", NULL));
-		client_notice(c, 0, "%s offers a rematch.", side_player(t, t->rematch_offer));
+		offer_notice(c, t->rematch_offer, "a rematch");
 		break;
 	case MSG_REMATCH_DECLINED:
 		t->rematch_offer = -1;

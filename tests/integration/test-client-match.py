@@ -80,6 +80,8 @@ def test_plain(tap, port, tmp, clock):
     bob.send("draw")
     tap.check(alice.expect(r"^draw offer from white: type accept or decline$", 10),
               "a draw offer is shown with the commands that answer it", alice.text()[-400:])
+    tap.check(bob.expect(r"^You offer a draw: waiting for alice to answer\.$", 10),
+              "the offerer is told the offer waits for the opponent", bob.text()[-400:])
     alice.send("decline")
     tap.check(bob.expect(r"alice declines the draw", 10), "the decline reaches the offerer",
               bob.text()[-400:])
