@@ -79,6 +79,32 @@ is_opt(const char *a, const char *name)
 	return strcmp(a, name) == 0 || (strncmp(a, name, n) == 0 && a[n] == '=');
 }
 
+/*
+ * The --host value: a name or an address; an IPv6 address may come in brackets, as hokitod's
+ * --listen writes it ([::1]), and they are taken off. One colon is a port stuck to a name or an
+ * IPv4 address ("127.0.0.1:7777"): a usage error, since the port goes with --port.
+ */
+static const char *
+host_value(const char *v)
+{
+	static char bare[256]; /* the address without its brackets */
+	size_t len = strlen(v);
+	const char *colon = strchr(v, ':');
+
+	if (len > 2 && len - 2 < sizeof bare && v[0] == '[' && v[len - 1] == ']') {
+		snprintf(bare, sizeof bare, "%.*s", (int)(len - 2), v + 1);
+		return bare;
+	}
+	if (len == 0 || (colon != NULL && strchr(colon + 1, ':') == NULL)) {
+		fprintf(stderr,
+		        "hokito: --host: '%s' is not a host name or address (the port goes with "
+		        "--port)\n",
+		        v);
+		exit(2);
+	}
+	return v;
+}
+
 /* Parse the command line into o. Exits with status 2 on bad usage. */
 static void
 parse_args(int argc, char **argv, struct client_options *o)
@@ -105,7 +131,7 @@ parse_args(int argc, char **argv, struct client_options *o)
 			printf("hokito %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
 			exit(0);
 		} else if (is_opt(a, "--host")) {
-			o->host = opt_value(argc, argv, &i, "--host");
+			o->host = host_value(opt_value(argc, argv, &i, "--host"));
 		} else if (is_opt(a, "--port")) {
 			char *end;
 			v = opt_value(argc, argv, &i, "--port");
