@@ -41,8 +41,9 @@ jint(const json_t *obj, const char *key, int64_t def)
 }
 
 /*
- * A count of games from the server (a history page's total and offset), kept within 0 ..
- * INT32_MAX whatever it says: the views add a page's length to it, or take one off, in int64_t.
+ * A count from the server (a history page's total and offset, moves, spectators), kept within
+ * 0 .. INT32_MAX whatever it says: the views add a page's length to it, or take one off, in
+ * int64_t, and show it as an int.
  */
 static int64_t
 jcount(const json_t *obj, const char *key)
@@ -137,7 +138,7 @@ take_spectators(struct client_state *st, const json_t *spec)
 		if (s != NULL)
 			list[n++] = s;
 	}
-	client_state_spectators(st, list, n, (int)jint(spec, "count", n));
+	client_state_spectators(st, list, n, (int)jcount(spec, "count"));
 }
 
 /* The end of a game in words, from the protocol's reason code. */
@@ -472,8 +473,8 @@ handle_games(struct client *c, const struct msg *m)
 			const json_t *p = json_object_get(players, game_side_name(e->kind, s));
 			snprintf(e->players[s], CLIENT_NAME_MAX, "%s", jstr(p, "name", ""));
 		}
-		e->spectators = (int)jint(g, "spectators", 0);
-		e->ply = (int)jint(g, "ply", 0);
+		e->spectators = (int)jcount(g, "spectators");
+		e->ply = (int)jcount(g, "ply");
 		e->private_game = json_is_true(json_object_get(g, "private"));
 		snprintf(e->clock, sizeof e->clock, "%s", jstr(g, "clock", ""));
 		{
@@ -562,7 +563,7 @@ handle_history(struct client *c, const struct msg *m)
 		else
 			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
-		ply = (int)jint(g, "ply", 0);
+		ply = (int)jcount(g, "ply");
 		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
 		         game_kind_name(kind), names[0], names[1], outcome,
 		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");

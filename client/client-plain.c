@@ -289,12 +289,9 @@ static void
 print_spectators(struct plain *p)
 {
 	const struct client_table *t = &p->c->st.table;
-	char buf[CLIENT_SPECTATORS * (CLIENT_NAME_MAX + 2) + 1] = "";
+	char buf[CLIENT_SPECTATORS * (CLIENT_NAME_MAX + 2) + 1];
 
-	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
-		size_t l = strlen(buf);
-		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
-	}
+	client_state_spectators_text(t, buf, sizeof buf);
 	out("spectators: %d%s%s", t->nspectators, t->nspectators ? " " : "", buf);
 }
 

@@ -1101,11 +1101,7 @@ draw_panel(struct screen *s, int px, int pw)
 	attron(A_BOLD);
 	putn(y, px, pw, longer);
 	attroff(A_BOLD);
-	buf[0] = '\0';
-	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
-		size_t l = strlen(buf);
-		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
-	}
+	client_state_spectators_text(t, buf, sizeof buf);
 	{
 		int sx = tall ? 1 : (int)strlen(longer) + 1;
 		putn(tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");

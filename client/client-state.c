@@ -150,6 +150,18 @@ client_state_spectators(struct client_state *st, const char *const *names, int n
 }
 
 void
+client_state_spectators_text(const struct client_table *t, char *buf, size_t size)
+{
+	size_t l = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < CLIENT_SPECTATORS && t->spectators[i][0] != '\0' && l < size; i++) {
+		snprintf(buf + l, size - l, "%s%s", i ? ", " : "", t->spectators[i]);
+		l += strlen(buf + l);
+	}
+}
+
+void
 client_state_cell(const struct game *g, int sq, struct client_cell *cell)
 {
 	size_t len;

@@ -336,6 +336,9 @@ const char *client_state_side_name(enum game_kind kind, int side);
 /* Replace the spectator list; names are copied (count may exceed the names given). */
 void client_state_spectators(struct client_state *st, const char *const *names, int n, int count);
 
+/* The spectators' names kept, "carol, dave" ("" for none), cut to fit buf. */
+void client_state_spectators_text(const struct client_table *t, char *buf, size_t size);
+
 /* Describe one square of g. */
 void client_state_cell(const struct game *g, int sq, struct client_cell *cell);
 

@@ -520,6 +520,18 @@ def test_hostile_numbers(tap):
                         out.splitlines()[-1]),
               "a clock near INT64_MAX ms from the server is shown in hours, minutes, seconds",
               repr(out))
+    out = fake_server((WELCOME,
+                       {"type": "history_page", "total": 1, "offset": 0,
+                        "games": [{"game": "g2", "kind": "hokito", "ply": -(2**40)}]},
+                       {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                        "status": "live", "you": "white", "moves": [], "seq": 1},
+                       {"type": "spectators", "game": "g1",
+                        "spectators": {"count": 2**40 + 5, "names": ["kim"]}}), "who\n")
+    history = [line for line in out.splitlines() if line.startswith("game g2 ")]
+    tap.check(len(history) == 1 and history[0].endswith(", 0 moves") and
+              re.search(r"^spectators: 2147483647 kim$", out, re.M),
+              "absurd move and spectator counts from the server are kept within 0 .. INT32_MAX",
+              repr(out))
 
 
 def main(tap):
