@@ -527,6 +527,22 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		              c->opt.plain ? "" : " (r)");
 		return;
 	}
+	if (c->st.table.active && c->st.table.seat >= 0 &&
+	    (strcmp(code, "cannot_claim") == 0 || strcmp(code, "opponent_gone") == 0)) {
+		/* the server names the side; say who, and what the key needs */
+		const char *who = side_player(&c->st.table, !c->st.table.seat);
+		if (code[0] == 'c')
+			client_notice(c, 1,
+			              "Nothing to claim: a claim needs a game with a clock and %s "
+			              "away past the grace period.",
+			              who);
+		else
+			client_notice(c, 1,
+			              "%s has left the game: there is nobody to play a rematch "
+			              "with here.",
+			              who);
+		return;
+	}
 	client_notice(c, 1, "%s", text[0] ? text : code);
 }
 

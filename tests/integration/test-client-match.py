@@ -135,14 +135,21 @@ def test_claim(tap, port, tmp, clock):
               vic.text())
     una.close()  # drops on her own turn: her grace runs
     vic.send("claim win")
-    tap.check(vic.expect(r"^error: ", 10) and not vic.seen(r"usage: claim"),
-              "claim win is sent (the server refuses it while the grace runs)", vic.text())
+    tap.check(vic.expect(r"^error: Nothing to claim: a claim needs a game with a clock and "
+                         r"una away past the grace period\.$", 10) and
+              not vic.seen(r"usage: claim"),
+              "claim win is sent; the server's refusal while the grace runs is said with una's "
+              "name", vic.text())
     clock.advance(GRACE * 1000 + 1000)
     tap.check(vic.expect(r"una did not come back in time: you may claim the win or a draw", 10),
               "the grace runs out: vic may claim", vic.text())
     vic.send("claim win")
     tap.check(vic.expect(r"^game over: White wins.*Black left and did not come back in time\.$",
                          10), "claim win: the game is won", vic.text())
+    vic.send("rematch")
+    tap.check(vic.expect(r"^error: una has left the game: there is nobody to play a rematch "
+                         r"with here\.$", 10),
+              "a rematch with the player gone is refused with the player's name", vic.text())
     vic.send("quit")
     tap.check(vic.close() == 0, "vic ends cleanly")
 
