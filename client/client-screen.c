@@ -1074,7 +1074,7 @@ draw_panel(struct screen *s, int px, int pw)
 	int first = rows > room ? rows - room : 0;
 	if (t->nmoves == 0 && y < bottom) {
 		attron(A_DIM);
-		put(y, px + 1, pw, "none yet");
+		put(y, px + 1, pw, "%s", t->over ? "none" : "none yet");
 		attroff(A_DIM);
 	}
 	for (int r = first; r < rows && y < bottom; r++, y++) {

@@ -777,6 +777,15 @@ def computer_game(tap, tmux, server, tmp):
     tap.check(tmux.expect("dex", r"Your move \(Black\)", 10) and
               re.search(r"\[ B\d\]", tmux.capture("dex")),
               "64 columns: the cursor's brackets show round a pawn", tmux.capture("dex"))
+    tmux.keys("dex", "r")
+    tmux.expect("dex", r"Resign this game", 5)
+    tmux.keys("dex", "y")
+    tmux.expect("dex", r"Game over", 10)
+    tmux.keys("dex", "Escape")
+    tap.check(tmux.expect("dex", r"Moves *\n +none *\n", 5) and
+              "none yet" not in tmux.capture("dex"),
+              "a game over without a move: its move list says none, not 'none yet'",
+              tmux.capture("dex"))
     tmux.keys("dex", "Q")
 
 
