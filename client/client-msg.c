@@ -85,6 +85,7 @@ take_players(struct client_state *st, const json_t *players)
 		seat->grace_ms = jint(p, "grace_ms", 0);
 		seat->grace_stamp = st->now;
 		seat->grace_over = json_is_true(json_object_get(p, "grace_over"));
+		seat->computer = (int)jcount(p, "computer");
 	}
 }
 
@@ -300,6 +301,7 @@ handle_event(struct client *c, const struct msg *m)
 			snprintf(t->seats[side].name, CLIENT_NAME_MAX, "%s", jstr(p, "name", "?"));
 			snprintf(t->seats[side].id, CLIENT_ID_MAX, "%s", jstr(p, "id", ""));
 			t->seats[side].connected = 1;
+			t->seats[side].computer = (int)jcount(p, "computer");
 			client_notice(c, 0, "%s sits down as %s.", t->seats[side].name,
 			              client_state_side_name(t->kind, side));
 		}

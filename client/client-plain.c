@@ -706,7 +706,7 @@ plain_command(struct plain *p, char *line)
 		else
 			out("error: no clock in this game");
 	} else if (strcmp(args[0], "draw") == 0) {
-		client_request_game(c, MSG_DRAW_OFFER);
+		client_request_draw_offer(c);
 	} else if (strcmp(args[0], "accept") == 0 || strcmp(args[0], "decline") == 0) {
 		int yes = args[0][0] == 'a';
 		if (c->st.table.over)

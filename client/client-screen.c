@@ -1415,7 +1415,8 @@ draw_game_hints(struct screen *s)
 			hint_add(&h, "arrows", "cursor");
 		}
 		hint_add(&h, "r", "resign");
-		if (t->draw_offer < 0 && !t->adjourned) /* no offers in an adjourned game */
+		/* no offers in an adjourned game, nor to the computer (it takes none) */
+		if (t->draw_offer < 0 && !t->adjourned && !t->seats[!t->seat].computer)
 			hint_add(&h, "d", "draw");
 		hint_add(&h, "t", "chat");
 		if (!our_turn) {
@@ -2382,8 +2383,8 @@ match_key(struct screen *s, int ch)
 	}
 	switch (ch) {
 	case 'd':
-		client_request_game(c, MSG_DRAW_OFFER);
-		client_state_notice(&c->st, 0, "Draw offered.");
+		if (client_request_draw_offer(c) == 0)
+			client_state_notice(&c->st, 0, "Draw offered.");
 		break;
 	case 'a':
 		client_request_game(c, t->over ? MSG_REMATCH : MSG_DRAW_ACCEPT);

@@ -107,6 +107,7 @@ struct client_seat {
 	int64_t grace_ms;           /* while dropped: grace left as of grace_stamp */
 	uint64_t grace_stamp;       /* when grace_ms was received (loop time, ms) */
 	int grace_over;             /* while dropped: its grace ran out */
+	int computer;               /* the server's computer player's level, 0 for a person */
 };
 
 /* One chat line. */
@@ -424,6 +425,8 @@ int client_request_leave(struct client *c);
 int client_request_game(struct client *c, int type);
 int client_request_say(struct client *c, const char *text);
 int client_request_claim(struct client *c, int draw);
+/* Offer a draw; refused here, with a notice, against the server's computer (it takes none). */
+int client_request_draw_offer(struct client *c);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 int client_request_history(struct client *c, int64_t offset, int limit);
 int client_request_record(struct client *c, const char *game);

@@ -777,6 +777,11 @@ def computer_game(tap, tmux, server, tmp):
     tap.check(tmux.expect("dex", r"Your move \(Black\)", 10) and
               re.search(r"\[ B\d\]", tmux.capture("dex")),
               "64 columns: the cursor's brackets show round a pawn", tmux.capture("dex"))
+    tap.check(not re.search(r"\bd +draw\b", bar(tmux.capture("dex"))),
+              "against the computer the bar offers no draw", bar(tmux.capture("dex")))
+    tmux.keys("dex", "d")
+    tap.check(tmux.expect("dex", r"The computer does not take draws: play on, or resign\.", 5),
+              "d against the computer: refused on the spot", tmux.capture("dex"))
     tmux.keys("dex", "r")
     tmux.expect("dex", r"Resign this game", 5)
     tmux.keys("dex", "y")
