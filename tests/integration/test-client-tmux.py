@@ -20,10 +20,13 @@ falls, on a second hokitod run with --test-clock) or while the player is asked w
 spectator in the test follows the positions to pick legal moves with hokito-engine. TAP on
 stdout; a private tmux server, killed at the end.
 """
+import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import threading
 import time
 import unicodedata
 
@@ -877,6 +880,41 @@ def lobby_columns(tap, tmux, server, tmp):
             c.close()
 
 
+def hostile_grace(tap, tmux, tmp):
+    """A (broken or hostile) server gives a dropped player a grace near INT64_MAX ms: the
+    screen counts it down in whole seconds, rounded up, without overflowing."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+    position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    position = position[:-1] + "w"  # eve's turn: the grace stands still (PROTOCOL.md 11.3)
+    sent = ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+             "token": "t"},
+            {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+             "status": "live", "you": "white", "position": position, "moves": [], "seq": 1,
+             "players": {"black": {"name": "gone", "connected": False,
+                                   "grace_ms": 2**63 - 1},
+                         "white": {"name": "eve", "connected": True}}})
+
+    def serve():
+        conn, _ = lsock.accept()
+        conn.recv(65536)
+        for m in sent:
+            conn.sendall((json.dumps(m) + "\n").encode())
+        time.sleep(10)
+        conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    start(tmux, tmp, "grace", "%s --port %d --name eve --new-session"
+          % (ct.HOKITO, lsock.getsockname()[1]), env_for(tmp, "grace"))
+    tap.check(tmux.expect("grace", r"Your move \(White\)", 10) and
+              re.search(r"offline, 9223372036854776 s grace", tmux.capture("grace")),
+              "a grace of INT64_MAX ms is shown as 9223372036854776 s, no overflow",
+              tmux.capture("grace"))
+    tmux.keys("grace", "Q")
+    lsock.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -893,6 +931,7 @@ def main(tap):
         computer_game(tap, tmux, server, tmp)
         wide_names(tap, tmux, server, tmp)
         lobby_columns(tap, tmux, server, tmp)
+        hostile_grace(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
