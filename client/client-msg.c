@@ -508,6 +508,11 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		if (rc == 0)
 			return;
 	}
+	if (p != NULL && !c->opt.plain && !c->st.table.active && c->list_stamp == 0 &&
+	    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN ||
+	     p->type == MSG_WATCH))
+		client_request_list(
+		        c); /* the command line's action failed: the lobby needs its list */
 	if (p != NULL && strcmp(code, "no_such_game") == 0 &&
 	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
 		/* tried as an id (when it looked like one), then as an invite code */

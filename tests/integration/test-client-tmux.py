@@ -745,6 +745,18 @@ def create_refused(tap, tmux, tmp):
                   "a refused create: the server's reason replaces \"Creating...\"",
                   tmux.capture("vic"))
         tmux.keys("vic", "Q")
+        # the same refusal of the command line's create: the lobby it lands in lists the
+        # games at once, not "No games yet" until its first refresh (2 s later)
+        path = os.path.join(tmp, "wes.stderr")
+        STDERR.append(path)
+        tmux.start("wes", "%s --port %d --name wes create" % (ct.HOKITO, full.port),
+                   env_for(tmp, "wes"), 80, 24, stderr=path)
+        tap.check(tmux.expect("wes", r"maximum", 10) and
+                  tmux.expect("wes", r"open +una vs -|open +- vs una", 1) and
+                  "No games yet" not in tmux.capture("wes"),
+                  "a refused create from the command line: the lobby lists the games at once",
+                  tmux.capture("wes"))
+        tmux.keys("wes", "Q")
         una.close()
     finally:
         full.stop()
