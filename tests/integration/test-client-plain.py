@@ -8,12 +8,9 @@ Moves are chosen from the engine's list of legal moves (hokito-engine moves), de
 TAP on stdout.
 """
 import os
-import json
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -449,26 +446,15 @@ def fake_server(messages, typed):
     """Run hokito --plain against a fake server on loopback that sends messages (after the
     client's hello) and closes after 3 s; typed is its standard input, written after 2 s.
     Returns what it printed."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-
-    def serve():
-        conn, _ = lsock.accept()
-        conn.recv(65536)
-        for m in messages:
-            conn.sendall((json.dumps(m) + "\n").encode())
-        time.sleep(3)
-        conn.close()
-    threading.Thread(target=serve, daemon=True).start()
+    fake = ct.FakeServer(messages, 3)
     tmp = ct.tmpdir()  # the session token it stores goes here, not to the user's own state
-    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
+    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(fake.port),
                              "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, XDG_STATE_HOME=tmp))
     time.sleep(2)  # input stays open while the server talks (and a clock runs)
     out, _ = proc.communicate(typed, timeout=15)
-    lsock.close()
+    fake.close()
     ct.cleanup(tmp)
     return out
 

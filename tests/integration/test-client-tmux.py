@@ -20,13 +20,10 @@ falls, on a second hokitod run with --test-clock) or while the player is asked w
 spectator in the test follows the positions to pick legal moves with hokito-engine. TAP on
 stdout; a private tmux server, killed at the end.
 """
-import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 import unicodedata
 
@@ -895,9 +892,6 @@ def lobby_columns(tap, tmux, server, tmp):
 def hostile_grace(tap, tmux, tmp):
     """A (broken or hostile) server gives a dropped player a grace near INT64_MAX ms: the
     screen counts it down in whole seconds, rounded up, without overflowing."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
     position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
                               text=True, timeout=10).stdout.strip()
     position = position[:-1] + "w"  # eve's turn: the grace stands still (PROTOCOL.md 11.3)
@@ -908,23 +902,15 @@ def hostile_grace(tap, tmux, tmp):
              "players": {"black": {"name": "gone", "connected": False,
                                    "grace_ms": 2**63 - 1},
                          "white": {"name": "eve", "connected": True}}})
-
-    def serve():
-        conn, _ = lsock.accept()
-        conn.recv(65536)
-        for m in sent:
-            conn.sendall((json.dumps(m) + "\n").encode())
-        time.sleep(10)
-        conn.close()
-    threading.Thread(target=serve, daemon=True).start()
-    start(tmux, tmp, "grace", "%s --port %d --name eve --new-session"
-          % (ct.HOKITO, lsock.getsockname()[1]), env_for(tmp, "grace"))
+    fake = ct.FakeServer(sent, 10)
+    start(tmux, tmp, "grace", "%s --port %d --name eve --new-session" % (ct.HOKITO, fake.port),
+          env_for(tmp, "grace"))
     tap.check(tmux.expect("grace", r"Your move \(White\)", 10) and
               re.search(r"offline, 9223372036854776 s grace", tmux.capture("grace")),
               "a grace of INT64_MAX ms is shown as 9223372036854776 s, no overflow",
               tmux.capture("grace"))
     tmux.keys("grace", "Q")
-    lsock.close()
+    fake.close()
 
 
 def main(tap):
