@@ -41,8 +41,9 @@ jint(const json_t *obj, const char *key, int64_t def)
 }
 
 /*
- * A count of games from the server (a history page's total and offset), kept within 0 ..
- * INT32_MAX whatever it says: the views add a page's length to it, or take one off, in int64_t.
+ * A count from the server (a history page's total and offset, moves, spectators), kept within
+ * 0 .. INT32_MAX whatever it says: the views add a page's length to it, or take one off, in
+ * int64_t, and show it as an int.
  */
 static int64_t
 jcount(const json_t *obj, const char *key)
@@ -84,6 +85,7 @@ take_players(struct client_state *st, const json_t *players)
 		seat->grace_ms = jint(p, "grace_ms", 0);
 		seat->grace_stamp = st->now;
 		seat->grace_over = json_is_true(json_object_get(p, "grace_over"));
+		seat->computer = (int)jcount(p, "computer");
 	}
 }
 
@@ -110,6 +112,19 @@ side_player(const struct client_table *t, int side)
 	return t->seats[side].name[0] ? t->seats[side].name : client_state_side_name(t->kind, side);
 }
 
+/* An offer of what ("a draw", "a rematch") by side: its own player is told it waits. */
+static void
+offer_notice(struct client *c, int side, const char *what)
+{
+	const struct client_table *t = &c->st.table;
+
+	if (side >= 0 && side == t->seat)
+		client_notice(c, 0, "You offer %s: waiting for %s to answer.", what,
+		              side_player(t, !side));
+	else
+		client_notice(c, 0, "%s offers %s.", side_player(t, side), what);
+}
+
 static void
 take_spectators(struct client_state *st, const json_t *spec)
 {
@@ -124,7 +139,7 @@ take_spectators(struct client_state *st, const json_t *spec)
 		if (s != NULL)
 			list[n++] = s;
 	}
-	client_state_spectators(st, list, n, (int)jint(spec, "count", n));
+	client_state_spectators(st, list, n, (int)jcount(spec, "count"));
 }
 
 /* The end of a game in words, from the protocol's reason code. */
@@ -159,7 +174,7 @@ over_words(const struct client_table *t, const char *reason, int winner, char *b
 	} else if (strcmp(reason, "agreement") == 0) {
 		snprintf(buf, size, "Drawn by agreement.");
 	} else if (strcmp(reason, "abort") == 0) {
-		snprintf(buf, size, "The game was aborted: no result.");
+		snprintf(buf, size, "The game was aborted.");
 	} else if (strcmp(reason, "disconnect") == 0) {
 		snprintf(buf, size, "%s left and did not come back in time.",
 		         winner >= 0 ? loser : "A player");
@@ -286,6 +301,7 @@ handle_event(struct client *c, const struct msg *m)
 			snprintf(t->seats[side].name, CLIENT_NAME_MAX, "%s", jstr(p, "name", "?"));
 			snprintf(t->seats[side].id, CLIENT_ID_MAX, "%s", jstr(p, "id", ""));
 			t->seats[side].connected = 1;
+			t->seats[side].computer = (int)jcount(p, "computer");
 			client_notice(c, 0, "%s sits down as %s.", t->seats[side].name,
 			              client_state_side_name(t->kind, side));
 		}
@@ -328,7 +344,7 @@ handle_event(struct client *c, const struct msg *m)
 		break;
 	case MSG_DRAW_OFFERED:
 		t->draw_offer = seat_side(t->kind, jstr(r, "by", NULL));
-		client_notice(c, 0, "%s offers a draw.", side_player(t, t->draw_offer));
+		offer_notice(c, t->draw_offer, "a draw");
 		break;
 	case MSG_DRAW_DECLINED:
 		client_notice(c, 0, "%s declines the draw.",
@@ -367,7 +383,7 @@ handle_event(struct client *c, const struct msg *m)
 		break;
 	case MSG_REMATCH_OFFERED:
 		t->rematch_offer = seat_side(t->kind, jstr(r, "by", NULL));
-		client_notice(c, 0, "%s offers a rematch.", side_player(t, t->rematch_offer));
+		offer_notice(c, t->rematch_offer, "a rematch");
 		break;
 	case MSG_REMATCH_DECLINED:
 		t->rematch_offer = -1;
@@ -459,8 +475,8 @@ handle_games(struct client *c, const struct msg *m)
 			const json_t *p = json_object_get(players, game_side_name(e->kind, s));
 			snprintf(e->players[s], CLIENT_NAME_MAX, "%s", jstr(p, "name", ""));
 		}
-		e->spectators = (int)jint(g, "spectators", 0);
-		e->ply = (int)jint(g, "ply", 0);
+		e->spectators = (int)jcount(g, "spectators");
+		e->ply = (int)jcount(g, "ply");
 		e->private_game = json_is_true(json_object_get(g, "private"));
 		snprintf(e->clock, sizeof e->clock, "%s", jstr(g, "clock", ""));
 		{
@@ -492,6 +508,11 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		if (rc == 0)
 			return;
 	}
+	if (p != NULL && !c->opt.plain && !c->st.table.active && c->list_stamp == 0 &&
+	    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN ||
+	     p->type == MSG_WATCH))
+		client_request_list(
+		        c); /* the command line's action failed: the lobby needs its list */
 	if (p != NULL && strcmp(code, "no_such_game") == 0 &&
 	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
 		/* tried as an id (when it looked like one), then as an invite code */
@@ -511,6 +532,22 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		/* the key to resign is the full screen's; --plain's command is the word itself */
 		client_notice(c, 1, "The game is still on: resign first%s, then leave.",
 		              c->opt.plain ? "" : " (r)");
+		return;
+	}
+	if (c->st.table.active && c->st.table.seat >= 0 &&
+	    (strcmp(code, "cannot_claim") == 0 || strcmp(code, "opponent_gone") == 0)) {
+		/* the server names the side; say who, and what the key needs */
+		const char *who = side_player(&c->st.table, !c->st.table.seat);
+		if (code[0] == 'c')
+			client_notice(c, 1,
+			              "Nothing to claim: a claim needs a game with a clock and %s "
+			              "away past the grace period.",
+			              who);
+		else
+			client_notice(c, 1,
+			              "%s has left the game: there is nobody to play a rematch "
+			              "with here.",
+			              who);
 		return;
 	}
 	client_notice(c, 1, "%s", text[0] ? text : code);
@@ -549,7 +586,7 @@ handle_history(struct client *c, const struct msg *m)
 		else
 			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
-		ply = (int)jint(g, "ply", 0);
+		ply = (int)jcount(g, "ply");
 		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
 		         game_kind_name(kind), names[0], names[1], outcome,
 		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");
@@ -677,6 +714,8 @@ client_msg_handle(struct client *c, const struct msg *m)
 		else if (p != NULL && p->type == MSG_WATCH && c->st.table.active &&
 		         !c->st.table.over && !again)
 			client_state_notice(&c->st, 0, "Watching game %s.", c->st.table.id);
+		if (p == NULL)
+			client_arrived(c);
 		break;
 	}
 	case MSG_OK:

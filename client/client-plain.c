@@ -171,8 +171,13 @@ print_history(struct plain *p)
 {
 	const struct client *c = p->c;
 
-	out("history: games %lld to %lld of %lld finished", (long long)c->history_offset + 1,
-	    (long long)c->history_offset + c->nhistory, (long long)c->history_total);
+	if (c->nhistory == 0)
+		out("history: no games from %lld on; %lld finished",
+		    (long long)c->history_offset + 1, (long long)c->history_total);
+	else
+		out("history: games %lld to %lld of %lld finished",
+		    (long long)c->history_offset + 1, (long long)c->history_offset + c->nhistory,
+		    (long long)c->history_total);
 	for (int i = 0; i < c->nhistory; i++)
 		out("game %s %s", c->history[i].id, c->history[i].line);
 }
@@ -284,12 +289,9 @@ static void
 print_spectators(struct plain *p)
 {
 	const struct client_table *t = &p->c->st.table;
-	char buf[CLIENT_SPECTATORS * (CLIENT_NAME_MAX + 2) + 1] = "";
+	char buf[CLIENT_SPECTATORS * (CLIENT_NAME_MAX + 2) + 1];
 
-	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
-		size_t l = strlen(buf);
-		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
-	}
+	client_state_spectators_text(t, buf, sizeof buf);
 	out("spectators: %d%s%s", t->nspectators, t->nspectators ? " " : "", buf);
 }
 
@@ -568,6 +570,27 @@ cmd_moves(struct plain *p)
 	free(buf);
 }
 
+/*
+ * A count typed after a command (history's offset, next's moves): decimal digits only; a larger
+ * one than any list holds is taken as a billion. Returns the count, or -1 when text is not one.
+ */
+static long
+plain_count(const char *text)
+{
+	const long max = 1000000000L;
+	long v = 0;
+
+	if (*text == '\0')
+		return -1;
+	for (; *text != '\0'; text++) {
+		if (*text < '0' || *text > '9')
+			return -1;
+		if (v < max)
+			v = v * 10 + (*text - '0');
+	}
+	return v < max ? v : max;
+}
+
 static void
 cmd_stack(struct plain *p, const char *sqname)
 {
@@ -683,7 +706,7 @@ plain_command(struct plain *p, char *line)
 		else
 			out("error: no clock in this game");
 	} else if (strcmp(args[0], "draw") == 0) {
-		client_request_game(c, MSG_DRAW_OFFER);
+		client_request_draw_offer(c);
 	} else if (strcmp(args[0], "accept") == 0 || strcmp(args[0], "decline") == 0) {
 		int yes = args[0][0] == 'a';
 		if (c->st.table.over)
@@ -700,8 +723,12 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "rematch") == 0) {
 		client_request_game(c, MSG_REMATCH);
 	} else if (strcmp(args[0], "history") == 0) {
-		long off = n > 1 ? strtol(args[1], NULL, 10) : 0;
-		client_request_history(c, off > 0 ? off : 0, 10);
+		long off = n > 1 ? plain_count(args[1]) : 0;
+		if (off < 0)
+			out("error: usage: history [OFFSET] (0, the default, is the most recent "
+			    "game)");
+		else
+			client_request_history(c, off, 10);
 	} else if (strcmp(args[0], "replay") == 0) {
 		if (n > 1)
 			client_request_record(c, args[1]);
@@ -712,8 +739,10 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "next") == 0 || strcmp(args[0], "prev") == 0 ||
 	           strcmp(args[0], "first") == 0 || strcmp(args[0], "last") == 0) {
 		const struct client_replay *r = &c->replay;
-		long step = n > 1 ? strtol(args[1], NULL, 10) : 1;
-		if (!r->active)
+		long step = n > 1 ? plain_count(args[1]) : 1;
+		if (step < 0)
+			out("error: usage: %s [N] (a number of moves)", args[0]);
+		else if (!r->active)
 			out("error: nothing to replay (replay GAME first)");
 		else if (args[0][0] == 'f')
 			client_replay_seek(c, 0);

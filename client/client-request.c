@@ -284,6 +284,19 @@ client_request_say(struct client *c, const char *text)
 }
 
 int
+client_request_draw_offer(struct client *c)
+{
+	const struct client_table *t = &c->st.table;
+
+	/* PROTOCOL.md 13: the computer never answers one; the offer would lapse at its move */
+	if (t->active && t->seat >= 0 && t->seats[!t->seat].computer > 0) {
+		client_notice(c, 1, "The computer does not take draws: play on, or resign.");
+		return -1;
+	}
+	return client_request_game(c, MSG_DRAW_OFFER);
+}
+
+int
 client_request_claim(struct client *c, int draw)
 {
 	int id;

@@ -969,9 +969,11 @@ draw_panel(struct screen *s, int px, int pw)
 				                 ? "offline, grace over: c/C claim"
 				                 : "offline, grace over",
 				         "offline, grace over");
-			else
+			else {
+				int64_t grace = client_state_grace(t, i, now); /* up to INT64_MAX */
 				put(y, px + nx, pw - nx, "offline, %lld s grace",
-				    (long long)((client_state_grace(t, i, now) + 999) / 1000));
+				    (long long)(grace / 1000 + (grace % 1000 != 0)));
+			}
 			attroff(pair(s, PAIR_ERROR) | A_BOLD);
 			y++;
 		}
@@ -1072,7 +1074,7 @@ draw_panel(struct screen *s, int px, int pw)
 	int first = rows > room ? rows - room : 0;
 	if (t->nmoves == 0 && y < bottom) {
 		attron(A_DIM);
-		put(y, px + 1, pw, "none yet");
+		put(y, px + 1, pw, "%s", t->over ? "none" : "none yet");
 		attroff(A_DIM);
 	}
 	for (int r = first; r < rows && y < bottom; r++, y++) {
@@ -1099,11 +1101,7 @@ draw_panel(struct screen *s, int px, int pw)
 	attron(A_BOLD);
 	putn(y, px, pw, longer);
 	attroff(A_BOLD);
-	buf[0] = '\0';
-	for (int i = 0; i < t->nspectators && i < CLIENT_SPECTATORS; i++) {
-		size_t l = strlen(buf);
-		snprintf(buf + l, sizeof buf - l, "%s%s", i ? ", " : "", t->spectators[i]);
-	}
+	client_state_spectators_text(t, buf, sizeof buf);
 	{
 		int sx = tall ? 1 : (int)strlen(longer) + 1;
 		putn(tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
@@ -1191,7 +1189,7 @@ help_lines(const struct screen *s)
 	        "A               abort (before your first move)",
 	        "c / C           claim the win / a draw (opponent gone)",
 	        "n               rematch (offer or accept), after the game",
-	        "w               watching: follow the players to their rematch",
+	        "w               watching: go to the players' rematch",
 	        "v               replay the game, after it is over",
 	        "t               chat",
 	        "q               leave the game, back to the lobby",
@@ -1417,7 +1415,8 @@ draw_game_hints(struct screen *s)
 			hint_add(&h, "arrows", "cursor");
 		}
 		hint_add(&h, "r", "resign");
-		if (t->draw_offer < 0 && !t->adjourned) /* no offers in an adjourned game */
+		/* no offers in an adjourned game, nor to the computer (it takes none) */
+		if (t->draw_offer < 0 && !t->adjourned && !t->seats[!t->seat].computer)
 			hint_add(&h, "d", "draw");
 		hint_add(&h, "t", "chat");
 		if (!our_turn) {
@@ -1748,7 +1747,7 @@ draw_replay(struct screen *s)
 	const struct client_replay *rp = &c->replay;
 	const struct record *rec = &rp->rec;
 	const struct client_eval *e;
-	char buf[192], last[GAME_MOVE_TEXT];
+	char buf[192], last[GAME_MOVE_TEXT], *why;
 	int px, pw, y = 2;
 
 	{
@@ -1810,7 +1809,14 @@ draw_replay(struct screen *s)
 		                          o.score, text, sizeof text);
 		snprintf(buf, sizeof buf, "Result: %s (%s)", text, rec->reason);
 	}
-	putn(y++, px, pw, buf);
+	why = strrchr(buf, '(');
+	if (text_width(buf) > pw && why != NULL && why > buf && why[-1] == ' ') {
+		/* a narrow panel: the reason in brackets on a line of its own */
+		why[-1] = '\0';
+		putn(y++, px, pw, buf);
+	} else
+		why = NULL;
+	putn(y++, px, pw, why != NULL ? why : buf);
 	attron(A_BOLD);
 	if (rp->ply == 0)
 		put(y, px, pw, "Move 0 of %zu: the start", rec->nmoves);
@@ -1836,12 +1842,12 @@ draw_replay(struct screen *s)
 		put(y, px, pw, "Eval: thinking%s", glyph(s, "\xe2\x80\xa6", "..."));
 		attroff(A_DIM);
 	}
-	y += 3;
+	y += LINES >= 24 ? 3 : 2; /* a blank line above the moves when there is room */
 	attron(A_BOLD);
 	put(y, px, pw, "Moves");
 	attroff(A_BOLD);
 	y++;
-	draw_replay_moves(s, rp, y, LINES - 3, px, pw);
+	draw_replay_moves(s, rp, y, LINES - 2, px, pw);
 }
 
 /* Leave the history or the replay for page; back in the lobby, ask for a fresh list. */
@@ -1862,6 +1868,7 @@ history_open(struct screen *s, int64_t offset)
 	s->hstamp = s->c->history_stamp;
 	s->hrow = 0;
 	s->htop = 0;
+	client_state_notice(&s->c->st, 0, "%s", ""); /* what the last page said is not about it */
 	client_request_history(s->c, s->hoffset, HISTORY_PAGE);
 }
 
@@ -1907,11 +1914,15 @@ history_key(struct screen *s, int ch)
 	case 'n':
 		if (loaded && c->history_offset + c->nhistory < c->history_total)
 			history_open(s, c->history_offset + HISTORY_PAGE);
+		else if (loaded)
+			client_state_notice(&c->st, 0, "No older games: this is the last page.");
 		break;
 	case KEY_PPAGE:
 	case 'p':
 		if (loaded && c->history_offset > 0)
 			history_open(s, c->history_offset - HISTORY_PAGE);
+		else if (loaded)
+			client_state_notice(&c->st, 0, "No newer games: this is the first page.");
 		break;
 	case 'r':
 		history_open(s, s->hoffset);
@@ -2372,8 +2383,8 @@ match_key(struct screen *s, int ch)
 	}
 	switch (ch) {
 	case 'd':
-		client_request_game(c, MSG_DRAW_OFFER);
-		client_state_notice(&c->st, 0, "Draw offered.");
+		if (client_request_draw_offer(c) == 0)
+			client_state_notice(&c->st, 0, "Draw offered.");
 		break;
 	case 'a':
 		client_request_game(c, t->over ? MSG_REMATCH : MSG_DRAW_ACCEPT);
@@ -2382,6 +2393,14 @@ match_key(struct screen *s, int ch)
 		client_request_game(c, t->over ? MSG_REMATCH_DECLINE : MSG_DRAW_DECLINE);
 		break;
 	case 'A':
+		/* a player may abort only before its own first move: say so before asking */
+		if (!t->over &&
+		    (t->nmoves >= 2 || (t->nmoves == 1 && game_side(&t->game) != t->seat))) {
+			client_state_notice(&c->st, 1,
+			                    "You have moved already: the game can no longer be "
+			                    "aborted (r resigns).");
+			break;
+		}
 		s->mode = MODE_CONFIRM;
 		s->confirm = CONFIRM_ABORT;
 		break;
@@ -2478,6 +2497,15 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		/* a spectator follows the players into their rematch */
 		if (t->seat < 0 && t->over && t->rematch_game[0] && !t->private_game)
 			client_request_watch(c, t->rematch_game);
+		else
+			client_state_notice(&c->st, 1, "%s",
+			                    t->seat >= 0 ? "w is for spectators: it follows the "
+			                                   "players to their rematch."
+			                    : t->rematch_game[0] ? "The rematch is a private game."
+			                                         : "No rematch to follow yet.");
+		break;
+	case 'v':
+		client_state_notice(&c->st, 1, "The game is not over: v replays it once it is.");
 		break;
 	case 'f':
 		s->flip = !s->flip;

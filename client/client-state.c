@@ -150,6 +150,18 @@ client_state_spectators(struct client_state *st, const char *const *names, int n
 }
 
 void
+client_state_spectators_text(const struct client_table *t, char *buf, size_t size)
+{
+	size_t l = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < CLIENT_SPECTATORS && t->spectators[i][0] != '\0' && l < size; i++) {
+		snprintf(buf + l, size - l, "%s%s", i ? ", " : "", t->spectators[i]);
+		l += strlen(buf + l);
+	}
+}
+
+void
 client_state_cell(const struct game *g, int sq, struct client_cell *cell)
 {
 	size_t len;
@@ -445,15 +457,17 @@ client_state_grace(const struct client_table *t, int side, uint64_t now)
 void
 client_state_clock_text(int64_t ms, char *buf, size_t size)
 {
+	long long s; /* whole seconds: any int64_t ms fits, and so does every part printed */
+
 	if (ms < 0)
 		ms = 0;
+	s = (long long)(ms / 1000);
 	if (ms < 10000)
-		snprintf(buf, size, "0:%02d.%d", (int)(ms / 1000), (int)(ms % 1000 / 100));
-	else if (ms < 3600000)
-		snprintf(buf, size, "%d:%02d", (int)(ms / 60000), (int)(ms / 1000 % 60));
+		snprintf(buf, size, "0:%02lld.%lld", s, (long long)(ms % 1000 / 100));
+	else if (s < 3600)
+		snprintf(buf, size, "%lld:%02lld", s / 60, s % 60);
 	else
-		snprintf(buf, size, "%d:%02d:%02d", (int)(ms / 3600000), (int)(ms / 60000 % 60),
-		         (int)(ms / 1000 % 60));
+		snprintf(buf, size, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
 }
 
 void

@@ -79,6 +79,32 @@ is_opt(const char *a, const char *name)
 	return strcmp(a, name) == 0 || (strncmp(a, name, n) == 0 && a[n] == '=');
 }
 
+/*
+ * The --host value: a name or an address; an IPv6 address may come in brackets, as hokitod's
+ * --listen writes it ([::1]), and they are taken off. One colon is a port stuck to a name or an
+ * IPv4 address ("127.0.0.1:7777"): a usage error, since the port goes with --port.
+ */
+static const char *
+host_value(const char *v)
+{
+	static char bare[256]; /* the address without its brackets */
+	size_t len = strlen(v);
+	const char *colon = strchr(v, ':');
+
+	if (len > 2 && len - 2 < sizeof bare && v[0] == '[' && v[len - 1] == ']') {
+		snprintf(bare, sizeof bare, "%.*s", (int)(len - 2), v + 1);
+		return bare;
+	}
+	if (len == 0 || (colon != NULL && strchr(colon + 1, ':') == NULL)) {
+		fprintf(stderr,
+		        "hokito: --host: '%s' is not a host name or address (the port goes with "
+		        "--port)\n",
+		        v);
+		exit(2);
+	}
+	return v;
+}
+
 /* Parse the command line into o. Exits with status 2 on bad usage. */
 static void
 parse_args(int argc, char **argv, struct client_options *o)
@@ -105,7 +131,7 @@ parse_args(int argc, char **argv, struct client_options *o)
 			printf("hokito %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
 			exit(0);
 		} else if (is_opt(a, "--host")) {
-			o->host = opt_value(argc, argv, &i, "--host");
+			o->host = host_value(opt_value(argc, argv, &i, "--host"));
 		} else if (is_opt(a, "--port")) {
 			char *end;
 			v = opt_value(argc, argv, &i, "--port");
@@ -254,41 +280,12 @@ client_update(struct client *c)
 		c->view->update(c);
 }
 
-void
-client_welcomed(struct client *c, int resumed, const char *game)
+/* Send the command line's action: create, join, quick or watch (the lobby: ask for the list). */
+static void
+action_send(struct client *c)
 {
 	const struct client_options *o = &c->opt;
 
-	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
-	c->arriving = resumed && game != NULL &&
-	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
-	client_update(c); /* "connected" comes before what follows */
-	if (c->action_done) {
-		/* A reconnection: replace the "connection lost" notice. */
-		if (resumed && game != NULL)
-			client_notice(c, 0, "Reconnected: back at game %s.", game);
-		else if (c->st.table.active && c->st.table.seat < 0)
-			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
-		else
-			client_notice(c, 0, "Reconnected.");
-		if (!c->st.table.active)
-			client_request_list(c);
-		return;
-	}
-	/* Done from here on: the action's request is pending (--plain waits for its answer). */
-	c->action_done = 1;
-	if (resumed && game != NULL) {
-		/* The stored session is seated at a game: the command line's action is not done. */
-		if (o->action != CLIENT_ACTION_LOBBY)
-			client_notice(
-			        c, 1,
-			        "Rejoined your game %s; the command was not run (leave the game "
-			        "first, or start with --new-session).",
-			        game);
-		else
-			client_notice(c, 0, "Rejoined game %s.", game);
-		return;
-	}
 	switch (o->action) {
 	case CLIENT_ACTION_CREATE:
 		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock,
@@ -308,6 +305,59 @@ client_welcomed(struct client *c, int resumed, const char *game)
 			client_request_list(c);
 		break;
 	}
+}
+
+void
+client_welcomed(struct client *c, int resumed, const char *game)
+{
+	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
+	c->arriving = resumed && game != NULL &&
+	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
+	client_update(c); /* "connected" comes before what follows */
+	if (c->action_done) {
+		/* A reconnection: replace the "connection lost" notice. */
+		if (resumed && game != NULL)
+			client_notice(c, 0, "Reconnected: back at game %s.", game);
+		else if (c->st.table.active && c->st.table.seat < 0)
+			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
+		else
+			client_notice(c, 0, "Reconnected.");
+		if (!c->st.table.active)
+			client_request_list(c);
+		return;
+	}
+	/* Done from here on: the action's request is pending (--plain waits for its answer). */
+	c->action_done = 1;
+	if (resumed && game != NULL && c->opt.action != CLIENT_ACTION_LOBBY && c->arriving)
+		c->action_held = 1; /* the game's state tells whether the action may run */
+	else if (resumed && game != NULL)
+		client_notice(c, 0, "Rejoined game %s.", game);
+	else
+		action_send(c);
+}
+
+/*
+ * The state of the game the stored session was at has come, and the command line has an action
+ * (PROTOCOL.md 5): from a finished game, or one it only watched, the session simply moves, so
+ * the action runs; a seat in an open, live or adjourned game keeps it there.
+ */
+void
+client_arrived(struct client *c)
+{
+	const struct client_table *t = &c->st.table;
+
+	if (!c->action_held)
+		return;
+	c->action_held = 0;
+	if (!t->active || t->over || t->seat < 0) {
+		client_state_table_clear(&c->st); /* not shown: the action takes us elsewhere */
+		action_send(c);
+	} else
+		client_notice(
+		        c, 1,
+		        "Rejoined your game %s; the command was not run (leave the game first, "
+		        "or start with --new-session).",
+		        t->id);
 }
 
 /* Refresh the lobby while it is on screen. */

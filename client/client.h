@@ -107,6 +107,7 @@ struct client_seat {
 	int64_t grace_ms;           /* while dropped: grace left as of grace_stamp */
 	uint64_t grace_stamp;       /* when grace_ms was received (loop time, ms) */
 	int grace_over;             /* while dropped: its grace ran out */
+	int computer;               /* the server's computer player's level, 0 for a person */
 };
 
 /* One chat line. */
@@ -242,6 +243,7 @@ struct client {
 	int npending;
 	int action_done;                  /* the command line's action was sent */
 	int arriving;                     /* welcomed back at a game whose state is on its way */
+	int action_held;                  /* the action waits for that state (client_arrived()) */
 	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
 	int watch_by_code;                /* watch_target is an invite code */
 	uint64_t list_stamp;              /* bumped at every lobby list received */
@@ -275,6 +277,8 @@ void client_update(struct client *c);
 
 /* The connection is greeted: run the command line's action once, or show the lobby. */
 void client_welcomed(struct client *c, int resumed, const char *game);
+/* The state client_welcomed() waited for has come: run the held action, or say why not. */
+void client_arrived(struct client *c);
 
 /* client-msg.c */
 
@@ -332,6 +336,9 @@ const char *client_state_side_name(enum game_kind kind, int side);
 
 /* Replace the spectator list; names are copied (count may exceed the names given). */
 void client_state_spectators(struct client_state *st, const char *const *names, int n, int count);
+
+/* The spectators' names kept, "carol, dave" ("" for none), cut to fit buf. */
+void client_state_spectators_text(const struct client_table *t, char *buf, size_t size);
 
 /* Describe one square of g. */
 void client_state_cell(const struct game *g, int sq, struct client_cell *cell);
@@ -418,6 +425,8 @@ int client_request_leave(struct client *c);
 int client_request_game(struct client *c, int type);
 int client_request_say(struct client *c, const char *text);
 int client_request_claim(struct client *c, int draw);
+/* Offer a draw; refused here, with a notice, against the server's computer (it takes none). */
+int client_request_draw_offer(struct client *c);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 int client_request_history(struct client *c, int64_t offset, int limit);
 int client_request_record(struct client *c, const char *game);

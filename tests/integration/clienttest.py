@@ -207,6 +207,29 @@ class Watcher:
             pass
 
 
+class FakeServer:
+    """A fake hokitod on a free loopback port, for one client: after the client's hello it sends
+    messages (a broken or hostile server's), holds the connection hold seconds, then closes it."""
+
+    def __init__(self, messages, hold=3.0):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, args=(messages, hold), daemon=True).start()
+
+    def _serve(self, messages, hold):
+        conn, _ = self.sock.accept()
+        conn.recv(65536)
+        for m in messages:
+            conn.sendall((json.dumps(m) + "\n").encode())
+        time.sleep(hold)
+        conn.close()
+
+    def close(self):
+        self.sock.close()
+
+
 def legal_moves(kind, position):
     r = subprocess.run([ENGINE, "moves", "--game", kind, position], capture_output=True,
                        text=True, timeout=10)

@@ -51,6 +51,13 @@ def main(tap):
                   a.text())
         tap.check(a.expect(r"^move 1: black \S+", THINK),
                   "the computer (black) moves first", a.text())
+        mark = a.pos  # play_out() looks for "your turn" from here
+        a.send("draw")
+        tap.check(a.expect(r"^error: The computer does not take draws: play on, or resign\.$",
+                           10) and not a.seen(r"offers a draw|You offer a draw"),
+                  "a draw offer to the computer (which never answers) is refused on the spot",
+                  a.text())
+        a.pos = mark
         over = play_out(tap, a, "hokito")
         tap.check(over is not None and "no legal move" in over,
                   "the game against the computer is played to its end", a.text()[-2000:])

@@ -80,6 +80,8 @@ def test_plain(tap, port, tmp, clock):
     bob.send("draw")
     tap.check(alice.expect(r"^draw offer from white: type accept or decline$", 10),
               "a draw offer is shown with the commands that answer it", alice.text()[-400:])
+    tap.check(bob.expect(r"^You offer a draw: waiting for alice to answer\.$", 10),
+              "the offerer is told the offer waits for the opponent", bob.text()[-400:])
     alice.send("decline")
     tap.check(bob.expect(r"alice declines the draw", 10), "the decline reaches the offerer",
               bob.text()[-400:])
@@ -111,8 +113,8 @@ def test_plain(tap, port, tmp, clock):
     tap.check(bob.expect(r"^clocks: black 5:00, white 5:00 \(5\+3\)$", 5),
               "with the same clock")
     bob.send("abort")
-    tap.check(alice.expect(r"^game over: No result\. The game was aborted", 10),
-              "plain: abort (no result, not a draw)", alice.text()[-300:])
+    tap.check(alice.expect(r"^game over: No result\. The game was aborted\.$", 10),
+              "plain: abort (no result, not a draw, said once)", alice.text()[-300:])
     for p in (alice, bob, carol):
         p.send("leave")
         p.send("quit")
@@ -133,14 +135,21 @@ def test_claim(tap, port, tmp, clock):
               vic.text())
     una.close()  # drops on her own turn: her grace runs
     vic.send("claim win")
-    tap.check(vic.expect(r"^error: ", 10) and not vic.seen(r"usage: claim"),
-              "claim win is sent (the server refuses it while the grace runs)", vic.text())
+    tap.check(vic.expect(r"^error: Nothing to claim: a claim needs a game with a clock and "
+                         r"una away past the grace period\.$", 10) and
+              not vic.seen(r"usage: claim"),
+              "claim win is sent; the server's refusal while the grace runs is said with una's "
+              "name", vic.text())
     clock.advance(GRACE * 1000 + 1000)
     tap.check(vic.expect(r"una did not come back in time: you may claim the win or a draw", 10),
               "the grace runs out: vic may claim", vic.text())
     vic.send("claim win")
     tap.check(vic.expect(r"^game over: White wins.*Black left and did not come back in time\.$",
                          10), "claim win: the game is won", vic.text())
+    vic.send("rematch")
+    tap.check(vic.expect(r"^error: una has left the game: there is nobody to play a rematch "
+                         r"with here\.$", 10),
+              "a rematch with the player gone is refused with the player's name", vic.text())
     vic.send("quit")
     tap.check(vic.close() == 0, "vic ends cleanly")
 

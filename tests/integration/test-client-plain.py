@@ -8,12 +8,9 @@ Moves are chosen from the engine's list of legal moves (hokito-engine moves), de
 TAP on stdout.
 """
 import os
-import json
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -58,6 +55,14 @@ def test_cli(tap):
         tap.check(r.returncode == 2 and r.stderr.startswith("hokito: %s goes with" % opt) and
                   len(r.stderr.splitlines()) == 1, "hokito %s: status 2, one line" %
                   " ".join(args), r.stderr)
+    # a port stuck to the host (as hokitod's --listen takes it) is a usage error, not five
+    # failed connections to "127.0.0.1:7777:7777"
+    for host in ("127.0.0.1:7777", ""):
+        r = subprocess.run([ct.HOKITO, "--plain", "--host", host], capture_output=True,
+                           text=True, timeout=10, stdin=subprocess.DEVNULL)
+        tap.check(r.returncode == 2 and r.stderr.startswith("hokito: --host: ") and
+                  "--port" in r.stderr and len(r.stderr.splitlines()) == 1,
+                  "--host '%s': status 2, one line naming --port" % host, r.stderr)
     r = subprocess.run([ct.HOKITO, "lobby", "x"], capture_output=True, text=True, timeout=10)
     tap.check(r.returncode == 2 and "lobby takes no arguments" in r.stderr,
               "lobby with an argument says so (not 'unknown command')", r.stderr)
@@ -367,6 +372,16 @@ def test_eof(tap, port, tmp):
               re.search(r"^players: black back \(you\)", r.stdout, re.M),
               "back at its game, the client runs commands once it has the game's state",
               r.stdout + r.stderr)
+    # That game is over (resigned): from a finished game a session simply moves, so the
+    # command line's action runs, and the finished game is not shown on the way.
+    r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back", "create",
+                        "oxono"], input="who\n", capture_output=True, text=True, timeout=15,
+                       env=env)
+    tap.check(r.returncode == 0 and "not run" not in r.stdout and
+              "hokito standard" not in r.stdout and
+              re.search(r"^joined game g\d+ \(oxono standard\) as", r.stdout, re.M),
+              "stored session at a finished game: the command line's create runs",
+              r.stdout + r.stderr)
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "eof-creator",
                         "create", "oxono"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15,
@@ -431,26 +446,15 @@ def fake_server(messages, typed):
     """Run hokito --plain against a fake server on loopback that sends messages (after the
     client's hello) and closes after 3 s; typed is its standard input, written after 2 s.
     Returns what it printed."""
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-
-    def serve():
-        conn, _ = lsock.accept()
-        conn.recv(65536)
-        for m in messages:
-            conn.sendall((json.dumps(m) + "\n").encode())
-        time.sleep(3)
-        conn.close()
-    threading.Thread(target=serve, daemon=True).start()
+    fake = ct.FakeServer(messages, 3)
     tmp = ct.tmpdir()  # the session token it stores goes here, not to the user's own state
-    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(lsock.getsockname()[1]),
+    proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(fake.port),
                              "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, XDG_STATE_HOME=tmp))
     time.sleep(2)  # input stays open while the server talks (and a clock runs)
     out, _ = proc.communicate(typed, timeout=15)
-    lsock.close()
+    fake.close()
     ct.cleanup(tmp)
     return out
 
@@ -491,6 +495,28 @@ def test_hostile_numbers(tap):
     history = [line for line in out.splitlines() if line.startswith("history:")]
     tap.check(len(history) == 1 and "-" not in history[0],
               "a history page's absurd offset and total give no negative game numbers",
+              repr(out))
+    out = fake_server((WELCOME,
+                       {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                        "status": "live", "you": "white", "moves": [], "seq": 1,
+                        "clock": {"control": "5+3", "remaining": {"black": 2**63 - 1,
+                                                                   "white": 2**63 - 1}}}),
+                      "clock\n")
+    tap.check(re.search(r"^clocks: black 2562047788015:12:5\d, white 2562047788015:12:55 ",
+                        out.splitlines()[-1]),
+              "a clock near INT64_MAX ms from the server is shown in hours, minutes, seconds",
+              repr(out))
+    out = fake_server((WELCOME,
+                       {"type": "history_page", "total": 1, "offset": 0,
+                        "games": [{"game": "g2", "kind": "hokito", "ply": -(2**40)}]},
+                       {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+                        "status": "live", "you": "white", "moves": [], "seq": 1},
+                       {"type": "spectators", "game": "g1",
+                        "spectators": {"count": 2**40 + 5, "names": ["kim"]}}), "who\n")
+    history = [line for line in out.splitlines() if line.startswith("game g2 ")]
+    tap.check(len(history) == 1 and history[0].endswith(", 0 moves") and
+              re.search(r"^spectators: 2147483647 kim$", out, re.M),
+              "absurd move and spectator counts from the server are kept within 0 .. INT32_MAX",
               repr(out))
 
 

@@ -7,6 +7,7 @@ start and the end, and checks each position against the moves; a player that is 
 replays it with no argument. TAP on stdout.
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -100,6 +101,19 @@ def main(tap):
                   "first: back to the start position", r.text())
         r.send("prev")
         tap.check(r.expect(r"^replay %s: move 0 of 6" % g, 10), "prev at the start stays there")
+        # counts that are not counts are refused, and a huge one goes to the end
+        for cmd, usage in (("next x", "next [N]"), ("prev -2", "prev [N]"),
+                           ("history -1", "history [OFFSET]"), ("history abc", "history [OFFSET]")):
+            r.send(cmd)
+            tap.check(r.expect(r"^error: usage: %s" % re.escape(usage), 10),
+                      "%s: its usage, not a silent default" % cmd, r.text())
+        r.send("next 99999999999999999999")
+        tap.check(r.expect(r"^replay %s: move 6 of 6" % g, 10),
+                  "next with a count beyond any game: the end", r.text())
+        r.send("history 5")
+        tap.check(r.expect(r"^history: no games from 6 on; 1 finished$", 10),
+                  "history past the last game says there are none, not 'games 6 to 5'",
+                  r.text())
         r.send("replay g999")
         tap.check(r.expect(r"no game with that id|[Nn]o such game|g999", 10),
                   "replay of an unknown game is refused", r.text())

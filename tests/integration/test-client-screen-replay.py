@@ -87,8 +87,16 @@ def main(tap):
         tmux.keys("rita", "p")
         tap.check(tmux.expect("rita", r"1 to 20 of 22", 10), "p: back to the first page",
                   tmux.capture("rita"))
+        tmux.keys("rita", "p")
+        tap.check(tmux.expect("rita", r"1 to 20 of 22.*No newer games: this is the first page\.",
+                              5), "p on the first page says so", tmux.capture("rita"))
         tmux.keys("rita", "n")
         tmux.expect("rita", r"21 to 22 of 22", 10)
+        tap.check("No newer games" not in tmux.capture("rita"),
+                  "a new page clears the last page's notice", tmux.capture("rita"))
+        tmux.keys("rita", "n")
+        tap.check(tmux.expect("rita", r"21 to 22 of 22.*No older games: this is the last page\.",
+                              5), "n on the last page says so", tmux.capture("rita"))
         tmux.keys("rita", "Down", "Enter")
         tap.check(tmux.expect("rita", r"Replay of game %s.*Move 0 of 6: the start" % g, 10),
                   "Enter: the replay opens at the start", tmux.capture("rita"))
@@ -151,6 +159,14 @@ def main(tap):
                               r"Result: Black wins, \d+ to \d+ \(resign\).*Move 0 of 1: the start", 10),
                   "v: the game just over, replayed (a private game, asked for by its code)",
                   tmux.capture("rita"))
+        # in the smallest screen (64x18) the result's reason goes on a line of its own, and
+        # the move list still has a row
+        tmux.resize("rita", 64, 18)
+        tap.check(tmux.expect("rita", r"Result: Black wins, \d+ to \d+ *\n.* \(resign\) *\n"
+                              r".*Moves *\n.* 1\. +\S", 10),
+                  "a 64x18 replay: the result with its reason whole, and the move list",
+                  tmux.capture("rita"))
+        tmux.resize("rita", COLS, ROWS)
         tmux.keys("rita", "G")
         tap.check(tmux.expect("rita", r"Move 1 of 1: Black \S+.*Eval: \S", 30),
                   "G: the computer's move, evaluated", tmux.capture("rita"))

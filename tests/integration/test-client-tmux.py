@@ -216,6 +216,15 @@ def hokito_game(tap, tmux, server, proxy, tmp):
               re.search(r"a +b +c +d +e +f", carol.screen()),
               "and round again; carol, watching, sees rank 1 at the bottom",
               bob.screen() + carol.screen())
+    # keys that do nothing yet say why: v before the end, w without a rematch
+    tmux.keys("carol", "v")
+    tap.check(wait_screen(tmux, "carol", lambda s: status(s).strip() ==
+                          "The game is not over: v replays it once it is.", 5),
+              "v during the game says it replays once the game is over", carol.screen())
+    tmux.keys("carol", "w")
+    tap.check(wait_screen(tmux, "carol", lambda s: status(s).strip() ==
+                          "No rematch to follow yet.", 5),
+              "w without a rematch says there is none yet", carol.screen())
     watcher = ct.Watcher(server.port, gid)
     ct.wait_for(lambda: watcher.snapshot()[3], 10)
 
@@ -223,6 +232,8 @@ def hokito_game(tap, tmux, server, proxy, tmp):
     tmux.keys("alice", "?")
     tap.check(alice.expect(r"Help.*arrows / hjkl.*type a move", 5), "? shows the help",
               alice.screen())
+    tap.check(alice.expect(r"w +watching: go to the players' rematch +\u2502", 5),
+              "every line of the help fits in its box", alice.screen())
     tmux.keys("alice", "Escape")
     alice.goto("a6")
     tmux.keys("alice", "s")
@@ -278,6 +289,14 @@ def hokito_game(tap, tmux, server, proxy, tmp):
                                   "%s played %s." % (mover, mv), 10),
                       "move %d: the opponent's and carol's status lines say %s played %s"
                       % (ply, mover, mv), status(other.screen()))
+        if ply == 3:
+            # alice (black) has moved: A is refused on the spot, not after a y/n question
+            tmux.keys("alice", "A")
+            tap.check(alice.expect(r"You have moved already: the game can no longer be "
+                                   r"aborted \(r resigns\)", 5) and
+                      "(y/n)" not in alice.screen(),
+                      "A after one's first move: refused with the reason, nothing asked",
+                      alice.screen())
         if ply == 8 and not cut_done:
             cut_done = True
             proxy.cut()
@@ -723,6 +742,18 @@ def create_refused(tap, tmux, tmp):
                   "a refused create: the server's reason replaces \"Creating...\"",
                   tmux.capture("vic"))
         tmux.keys("vic", "Q")
+        # the same refusal of the command line's create: the lobby it lands in lists the
+        # games at once, not "No games yet" until its first refresh (2 s later)
+        path = os.path.join(tmp, "wes.stderr")
+        STDERR.append(path)
+        tmux.start("wes", "%s --port %d --name wes create" % (ct.HOKITO, full.port),
+                   env_for(tmp, "wes"), 80, 24, stderr=path)
+        tap.check(tmux.expect("wes", r"maximum", 10) and
+                  tmux.expect("wes", r"open +una vs -|open +- vs una", 1) and
+                  "No games yet" not in tmux.capture("wes"),
+                  "a refused create from the command line: the lobby lists the games at once",
+                  tmux.capture("wes"))
+        tmux.keys("wes", "Q")
         una.close()
     finally:
         full.stop()
@@ -758,6 +789,20 @@ def computer_game(tap, tmux, server, tmp):
     tap.check(tmux.expect("dex", r"Your move \(Black\)", 10) and
               re.search(r"\[ B\d\]", tmux.capture("dex")),
               "64 columns: the cursor's brackets show round a pawn", tmux.capture("dex"))
+    tap.check(not re.search(r"\bd +draw\b", bar(tmux.capture("dex"))),
+              "against the computer the bar offers no draw", bar(tmux.capture("dex")))
+    tmux.keys("dex", "d")
+    tap.check(tmux.expect("dex", r"The computer does not take draws: play on, or resign\.", 5),
+              "d against the computer: refused on the spot", tmux.capture("dex"))
+    tmux.keys("dex", "r")
+    tmux.expect("dex", r"Resign this game", 5)
+    tmux.keys("dex", "y")
+    tmux.expect("dex", r"Game over", 10)
+    tmux.keys("dex", "Escape")
+    tap.check(tmux.expect("dex", r"Moves *\n +none *\n", 5) and
+              "none yet" not in tmux.capture("dex"),
+              "a game over without a move: its move list says none, not 'none yet'",
+              tmux.capture("dex"))
     tmux.keys("dex", "Q")
 
 
@@ -844,6 +889,30 @@ def lobby_columns(tap, tmux, server, tmp):
             c.close()
 
 
+def hostile_grace(tap, tmux, tmp):
+    """A (broken or hostile) server gives a dropped player a grace near INT64_MAX ms: the
+    screen counts it down in whole seconds, rounded up, without overflowing."""
+    position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    position = position[:-1] + "w"  # eve's turn: the grace stands still (PROTOCOL.md 11.3)
+    sent = ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+             "token": "t"},
+            {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+             "status": "live", "you": "white", "position": position, "moves": [], "seq": 1,
+             "players": {"black": {"name": "gone", "connected": False,
+                                   "grace_ms": 2**63 - 1},
+                         "white": {"name": "eve", "connected": True}}})
+    fake = ct.FakeServer(sent, 10)
+    start(tmux, tmp, "grace", "%s --port %d --name eve --new-session" % (ct.HOKITO, fake.port),
+          env_for(tmp, "grace"))
+    tap.check(tmux.expect("grace", r"Your move \(White\)", 10) and
+              re.search(r"offline, 9223372036854776 s grace", tmux.capture("grace")),
+              "a grace of INT64_MAX ms is shown as 9223372036854776 s, no overflow",
+              tmux.capture("grace"))
+    tmux.keys("grace", "Q")
+    fake.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -860,6 +929,7 @@ def main(tap):
         computer_game(tap, tmux, server, tmp)
         wide_names(tap, tmux, server, tmp)
         lobby_columns(tap, tmux, server, tmp)
+        hostile_grace(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
