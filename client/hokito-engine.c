@@ -49,18 +49,23 @@ int
 engine_fail(int status, const char *fmt, ...)
 {
 	const unsigned char *s;
-	char *msg;
+	char first[512], *msg = first;
 	size_t n;
-	va_list ap, ap2;
+	int len;
+	va_list ap;
 
-	/* The whole message, however long the quote: the reason often comes after it. */
-	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	n = (size_t)vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	msg = xmalloc(n + 1);
-	vsnprintf(msg, n + 1, fmt, ap2);
-	va_end(ap2);
+	/* The whole message, however long the quote: the reason often comes after it. A message
+	 * longer than first is written again into a block of its size. */
+	for (size_t size = sizeof first;;) {
+		va_start(ap, fmt);
+		len = vsnprintf(msg, size, fmt, ap);
+		va_end(ap);
+		if (len < 0 || (size_t)len < size)
+			break;
+		size = (size_t)len + 1;
+		msg = xmalloc(size);
+	}
+	n = len > 0 ? (size_t)len : 0;
 	s = (const unsigned char *)msg;
 	fputs("hokito-engine: ", stderr);
 	for (size_t i = 0; i < n;) {
@@ -83,7 +88,8 @@ engine_fail(int status, const char *fmt, ...)
 		i++;
 	}
 	fputc('\n', stderr);
-	free(msg);
+	if (msg != first)
+		free(msg);
 	return status;
 }
 
