@@ -700,14 +700,27 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	send_msg(lb, peer, welcome_new(lb, s, 0, m->id));
 }
 
-/* Find a game for join or watch: private ones only by their code. */
+/*
+ * Find a game for join, watch or record: private ones only by their code, which is matched
+ * without regard to case (a friend may type it in lower case; codes are made of capitals).
+ */
 static struct table *
 table_lookup(struct lobby *lb, const struct msg *m)
 {
 	struct table *t;
 
-	if (m->code != NULL)
-		return strmap_get(&lb->by_code, m->code);
+	if (m->code != NULL) {
+		char code[PROTOCOL_CODE_LEN + 1];
+		size_t n = strlen(m->code);
+
+		if (n > PROTOCOL_CODE_LEN)
+			return NULL;
+		for (size_t i = 0; i <= n; i++) /* ASCII only: a code has no other letters */
+			code[i] = m->code[i] >= 'a' && m->code[i] <= 'z'
+			                  ? (char)(m->code[i] - 'a' + 'A')
+			                  : m->code[i];
+		return strmap_get(&lb->by_code, code);
+	}
 	t = strmap_get(&lb->by_game, m->game);
 	return t != NULL && !t->is_private ? t : NULL;
 }

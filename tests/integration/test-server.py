@@ -185,10 +185,10 @@ def quick_private_resign_leave(t, srv):
     t.ok(r["type"] == "state" and r["you"] == "spectator" and "code" not in r,
          "a private game can be watched with its code (the code is not shown)", r)
     f.recv_until("spectators")
-    r, _ = e.request({"type": "join", "code": code})
+    r, _ = e.request({"type": "join", "code": code.lower()})
     t.ok(r["type"] == "state" and r["status"] == "live" and r["code"] == code
          and r["reserves"] == {"pink": {"x": 8, "o": 8}, "black": {"x": 8, "o": 8}},
-         "a private game is joined with its code", r)
+         "a private game is joined with its code, typed in lower case", r)
 
     i = srv.connect("ida")
     j = srv.connect("jan")
