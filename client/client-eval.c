@@ -67,8 +67,9 @@ eval_text(const struct game *g, const struct search_result *r, struct client_eva
 	} else if (r->proved && kind == GAME_HOKITO) {
 		snprintf(e->text, sizeof e->text, "%s wins by %d (proved)", name, eval_margin(av));
 	} else if (r->proved) {
-		snprintf(e->text, sizeof e->text, "%s wins in %d plies (proved)", name,
-		         eval_win_plies(av, g));
+		int plies = eval_win_plies(av, g);
+		snprintf(e->text, sizeof e->text, "%s wins in %d %s (proved)", name, plies,
+		         plies == 1 ? "ply" : "plies");
 	} else if (v == 0) {
 		snprintf(e->text, sizeof e->text, "even");
 	} else if (kind == GAME_HOKITO) {
