@@ -443,7 +443,8 @@ decode_request(struct msg *m, struct msg_error *err)
 			            PROTOCOL_CHAT_MAX);
 		if (rc == 0)
 			return fail(err, PROTO_EBADVALUE, "text",
-			            "the chat line is empty once control characters are removed");
+			            "the chat line is empty once control characters and the spaces "
+			            "around it are removed");
 		return 0;
 	case MSG_CLAIM: {
 		const char *r = get_str(m, "result");

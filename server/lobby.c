@@ -896,7 +896,9 @@ handle_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (t->status != TABLE_OPEN) {
 		refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)", t->id,
-		       t->status == TABLE_FINISHED ? "over" : "being played");
+		       t->status == TABLE_FINISHED    ? "over"
+		       : t->status == TABLE_ADJOURNED ? "adjourned, its players' seats kept"
+		                                      : "being played");
 		return;
 	}
 	do_join(lb, peer, m, t);

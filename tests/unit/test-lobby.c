@@ -389,6 +389,11 @@ TEST(adjourn_and_resume)
 	ASSERT_EQ(num(adj, "seq"), seq + 1);
 	move(A, mv);
 	ASSERT_STR_EQ(error_code(A), "not_started");
+	ASSERT(hello(C, "carol") != NULL);
+	say(C, "{\"type\":\"join\",\"game\":\"g1\"}");
+	const json_t *full = expect(C, "error");
+	ASSERT_STR_EQ(str(full, "code"), "game_full");
+	ASSERT(strstr(str(full, "text"), "adjourned") != NULL);
 
 	struct peer *b2 = &peers[3];
 	snprintf(line, sizeof line,
