@@ -289,6 +289,11 @@ def hokito_game(tap, tmux, server, proxy, tmp):
                                   "%s played %s." % (mover, mv), 10),
                       "move %d: the opponent's and carol's status lines say %s played %s"
                       % (ply, mover, mv), status(other.screen()))
+            # and the mover's: once the server has played it, not "Sent ..." any more
+            tap.check(wait_screen(tmux, p.s, lambda s: status(s).strip() ==
+                                  "You played %s." % mv, 10),
+                      "move %d: the mover's status line says 'You played %s.', not 'Sent'"
+                      % (ply, mv), status(p.screen()))
         if ply == 3:
             # alice (black) has moved: A is refused on the spot, not after a y/n question
             tmux.keys("alice", "A")
