@@ -314,6 +314,30 @@ putn(int y, int x, int w, const char *text)
 	mvaddnstr(y, x, buf, n);
 }
 
+/*
+ * Write text at (y, x) in w columns, as putn() does; text wider than that is cut and ends in an
+ * ellipsis, so that a cut name or value shows that it is cut (the chat and the notices do the
+ * same).
+ */
+static void
+putn_cut(const struct screen *s, int y, int x, int w, const char *text)
+{
+	const char *more = glyph(s, "\xe2\x80\xa6", "...");
+	int room;
+
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS || w <= 0)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	room = w - text_width(more);
+	if (text_width(text) <= w || room < 1) {
+		putn(y, x, w, text);
+		return;
+	}
+	putn(y, x, room, text);
+	addstr(more); /* right after the text: a wide character that did not fit leaves a gap */
+}
+
 /* Write text at (y, x) if it fits in w columns, else the shorter text (cut if it must be). */
 static void
 putn_fit(int y, int x, int w, const char *text, const char *shorter)
@@ -893,7 +917,7 @@ draw_player_line(struct screen *s, int y, int px, int pw, const struct game *g, 
 		put(y, px + 6, 0, "%-6s", client_state_side_name(g->kind, side));
 	if (tomove)
 		attron(A_BOLD);
-	putn(y, px + nx, pw - nx - vw - 1, name);
+	putn_cut(s, y, px + nx, pw - nx - vw - 1, name);
 	attroff(A_BOLD);
 	game_outcome(g, &o);
 	client_state_reserves(g, reserve);
@@ -1104,7 +1128,7 @@ draw_panel(struct screen *s, int px, int pw)
 	client_state_spectators_text(t, buf, sizeof buf);
 	{
 		int sx = tall ? 1 : (int)strlen(longer) + 1;
-		putn(tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
+		putn_cut(s, tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
 	}
 	/* The square under the cursor, with its whole stack. */
 	{
@@ -1623,15 +1647,16 @@ draw_lobby(struct screen *s)
 			         : e->result == -2 ? "aborted"
 			         : e->private_game ? "private"
 			                           : e->status);
-		put(y, 1, w - 2, " %-8s %-6s %-8.8s %-9.9s", e->id,
-		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant, state);
-		/* the players by the columns they take (a name may be wider than its bytes) */
-		putn(y, px, pw, players);
-		put(y, px + pw, w - 1 - px - pw, "%s%-*.6s %5d %5d", clk ? " " : "", clk ? 6 : 0,
-		    !clk          ? ""
-		    : e->clock[0] ? e->clock
-		                  : "-",
-		    e->ply, e->spectators);
+		/* each column cut to its width, with an ellipsis where it is cut; the players by
+		 * the columns they take (a name may be wider than its bytes) */
+		putn_cut(s, y, 2, 8, e->id);
+		put(y, 11, 6, "%s", e->kind == GAME_OXONO ? "oxono" : "hokito");
+		putn_cut(s, y, 18, 8, e->variant);
+		putn_cut(s, y, 27, 9, state);
+		putn_cut(s, y, px, pw, players);
+		if (clk)
+			putn_cut(s, y, px + pw + 1, 6, e->clock[0] ? e->clock : "-");
+		put(y, px + pw + (clk ? 7 : 0), w - 1 - px - pw, " %5d %5d", e->ply, e->spectators);
 		attroff(A_REVERSE);
 	}
 	{
@@ -1694,7 +1719,8 @@ draw_history(struct screen *s)
 			if (i == s->hrow)
 				attron(A_REVERSE);
 			blank(y, 1, w - 2);
-			put(y, 1, w - 2, " %-8.8s %s", c->history[i].id, c->history[i].line);
+			putn_cut(s, y, 2, 8, c->history[i].id);
+			putn_cut(s, y, 11, w - 12, c->history[i].line);
 			attroff(A_REVERSE);
 		}
 	}

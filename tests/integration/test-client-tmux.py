@@ -813,7 +813,8 @@ def computer_game(tap, tmux, server, tmp):
 
 def wide_names(tap, tmux, server, tmp):
     """A name of 32 CJK characters takes 64 columns: the panel and the lobby cut it by the
-    columns it takes, so that it never runs over the score, the next line or the board."""
+    columns it takes, so that it never runs over the score, the next line or the board, and end
+    it in an ellipsis, so that it shows it is cut."""
     name = "\u65e5\u672c\u8a9e" * 10 + "\u65e5\u672c"
     p = ct.Plain(server.port, name, ["create", "--seat", "black"], os.path.join(tmp, "wide"))
     m = p.expect(r"^joined game (g\d+)", 10)
@@ -825,20 +826,23 @@ def wide_names(tap, tmux, server, tmp):
     ok = tmux.expect("wide", r"Waiting for an opponent", 10)
     scr = tmux.capture("wide")
     lines = scr.split("\n")
-    tap.check(ok and re.search(r"B +Black +\u65e5[^\n]* 36\n", scr) and
+    tap.check(ok and re.search(r"B +Black +\u65e5[^\n]*\u2026 +36\n", scr) and
               re.search(r"^ 5 +W\d", scr, re.M) and
               not [l for l in lines if l[:1] not in ("", " ")],
-              "80x24: the wide name is cut to its columns, the score and the board whole", scr)
+              "80x24: the wide name is cut to its columns, ending in '\u2026'; the score and "
+              "the board whole", scr)
     tmux.keys("wide", "q")
 
     def cols(text):  # the columns a line takes on the terminal
         return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    ok = tmux.expect("wide", r"%s +hokito +standard +open +\u65e5[^\n]* +0 +\d\n" % gid, 10)
+    ok = tmux.expect("wide", r"%s +hokito +standard +open +\u65e5[^\n]*\u2026 +- +0 +\d\n" % gid,
+                     10)
     lines = tmux.capture("wide").split("\n")
     head = [l for l in lines if "WATCH" in l]
     row = [l for l in lines if re.match(r" +%s " % gid, l)]
     tap.check(ok and head and row and cols(row[0].rstrip()) == cols(head[0].rstrip()),
-              "the lobby: the wide name is cut to its column, the counts under their headings",
+              "the lobby: the wide name is cut to its column, ending in '\u2026'; the counts "
+              "under their headings",
               tmux.capture("wide"))
     tmux.keys("wide", "Q")
     p.close()
