@@ -112,6 +112,8 @@ struct screen {
 	uint8_t dest[36];            /* legal squares for the selection */
 	int help;                    /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;                   /* stack overlay shown */
+	int chatlog;                 /* chat log overlay shown (T) */
+	int chatlog_back;            /* chat log: rows scrolled back from the newest */
 	int over_hidden;             /* game-over box dismissed to look at the board */
 	int row;                     /* lobby: highlighted row */
 	char row_id[CLIENT_ID_MAX];  /* lobby: id of the highlighted row, kept across refreshes */
@@ -707,8 +709,8 @@ draw_notice(struct screen *s)
 	if (c->st.message[0]) {
 		attr_t a = c->st.message_error ? (pair(s, PAIR_ERROR) | A_BOLD) : A_NORMAL;
 		attron(a);
-		/* the help's frame ends on the line above */
-		draw_message(s, y, c->st.message, s->help ? 1 : 2);
+		/* the frame of the help or the chat log ends on the line above */
+		draw_message(s, y, c->st.message, s->help || s->chatlog ? 1 : 2);
 		attroff(a);
 	}
 }
@@ -1114,7 +1116,7 @@ draw_panel(struct screen *s, int px, int pw)
 		if (nrows == 0)
 			continue;
 		attron(A_BOLD);
-		put(y, px, pw, "%s", k ? "Spectators' chat" : "Chat (t to talk)");
+		put(y, px, pw, "%s", k ? "Spectators' chat (T log)" : "Chat (t talk, T log)");
 		attroff(A_BOLD);
 		draw_chat(s, t, k, y + 1, nrows - 1, px + 1, pw - 1);
 		y += nrows;
@@ -1150,6 +1152,93 @@ draw_panel(struct screen *s, int px, int pw)
 		else
 			put(y, px + 3, pw - 3, "%s pawn %c",
 			    client_state_side_name(t->kind, cell.colour), cell.value ? 'O' : 'X');
+	}
+}
+
+/*
+ * The rows of chat log line l (from the spectators' chat when kibitz) in w columns: "NAME: TEXT"
+ * (a spectator's "NAME (spectator): TEXT") wrapped at spaces, its continuation indented by two
+ * columns. Draws them from row y, skipping the first skip rows and stopping at row bottom, when
+ * draw is set. Returns the rows the line takes.
+ */
+static int
+chatlog_line(const struct client_chat *l, int kibitz, int w, int y, int skip, int bottom, int x,
+             int draw)
+{
+	char text[CLIENT_NAME_MAX + CLIENT_CHAT_TEXT + 16], piece[sizeof text];
+	const char *p, *next;
+	int n = 0;
+
+	snprintf(text, sizeof text, "%s%s: %s", l->name, kibitz ? " (spectator)" : "", l->text);
+	for (p = text; *p != '\0'; p = next, n++) {
+		int ind = n ? 2 : 0, len = wrap_line(p, w - ind, &next);
+		int row = y + n - skip;
+		if (!draw || n < skip || row >= bottom)
+			continue;
+		snprintf(piece, sizeof piece, "%.*s", len, p);
+		if (kibitz)
+			attron(A_DIM);
+		putn(row, x + ind, w - ind, piece);
+		attroff(A_DIM);
+	}
+	return n;
+}
+
+/*
+ * The chat log overlay (T): every chat line kept (the last CLIENT_CHAT_KEEP of each chat), the
+ * players' and, to a spectator, the spectators' in the order they came, each whole, the newest
+ * at the bottom. The side panel may have no room for the chat pane (a 64x18 terminal at a
+ * timed game) or cut a long line to one row, and the status line shows a line until the next
+ * notice: here every line can be read whole, and again. Up/Down and PgUp/PgDn scroll back and
+ * forth; any other key closes it.
+ */
+static void
+draw_chatlog(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	int y = 1, x = 1, h = LINES - 3, w = COLS - 2, room = h - 2, iw = w - 4;
+	int total = 0, kibitz, first, row, skip, i;
+	const struct client_chat *l;
+
+	for (i = 0; (l = client_state_chat_log(t, i, &kibitz)) != NULL; i++)
+		total += chatlog_line(l, kibitz, iw, 0, 0, 0, 0, 0);
+	if (s->chatlog_back > total - room)
+		s->chatlog_back = total > room ? total - room : 0;
+	if (s->chatlog_back < 0)
+		s->chatlog_back = 0;
+	frame(s, y, x, h, w, "Chat log");
+	if (total == 0) {
+		attron(A_DIM);
+		put(y + 1, x + 2, iw, "No chat yet: t to talk.");
+		attroff(A_DIM);
+	}
+	/* the rows shown: from first, counted from the top of the oldest line */
+	first = total - room - s->chatlog_back;
+	if (first < 0)
+		first = 0;
+	row = 0;
+	for (i--; i >= 0; i--) {
+		l = client_state_chat_log(t, i, &kibitz);
+		int n = chatlog_line(l, kibitz, iw, 0, 0, 0, 0, 0);
+		if (row + n > first) {
+			skip = first > row ? first - row : 0;
+			chatlog_line(l, kibitz, iw, y + 1 + row + skip - first, skip, y + 1 + room,
+			             x + 2, 1);
+		}
+		row += n;
+		if (row >= first + room)
+			break;
+	}
+	if (total > room) {
+		attron(A_BOLD);
+		put(y + h - 1, x + 2, iw, " %s%s ", first > 0 ? "Up: older" : "the first line",
+		    s->chatlog_back > 0 ? ", Down: newer" : "");
+		attroff(A_BOLD);
+	}
+	{
+		static const char *const keys[] = {"Up/Down",       "scroll", "PgUp/PgDn", "page",
+		                                   "any other key", "close",  NULL};
+		draw_hints(keys);
 	}
 }
 
@@ -1215,7 +1304,7 @@ help_lines(const struct screen *s)
 	        "n               rematch (offer or accept), after the game",
 	        "w               watching: go to the players' rematch",
 	        "v               replay the game, after it is over",
-	        "t               chat",
+	        "t / T           chat / the chat log, every line whole",
 	        "q               leave the game, back to the lobby",
 	        "Q / Ctrl-C      quit hokito",
 	        "",
@@ -1472,6 +1561,10 @@ draw_game(struct screen *s)
 	draw_panel(s, px, pw);
 	if (s->stack)
 		draw_stack(s);
+	if (s->chatlog) {
+		draw_chatlog(s);
+		return;
+	}
 	if (t->over && !s->over_hidden && !s->stack && !s->help)
 		draw_over(s);
 	draw_game_hints(s);
@@ -2539,6 +2632,10 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 	case 't':
 		prompt_open(s, PROMPT_CHAT);
 		break;
+	case 'T':
+		s->chatlog = 1;
+		s->chatlog_back = 0;
+		break;
 	case 'd':
 	case 'a':
 	case 'x':
@@ -2629,6 +2726,20 @@ screen_key(struct screen *s, int ch)
 		else
 			s->help = 0;
 		return;
+	}
+	if (s->chatlog) {
+		int page = LINES - 6 > 1 ? LINES - 6 : 1;
+		if (ch == KEY_UP || ch == 'k')
+			s->chatlog_back++;
+		else if (ch == KEY_DOWN || ch == 'j')
+			s->chatlog_back--;
+		else if (ch == KEY_PPAGE)
+			s->chatlog_back += page;
+		else if (ch == KEY_NPAGE)
+			s->chatlog_back -= page;
+		else
+			s->chatlog = 0;
+		return; /* draw_chatlog() keeps chatlog_back within the log */
 	}
 	if (ch == '?' || ch == KEY_F(1)) {
 		s->help = 1;
@@ -2795,6 +2906,7 @@ screen_update(struct client *c)
 		s->had_kibitz = c->st.table.nkibitz;
 		select_clear(s);
 		s->stack = 0;
+		s->chatlog = 0;
 		s->over_hidden = 0;
 		s->help = 0;
 		if (s->mode != MODE_PROMPT || s->prompt != PROMPT_MOVE)

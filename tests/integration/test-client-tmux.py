@@ -922,6 +922,56 @@ def hostile_grace(tap, tmux, tmp):
     fake.close()
 
 
+def chat_log(tap, tmux, tmp):
+    """At 64x18, a timed game with the opponent offline leaves the chat pane one row (none
+    once the moves need it), which cuts the newest line, and the status line keeps only that
+    line, cut too, until the next notice: the earlier lines were nowhere. T opens the chat log,
+    where every line kept is read whole, the newest at the bottom, and the oldest by scrolling
+    back (Up, PgUp); any other key closes it."""
+    position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    sent = [{"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+             "token": "t"},
+            {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+             "status": "live", "you": "white", "position": position, "moves": [], "seq": 1,
+             "clock": {"control": "5+3", "remaining": {"black": 300000, "white": 300000}},
+             "players": {"black": {"name": "kim", "connected": False, "grace_ms": 60000},
+                         "white": {"name": "eve", "connected": True}}}]
+    for i in range(8):
+        text = "line %d " % i + " ".join("w%d" % k for k in range(30)) + " end%d" % i
+        sent.append({"type": "chat", "game": "g1", "seq": 2 + i, "seat": "black",
+                     "player": {"id": "p2", "name": "kim"}, "text": text})
+    fake = ct.FakeServer(sent, 15)
+    path = os.path.join(tmp, "chatlog.stderr")
+    STDERR.append(path)
+    tmux.start("clog", "%s --port %d --name eve --new-session" % (ct.HOKITO, fake.port),
+               env_for(tmp, "clog"), 64, 18, stderr=path)
+    scr = wait_screen(tmux, "clog", lambda scr: "kim: line 7 " in scr, 10)
+    tap.check(scr and "line 0 " not in scr and "end7" not in scr,
+              "64x18: the first chat lines are nowhere on the game screen, the last one is cut "
+              "in the pane and on the status line", scr)
+    tmux.keys("clog", "T")
+    scr = wait_screen(tmux, "clog", lambda scr: "Chat log" in scr and
+                      re.search(r"w29 end7 +\u2502", scr), 5)
+    tap.check(scr and re.search(r"\u2502 kim: line 7 w0 ", scr) and
+              has_keys(scr, ("any other key", "close")),
+              "T: the chat log shows the newest line whole, at the bottom", scr)
+    tmux.keys("clog", "Up")
+    tap.check(wait_screen(tmux, "clog", lambda scr: "w29 end7" not in scr, 5),
+              "Up scrolls the chat log back", tmux.capture("clog"))
+    tmux.keys("clog", "PPage", "PPage", "PPage", "PPage", "PPage")
+    scr = wait_screen(tmux, "clog", lambda scr: re.search(r"\u2502 kim: line 0 w0 ", scr) and
+                      "w29 end0" in scr, 5)
+    tap.check(scr and "the first line" in scr,
+              "PgUp scrolls back to the first line kept, whole", tmux.capture("clog"))
+    tmux.keys("clog", "x")
+    tap.check(wait_screen(tmux, "clog", lambda scr: "Chat log" not in scr and
+                          "Black to move" in scr, 5),
+              "any other key closes the chat log", tmux.capture("clog"))
+    tmux.keys("clog", "Q")
+    fake.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -939,6 +989,7 @@ def main(tap):
         wide_names(tap, tmux, server, tmp)
         lobby_columns(tap, tmux, server, tmp)
         hostile_grace(tap, tmux, tmp)
+        chat_log(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
