@@ -3,9 +3,9 @@
  *
  * This module owns the terminal while curses mode is on: it draws the lobby, the board with its
  * side panel (players, turn, scores or reserves, moves, spectators, the stack under the cursor),
- * the overlays (help, stack, create form, game over, confirmations) and the two bottom lines
- * (notice and key hints), and it turns keys and mouse clicks into selections and requests. Two
- * pages sit over the lobby and the game: the history of finished games (a page of the server's
+ * the overlays (help, stack, chat log, create form, game over, confirmations) and the two bottom
+ * lines (notice and key hints), and it turns keys and mouse clicks into selections and requests.
+ * Two pages sit over the lobby and the game: the history of finished games (a page of the server's
  * history at a time) and the replay of a game from its record, stepping through its positions
  * with the evaluation of each (client-eval.c computes them off the loop thread). Input
  * comes from a uv_poll on standard input, so curses and the socket share one libuv loop; a
