@@ -324,18 +324,23 @@ handle_event(struct client *c, const struct msg *m)
 	}
 	case MSG_MOVED: {
 		int by = seat_side(t->kind, jstr(r, "by", NULL));
-		if (client_state_table_move(st, seq, jstr(r, "move", ""), jstr(r, "position", NULL),
-		                            &err) < 0)
+		int rc = client_state_table_move(st, seq, jstr(r, "move", ""),
+		                                 jstr(r, "position", NULL), &err);
+		if (rc < 0)
 			client_notice(c, 1, "Could not follow the move %s: %s", jstr(r, "move", ""),
 			              err.text);
 		take_clocks(st, json_object_get(r, "clocks"));
 		if (t->draw_offer != by)
 			t->draw_offer = -1; /* it lapses when the player it was made to moves */
-		/* the status line, quietly: the other side's move replaces our "Sent c2-e4" (a
+		/* the status line, quietly: the other side's move replaces what it said (a
 		 * selection cannot be open then: only the side to move selects) */
 		if (by >= 0 && by != t->seat)
 			client_state_notice(st, 0, "%s played %s.%s", side_player(t, by),
 			                    jstr(r, "move", ""), t->seat >= 0 ? " Your move." : "");
+		/* ... and our own move, once the server has played it, replaces the "Sent c2-e4"
+		 * the screen put there when it was sent (not when it is an event seen already) */
+		else if (by >= 0 && rc == 0)
+			client_state_notice(st, 0, "You played %s.", jstr(r, "move", ""));
 		break;
 	}
 	case MSG_GAME_OVER:

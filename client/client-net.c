@@ -27,7 +27,8 @@
 #include "xmalloc.h"
 
 #define NET_READ_MIN     4096
-#define NET_GIVE_UP      5 /* --plain: failed first attempts before giving up */
+#define NET_GIVE_UP      5     /* --plain: failed first attempts before giving up */
+#define NET_GIVE_UP_MS   60000 /* --plain: how long a lost connection is tried again */
 #define NET_DELAY_MAX_MS 3000
 
 struct net_conn {
@@ -49,6 +50,7 @@ struct client_net {
 	int welcomed;                 /* conn's hello was answered with welcome */
 	int ever_welcomed;            /* some connection got a welcome */
 	int attempts;                 /* failed attempts since the last welcome */
+	uint64_t lost_at;             /* loop time the last welcomed connection was lost (ms) */
 	int stopping;                 /* client_net_stop() was called */
 	int replaced;                 /* bye "replaced": do not come back */
 	char token[CLIENT_TOKEN_MAX]; /* the session token, "" before the first welcome */
@@ -82,7 +84,14 @@ net_drop(struct client_net *net)
 		uv_close((uv_handle_t *)&conn->tcp, conn_close_cb);
 }
 
-/* The connection failed or ended: schedule the next attempt and tell the user. */
+/*
+ * The connection failed or ended: schedule the next attempt and tell the user. The full screen
+ * keeps trying for as long as it runs: its user sees "reconnecting..." and can quit. --plain
+ * serves scripts and screen readers, which must not wait for ever on a server that has gone: it
+ * says so at every attempt, and gives up (exit status 1) after NET_GIVE_UP failed attempts at
+ * the first connection, or at the first attempt that fails NET_GIVE_UP_MS or more after a
+ * welcomed connection was lost (a server restarting is back well within that).
+ */
 static void
 net_lost(struct client_net *net, int status)
 {
@@ -97,6 +106,8 @@ net_lost(struct client_net *net, int status)
 		client_quit(c, 1);
 		return;
 	}
+	if (net->attempts == 0)
+		net->lost_at = uv_now(c->loop);
 	net->attempts++;
 	for (int i = 1; i < net->attempts && delay < NET_DELAY_MAX_MS; i++)
 		delay *= 2;
@@ -106,6 +117,16 @@ net_lost(struct client_net *net, int status)
 		c->st.link = CLIENT_LINK_FAILED;
 		client_notice(c, 1, "Cannot connect to %s:%d: %s", c->opt.host, c->opt.port,
 		              uv_strerror(status));
+		client_quit(c, 1);
+		return;
+	}
+	if (net->ever_welcomed && c->opt.plain &&
+	    uv_now(c->loop) - net->lost_at >= NET_GIVE_UP_MS) {
+		c->st.link = CLIENT_LINK_FAILED;
+		client_notice(c, 1, "Cannot reconnect to %s:%d (%s): gave up after %d s.",
+		              c->opt.host, c->opt.port,
+		              status == UV_EOF ? "closed by the server" : uv_strerror(status),
+		              NET_GIVE_UP_MS / 1000);
 		client_quit(c, 1);
 		return;
 	}

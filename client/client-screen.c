@@ -3,9 +3,9 @@
  *
  * This module owns the terminal while curses mode is on: it draws the lobby, the board with its
  * side panel (players, turn, scores or reserves, moves, spectators, the stack under the cursor),
- * the overlays (help, stack, create form, game over, confirmations) and the two bottom lines
- * (notice and key hints), and it turns keys and mouse clicks into selections and requests. Two
- * pages sit over the lobby and the game: the history of finished games (a page of the server's
+ * the overlays (help, stack, chat log, create form, game over, confirmations) and the two bottom
+ * lines (notice and key hints), and it turns keys and mouse clicks into selections and requests.
+ * Two pages sit over the lobby and the game: the history of finished games (a page of the server's
  * history at a time) and the replay of a game from its record, stepping through its positions
  * with the evaluation of each (client-eval.c computes them off the loop thread). Input
  * comes from a uv_poll on standard input, so curses and the socket share one libuv loop; a
@@ -112,6 +112,8 @@ struct screen {
 	uint8_t dest[36];            /* legal squares for the selection */
 	int help;                    /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;                   /* stack overlay shown */
+	int chatlog;                 /* chat log overlay shown (T) */
+	int chatlog_back;            /* chat log: rows scrolled back from the newest */
 	int over_hidden;             /* game-over box dismissed to look at the board */
 	int row;                     /* lobby: highlighted row */
 	char row_id[CLIENT_ID_MAX];  /* lobby: id of the highlighted row, kept across refreshes */
@@ -312,6 +314,30 @@ putn(int y, int x, int w, const char *text)
 	for (int i = 0; i < n; i++)
 		buf[i] = client_shown_byte(text[i]);
 	mvaddnstr(y, x, buf, n);
+}
+
+/*
+ * Write text at (y, x) in w columns, as putn() does; text wider than that is cut and ends in an
+ * ellipsis, so that a cut name or value shows that it is cut (the chat and the notices do the
+ * same).
+ */
+static void
+putn_cut(const struct screen *s, int y, int x, int w, const char *text)
+{
+	const char *more = glyph(s, "\xe2\x80\xa6", "...");
+	int room;
+
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS || w <= 0)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	room = w - text_width(more);
+	if (text_width(text) <= w || room < 1) {
+		putn(y, x, w, text);
+		return;
+	}
+	putn(y, x, room, text);
+	addstr(more); /* right after the text: a wide character that did not fit leaves a gap */
 }
 
 /* Write text at (y, x) if it fits in w columns, else the shorter text (cut if it must be). */
@@ -683,8 +709,8 @@ draw_notice(struct screen *s)
 	if (c->st.message[0]) {
 		attr_t a = c->st.message_error ? (pair(s, PAIR_ERROR) | A_BOLD) : A_NORMAL;
 		attron(a);
-		/* the help's frame ends on the line above */
-		draw_message(s, y, c->st.message, s->help ? 1 : 2);
+		/* the frame of the help or the chat log ends on the line above */
+		draw_message(s, y, c->st.message, s->help || s->chatlog ? 1 : 2);
 		attroff(a);
 	}
 }
@@ -893,7 +919,7 @@ draw_player_line(struct screen *s, int y, int px, int pw, const struct game *g, 
 		put(y, px + 6, 0, "%-6s", client_state_side_name(g->kind, side));
 	if (tomove)
 		attron(A_BOLD);
-	putn(y, px + nx, pw - nx - vw - 1, name);
+	putn_cut(s, y, px + nx, pw - nx - vw - 1, name);
 	attroff(A_BOLD);
 	game_outcome(g, &o);
 	client_state_reserves(g, reserve);
@@ -1090,7 +1116,7 @@ draw_panel(struct screen *s, int px, int pw)
 		if (nrows == 0)
 			continue;
 		attron(A_BOLD);
-		put(y, px, pw, "%s", k ? "Spectators' chat" : "Chat (t to talk)");
+		put(y, px, pw, "%s", k ? "Spectators' chat (T log)" : "Chat (t talk, T log)");
 		attroff(A_BOLD);
 		draw_chat(s, t, k, y + 1, nrows - 1, px + 1, pw - 1);
 		y += nrows;
@@ -1104,7 +1130,7 @@ draw_panel(struct screen *s, int px, int pw)
 	client_state_spectators_text(t, buf, sizeof buf);
 	{
 		int sx = tall ? 1 : (int)strlen(longer) + 1;
-		putn(tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
+		putn_cut(s, tall ? y + 1 : y, px + sx, pw - sx, t->nspectators ? buf : "none");
 	}
 	/* The square under the cursor, with its whole stack. */
 	{
@@ -1126,6 +1152,93 @@ draw_panel(struct screen *s, int px, int pw)
 		else
 			put(y, px + 3, pw - 3, "%s pawn %c",
 			    client_state_side_name(t->kind, cell.colour), cell.value ? 'O' : 'X');
+	}
+}
+
+/*
+ * The rows of chat log line l (from the spectators' chat when kibitz) in w columns: "NAME: TEXT"
+ * (a spectator's "NAME (spectator): TEXT") wrapped at spaces, its continuation indented by two
+ * columns. Draws them from row y, skipping the first skip rows and stopping at row bottom, when
+ * draw is set. Returns the rows the line takes.
+ */
+static int
+chatlog_line(const struct client_chat *l, int kibitz, int w, int y, int skip, int bottom, int x,
+             int draw)
+{
+	char text[CLIENT_NAME_MAX + CLIENT_CHAT_TEXT + 16], piece[sizeof text];
+	const char *p, *next;
+	int n = 0;
+
+	snprintf(text, sizeof text, "%s%s: %s", l->name, kibitz ? " (spectator)" : "", l->text);
+	for (p = text; *p != '\0'; p = next, n++) {
+		int ind = n ? 2 : 0, len = wrap_line(p, w - ind, &next);
+		int row = y + n - skip;
+		if (!draw || n < skip || row >= bottom)
+			continue;
+		snprintf(piece, sizeof piece, "%.*s", len, p);
+		if (kibitz)
+			attron(A_DIM);
+		putn(row, x + ind, w - ind, piece);
+		attroff(A_DIM);
+	}
+	return n;
+}
+
+/*
+ * The chat log overlay (T): every chat line kept (the last CLIENT_CHAT_KEEP of each chat), the
+ * players' and, to a spectator, the spectators' in the order they came, each whole, the newest
+ * at the bottom. The side panel may have no room for the chat pane (a 64x18 terminal at a
+ * timed game) or cut a long line to one row, and the status line shows a line until the next
+ * notice: here every line can be read whole, and again. Up/Down and PgUp/PgDn scroll back and
+ * forth; any other key closes it.
+ */
+static void
+draw_chatlog(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	int y = 1, x = 1, h = LINES - 3, w = COLS - 2, room = h - 2, iw = w - 4;
+	int total = 0, kibitz, first, row, skip, i;
+	const struct client_chat *l;
+
+	for (i = 0; (l = client_state_chat_log(t, i, &kibitz)) != NULL; i++)
+		total += chatlog_line(l, kibitz, iw, 0, 0, 0, 0, 0);
+	if (s->chatlog_back > total - room)
+		s->chatlog_back = total > room ? total - room : 0;
+	if (s->chatlog_back < 0)
+		s->chatlog_back = 0;
+	frame(s, y, x, h, w, "Chat log");
+	if (total == 0) {
+		attron(A_DIM);
+		put(y + 1, x + 2, iw, "No chat yet: t to talk.");
+		attroff(A_DIM);
+	}
+	/* the rows shown: from first, counted from the top of the oldest line */
+	first = total - room - s->chatlog_back;
+	if (first < 0)
+		first = 0;
+	row = 0;
+	for (i--; i >= 0; i--) {
+		l = client_state_chat_log(t, i, &kibitz);
+		int n = chatlog_line(l, kibitz, iw, 0, 0, 0, 0, 0);
+		if (row + n > first) {
+			skip = first > row ? first - row : 0;
+			chatlog_line(l, kibitz, iw, y + 1 + row + skip - first, skip, y + 1 + room,
+			             x + 2, 1);
+		}
+		row += n;
+		if (row >= first + room)
+			break;
+	}
+	if (total > room) {
+		attron(A_BOLD);
+		put(y + h - 1, x + 2, iw, " %s%s ", first > 0 ? "Up: older" : "the first line",
+		    s->chatlog_back > 0 ? ", Down: newer" : "");
+		attroff(A_BOLD);
+	}
+	{
+		static const char *const keys[] = {"Up/Down",       "scroll", "PgUp/PgDn", "page",
+		                                   "any other key", "close",  NULL};
+		draw_hints(keys);
 	}
 }
 
@@ -1191,7 +1304,7 @@ help_lines(const struct screen *s)
 	        "n               rematch (offer or accept), after the game",
 	        "w               watching: go to the players' rematch",
 	        "v               replay the game, after it is over",
-	        "t               chat",
+	        "t / T           chat / the chat log, every line whole",
 	        "q               leave the game, back to the lobby",
 	        "Q / Ctrl-C      quit hokito",
 	        "",
@@ -1448,6 +1561,10 @@ draw_game(struct screen *s)
 	draw_panel(s, px, pw);
 	if (s->stack)
 		draw_stack(s);
+	if (s->chatlog) {
+		draw_chatlog(s);
+		return;
+	}
 	if (t->over && !s->over_hidden && !s->stack && !s->help)
 		draw_over(s);
 	draw_game_hints(s);
@@ -1623,15 +1740,16 @@ draw_lobby(struct screen *s)
 			         : e->result == -2 ? "aborted"
 			         : e->private_game ? "private"
 			                           : e->status);
-		put(y, 1, w - 2, " %-8s %-6s %-8.8s %-9.9s", e->id,
-		    e->kind == GAME_OXONO ? "oxono" : "hokito", e->variant, state);
-		/* the players by the columns they take (a name may be wider than its bytes) */
-		putn(y, px, pw, players);
-		put(y, px + pw, w - 1 - px - pw, "%s%-*.6s %5d %5d", clk ? " " : "", clk ? 6 : 0,
-		    !clk          ? ""
-		    : e->clock[0] ? e->clock
-		                  : "-",
-		    e->ply, e->spectators);
+		/* each column cut to its width, with an ellipsis where it is cut; the players by
+		 * the columns they take (a name may be wider than its bytes) */
+		putn_cut(s, y, 2, 8, e->id);
+		put(y, 11, 6, "%s", e->kind == GAME_OXONO ? "oxono" : "hokito");
+		putn_cut(s, y, 18, 8, e->variant);
+		putn_cut(s, y, 27, 9, state);
+		putn_cut(s, y, px, pw, players);
+		if (clk)
+			putn_cut(s, y, px + pw + 1, 6, e->clock[0] ? e->clock : "-");
+		put(y, px + pw + (clk ? 7 : 0), w - 1 - px - pw, " %5d %5d", e->ply, e->spectators);
 		attroff(A_REVERSE);
 	}
 	{
@@ -1694,7 +1812,8 @@ draw_history(struct screen *s)
 			if (i == s->hrow)
 				attron(A_REVERSE);
 			blank(y, 1, w - 2);
-			put(y, 1, w - 2, " %-8.8s %s", c->history[i].id, c->history[i].line);
+			putn_cut(s, y, 2, 8, c->history[i].id);
+			putn_cut(s, y, 11, w - 12, c->history[i].line);
 			attroff(A_REVERSE);
 		}
 	}
@@ -2513,6 +2632,10 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 	case 't':
 		prompt_open(s, PROMPT_CHAT);
 		break;
+	case 'T':
+		s->chatlog = 1;
+		s->chatlog_back = 0;
+		break;
 	case 'd':
 	case 'a':
 	case 'x':
@@ -2603,6 +2726,20 @@ screen_key(struct screen *s, int ch)
 		else
 			s->help = 0;
 		return;
+	}
+	if (s->chatlog) {
+		int page = LINES - 6 > 1 ? LINES - 6 : 1;
+		if (ch == KEY_UP || ch == 'k')
+			s->chatlog_back++;
+		else if (ch == KEY_DOWN || ch == 'j')
+			s->chatlog_back--;
+		else if (ch == KEY_PPAGE)
+			s->chatlog_back += page;
+		else if (ch == KEY_NPAGE)
+			s->chatlog_back -= page;
+		else
+			s->chatlog = 0;
+		return; /* draw_chatlog() keeps chatlog_back within the log */
 	}
 	if (ch == '?' || ch == KEY_F(1)) {
 		s->help = 1;
@@ -2769,6 +2906,7 @@ screen_update(struct client *c)
 		s->had_kibitz = c->st.table.nkibitz;
 		select_clear(s);
 		s->stack = 0;
+		s->chatlog = 0;
 		s->over_hidden = 0;
 		s->help = 0;
 		if (s->mode != MODE_PROMPT || s->prompt != PROMPT_MOVE)

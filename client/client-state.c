@@ -481,6 +481,7 @@ client_state_chat_add(struct client_state *st, int kibitz, int seat, const char 
 	copy(line->name, sizeof line->name, name);
 	copy(line->text, sizeof line->text, text);
 	line->seat = seat;
+	line->order = t->nchat + t->nkibitz;
 	(*n)++;
 }
 
@@ -492,4 +493,31 @@ client_state_chat_get(const struct client_table *t, int kibitz, int i)
 	if (i < 0 || i >= n || i >= CLIENT_CHAT_KEEP)
 		return NULL;
 	return &(kibitz ? t->kibitz : t->chat)[(n - 1 - i) % CLIENT_CHAT_KEEP];
+}
+
+/*
+ * Both chats are rings of their own; the log walks them back together, newest first, taking at
+ * each step the more recent of the two lines next in line (the one received later).
+ */
+const struct client_chat *
+client_state_chat_log(const struct client_table *t, int i, int *kibitz)
+{
+	int a = 0, b = 0; /* lines taken from the players' chat and from the spectators' */
+
+	for (;;) {
+		const struct client_chat *pc = client_state_chat_get(t, 0, a);
+		const struct client_chat *kc = client_state_chat_get(t, 1, b);
+		int k;
+		if (pc == NULL && kc == NULL)
+			return NULL;
+		k = pc == NULL || (kc != NULL && kc->order > pc->order);
+		if (i-- == 0) {
+			*kibitz = k;
+			return k ? kc : pc;
+		}
+		if (k)
+			b++;
+		else
+			a++;
+	}
 }

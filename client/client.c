@@ -37,7 +37,7 @@ usage(FILE *f)
 	      "  --host H            server address (default " CLIENT_DEFAULT_HOST ")\n"
 	      "  --port P            server port (default 7777)\n"
 	      "  --name NAME         your display name (default: $USER)\n"
-	      "  --plain             line mode for scripts and screen readers (no curses)\n"
+	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
 	      "  --no-color          no colours (also when NO_COLOR is set)\n"
 	      "  --new-session       do not resume the session stored for this name\n"
 	      "  -h, --help          this help;  -V, --version  the version\n"

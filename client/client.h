@@ -114,6 +114,7 @@ struct client_seat {
 struct client_chat {
 	char name[CLIENT_NAME_MAX]; /* who said it */
 	int seat;                   /* players' chat: the speaker's side; spectators' chat: -1 */
+	int order;                  /* lines of both chats received before it at this table */
 	char text[CLIENT_CHAT_TEXT];
 };
 
@@ -393,6 +394,12 @@ void client_state_chat_add(struct client_state *st, int kibitz, int seat, const 
 
 /* The i-th most recent chat line of a channel (0 = the latest), or NULL. Borrowed. */
 const struct client_chat *client_state_chat_get(const struct client_table *t, int kibitz, int i);
+
+/*
+ * The i-th most recent chat line of both chats together (0 = the latest), in the order they
+ * came, or NULL; *kibitz says which chat it is from. Borrowed.
+ */
+const struct client_chat *client_state_chat_log(const struct client_table *t, int i, int *kibitz);
 
 /* One line describing the outcome: "Black wins 34 to 28", "Draw", "No result" (aborted), ... */
 void client_state_result_text(const struct client_table *t, char *buf, size_t size);

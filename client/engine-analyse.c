@@ -30,6 +30,19 @@ engine_analyse_clock_cb(void *arg)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/*
+ * Nanoseconds on the monotonic clock: what the search took, for the time and speed lines. The
+ * search's own clock (above) counts whole milliseconds, too coarse to time a shallow search.
+ */
+static uint64_t
+engine_analyse_nanos(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Print the score line: a proved result in words, or the heuristic evaluation. */
 static void
 engine_analyse_score(const struct game *g, const struct search_result *r)
@@ -88,7 +101,7 @@ engine_analyse(struct engine_opts *o)
 	struct search *s;
 	struct game g, pos;
 	char text[GAME_MOVE_TEXT];
-	uint64_t t0, ms;
+	uint64_t t0, ns;
 	int rc;
 
 	if ((rc = engine_position_only(o, &g)) != 0)
@@ -108,9 +121,9 @@ engine_analyse(struct engine_opts *o)
 		lim.clock_cb = engine_analyse_clock_cb;
 	}
 	s = search_create(ANALYSE_TT_BYTES, o->seed);
-	t0 = engine_analyse_clock_cb(NULL);
+	t0 = engine_analyse_nanos();
 	search_run(s, &g, &lim, &r);
-	ms = engine_analyse_clock_cb(NULL) - t0;
+	ns = engine_analyse_nanos() - t0;
 	search_free(s);
 
 	game_move_format(g.kind, r.best, text, sizeof text);
@@ -126,7 +139,14 @@ engine_analyse(struct engine_opts *o)
 	}
 	printf("\n");
 	printf("nodes: %" PRIu64 "\n", r.nodes);
-	printf("time: %" PRIu64 " ms\n", ms);
-	printf("nps: %" PRIu64 "\n", ms > 0 ? r.nodes * 1000 / ms : r.nodes * 1000);
+	/*
+	 * The time in milliseconds to the microsecond, and the speed from the nanoseconds. A time
+	 * the clock could not tell from nothing has no speed: "nps: unknown", never a guess.
+	 */
+	printf("time: %" PRIu64 ".%03" PRIu64 " ms\n", ns / 1000000, ns / 1000 % 1000);
+	if (ns > 0)
+		printf("nps: %.0f\n", (double)r.nodes * 1e9 / (double)ns);
+	else
+		printf("nps: unknown\n");
 	return 0;
 }

@@ -335,7 +335,7 @@ def test_screen(tap, port, tmp, clock):
         tmux.keys("alice", ":")
         tmux.literal("alice", mv)
         tmux.keys("alice", "Enter")
-        tap.check(tmux.expect("alice", r"Sent %s" % mv, 10) and
+        tap.check(tmux.expect("alice", r"You played %s\." % mv, 10) and
                   tmux.expect("alice", r"offline, (%d|%d|%d) s grace" %
                               (GRACE, GRACE - 1, GRACE - 2), 3),
                   "screen: on the opponent's turn its grace counts down from where it stood, "

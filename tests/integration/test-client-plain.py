@@ -3,7 +3,8 @@
 
 Two plain clients play a full HOKITO game (one of them quits mid-game and a restarted client
 rejoins with the stored session token) while a third watches; then a full OXONO game through
-quick pairing; the command line (--help, --version, bad usage) and standard input that ends.
+quick pairing; the command line (--help, --version, bad usage) and standard input that ends; a
+server gone for good after the client was connected (it gives up after 60 s, status 1).
 Moves are chosen from the engine's list of legal moves (hokito-engine moves), deterministically.
 TAP on stdout.
 """
@@ -520,9 +521,53 @@ def test_hostile_numbers(tap):
               repr(out))
 
 
+class GiveUp:
+    """A --plain client whose server goes away for good once it has been connected: it says so
+    at every attempt to reconnect, then gives up with status 1 about 60 s after the loss, as
+    hokito(6) says (it used to try for ever). Started first, checked last: the wait overlaps the
+    other tests."""
+
+    def __init__(self):
+        self.fake = ct.FakeServer((WELCOME,), 0.5)
+        self.tmp = ct.tmpdir()
+        self.proc = subprocess.Popen([ct.HOKITO, "--plain", "--port", str(self.fake.port),
+                                      "--name", "eve", "--new-session"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, XDG_STATE_HOME=self.tmp))
+        self.first = self.proc.stdout.readline()  # connected: the fake took its one connection
+        self.fake.close()  # nothing listens there any more: every attempt is refused
+        self.lost = time.time()
+
+    def check(self, tap):
+        # standard input stays open (its end with nothing pending would quit with status 0)
+        try:
+            self.proc.wait(timeout=max(1, self.lost + 80 - time.time()))
+            note = ""
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            note = "\n(still running 80 s after the loss: killed)"
+        took = time.time() - self.lost
+        out = self.proc.stdout.read() + note
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        ct.cleanup(self.tmp)
+        lines = out.splitlines()
+        tap.check(self.first.startswith("connected to") and self.proc.returncode == 1 and
+                  lines and lines[-1] == "error: Cannot reconnect to 127.0.0.1:%d (connection "
+                  "refused): gave up after 60 s." % self.fake.port and 59 < took < 70,
+                  "the server gone for good: --plain gives up 60 s after the loss, status 1",
+                  "%.1f s, status %s\n%s%s" % (took, self.proc.returncode, self.first, out))
+        tap.check(len([l for l in lines if re.match(r"error: Connection lost \(.*\); "
+                                                     r"reconnecting in [\d.]+ s\.\.\.$", l)])
+                  >= 20, "and it says so at every attempt until then", out)
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
+    give_up = GiveUp()
     try:
         test_cli(tap)
         test_hokito_game(tap, server.port, tmp)
@@ -532,6 +577,7 @@ def main(tap):
         test_restart(tap)
         test_hostile_text(tap)
         test_hostile_numbers(tap)
+        give_up.check(tap)
     finally:
         server.stop()
         ct.cleanup(tmp)

@@ -289,6 +289,11 @@ def hokito_game(tap, tmux, server, proxy, tmp):
                                   "%s played %s." % (mover, mv), 10),
                       "move %d: the opponent's and carol's status lines say %s played %s"
                       % (ply, mover, mv), status(other.screen()))
+            # and the mover's: once the server has played it, not "Sent ..." any more
+            tap.check(wait_screen(tmux, p.s, lambda s: status(s).strip() ==
+                                  "You played %s." % mv, 10),
+                      "move %d: the mover's status line says 'You played %s.', not 'Sent'"
+                      % (ply, mv), status(p.screen()))
         if ply == 3:
             # alice (black) has moved: A is refused on the spot, not after a y/n question
             tmux.keys("alice", "A")
@@ -808,7 +813,8 @@ def computer_game(tap, tmux, server, tmp):
 
 def wide_names(tap, tmux, server, tmp):
     """A name of 32 CJK characters takes 64 columns: the panel and the lobby cut it by the
-    columns it takes, so that it never runs over the score, the next line or the board."""
+    columns it takes, so that it never runs over the score, the next line or the board, and end
+    it in an ellipsis, so that it shows it is cut."""
     name = "\u65e5\u672c\u8a9e" * 10 + "\u65e5\u672c"
     p = ct.Plain(server.port, name, ["create", "--seat", "black"], os.path.join(tmp, "wide"))
     m = p.expect(r"^joined game (g\d+)", 10)
@@ -820,20 +826,23 @@ def wide_names(tap, tmux, server, tmp):
     ok = tmux.expect("wide", r"Waiting for an opponent", 10)
     scr = tmux.capture("wide")
     lines = scr.split("\n")
-    tap.check(ok and re.search(r"B +Black +\u65e5[^\n]* 36\n", scr) and
+    tap.check(ok and re.search(r"B +Black +\u65e5[^\n]*\u2026 +36\n", scr) and
               re.search(r"^ 5 +W\d", scr, re.M) and
               not [l for l in lines if l[:1] not in ("", " ")],
-              "80x24: the wide name is cut to its columns, the score and the board whole", scr)
+              "80x24: the wide name is cut to its columns, ending in '\u2026'; the score and "
+              "the board whole", scr)
     tmux.keys("wide", "q")
 
     def cols(text):  # the columns a line takes on the terminal
         return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    ok = tmux.expect("wide", r"%s +hokito +standard +open +\u65e5[^\n]* +0 +\d\n" % gid, 10)
+    ok = tmux.expect("wide", r"%s +hokito +standard +open +\u65e5[^\n]*\u2026 +- +0 +\d\n" % gid,
+                     10)
     lines = tmux.capture("wide").split("\n")
     head = [l for l in lines if "WATCH" in l]
     row = [l for l in lines if re.match(r" +%s " % gid, l)]
     tap.check(ok and head and row and cols(row[0].rstrip()) == cols(head[0].rstrip()),
-              "the lobby: the wide name is cut to its column, the counts under their headings",
+              "the lobby: the wide name is cut to its column, ending in '\u2026'; the counts "
+              "under their headings",
               tmux.capture("wide"))
     tmux.keys("wide", "Q")
     p.close()
@@ -913,6 +922,56 @@ def hostile_grace(tap, tmux, tmp):
     fake.close()
 
 
+def chat_log(tap, tmux, tmp):
+    """At 64x18, a timed game with the opponent offline leaves the chat pane one row (none
+    once the moves need it), which cuts the newest line, and the status line keeps only that
+    line, cut too, until the next notice: the earlier lines were nowhere. T opens the chat log,
+    where every line kept is read whole, the newest at the bottom, and the oldest by scrolling
+    back (Up, PgUp); any other key closes it."""
+    position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    sent = [{"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "eve"},
+             "token": "t"},
+            {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+             "status": "live", "you": "white", "position": position, "moves": [], "seq": 1,
+             "clock": {"control": "5+3", "remaining": {"black": 300000, "white": 300000}},
+             "players": {"black": {"name": "kim", "connected": False, "grace_ms": 60000},
+                         "white": {"name": "eve", "connected": True}}}]
+    for i in range(8):
+        text = "line %d " % i + " ".join("w%d" % k for k in range(30)) + " end%d" % i
+        sent.append({"type": "chat", "game": "g1", "seq": 2 + i, "seat": "black",
+                     "player": {"id": "p2", "name": "kim"}, "text": text})
+    fake = ct.FakeServer(sent, 15)
+    path = os.path.join(tmp, "chatlog.stderr")
+    STDERR.append(path)
+    tmux.start("clog", "%s --port %d --name eve --new-session" % (ct.HOKITO, fake.port),
+               env_for(tmp, "clog"), 64, 18, stderr=path)
+    scr = wait_screen(tmux, "clog", lambda scr: "kim: line 7 " in scr, 10)
+    tap.check(scr and "line 0 " not in scr and "end7" not in scr,
+              "64x18: the first chat lines are nowhere on the game screen, the last one is cut "
+              "in the pane and on the status line", scr)
+    tmux.keys("clog", "T")
+    scr = wait_screen(tmux, "clog", lambda scr: "Chat log" in scr and
+                      re.search(r"w29 end7 +\u2502", scr), 5)
+    tap.check(scr and re.search(r"\u2502 kim: line 7 w0 ", scr) and
+              has_keys(scr, ("any other key", "close")),
+              "T: the chat log shows the newest line whole, at the bottom", scr)
+    tmux.keys("clog", "Up")
+    tap.check(wait_screen(tmux, "clog", lambda scr: "w29 end7" not in scr, 5),
+              "Up scrolls the chat log back", tmux.capture("clog"))
+    tmux.keys("clog", "PPage", "PPage", "PPage", "PPage", "PPage")
+    scr = wait_screen(tmux, "clog", lambda scr: re.search(r"\u2502 kim: line 0 w0 ", scr) and
+                      "w29 end0" in scr, 5)
+    tap.check(scr and "the first line" in scr,
+              "PgUp scrolls back to the first line kept, whole", tmux.capture("clog"))
+    tmux.keys("clog", "x")
+    tap.check(wait_screen(tmux, "clog", lambda scr: "Chat log" not in scr and
+                          "Black to move" in scr, 5),
+              "any other key closes the chat log", tmux.capture("clog"))
+    tmux.keys("clog", "Q")
+    fake.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -930,6 +989,7 @@ def main(tap):
         wide_names(tap, tmux, server, tmp)
         lobby_columns(tap, tmux, server, tmp)
         hostile_grace(tap, tmux, tmp)
+        chat_log(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):

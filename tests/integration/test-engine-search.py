@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The computer opponent from the outside: `hokito-engine analyse` and `hokito-engine bot`.
 
-analyse: its output lines (bestmove, score or result, depth, pv, nodes, time, nps), a legal best
-move and principal variation, the same answer on every run at a fixed depth, a proved result
-near the end of a game, and its usage errors. bot: against the real hokitod on a loopback port
+analyse: its output lines (bestmove, score or result, depth, pv, nodes, time, nps; the speed
+from the time measured, even for a search under a millisecond), a legal best move and principal
+variation, the same answer on every run at a fixed depth, a proved result near the end of a
+game, and its usage errors. bot: against the real hokitod on a loopback port
 the OS picks, it plays a whole game against a scripted player making random legal moves (HOKITO
 and OXONO), and two bots pair with each other by quick pairing and play --games games, then exit
 0. Every wait is bounded; budgets are depths and levels, never wall time.
@@ -12,6 +13,7 @@ Environment: HOKITO_ENGINE and HOKITOD, the binaries. Prints TAP; exits 1 on fai
 """
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -68,11 +70,29 @@ def check_analyse(kind, seed, depth):
     pv = f["pv"].split()
     assert pv and pv[0] == f["bestmove"], out
     play(kind, pos, *pv)  # the whole line is legal
+    check_speed(out)
     # Deterministic at a fixed depth: the same lines but time and speed.
     rc2, out2, _ = engine("analyse", "--game", kind, "--depth", depth, pos)
     g = fields(out2)
     for key in ("bestmove", "score", "depth", "pv", "nodes"):
         assert f[key] == g[key], (out, out2)
+
+
+def check_speed(out):
+    """time: milliseconds to the microsecond ("0.412 ms"); nps: the nodes over that time (it
+    was nodes * 1000 when the search took less than a millisecond), or "unknown"."""
+    f = fields(out)
+    m = re.match(r"^(\d+)\.(\d{3}) ms$", f["time"])
+    assert m, "time is not milliseconds to the microsecond: %r" % out
+    us = int(m.group(1)) * 1000 + int(m.group(2))
+    nodes = int(f["nodes"])
+    if f["nps"] == "unknown":
+        assert us == 0, out
+        return
+    nps = int(f["nps"])
+    # the time printed is cut to the microsecond: the speed lies between the bounds it gives
+    assert us == 0 or nps <= nodes * 1e6 / us * 1.0001 + 1, out
+    assert nps >= nodes * 1e6 / (us + 1) * 0.9999 - 1, out
 
 
 def check_analyse_proved(kind, seed, before_end):
@@ -206,6 +226,8 @@ def check_bot_no_server():
 
 tap.run("analyse hokito depth 3: lines, legal pv, deterministic", check_analyse, "hokito", 1, 3)
 tap.run("analyse oxono depth 4: lines, legal pv, deterministic", check_analyse, "oxono", 1, 4)
+tap.run("analyse depth 1 (under a millisecond): time to the microsecond, an honest nps",
+        check_analyse, "hokito", 1, 1)
 tap.run("analyse proves a hokito ending", check_analyse_proved, "hokito", 2, 6)
 tap.run("analyse proves an oxono ending", check_analyse_proved, "oxono", 3, 3)
 tap.run("analyse proves a win in one ply", check_analyse_win_in_one)

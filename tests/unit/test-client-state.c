@@ -4,7 +4,7 @@
  *
  * The checks are the ones a player meets: a move refused before anything is sent and why, a
  * replayed event applied once, clocks and grace periods counting down on the right turns, the
- * chat kept as a ring, and the words of a result.
+ * chat kept as a ring (and both chats read back together, in order), and the words of a result.
  */
 #include "client.h"
 #include "test.h"
@@ -168,6 +168,37 @@ TEST(chat_ring_keeps_the_latest)
 	ASSERT(client_state_chat_get(&st.table, 1, 1) == NULL);
 }
 
+TEST(chat_log_keeps_both_chats_in_order)
+{
+	static struct client_state st;
+	const struct client_chat *l;
+	int kibitz = -1;
+
+	ASSERT_EQ(table(&st, -1), 0);
+	ASSERT(client_state_chat_log(&st.table, 0, &kibitz) == NULL);
+	client_state_chat_add(&st, 0, 0, "alice", "one");
+	client_state_chat_add(&st, 1, -1, "carol", "two");
+	client_state_chat_add(&st, 1, -1, "dave", "three");
+	client_state_chat_add(&st, 0, 1, "bob", "four");
+	l = client_state_chat_log(&st.table, 0, &kibitz);
+	ASSERT(l != NULL);
+	ASSERT_STR_EQ(l->text, "four");
+	ASSERT_EQ(kibitz, 0);
+	l = client_state_chat_log(&st.table, 1, &kibitz);
+	ASSERT(l != NULL);
+	ASSERT_STR_EQ(l->text, "three");
+	ASSERT_EQ(kibitz, 1);
+	ASSERT_STR_EQ(client_state_chat_log(&st.table, 2, &kibitz)->text, "two");
+	ASSERT_STR_EQ(client_state_chat_log(&st.table, 3, &kibitz)->text, "one");
+	ASSERT_EQ(kibitz, 0);
+	ASSERT(client_state_chat_log(&st.table, 4, &kibitz) == NULL);
+	/* a full ring: the log holds what both rings keep, no more */
+	for (int i = 0; i < 2 * CLIENT_CHAT_KEEP; i++)
+		client_state_chat_add(&st, i % 2, 0, "bob", "again");
+	ASSERT(client_state_chat_log(&st.table, 2 * CLIENT_CHAT_KEEP - 1, &kibitz) != NULL);
+	ASSERT(client_state_chat_log(&st.table, 2 * CLIENT_CHAT_KEEP, &kibitz) == NULL);
+}
+
 TEST(outcome_words)
 {
 	char buf[64];
@@ -193,6 +224,7 @@ main(void)
 	RUN(replayed_move_applied_once);
 	RUN(clocks_and_grace_count_down);
 	RUN(chat_ring_keeps_the_latest);
+	RUN(chat_log_keeps_both_chats_in_order);
 	RUN(outcome_words);
 	TEST_END();
 }
