@@ -2069,7 +2069,7 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 }
 
 int
-lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
+lobby_restore(struct lobby *lb, struct store_error *err)
 {
 	struct store *st = lb->cfg.store;
 	struct restore_ctx rc = {.lb = lb};
@@ -2079,8 +2079,7 @@ lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 	assert(lb->ntables == 0 && lb->nsessions == 0);
 	if (st == NULL)
 		return 0;
-	n = store_load(st, lb->cfg.keep_finished, now_ms - (int64_t)lb->cfg.linger_ms,
-	               restore_game_cb, &rc, err);
+	n = store_load(st, lb->cfg.keep_finished, restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {
 		snprintf(err->text, sizeof err->text, "%s", rc.why);
 		err->code = n = STORE_ECORRUPT;

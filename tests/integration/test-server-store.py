@@ -226,6 +226,35 @@ def over_while_away_restart():
         t.ok(srv.stop() == 0, "hokitod stops")
 
 
+def at_finished_restart():
+    """Players still at their finished game when the server stops resume there after the
+    restart (PROTOCOL.md 12.1), however long ago it ended and beyond --keep-finished; before,
+    a game that had ended more than --linger before the stop was not rebuilt and their sessions
+    were dropped (bad_token)."""
+    srv = Server("--keep-finished", "0", "--linger", "1")
+    db = srv.db
+    a, b, g, _ = finish_by_resign(srv, "af")
+    time.sleep(1.3)  # longer ago than --linger; both stay connected at the game
+    said, _ = b.request({"type": "say", "text": "gg"})
+    a.wait_for("chat")
+    srv.stop(signal.SIGKILL)
+    srv = Server("--keep-finished", "0", "--linger", "1", db=db)
+    try:
+        got = {}
+        for name, who in (("a", a), ("b", b)):
+            x = srv.connect()
+            r, _ = x.request({"type": "hello", "protocol": 1, "token": who.token,
+                              "last_seq": said["seq"] - 1})
+            evs = [m["type"] for m in x.drain() if m["type"] != "spectators"]
+            got[name] = (r.get("code") if r["type"] == "error" else r.get("game"), evs,
+                         x.lines[1:2] == [who.events[g][said["seq"]]])
+        t.ok(got == {"a": (g, ["chat"], True), "b": (g, ["chat"], True)},
+             "after a restart: players still at a game that ended more than --linger ago, "
+             "beyond --keep-finished, resume at it with the missed chat byte for byte", got)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
 def private_keep_finished():
     """Private games finishing do not push the public ones off the lobby (PROTOCOL.md 2: the
     --keep-finished most recent finished games are listed; private games never are), before a
@@ -612,6 +641,7 @@ t.run("a failed start leaves no store", port_taken)
 t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
 t.run("left, then restart", left_restart)
+t.run("at a finished game, restart", at_finished_restart)
 t.run("private games and --keep-finished", private_keep_finished)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
