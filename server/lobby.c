@@ -2068,6 +2068,23 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 	free(idx);
 }
 
+/*
+ * A rematch offer lapses when either player leaves the finished game (PROTOCOL.md 5), which the
+ * store keeps only as the removal of that player's session row: an offer rebuilt from its event
+ * stands no more once a player of the game has no session back at it.
+ */
+static void
+restore_rematch_lapse(struct lobby *lb)
+{
+	for (size_t i = 0; i < lb->ntables; i++) {
+		struct table *t = lb->tables[i];
+
+		for (int k = 0; k < 2; k++)
+			if (t->rematch_offer >= 0 && t->seat[k] == NULL && !t->computer[k])
+				t->rematch_offer = -1;
+	}
+}
+
 int
 lobby_restore(struct lobby *lb, struct store_error *err)
 {
@@ -2089,6 +2106,8 @@ lobby_restore(struct lobby *lb, struct store_error *err)
 		rv = store_sessions_load(st, restore_session_cb, &rc, err);
 		if (rv < 0)
 			n = rv;
+		else
+			restore_rematch_lapse(lb);
 	}
 	for (size_t i = 0; n >= 0 && i < rc.nstale; i++)
 		if ((rv = store_session_remove(st, rc.stale[i], err)) < 0)

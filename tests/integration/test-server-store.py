@@ -255,6 +255,40 @@ def at_finished_restart():
         t.ok(srv.stop() == 0, "hokitod stops")
 
 
+def rematch_offer_restart():
+    """A standing rematch offer survives a restart (PROTOCOL.md 12.1) and can be accepted; one
+    that lapsed when a player left the finished game (5: rematch) stays lapsed. Before, the
+    lapsed offer came back in state.rematch_offer."""
+    srv = Server()
+    db = srv.db
+    a, b, g, _ = finish_by_resign(srv, "rs")
+    a.request({"type": "rematch"})
+    c, d, g2, _ = finish_by_resign(srv, "rl")
+    c.request({"type": "rematch"})
+    d.wait_for("rematch_offered")
+    d.request({"type": "leave"})
+    srv.stop(signal.SIGKILL)
+    srv = Server(db=db)
+    try:
+        got = []
+        for who in (b, c):
+            x = srv.connect()
+            x.request({"type": "hello", "protocol": 1, "token": who.token})
+            got.append((x, x.wait_for("state")))
+        (b2, sb), (c2, sc) = got
+        t.ok(sb["game"] == g and sb["rematch_offer"] == "black" and sc["game"] == g2 and
+             sc["rematch_offer"] is None,
+             "after a restart: the standing rematch offer is back, the lapsed one is not",
+             (sb, sc))
+        a2 = srv.connect()
+        a2.request({"type": "hello", "protocol": 1, "token": a.token})
+        r, _ = b2.request({"type": "rematch"})
+        t.ok(r["type"] == "state" and r["status"] == "live" and r["you"] == "black" and
+             int(r["game"][1:]) > int(g2[1:]), "... and accepting it starts the rematch", r)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
 def private_keep_finished():
     """Private games finishing do not push the public ones off the lobby (PROTOCOL.md 2: the
     --keep-finished most recent finished games are listed; private games never are), before a
@@ -642,6 +676,7 @@ t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
 t.run("left, then restart", left_restart)
 t.run("at a finished game, restart", at_finished_restart)
+t.run("rematch offers, restart", rematch_offer_restart)
 t.run("private games and --keep-finished", private_keep_finished)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)
