@@ -2068,8 +2068,25 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 	free(idx);
 }
 
+/*
+ * A rematch offer lapses when either player leaves the finished game (PROTOCOL.md 5), which the
+ * store keeps only as the removal of that player's session row: an offer rebuilt from its event
+ * stands no more once a player of the game has no session back at it.
+ */
+static void
+restore_rematch_lapse(struct lobby *lb)
+{
+	for (size_t i = 0; i < lb->ntables; i++) {
+		struct table *t = lb->tables[i];
+
+		for (int k = 0; k < 2; k++)
+			if (t->rematch_offer >= 0 && t->seat[k] == NULL && !t->computer[k])
+				t->rematch_offer = -1;
+	}
+}
+
 int
-lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
+lobby_restore(struct lobby *lb, struct store_error *err)
 {
 	struct store *st = lb->cfg.store;
 	struct restore_ctx rc = {.lb = lb};
@@ -2079,8 +2096,7 @@ lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 	assert(lb->ntables == 0 && lb->nsessions == 0);
 	if (st == NULL)
 		return 0;
-	n = store_load(st, lb->cfg.keep_finished, now_ms - (int64_t)lb->cfg.linger_ms,
-	               restore_game_cb, &rc, err);
+	n = store_load(st, lb->cfg.keep_finished, restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {
 		snprintf(err->text, sizeof err->text, "%s", rc.why);
 		err->code = n = STORE_ECORRUPT;
@@ -2090,6 +2106,8 @@ lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err)
 		rv = store_sessions_load(st, restore_session_cb, &rc, err);
 		if (rv < 0)
 			n = rv;
+		else
+			restore_rematch_lapse(lb);
 	}
 	for (size_t i = 0; n >= 0 && i < rc.nstale; i++)
 		if ((rv = store_session_remove(st, rc.stale[i], err)) < 0)

@@ -141,14 +141,14 @@ struct session *lobby_session_by_id(struct lobby *lb, const char *id);
  * stored event lines checked and turned back into tables: log, moves, seats, status, clocks,
  * offers, chat), the sessions of their seated players (disconnected, so that they resume with
  * their token and last seq; those of a finished game linger as after a disconnection), and the id
- * counters; now_ms (Unix epoch ms) finds the games that finished less than --linger ago, held
- * beyond --keep-finished for a player of theirs who may come back. Clocks restart from the values
+ * counters; a finished game a player is still at (connected or lingering when the server stopped)
+ * is rebuilt beyond --keep-finished, however long ago it ended. Clocks restart from the values
  * carried by the last stored event that has them: time does not run while the server is down, and
  * every player gets a whole grace period. Session rows of games no longer held are removed. Returns
  * the number of games rebuilt, or a negative store error with err saying what and where (a damaged
  * store: the caller must not start).
  */
-int lobby_restore(struct lobby *lb, int64_t now_ms, struct store_error *err);
+int lobby_restore(struct lobby *lb, struct store_error *err);
 
 /* --- Shared by lobby.c and table.c (the game layer's inside). --- */
 

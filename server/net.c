@@ -1127,7 +1127,7 @@ net_offload(struct net *n, struct store_error *err)
 int
 net_restore(struct net *n, struct store_error *err)
 {
-	int rc = lobby_restore(n->lobby, durable_wall_ms(), err), crc;
+	int rc = lobby_restore(n->lobby, err), crc;
 
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && n->durable != NULL && (crc = durable_commit(n->durable, err)) < 0)

@@ -1554,7 +1554,10 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 	return 0;
 }
 
-/* Collect the rows of a query of GAME_COLUMNS (one integer parameter) into a new array. */
+/*
+ * Collect the rows of a query of GAME_COLUMNS into a new array; p1 and p2 are its parameters ?1
+ * and ?2 (a query without ?2 ignores p2).
+ */
 static int
 store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
                   struct store_game **out, size_t *n, struct store_error *err)
@@ -1567,7 +1570,8 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "listing games");
 	sqlite3_bind_int64(s, 1, p1);
-	sqlite3_bind_int64(s, 2, p2);
+	if (sqlite3_bind_parameter_count(s) >= 2)
+		sqlite3_bind_int64(s, 2, p2);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		games = xgrow(games, len, &cap, sizeof *games, 16);
 		if ((rc = store_game_row(st, s, &games[len], err)) < 0) {
@@ -1588,21 +1592,20 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
 }
 
 int
-store_load(struct store *st, unsigned recent, int64_t since_ms, store_load_cb cb, void *ctx,
-           struct store_error *err)
+store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
 {
 	static const char sql[] =
 	        "SELECT " GAME_COLUMNS " FROM games WHERE status <> 'finished' OR id IN "
 	        "(SELECT id FROM games WHERE status = 'finished' AND private = 0 "
 	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR id IN "
 	        "(SELECT id FROM games WHERE status = 'finished' AND private = 1 "
-	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR (status = 'finished' AND "
-	        "ended_ms >= ?2 AND id IN (SELECT game_id FROM sessions)) ORDER BY serial";
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR id IN "
+	        "(SELECT game_id FROM sessions) ORDER BY serial";
 	struct store_game *games;
 	size_t n;
 	int rc, count = 0;
 
-	if ((rc = store_games_query(st, sql, recent, since_ms, &games, &n, err)) < 0)
+	if ((rc = store_games_query(st, sql, recent, 0, &games, &n, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct store_event *ev;

@@ -245,14 +245,16 @@ typedef int (*store_load_cb)(void *ctx, const struct store_game *g, const struct
 
 /*
  * Call cb for every game that is not finished, for the `recent` most recently finished public
- * games and the `recent` most recently finished private ones, and for the finished games that
- * ended at since_ms or later (Unix epoch ms) with a session of a seated player stored (a player who
- * may still come back to its game_over), in creation order, each replayed with store_game_replay().
- * A replay failure (a stored move that is illegal, a result the moves contradict) stops the load
- * with STORE_ECORRUPT and err naming the game and move. cb returns 0 to go on, nonzero to stop
- * (STORE_ESTOPPED). Returns the number of games given to cb, or a negative error.
+ * games and the `recent` most recently finished private ones, and for the finished games with a
+ * session of a seated player stored (a player still at its game, or away and lingering, who may
+ * come back to it: a session's row goes when it leaves or expires, so every row is a session that
+ * lived when the server stopped, however long ago the game ended), in creation order, each
+ * replayed with store_game_replay(). A replay failure (a stored move that is illegal, a result
+ * the moves contradict) stops the load with STORE_ECORRUPT and err naming the game and move. cb
+ * returns 0 to go on, nonzero to stop (STORE_ESTOPPED). Returns the number of games given to cb,
+ * or a negative error.
  */
-int store_load(struct store *st, unsigned recent, int64_t since_ms, store_load_cb cb, void *ctx,
+int store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx,
                struct store_error *err);
 
 /*

@@ -149,7 +149,8 @@ def history_and_record():
 
 
 def rebuild_match():
-    """Clock, draw offer and chat survive a kill -9; the clock does not run while down."""
+    """Clock, draw offer and chat survive a kill -9 (the spectators' kibitz does not, PROTOCOL.md
+    12.1); the clock does not run while down."""
     srv = Server("--test-clock")
     db = srv.db
     a = srv.connect("ann")
@@ -165,6 +166,7 @@ def rebuild_match():
     a.request({"type": "move", "move": yt["moves"][0]})
     b.wait_for("your_turn")
     b.request({"type": "say", "text": "draw?"})
+    w.request({"type": "say", "text": "a spectator's line"})
     ok, _ = b.request({"type": "draw_offer"})
     seen = a.wait_for("draw_offered")
     srv.stop(signal.SIGKILL)
@@ -192,7 +194,9 @@ def rebuild_match():
              "a spectator's session is not kept ...", r)
         w2.hello("wes")
         st, _ = w2.request({"type": "watch", "game": g})
-        t.ok(st["type"] == "state" and st["status"] == "live", "... but it can watch again", st)
+        t.ok(st["type"] == "state" and st["status"] == "live" and st["kibitz"] == [] and
+             st["chat"][-1]["text"] == "draw?",
+             "... but it can watch again (the players' chat is kept, the kibitz is not)", st)
         ok, _ = a2.request({"type": "draw_accept"})
         ev = b2.wait_for("game_over")
         t.ok(ok["type"] == "ok" and ev["reason"] == "agreement", "the game goes on", ev)
@@ -222,6 +226,156 @@ def over_while_away_restart():
         lst, _ = c.request({"type": "list"})
         fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
         t.ok(len(fin) == 1 and fin[0] != g, "the lobby lists --keep-finished games", lst)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
+def at_finished_restart():
+    """Players still at their finished game when the server stops resume there after the
+    restart (PROTOCOL.md 12.1), however long ago it ended and beyond --keep-finished; before,
+    a game that had ended more than --linger before the stop was not rebuilt and their sessions
+    were dropped (bad_token)."""
+    srv = Server("--keep-finished", "0", "--linger", "1")
+    db = srv.db
+    a, b, g, _ = finish_by_resign(srv, "af")
+    time.sleep(1.3)  # longer ago than --linger; both stay connected at the game
+    said, _ = b.request({"type": "say", "text": "gg"})
+    a.wait_for("chat")
+    srv.stop(signal.SIGKILL)
+    srv = Server("--keep-finished", "0", "--linger", "1", db=db)
+    try:
+        got = {}
+        for name, who in (("a", a), ("b", b)):
+            x = srv.connect()
+            r, _ = x.request({"type": "hello", "protocol": 1, "token": who.token,
+                              "last_seq": said["seq"] - 1})
+            evs = [m["type"] for m in x.drain() if m["type"] != "spectators"]
+            got[name] = (r.get("code") if r["type"] == "error" else r.get("game"), evs,
+                         x.lines[1:2] == [who.events[g][said["seq"]]])
+        t.ok(got == {"a": (g, ["chat"], True), "b": (g, ["chat"], True)},
+             "after a restart: players still at a game that ended more than --linger ago, "
+             "beyond --keep-finished, resume at it with the missed chat byte for byte", got)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
+def rematch_offer_restart():
+    """A standing rematch offer survives a restart (PROTOCOL.md 12.1) and can be accepted; one
+    that lapsed when a player left the finished game (5: rematch) stays lapsed. Before, the
+    lapsed offer came back in state.rematch_offer."""
+    srv = Server()
+    db = srv.db
+    a, b, g, _ = finish_by_resign(srv, "rs")
+    a.request({"type": "rematch"})
+    c, d, g2, _ = finish_by_resign(srv, "rl")
+    c.request({"type": "rematch"})
+    d.wait_for("rematch_offered")
+    d.request({"type": "leave"})
+    srv.stop(signal.SIGKILL)
+    srv = Server(db=db)
+    try:
+        got = []
+        for who in (b, c):
+            x = srv.connect()
+            x.request({"type": "hello", "protocol": 1, "token": who.token})
+            got.append((x, x.wait_for("state")))
+        (b2, sb), (c2, sc) = got
+        t.ok(sb["game"] == g and sb["rematch_offer"] == "black" and sc["game"] == g2 and
+             sc["rematch_offer"] is None,
+             "after a restart: the standing rematch offer is back, the lapsed one is not",
+             (sb, sc))
+        a2 = srv.connect()
+        a2.request({"type": "hello", "protocol": 1, "token": a.token})
+        r, _ = b2.request({"type": "rematch"})
+        t.ok(r["type"] == "state" and r["status"] == "live" and r["you"] == "black" and
+             int(r["game"][1:]) > int(g2[1:]), "... and accepting it starts the rematch", r)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
+def timers_restart():
+    """What runs from the restart (PROTOCOL.md 12.1): every seated player gets a whole grace
+    period (a grace_over before the stop no longer allows a claim; a new one comes --grace after
+    the start, on the away player's turn), an adjourned game comes back adjourned and resumes
+    when both players are back, an open private game is joined by its code, and a live game
+    none of its players comes back to is adjourned --grace after the start and abandoned --linger
+    after it. The clocks go on from the grace_over stored last (5+0: white 290 s)."""
+    args = ("--test-clock", "--grace", "10", "--linger", "30")
+    srv = Server(*args)
+    db = srv.db
+    tk = srv.connect("tm-clock")
+    a = srv.connect("tm-a")
+    b = srv.connect("tm-b")
+    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 5,
+                       "clock": "5+0"})
+    g = st["game"]
+    b.request({"type": "join", "game": g})
+    yt = a.wait_for("your_turn")
+    a.request({"type": "move", "move": yt["moves"][0]})
+    b.wait_for("your_turn")
+    b.close()
+    c = srv.connect("tm-c")
+    d = srv.connect("tm-d")
+    st, _ = c.request({"type": "create", "kind": "oxono", "seat": "pink", "seed": 5})
+    g2 = st["game"]
+    d.request({"type": "join", "game": g2})
+    yt = c.wait_for("your_turn")
+    c.request({"type": "move", "move": yt["moves"][0]})
+    d.wait_for("your_turn")
+    d.close()
+    e = srv.connect("tm-e")
+    st, _ = e.request({"type": "create", "kind": "hokito", "private": True})
+    g3, code = st["game"], st["code"]
+    f = srv.connect("tm-f")
+    h = srv.connect("tm-h")
+    st, _ = f.request({"type": "create", "kind": "hokito"})
+    g4 = st["game"]
+    h.request({"type": "join", "game": g4})
+    tk.request({"type": "test_clock", "advance_ms": 11000})
+    a.wait_for("grace_over")
+    c.wait_for("adjourned")
+    srv.stop(signal.SIGKILL)
+    srv = Server(*args, db=db)
+    try:
+        tk = srv.connect("tm-clock")
+        a2 = srv.connect()
+        a2.request({"type": "hello", "protocol": 1, "token": a.token})
+        a2.wait_for("state")
+        pres = a2.wait_for("presence")
+        r, _ = a2.request({"type": "claim", "result": "win"})
+        tk.request({"type": "test_clock", "advance_ms": 9000})
+        early = a2.quiet(0.2)
+        tk.request({"type": "test_clock", "advance_ms": 1000})
+        go = a2.wait_for("grace_over")
+        r2, _ = a2.request({"type": "claim", "result": "win"})
+        t.ok(pres["grace_ms"] == 10000 and not pres["grace_over"] and r.get("code") ==
+             "cannot_claim" and early and go["clocks"]["white"] == 280000 and
+             r2["type"] == "ok", "after a restart: a whole grace period again, then a claim",
+             (pres, r, early, go, r2))
+        w = srv.connect("tm-w")
+        st, _ = w.request({"type": "watch", "game": g2})
+        c2 = srv.connect()
+        c2.request({"type": "hello", "protocol": 1, "token": c.token})
+        d2 = srv.connect()
+        d2.request({"type": "hello", "protocol": 1, "token": d.token})
+        ev = w.wait_for("resumed")
+        t.ok(st["status"] == "adjourned" and ev["to_move"] == "black" and
+             d2.wait_for("your_turn")["game"] == g2,
+             "an adjourned game comes back adjourned; both players back: resumed", (st, ev))
+        j, _ = w.request({"type": "join", "code": code})
+        t.ok(j["type"] == "state" and j["game"] == g3 and j["status"] == "live",
+             "an open private game is joined by its invite code after a restart", j)
+        tk.request({"type": "test_clock", "advance_ms": 19000})
+        lst, _ = w.request({"type": "list"})
+        before = [x["status"] for x in lst["games"] if x["game"] == g4]
+        tk.request({"type": "test_clock", "advance_ms": 1500})
+        lst, _ = w.request({"type": "list"})
+        after = [(x["status"], (x["result"] or {}).get("reason")) for x in lst["games"]
+                 if x["game"] == g4]
+        t.ok(before == ["adjourned"] and after == [("finished", "abandoned")],
+             "a live game nobody comes back to is adjourned --grace after the start, and "
+             "abandoned --linger after it",
+             (before, after))
     finally:
         t.ok(srv.stop() == 0, "hokitod stops")
 
@@ -612,6 +766,9 @@ t.run("a failed start leaves no store", port_taken)
 t.run("rebuild a match", rebuild_match)
 t.run("game over while away, restart", over_while_away_restart)
 t.run("left, then restart", left_restart)
+t.run("at a finished game, restart", at_finished_restart)
+t.run("rematch offers, restart", rematch_offer_restart)
+t.run("grace, adjournment, linger from the restart", timers_restart)
 t.run("private games and --keep-finished", private_keep_finished)
 t.run("fsync always", fsync_always)
 t.run("damaged store", damaged_store)

@@ -182,7 +182,7 @@ TEST(store_create_reload)
 	store_close(st);
 
 	ASSERT_EQ(store_open(path, STORE_SYNC_FULL, &st, &err), 0);
-	ASSERT_EQ(store_load(st, 10, INT64_MAX, load_cb, &l, &err), 2);
+	ASSERT_EQ(store_load(st, 10, load_cb, &l, &err), 2);
 	ASSERT_EQ(l.n, 2);
 	ASSERT_STR_EQ(l.g[0].id, "g1");
 	ASSERT_STR_EQ(l.g[0].status, "live");
@@ -199,7 +199,7 @@ TEST(store_create_reload)
 	ASSERT_STR_EQ(l.last_body[1], "{\"type\":\"game_over\"}");
 	/* recent = 0: only the unfinished game */
 	l.n = 0;
-	ASSERT_EQ(store_load(st, 0, INT64_MAX, load_cb, &l, &err), 1);
+	ASSERT_EQ(store_load(st, 0, load_cb, &l, &err), 1);
 	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
 	ASSERT_EQ(store_meta_get(st, "next_game", &v, &err), 0);
 	ASSERT_EQ(v, 3);
@@ -455,7 +455,7 @@ TEST(store_replay_refuses)
 	        raw_sql(path, "UPDATE events SET move = 'a1-a1' WHERE game_id = 'g5' AND ply = 2"),
 	        0);
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
-	ASSERT_EQ(store_load(st, 100, INT64_MAX, count_cb, &n, &err), STORE_ECORRUPT);
+	ASSERT_EQ(store_load(st, 100, count_cb, &n, &err), STORE_ECORRUPT);
 	printf("# %s\n", err.text);
 	ASSERT(strstr(err.text, "game 'g5': stored move 2 'a1-a1'") != NULL);
 	store_close(st);
@@ -463,7 +463,7 @@ TEST(store_replay_refuses)
 	sample_store("wrongend", 6);
 	ASSERT_EQ(raw_sql(path, "UPDATE games SET winner = 1 - winner WHERE id = 'g2'"), 0);
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
-	ASSERT_EQ(store_load(st, 100, INT64_MAX, count_cb, &n, &err), STORE_ECORRUPT);
+	ASSERT_EQ(store_load(st, 100, count_cb, &n, &err), STORE_ECORRUPT);
 	printf("# %s\n", err.text);
 	ASSERT(strstr(err.text, "game 'g2': the stored end is wrong") != NULL);
 	store_close(st);
@@ -518,7 +518,7 @@ TEST(store_migration)
 	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
 	ASSERT_EQ(store_meta_get(st, "games", &v, &err), 0); /* filled by migration 2 */
 	ASSERT_EQ(v, 2);
-	ASSERT_EQ(store_load(st, 5, INT64_MAX, load_cb, &l, &err), 2);
+	ASSERT_EQ(store_load(st, 5, load_cb, &l, &err), 2);
 	ASSERT_STR_EQ(l.g[0].seat_name[0], "alice");
 	ASSERT_EQ(l.nev[0], 4);
 	ASSERT_STR_EQ(l.g[1].result, "aborted");
@@ -739,7 +739,7 @@ TEST(store_offloaded)
 	ASSERT(!exists(wal) && !exists(shm));
 
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
-	ASSERT_EQ(store_load(st, 10, INT64_MAX, load_cb, &l, &err), 1);
+	ASSERT_EQ(store_load(st, 10, load_cb, &l, &err), 1);
 	ASSERT_EQ(l.nev[0], (size_t)seq);
 	store_close(st);
 }
