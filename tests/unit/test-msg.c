@@ -391,6 +391,14 @@ TEST(protocol_names)
 	ASSERT_EQ(protocol_name_check("   "), PROTO_EBADVALUE);
 	ASSERT_EQ(protocol_name_check("\xc2\xa0\xe3\x80\x80\xe2\x80\x8b\xef\xbb\xbf"),
 	          PROTO_EBADVALUE);
+	/* ... nor the other invisible ones (Default_Ignorable_Code_Point): a left-to-right mark,
+	 * a word joiner, the Hangul filler, the Mongolian vowel separator, a soft hyphen, a tag */
+	ASSERT_EQ(protocol_name_check("\xe2\x80\x8e"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xe2\x81\xa0\xe3\x85\xa4"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xe1\xa0\x8e\xc2\xad"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xf3\xa0\x80\xa0 "), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xe3\x85\xa4x\xe2\x80\x8e"), 0);
+	ASSERT_EQ(protocol_name_check("\xe2\xa0\x80"), 0); /* a braille pattern shows */
 	ASSERT_EQ(protocol_name_check(" a "), 0);
 	ASSERT_EQ(protocol_name_check("\xe3\x80\x80x"), 0);
 	ASSERT_EQ(protocol_name_check("\xc2\x85"), PROTO_EBADVALUE);     /* U+0085 */
