@@ -446,6 +446,29 @@ def rematch(t, srv):
         gm.close()
 
 
+def rematch_private(t, srv):
+    """The rematch of a private game is private, with a new invite code: the spectators of the
+    old game reach it only with that code (PROTOCOL.md 5, rematch)."""
+    a, b, c = srv.connect("pa"), srv.connect("pb"), srv.connect("pc")
+    st = a.ask({"type": "create", "kind": "oxono", "seat": "pink", "private": True})
+    c.ask({"type": "watch", "code": st["code"]})
+    b.ask({"type": "join", "code": st["code"]})
+    a.ask({"type": "resign"})
+    a.ask({"type": "rematch"})
+    new = b.ask({"type": "rematch"})
+    t.ok(new["type"] == "state" and new["private"] and new["code"] != st["code"]
+         and new["you"] == "pink", "a private game's rematch is private, with a new code", new)
+    rs = c.wait_for("rematch_started")
+    r = c.ask({"type": "watch", "game": rs["new_game"]})
+    t.ok(r["type"] == "error" and r["code"] == "no_such_game",
+         "its spectators cannot watch it by id", r)
+    r = c.ask({"type": "watch", "code": new["code"]})
+    t.ok(r["type"] == "state" and r["game"] == rs["new_game"] and "code" not in r,
+         "... but with its new code", r)
+    for cl in (a, b, c):
+        cl.close()
+
+
 def replay_new_events(t, srv):
     gm = Game(srv, "5+0")
     seen = gm.joined["seq"]
@@ -639,6 +662,7 @@ def main():
         t.run("adjourn a private game", adjourn_private, t, srv)
         t.run("chat", chat, t, srv)
         t.run("rematch", rematch, t, srv)
+        t.run("rematch of a private game", rematch_private, t, srv)
         t.run("replay", replay_new_events, t, srv)
         t.run("bad values", bad_values, t, srv)
         t.run("quick by clock", quick_by_clock, t, srv)
