@@ -309,6 +309,33 @@ TEST(msg_decode_error_keeps_id)
 	msg_clear(&m); /* twice is fine */
 }
 
+/* A seed given as a string: decimal digits, any number of leading zeros, a value below 2^64. */
+TEST(msg_seed_strings)
+{
+	static const struct {
+		const char *seed;
+		uint64_t value;
+	} cases[] = {
+	        {"0", 0},
+	        {"007", 7},
+	        {"18446744073709551615", UINT64_MAX},
+	        {"000000000000000000000018446744073709551615", UINT64_MAX},
+	};
+	struct msg_error err;
+	struct msg m;
+	char line[200];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(line, sizeof line,
+		         "{\"type\":\"create\",\"kind\":\"hokito\",\"seed\":\"%s\"}",
+		         cases[i].seed);
+		ASSERT_EQ(msg_decode(&m, line, strlen(line), &err), 0);
+		ASSERT_EQ(m.has_seed, 1);
+		ASSERT_EQ(m.seed, cases[i].value);
+		msg_clear(&m);
+	}
+}
+
 /* A server message sent to the server is an unknown type there, before its members count. */
 TEST(msg_request_decode_refuses_replies)
 {
@@ -639,6 +666,7 @@ main(void)
 	RUN(msg_build_requests);
 	RUN(msg_build_replies);
 	RUN(msg_decode_error_keeps_id);
+	RUN(msg_seed_strings);
 	RUN(msg_request_decode_refuses_replies);
 	RUN(protocol_chat_lines);
 	RUN(msg_type_names);
