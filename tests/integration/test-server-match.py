@@ -622,6 +622,36 @@ def zero_grace(t):
         t.ok(srv.stop() == 0, "hokitod exits 0")
 
 
+def huge_advances(t):
+    """test_clock takes any advance_ms up to 2^63 - 1, again and again: the virtual time stops at
+    2^62 ms instead of wrapping around (it went back, and a game's deadline hung the server)."""
+    srv = Server("--test-clock", "--grace", "1")
+    try:
+        huge = 2 ** 63 - 1
+        gm = Game(srv, "1+0")
+        gm.move(gm.a)
+        gm.advance(huge)
+        go = gm.a.wait_for("game_over")
+        t.ok(go["reason"] == "time" and go["winner"] == "black"
+             and go["clocks"] == {"black": 60000, "white": 0},
+             "an advance of 2^63 - 1 ms: the flag falls", go)
+        for _ in range(3):
+            gm.advance(huge)
+        gm.close()
+        gm = Game(srv, "1+0")
+        gm.move(gm.a)
+        st = gm.c.ask({"type": "watch", "game": gm.g})
+        t.ok(st["clock"]["remaining"] == {"black": 60000, "white": 60000}
+             and st["result"] is None,
+             "at the end of the test clock a game is created, played and its clocks stand", st)
+        gm.advance(huge)
+        r = gm.b.ask({"type": "move", "move": gm.b.wait_for("your_turn")["moves"][0]})
+        t.ok(r["type"] == "ok", "... still, whatever the advance", r)
+        gm.close()
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
 def no_test_clock(t):
     srv = Server()
     try:
@@ -673,6 +703,7 @@ def main():
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0", "".join(srv.log[-30:]))
     t.run("zero grace", zero_grace, t)
+    t.run("huge advances", huge_advances, t)
     t.run("no test clock", no_test_clock, t)
     t.done()
 
