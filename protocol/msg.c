@@ -268,7 +268,10 @@ get_str(const struct msg *m, const char *key)
 	return json_string_value(json_object_get(m->root, key));
 }
 
-/* Parse a seed: a non-negative integer, or a string of 1..20 decimal digits within 64 bits. */
+/*
+ * Parse a seed: a non-negative integer, or a string of decimal digits (nothing else: no sign, no
+ * space) whose value fits 64 bits, however many leading zeros it has ("007" is 7).
+ */
 static int
 parse_seed(const json_t *v, uint64_t *seed)
 {
@@ -283,7 +286,11 @@ parse_seed(const json_t *v, uint64_t *seed)
 		return 0;
 	}
 	s = json_string_value(v);
-	if (s == NULL || s[0] < '0' || s[0] > '9' || strlen(s) > 20)
+	if (s == NULL || s[0] < '0' || s[0] > '9')
+		return -1;
+	while (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+		s++;
+	if (strlen(s) > 20)
 		return -1;
 	errno = 0;
 	x = strtoull(s, &end, 10);

@@ -81,13 +81,29 @@ utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
 	return len;
 }
 
-/* Whether a code point shows nothing: a space of any width, or a zero-width character. */
+/*
+ * Whether a code point shows nothing: Unicode's White_Space characters (spaces of any width, the
+ * line and paragraph separators) and its Default_Ignorable_Code_Point characters, the ones a
+ * font draws as nothing (zero-width spaces and joiners, the direction marks, the invisible
+ * operators, variation selectors, the Hangul fillers, tags). A name of only these would show as
+ * nothing at all, so it is refused; among other text they are kept.
+ */
 static int
 blank_char(unsigned cp)
 {
-	return cp == 0x20 || cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200d) ||
-	       cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x2060 ||
-	       cp == 0x3000 || cp == 0xfeff;
+	static const unsigned ranges[][2] = {
+	        {0x0020, 0x0020},   {0x00a0, 0x00a0}, {0x00ad, 0x00ad},   {0x034f, 0x034f},
+	        {0x061c, 0x061c},   {0x115f, 0x1160}, {0x1680, 0x1680},   {0x17b4, 0x17b5},
+	        {0x180b, 0x180f},   {0x2000, 0x200f}, {0x2028, 0x202f},   {0x205f, 0x206f},
+	        {0x3000, 0x3000},   {0x3164, 0x3164}, {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},
+	        {0xffa0, 0xffa0},   {0xfff0, 0xfff8}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a},
+	        {0xe0000, 0xe0fff},
+	};
+
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+		if (cp >= ranges[i][0] && cp <= ranges[i][1])
+			return 1;
+	return 0;
 }
 
 int

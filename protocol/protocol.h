@@ -81,7 +81,8 @@ int protocol_err_parse(const char *name);
 /*
  * Check a display name: valid UTF-8, 1..PROTOCOL_NAME_MAX characters, at most
  * PROTOCOL_NAME_BYTES bytes, no control characters (below 0x20, 0x7f, U+0080..U+009F), and not
- * all blank (spaces, Unicode's other spaces and the zero-width characters): a name must show.
+ * all blank (Unicode's White_Space and Default_Ignorable_Code_Point characters: spaces of any
+ * width, zero-width and other invisible characters): a name must show.
  * Returns 0 or PROTO_EBADVALUE.
  */
 int protocol_name_check(const char *name);

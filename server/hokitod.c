@@ -112,7 +112,10 @@ option_unknown(const char *arg)
 	return 2;
 }
 
-/* Split "HOST:PORT" or "[V6]:PORT", HOST a numeric address. Returns 0 or -1. */
+/*
+ * Split "V4:PORT" or "[V6]:PORT", a numeric address. An IPv6 address needs its brackets: in
+ * "::1:7777" the port cannot be told from the address (itself a valid one). Returns 0 or -1.
+ */
 static int
 parse_listen(const char *arg, char *host, size_t size, int *port)
 {
@@ -145,7 +148,7 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 	if (parse_num(colon + 1, 0, 65535, &p) < 0)
 		return -1;
 	/* a numeric address: no name is looked up */
-	if (uv_ip4_addr(host, 0, &sin) != 0 && uv_ip6_addr(host, 0, &sin6) != 0)
+	if (arg[0] == '[' ? uv_ip6_addr(host, 0, &sin6) != 0 : uv_ip4_addr(host, 0, &sin) != 0)
 		return -1;
 	*port = (int)p;
 	return 0;

@@ -1693,10 +1693,17 @@ test_clock_next(const struct lobby *lb, uint64_t to)
 }
 
 /*
- * test_clock: a testing aid, served only with --test-clock: move the virtual time forward. What
- * falls due on the way is acted on at its own time, in order, as with real time: a grace_over has
- * the clocks of the moment the grace ran out, and a game nobody is at for --linger is abandoned
- * before its clock would have run out later in the same advance.
+ * The virtual time stops here (2^62 ms, some 146 million years): every deadline is the time plus
+ * at most a few years (a base time, a grace, the linger), which must not wrap around 64 bits, and
+ * advances as large as the protocol allows (2^63 - 1 each) must not carry it past 2^64 and back.
+ */
+#define TEST_CLOCK_END ((uint64_t)1 << 62)
+
+/*
+ * test_clock: a testing aid, served only with --test-clock: move the virtual time forward, to
+ * TEST_CLOCK_END at most. What falls due on the way is acted on at its own time, in order, as
+ * with real time: a grace_over has the clocks of the moment the grace ran out, and a game nobody
+ * is at for --linger is abandoned before its clock would have run out later in the same advance.
  */
 static void
 handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -1709,7 +1716,9 @@ handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 		        "test_clock is a testing aid, served only by hokitod --test-clock");
 		return;
 	}
-	to = lb->virtual_ms + (uint64_t)m->advance_ms;
+	to = (uint64_t)m->advance_ms < TEST_CLOCK_END - lb->virtual_ms
+	             ? lb->virtual_ms + (uint64_t)m->advance_ms
+	             : TEST_CLOCK_END;
 	do {
 		lb->virtual_ms = test_clock_next(lb, to);
 		lobby_wake(lb);

@@ -173,7 +173,8 @@ try:
             ranges[f] = (num(r.group(1)), num(r.group(2)))
     check(len(ranges) == 8, "hokitod(8) gives the range of every numeric flag", ranges)
     bad_values = [("listen", "localhost:7777"), ("listen", "127.0.0.1:65536"),
-                  ("listen", "[::1]"), ("fsync", "sometimes"), ("log-level", "verbose"),
+                  ("listen", "[::1]"), ("listen", "::1:7777"), ("listen", "[127.0.0.1]:7777"),
+                  ("fsync", "sometimes"), ("log-level", "verbose"),
                   ("db", "")]
     for f, (lo, hi) in ranges.items():
         bad_values += [(f, str(hi + 1)), (f, "-1"), (f, "+5"), (f, "5x"), (f, "")]

@@ -446,6 +446,29 @@ def rematch(t, srv):
         gm.close()
 
 
+def rematch_private(t, srv):
+    """The rematch of a private game is private, with a new invite code: the spectators of the
+    old game reach it only with that code (PROTOCOL.md 5, rematch)."""
+    a, b, c = srv.connect("pa"), srv.connect("pb"), srv.connect("pc")
+    st = a.ask({"type": "create", "kind": "oxono", "seat": "pink", "private": True})
+    c.ask({"type": "watch", "code": st["code"]})
+    b.ask({"type": "join", "code": st["code"]})
+    a.ask({"type": "resign"})
+    a.ask({"type": "rematch"})
+    new = b.ask({"type": "rematch"})
+    t.ok(new["type"] == "state" and new["private"] and new["code"] != st["code"]
+         and new["you"] == "pink", "a private game's rematch is private, with a new code", new)
+    rs = c.wait_for("rematch_started")
+    r = c.ask({"type": "watch", "game": rs["new_game"]})
+    t.ok(r["type"] == "error" and r["code"] == "no_such_game",
+         "its spectators cannot watch it by id", r)
+    r = c.ask({"type": "watch", "code": new["code"]})
+    t.ok(r["type"] == "state" and r["game"] == rs["new_game"] and "code" not in r,
+         "... but with its new code", r)
+    for cl in (a, b, c):
+        cl.close()
+
+
 def replay_new_events(t, srv):
     gm = Game(srv, "5+0")
     seen = gm.joined["seq"]
@@ -599,6 +622,36 @@ def zero_grace(t):
         t.ok(srv.stop() == 0, "hokitod exits 0")
 
 
+def huge_advances(t):
+    """test_clock takes any advance_ms up to 2^63 - 1, again and again: the virtual time stops at
+    2^62 ms instead of wrapping around (it went back, and a game's deadline hung the server)."""
+    srv = Server("--test-clock", "--grace", "1")
+    try:
+        huge = 2 ** 63 - 1
+        gm = Game(srv, "1+0")
+        gm.move(gm.a)
+        gm.advance(huge)
+        go = gm.a.wait_for("game_over")
+        t.ok(go["reason"] == "time" and go["winner"] == "black"
+             and go["clocks"] == {"black": 60000, "white": 0},
+             "an advance of 2^63 - 1 ms: the flag falls", go)
+        for _ in range(3):
+            gm.advance(huge)
+        gm.close()
+        gm = Game(srv, "1+0")
+        gm.move(gm.a)
+        st = gm.c.ask({"type": "watch", "game": gm.g})
+        t.ok(st["clock"]["remaining"] == {"black": 60000, "white": 60000}
+             and st["result"] is None,
+             "at the end of the test clock a game is created, played and its clocks stand", st)
+        gm.advance(huge)
+        r = gm.b.ask({"type": "move", "move": gm.b.wait_for("your_turn")["moves"][0]})
+        t.ok(r["type"] == "ok", "... still, whatever the advance", r)
+        gm.close()
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
 def no_test_clock(t):
     srv = Server()
     try:
@@ -639,6 +692,7 @@ def main():
         t.run("adjourn a private game", adjourn_private, t, srv)
         t.run("chat", chat, t, srv)
         t.run("rematch", rematch, t, srv)
+        t.run("rematch of a private game", rematch_private, t, srv)
         t.run("replay", replay_new_events, t, srv)
         t.run("bad values", bad_values, t, srv)
         t.run("quick by clock", quick_by_clock, t, srv)
@@ -649,6 +703,7 @@ def main():
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0", "".join(srv.log[-30:]))
     t.run("zero grace", zero_grace, t)
+    t.run("huge advances", huge_advances, t)
     t.run("no test clock", no_test_clock, t)
     t.done()
 

@@ -309,6 +309,33 @@ TEST(msg_decode_error_keeps_id)
 	msg_clear(&m); /* twice is fine */
 }
 
+/* A seed given as a string: decimal digits, any number of leading zeros, a value below 2^64. */
+TEST(msg_seed_strings)
+{
+	static const struct {
+		const char *seed;
+		uint64_t value;
+	} cases[] = {
+	        {"0", 0},
+	        {"007", 7},
+	        {"18446744073709551615", UINT64_MAX},
+	        {"000000000000000000000018446744073709551615", UINT64_MAX},
+	};
+	struct msg_error err;
+	struct msg m;
+	char line[200];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(line, sizeof line,
+		         "{\"type\":\"create\",\"kind\":\"hokito\",\"seed\":\"%s\"}",
+		         cases[i].seed);
+		ASSERT_EQ(msg_decode(&m, line, strlen(line), &err), 0);
+		ASSERT_EQ(m.has_seed, 1);
+		ASSERT_EQ(m.seed, cases[i].value);
+		msg_clear(&m);
+	}
+}
+
 /* A server message sent to the server is an unknown type there, before its members count. */
 TEST(msg_request_decode_refuses_replies)
 {
@@ -391,6 +418,14 @@ TEST(protocol_names)
 	ASSERT_EQ(protocol_name_check("   "), PROTO_EBADVALUE);
 	ASSERT_EQ(protocol_name_check("\xc2\xa0\xe3\x80\x80\xe2\x80\x8b\xef\xbb\xbf"),
 	          PROTO_EBADVALUE);
+	/* ... nor the other invisible ones (Default_Ignorable_Code_Point): a left-to-right mark,
+	 * a word joiner, the Hangul filler, the Mongolian vowel separator, a soft hyphen, a tag */
+	ASSERT_EQ(protocol_name_check("\xe2\x80\x8e"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xe2\x81\xa0\xe3\x85\xa4"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xe1\xa0\x8e\xc2\xad"), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xf3\xa0\x80\xa0 "), PROTO_EBADVALUE);
+	ASSERT_EQ(protocol_name_check("\xe3\x85\xa4x\xe2\x80\x8e"), 0);
+	ASSERT_EQ(protocol_name_check("\xe2\xa0\x80"), 0); /* a braille pattern shows */
 	ASSERT_EQ(protocol_name_check(" a "), 0);
 	ASSERT_EQ(protocol_name_check("\xe3\x80\x80x"), 0);
 	ASSERT_EQ(protocol_name_check("\xc2\x85"), PROTO_EBADVALUE);     /* U+0085 */
@@ -631,6 +666,7 @@ main(void)
 	RUN(msg_build_requests);
 	RUN(msg_build_replies);
 	RUN(msg_decode_error_keeps_id);
+	RUN(msg_seed_strings);
 	RUN(msg_request_decode_refuses_replies);
 	RUN(protocol_chat_lines);
 	RUN(msg_type_names);
