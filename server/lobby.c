@@ -53,7 +53,10 @@ struct lobby {
 	size_t nfinished_private;          /* of which private */
 	int prune_due;                     /* a game finished since the last lobby_prune() */
 	struct table *fin_head, *fin_tail; /* finished tables, oldest first (fin_next) */
-	struct table **heap; /* tables with a deadline, a binary min-heap on heap_deadline */
+	struct table *held;    /* finished tables past keep_finished held for a player (fin_next) */
+	size_t nheld;          /* how many */
+	struct table *release; /* held tables a player of theirs just left (release_next) */
+	struct table **heap;   /* tables with a deadline, a binary min-heap on heap_deadline */
 	size_t nheap, heap_cap;
 	struct table *spect_waiting; /* tables whose coalesced spectators notice waits */
 	unsigned next_player;        /* number of the next player id */
@@ -200,7 +203,7 @@ seated_active(const struct session *s)
 static unsigned
 active_tables(const struct lobby *lb)
 {
-	return (unsigned)(lb->ntables - lb->nfinished);
+	return (unsigned)(lb->ntables - lb->nfinished - lb->nheld);
 }
 
 /* Add a new table to the list and the indexes. */
@@ -429,10 +432,21 @@ finished_append(struct lobby *lb, struct table *t)
 	lb->prune_due = 1;
 }
 
-/* Take t (counted) off the finished tables, before it is freed. */
+/* Take t (counted) off the finished tables, or off the held ones, before it is freed. */
 static void
 finished_remove(struct lobby *lb, struct table *t)
 {
+	if (t->held) {
+		if (t->fin_prev != NULL)
+			t->fin_prev->fin_next = t->fin_next;
+		else
+			lb->held = t->fin_next;
+		if (t->fin_next != NULL)
+			t->fin_next->fin_prev = t->fin_prev;
+		lb->nheld--;
+		t->held = 0;
+		return;
+	}
 	if (t->fin_prev != NULL)
 		t->fin_prev->fin_next = t->fin_next;
 	else
@@ -443,6 +457,38 @@ finished_remove(struct lobby *lb, struct table *t)
 		lb->fin_tail = t->fin_prev;
 	lb->nfinished--;
 	lb->nfinished_private -= t->is_private != 0;
+}
+
+/*
+ * Move finished table t, gone past the keep_finished most recent, from the finished tables to the
+ * held ones: a player is still at it or may come back to it. Pruning never walks these again; a
+ * held table is looked at when a player of its leaves it (table_released()).
+ */
+static void
+finished_hold(struct lobby *lb, struct table *t)
+{
+	finished_remove(lb, t);
+	t->held = 1;
+	t->fin_prev = NULL;
+	t->fin_next = lb->held;
+	if (lb->held != NULL)
+		lb->held->fin_prev = t;
+	lb->held = t;
+	lb->nheld++;
+}
+
+/*
+ * A player left finished table t (went elsewhere, expired, went on to the rematch): if t is held
+ * for its players, the next lobby_prune() forgets it once neither is left.
+ */
+static void
+table_released(struct lobby *lb, struct table *t)
+{
+	if (!t->held || t->release_queued)
+		return;
+	t->release_queued = 1;
+	t->release_next = lb->release;
+	lb->release = t;
 }
 
 /* A game just finished: seated sessions that are disconnected linger from now on. */
@@ -492,17 +538,18 @@ session_leave(struct lobby *lb, struct session *s)
 	session_attach(s, NULL);
 	s->seat = -1;
 	if (t->status == TABLE_FINISHED)
-		lb->prune_due = 1; /* its game may have been held for it */
+		table_released(lb, t); /* its game may have been held for it */
 }
 
 /*
  * Free table t after detaching every session still at it. O(1) but for finding t in the list of
- * tables, a scan of pointers from the oldest, where the tables that are dropped usually are.
+ * tables, a scan of pointers from both ends at once: the tables dropped are usually among the
+ * oldest, but thousands of held games (lobby_prune()) may stand before a game just finished.
  */
 static void
 table_drop(struct lobby *lb, struct table *t)
 {
-	size_t i = 0;
+	size_t i = 0, j = lb->ntables - 1;
 
 	while (t->attached != NULL) {
 		t->attached->seat = -1;
@@ -517,8 +564,12 @@ table_drop(struct lobby *lb, struct table *t)
 		spectators_forget(lb, t);
 	if (t->finish_counted)
 		finished_remove(lb, t);
-	while (lb->tables[i] != t)
+	while (lb->tables[i] != t && lb->tables[j] != t) {
 		i++;
+		j--;
+	}
+	if (lb->tables[i] != t)
+		i = j;
 	memmove(lb->tables + i, lb->tables + i + 1, (lb->ntables - i - 1) * sizeof *lb->tables);
 	lb->ntables--;
 	table_free(t);
@@ -543,19 +594,29 @@ table_awaited(const struct table *t)
 /*
  * Forget the finished games older than the keep_finished most recent, public and private counted
  * apart (the lobby lists keep_finished public ones, whatever private games finished since), but
- * those a player is still at or may come back to (looked at again after a game finished, a
- * player left a finished game or its session expired). Only the older ones are walked, oldest
- * first: the games held for a player, and those just gone past.
+ * those a player is still at or may come back to: those are held (finished_hold()) until their
+ * last player leaves them (table_released()). Only the games just gone past the most recent are
+ * walked, oldest first, and the held games a player just left: never all the held games, which
+ * may be thousands (every game of a crowd that went away, for --linger) while games finish many
+ * times a second.
  */
 static void
 lobby_prune(struct lobby *lb)
 {
-	size_t n[2] = {lb->nfinished - lb->nfinished_private, lb->nfinished_private}, older[2];
+	size_t n[2], older[2];
 	struct table *t, *next;
 
+	while ((t = lb->release) != NULL) {
+		lb->release = t->release_next;
+		t->release_queued = 0;
+		if (!table_awaited(t))
+			table_drop(lb, t);
+	}
 	if (!lb->prune_due)
 		return;
 	lb->prune_due = 0;
+	n[0] = lb->nfinished - lb->nfinished_private;
+	n[1] = lb->nfinished_private;
 	for (int k = 0; k < 2; k++)
 		older[k] = n[k] > lb->cfg.keep_finished ? n[k] - lb->cfg.keep_finished : 0;
 	for (t = lb->fin_head; t != NULL && older[0] + older[1] > 0; t = next) {
@@ -565,7 +626,9 @@ lobby_prune(struct lobby *lb)
 		if (older[k] == 0)
 			continue;
 		older[k]--;
-		if (!table_awaited(t))
+		if (table_awaited(t))
+			finished_hold(lb, t);
+		else
 			table_drop(lb, t);
 	}
 }
@@ -1350,7 +1413,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		session_attach(p[i], NULL);
 		p[i]->seat = -1;
 	}
-	lb->prune_due = 1; /* the old game is held for nobody now */
+	table_released(lb, t); /* the old game is held for nobody now */
 	/*
 	 * The new game's first events (seated, seated, started) are sent to nobody: the players get
 	 * the state that includes them. So the seats are filled only after.
@@ -1878,9 +1941,7 @@ lobby_tick(struct lobby *lb)
 			continue;
 		}
 		log_info("%s (%s) expired", s->id, s->name);
-		if (s->table != NULL && s->table->status == TABLE_FINISHED)
-			lb->prune_due = 1; /* its game may have been held for it */
-		session_leave(lb, s);
+		session_leave(lb, s); /* releases a finished game held for it */
 		strmap_del(&lb->by_token, s->token);
 		strmap_del(&lb->by_player, s->id);
 		free(s);

@@ -223,16 +223,19 @@ struct table {
 	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
 	unsigned nkibitz;
 	/* the lobby's indexes and bookkeeping (lobby.c) */
-	size_t heap_index;        /* place in the lobby's deadline heap, SIZE_MAX when not in it */
-	uint64_t heap_deadline;   /* the deadline it is filed under there */
-	int finish_counted;       /* counted among the lobby's finished games */
+	size_t heap_index;      /* place in the lobby's deadline heap, SIZE_MAX when not in it */
+	uint64_t heap_deadline; /* the deadline it is filed under there */
+	int finish_counted;     /* counted among the lobby's finished games */
+	int held;               /* past keep_finished, held for a player (the lobby's held list) */
+	int release_queued;     /* on the lobby's list of held tables a player just left */
+	struct table *release_next;
 	int deserted;             /* live or adjourned with neither player connected at it ... */
 	uint64_t deserted_since;  /* ... since then (lobby time) */
 	int spect_waiting;        /* a spectators notice waits (coalesced), on the lobby's list */
 	uint64_t spect_due;       /* ops->now time before which no spectators notice goes */
 	struct table *spect_next; /* the lobby's list of tables whose notice waits */
 	struct session *attached; /* every session whose table this is, through at_next */
-	struct table *fin_prev, *fin_next; /* the lobby's finished tables, oldest first */
+	struct table *fin_prev, *fin_next; /* the lobby's finished tables, oldest first; or held */
 };
 
 /*

@@ -35,9 +35,9 @@
 #include "wire.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 400, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 424, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2368, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2392, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4
@@ -247,6 +247,7 @@ fuzz_lobby_copy(const struct lobby *from)
 		t->attached = fuzz_session_map(from, lb, t->attached);
 		t->fin_prev = fuzz_table_map(from, lb, t->fin_prev);
 		t->fin_next = fuzz_table_map(from, lb, t->fin_next);
+		t->release_next = fuzz_table_map(from, lb, t->release_next);
 	}
 	lb->heap = fuzz_dup(from->heap, from->heap_cap * sizeof *lb->heap);
 	for (size_t i = 0; i < lb->nheap; i++)
@@ -254,6 +255,8 @@ fuzz_lobby_copy(const struct lobby *from)
 	lb->spect_waiting = fuzz_table_map(from, lb, from->spect_waiting);
 	lb->fin_head = fuzz_table_map(from, lb, from->fin_head);
 	lb->fin_tail = fuzz_table_map(from, lb, from->fin_tail);
+	lb->held = fuzz_table_map(from, lb, from->held);
+	lb->release = fuzz_table_map(from, lb, from->release);
 	fuzz_strmap_copy(&lb->by_token, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_player, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_game, from, lb, 1);

@@ -74,14 +74,17 @@ t_timer(void *arg, uint64_t delay_ms)
 	timer_delay = delay_ms;
 }
 
-/* A fresh lobby (60 s grace, 300 s linger), peers with nothing received, time at 1000 s. */
+/*
+ * A fresh lobby (60 s grace, 300 s linger) holding max_games games and listing keep_finished
+ * finished ones, peers with nothing received, time at 1000 s.
+ */
 static void
-setup(void)
+setup_with(unsigned max_games, unsigned keep_finished)
 {
 	struct lobby_ops ops = {.send = t_send, .close = t_close, .now = t_now, .timer = t_timer};
 	struct lobby_config cfg = {
-	        .max_games = 16,
-	        .keep_finished = 8,
+	        .max_games = max_games,
+	        .keep_finished = keep_finished,
 	        .linger_ms = 300000,
 	        .max_line = 65536,
 	        .server = "hokitod test",
@@ -97,6 +100,13 @@ setup(void)
 	timer_delay = UINT64_MAX;
 	lobby_free(lb);
 	lb = lobby_create(&cfg, &ops);
+}
+
+/* The lobby of most tests: 16 games, 8 finished ones listed. */
+static void
+setup(void)
+{
+	setup_with(16, 8);
 }
 
 /* The peer sends line, a well-formed request (the network layer refuses the others itself). */
@@ -544,6 +554,81 @@ TEST(open_game_abandoned)
 	ASSERT_STR_EQ(str(over, "reason"), "abandoned");
 }
 
+/*
+ * Whether the lobby still holds finished game id, asked by p with a join that cannot succeed:
+ * game_full (1) or no_such_game (0); -1 for anything else.
+ */
+static int
+holds(struct peer *p, const char *id)
+{
+	char line[96];
+	const char *code;
+
+	snprintf(line, sizeof line, "{\"type\":\"join\",\"game\":\"%s\"}", id);
+	say(p, line);
+	code = error_code(p);
+	return strcmp(code, "game_full") == 0 ? 1 : strcmp(code, "no_such_game") == 0 ? 0 : -1;
+}
+
+/* Peer p creates a HOKITO game and q joins it; p resigns at once. The game is id. */
+static int
+finished_game(struct peer *p, struct peer *q, const char *id)
+{
+	char line[96];
+
+	say(p, "{\"type\":\"create\",\"kind\":\"hokito\",\"seat\":\"black\"}");
+	if (expect(p, "state") == NULL)
+		return -1;
+	snprintf(line, sizeof line, "{\"type\":\"join\",\"game\":\"%s\"}", id);
+	say(q, line);
+	if (expect(q, "state") == NULL)
+		return -1;
+	say(p, "{\"type\":\"resign\"}");
+	while (expect(p, "ok") == NULL && strcmp(got, "nothing") != 0)
+		;
+	while (expect(q, "game_over") == NULL && strcmp(got, "nothing") != 0)
+		;
+	return 0;
+}
+
+/*
+ * PROTOCOL.md 2: a finished game past --keep-finished is held while a player of its is at it,
+ * forgotten as soon as its last player leaves, and counts no more against --max-games (held
+ * games are kept apart from the finished ones that pruning walks; they may be thousands).
+ */
+TEST(finished_games_held_for_players)
+{
+	struct peer *d = &peers[3];
+
+	setup_with(2, 0);
+	ASSERT(hello(A, "alice") && hello(B, "bob") && hello(C, "carol") && hello(d, "dave"));
+	ASSERT_EQ(finished_game(A, B, "g1"), 0);
+	ASSERT_EQ(finished_game(C, d, "g2"), 0);
+	ASSERT_EQ(holds(A, "g1"), 1); /* held for alice and bob */
+	ASSERT_EQ(holds(A, "g2"), 1); /* held for carol and dave */
+	/* two held games, none open or live: a third may be created with --max-games 2 */
+	say(C, "{\"type\":\"create\",\"kind\":\"oxono\"}");
+	ASSERT(expect(C, "state") != NULL);
+	ASSERT_EQ(holds(A, "g2"), 1); /* dave is still at g2 */
+	say(d, "{\"type\":\"leave\"}");
+	ASSERT(expect(d, "ok") != NULL);
+	ASSERT_EQ(holds(A, "g2"), 0); /* its last player left: forgotten */
+	say(B, "{\"type\":\"leave\"}");
+	ASSERT(expect(B, "ok") != NULL);
+	ASSERT_EQ(holds(d, "g1"), 1); /* alice is still at g1 */
+	lobby_peer_gone(lb, &A->lp);  /* away: her session lingers at g1 */
+	now_ms += 299000;
+	lobby_tick(lb);
+	ASSERT_EQ(holds(d, "g1"), 1);
+	now_ms += 2000;
+	lobby_tick(lb); /* her session expired: g1 is held for nobody */
+	ASSERT_EQ(holds(d, "g1"), 0);
+	say(d, "{\"type\":\"create\",\"kind\":\"hokito\"}");
+	ASSERT(expect(d, "state") != NULL); /* g3 and this one: the two of --max-games */
+	say(B, "{\"type\":\"create\",\"kind\":\"hokito\"}");
+	ASSERT_STR_EQ(error_code(B), "server_full");
+}
+
 int
 main(void)
 {
@@ -559,6 +644,7 @@ main(void)
 	RUN(abort_before_moving);
 	RUN(rematch_swaps_colours);
 	RUN(open_game_abandoned);
+	RUN(finished_games_held_for_players);
 	setup();
 	lobby_free(lb);
 	for (int i = 0; i < PEERS; i++)
