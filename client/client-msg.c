@@ -497,6 +497,14 @@ handle_games(struct client *c, const struct msg *m)
 		}
 		st->nlist++;
 	}
+	/* a busy server sends the first page of its list (PROTOCOL.md 5, list) and says how long
+	 * the whole list is */
+	{
+		const json_t *total = json_object_get(m->root, "total");
+		json_int_t n = json_is_integer(total) ? json_integer_value(total) : 0;
+
+		st->list_total = n > st->nlist && n < INT32_MAX ? (int)n : st->nlist;
+	}
 	c->list_stamp++;
 }
 

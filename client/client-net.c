@@ -323,7 +323,7 @@ net_connect(struct client_net *net)
 		return;
 	}
 	conn = xcalloc(1, sizeof *conn);
-	framer_init(&conn->framer, PROTOCOL_MAX_LINE_DEFAULT);
+	framer_init(&conn->framer, PROTOCOL_SERVER_LINE_MAX);
 	conn->net = net;
 	uv_tcp_init(c->loop, &conn->tcp);
 	net->conn = conn;

@@ -310,7 +310,10 @@ print_list(struct plain *p)
 {
 	const struct client_state *st = &p->c->st;
 
-	out("games: %d", st->nlist);
+	if (st->list_total > st->nlist)
+		out("games: %d (the first %d of %d)", st->nlist, st->nlist, st->list_total);
+	else
+		out("games: %d", st->nlist);
 	for (int i = 0; i < st->nlist; i++) {
 		const struct client_entry *e = &st->list[i];
 		char result[64] = "";

@@ -1702,7 +1702,11 @@ draw_lobby(struct screen *s)
 	attron(A_BOLD);
 	put(y, 1, w - 1, "Games on this server");
 	attroff(A_BOLD);
-	if (st->nlist > show)
+	if (st->list_total > st->nlist)
+		put(y, 23, w - 24, "%d to %d of the first %d of %d", s->list_top + 1,
+		    s->list_top + show < st->nlist ? s->list_top + show : st->nlist, st->nlist,
+		    st->list_total);
+	else if (st->nlist > show)
 		put(y, 23, w - 24, "%d to %d of %d", s->list_top + 1,
 		    s->list_top + show < st->nlist ? s->list_top + show : st->nlist, st->nlist);
 	y += 2;

@@ -476,7 +476,7 @@ engine_bot(struct engine_opts *o)
 	if ((rc = engine_bot_resolve(&b, &ss)) < 0)
 		return engine_fail(1, "cannot resolve %s: %s", o->host, uv_strerror(rc));
 	b.search = search_create(BOT_TT_BYTES, o->seed);
-	framer_init(&b.framer, PROTOCOL_MAX_LINE_DEFAULT);
+	framer_init(&b.framer, PROTOCOL_SERVER_LINE_MAX);
 	uv_tcp_init(b.loop, &b.tcp);
 	rc = uv_tcp_connect(&b.connect, &b.tcp, (const struct sockaddr *)&ss,
 	                    engine_bot_connect_cb);

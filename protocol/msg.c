@@ -56,7 +56,7 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_HELLO] = {"hello",
                        {REQ("protocol", F_INT), OPT("name", F_STR), OPT("token", F_STR),
                         OPT("last_seq", F_INT), OPT("client", F_STR)}},
-        [MSG_LIST] = {"list", {{0}}},
+        [MSG_LIST] = {"list", {OPT("offset", F_INT), OPT("limit", F_INT)}},
         [MSG_CREATE] = {"create",
                         {REQ("kind", F_STR), OPT("variant", F_STR), OPT("seat", F_STR),
                          OPT("private", F_BOOL), OPT("seed", F_SEED), OPT("clock", F_STR),
@@ -83,7 +83,7 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
                           REQ("token", F_STR), REQ("resumed", F_BOOL), REQ("game", F_STR_NULL),
                           REQ("limits", F_OBJ)}},
-        [MSG_GAMES] = {"games", {REQ("games", F_ARR)}},
+        [MSG_GAMES] = {"games", {REQ("games", F_ARR), OPT("total", F_INT), OPT("offset", F_INT)}},
         [MSG_STATE] = {"state",
                        {REQ("game", F_STR),
                         REQ("kind", F_STR),
@@ -418,15 +418,22 @@ decode_request(struct msg *m, struct msg_error *err)
 	}
 	case MSG_QUICK:
 		return decode_kind_variant(m, err);
-	case MSG_HISTORY:
+	case MSG_LIST:
+	case MSG_HISTORY: {
+		/* pages of the lobby's games and of the history: an offset, and a limit up to max
+		 */
+		int max = m->type == MSG_LIST ? PROTOCOL_LIST_MAX : PROTOCOL_HISTORY_MAX;
+
 		m->offset = msg_int(m, "offset", 0);
-		m->limit = msg_int(m, "limit", PROTOCOL_HISTORY_DEFAULT);
+		m->limit =
+		        msg_int(m, "limit",
+		                m->type == MSG_LIST ? PROTOCOL_LIST_MAX : PROTOCOL_HISTORY_DEFAULT);
 		if (m->offset < 0)
 			return fail(err, PROTO_EBADVALUE, "offset", "offset must not be negative");
-		if (m->limit < 1 || m->limit > PROTOCOL_HISTORY_MAX)
-			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d",
-			            PROTOCOL_HISTORY_MAX);
+		if (m->limit < 1 || m->limit > max)
+			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d", max);
 		return 0;
+	}
 	case MSG_JOIN:
 	case MSG_WATCH:
 	case MSG_RECORD:

@@ -114,8 +114,8 @@ struct msg {
 	const char *clock;                  /* create, quick: the time control text as given */
 	int claim_draw;                     /* claim: 1 for "draw", 0 for "win" */
 	int64_t advance_ms;                 /* test_clock: >= 0 */
-	int64_t offset;                     /* history: >= 0 (0 when absent) */
-	int64_t limit;                      /* history: 1..PROTOCOL_HISTORY_MAX (default 20) */
+	int64_t offset;                     /* list, history: >= 0 (0 when absent) */
+	int64_t limit;                      /* list: 1..100 (default 100); history: 1..100 (20) */
 	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };
 

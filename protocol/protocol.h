@@ -14,21 +14,23 @@
 #include <stdint.h>
 
 #define PROTOCOL_VERSION          1
-#define PROTOCOL_MAX_LINE_DEFAULT 65536 /* bytes of one line, without its '\n' */
-#define PROTOCOL_NAME_MAX         32    /* characters of a display name */
-#define PROTOCOL_NAME_BYTES       128   /* bytes of a display name (32 UTF-8 characters fit) */
-#define PROTOCOL_TOKEN_LEN        32    /* hex digits of a session token */
-#define PROTOCOL_CODE_LEN         8     /* characters of an invite code */
-#define PROTOCOL_SPECTATOR_NAMES  50    /* names listed in a spectators object */
-#define PROTOCOL_CHAT_MAX         200   /* characters of a chat line, after stripping */
-#define PROTOCOL_CHAT_BYTES       800   /* bytes of a chat line (200 UTF-8 characters fit) */
-#define PROTOCOL_CLOCK_MAX_MIN    600   /* minutes of a clock's base time, at most */
-#define PROTOCOL_CLOCK_MAX_INC    600   /* seconds of a clock's increment, at most */
-#define PROTOCOL_HISTORY_MAX      100   /* games in one history page, at most */
-#define PROTOCOL_HISTORY_DEFAULT  20    /* games in a history page when limit is absent */
-#define PROTOCOL_LEVEL_MIN        1     /* the weakest level of the computer (create.level) */
-#define PROTOCOL_LEVEL_MAX        8     /* its full strength */
-#define PROTOCOL_LEVEL_DEFAULT    4     /* create.level when absent */
+#define PROTOCOL_MAX_LINE_DEFAULT 65536   /* bytes of one line, without its '\n' */
+#define PROTOCOL_SERVER_LINE_MAX  1048576 /* bytes of a server's line a client takes (2) */
+#define PROTOCOL_NAME_MAX         32      /* characters of a display name */
+#define PROTOCOL_NAME_BYTES       128     /* bytes of a display name (32 UTF-8 characters fit) */
+#define PROTOCOL_TOKEN_LEN        32      /* hex digits of a session token */
+#define PROTOCOL_CODE_LEN         8       /* characters of an invite code */
+#define PROTOCOL_SPECTATOR_NAMES  50      /* names listed in a spectators object */
+#define PROTOCOL_CHAT_MAX         200     /* characters of a chat line, after stripping */
+#define PROTOCOL_CHAT_BYTES       800     /* bytes of a chat line (200 UTF-8 characters fit) */
+#define PROTOCOL_CLOCK_MAX_MIN    600     /* minutes of a clock's base time, at most */
+#define PROTOCOL_CLOCK_MAX_INC    600     /* seconds of a clock's increment, at most */
+#define PROTOCOL_HISTORY_MAX      100     /* games in one history page, at most */
+#define PROTOCOL_HISTORY_DEFAULT  20      /* games in a history page when limit is absent */
+#define PROTOCOL_LIST_MAX         100     /* games in one list reply, at most (and by default) */
+#define PROTOCOL_LEVEL_MIN        1       /* the weakest level of the computer (create.level) */
+#define PROTOCOL_LEVEL_MAX        8       /* its full strength */
+#define PROTOCOL_LEVEL_DEFAULT    4       /* create.level when absent */
 
 /* What protocol_name_check() takes, in words, for error messages (32: PROTOCOL_NAME_MAX). */
 #define PROTOCOL_NAME_RULE "1 to 32 characters, not all blank, no control characters"

@@ -1166,18 +1166,31 @@ handle_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		presence_notify(kept, seat, 0);
 }
 
+/* The list's n-th game (counted from 0) is t: put it on the page if the page takes it. */
+static void
+list_page_add(json_t *games, const struct msg *m, size_t n, const struct table *t)
+{
+	if (n >= (uint64_t)m->offset && n - (uint64_t)m->offset < (uint64_t)m->limit)
+		json_array_append_new(games, table_summary_new(t));
+}
+
+/*
+ * list: one page (offset, limit) of the lobby's public games, with how many there are in all. A
+ * busy server holds thousands of games: all of them in one line would pass what a client takes
+ * in a line (PROTOCOL.md 2) and what the server keeps for a connection that reads slowly.
+ */
 static void
 handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	json_t *o = msg_new(MSG_GAMES, NULL), *games = json_array();
-	size_t kept = 0;
+	size_t n = 0, kept = 0;
 
 	static const enum table_status order[] = {TABLE_OPEN, TABLE_LIVE, TABLE_ADJOURNED};
 
 	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < lb->ntables; i++)
 			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
-				json_array_append_new(games, table_summary_new(lb->tables[i]));
+				list_page_add(games, m, n++, lb->tables[i]);
 	/*
 	 * The keep_finished public games most recently finished, newest first (the finished list is
 	 * in the order of finishing); more may be held for a player who may come back
@@ -1186,9 +1199,11 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	for (struct table *t = lb->fin_tail; t != NULL && kept < lb->cfg.keep_finished;
 	     t = t->fin_prev)
 		if (!t->is_private) {
-			json_array_append_new(games, table_summary_new(t));
+			list_page_add(games, m, n++, t);
 			kept++;
 		}
+	json_object_set_new(o, "total", json_integer((json_int_t)n));
+	json_object_set_new(o, "offset", json_integer(m->offset));
 	json_object_set_new(o, "games", games);
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));

@@ -287,7 +287,7 @@ fuzz_feed(struct client *c, const void *data, size_t size)
 	const char *line;
 	size_t len;
 
-	framer_init(&f, PROTOCOL_MAX_LINE_DEFAULT);
+	framer_init(&f, PROTOCOL_SERVER_LINE_MAX);
 	framer_feed(&f, data, size);
 	framer_feed(&f, "\n", 1); /* the last line ends where the input does */
 	while (!c->quitting && framer_next(&f, &line, &len) > 0) {

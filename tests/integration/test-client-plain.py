@@ -4,7 +4,9 @@
 Two plain clients play a full HOKITO game (one of them quits mid-game and a restarted client
 rejoins with the stored session token) while a third watches; then a full OXONO game through
 quick pairing; the command line (--help, --version, bad usage) and standard input that ends; a
-server gone for good after the client was connected (it gives up after 60 s, status 1).
+server gone for good after the client was connected (it gives up after 60 s, status 1); a busy
+server, whose lobby has more games than one list reply holds and whose spectators' state passes
+the 64 KiB of a client's own lines.
 Moves are chosen from the engine's list of legal moves (hokito-engine moves), deterministically.
 TAP on stdout.
 """
@@ -17,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
+from serverlib import Client  # noqa: E402
 
 
 def test_cli(tap):
@@ -573,6 +576,62 @@ class GiveUp:
                   >= 20, "and it says so at every attempt until then", out)
 
 
+def test_busy_server(tap):
+    """A server with 130 games in its lobby and a game whose chat and spectators' kibitz fill
+    their rings with long lines: the lobby's first page and how many games there are in all, and
+    a spectator's state of some 90 KB (the client once refused the server's lines over 64 KiB
+    and reconnected in a loop, lobby and game alike)."""
+    tmp = ct.tmpdir()
+    srv = ct.Server(tmp, ["--test-clock"])
+    socks = []
+    try:
+        for i in range(130):
+            c = Client("127.0.0.1", srv.port)
+            c.hello("host%d" % i)
+            r, _ = c.request({"type": "create", "kind": "hokito"})
+            assert r["type"] == "state", r
+            socks.append(c)
+        bob = Client("127.0.0.1", srv.port)
+        bob.hello("bob")
+        r, _ = bob.request({"type": "join", "game": "g1"})
+        assert r["type"] == "state", r
+        socks.append(bob)
+        text = "\U0001d11e" * 200  # 200 characters of 4 bytes: the longest chat line
+        for k in range(5):  # 5 lines each per 10 s: the rate limit, stepped over by test_clock
+            for _ in range(5):
+                for c in (socks[0], bob):
+                    r, _ = c.request({"type": "say", "text": text})
+                    assert r["type"] == "ok", r
+            r, _ = bob.request({"type": "test_clock", "advance_ms": 10001})
+            assert r["type"] == "ok", r
+        for i in range(10):
+            w = Client("127.0.0.1", srv.port)
+            w.hello("kibitzer%d" % i)
+            r, _ = w.request({"type": "watch", "game": "g1"})
+            assert r["type"] == "state", r
+            for _ in range(5):
+                r, _ = w.request({"type": "say", "text": text})
+                assert r["type"] == "ok", r
+            socks.append(w)
+        p = ct.Plain(srv.port, "lister", [], os.path.join(tmp, "lister"))
+        p.send("list")
+        tap.check(p.expect(r"^games: 100 \(the first 100 of 130\)$", 10) and
+                  p.expect(r"^game g101 hokito standard open ", 10) and
+                  "game g102 " not in p.text(),
+                  "130 games: the first 100 (the open ones g2 to g101) are listed, and how many there are",
+                  p.text())
+        p.send("watch g1")
+        tap.check(p.expect(r"^watching game g1", 10) and "over the limit" not in p.text(),
+                  "a spectator's state of 50 chat and 50 kibitz lines of 800 bytes is taken",
+                  p.text())
+        tap.check(p.close() == 0, "the lister ends cleanly")
+    finally:
+        for c in socks:
+            c.close()
+        srv.stop()
+        ct.cleanup(tmp)
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -586,6 +645,7 @@ def main(tap):
         test_restart(tap)
         test_hostile_text(tap)
         test_hostile_numbers(tap)
+        test_busy_server(tap)
         give_up.check(tap)
     finally:
         server.stop()

@@ -203,6 +203,42 @@ def quick_private_resign_leave(t, srv):
         cl.close()
 
 
+def list_pages(t):
+    """list is paged as history is (PROTOCOL.md 5, list): offset and limit (100 at most and by
+    default), total and offset in the reply, the pages in the list's order."""
+    srv = Server()
+    hosts = []
+    try:
+        for i in range(105):
+            c = srv.connect("host%d" % i)
+            r, _ = c.request({"type": "create", "kind": "oxono" if i % 2 else "hokito"})
+            assert r["type"] == "state", r
+            hosts.append(c)
+        v = srv.connect("viewer")
+        ids = ["g%d" % i for i in range(1, 106)]
+        r, _ = v.request({"type": "list"})
+        t.ok(r["type"] == "games" and r["total"] == 105 and r["offset"] == 0 and
+             [g["game"] for g in r["games"]] == ids[:100],
+             "list: the first 100 of 105 open games, oldest first, and the total", r.get("total"))
+        r2, _ = v.request({"type": "list", "offset": 100})
+        r3, _ = v.request({"type": "list", "offset": 3, "limit": 2})
+        r4, _ = v.request({"type": "list", "offset": 105})
+        t.ok([g["game"] for g in r2["games"]] == ids[100:] and r2["offset"] == 100 and
+             [g["game"] for g in r3["games"]] == ids[3:5] and r3["total"] == 105 and
+             r4["games"] == [] and r4["total"] == 105,
+             "list: offset and limit page through it; past the end, an empty page", (r2, r3, r4))
+        bad = [v.request({"type": "list", k: x})[0] for k, x in
+               (("limit", 0), ("limit", 101), ("offset", -1), ("limit", "5"))]
+        t.ok([(b["code"], b.get("field")) for b in bad] ==
+             [("bad_value", "limit"), ("bad_value", "limit"), ("bad_value", "offset"),
+              ("bad_field", "limit")], "list: a limit of 1 to 100 and an offset of 0 or more",
+             bad)
+        for c in hosts + [v]:
+            c.close()
+    finally:
+        srv.stop()
+
+
 def ipv6(t):
     try:
         s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
@@ -234,6 +270,7 @@ def main():
     finally:
         status = srv.stop()
     t.ok(status == 0, "hokitod exits 0 on SIGTERM", "".join(srv.log[-20:]))
+    t.run("list pages", list_pages, t)
     t.run("ipv6", ipv6, t)
     t.done()
 
