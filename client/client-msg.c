@@ -501,9 +501,19 @@ handle_games(struct client *c, const struct msg *m)
 	 * the whole list is */
 	{
 		const json_t *total = json_object_get(m->root, "total");
+		const json_t *offset = json_object_get(m->root, "offset");
 		json_int_t n = json_is_integer(total) ? json_integer_value(total) : 0;
+		json_int_t o = json_is_integer(offset) ? json_integer_value(offset) : 0;
 
-		st->list_total = n > st->nlist && n < INT32_MAX ? (int)n : st->nlist;
+		st->list_offset = o > 0 && o < INT32_MAX - CLIENT_LIST_MAX ? (int)o : 0;
+		st->list_total = n > st->list_offset + st->nlist && n < INT32_MAX
+		                         ? (int)n
+		                         : st->list_offset + st->nlist;
+		/* the list got shorter than the page we were at: back to its first page */
+		if (st->nlist == 0 && st->list_offset > 0 && n > 0) {
+			st->list_offset = 0;
+			client_request_list(c);
+		}
 	}
 	c->list_stamp++;
 }

@@ -311,7 +311,8 @@ print_list(struct plain *p)
 	const struct client_state *st = &p->c->st;
 
 	if (st->list_total > st->nlist)
-		out("games: %d (the first %d of %d)", st->nlist, st->nlist, st->list_total);
+		out("games: %d (%d to %d of %d)", st->nlist, st->list_offset + 1,
+		    st->list_offset + st->nlist, st->list_total);
 	else
 		out("games: %d", st->nlist);
 	for (int i = 0; i < st->nlist; i++) {
@@ -462,6 +463,7 @@ print_help(void)
 	out("  abort                              end the game without result (first moves)");
 	out("  claim win|draw                     after the opponent's grace period ran out");
 	out("  rematch                            offer (or accept) a rematch, colours swapped");
+	out("  list [OFFSET]                      the lobby's games, 100 a page");
 	out("  history [OFFSET]                   finished games, most recent first, 10 a page");
 	out("  replay [GAME]                      replay a game (no GAME: the one just over)");
 	out("  next [N] | prev [N] | first | last step through the replay");
@@ -659,8 +661,14 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "quit") == 0 || strcmp(args[0], "exit") == 0) {
 		client_quit(c, 0);
 	} else if (strcmp(args[0], "list") == 0) {
-		if (client_request_list(c) == 0)
-			p->want_list = 1;
+		long off = n > 1 ? plain_count(args[1]) : 0;
+		if (off < 0 || off > INT32_MAX - CLIENT_LIST_MAX) {
+			out("error: usage: list [OFFSET] (0, the default, is the first game)");
+		} else {
+			c->st.list_offset = (int)off;
+			if (client_request_list(c) == 0)
+				p->want_list = 1;
+		}
 	} else if (strcmp(args[0], "create") == 0) {
 		cmd_create(p, args + 1, n - 1, 0);
 	} else if (strcmp(args[0], "join") == 0 && n == 2) {

@@ -80,6 +80,8 @@ client_request_list(struct client *c)
 	json_t *msg = msg_new(MSG_LIST, jid);
 
 	json_decref(jid);
+	if (c->st.list_offset > 0) /* the page shown: a busy server's list has several */
+		json_object_set_new(msg, "offset", json_integer(c->st.list_offset));
 	return request_send(c, msg, MSG_LIST, NULL, 0, id);
 }
 

@@ -1325,6 +1325,7 @@ help_lines(const struct screen *s)
 	        "P               quick pairing (OXONO)",
 	        "i               join by game id or invite code",
 	        "r               refresh the list",
+	        "< / >           previous / next 100 games",
 	        "h               finished games: replay them",
 	        "q / Ctrl-C      quit",
 	        NULL,
@@ -1703,9 +1704,11 @@ draw_lobby(struct screen *s)
 	put(y, 1, w - 1, "Games on this server");
 	attroff(A_BOLD);
 	if (st->list_total > st->nlist)
-		put(y, 23, w - 24, "%d to %d of the first %d of %d", s->list_top + 1,
-		    s->list_top + show < st->nlist ? s->list_top + show : st->nlist, st->nlist,
-		    st->list_total);
+		put(y, 23, w - 24, "%d to %d of %d  (< > pages of %d)",
+		    st->list_offset + s->list_top + 1,
+		    st->list_offset +
+		            (s->list_top + show < st->nlist ? s->list_top + show : st->nlist),
+		    st->list_total, PROTOCOL_LIST_MAX);
 	else if (st->nlist > show)
 		put(y, 23, w - 24, "%d to %d of %d", s->list_top + 1,
 		    s->list_top + show < st->nlist ? s->list_top + show : st->nlist, st->nlist);
@@ -2477,6 +2480,22 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		prompt_open(s, PROMPT_JOIN);
 		break;
 	case 'r':
+		client_request_list(c);
+		break;
+	case '>': /* the next page of a busy server's list */
+		if (st->list_offset + st->nlist >= st->list_total)
+			return;
+		c->st.list_offset += PROTOCOL_LIST_MAX;
+		s->row = 0;
+		client_request_list(c);
+		break;
+	case '<':
+		if (st->list_offset == 0)
+			return;
+		c->st.list_offset = st->list_offset > PROTOCOL_LIST_MAX
+		                            ? st->list_offset - PROTOCOL_LIST_MAX
+		                            : 0;
+		s->row = 0;
 		client_request_list(c);
 		break;
 	case 'h':

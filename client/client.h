@@ -162,7 +162,9 @@ struct client_state {
 	char name[CLIENT_NAME_MAX]; /* our name as the server knows it */
 	struct client_entry list[CLIENT_LIST_MAX];
 	int nlist;
-	int list_total; /* games in the server's whole list: the first nlist of them are here */
+	int list_offset; /* the place in the server's list of list[0] (a page of PROTOCOL_LIST_MAX)
+	                  */
+	int list_total;  /* games in the server's whole list, of which list[] holds a page */
 	struct client_table table;
 	char message[CLIENT_MESSAGE_MAX]; /* the last notice for the status line */
 	int message_error;                /* 1 if the notice is an error */

@@ -615,11 +615,15 @@ def test_busy_server(tap):
             socks.append(w)
         p = ct.Plain(srv.port, "lister", [], os.path.join(tmp, "lister"))
         p.send("list")
-        tap.check(p.expect(r"^games: 100 \(the first 100 of 130\)$", 10) and
+        tap.check(p.expect(r"^games: 100 \(1 to 100 of 130\)$", 10) and
                   p.expect(r"^game g101 hokito standard open ", 10) and
                   "game g102 " not in p.text(),
                   "130 games: the first 100 (the open ones g2 to g101) are listed, and how many there are",
                   p.text())
+        p.send("list 100")
+        tap.check(p.expect(r"^games: 30 \(101 to 130 of 130\)$", 10) and
+                  p.expect(r"^game g1 hokito standard live (host0 vs bob|bob vs host0)", 10),
+                  "list 100: the second page, the live game last", p.text())
         p.send("watch g1")
         tap.check(p.expect(r"^watching game g1", 10) and "over the limit" not in p.text(),
                   "a spectator's state of 50 chat and 50 kibitz lines of 800 bytes is taken",
