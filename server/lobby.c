@@ -432,29 +432,31 @@ finished_append(struct lobby *lb, struct table *t)
 	lb->prune_due = 1;
 }
 
+/* Unlink t from the list (fin_prev, fin_next) that starts at *head and ends at *tail (or NULL). */
+static void
+fin_unlink(struct table **head, struct table **tail, struct table *t)
+{
+	if (t->fin_prev != NULL)
+		t->fin_prev->fin_next = t->fin_next;
+	else
+		*head = t->fin_next;
+	if (t->fin_next != NULL)
+		t->fin_next->fin_prev = t->fin_prev;
+	else if (tail != NULL)
+		*tail = t->fin_prev;
+}
+
 /* Take t (counted) off the finished tables, or off the held ones, before it is freed. */
 static void
 finished_remove(struct lobby *lb, struct table *t)
 {
 	if (t->held) {
-		if (t->fin_prev != NULL)
-			t->fin_prev->fin_next = t->fin_next;
-		else
-			lb->held = t->fin_next;
-		if (t->fin_next != NULL)
-			t->fin_next->fin_prev = t->fin_prev;
+		fin_unlink(&lb->held, NULL, t);
 		lb->nheld--;
 		t->held = 0;
 		return;
 	}
-	if (t->fin_prev != NULL)
-		t->fin_prev->fin_next = t->fin_next;
-	else
-		lb->fin_head = t->fin_next;
-	if (t->fin_next != NULL)
-		t->fin_next->fin_prev = t->fin_prev;
-	else
-		lb->fin_tail = t->fin_prev;
+	fin_unlink(&lb->fin_head, &lb->fin_tail, t);
 	lb->nfinished--;
 	lb->nfinished_private -= t->is_private != 0;
 }
