@@ -383,8 +383,11 @@ store_check(struct store *st, int contents, struct store_error *err)
 	        {"SELECT game_id FROM events WHERE move IS NOT NULL GROUP BY game_id "
 	         "HAVING MIN(ply) <> 1 OR MAX(ply) <> COUNT(*)",
 	         "the moves of game '%s' are not numbered 1..n without a gap"},
-	        {"SELECT a.game_id FROM events a JOIN events b ON a.game_id = b.game_id "
-	         "AND a.seq < b.seq AND a.ply > b.ply",
+	        /* two moves out of order make a ply lower than the one of the move before it:
+	         * one pass in (game_id, seq) order (a join of every pair of moves of a game took
+	         * 5 of the 7 s a store of 46,000 games took to open) */
+	        {"SELECT game_id FROM (SELECT game_id, ply, LAG(ply) OVER (PARTITION BY game_id "
+	         "ORDER BY seq) AS before FROM events WHERE move IS NOT NULL) WHERE before > ply",
 	         "the moves of game '%s' are out of order"},
 	        {"SELECT e.game_id FROM events e LEFT JOIN games g ON g.id = e.game_id "
 	         "WHERE g.id IS NULL",

@@ -432,6 +432,12 @@ TEST(store_corrupt_files)
 	sample_store("gap", 6);
 	ASSERT_EQ(raw_sql(path, "DELETE FROM events WHERE game_id = 'g2' AND seq = 5"), 0);
 	ASSERT(refused(STORE_ECORRUPT, "the events of game 'g2' are not numbered"));
+	/* two moves of a game swapped: their plies go down along the events */
+	sample_store("swapped", 6);
+	ASSERT_EQ(raw_sql(path, "UPDATE events SET ply = 7 - ply WHERE game_id = 'g2' AND "
+	                        "ply IN (3, 4)"),
+	          0);
+	ASSERT(refused(STORE_ECORRUPT, "the moves of game 'g2' are out of order"));
 }
 
 static int
