@@ -22,12 +22,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-build=${BUILD:-build-load}
-if [ -z "${HOKITOD:-}" ]; then
-	[ -f "$build/build.ninja" ] || meson setup "$build" --buildtype=release >/dev/null
-	ninja -C "$build" server/hokitod >/dev/null
-fi
-hokitod=${HOKITOD:-$PWD/$build/server/hokitod}
+. tests/bench/release.sh
+bench_release
 
 status=0
 for run in $(seq "$runs"); do

@@ -22,13 +22,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-build=${BUILD:-build-load}
-if [ -z "${HOKITOD:-}" ] || [ -z "${LOADGEN:-}" ]; then
-	[ -f "$build/build.ninja" ] || meson setup "$build" --buildtype=release >/dev/null
-	ninja -C "$build" server/hokitod tests/bench/loadgen >/dev/null
-fi
-hokitod=${HOKITOD:-$PWD/$build/server/hokitod}
-loadgen=${LOADGEN:-$PWD/$build/tests/bench/loadgen}
+. tests/bench/release.sh
+bench_release
 
 tmp=$(mktemp -d /tmp/store-open.XXXXXX)
 pid=""
