@@ -422,12 +422,11 @@ decode_request(struct msg *m, struct msg_error *err)
 	case MSG_HISTORY: {
 		/* pages of the lobby's games and of the history: an offset, and a limit up to max
 		 */
-		int max = m->type == MSG_LIST ? PROTOCOL_LIST_MAX : PROTOCOL_HISTORY_MAX;
+		int list = m->type == MSG_LIST;
+		int max = list ? PROTOCOL_LIST_MAX : PROTOCOL_HISTORY_MAX;
 
 		m->offset = msg_int(m, "offset", 0);
-		m->limit =
-		        msg_int(m, "limit",
-		                m->type == MSG_LIST ? PROTOCOL_LIST_MAX : PROTOCOL_HISTORY_DEFAULT);
+		m->limit = msg_int(m, "limit", list ? PROTOCOL_LIST_MAX : PROTOCOL_HISTORY_DEFAULT);
 		if (m->offset < 0)
 			return fail(err, PROTO_EBADVALUE, "offset", "offset must not be negative");
 		if (m->limit < 1 || m->limit > max)
