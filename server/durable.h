@@ -1,5 +1,6 @@
 /*
- * durable.h: hokitod's game events on their way to the store (store.h), and the group commit.
+ * durable.h: hokitod's game events on their way to the store (its write port, store-port.h), and
+ * the group commit.
  *
  * The game layer hands every event to its ops->event hook; the network layer passes it here.
  * durable_event() turns it into the store's writes (a new game, a seat and the player's session,
@@ -17,13 +18,14 @@
 #include <jansson.h>
 
 #include "lobby.h"
-#include "store.h"
+#include "store-port.h"
 #include "wire.h"
 
 struct durable;
 
-/* Write lb's events to st (both borrowed for the durable's life). Returns a new durable. */
-struct durable *durable_create(struct store *st, struct lobby *lb);
+/* Write lb's events through the store's write port st (copied; its impl and lb borrowed for the
+ * durable's life). Returns a new durable. */
+struct durable *durable_create(const struct store_write_port *st, struct lobby *lb);
 
 /* Log the commit timings (durable_stats_log()) and free. Does not commit. Accepts NULL. */
 void durable_free(struct durable *d);

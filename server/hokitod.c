@@ -59,14 +59,12 @@ usage(FILE *f)
 	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
 	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
-	        "  --check                check the whole store (--db) and exit: 0 sound,\n"
-	        "                         1 damaged (each finding on a line); serves nothing\n"
+	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
-	        "Examples:\n"
+	        "Examples (see hokitod(8)):\n"
 	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
 	        "  hokitod --listen 0.0.0.0:7777 --db /var/lib/hokitod/hokito.db\n"
-	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n"
-	        "See hokitod(8).\n",
+	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
@@ -457,7 +455,7 @@ main(int argc, char **argv)
 	}
 	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
-	lcfg.store = store;
+	ncfg.store = store;
 	uv_loop_init(&loop);
 	d.net = net_create(&loop, &ncfg, &lcfg);
 	/*

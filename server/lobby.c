@@ -27,12 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "lobby.h"
 #include "log.h"
 #include "osrand.h"
 #include "record.h"
-#include "store.h"
+#include "store-port.h"
 #include "strmap.h"
 #include "xmalloc.h"
 
@@ -64,7 +65,36 @@ struct lobby {
 	uint64_t serial;             /* tables created */
 	uint64_t finished_serial;    /* tables finished */
 	uint64_t virtual_ms;         /* the time with cfg.test_clock: moved by test_clock only */
+	TAILQ_HEAD(, lobby_wait)
+	waits;                /* connections whose store read is out (lobby_read_done()) */
+	uint64_t read_ticket; /* the last store read's ticket */
 };
+
+/* A request waiting in the lobby for its turn behind a store read of the same connection. */
+struct lobby_queued {
+	struct msg m; /* a copy, holding a reference of its own on m.root */
+	STAILQ_ENTRY(lobby_queued) link;
+};
+
+/*
+ * A connection with a store read out (ops->read): the request that asked it, and the requests
+ * the connection sent since, which wait so that its replies keep the order of its requests
+ * (PROTOCOL.md 3 and 9). The lobby finds it by the read's ticket; lobby_peer_gone() drops it, so
+ * an answer that comes after its connection is gone finds nobody and is dropped.
+ */
+struct lobby_wait {
+	uint64_t ticket;                    /* of the read out */
+	struct lobby_peer *peer;            /* borrowed: valid while the wait is listed */
+	struct msg request;                 /* the asking request (a reference on its root) */
+	STAILQ_HEAD(, lobby_queued) queued; /* later requests, in order */
+	size_t nqueued;                     /* how many */
+	TAILQ_ENTRY(lobby_wait) link;       /* lobby.waits */
+};
+
+/* Requests one connection may send while a read of its own is out; more closes it. */
+#define LOBBY_WAIT_MAX 4096
+
+static void lobby_wait_drop(struct lobby *lb, struct lobby_wait *w);
 
 struct lobby *
 lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
@@ -75,6 +105,7 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	lb->ops = *ops;
 	lb->next_player = 1;
 	lb->next_game = 1;
+	TAILQ_INIT(&lb->waits);
 	strmap_init(&lb->by_token, osrand_u64());
 	strmap_init(&lb->by_player, osrand_u64());
 	strmap_init(&lb->by_game, osrand_u64());
@@ -87,6 +118,8 @@ lobby_free(struct lobby *lb)
 {
 	if (lb == NULL)
 		return;
+	while (!TAILQ_EMPTY(&lb->waits))
+		lobby_wait_drop(lb, TAILQ_FIRST(&lb->waits));
 	for (size_t i = 0; i < lb->ntables; i++)
 		table_free(lb->tables[i]);
 	for (size_t i = 0; i < lb->nsessions; i++)
@@ -1560,32 +1593,151 @@ history_entry_new(const struct store_game *g)
 	return o;
 }
 
+/*
+ * --- Store reads (history and record): off the loop's thread (ops->read), answered in
+ * lobby_read_done(); meanwhile the connection's later requests wait (struct lobby_wait).
+ */
+
+void
+lobby_read_run(const struct store_read_port *port, struct lobby_read *r)
+{
+	switch (r->kind) {
+	case LOBBY_READ_HISTORY:
+		r->games = xmalloc((r->query.limit > 0 ? r->query.limit : 1) * sizeof *r->games);
+		r->rc = port->history(port->impl, &r->query, r->games, &r->page, &r->err);
+		break;
+	case LOBBY_READ_RECORD:
+		r->text = xmalloc(RECORD_TEXT_MAX);
+		r->rc = port->record(port->impl, r->game_id, r->public_only, r->text,
+		                     RECORD_TEXT_MAX, &r->err);
+		break;
+	}
+}
+
+void
+lobby_read_free(struct lobby_read *r)
+{
+	if (r == NULL)
+		return;
+	free(r->games);
+	free(r->text);
+	free(r);
+}
+
+/* Hand read r (stolen) to ops->read for peer's request m, which holds peer's next requests. */
+static void
+read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct lobby_read *r)
+{
+	struct lobby_wait *w = xcalloc(1, sizeof *w);
+
+	w->ticket = r->ticket = ++lb->read_ticket;
+	w->peer = peer;
+	w->request = *m;
+	json_incref(w->request.root);
+	STAILQ_INIT(&w->queued);
+	TAILQ_INSERT_TAIL(&lb->waits, w, link);
+	peer->wait = w;
+	lb->ops.read(lb->ops.arg, r);
+}
+
+/* Forget a wait: its requests and the request that asked. The read, if out, finds nobody. */
+static void
+lobby_wait_drop(struct lobby *lb, struct lobby_wait *w)
+{
+	struct lobby_queued *q;
+
+	TAILQ_REMOVE(&lb->waits, w, link);
+	while ((q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		msg_clear(&q->m);
+		free(q);
+	}
+	msg_clear(&w->request);
+	if (w->peer != NULL && w->peer->wait == w)
+		w->peer->wait = NULL;
+	free(w);
+}
+
+/* A request of a connection whose read is out: it waits its turn (m borrowed, copied). */
+static void
+lobby_wait_queue(struct lobby *lb, struct lobby_wait *w, const struct msg *m)
+{
+	struct lobby_queued *q;
+
+	if (w->nqueued >= LOBBY_WAIT_MAX) {
+		if (w->nqueued++ == LOBBY_WAIT_MAX) {
+			log_info("a connection sent %d requests behind a store read: closing it",
+			         LOBBY_WAIT_MAX);
+			lb->ops.close(lb->ops.arg, w->peer);
+		}
+		return;
+	}
+	q = xcalloc(1, sizeof *q);
+	q->m = *m;
+	json_incref(q->m.root);
+	STAILQ_INSERT_TAIL(&w->queued, q, link);
+	w->nqueued++;
+}
+
 /* history: a page of finished public games from the store, most recent first. */
 static void
 handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	json_t *o = msg_new(MSG_HISTORY_PAGE, NULL), *games = json_array();
-	struct store_game *page = xmalloc((size_t)m->limit * sizeof *page);
-	struct store_error err;
-	int64_t total = 0;
-	int n = 0;
+	struct lobby_read *r;
 
-	if (lb->cfg.store != NULL &&
-	    (n = store_history(lb->cfg.store, (size_t)m->offset, (size_t)m->limit, page, &total,
-	                       &err)) < 0) {
-		log_error("store: %s", err.text);
-		free(page);
-		json_decref(games);
-		json_decref(o);
+	if (lb->ops.read == NULL) { /* no store: nothing finished is kept */
+		json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
+
+		json_object_set_new(o, "total", json_integer(0));
+		json_object_set_new(o, "offset", json_integer(m->offset));
+		json_object_set_new(o, "games", json_array());
+		if (m->id != NULL)
+			json_object_set_new(o, "id", json_deep_copy(m->id));
+		send_msg(lb, peer, o);
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = LOBBY_READ_HISTORY;
+	r->query.limit = (size_t)m->limit;
+	r->query.offset = m->offset;
+	if (m->after != NULL) {
+		if (store_cursor_parse(m->after, &r->query.after) < 0) {
+			lobby_read_free(r);
+			send_msg(lb, peer,
+			         msg_error_new(PROTO_EBADVALUE, m->type, "after",
+			                       "after is the next of a history_page", m->id));
+			return;
+		}
+		r->query.has_after = 1;
+	}
+	read_start(lb, peer, m, r);
+}
+
+/* The answer to history request m. */
+static void
+history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+              const struct lobby_read *r)
+{
+	json_t *o, *games;
+
+	if (r->rc < 0) {
+		log_error("store: %s", r->err.text);
 		refuse(lb, peer, m, PROTO_EINTERNAL, "the history could not be read");
 		return;
 	}
-	for (int i = 0; i < n; i++)
-		json_array_append_new(games, history_entry_new(&page[i]));
-	free(page);
-	json_object_set_new(o, "total", json_integer(total));
+	o = msg_new(MSG_HISTORY_PAGE, NULL);
+	games = json_array();
+	for (int i = 0; i < r->rc; i++)
+		json_array_append_new(games, history_entry_new(&r->games[i]));
+	json_object_set_new(o, "total", json_integer(r->page.total));
 	json_object_set_new(o, "offset", json_integer(m->offset));
 	json_object_set_new(o, "games", games);
+	if (r->page.more) {
+		char next[STORE_CURSOR_TEXT];
+
+		store_cursor_format(&r->page.next, next, sizeof next);
+		json_object_set_new(o, "next", json_string(next));
+	}
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
 	send_msg(lb, peer, o);
@@ -1598,13 +1750,7 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 static void
 handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	struct store_event *ev = NULL;
-	struct store_error err;
-	struct store_game g;
-	char id[STORE_ID_MAX], *text;
-	size_t nev = 0;
-	json_t *o;
-	int rc;
+	struct lobby_read *r;
 
 	if (m->code != NULL) {
 		struct table *t = table_lookup(lb, m);
@@ -1613,49 +1759,91 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that invite code");
 			return;
 		}
-		snprintf(id, sizeof id, "%s", t->id);
-		if (lb->cfg.store == NULL) {
+		if (lb->ops.read == NULL) {
 			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
 			return;
 		}
-		/* a failure to read it is a failure to write its record, below */
-		rc = store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
+		r = xcalloc(1, sizeof *r);
+		snprintf(r->game_id, sizeof r->game_id, "%s", t->id);
 	} else {
-		snprintf(id, sizeof id, "%.*s", STORE_ID_MAX - 1, m->game);
-		rc = lb->cfg.store == NULL || strlen(m->game) >= sizeof id
-		             ? STORE_ENOTFOUND
-		             : store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
-		if (rc == 0 && g.is_private)
-			rc = STORE_ENOTFOUND; /* reached only by its invite code */
-		if (rc < 0) {
-			store_events_free(ev, nev);
-			if (rc != STORE_ENOTFOUND)
-				log_error("store: %s", err.text);
-			refuse(lb, peer, m,
-			       rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
-			       rc == STORE_ENOTFOUND ? "no game with that id"
-			                             : "the game could not be read");
+		if (lb->ops.read == NULL || strlen(m->game) >= STORE_ID_MAX) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that id");
 			return;
 		}
+		r = xcalloc(1, sizeof *r);
+		snprintf(r->game_id, sizeof r->game_id, "%s", m->game);
+		r->public_only = 1; /* a private game is reached only by its invite code */
 	}
-	text = xmalloc(RECORD_TEXT_MAX);
-	if (rc == 0)
-		rc = store_record_format(&g, ev, nev, text, RECORD_TEXT_MAX, &err);
-	store_events_free(ev, nev);
-	if (rc < 0) {
-		log_error("store: record of %s: %s", id, err.text);
-		free(text);
-		refuse(lb, peer, m, rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
-		       "the record of game %s could not be written", id);
+	r->kind = LOBBY_READ_RECORD;
+	read_start(lb, peer, m, r);
+}
+
+/* The answer to record request m. */
+static void
+record_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+             const struct lobby_read *r)
+{
+	json_t *o;
+
+	if (r->rc < 0 && r->public_only && r->rc == STORE_ENOTFOUND) {
+		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that id");
+		return;
+	}
+	if (r->rc < 0) {
+		log_error("store: record of %s: %s", r->game_id, r->err.text);
+		refuse(lb, peer, m, r->rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
+		       "the record of game %s could not be written", r->game_id);
 		return;
 	}
 	o = msg_new(MSG_GAME_RECORD, NULL);
-	json_object_set_new(o, "game", json_string(id));
-	json_object_set_new(o, "text", json_string(text));
+	json_object_set_new(o, "game", json_string(r->game_id));
+	json_object_set_new(o, "text", json_string(r->text));
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
-	free(text);
 	send_msg(lb, peer, o);
+}
+
+void
+lobby_read_done(struct lobby *lb, struct lobby_read *r)
+{
+	struct lobby_peer *peer;
+	struct lobby_wait *w;
+	struct lobby_queued *q;
+
+	TAILQ_FOREACH(w, &lb->waits, link)
+	if (w->ticket == r->ticket)
+		break;
+	if (w == NULL) { /* its connection is gone */
+		lobby_read_free(r);
+		return;
+	}
+	peer = w->peer;
+	peer->wait = NULL;
+	switch (r->kind) {
+	case LOBBY_READ_HISTORY:
+		history_reply(lb, peer, &w->request, r);
+		break;
+	case LOBBY_READ_RECORD:
+		record_reply(lb, peer, &w->request, r);
+		break;
+	}
+	lobby_read_free(r);
+	/* the requests that came meanwhile, in order, until one of them reads again */
+	while (peer->wait == NULL && (q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		w->nqueued--;
+		lobby_peer_message(lb, peer, &q->m);
+		msg_clear(&q->m);
+		free(q);
+	}
+	if (peer->wait != NULL) { /* the rest waits behind the new read */
+		STAILQ_CONCAT(&peer->wait->queued, &w->queued);
+		peer->wait->nqueued += w->nqueued;
+	}
+	w->peer = NULL;
+	lobby_wait_drop(lb, w);
+	lobby_prune(lb);
+	lobby_arm(lb);
 }
 
 /*
@@ -1812,6 +2000,10 @@ lobby_peer_message(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 {
 	struct table *before;
 
+	if (peer->wait != NULL) { /* behind a store read of its own: in order (lobby_read_done()) */
+		lobby_wait_queue(lb, peer->wait, m);
+		return;
+	}
 	if (m->type == MSG_HELLO) {
 		handle_hello(lb, peer, m);
 		if (peer->session != NULL)
@@ -1903,6 +2095,8 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 	struct session *s = peer->session;
 	struct table *t;
 
+	if (peer->wait != NULL)
+		lobby_wait_drop(lb, peer->wait); /* its read's answer will find nobody */
 	if (s == NULL)
 		return;
 	t = s->table;
@@ -2175,7 +2369,7 @@ restore_rematch_lapse(struct lobby *lb)
 int
 lobby_restore(struct lobby *lb, struct store_error *err)
 {
-	struct store *st = lb->cfg.store;
+	const struct store_write_port *st = lb->cfg.store;
 	struct restore_ctx rc = {.lb = lb};
 	int64_t v;
 	int n, rv;
@@ -2183,26 +2377,26 @@ lobby_restore(struct lobby *lb, struct store_error *err)
 	assert(lb->ntables == 0 && lb->nsessions == 0);
 	if (st == NULL)
 		return 0;
-	n = store_load(st, lb->cfg.keep_finished, restore_game_cb, &rc, err);
+	n = st->load(st->impl, lb->cfg.keep_finished, restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {
 		snprintf(err->text, sizeof err->text, "%s", rc.why);
 		err->code = n = STORE_ECORRUPT;
 	}
 	if (n >= 0) {
 		restore_finished_order(lb, rc.ended);
-		rv = store_sessions_load(st, restore_session_cb, &rc, err);
+		rv = st->sessions_load(st->impl, restore_session_cb, &rc, err);
 		if (rv < 0)
 			n = rv;
 		else
 			restore_rematch_lapse(lb);
 	}
 	for (size_t i = 0; n >= 0 && i < rc.nstale; i++)
-		if ((rv = store_session_remove(st, rc.stale[i], err)) < 0)
+		if ((rv = st->session_remove(st->impl, rc.stale[i], err)) < 0)
 			n = rv;
-	if (n >= 0 && store_meta_get(st, "next_game", &v, NULL) == 0 && v > lb->next_game &&
+	if (n >= 0 && st->meta_get(st->impl, "next_game", &v, NULL) == 0 && v > lb->next_game &&
 	    v < UINT32_MAX)
 		lb->next_game = (unsigned)v;
-	if (n >= 0 && store_meta_get(st, "next_player", &v, NULL) == 0 && v > lb->next_player &&
+	if (n >= 0 && st->meta_get(st->impl, "next_player", &v, NULL) == 0 && v > lb->next_player &&
 	    v < UINT32_MAX)
 		lb->next_player = (unsigned)v;
 	free(rc.ended);

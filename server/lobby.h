@@ -23,19 +23,51 @@
 
 #include "game.h"
 #include "protocol.h"
+#include "store-port.h"
 
 struct lobby;
+struct lobby_wait;
 struct session;
-struct store;
-struct store_error;
-struct store_event;
-struct store_game;
 struct table;
 
 /* The game layer's view of a connection; embedded in the network layer's client. */
 struct lobby_peer {
 	struct session *session; /* set by a successful hello, NULL before and after */
+	struct lobby_wait *wait; /* a store read of its request is out: its next requests wait */
 };
+
+/* What a store read (ops->read) asks for. */
+enum lobby_read_kind {
+	LOBBY_READ_HISTORY, /* a page of the history */
+	LOBBY_READ_RECORD,  /* the record of a game */
+};
+
+/*
+ * A store read that runs off the loop's thread (ops->read), question and answer. The lobby fills
+ * the question; whoever runs it (reader.c) touches nothing else, fills the answer and hands it
+ * back with lobby_read_done(). It carries no pointer to the asker: the lobby finds the asker by
+ * ticket, and drops the answer if the connection is gone by then.
+ */
+struct lobby_read {
+	uint64_t ticket;           /* the lobby's number for it */
+	enum lobby_read_kind kind; /* which question */
+	/* the question */
+	struct store_history_query query; /* history */
+	char game_id[STORE_ID_MAX];       /* record: the game */
+	int public_only;                  /* record: asked by id, so a private game is not found */
+	/* the answer */
+	int rc;                   /* games in `games`, the record's length, or a store error */
+	struct store_error err;   /* when rc < 0 */
+	struct store_game *games; /* history: room for query.limit games (owned) */
+	struct store_history_page page; /* history: the total, and where the next page starts */
+	char *text;                     /* record: RECORD_TEXT_MAX bytes, NUL-terminated (owned) */
+};
+
+/* Run read r on port (on the calling thread; it touches r and the port only). */
+void lobby_read_run(const struct store_read_port *port, struct lobby_read *r);
+
+/* Free a read and its answer. Accepts NULL. */
+void lobby_read_free(struct lobby_read *r);
 
 struct lobby_ops {
 	/* Queue a line for the peer. w is borrowed: take a reference (wire_ref) to keep it. */
@@ -78,6 +110,14 @@ struct lobby_ops {
 	 * keeps its seat, and its stored session with it. token is borrowed for the call.
 	 */
 	void (*unseated)(void *arg, const char *token);
+	/*
+	 * Optional (NULL: the server keeps no store; history is empty and record finds nothing).
+	 * Run store read r off the loop's thread (lobby_read_run() on a read port) and hand it
+	 * back with lobby_read_done(), from the loop thread and outside any lobby call. Steals r.
+	 * Must not call back into the lobby. Until the answer comes, the asking connection's later
+	 * requests wait in the lobby, so that replies keep the order of the requests.
+	 */
+	void (*read)(void *arg, struct lobby_read *r);
 	void *arg; /* passed to every op */
 };
 
@@ -89,8 +129,8 @@ struct lobby_config {
 	const char *server;     /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
 	uint64_t grace_ms;      /* a dropped player's grace period, counted on its own turns */
 	int test_clock;         /* time is virtual and moved only by test_clock requests */
-	struct store *store;    /* borrowed, may be NULL: answers history and record, and is
-	                           what lobby_restore() rebuilds from */
+	const struct store_write_port *store; /* borrowed, may be NULL: what lobby_restore()
+	                                         rebuilds from (history and record: ops->read) */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -124,6 +164,12 @@ uint64_t lobby_time(const struct lobby *lb);
  * late: the game is gone or over, or no longer at that ply (a resignation, a flag fall).
  */
 void lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const char *move);
+
+/*
+ * The answer to a store read (ops->read) is here: reply to the connection that asked, if it is
+ * still there, then handle the requests it sent meanwhile, in order. Steals r.
+ */
+void lobby_read_done(struct lobby *lb, struct lobby_read *r);
 
 /* Counts, for the log and the tests: sessions, tables. */
 void lobby_counts(const struct lobby *lb, unsigned *sessions, unsigned *tables);

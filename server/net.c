@@ -45,6 +45,11 @@
  * away meanwhile: so a game that ends, or a table that is freed, never needs its search stopped.
  * At shutdown, queued items are cancelled and running ones told to stop at their next clock
  * check; the loop runs until their callbacks are done, and their moves are dropped.
+ *
+ * The game layer reaches the store through its ports (store-port.h), which this file fills from
+ * the SQLite store: the write port for durable.c and the restore, and the read port, run by a
+ * reader (reader.h) on a thread and a connection of its own, for history and record
+ * (ops->read); the answers come back through lobby_read_done().
  */
 #include <assert.h>
 #include <stdatomic.h>
@@ -57,6 +62,7 @@
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
+#include "reader.h"
 #include "search.h"
 #include "store.h"
 #include "syncer.h"
@@ -149,11 +155,13 @@ struct net {
 	uv_timer_t wake;   /* lobby_wake at the game layer's next deadline (ops->timer) */
 	uv_prepare_t turn; /* end of each loop turn: group commit, then the held output */
 	struct lobby *lobby;
-	struct durable *durable;     /* NULL without a store */
-	struct store *store;         /* borrowed; NULL without a store */
-	struct store_bg *bg;         /* a file store's other-thread side (store_bg_open()) */
-	struct syncer *wal_sync;     /* --fsync always: syncs the WAL after each commit */
-	struct syncer *ckpt;         /* a file store: checkpoints the WAL */
+	struct durable *durable;       /* NULL without a store */
+	struct store *store;           /* borrowed; NULL without a store */
+	struct store_write_port wport; /* the store's write port, lent to the lobby and durable */
+	struct reader *reader;         /* runs the lobby's store reads; NULL without a store */
+	struct store_bg *bg;           /* a file store's other-thread side (store_bg_open()) */
+	struct syncer *wal_sync;       /* --fsync always: syncs the WAL after each commit */
+	struct syncer *ckpt;           /* a file store: checkpoints the WAL */
 	struct store_error ckpt_err; /* the checkpoint thread's error, read in its done callback */
 	int ckpt_failing;            /* the last checkpoint failed (logged once until one works) */
 	size_t ckpt_asked;           /* frames in the WAL when the last checkpoint was asked for */
@@ -1050,6 +1058,55 @@ net_tick_cb(uv_timer_t *t)
 	client_reap_all(n);
 }
 
+/* ops->read: the lobby's store read goes to the reader (after shutdown, nowhere). */
+static void
+lobby_read_cb(void *arg, struct lobby_read *r)
+{
+	struct net *n = arg;
+
+	if (n->reader == NULL)
+		lobby_read_free(r); /* shutting down: its connection goes unanswered */
+	else
+		reader_submit(n->reader, r);
+}
+
+/* The reader answered a read: to the game layer, on the loop's thread. */
+static void
+net_read_done_cb(void *arg, struct lobby_read *r)
+{
+	struct net *n = arg;
+
+	lobby_read_done(n->lobby, r);
+	client_reap_all(n);
+}
+
+/*
+ * The reader of the lobby's store reads: on a read-only connection of its own and a thread of
+ * its own for a file store; a temporary store (":memory:"), which no second connection can see,
+ * is read on its own connection on the loop's thread (store_read_port_init()), and so is a file
+ * store whose second connection could not be opened (said in the log; reads still work).
+ */
+static void
+net_reader_start(struct net *n, struct store *st)
+{
+	struct store_read_port port;
+	struct store_error err;
+	int rc;
+
+	if (store_is_temporary(st)) {
+		store_read_port_init(st, &port);
+	} else if (store_reader_open(store_path(st), &port, &err) < 0) {
+		log_warn("store: no reader of its own (%s); history and records are read on the "
+		         "loop",
+		         err.text);
+		store_read_port_init(st, &port);
+	}
+	if ((rc = reader_create(n->loop, &port, net_read_done_cb, n, &n->reader)) < 0) {
+		log_error("store: cannot start its reader: %s", uv_strerror(rc));
+		abort(); /* as out of memory: a libuv async handle or a thread */
+	}
+}
+
 struct net *
 net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_config *lcfg)
 {
@@ -1059,10 +1116,11 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	        .send = lobby_send_cb,
 	        .close = lobby_close_cb,
 	        .now = lobby_now_cb,
-	        .event = lcfg->store != NULL ? lobby_event_cb : NULL,
+	        .event = cfg->store != NULL ? lobby_event_cb : NULL,
 	        .timer = lobby_timer_cb,
 	        .think = lobby_think_cb,
-	        .unseated = lcfg->store != NULL ? lobby_unseated_cb : NULL,
+	        .unseated = cfg->store != NULL ? lobby_unseated_cb : NULL,
+	        .read = cfg->store != NULL ? lobby_read_cb : NULL,
 	        .arg = n,
 	};
 
@@ -1071,9 +1129,15 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	snprintf(n->server_name, sizeof n->server_name, "hokitod %s", HOKITO_VERSION);
 	lc.server = n->server_name;
 	lc.max_line = cfg->max_line;
+	if (cfg->store != NULL) {
+		store_write_port_init(cfg->store, &n->wport);
+		lc.store = &n->wport;
+	}
 	n->lobby = lobby_create(&lc, &ops);
-	if (lcfg->store != NULL)
-		n->durable = durable_create(lcfg->store, n->lobby);
+	if (cfg->store != NULL) {
+		n->durable = durable_create(&n->wport, n->lobby);
+		net_reader_start(n, cfg->store);
+	}
 	uv_tcp_init(loop, &n->listener);
 	n->listener.data = n;
 	uv_timer_init(loop, &n->tick);
@@ -1084,7 +1148,7 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	uv_prepare_init(loop, &n->turn);
 	n->turn.data = n;
 	n->turn_no = 1;
-	n->store = lcfg->store;
+	n->store = cfg->store;
 	uv_prepare_start(&n->turn, net_turn_cb);
 	return n;
 }
@@ -1185,6 +1249,8 @@ net_shutdown(struct net *n)
 		uv_close((uv_handle_t *)&n->tick, net_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&n->wake))
 		uv_close((uv_handle_t *)&n->wake, net_handle_close_cb);
+	reader_close(n->reader); /* reads out are dropped: their connections are going too */
+	n->reader = NULL;
 	for (struct net_think *th = n->thinking; th != NULL; th = th->next) {
 		atomic_store(&th->cancel, 1);
 		uv_cancel(

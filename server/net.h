@@ -23,6 +23,7 @@ struct net_config {
 	unsigned max_clients;      /* connections served at once */
 	uint64_t hello_timeout_ms; /* time to say hello */
 	uint64_t close_timeout_ms; /* time a closing connection may take to flush */
+	struct store *store;       /* borrowed, may be NULL: the store, behind the lobby's ports */
 };
 
 struct net;

@@ -826,6 +826,12 @@ store_close(struct store *st)
 	free(st);
 }
 
+const char *
+store_path(const struct store *st)
+{
+	return st->path;
+}
+
 int
 store_schema_version(const struct store *st)
 {
@@ -1778,11 +1784,8 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
 	struct store_history_page page;
 	int rc;
 
-	if (offset > INT32_MAX) { /* an offset that large is past the end of any store */
-		if (total != NULL && (rc = store_finished_count(st, total, err)) < 0)
-			return rc;
-		return 0;
-	}
+	if (offset > INT64_MAX)
+		q.offset = INT64_MAX; /* past the end of any store */
 	rc = store_history_page(st, &q, out, &page, err);
 	if (rc >= 0 && total != NULL)
 		*total = page.total;
@@ -1811,12 +1814,12 @@ store_history_page(struct store *st, const struct store_history_query *q, struct
 	int rc;
 
 	memset(page, 0, sizeof *page);
-	if (q->limit > INT32_MAX || q->offset < 0 || q->offset > INT32_MAX)
+	if (q->limit > INT32_MAX || q->offset < 0)
 		return store_fail(err, STORE_EINVAL, "history: limit or offset out of range");
 	if ((rc = store_finished_count(st, &page->total, err)) < 0)
 		return rc;
-	if (q->limit == 0)
-		return 0;
+	if (q->limit == 0 || q->offset > INT32_MAX)
+		return 0; /* an offset that large is past the end of any store */
 	p[0] = (int64_t)q->limit + 1;
 	p[1] = q->offset;
 	p[2] = q->after.ended_ms;

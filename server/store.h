@@ -117,6 +117,9 @@ size_t store_wal_frames(const struct store *st);
  * the next commit starts the WAL over. Busy is no error. Returns 0, or STORE_EIO with err. */
 int store_checkpoint(struct store *st, struct store_error *err);
 
+/* The file name the store was opened with (":memory:" for a temporary one). Borrowed. */
+const char *store_path(const struct store *st);
+
 /* The schema version of the open file (after migration: STORE_SCHEMA_VERSION). */
 int store_schema_version(const struct store *st);
 

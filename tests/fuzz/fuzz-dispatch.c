@@ -35,7 +35,7 @@
 #include "wire.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 424, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 456, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2392, "struct table changed: see fuzz_lobby_copy()");
 #endif
@@ -252,6 +252,7 @@ fuzz_lobby_copy(const struct lobby *from)
 	lb->heap = fuzz_dup(from->heap, from->heap_cap * sizeof *lb->heap);
 	for (size_t i = 0; i < lb->nheap; i++)
 		lb->heap[i] = fuzz_table_map(from, lb, lb->heap[i]);
+	TAILQ_INIT(&lb->waits); /* no store reads here (no ops->read): none is ever out */
 	lb->spect_waiting = fuzz_table_map(from, lb, from->spect_waiting);
 	lb->fin_head = fuzz_table_map(from, lb, from->fin_head);
 	lb->fin_tail = fuzz_table_map(from, lb, from->fin_tail);
