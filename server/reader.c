@@ -14,6 +14,11 @@
  */
 #include <stdlib.h>
 #include <sys/queue.h>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "reader.h"
 #include "xmalloc.h"
@@ -53,13 +58,24 @@ jobs_free(struct reader_jobs *jobs)
 	}
 }
 
-/* The reader's thread: run the jobs in order until stopped. */
+/* Nice of the reader's thread: below the loop's, whose turns must not wait for a read. */
+#define READER_NICE 10
+
+/*
+ * The reader's thread: run the jobs in order until stopped. It yields the CPU to the loop's
+ * thread: with as many busy threads as cores, a read that shared a core evenly with the loop
+ * would make every client wait (Linux gives a thread its own nice value; elsewhere it keeps the
+ * process's).
+ */
 static void
 reader_thread(void *arg)
 {
 	struct reader *rd = arg;
 	struct reader_job *j;
 
+#if defined(__linux__)
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
+#endif
 	uv_mutex_lock(&rd->lock);
 	for (;;) {
 		while (!rd->stopping && STAILQ_EMPTY(&rd->todo))

@@ -1,17 +1,21 @@
 /*
  * store.c: hokitod's durable store on SQLite: games, game events, seated sessions; group commit,
- * migrations, integrity checks, loading with replay through the rules, history and records.
+ * migrations, the full check (store_check_file()), loading with replay through the rules, history
+ * by key and records. It is the SQLite backend of both ports of store-port.h (the port ops at
+ * the end of this file call the functions of the same name).
  *
- * This file owns one SQLite connection and its prepared statements (prepared once at open and
- * reused for every write), and a map of where each unfinished game's events stand (its last seq
- * and ply, so that adding an event needs no query; see store_event_add()). It is called
- * synchronously from the event loop and must never block it for long: writes only queue rows in
- * the open transaction (events are even checked and queued in memory, store_settle()), and the
- * one disk wait per loop turn is store_commit(), unless the waits were handed to another thread
- * (store_bg_open(): a second connection and the WAL's descriptor, which only that thread uses;
- * the loop then waits only for a catch-up checkpoint, store_checkpoint()). It never calls
- * libuv, never reads the clock (times come from the caller) and never decides a rule: moves are
- * checked by replaying them through game.h.
+ * A struct store is one SQLite connection: the server's own (store_open()), or a second one to the
+ * same file (store_attach()) for the read port's thread (store_reader_open(), read-only, seeing
+ * what is committed) or for hokitod --check. The server's connection owns its prepared statements
+ * (prepared once at open and reused for every write), and a map of where each unfinished game's
+ * events stand (its last seq and ply, so that adding an event needs no query; see
+ * store_event_add()). It is called synchronously from the event loop and must never block it for
+ * long: writes only queue rows in the open transaction (events are even checked and queued in
+ * memory, store_settle()), and the one disk wait per loop turn is store_commit(), unless the waits
+ * were handed to another thread (store_bg_open(): a second connection and the WAL's descriptor,
+ * which only that thread uses; the loop then waits only for a catch-up checkpoint,
+ * store_checkpoint()). It never calls libuv, never reads the clock (times come from the caller) and
+ * never decides a rule: moves are checked by replaying them through game.h.
  */
 #include <errno.h>
 #include <fcntl.h>
