@@ -65,8 +65,8 @@ struct lobby {
 	uint64_t serial;             /* tables created */
 	uint64_t finished_serial;    /* tables finished */
 	uint64_t virtual_ms;         /* the time with cfg.test_clock: moved by test_clock only */
-	TAILQ_HEAD(, lobby_wait)
-	waits;                /* connections whose store read is out (lobby_read_done()) */
+	/* connections whose store read is out, found by ticket in lobby_read_done() */
+	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket; /* the last store read's ticket */
 };
 
@@ -118,8 +118,10 @@ lobby_free(struct lobby *lb)
 {
 	if (lb == NULL)
 		return;
-	while (!TAILQ_EMPTY(&lb->waits))
+	while (!TAILQ_EMPTY(&lb->waits)) {
+		TAILQ_FIRST(&lb->waits)->peer = NULL; /* its connection may be freed by now */
 		lobby_wait_drop(lb, TAILQ_FIRST(&lb->waits));
+	}
 	for (size_t i = 0; i < lb->ntables; i++)
 		table_free(lb->tables[i]);
 	for (size_t i = 0; i < lb->nsessions; i++)
