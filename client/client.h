@@ -6,8 +6,9 @@
  *
  *   client-main.c     main(): the command line, the loop; wires the layers together
  *        |
- *   client-screen.c   the full-screen ncurses view      client-plain.c  the --plain line view
- *        |            (client-screen.h: its pages, one file each, through a page table)
+ *   client-screen-view.c  the full-screen ncurses view  client-plain.c  the --plain line view
+ *        |            (client-screen.h: its pages, one file each through a page table, the
+ *        |            board, and client-screen.c, the base they draw with)
  *        v
  *   client-msg.c      what each server message means: changes of the state, notices
  *   client-eval.c     the replay's evaluations, on the thread pool

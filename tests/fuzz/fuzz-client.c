@@ -34,7 +34,7 @@
  * What must hold: no crash, no sanitizer report, no leak (each input ends with client_quit(),
  * the real teardown, and runs the loop until every handle is closed), and the state's own
  * bounds after every line (fuzz_state_check()). Every input starts from a fresh struct client.
- * Not covered: the full-screen view (client-screen.c and its pages), the network layer's reads
+ * Not covered: the full-screen view (client-screen-view.c and its pages), the network layer's reads
  * and reconnection timer, the session file.
  */
 #include <fcntl.h>
