@@ -661,7 +661,7 @@ action_send(struct client *c)
 	case CLIENT_ACTION_WATCH:
 		client_request_watch(c, o->target);
 		break;
-	default:
+	case CLIENT_ACTION_LOBBY:
 		if (!c->opt.plain)
 			client_request_list(c);
 		break;
