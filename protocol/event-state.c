@@ -1,0 +1,268 @@
+/*
+ * event-state.c: the rules of what each game event does to a game (event-state.h).
+ *
+ * One table, indexed by enum msg_type, says for every event in which statuses it may come and
+ * which function applies it; notices have no status rule and only update what they report. A
+ * rule about an event is written here and nowhere else: the server's table and restore and the
+ * client all apply events through event_state_apply(). Pure: no allocation, no I/O.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "event-state.h"
+#include "event.h"
+#include "protocol.h"
+
+#define S(status) (1u << (status))
+#define ANY_STATUS                                                                                 \
+	(S(EVENT_STATUS_OPEN) | S(EVENT_STATUS_LIVE) | S(EVENT_STATUS_ADJOURNED) |                 \
+	 S(EVENT_STATUS_FINISHED))
+
+void
+event_state_init(struct event_state *st, enum game_kind kind)
+{
+	memset(st, 0, sizeof *st);
+	st->kind = kind;
+	st->status = EVENT_STATUS_OPEN;
+	st->to_move = -1;
+	st->result = EVENT_RESULT_NONE;
+	st->winner = -1;
+	st->reason = EVENT_REASON_NONE;
+	for (int i = 0; i < EVENT_OFFER_COUNT; i++)
+		st->offer[i] = -1;
+}
+
+int
+event_state_offer_after_move(int offer, int mover)
+{
+	return offer == mover ? offer : -1;
+}
+
+int
+event_state_over(const struct event_state *st)
+{
+	return st->status == EVENT_STATUS_FINISHED;
+}
+
+/* Take the clocks or scores an event carries; absent ones leave the last values. */
+static void
+take_pair(struct event_pair *to, const struct event_pair *from)
+{
+	if (from->has)
+		*to = *from;
+}
+
+static void
+seated_apply(struct event_state *st, const struct event *ev)
+{
+	int seat = ev->u.seated.seat;
+
+	st->seated[seat] = 1;
+	st->computer[seat] = ev->u.seated.player.computer;
+	st->connected[seat] = 1;
+	st->grace_over[seat] = 0;
+}
+
+static void
+started_apply(struct event_state *st, const struct event *ev)
+{
+	st->status = EVENT_STATUS_LIVE;
+	st->to_move = ev->u.started.to_move;
+	for (int i = 0; i < 2; i++) {
+		st->seated[i] = 1;
+		st->computer[i] = ev->u.started.players[i].computer;
+	}
+	take_pair(&st->clocks, &ev->u.started.clocks);
+}
+
+static void
+moved_apply(struct event_state *st, const struct event *ev)
+{
+	const struct event_moved *m = &ev->u.moved;
+
+	st->offer[EVENT_OFFER_DRAW] =
+	        event_state_offer_after_move(st->offer[EVENT_OFFER_DRAW], m->by);
+	st->ply = m->ply;
+	st->to_move = m->to_move;
+	take_pair(&st->scores, &m->scores);
+	take_pair(&st->clocks, &m->clocks);
+}
+
+static void
+game_over_apply(struct event_state *st, const struct event *ev)
+{
+	const struct event_game_over *g = &ev->u.game_over;
+
+	st->status = EVENT_STATUS_FINISHED;
+	st->to_move = -1;
+	st->offer[EVENT_OFFER_DRAW] = -1;
+	st->result = g->result;
+	st->winner = g->winner;
+	st->reason = g->reason;
+	take_pair(&st->scores, &g->scores);
+	take_pair(&st->clocks, &g->clocks);
+}
+
+static void
+draw_offered_apply(struct event_state *st, const struct event *ev)
+{
+	st->offer[EVENT_OFFER_DRAW] = ev->u.offer.by;
+}
+
+static void
+draw_declined_apply(struct event_state *st, const struct event *ev)
+{
+	(void)ev;
+	st->offer[EVENT_OFFER_DRAW] = -1;
+}
+
+static void
+chat_apply(struct event_state *st, const struct event *ev)
+{
+	(void)st; /* the lines themselves are the caller's to keep */
+	(void)ev;
+}
+
+static void
+grace_over_apply(struct event_state *st, const struct event *ev)
+{
+	st->grace_over[ev->u.grace_over.seat] = 1;
+	take_pair(&st->clocks, &ev->u.grace_over.clocks);
+}
+
+/* Without a clock the game waits for both players; nobody may move, offer or claim. */
+static void
+adjourned_apply(struct event_state *st, const struct event *ev)
+{
+	st->status = EVENT_STATUS_ADJOURNED;
+	st->to_move = -1;
+	st->offer[EVENT_OFFER_DRAW] = -1;
+	st->grace_over[ev->u.adjourned.seat] = 1;
+}
+
+/* Both players are back: the game is live, each with a whole grace period again. */
+static void
+resumed_apply(struct event_state *st, const struct event *ev)
+{
+	st->status = EVENT_STATUS_LIVE;
+	st->to_move = ev->u.resumed.to_move;
+	for (int i = 0; i < 2; i++)
+		st->grace_over[i] = 0;
+}
+
+static void
+rematch_offered_apply(struct event_state *st, const struct event *ev)
+{
+	st->offer[EVENT_OFFER_REMATCH] = ev->u.offer.by;
+}
+
+static void
+rematch_closed_apply(struct event_state *st, const struct event *ev)
+{
+	(void)ev;
+	st->offer[EVENT_OFFER_REMATCH] = -1;
+}
+
+static void
+nothing_apply(struct event_state *st, const struct event *ev)
+{
+	(void)st;
+	(void)ev;
+}
+
+/* A player who comes back may not be claimed against any more; a drop says its grace. */
+static void
+presence_apply(struct event_state *st, const struct event *ev)
+{
+	const struct event_presence *p = &ev->u.presence;
+
+	st->connected[p->seat] = p->connected;
+	if (p->connected)
+		st->grace_over[p->seat] = 0;
+	else if (p->has_grace)
+		st->grace_over[p->seat] = p->grace_over;
+}
+
+/*
+ * Each event: the statuses it may come in (a bit per enum event_status; 0 for a notice, which
+ * may come any time and has no seq of its own) and what it does.
+ */
+static const struct {
+	unsigned when;
+	void (*apply)(struct event_state *st, const struct event *ev);
+} rules[MSG_TYPE_COUNT] = {
+        [MSG_SEATED] = {S(EVENT_STATUS_OPEN), seated_apply},
+        [MSG_STARTED] = {S(EVENT_STATUS_OPEN), started_apply},
+        [MSG_MOVED] = {S(EVENT_STATUS_LIVE), moved_apply},
+        [MSG_GAME_OVER] = {S(EVENT_STATUS_OPEN) | S(EVENT_STATUS_LIVE) | S(EVENT_STATUS_ADJOURNED),
+                           game_over_apply},
+        [MSG_DRAW_OFFERED] = {S(EVENT_STATUS_LIVE), draw_offered_apply},
+        [MSG_DRAW_DECLINED] = {S(EVENT_STATUS_LIVE), draw_declined_apply},
+        [MSG_CHAT] = {ANY_STATUS, chat_apply},
+        [MSG_GRACE_OVER] = {S(EVENT_STATUS_LIVE), grace_over_apply},
+        [MSG_ADJOURNED] = {S(EVENT_STATUS_LIVE), adjourned_apply},
+        [MSG_RESUMED] = {S(EVENT_STATUS_ADJOURNED), resumed_apply},
+        [MSG_REMATCH_OFFERED] = {S(EVENT_STATUS_FINISHED), rematch_offered_apply},
+        [MSG_REMATCH_DECLINED] = {S(EVENT_STATUS_FINISHED), rematch_closed_apply},
+        [MSG_REMATCH_STARTED] = {S(EVENT_STATUS_FINISHED), rematch_closed_apply},
+        [MSG_YOUR_TURN] = {0, nothing_apply},
+        [MSG_PRESENCE] = {0, presence_apply},
+        [MSG_SPECTATORS] = {0, nothing_apply},
+        [MSG_KIBITZ] = {0, nothing_apply},
+};
+
+int
+event_state_allows(const struct event_state *st, enum msg_type type)
+{
+	if ((int)type <= MSG_NONE || type >= MSG_TYPE_COUNT || rules[type].apply == NULL)
+		return 0;
+	return rules[type].when == 0 || (rules[type].when & S(st->status)) != 0;
+}
+
+/* Fill err with a refusal of field and return PROTO_EBADVALUE. */
+static int refuse(struct msg_error *err, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+static int
+refuse(struct msg_error *err, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->code = PROTO_EBADVALUE;
+	snprintf(err->field, sizeof err->field, "%s", field);
+	va_start(ap, fmt);
+	vsnprintf(err->text, sizeof err->text, fmt, ap);
+	va_end(ap);
+	return PROTO_EBADVALUE;
+}
+
+int
+event_state_apply(struct event_state *st, const struct event *ev, struct msg_error *err)
+{
+	const char *type = msg_type_name(ev->type);
+
+	if (!event_state_allows(st, ev->type))
+		return refuse(err, "type", "No %s in a game that is %s.",
+		              type ? type : "such event", event_status_name(st->status));
+	if (rules[ev->type].when != 0 && ev->seq != st->seq + 1)
+		return refuse(err, "seq", "The %s event has seq %lld where %lld comes next.", type,
+		              (long long)ev->seq, (long long)(st->seq + 1));
+	if (ev->type == MSG_MOVED && st->to_move >= 0 && ev->u.moved.by != st->to_move)
+		return refuse(err, "by", "A move by %s when %s is to move.",
+		              game_side_name(st->kind, ev->u.moved.by),
+		              game_side_name(st->kind, st->to_move));
+	if (ev->type == MSG_MOVED && ev->u.moved.ply != st->ply + 1)
+		return refuse(err, "ply", "A move at ply %lld after %lld moves.",
+		              (long long)ev->u.moved.ply, (long long)st->ply);
+	if (ev->type == MSG_GAME_OVER && ev->u.game_over.ply != st->ply)
+		return refuse(err, "ply", "The game ends at ply %lld after %lld moves.",
+		              (long long)ev->u.game_over.ply, (long long)st->ply);
+	rules[ev->type].apply(st, ev);
+	if (rules[ev->type].when != 0)
+		st->seq = ev->seq;
+	return 0;
+}

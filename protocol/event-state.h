@@ -1,0 +1,72 @@
+/*
+ * event-state.h: what each game event does to a game, written once.
+ *
+ * struct event_state is the part of a game that its events alone decide: its status, the seq and
+ * ply reached, whose turn it is, the result, the scores and clocks as last carried, the offers that
+ * stand, whose grace is over, which seat the computer holds. event_state_apply() applies one
+ * decoded event (event.h) to it. The server's restore reads a stored game back through it, the
+ * server's table keeps one, and the client follows a game with it, so the rules live here only:
+ *
+ * - an event comes only in the statuses the protocol allows it (a finished game has only chat and
+ *   the rematch events; a move only in a live game), with the next seq;
+ * - a draw offer stands until it is accepted or declined, or until the player it was made to moves
+ *   (event_state_offer_after_move()): the offerer's own move does not withdraw it; an adjournment
+ *   and the end of the game clear it;
+ * - game_over is the one event that ends a game; resumed makes an adjourned game live again;
+ * - the clocks of an event that carries them replace the ones before (the log alone rebuilds them).
+ *
+ * Pure functions over plain values: no allocation, no I/O, no libuv.
+ */
+#ifndef HOKITO_PROTOCOL_EVENT_STATE_H
+#define HOKITO_PROTOCOL_EVENT_STATE_H
+
+#include <stdint.h>
+
+#include "event.h"
+
+struct event_state {
+	enum game_kind kind;
+	enum event_status status;
+	int64_t seq;              /* the seq of the last event applied; 0 before the first */
+	int64_t ply;              /* moves played */
+	int to_move;              /* the seat to move, -1 when nobody is (open, adjourned, over) */
+	enum event_result result; /* NONE until game_over */
+	int winner;               /* the winner of a win, else -1 */
+	enum event_reason reason; /* NONE until game_over */
+	struct event_pair scores; /* HOKITO: as the last event carrying them said */
+	struct event_pair clocks; /* with a clock: as the last event carrying them said */
+	int offer[EVENT_OFFER_COUNT]; /* the seat whose offer of each kind stands, or -1 */
+	int seated[2];                /* a seated event came for the seat */
+	int computer[2];              /* the computer's level in that seat, 0 for a person */
+	int connected[2];             /* as the last presence notice said (1 from seated on) */
+	int grace_over[2];            /* the seat's grace is over (grace_over, adjourned) */
+};
+
+/* A game of this kind before its first event: open, nobody seated, no offer. */
+void event_state_init(struct event_state *st, enum game_kind kind);
+
+/*
+ * Whether an event of type may come next in st's status (the protocol's list of what may happen
+ * when), or a notice (any time). Returns 1 or 0.
+ */
+int event_state_allows(const struct event_state *st, enum msg_type type);
+
+/*
+ * Apply ev (decoded for st->kind) to st. An event must come when event_state_allows() says and
+ * carry seq st->seq + 1; a moved event must be by the seat to move and carry ply st->ply + 1.
+ * Notices change only what they tell (presence: connected, grace) and have no seq to check.
+ * Returns 0, or PROTO_EBADVALUE with err filled (st unchanged) for an event that does not fit:
+ * the server's restore refuses such a log; a client that trusts its server may ignore it.
+ */
+int event_state_apply(struct event_state *st, const struct event *ev, struct msg_error *err);
+
+/*
+ * The seat whose draw offer stands after mover moved, offer being the one that stood before (-1
+ * for none): an offer lapses when the player it was made to moves, one's own stands.
+ */
+int event_state_offer_after_move(int offer, int mover);
+
+/* Whether the game is over (game_over came). */
+int event_state_over(const struct event_state *st);
+
+#endif
