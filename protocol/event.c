@@ -342,7 +342,12 @@ rematch_started_encode(const struct event *ev, json_t *o)
 static void
 your_turn_encode(const struct event *ev, json_t *o)
 {
-	json_object_set_new(o, "moves", strings_new(ev->u.your_turn.moves, ev->u.your_turn.n));
+	const struct event_your_turn *y = &ev->u.your_turn;
+
+	json_object_set_new(o, "moves",
+	                    y->moves == NULL && y->moves_json != NULL
+	                            ? json_deep_copy(y->moves_json)
+	                            : strings_new(y->moves, y->n));
 }
 
 static void
@@ -364,9 +369,11 @@ spectators_encode(const struct event *ev, json_t *o)
 {
 	const struct event_spectators *s = &ev->u.spectators;
 
+	json_t *names = s->names == NULL && s->names_json != NULL ? json_deep_copy(s->names_json)
+	                                                          : strings_new(s->names, s->n);
+
 	json_object_set_new(o, "spectators",
-	                    json_pack("{s:I,s:o}", "count", (json_int_t)s->count, "names",
-	                              strings_new(s->names, s->n)));
+	                    json_pack("{s:I,s:o}", "count", (json_int_t)s->count, "names", names));
 }
 
 static void

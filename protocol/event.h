@@ -188,9 +188,10 @@ struct event_presence {
 
 struct event_spectators {
 	int64_t count;
-	const char *const *names; /* encode: n names (borrowed); decode: NULL, see names_json */
+	const char *const *names; /* n names (borrowed); NULL after a decode */
 	size_t n;
-	const json_t *names_json; /* decode: the borrowed array of strings; encode: ignored */
+	const json_t
+	        *names_json; /* after a decode: the array of strings; encoded when names is NULL */
 };
 
 struct event_kibitz {
