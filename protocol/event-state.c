@@ -6,6 +6,7 @@
  * rule about an event is written here and nowhere else: the server's table and restore and the
  * client all apply events through event_state_apply(). Pure: no allocation, no I/O.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,7 @@ event_state_init(struct event_state *st, enum game_kind kind)
 	st->kind = kind;
 	st->status = EVENT_STATUS_OPEN;
 	st->to_move = -1;
+	st->first = -1;
 	st->result = EVENT_RESULT_NONE;
 	st->winner = -1;
 	st->reason = EVENT_REASON_NONE;
@@ -69,6 +71,7 @@ started_apply(struct event_state *st, const struct event *ev)
 {
 	st->status = EVENT_STATUS_LIVE;
 	st->to_move = ev->u.started.to_move;
+	st->first = ev->u.started.to_move;
 	for (int i = 0; i < 2; i++) {
 		st->seated[i] = 1;
 		st->computer[i] = ev->u.started.players[i].computer;
@@ -265,4 +268,38 @@ event_state_apply(struct event_state *st, const struct event *ev, struct msg_err
 	if (rules[ev->type].when != 0)
 		st->seq = ev->seq;
 	return 0;
+}
+
+/* Each offer request: the offer it is about and what it asks. */
+static const struct {
+	int known;
+	enum event_offer offer;
+	enum event_answer ask;
+} requests[MSG_TYPE_COUNT] = {
+        [MSG_DRAW_OFFER] = {1, EVENT_OFFER_DRAW, EVENT_ANSWER_OFFER},
+        [MSG_DRAW_ACCEPT] = {1, EVENT_OFFER_DRAW, EVENT_ANSWER_ACCEPT},
+        [MSG_DRAW_DECLINE] = {1, EVENT_OFFER_DRAW, EVENT_ANSWER_DECLINE},
+        [MSG_REMATCH] = {1, EVENT_OFFER_REMATCH, EVENT_ANSWER_OFFER},
+        [MSG_REMATCH_DECLINE] = {1, EVENT_OFFER_REMATCH, EVENT_ANSWER_DECLINE},
+};
+
+int
+event_state_answer(const struct event_state *st, enum msg_type request, int seat)
+{
+	int standing;
+
+	assert((int)request > MSG_NONE && request < MSG_TYPE_COUNT && requests[request].known);
+	assert(seat == 0 || seat == 1);
+	standing = st->offer[requests[request].offer];
+	if (requests[request].ask == EVENT_ANSWER_OFFER && standing == seat)
+		return PROTO_EALREADYOFFERED;
+	if (requests[request].ask == EVENT_ANSWER_OFFER)
+		return standing == 1 - seat ? EVENT_ANSWER_ACCEPT : EVENT_ANSWER_OFFER;
+	return standing == 1 - seat ? (int)requests[request].ask : PROTO_ENOOFFER;
+}
+
+int
+event_state_may_abort(const struct event_state *st, int seat)
+{
+	return st->ply <= (seat == st->first ? 0 : 1);
 }

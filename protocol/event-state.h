@@ -13,7 +13,9 @@
  *   (event_state_offer_after_move()): the offerer's own move does not withdraw it; an adjournment
  *   and the end of the game clear it;
  * - game_over is the one event that ends a game; resumed makes an adjourned game live again;
- * - the clocks of an event that carries them replace the ones before (the log alone rebuilds them).
+ * - the clocks of an event that carries them replace the ones before (the log alone rebuilds them);
+ * - what an offer request comes to, the same for draws and rematches (event_state_answer()), and
+ *   who may still abort (event_state_may_abort()): the server's request handlers ask these.
  *
  * Pure functions over plain values: no allocation, no I/O, no libuv.
  */
@@ -30,6 +32,7 @@ struct event_state {
 	int64_t seq;              /* the seq of the last event applied; 0 before the first */
 	int64_t ply;              /* moves played */
 	int to_move;              /* the seat to move, -1 when nobody is (open, adjourned, over) */
+	int first;                /* the seat that moved first (started's to_move), -1 before */
 	enum event_result result; /* NONE until game_over */
 	int winner;               /* the winner of a win, else -1 */
 	enum event_reason reason; /* NONE until game_over */
@@ -68,5 +71,29 @@ int event_state_offer_after_move(int offer, int mover);
 
 /* Whether the game is over (game_over came). */
 int event_state_over(const struct event_state *st);
+
+/* What an offer request comes to (event_state_answer()). */
+enum event_answer {
+	EVENT_ANSWER_OFFER,  /* a new offer: emit draw_offered / rematch_offered */
+	EVENT_ANSWER_ACCEPT, /* the opponent's offer is accepted: game_over agreement / a rematch */
+	EVENT_ANSWER_DECLINE, /* the opponent's offer is declined: draw_declined / rematch_declined
+	                       */
+};
+
+/*
+ * The rule of offers, the same for draws and rematches: what request (MSG_DRAW_OFFER,
+ * MSG_DRAW_ACCEPT, MSG_DRAW_DECLINE, MSG_REMATCH or MSG_REMATCH_DECLINE) by seat comes to, given
+ * the offers standing in st. Offering while one's own offer stands is PROTO_EALREADYOFFERED;
+ * offering while the opponent's stands accepts it; accepting or declining needs the opponent's
+ * offer standing, else PROTO_ENOOFFER. Returns an enum event_answer, or that negative code. The
+ * checks that come first (seated, status, the rematch's opponent still there) are the caller's.
+ */
+int event_state_answer(const struct event_state *st, enum msg_type request, int seat);
+
+/*
+ * Whether seat may still abort: only a player who has not moved yet in this game (the first
+ * player at ply 0, the second at ply 0 or 1). Returns 1 or 0.
+ */
+int event_state_may_abort(const struct event_state *st, int seat);
 
 #endif

@@ -324,6 +324,7 @@ TEST(event_state_game)
 	          0);
 	ASSERT_EQ(st.status, EVENT_STATUS_LIVE);
 	ASSERT_EQ(st.to_move, 0);
+	ASSERT_EQ(st.first, 0);
 	ASSERT_EQ(st.clocks.has, 1);
 	ASSERT_EQ(st.clocks.v[1], 300000);
 	/* white offers; black moves: the offer made to black lapses */
@@ -513,6 +514,46 @@ TEST(event_state_rules)
 		                  t == MSG_REMATCH_STARTED);
 }
 
+/* The rule of offers, for draws and rematches alike; and of aborts. */
+TEST(event_state_offers)
+{
+	struct event_state st;
+
+	event_state_init(&st, GAME_HOKITO);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_OFFER, 0), EVENT_ANSWER_OFFER);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_ACCEPT, 0), PROTO_ENOOFFER);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_DECLINE, 1), PROTO_ENOOFFER);
+	st.offer[EVENT_OFFER_DRAW] = 0;
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_OFFER, 0), PROTO_EALREADYOFFERED);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_ACCEPT, 0), PROTO_ENOOFFER);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_OFFER, 1), EVENT_ANSWER_ACCEPT);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_ACCEPT, 1), EVENT_ANSWER_ACCEPT);
+	ASSERT_EQ(event_state_answer(&st, MSG_DRAW_DECLINE, 1), EVENT_ANSWER_DECLINE);
+	/* the draw offer says nothing of rematches */
+	ASSERT_EQ(event_state_answer(&st, MSG_REMATCH, 1), EVENT_ANSWER_OFFER);
+	ASSERT_EQ(event_state_answer(&st, MSG_REMATCH_DECLINE, 1), PROTO_ENOOFFER);
+	st.offer[EVENT_OFFER_REMATCH] = 1;
+	ASSERT_EQ(event_state_answer(&st, MSG_REMATCH, 1), PROTO_EALREADYOFFERED);
+	ASSERT_EQ(event_state_answer(&st, MSG_REMATCH, 0), EVENT_ANSWER_ACCEPT);
+	ASSERT_EQ(event_state_answer(&st, MSG_REMATCH_DECLINE, 0), EVENT_ANSWER_DECLINE);
+	ASSERT_EQ(event_state_answer(&st, MSG_REMATCH_DECLINE, 1), PROTO_ENOOFFER);
+
+	/* abort: the first player before its first move, the second before its own */
+	st.first = 0;
+	st.ply = 0;
+	ASSERT_EQ(event_state_may_abort(&st, 0), 1);
+	ASSERT_EQ(event_state_may_abort(&st, 1), 1);
+	st.ply = 1;
+	ASSERT_EQ(event_state_may_abort(&st, 0), 0);
+	ASSERT_EQ(event_state_may_abort(&st, 1), 1);
+	st.ply = 2;
+	ASSERT_EQ(event_state_may_abort(&st, 1), 0);
+	st.first = 1;
+	st.ply = 1;
+	ASSERT_EQ(event_state_may_abort(&st, 0), 1);
+	ASSERT_EQ(event_state_may_abort(&st, 1), 0);
+}
+
 /* Built from values, as the server will: the line it has always sent. */
 TEST(event_encode_values)
 {
@@ -555,6 +596,7 @@ main(void)
 	RUN(event_state_game);
 	RUN(event_state_adjourned);
 	RUN(event_state_rules);
+	RUN(event_state_offers);
 	RUN(event_encode_values);
 	TEST_END();
 }
