@@ -598,6 +598,9 @@ started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 		return fail(err, PROTO_EBADVALUE, "kind", "'kind' is '%.20s' in a game of %s.",
 		            kind, game_kind_name(ev->kind));
 	TRY(get_str(o, "variant", 1, &s->variant, err));
+	if (game_variant_check(ev->kind, s->variant, NULL) < 0)
+		return fail(err, PROTO_EBADVALUE, "variant", "%s has no variant '%.40s'.",
+		            game_kind_name(ev->kind), s->variant);
 	players = member(o, "players", err);
 	if (players == NULL)
 		return err->code;
