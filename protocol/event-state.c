@@ -100,10 +100,10 @@ game_over_apply(struct event_state *st, const struct event *ev)
 	st->status = EVENT_STATUS_FINISHED;
 	st->to_move = -1;
 	st->offer[EVENT_OFFER_DRAW] = -1;
-	st->result = g->result;
-	st->winner = g->winner;
-	st->reason = g->reason;
-	take_pair(&st->scores, &g->scores);
+	st->result = g->outcome.result;
+	st->winner = g->outcome.winner;
+	st->reason = g->outcome.reason;
+	take_pair(&st->scores, &g->outcome.scores);
 	take_pair(&st->clocks, &g->clocks);
 }
 

@@ -287,16 +287,33 @@ moved_encode(const struct event *ev, json_t *o)
 	put_pair(o, "clocks", ev->kind, &m->clocks);
 }
 
+/* result, winner, reason: the head of a result object and of game_over. */
+static void
+outcome_head_encode(enum game_kind kind, const struct event_outcome *out, json_t *o)
+{
+	put_str(o, "result", event_result_name(out->result));
+	json_object_set_new(o, "winner", seat_or_null(kind, out->winner));
+	put_str(o, "reason", event_reason_name(out->reason));
+}
+
+json_t *
+event_outcome_encode(enum game_kind kind, const struct event_outcome *out)
+{
+	json_t *o = json_object();
+
+	outcome_head_encode(kind, out, o);
+	put_pair(o, "scores", kind, &out->scores);
+	return o;
+}
+
 static void
 game_over_encode(const struct event *ev, json_t *o)
 {
 	const struct event_game_over *g = &ev->u.game_over;
 
-	put_str(o, "result", event_result_name(g->result));
-	json_object_set_new(o, "winner", seat_or_null(ev->kind, g->winner));
-	put_str(o, "reason", event_reason_name(g->reason));
+	outcome_head_encode(ev->kind, &g->outcome, o);
 	put_int(o, "ply", g->ply);
-	put_pair(o, "scores", ev->kind, &g->scores);
+	put_pair(o, "scores", ev->kind, &g->outcome.scores);
 	put_pair(o, "clocks", ev->kind, &g->clocks);
 }
 
@@ -639,27 +656,46 @@ moved_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	return opt_pair(o, "clocks", ev->kind, 0, &m->clocks, err);
 }
 
+/* The members of a result object, in o (a result object or a game_over). */
+static int
+outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
+               struct msg_error *err)
+{
+	const char *word;
+
+	TRY(get_str(o, "result", 0, &word, err));
+	if (event_result_parse(word, &out->result) < 0)
+		return fail(err, PROTO_EBADVALUE, "result", "No result '%.40s'.", word);
+	TRY(get_seat(o, "winner", kind, 1, &out->winner, err));
+	if ((out->result == EVENT_RESULT_WIN) != (out->winner >= 0))
+		return fail(err, PROTO_EBADVALUE, "winner",
+		            "'winner' is a seat for a win and null otherwise.");
+	TRY(get_str(o, "reason", 0, &word, err));
+	if (event_reason_parse(word, &out->reason) < 0)
+		return fail(err, PROTO_EBADVALUE, "reason", "No reason '%.40s'.", word);
+	if (!event_reason_allows(out->reason, out->result))
+		return fail(err, PROTO_EBADVALUE, "reason", "A %s is never for the reason '%s'.",
+		            event_result_name(out->result), word);
+	return opt_pair(o, "scores", kind, 1, &out->scores, err);
+}
+
+int
+event_outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
+                     struct msg_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!json_is_object(o))
+		return fail(err, PROTO_EBADFIELD, "result", "A result must be an object.");
+	return outcome_decode(o, kind, out, err);
+}
+
 static int
 game_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
 	struct event_game_over *g = &ev->u.game_over;
-	const char *word;
 
-	TRY(get_str(o, "result", 0, &word, err));
-	if (event_result_parse(word, &g->result) < 0)
-		return fail(err, PROTO_EBADVALUE, "result", "No result '%.40s'.", word);
-	TRY(get_seat(o, "winner", ev->kind, 1, &g->winner, err));
-	if ((g->result == EVENT_RESULT_WIN) != (g->winner >= 0))
-		return fail(err, PROTO_EBADVALUE, "winner",
-		            "'winner' is a seat for a win and null otherwise.");
-	TRY(get_str(o, "reason", 0, &word, err));
-	if (event_reason_parse(word, &g->reason) < 0)
-		return fail(err, PROTO_EBADVALUE, "reason", "No reason '%.40s'.", word);
-	if (!event_reason_allows(g->reason, g->result))
-		return fail(err, PROTO_EBADVALUE, "reason", "A %s is never for the reason '%s'.",
-		            event_result_name(g->result), word);
+	TRY(outcome_decode(o, ev->kind, &g->outcome, err));
 	TRY(get_int(o, "ply", 0, &g->ply, err));
-	TRY(opt_pair(o, "scores", ev->kind, 1, &g->scores, err));
 	return opt_pair(o, "clocks", ev->kind, 0, &g->clocks, err);
 }
 

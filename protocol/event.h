@@ -132,12 +132,21 @@ struct event_moved {
 	struct event_pair clocks; /* with a clock only */
 };
 
-struct event_game_over {
+/*
+ * How a game ended: the result object (PROTOCOL.md 7.3) of state, game summaries and history
+ * entries, and the first members of game_over.
+ */
+struct event_outcome {
 	enum event_result result; /* never NONE */
 	int winner;               /* the winner for a win, else -1 */
 	enum event_reason reason; /* never NONE; event_reason_allows(reason, result) */
+	struct event_pair scores; /* HOKITO only: the final position's */
+};
+
+struct event_game_over {
+	struct event_outcome
+	        outcome; /* on the wire: result, winner, reason, then ply, then scores */
 	int64_t ply;
-	struct event_pair scores; /* HOKITO only */
 	struct event_pair clocks; /* with a clock only */
 };
 
@@ -228,6 +237,20 @@ struct event {
 		struct event_kibitz kibitz;
 	} u;
 };
+
+/*
+ * The result object {"result","winner","reason"[,"scores"]} of out, for a game of kind. Returns a
+ * new reference. out must be well formed (our own values: a bug aborts).
+ */
+json_t *event_outcome_encode(enum game_kind kind, const struct event_outcome *out);
+
+/*
+ * Read result object o (borrowed) of a game of kind into out, checked as event_decode() checks
+ * game_over's (the winner of a win only, a reason the result has, scores in HOKITO only). Returns
+ * 0, or a negative enum protocol_err with err filled.
+ */
+int event_outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
+                         struct msg_error *err);
 
 /* Whether type has a codec here (a game event or a notice). */
 int event_type_known(enum msg_type type);

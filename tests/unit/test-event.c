@@ -271,6 +271,103 @@ TEST(event_refusals)
 	ASSERT(n >= 60);
 }
 
+/* Round trip result object res of a game of kind name kind_name; returns 1, or 0 (printed). */
+static int
+outcome_same(const char *kind_name, const json_t *res)
+{
+	struct msg_error err;
+	struct event_outcome out;
+	enum game_kind kind;
+	struct wire *a, *b;
+	int same;
+
+	if (game_kind_parse(kind_name != NULL ? kind_name : "", &kind) < 0 ||
+	    event_outcome_decode(res, kind, &out, &err) < 0)
+		return 0;
+	a = wire_encode(res);
+	b = wire_encode_steal(event_outcome_encode(kind, &out));
+	same = a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+	if (!same)
+		printf("# sent:    %.*s# encoded: %.*s", (int)a->len, a->data, (int)b->len,
+		       b->data);
+	wire_unref(a);
+	wire_unref(b);
+	return same;
+}
+
+/*
+ * The result objects (7.3) of every state, games and history_page line of valid.jsonl and of
+ * PROTOCOL.md's examples: the same bytes again. Returns how many, or -1 when one differs.
+ */
+static int
+outcomes_of(const char *path, const char *prefix)
+{
+	FILE *f = open_source(path);
+	char line[65536];
+	int n = 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL) {
+		json_t *o;
+		const json_t *games;
+		char *start;
+
+		if (strncmp(line, prefix, strlen(prefix)) != 0 || strchr(line, '{') == NULL)
+			continue;
+		start = strchr(line, '{');
+		o = json_loadb(start, strlen(start), JSON_DISABLE_EOF_CHECK, NULL);
+		if (o == NULL)
+			continue;
+		if (json_is_object(json_object_get(o, "result")) &&
+		    json_object_get(o, "kind") != NULL) {
+			if (!outcome_same(json_string_value(json_object_get(o, "kind")),
+			                  json_object_get(o, "result")))
+				n = -1000000;
+			n++;
+		}
+		games = json_object_get(o, "games");
+		for (size_t i = 0; i < json_array_size(games); i++) {
+			const json_t *g = json_array_get(games, i);
+			if (!json_is_object(json_object_get(g, "result")))
+				continue;
+			if (!outcome_same(json_string_value(json_object_get(g, "kind")),
+			                  json_object_get(g, "result")))
+				n = -1000000;
+			n++;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	return n < 0 ? -1 : n;
+}
+
+TEST(event_outcome_round_trip)
+{
+	struct msg_error err;
+	struct event_outcome out;
+	json_t *o;
+	int a = outcomes_of("tests/data/protocol/valid.jsonl", "{");
+	int b = outcomes_of("protocol/PROTOCOL.md", "S> ");
+
+	printf("# %d result objects in valid.jsonl, %d in PROTOCOL.md\n", a, b);
+	ASSERT(a >= 1);
+	ASSERT(b >= 1);
+	o = json_string("win");
+	ASSERT_EQ(event_outcome_decode(o, GAME_HOKITO, &out, &err), PROTO_EBADFIELD);
+	json_decref(o);
+	o = json_loads("{\"result\":\"draw\",\"winner\":null,\"reason\":\"resign\"}", 0, NULL);
+	ASSERT_EQ(event_outcome_decode(o, GAME_OXONO, &out, &err), PROTO_EBADVALUE);
+	ASSERT_STR_EQ(err.field, "reason");
+	json_decref(o);
+	o = json_loads("{\"result\":\"draw\",\"winner\":null,\"reason\":\"full\"}", 0, NULL);
+	ASSERT_EQ(event_outcome_decode(o, GAME_OXONO, &out, &err), 0);
+	ASSERT_EQ(out.result, EVENT_RESULT_DRAW);
+	ASSERT_EQ(out.reason, EVENT_REASON_FULL);
+	ASSERT_EQ(out.scores.has, 0);
+	json_decref(o);
+}
+
 /* Decode line for kind and apply it to st: the result of event_state_apply(), or a failure. */
 static int
 apply_line(struct event_state *st, const char *line)
@@ -566,9 +663,9 @@ TEST(event_encode_values)
 	ev.kind = GAME_OXONO;
 	ev.game = "g2";
 	ev.seq = 5;
-	ev.u.game_over.result = EVENT_RESULT_ABORTED;
-	ev.u.game_over.winner = -1;
-	ev.u.game_over.reason = EVENT_REASON_ABANDONED;
+	ev.u.game_over.outcome.result = EVENT_RESULT_ABORTED;
+	ev.u.game_over.outcome.winner = -1;
+	ev.u.game_over.outcome.reason = EVENT_REASON_ABANDONED;
 	w = event_wire(&ev);
 	ASSERT_STR_EQ(w->data, "{\"type\":\"game_over\",\"game\":\"g2\",\"seq\":5,\"result\":"
 	                       "\"aborted\",\"winner\":null,\"reason\":\"abandoned\",\"ply\":0}\n");
@@ -593,6 +690,7 @@ main(void)
 	RUN(event_round_trip_protocol_md);
 	RUN(event_round_trip_valid);
 	RUN(event_refusals);
+	RUN(event_outcome_round_trip);
 	RUN(event_state_game);
 	RUN(event_state_adjourned);
 	RUN(event_state_rules);
