@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event-member.h"
 #include "event-state.h"
 #include "event.h"
 #include "protocol.h"
@@ -400,193 +401,7 @@ kibitz_encode(const struct event *ev, json_t *o)
 	put_str(o, "text", ev->u.kibitz.text);
 }
 
-/* Decoding: every check fills err and returns its code. */
-
-static int fail(struct msg_error *err, int code, const char *field, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 4, 5)))
-#endif
-        ;
-
-static int
-fail(struct msg_error *err, int code, const char *field, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = code;
-	snprintf(err->field, sizeof err->field, "%s", field != NULL ? field : "");
-	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof err->text, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-/* Member key of o, which must be there: NULL with err filled when absent. */
-static const json_t *
-member(const json_t *o, const char *key, struct msg_error *err)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (v == NULL)
-		fail(err, PROTO_EBADFIELD, key, "'%s' is missing.", key);
-	return v;
-}
-
-/* A string member; empty strings are refused where nonempty is set. */
-static int
-get_str(const json_t *o, const char *key, int nonempty, const char **out, struct msg_error *err)
-{
-	const json_t *v = member(o, key, err);
-
-	if (v == NULL)
-		return err->code;
-	if (!json_is_string(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be a string.", key);
-	if (nonempty && json_string_length(v) == 0)
-		return fail(err, PROTO_EBADVALUE, key, "'%s' must not be empty.", key);
-	*out = json_string_value(v);
-	return 0;
-}
-
-/* An optional string member: *out stays NULL when absent. */
-static int
-opt_str(const json_t *o, const char *key, const char **out, struct msg_error *err)
-{
-	*out = NULL;
-	return json_object_get(o, key) == NULL ? 0 : get_str(o, key, 1, out, err);
-}
-
-/* An integer member of at least min. */
-static int
-get_int(const json_t *o, const char *key, int64_t min, int64_t *out, struct msg_error *err)
-{
-	const json_t *v = member(o, key, err);
-
-	if (v == NULL)
-		return err->code;
-	if (!json_is_integer(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be an integer.", key);
-	if (json_integer_value(v) < min)
-		return fail(err, PROTO_EBADVALUE, key, "'%s' must be at least %lld.", key,
-		            (long long)min);
-	*out = (int64_t)json_integer_value(v);
-	return 0;
-}
-
-static int
-get_bool(const json_t *o, const char *key, int *out, struct msg_error *err)
-{
-	const json_t *v = member(o, key, err);
-
-	if (v == NULL)
-		return err->code;
-	if (!json_is_boolean(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be true or false.", key);
-	*out = json_is_true(v);
-	return 0;
-}
-
-/* A seat of the game's kind; with nullable, null is -1. */
-static int
-get_seat(const json_t *o, const char *key, enum game_kind kind, int nullable, int *out,
-         struct msg_error *err)
-{
-	const json_t *v = member(o, key, err);
-
-	if (v == NULL)
-		return err->code;
-	if (nullable && json_is_null(v)) {
-		*out = -1;
-		return 0;
-	}
-	if (!json_is_string(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be a seat name%s.", key,
-		            nullable ? " or null" : "");
-	if (game_side_parse(kind, json_string_value(v), out) < 0 ||
-	    strcmp(json_string_value(v), game_side_name(kind, *out)) != 0)
-		return fail(err, PROTO_EBADVALUE, key, "'%s' is not a seat of %s: '%.40s'.", key,
-		            game_kind_name(kind), json_string_value(v));
-	return 0;
-}
-
-/* A player object {"id","name"[,"computer"]} in member key (of o, or o itself when key is NULL). */
-static int
-get_player(const json_t *v, const char *key, int with_computer, struct event_player *p,
-           struct msg_error *err)
-{
-	const json_t *level;
-
-	if (!json_is_object(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be a player object.", key);
-	if (get_str(v, "id", 1, &p->id, err) < 0 || get_str(v, "name", 1, &p->name, err) < 0)
-		return fail(err, err->code, key, "'%s' must have a string 'id' and 'name'.", key);
-	p->computer = 0;
-	level = json_object_get(v, "computer");
-	if (level == NULL || !with_computer)
-		return 0;
-	if (!json_is_integer(level) || json_integer_value(level) < PROTOCOL_LEVEL_MIN ||
-	    json_integer_value(level) > PROTOCOL_LEVEL_MAX)
-		return fail(err, PROTO_EBADVALUE, key,
-		            "'%s': 'computer' must be a level from %d to %d.", key,
-		            PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
-	p->computer = (int)json_integer_value(level);
-	return 0;
-}
-
-static int
-get_player_member(const json_t *o, const char *key, int with_computer, struct event_player *p,
-                  struct msg_error *err)
-{
-	const json_t *v = member(o, key, err);
-
-	return v == NULL ? err->code : get_player(v, key, with_computer, p, err);
-}
-
-/*
- * An optional pair {side0: n, side1: n} of integers of at least 0. only_hokito: the member is
- * HOKITO's (scores) and refused in another kind.
- */
-static int
-opt_pair(const json_t *o, const char *key, enum game_kind kind, int only_hokito,
-         struct event_pair *p, struct msg_error *err)
-{
-	const json_t *v = json_object_get(o, key);
-
-	p->has = 0;
-	if (v == NULL)
-		return 0;
-	if (!json_is_object(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be an object.", key);
-	if (only_hokito && kind != GAME_HOKITO)
-		return fail(err, PROTO_EBADVALUE, key, "'%s' are sent in HOKITO only.", key);
-	for (int i = 0; i < 2; i++) {
-		const char *side = game_side_name(kind, i);
-		const json_t *n = json_object_get(v, side);
-		if (!json_is_integer(n) || json_integer_value(n) < 0)
-			return fail(err, json_is_integer(n) ? PROTO_EBADVALUE : PROTO_EBADFIELD,
-			            key, "'%s' must give '%s' a number of at least 0.", key, side);
-		p->v[i] = (int64_t)json_integer_value(n);
-	}
-	p->has = 1;
-	return 0;
-}
-
-/* An array of strings in member key. */
-static int
-get_strings(const json_t *o, const char *key, const json_t **out, struct msg_error *err)
-{
-	const json_t *v = member(o, key, err);
-
-	if (v == NULL)
-		return err->code;
-	if (!json_is_array(v))
-		return fail(err, PROTO_EBADFIELD, key, "'%s' must be an array.", key);
-	for (size_t i = 0; i < json_array_size(v); i++)
-		if (!json_is_string(json_array_get(v, i)))
-			return fail(err, PROTO_EBADFIELD, key, "'%s' must hold strings only.", key);
-	*out = v;
-	return 0;
-}
+/* Decoding: each decoder is a chain of TRY()s over the member readers of event-member.h. */
 
 /* Stop at the first refusal: each decoder is a chain of TRY()s. */
 #define TRY(call)                                                                                  \
@@ -599,8 +414,8 @@ get_strings(const json_t *o, const char *key, const json_t **out, struct msg_err
 static int
 seated_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(get_seat(o, "seat", ev->kind, 0, &ev->u.seated.seat, err));
-	return get_player_member(o, "player", 1, &ev->u.seated.player, err);
+	TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.seated.seat, err));
+	return event_member_player_in(o, "player", 1, &ev->u.seated.player, err);
 }
 
 static int
@@ -610,34 +425,38 @@ started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	const char *kind;
 	const json_t *players;
 
-	TRY(get_str(o, "kind", 1, &kind, err));
+	TRY(event_member_str(o, "kind", 1, &kind, err));
 	if (strcmp(kind, game_kind_name(ev->kind)) != 0)
-		return fail(err, PROTO_EBADVALUE, "kind", "'kind' is '%.20s' in a game of %s.",
-		            kind, game_kind_name(ev->kind));
-	TRY(get_str(o, "variant", 1, &s->variant, err));
+		return event_member_fail(err, PROTO_EBADVALUE, "kind",
+		                         "'kind' is '%.20s' in a game of %s.", kind,
+		                         game_kind_name(ev->kind));
+	TRY(event_member_str(o, "variant", 1, &s->variant, err));
 	if (game_variant_check(ev->kind, s->variant, NULL) < 0)
-		return fail(err, PROTO_EBADVALUE, "variant", "%s has no variant '%.40s'.",
-		            game_kind_name(ev->kind), s->variant);
-	players = member(o, "players", err);
+		return event_member_fail(err, PROTO_EBADVALUE, "variant",
+		                         "%s has no variant '%.40s'.", game_kind_name(ev->kind),
+		                         s->variant);
+	players = event_member_get(o, "players", err);
 	if (players == NULL)
 		return err->code;
 	if (!json_is_object(players))
-		return fail(err, PROTO_EBADFIELD, "players", "'players' must be an object.");
+		return event_member_fail(err, PROTO_EBADFIELD, "players",
+		                         "'players' must be an object.");
 	for (int i = 0; i < 2; i++)
-		TRY(get_player(json_object_get(players, game_side_name(ev->kind, i)), "players", 1,
-		               &s->players[i], err));
-	TRY(get_str(o, "position", 1, &s->position, err));
-	TRY(get_seat(o, "to_move", ev->kind, 0, &s->to_move, err));
-	TRY(opt_str(o, "clock", &s->clock, err));
-	TRY(opt_pair(o, "clocks", ev->kind, 0, &s->clocks, err));
+		TRY(event_member_player(json_object_get(players, game_side_name(ev->kind, i)),
+		                        "players", 1, &s->players[i], err));
+	TRY(event_member_str(o, "position", 1, &s->position, err));
+	TRY(event_member_seat(o, "to_move", ev->kind, 0, &s->to_move, err));
+	TRY(event_member_opt_str(o, "clock", &s->clock, err));
+	TRY(event_member_pair(o, "clocks", ev->kind, 0, &s->clocks, err));
 	if ((s->clock != NULL) != s->clocks.has)
-		return fail(err, PROTO_EBADVALUE, s->clock != NULL ? "clocks" : "clock",
-		            "'clock' and 'clocks' come together.");
+		return event_member_fail(err, PROTO_EBADVALUE,
+		                         s->clock != NULL ? "clocks" : "clock",
+		                         "'clock' and 'clocks' come together.");
 	if (s->clock != NULL) {
 		uint64_t base, inc;
 		if (protocol_clock_parse(s->clock, &base, &inc) < 0 || base == 0)
-			return fail(err, PROTO_EBADVALUE, "clock",
-			            "'clock' is not a time control.");
+			return event_member_fail(err, PROTO_EBADVALUE, "clock",
+			                         "'clock' is not a time control.");
 	}
 	return 0;
 }
@@ -647,13 +466,13 @@ moved_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
 	struct event_moved *m = &ev->u.moved;
 
-	TRY(get_seat(o, "by", ev->kind, 0, &m->by, err));
-	TRY(get_str(o, "move", 1, &m->move, err));
-	TRY(get_int(o, "ply", 1, &m->ply, err));
-	TRY(get_str(o, "position", 1, &m->position, err));
-	TRY(get_seat(o, "to_move", ev->kind, 1, &m->to_move, err));
-	TRY(opt_pair(o, "scores", ev->kind, 1, &m->scores, err));
-	return opt_pair(o, "clocks", ev->kind, 0, &m->clocks, err);
+	TRY(event_member_seat(o, "by", ev->kind, 0, &m->by, err));
+	TRY(event_member_str(o, "move", 1, &m->move, err));
+	TRY(event_member_int(o, "ply", 1, &m->ply, err));
+	TRY(event_member_str(o, "position", 1, &m->position, err));
+	TRY(event_member_seat(o, "to_move", ev->kind, 1, &m->to_move, err));
+	TRY(event_member_pair(o, "scores", ev->kind, 1, &m->scores, err));
+	return event_member_pair(o, "clocks", ev->kind, 0, &m->clocks, err);
 }
 
 /* The members of a result object, in o (a result object or a game_over). */
@@ -663,20 +482,23 @@ outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
 {
 	const char *word;
 
-	TRY(get_str(o, "result", 0, &word, err));
+	TRY(event_member_str(o, "result", 0, &word, err));
 	if (event_result_parse(word, &out->result) < 0)
-		return fail(err, PROTO_EBADVALUE, "result", "No result '%.40s'.", word);
-	TRY(get_seat(o, "winner", kind, 1, &out->winner, err));
+		return event_member_fail(err, PROTO_EBADVALUE, "result", "No result '%.40s'.",
+		                         word);
+	TRY(event_member_seat(o, "winner", kind, 1, &out->winner, err));
 	if ((out->result == EVENT_RESULT_WIN) != (out->winner >= 0))
-		return fail(err, PROTO_EBADVALUE, "winner",
-		            "'winner' is a seat for a win and null otherwise.");
-	TRY(get_str(o, "reason", 0, &word, err));
+		return event_member_fail(err, PROTO_EBADVALUE, "winner",
+		                         "'winner' is a seat for a win and null otherwise.");
+	TRY(event_member_str(o, "reason", 0, &word, err));
 	if (event_reason_parse(word, &out->reason) < 0)
-		return fail(err, PROTO_EBADVALUE, "reason", "No reason '%.40s'.", word);
+		return event_member_fail(err, PROTO_EBADVALUE, "reason", "No reason '%.40s'.",
+		                         word);
 	if (!event_reason_allows(out->reason, out->result))
-		return fail(err, PROTO_EBADVALUE, "reason", "A %s is never for the reason '%s'.",
-		            event_result_name(out->result), word);
-	return opt_pair(o, "scores", kind, 1, &out->scores, err);
+		return event_member_fail(err, PROTO_EBADVALUE, "reason",
+		                         "A %s is never for the reason '%s'.",
+		                         event_result_name(out->result), word);
+	return event_member_pair(o, "scores", kind, 1, &out->scores, err);
 }
 
 int
@@ -685,7 +507,8 @@ event_outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome 
 {
 	memset(out, 0, sizeof *out);
 	if (!json_is_object(o))
-		return fail(err, PROTO_EBADFIELD, "result", "A result must be an object.");
+		return event_member_fail(err, PROTO_EBADFIELD, "result",
+		                         "A result must be an object.");
 	return outcome_decode(o, kind, out, err);
 }
 
@@ -695,53 +518,53 @@ game_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	struct event_game_over *g = &ev->u.game_over;
 
 	TRY(outcome_decode(o, ev->kind, &g->outcome, err));
-	TRY(get_int(o, "ply", 0, &g->ply, err));
-	return opt_pair(o, "clocks", ev->kind, 0, &g->clocks, err);
+	TRY(event_member_int(o, "ply", 0, &g->ply, err));
+	return event_member_pair(o, "clocks", ev->kind, 0, &g->clocks, err);
 }
 
 static int
 offer_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	return get_seat(o, "by", ev->kind, 0, &ev->u.offer.by, err);
+	return event_member_seat(o, "by", ev->kind, 0, &ev->u.offer.by, err);
 }
 
 static int
 chat_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(get_seat(o, "seat", ev->kind, 0, &ev->u.chat.seat, err));
-	TRY(get_player_member(o, "player", 0, &ev->u.chat.player, err));
-	return get_str(o, "text", 1, &ev->u.chat.text, err);
+	TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.chat.seat, err));
+	TRY(event_member_player_in(o, "player", 0, &ev->u.chat.player, err));
+	return event_member_str(o, "text", 1, &ev->u.chat.text, err);
 }
 
 static int
 grace_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(get_seat(o, "seat", ev->kind, 0, &ev->u.grace_over.seat, err));
-	return opt_pair(o, "clocks", ev->kind, 0, &ev->u.grace_over.clocks, err);
+	TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.grace_over.seat, err));
+	return event_member_pair(o, "clocks", ev->kind, 0, &ev->u.grace_over.clocks, err);
 }
 
 static int
 adjourned_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	return get_seat(o, "seat", ev->kind, 0, &ev->u.adjourned.seat, err);
+	return event_member_seat(o, "seat", ev->kind, 0, &ev->u.adjourned.seat, err);
 }
 
 static int
 resumed_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	return get_seat(o, "to_move", ev->kind, 0, &ev->u.resumed.to_move, err);
+	return event_member_seat(o, "to_move", ev->kind, 0, &ev->u.resumed.to_move, err);
 }
 
 static int
 rematch_started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	return get_str(o, "new_game", 1, &ev->u.rematch_started.new_game, err);
+	return event_member_str(o, "new_game", 1, &ev->u.rematch_started.new_game, err);
 }
 
 static int
 your_turn_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(get_strings(o, "moves", &ev->u.your_turn.moves_json, err));
+	TRY(event_member_strings(o, "moves", &ev->u.your_turn.moves_json, err));
 	ev->u.your_turn.n = json_array_size(ev->u.your_turn.moves_json);
 	return 0;
 }
@@ -752,49 +575,50 @@ presence_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	struct event_presence *p = &ev->u.presence;
 	int has_ms = json_object_get(o, "grace_ms") != NULL;
 
-	TRY(get_seat(o, "seat", ev->kind, 0, &p->seat, err));
-	TRY(get_player_member(o, "player", 0, &p->player, err));
-	TRY(get_bool(o, "connected", &p->connected, err));
+	TRY(event_member_seat(o, "seat", ev->kind, 0, &p->seat, err));
+	TRY(event_member_player_in(o, "player", 0, &p->player, err));
+	TRY(event_member_bool(o, "connected", &p->connected, err));
 	if (has_ms != (json_object_get(o, "grace_over") != NULL))
-		return fail(err, PROTO_EBADFIELD, has_ms ? "grace_over" : "grace_ms",
-		            "'grace_ms' and 'grace_over' come together.");
+		return event_member_fail(err, PROTO_EBADFIELD, has_ms ? "grace_over" : "grace_ms",
+		                         "'grace_ms' and 'grace_over' come together.");
 	p->has_grace = has_ms;
 	if (!has_ms)
 		return 0;
 	if (p->connected)
-		return fail(err, PROTO_EBADVALUE, "grace_ms",
-		            "A player who is back has no grace period.");
-	TRY(get_int(o, "grace_ms", 0, &p->grace_ms, err));
-	return get_bool(o, "grace_over", &p->grace_over, err);
+		return event_member_fail(err, PROTO_EBADVALUE, "grace_ms",
+		                         "A player who is back has no grace period.");
+	TRY(event_member_int(o, "grace_ms", 0, &p->grace_ms, err));
+	return event_member_bool(o, "grace_over", &p->grace_over, err);
 }
 
 static int
 spectators_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
 	struct event_spectators *s = &ev->u.spectators;
-	const json_t *v = member(o, "spectators", err);
+	const json_t *v = event_member_get(o, "spectators", err);
 
 	if (v == NULL)
 		return err->code;
 	if (!json_is_object(v))
-		return fail(err, PROTO_EBADFIELD, "spectators", "'spectators' must be an object.");
-	if (get_int(v, "count", 0, &s->count, err) < 0 ||
-	    get_strings(v, "names", &s->names_json, err) < 0)
-		return fail(
+		return event_member_fail(err, PROTO_EBADFIELD, "spectators",
+		                         "'spectators' must be an object.");
+	if (event_member_int(v, "count", 0, &s->count, err) < 0 ||
+	    event_member_strings(v, "names", &s->names_json, err) < 0)
+		return event_member_fail(
 		        err, err->code, "spectators",
 		        "'spectators' must have a 'count' of at least 0 and an array of 'names'.");
 	s->n = json_array_size(s->names_json);
 	if ((int64_t)s->n > s->count)
-		return fail(err, PROTO_EBADVALUE, "spectators",
-		            "'spectators' names more than its count.");
+		return event_member_fail(err, PROTO_EBADVALUE, "spectators",
+		                         "'spectators' names more than its count.");
 	return 0;
 }
 
 static int
 kibitz_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(get_player_member(o, "player", 0, &ev->u.kibitz.player, err));
-	return get_str(o, "text", 1, &ev->u.kibitz.text, err);
+	TRY(event_member_player_in(o, "player", 0, &ev->u.kibitz.player, err));
+	return event_member_str(o, "text", 1, &ev->u.kibitz.text, err);
 }
 
 /*
@@ -881,14 +705,15 @@ event_decode(const json_t *o, enum game_kind kind, struct event *ev, struct msg_
 	ev->kind = kind;
 	ev->seq = -1;
 	if (!json_is_object(o))
-		return fail(err, PROTO_EBADJSON, NULL, "An event must be a JSON object.");
-	TRY(get_str(o, "type", 1, &type, err));
+		return event_member_fail(err, PROTO_EBADJSON, NULL,
+		                         "An event must be a JSON object.");
+	TRY(event_member_str(o, "type", 1, &type, err));
 	ev->type = msg_type_parse(type);
 	if (!event_type_known(ev->type))
-		return fail(err, PROTO_EUNKNOWNTYPE, "type", "'%.40s' is not an event or a notice.",
-		            type);
-	TRY(get_str(o, "game", 1, &ev->game, err));
+		return event_member_fail(err, PROTO_EUNKNOWNTYPE, "type",
+		                         "'%.40s' is not an event or a notice.", type);
+	TRY(event_member_str(o, "game", 1, &ev->game, err));
 	if (codecs[ev->type].has_seq)
-		TRY(get_int(o, "seq", ev->type == MSG_YOUR_TURN ? 0 : 1, &ev->seq, err));
+		TRY(event_member_int(o, "seq", ev->type == MSG_YOUR_TURN ? 0 : 1, &ev->seq, err));
 	return codecs[ev->type].decode(o, ev, err);
 }
