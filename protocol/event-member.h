@@ -15,6 +15,14 @@
 
 #include "event.h"
 
+/* Return the code of a failed reader at once: a decoder is a chain of EVENT_TRY()s. */
+#define EVENT_TRY(call)                                                                            \
+	do {                                                                                       \
+		int rc_ = (call);                                                                  \
+		if (rc_ < 0)                                                                       \
+			return rc_;                                                                \
+	} while (0)
+
 /* Fill err (code, field: NULL for none, the sentence) and return code. */
 int event_member_fail(struct msg_error *err, int code, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)

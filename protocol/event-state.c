@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event-member.h"
 #include "event-state.h"
 #include "event.h"
 #include "protocol.h"
 
 #define S(status) (1u << (status))
+
 #define ANY_STATUS                                                                                 \
 	(S(EVENT_STATUS_OPEN) | S(EVENT_STATUS_LIVE) | S(EVENT_STATUS_ADJOURNED) |                 \
 	 S(EVENT_STATUS_FINISHED))
@@ -302,4 +304,89 @@ int
 event_state_may_abort(const struct event_state *st, int seat)
 {
 	return st->ply <= (seat == st->first ? 0 : 1);
+}
+
+/* A seat of a state's players: null, or a player object with "connected" (7.1). */
+static int
+state_player_decode(struct event_state *st, const json_t *players, int seat, struct msg_error *err)
+{
+	const json_t *v = json_object_get(players, game_side_name(st->kind, seat));
+	struct event_player p;
+
+	if (json_is_null(v))
+		return 0;
+	EVENT_TRY(event_member_player(v, "players", 1, &p, err));
+	EVENT_TRY(event_member_bool(v, "connected", &st->connected[seat], err));
+	if (json_object_get(v, "grace_over") != NULL)
+		EVENT_TRY(event_member_bool(v, "grace_over", &st->grace_over[seat], err));
+	st->seated[seat] = 1;
+	st->computer[seat] = p.computer;
+	return 0;
+}
+
+int
+event_state_decode(struct event_state *st, const json_t *o, struct msg_error *err)
+{
+	const char *word;
+	enum game_kind kind;
+	enum event_status status;
+	const json_t *v;
+	struct game start;
+	struct game_error gerr;
+	struct event_outcome out;
+
+	EVENT_TRY(event_member_str(o, "kind", 0, &word, err));
+	if (game_kind_parse(word, &kind) < 0)
+		return event_member_fail(err, PROTO_EBADVALUE, "kind", "No game '%.40s'.", word);
+	event_state_init(st, kind);
+	EVENT_TRY(event_member_str(o, "status", 0, &word, err));
+	if (event_status_parse(word, &status) < 0)
+		return event_member_fail(err, PROTO_EBADVALUE, "status", "No status '%.40s'.",
+		                         word);
+	st->status = status;
+	EVENT_TRY(event_member_int(o, "seq", 0, &st->seq, err));
+	EVENT_TRY(event_member_int(o, "ply", 0, &st->ply, err));
+	EVENT_TRY(event_member_seat(o, "to_move", kind, 1, &st->to_move, err));
+	EVENT_TRY(event_member_str(o, "start", 1, &word, err));
+	if (game_parse(&start, kind, word, &gerr) < 0)
+		return event_member_fail(err, PROTO_EBADVALUE, "start", "'start': %s", gerr.text);
+	st->first = game_side(&start);
+	v = event_member_get(o, "result", err);
+	if (v == NULL)
+		return err->code;
+	if (json_is_null(v) != (status != EVENT_STATUS_FINISHED))
+		return event_member_fail(err, PROTO_EBADVALUE, "result",
+		                         "'result' is an object for a finished game, else null.");
+	if (!json_is_null(v)) {
+		EVENT_TRY(event_outcome_decode(v, kind, &out, err));
+		st->result = out.result;
+		st->winner = out.winner;
+		st->reason = out.reason;
+	}
+	EVENT_TRY(event_member_pair(o, "scores", kind, 1, &st->scores, err));
+	v = json_object_get(o, "clock");
+	if (v != NULL && !json_is_null(v)) {
+		if (!json_is_object(v))
+			return event_member_fail(err, PROTO_EBADFIELD, "clock",
+			                         "'clock' must be an object or null.");
+		EVENT_TRY(event_member_pair(v, "remaining", kind, 0, &st->clocks, err));
+		if (!st->clocks.has)
+			return event_member_fail(err, PROTO_EBADFIELD, "clock",
+			                         "'clock' must have 'remaining'.");
+	}
+	if (json_object_get(o, "draw_offer") != NULL)
+		EVENT_TRY(event_member_seat(o, "draw_offer", kind, 1, &st->offer[EVENT_OFFER_DRAW],
+		                            err));
+	if (json_object_get(o, "rematch_offer") != NULL)
+		EVENT_TRY(event_member_seat(o, "rematch_offer", kind, 1,
+		                            &st->offer[EVENT_OFFER_REMATCH], err));
+	v = event_member_get(o, "players", err);
+	if (v == NULL)
+		return err->code;
+	if (!json_is_object(v))
+		return event_member_fail(err, PROTO_EBADFIELD, "players",
+		                         "'players' must be an object.");
+	for (int i = 0; i < 2; i++)
+		EVENT_TRY(state_player_decode(st, v, i, err));
+	return 0;
 }

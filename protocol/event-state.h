@@ -49,6 +49,15 @@ struct event_state {
 void event_state_init(struct event_state *st, enum game_kind kind);
 
 /*
+ * Set st from a state message (PROTOCOL.md 6.1; o borrowed), so that the events after it apply:
+ * its kind, status, seq, ply, to_move, the first mover (from "start"), result (finished games
+ * only), scores, the clocks' "remaining", both offers, and per seat in "players": seated,
+ * computer, connected and grace_over. Members not listed are not looked at. Returns 0, or a
+ * negative enum protocol_err with err filled (st then holds nothing useful).
+ */
+int event_state_decode(struct event_state *st, const json_t *o, struct msg_error *err);
+
+/*
  * Whether an event of type may come next in st's status (the protocol's list of what may happen
  * when), or a notice (any time). Returns 1 or 0.
  */

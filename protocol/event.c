@@ -401,20 +401,12 @@ kibitz_encode(const struct event *ev, json_t *o)
 	put_str(o, "text", ev->u.kibitz.text);
 }
 
-/* Decoding: each decoder is a chain of TRY()s over the member readers of event-member.h. */
-
-/* Stop at the first refusal: each decoder is a chain of TRY()s. */
-#define TRY(call)                                                                                  \
-	do {                                                                                       \
-		int rc_ = (call);                                                                  \
-		if (rc_ < 0)                                                                       \
-			return rc_;                                                                \
-	} while (0)
+/* Decoding: each decoder is a chain of EVENT_TRY()s over the member readers of event-member.h. */
 
 static int
 seated_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.seated.seat, err));
+	EVENT_TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.seated.seat, err));
 	return event_member_player_in(o, "player", 1, &ev->u.seated.player, err);
 }
 
@@ -425,12 +417,12 @@ started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	const char *kind;
 	const json_t *players;
 
-	TRY(event_member_str(o, "kind", 1, &kind, err));
+	EVENT_TRY(event_member_str(o, "kind", 1, &kind, err));
 	if (strcmp(kind, game_kind_name(ev->kind)) != 0)
 		return event_member_fail(err, PROTO_EBADVALUE, "kind",
 		                         "'kind' is '%.20s' in a game of %s.", kind,
 		                         game_kind_name(ev->kind));
-	TRY(event_member_str(o, "variant", 1, &s->variant, err));
+	EVENT_TRY(event_member_str(o, "variant", 1, &s->variant, err));
 	if (game_variant_check(ev->kind, s->variant, NULL) < 0)
 		return event_member_fail(err, PROTO_EBADVALUE, "variant",
 		                         "%s has no variant '%.40s'.", game_kind_name(ev->kind),
@@ -442,12 +434,12 @@ started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 		return event_member_fail(err, PROTO_EBADFIELD, "players",
 		                         "'players' must be an object.");
 	for (int i = 0; i < 2; i++)
-		TRY(event_member_player(json_object_get(players, game_side_name(ev->kind, i)),
-		                        "players", 1, &s->players[i], err));
-	TRY(event_member_str(o, "position", 1, &s->position, err));
-	TRY(event_member_seat(o, "to_move", ev->kind, 0, &s->to_move, err));
-	TRY(event_member_opt_str(o, "clock", &s->clock, err));
-	TRY(event_member_pair(o, "clocks", ev->kind, 0, &s->clocks, err));
+		EVENT_TRY(event_member_player(json_object_get(players, game_side_name(ev->kind, i)),
+		                              "players", 1, &s->players[i], err));
+	EVENT_TRY(event_member_str(o, "position", 1, &s->position, err));
+	EVENT_TRY(event_member_seat(o, "to_move", ev->kind, 0, &s->to_move, err));
+	EVENT_TRY(event_member_opt_str(o, "clock", &s->clock, err));
+	EVENT_TRY(event_member_pair(o, "clocks", ev->kind, 0, &s->clocks, err));
 	if ((s->clock != NULL) != s->clocks.has)
 		return event_member_fail(err, PROTO_EBADVALUE,
 		                         s->clock != NULL ? "clocks" : "clock",
@@ -466,12 +458,12 @@ moved_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
 	struct event_moved *m = &ev->u.moved;
 
-	TRY(event_member_seat(o, "by", ev->kind, 0, &m->by, err));
-	TRY(event_member_str(o, "move", 1, &m->move, err));
-	TRY(event_member_int(o, "ply", 1, &m->ply, err));
-	TRY(event_member_str(o, "position", 1, &m->position, err));
-	TRY(event_member_seat(o, "to_move", ev->kind, 1, &m->to_move, err));
-	TRY(event_member_pair(o, "scores", ev->kind, 1, &m->scores, err));
+	EVENT_TRY(event_member_seat(o, "by", ev->kind, 0, &m->by, err));
+	EVENT_TRY(event_member_str(o, "move", 1, &m->move, err));
+	EVENT_TRY(event_member_int(o, "ply", 1, &m->ply, err));
+	EVENT_TRY(event_member_str(o, "position", 1, &m->position, err));
+	EVENT_TRY(event_member_seat(o, "to_move", ev->kind, 1, &m->to_move, err));
+	EVENT_TRY(event_member_pair(o, "scores", ev->kind, 1, &m->scores, err));
 	return event_member_pair(o, "clocks", ev->kind, 0, &m->clocks, err);
 }
 
@@ -482,15 +474,15 @@ outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
 {
 	const char *word;
 
-	TRY(event_member_str(o, "result", 0, &word, err));
+	EVENT_TRY(event_member_str(o, "result", 0, &word, err));
 	if (event_result_parse(word, &out->result) < 0)
 		return event_member_fail(err, PROTO_EBADVALUE, "result", "No result '%.40s'.",
 		                         word);
-	TRY(event_member_seat(o, "winner", kind, 1, &out->winner, err));
+	EVENT_TRY(event_member_seat(o, "winner", kind, 1, &out->winner, err));
 	if ((out->result == EVENT_RESULT_WIN) != (out->winner >= 0))
 		return event_member_fail(err, PROTO_EBADVALUE, "winner",
 		                         "'winner' is a seat for a win and null otherwise.");
-	TRY(event_member_str(o, "reason", 0, &word, err));
+	EVENT_TRY(event_member_str(o, "reason", 0, &word, err));
 	if (event_reason_parse(word, &out->reason) < 0)
 		return event_member_fail(err, PROTO_EBADVALUE, "reason", "No reason '%.40s'.",
 		                         word);
@@ -517,8 +509,8 @@ game_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
 	struct event_game_over *g = &ev->u.game_over;
 
-	TRY(outcome_decode(o, ev->kind, &g->outcome, err));
-	TRY(event_member_int(o, "ply", 0, &g->ply, err));
+	EVENT_TRY(outcome_decode(o, ev->kind, &g->outcome, err));
+	EVENT_TRY(event_member_int(o, "ply", 0, &g->ply, err));
 	return event_member_pair(o, "clocks", ev->kind, 0, &g->clocks, err);
 }
 
@@ -531,15 +523,15 @@ offer_decode(const json_t *o, struct event *ev, struct msg_error *err)
 static int
 chat_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.chat.seat, err));
-	TRY(event_member_player_in(o, "player", 0, &ev->u.chat.player, err));
+	EVENT_TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.chat.seat, err));
+	EVENT_TRY(event_member_player_in(o, "player", 0, &ev->u.chat.player, err));
 	return event_member_str(o, "text", 1, &ev->u.chat.text, err);
 }
 
 static int
 grace_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.grace_over.seat, err));
+	EVENT_TRY(event_member_seat(o, "seat", ev->kind, 0, &ev->u.grace_over.seat, err));
 	return event_member_pair(o, "clocks", ev->kind, 0, &ev->u.grace_over.clocks, err);
 }
 
@@ -564,7 +556,7 @@ rematch_started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 static int
 your_turn_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(event_member_strings(o, "moves", &ev->u.your_turn.moves_json, err));
+	EVENT_TRY(event_member_strings(o, "moves", &ev->u.your_turn.moves_json, err));
 	ev->u.your_turn.n = json_array_size(ev->u.your_turn.moves_json);
 	return 0;
 }
@@ -575,9 +567,9 @@ presence_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	struct event_presence *p = &ev->u.presence;
 	int has_ms = json_object_get(o, "grace_ms") != NULL;
 
-	TRY(event_member_seat(o, "seat", ev->kind, 0, &p->seat, err));
-	TRY(event_member_player_in(o, "player", 0, &p->player, err));
-	TRY(event_member_bool(o, "connected", &p->connected, err));
+	EVENT_TRY(event_member_seat(o, "seat", ev->kind, 0, &p->seat, err));
+	EVENT_TRY(event_member_player_in(o, "player", 0, &p->player, err));
+	EVENT_TRY(event_member_bool(o, "connected", &p->connected, err));
 	if (has_ms != (json_object_get(o, "grace_over") != NULL))
 		return event_member_fail(err, PROTO_EBADFIELD, has_ms ? "grace_over" : "grace_ms",
 		                         "'grace_ms' and 'grace_over' come together.");
@@ -587,7 +579,7 @@ presence_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	if (p->connected)
 		return event_member_fail(err, PROTO_EBADVALUE, "grace_ms",
 		                         "A player who is back has no grace period.");
-	TRY(event_member_int(o, "grace_ms", 0, &p->grace_ms, err));
+	EVENT_TRY(event_member_int(o, "grace_ms", 0, &p->grace_ms, err));
 	return event_member_bool(o, "grace_over", &p->grace_over, err);
 }
 
@@ -617,7 +609,7 @@ spectators_decode(const json_t *o, struct event *ev, struct msg_error *err)
 static int
 kibitz_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
-	TRY(event_member_player_in(o, "player", 0, &ev->u.kibitz.player, err));
+	EVENT_TRY(event_member_player_in(o, "player", 0, &ev->u.kibitz.player, err));
 	return event_member_str(o, "text", 1, &ev->u.kibitz.text, err);
 }
 
@@ -707,13 +699,14 @@ event_decode(const json_t *o, enum game_kind kind, struct event *ev, struct msg_
 	if (!json_is_object(o))
 		return event_member_fail(err, PROTO_EBADJSON, NULL,
 		                         "An event must be a JSON object.");
-	TRY(event_member_str(o, "type", 1, &type, err));
+	EVENT_TRY(event_member_str(o, "type", 1, &type, err));
 	ev->type = msg_type_parse(type);
 	if (!event_type_known(ev->type))
 		return event_member_fail(err, PROTO_EUNKNOWNTYPE, "type",
 		                         "'%.40s' is not an event or a notice.", type);
-	TRY(event_member_str(o, "game", 1, &ev->game, err));
+	EVENT_TRY(event_member_str(o, "game", 1, &ev->game, err));
 	if (codecs[ev->type].has_seq)
-		TRY(event_member_int(o, "seq", ev->type == MSG_YOUR_TURN ? 0 : 1, &ev->seq, err));
+		EVENT_TRY(event_member_int(o, "seq", ev->type == MSG_YOUR_TURN ? 0 : 1, &ev->seq,
+		                           err));
 	return codecs[ev->type].decode(o, ev, err);
 }

@@ -651,6 +651,113 @@ TEST(event_state_offers)
 	ASSERT_EQ(event_state_may_abort(&st, 1), 0);
 }
 
+/*
+ * Follow every game of PROTOCOL.md's recorded examples as a client does: from each state line on,
+ * the events of that game that come next apply (the copies other receivers got, at or below the
+ * seq reached, are skipped). The 11.6 match ends won on time, the rematch started.
+ */
+TEST(event_state_follows_recorded_games)
+{
+	FILE *f = open_source("protocol/PROTOCOL.md");
+	struct event_state st;
+	char line[65536], game[32] = "";
+	int applied = 0, states = 0, g1_over = 0;
+
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof line, f) != NULL) {
+		struct msg_error err = {0, "", ""};
+		struct event ev;
+		enum msg_type t;
+		json_t *o;
+		char *end;
+		int rc;
+
+		if (strncmp(line, "S> {", 4) != 0)
+			continue;
+		end = strstr(line, "}   (");
+		if (end != NULL)
+			end[1] = '\0';
+		o = json_loads(line + 3, 0, NULL);
+		t = line_type(line + 3);
+		if (t == MSG_STATE) {
+			rc = event_state_decode(&st, o, &err);
+			if (rc < 0) {
+				json_decref(o);
+				fclose(f);
+				FAIL_AT_("%s: %s", err.field, err.text);
+			}
+			snprintf(game, sizeof game, "%s",
+			         json_string_value(json_object_get(o, "game")));
+			states++;
+		} else if (o != NULL && game[0] != '\0' && msg_type_is_event(t) &&
+		           strcmp(json_string_value(json_object_get(o, "game")), game) == 0 &&
+		           json_integer_value(json_object_get(o, "seq")) == st.seq + 1) {
+			rc = event_decode(o, st.kind, &ev, &err);
+			if (rc == 0)
+				rc = event_state_apply(&st, &ev, &err);
+			if (rc < 0) {
+				json_decref(o);
+				fclose(f);
+				FAIL_AT_("%s: %s: %s", line + 3, err.field, err.text);
+			}
+			applied++;
+			if (t == MSG_GAME_OVER && strcmp(game, "g1") == 0 &&
+			    st.reason == EVENT_REASON_TIME && st.winner == 0 && st.clocks.has &&
+			    st.clocks.v[1] == 0)
+				g1_over = 1;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	printf("# %d states, %d events applied after them\n", states, applied);
+	ASSERT(states >= 5);
+	ASSERT(applied >= 10);
+	ASSERT(g1_over);
+	/* the last state is the rematch's: live, bob (black) to move first */
+	ASSERT_STR_EQ(game, "g2");
+	ASSERT_EQ(st.status, EVENT_STATUS_LIVE);
+	ASSERT_EQ(st.first, 0);
+	ASSERT_EQ(st.to_move, 0);
+	ASSERT_EQ(st.clocks.v[0], 300000);
+	ASSERT_EQ(st.offer[EVENT_OFFER_DRAW], -1);
+	ASSERT_EQ(st.seated[1], 1);
+}
+
+/* What a state says; and what it may not say. */
+TEST(event_state_decode_refusals)
+{
+	static const struct {
+		const char *field, *line;
+	} bad[] = {
+	        {"kind", "{\"kind\":\"chess\"}"},
+	        {"status", "{\"kind\":\"hokito\",\"status\":\"paused\"}"},
+	        {"result", "{\"kind\":\"oxono\",\"status\":\"finished\",\"seq\":3,\"ply\":0,"
+	                   "\"to_move\":null,\"start\":\"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,-/"
+	                   "-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p\",\"result\":null}"},
+	        {"start", "{\"kind\":\"oxono\",\"status\":\"live\",\"seq\":3,\"ply\":0,"
+	                  "\"to_move\":\"pink\",\"start\":\"x\",\"result\":null}"},
+	        {"players", "{\"kind\":\"oxono\",\"status\":\"live\",\"seq\":3,\"ply\":0,"
+	                    "\"to_move\":\"pink\",\"start\":\"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,-,"
+	                    "-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p\",\"result\":null,"
+	                    "\"players\":{\"pink\":3,\"black\":null}}"},
+	        {"draw_offer", "{\"kind\":\"oxono\",\"status\":\"live\",\"seq\":3,\"ply\":0,"
+	                       "\"to_move\":\"pink\",\"start\":\"-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,X,"
+	                       "-,-/-,-,O,-,-,-/-,-,-,-,-,-/-,-,-,-,-,- p\",\"result\":null,"
+	                       "\"draw_offer\":\"white\",\"players\":{}}"},
+	};
+	struct event_state st;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct msg_error err = {0, "", ""};
+		json_t *o = json_loads(bad[i].line, 0, NULL);
+		int rc = event_state_decode(&st, o, &err);
+
+		json_decref(o);
+		ASSERT(rc < 0);
+		ASSERT_STR_EQ(err.field, bad[i].field);
+	}
+}
+
 /* Built from values, as the server will: the line it has always sent. */
 TEST(event_encode_values)
 {
@@ -695,6 +802,8 @@ main(void)
 	RUN(event_state_adjourned);
 	RUN(event_state_rules);
 	RUN(event_state_offers);
+	RUN(event_state_follows_recorded_games);
+	RUN(event_state_decode_refusals);
 	RUN(event_encode_values);
 	TEST_END();
 }
