@@ -4,7 +4,10 @@
  * One table, indexed by enum msg_type, says for every event in which statuses it may come and
  * which function applies it; notices have no status rule and only update what they report. A
  * rule about an event is written here and nowhere else: the server's table and restore and the
- * client all apply events through event_state_apply(). Pure: no allocation, no I/O.
+ * client all apply events through event_state_apply(). A second table says what each offer
+ * request is about (draw or rematch) and asks (offer, accept, decline), for event_state_answer().
+ * event_state_decode() reads the same state from a state message, so a client that joins a game
+ * midway follows it from there. Pure: no allocation, no I/O.
  */
 #include <assert.h>
 #include <stdarg.h>

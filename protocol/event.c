@@ -6,18 +6,16 @@
  * by enum msg_type, holds for each event and notice one encoder (adds the type's own members, in
  * the order the server has always sent them: the recorded lines of PROTOCOL.md and
  * tests/data/protocol are reproduced byte for byte, which test-event.c checks) and one decoder
- * (reads the same members back, refusing what PROTOCOL.md does not allow). The common head of
- * every line ("type", "game" and, for events, "seq") is written and read once, outside the
- * table. Decoded strings are borrowed from the object; this file allocates only through jansson
- * and never does I/O.
+ * (reads the same members back through event-member.h's readers, refusing what PROTOCOL.md does
+ * not allow). The result object (7.3) shares game_over's first members and has its codec here too.
+ * The common head of every line ("type", "game" and, for events, "seq") is written and read once,
+ * outside the table. Decoded strings are borrowed from the object; this file allocates only through
+ * jansson and never does I/O.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "event-member.h"
-#include "event-state.h"
 #include "event.h"
 #include "protocol.h"
 
