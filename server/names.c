@@ -101,35 +101,29 @@ names_not_alnum(UChar32 c)
 	return !u_isalnum(c);
 }
 
-/* Full case folding of w, in place. */
+/* An ICU status as our error: 0, NAMES_ENOSPC (a buffer too small) or NAMES_EICU. */
 static int
-names_fold(struct names_work *w)
+names_status(UErrorCode st)
 {
-	struct names_work t;
-	UErrorCode st = U_ZERO_ERROR;
-
-	t.len = u_strFoldCase(t.s, NAMES_WORK, w->s, w->len, U_FOLD_CASE_DEFAULT, &st);
 	if (st == U_BUFFER_OVERFLOW_ERROR || st == U_STRING_NOT_TERMINATED_WARNING)
 		return NAMES_ENOSPC;
-	if (U_FAILURE(st))
-		return NAMES_EICU;
-	memcpy(w->s, t.s, (size_t)t.len * sizeof t.s[0]);
-	w->len = t.len;
-	return 0;
+	return U_FAILURE(st) ? NAMES_EICU : 0;
 }
 
-/* The UTS #39 skeleton of w, in place. */
+/* w, in place: its full case folding, or with skel its UTS #39 skeleton. */
 static int
-names_skel(const USpoofChecker *sc, struct names_work *w)
+names_map(const USpoofChecker *sc, struct names_work *w, bool skel)
 {
 	struct names_work t;
 	UErrorCode st = U_ZERO_ERROR;
+	int rc;
 
-	t.len = uspoof_getSkeleton(sc, 0, w->s, w->len, t.s, NAMES_WORK, &st);
-	if (st == U_BUFFER_OVERFLOW_ERROR || st == U_STRING_NOT_TERMINATED_WARNING)
-		return NAMES_ENOSPC;
-	if (U_FAILURE(st))
-		return NAMES_EICU;
+	if (skel)
+		t.len = uspoof_getSkeleton(sc, 0, w->s, w->len, t.s, NAMES_WORK, &st);
+	else
+		t.len = u_strFoldCase(t.s, NAMES_WORK, w->s, w->len, U_FOLD_CASE_DEFAULT, &st);
+	if ((rc = names_status(st)) < 0)
+		return rc;
 	memcpy(w->s, t.s, (size_t)t.len * sizeof t.s[0]);
 	w->len = t.len;
 	return 0;
@@ -161,11 +155,7 @@ names_store(const struct names_work *w, char *key, size_t size)
 	if (size > INT32_MAX)
 		size = INT32_MAX;
 	u_strToUTF8(key, (int32_t)size, &len, w->s, w->len, &st);
-	if (st == U_BUFFER_OVERFLOW_ERROR || st == U_STRING_NOT_TERMINATED_WARNING)
-		return NAMES_ENOSPC;
-	if (U_FAILURE(st))
-		return NAMES_EICU;
-	return len;
+	return names_status(st) < 0 ? names_status(st) : len;
 }
 
 /*
@@ -178,12 +168,12 @@ names_key(const USpoofChecker *sc, struct names_work *w, bool skel_first)
 {
 	int rc;
 
-	if (skel_first && (rc = names_skel(sc, w)) < 0)
+	if (skel_first && (rc = names_map(sc, w, true)) < 0)
 		return rc;
-	if ((rc = names_fold(w)) < 0 || (rc = names_skel(sc, w)) < 0)
+	if ((rc = names_map(sc, w, false)) < 0 || (rc = names_map(sc, w, true)) < 0)
 		return rc;
 	names_filter(w, names_mark);
-	return names_fold(w);
+	return names_map(sc, w, false);
 }
 
 static USpoofChecker *
