@@ -189,9 +189,10 @@ glicko_display(const struct glicko *p, char *buf, size_t size)
 	char text[GLICKO_DISPLAY_MAX];
 	int len;
 
+	/* (+ 0.0 turns a -0 into 0: a rating of -0.4 shows as "0") */
 	if (!isfinite(p->rating) || !isfinite(p->rd) || fabs(p->rating) > 1e9)
 		return GLICKO_EINVAL;
-	len = snprintf(text, sizeof text, "%.0f%s", round(p->rating),
+	len = snprintf(text, sizeof text, "%.0f%s", round(p->rating) + 0.0,
 	               glicko_provisional(p) ? "?" : "");
 	if (len < 0 || (size_t)len >= size)
 		return GLICKO_ENOSPC;

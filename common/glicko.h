@@ -29,8 +29,7 @@
 #define GLICKO_DISPLAY_MAX    16    /* room for glicko_display()'s text with its NUL */
 
 enum glicko_error {
-	GLICKO_EINVAL = -1, /* a value is not finite, an RD or volatility not positive, a score not
-	                       0, 0.5 or 1 */
+	GLICKO_EINVAL = -1, /* not finite; an RD or volatility <= 0; a score not 0, 0.5, 1 */
 	GLICKO_ENOSPC = -2, /* the caller's buffer is too small */
 };
 

@@ -197,6 +197,9 @@ TEST(display)
 	ASSERT_STR_EQ(buf, "1500?");
 	ASSERT_EQ(glicko_display(&p, buf, 5), GLICKO_ENOSPC);
 	ASSERT_EQ(glicko_display(&p, buf, 6), 5);
+	p.rating = -0.4;
+	ASSERT_EQ(glicko_display(&p, buf, sizeof buf), 2);
+	ASSERT_STR_EQ(buf, "0?");
 	p.rating = NAN;
 	ASSERT_EQ(glicko_display(&p, buf, sizeof buf), GLICKO_EINVAL);
 }
