@@ -1,7 +1,7 @@
 /*
  * test-tls.c: the TLS engine (protocol/tls.c) and the pin file (protocol/tls-pins.c).
  *
- * Run by test-tls.sh, which makes the certificates with the openssl command and passes their
+ * Run by tls-certs.sh, which makes the certificates with the openssl command and passes their
  * folder. A server engine and a client engine talk in memory: shuttle() carries each side's
  * ciphertext to the other until neither has anything to say, so every case is deterministic and
  * no socket is involved. The pin file cases and the decision run on text alone.
@@ -769,7 +769,7 @@ int
 main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: test-tls CERTDIR (run through test-tls.sh)\n");
+		fprintf(stderr, "usage: test-tls CERTDIR (run through tls-certs.sh)\n");
 		return 2;
 	}
 	dir = argv[1];

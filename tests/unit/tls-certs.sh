@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# The certificates test-tls needs, made here with the openssl command in a temporary folder, then
-# test-tls run on them (its TAP output is this test's output). Nothing is committed: every run
-# makes a fresh test CA and signs the rest with it.
+# The certificates of the TLS tests, made with the openssl command: a fresh test CA each run, and
+# the rest signed by it. Nothing of it is committed. With a program, the certificates go to a
+# temporary folder, the program runs with that folder as its argument (its output and status are
+# this script's) and the folder is removed; with --make DIR they are written to DIR (which exists).
 #
-#   bash tests/unit/test-tls.sh BUILD/tests/unit/test-tls
+#   bash tests/unit/tls-certs.sh BUILD/tests/unit/test-tls     # test-tls's meson test
+#   bash tests/unit/tls-certs.sh --make DIR                    # test-tls-interop.py
 #
 # In the folder: ca.pem (the test CA) and, each with its .key: server (localhost, 127.0.0.1, ::1),
 # server2 (the same names, another key: the renewed certificate of a reload), expired (expired
 # yesterday), other (names only other.example), ca2 and unknown (signed by a CA the client does not
 # know), self and self2 (self-signed for localhost and 127.0.0.1).
 set -eu
-exe=$(realpath "$1")
-dir=$(mktemp -d "${TMPDIR:-/tmp}/hokito-tls.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+if [ "$1" = --make ]; then
+	exe=
+	dir=$2
+else
+	exe=$(realpath "$1")
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/hokito-tls.XXXXXX")
+	trap 'rm -rf "$dir"' EXIT
+fi
 cd "$dir"
 
 key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1.key" 2>/dev/null; }
@@ -48,4 +55,5 @@ leaf other ca 30 "subjectAltName=DNS:other.example"
 leaf unknown ca2 30 "$local_names"
 self self
 self self2
-exec "$exe" "$dir"
+rm -f ./*.csr ./*.ext ./*.srl
+[ -z "$exe" ] || "$exe" "$dir"
