@@ -154,8 +154,14 @@ tls_server_ctx(const struct tls_server *s, SSL_CTX **out, struct tls_error *err)
 	ERR_clear_error();
 	if ((ctx = tls_ctx_new(TLS_server_method())) == NULL)
 		return tls_fail_queue(err, TLS_ECONFIG, "cannot create a TLS context");
-	/* Sessions resume through stateless tickets; no server side cache grows with clients. */
+	/*
+	 * No session resumption: none of our clients resumes, so a session cache would only grow
+	 * with the clients and tickets would cost two records per handshake for nothing. A client
+	 * that learns to resume turns tickets back on here (SSL_CTX_set_num_tickets).
+	 */
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+	SSL_CTX_set_num_tickets(ctx, 0);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
 	SSL_CTX_set_alpn_select_cb(ctx, tls_alpn_cb, NULL);
 	if (SSL_CTX_use_certificate_chain_file(ctx, s->cert) != 1) {
 		snprintf(what, sizeof what, "cannot load the certificate %s", s->cert);
@@ -496,6 +502,8 @@ tls_conn_feed(struct tls_conn *c, const void *data, size_t n, struct tls_error *
 	}
 	if (c->state == TLS_HANDSHAKE)
 		return tls_conn_handshake(c, err);
+	if (c->state == TLS_OPEN && c->held_len > 0)
+		return tls_conn_flush_held(c, err); /* a write that wanted to read first */
 	return 0;
 }
 
