@@ -255,6 +255,76 @@ TEST(handshake_and_lines)
 	tls_client_free(cl);
 }
 
+/* Feed everything one side has to the other one byte at a time. Returns the last answer. */
+static int
+dribble(struct tls_conn *from, struct tls_conn *to)
+{
+	struct tls_error err;
+	size_t n;
+	char *p;
+	int r = 0;
+
+	while ((p = tls_conn_take(from, &n)) != NULL) {
+		for (size_t i = 0; i < n && r == 0; i++)
+			r = tls_conn_feed(to, p + i, 1, &err);
+		free(p);
+	}
+	return r;
+}
+
+TEST(reads_cut_anywhere_and_big_lines)
+{
+	struct tls_server *sv = server_for("server");
+	struct tls_client *cl = client_with("ca.pem", NULL, 0);
+	struct tls_conn *cc = tls_conn_client_create(cl, "localhost", 7711);
+	struct tls_conn *sc = tls_conn_server_create(sv);
+	size_t big = 300000, len;
+	char *line = malloc(big + 1);
+	struct tls_error err;
+	const char *got;
+	struct framer f;
+
+	/* The handshake with every read one byte long. */
+	for (int i = 0; i < 10 && !(tls_conn_is_open(cc) && tls_conn_is_open(sc)); i++) {
+		ASSERT_EQ(dribble(cc, sc), 0);
+		ASSERT_EQ(dribble(sc, cc), 0);
+	}
+	ASSERT(tls_conn_is_open(cc) && tls_conn_is_open(sc));
+	/* A line of 300,000 bytes (many records), written in pieces, read one byte at a time. */
+	for (size_t i = 0; i < big; i++)
+		line[i] = (char)('a' + i % 26);
+	line[big] = '\n';
+	for (size_t i = 0; i <= big; i += 7000)
+		ASSERT_EQ(
+		        tls_conn_write(cc, line + i, big + 1 - i < 7000 ? big + 1 - i : 7000, &err),
+		        0);
+	ASSERT_EQ(dribble(cc, sc), 0);
+	framer_init(&f, 1 << 20);
+	ASSERT_EQ(drain(sc, &f), 0);
+	ASSERT_EQ(framer_next(&f, &got, &len), 1);
+	ASSERT_EQ(len, big);
+	ASSERT(memcmp(got, line, big) == 0);
+	framer_close(&f);
+	/* And back in one write, carried in one piece. */
+	ASSERT_EQ(tls_conn_write(sc, line, big + 1, &err), 0);
+	size_t none;
+	char *p = tls_conn_take(sc, &len);
+	ASSERT(p != NULL && len > big);
+	ASSERT(tls_conn_take(sc, &none) == NULL && none == 0);
+	ASSERT_EQ(tls_conn_feed(cc, p, len, &err), 0);
+	free(p);
+	framer_init(&f, 1 << 20);
+	ASSERT_EQ(drain(cc, &f), 0);
+	ASSERT_EQ(framer_next(&f, &got, &len), 1);
+	ASSERT_EQ(len, big);
+	framer_close(&f);
+	free(line);
+	tls_conn_free(cc);
+	tls_conn_free(sc);
+	tls_server_free(sv);
+	tls_client_free(cl);
+}
+
 TEST(ip_address_checked)
 {
 	struct tls_server *sv = server_for("server"), *other = server_for("other");
@@ -775,6 +845,7 @@ main(int argc, char **argv)
 	dir = argv[1];
 	CRYPTO_set_mem_functions(count_malloc, count_realloc, count_free);
 	RUN(handshake_and_lines);
+	RUN(reads_cut_anywhere_and_big_lines);
 	RUN(ip_address_checked);
 	RUN(wrong_host_refused);
 	RUN(expired_refused);
