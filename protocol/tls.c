@@ -339,8 +339,14 @@ tls_conn_client_create(struct tls_client *cl, const char *host, int port)
 {
 	struct tls_conn *c = tls_conn_new(cl->ctx);
 	unsigned char addr[16];
-	char hp[300];
+	char hp[300], bare[256];
+	size_t len = strlen(host);
 
+	if (len >= 2 && len < sizeof bare && host[0] == '[' && host[len - 1] == ']') {
+		memcpy(bare, host + 1, len - 2); /* "[::1]" as "::1" */
+		bare[len - 2] = '\0';
+		host = bare;
+	}
 	c->client = 1;
 	c->insecure = cl->insecure;
 	c->pins = cl->pins ? xstrdup(cl->pins) : NULL;

@@ -117,8 +117,9 @@ void tls_client_free(struct tls_client *c);
 struct tls_conn *tls_conn_server_create(struct tls_server *s);
 
 /*
- * A client side connection to host:port (host a name or an IP address): SNI (names only) and the
- * name or address check are set, and the ClientHello is waiting in the output. Returns a new one.
+ * A client side connection to host:port (host a name or an IP address, an IPv6 one with or without
+ * brackets): SNI (names only) and the name or address check are set, and the ClientHello is
+ * waiting in the output. Returns a new one.
  */
 struct tls_conn *tls_conn_client_create(struct tls_client *cl, const char *host, int port);
 

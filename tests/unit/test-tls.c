@@ -336,6 +336,15 @@ TEST(ip_address_checked)
 	ASSERT(line_arrives(cc, sc, "over an address", cc, sc));
 	tls_conn_free(cc);
 	tls_conn_free(sc);
+	ASSERT_EQ(connect_pair(cl, sv, "::1", &cc, &sc, &a, &b), 0);
+	tls_conn_free(cc);
+	tls_conn_free(sc);
+	ASSERT_EQ(connect_pair(cl, sv, "[::1]", &cc, &sc, &a, &b), 0);
+	tls_conn_free(cc);
+	tls_conn_free(sc);
+	ASSERT_EQ(connect_pair(cl, sv, "::2", &cc, &sc, &a, &b), TLS_EVERIFY);
+	tls_conn_free(cc);
+	tls_conn_free(sc);
 	ASSERT_EQ(connect_pair(cl, other, "127.0.0.1", &cc, &sc, &a, &b), TLS_EVERIFY);
 	ASSERT(strstr(a.err.text, "IP address mismatch") != NULL);
 	tls_conn_free(cc);
