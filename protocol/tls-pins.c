@@ -30,6 +30,13 @@ struct pins_line {
 	size_t host;  /* length of HOST:PORT (0: a comment or blank line) */
 };
 
+/* Fill err with a sentence about line (0: none) and return code. */
+static int pins_fail(struct tls_error *err, int code, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 4, 5)))
+#endif
+        ;
+
 static int
 pins_fail(struct tls_error *err, int code, int line, const char *fmt, ...)
 {

@@ -67,6 +67,13 @@ struct tls_conn {
 	char alpn[32];                    /* the agreed ALPN protocol, or "" */
 };
 
+/* Fill err with a sentence and return code. */
+static int tls_fail_text(struct tls_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
 static int
 tls_fail_text(struct tls_error *err, int code, const char *fmt, ...)
 {
