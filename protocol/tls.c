@@ -476,7 +476,8 @@ tls_conn_handshake(struct tls_conn *c, struct tls_error *err)
 	SSL_get0_alpn_selected(c->ssl, &alpn, &alpn_len);
 	if (alpn_len >= sizeof c->alpn)
 		alpn_len = sizeof c->alpn - 1;
-	memcpy(c->alpn, alpn, alpn_len);
+	if (alpn_len > 0) /* no ALPN: alpn is NULL */
+		memcpy(c->alpn, alpn, alpn_len);
 	c->alpn[alpn_len] = '\0';
 	if ((cert = SSL_get0_peer_certificate(c->ssl)) != NULL) {
 		unsigned char md[EVP_MAX_MD_SIZE];
