@@ -54,9 +54,12 @@
 #include <string.h>
 
 #include "durable.h"
+#include "fanout.h"
+#include "handlers.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
+#include "restore.h"
 #include "search.h"
 #include "store.h"
 #include "syncer.h"
@@ -150,6 +153,7 @@ struct net {
 	uv_prepare_t turn; /* end of each loop turn: group commit, then the held output */
 	struct lobby *lobby;
 	struct durable *durable;     /* NULL without a store */
+	struct fanout fanout;        /* the in-process fan-out port: to durable, then peers */
 	struct store *store;         /* borrowed; NULL without a store */
 	struct store_bg *bg;         /* a file store's other-thread side (store_bg_open()) */
 	struct syncer *wal_sync;     /* --fsync always: syncs the WAL after each commit */
@@ -513,17 +517,6 @@ lobby_close_cb(void *arg, struct lobby_peer *peer)
 	client_doom(container_of(peer, struct net_client, peer), DOOM_FLUSH);
 }
 
-/* lobby_ops.event: every game event goes to the store (written at the end of the turn). */
-static void
-lobby_event_cb(void *arg, const struct table *t, int64_t seq, enum msg_type type, const json_t *ev,
-               const struct wire *w)
-{
-	struct net *n = arg;
-
-	if (n->durable != NULL) /* NULL after a failed start (net_restore()) */
-		durable_event(n->durable, t, seq, type, ev, w);
-}
-
 /* lobby_ops.unseated: the session's stored seat goes too (written at the end of the turn). */
 static void
 lobby_unseated_cb(void *arg, const char *token)
@@ -542,7 +535,11 @@ static int
 net_commit(struct net *n, int sent)
 {
 	struct store_error err;
-	int rc = durable_commit(n->durable, &err);
+	unsigned np, ng;
+	int rc;
+
+	lobby_counters(n->lobby, &np, &ng);
+	rc = durable_commit(n->durable, np, ng, &err);
 
 	if (rc < 0) {
 		log_error("store: %s", err.text);
@@ -850,7 +847,7 @@ client_refusal_to_lobby(const struct net_client *c, const struct msg *m)
 		return 0;
 	if ((c->peer.session == NULL) != (m->type == MSG_HELLO))
 		return 1;
-	return m->type == MSG_TEST_CLOCK && !lobby_config(c->net->lobby)->test_clock;
+	return m->type == MSG_TEST_CLOCK && !c->net->lobby->cfg.test_clock;
 }
 
 /* Decode one whole line and hand it to the game layer, or refuse it. */
@@ -869,7 +866,7 @@ client_line(struct net_client *c, const char *line, size_t len)
 		client_send(c, w);
 		wire_unref(w);
 	} else {
-		lobby_peer_message(c->net->lobby, &c->peer, &m);
+		handlers_dispatch(c->net->lobby, &c->peer, &m);
 		if (c->peer.session != NULL && uv_is_active((uv_handle_t *)&c->timer))
 			uv_timer_stop(&c->timer);
 	}
@@ -1059,7 +1056,6 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	        .send = lobby_send_cb,
 	        .close = lobby_close_cb,
 	        .now = lobby_now_cb,
-	        .event = lcfg->store != NULL ? lobby_event_cb : NULL,
 	        .timer = lobby_timer_cb,
 	        .think = lobby_think_cb,
 	        .unseated = lcfg->store != NULL ? lobby_unseated_cb : NULL,
@@ -1071,9 +1067,16 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct lobby_con
 	snprintf(n->server_name, sizeof n->server_name, "hokitod %s", HOKITO_VERSION);
 	lc.server = n->server_name;
 	lc.max_line = cfg->max_line;
+	fanout_local_init(&n->fanout, NULL);
+	lc.fanout = lcfg->store != NULL ? &n->fanout : NULL;
 	n->lobby = lobby_create(&lc, &ops);
-	if (lcfg->store != NULL)
-		n->durable = durable_create(lcfg->store, n->lobby);
+	if (lcfg->store != NULL) {
+		unsigned np, ng;
+
+		lobby_counters(n->lobby, &np, &ng);
+		n->durable = durable_create(lcfg->store, np, ng);
+	}
+	n->fanout.arg = n->durable;
 	uv_tcp_init(loop, &n->listener);
 	n->listener.data = n;
 	uv_timer_init(loop, &n->tick);
@@ -1119,6 +1122,7 @@ net_offload(struct net *n, struct store_error *err)
 	if (rc < 0) { /* as a failed net_restore(): nothing more is written */
 		durable_free(n->durable);
 		n->durable = NULL;
+		n->fanout.arg = NULL;
 		return err->code;
 	}
 	return 0;
@@ -1127,10 +1131,12 @@ net_offload(struct net *n, struct store_error *err)
 int
 net_restore(struct net *n, struct store_error *err)
 {
-	int rc = lobby_restore(n->lobby, err), crc;
+	int rc = restore_lobby(n->lobby, err), crc;
+	unsigned np, ng;
 
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
-	if (rc >= 0 && n->durable != NULL && (crc = durable_commit(n->durable, err)) < 0)
+	if (rc >= 0 && n->durable != NULL &&
+	    (lobby_counters(n->lobby, &np, &ng), crc = durable_commit(n->durable, np, ng, err)) < 0)
 		rc = crc;
 	if (rc < 0) {
 		/*
@@ -1140,6 +1146,7 @@ net_restore(struct net *n, struct store_error *err)
 		 */
 		durable_free(n->durable);
 		n->durable = NULL;
+		n->fanout.arg = NULL;
 	}
 	return rc;
 }

@@ -35,7 +35,7 @@ struct net *net_create(uv_loop_t *loop, const struct net_config *cfg,
                        const struct lobby_config *lcfg);
 
 /*
- * Rebuild the games and sessions from the store of lcfg (lobby_restore()) and commit what that
+ * Rebuild the games and sessions from the store of lcfg (restore_lobby()) and commit what that
  * tidied. Call once, before net_listen(). Returns the number of games rebuilt, or a negative store
  * error with err filled: the store is damaged and the server must not start; from then on nothing
  * more is written to the store (what the rebuild queued is rolled back by store_close()).
