@@ -2,15 +2,16 @@
  * lobby.h: the state of hokitod's game layer: its sessions and tables, the finished and held
  * games, the deadline heap, and the entry points that are not requests.
  *
- * The network layer hands the game layer whole, validated messages (struct msg) for a peer
- * (handlers_dispatch(), handlers.h) and takes back encoded lines (struct wire) to write, through
- * struct lobby_ops. The game layer never calls libuv, never touches a socket and never reads the
- * clock itself: time comes from ops->now (or, with --test-clock, from a virtual clock that only
- * the test_clock request moves), and the game layer asks the network layer to wake it at the next
- * deadline (a flag fall, the end of a grace period) through ops->timer: it computes when, the
- * network layer owns the timer. Every game event passes through one function, table_emit()
- * (table.c), which numbers it, encodes it once, keeps it in the game's event log and publishes it
- * through the fan-out port of cfg.fanout (fanout.h): the store and the game's receivers.
+ * The loop's side of the server (node.c, over the network layer) hands the game layer whole,
+ * validated messages (struct msg) for a peer (handlers_dispatch(), handlers.h) and takes back
+ * encoded lines (struct wire) to write, through struct lobby_ops. The game layer never calls
+ * libuv, never touches a socket and never reads the clock itself: time comes from ops->now (or,
+ * with --test-clock, from a virtual clock that only the test_clock request moves), and the game
+ * layer asks the loop's side to wake it at the next deadline (a flag fall, the end of a grace
+ * period) through ops->timer: it computes when, the loop's side owns the timer. Every game event
+ * passes through one function, table_emit() (table.c), which numbers it, encodes it once, keeps it
+ * in the game's event log and publishes it through the fan-out port of cfg.fanout (fanout.h): the
+ * store and the game's receivers.
  *
  * The rooms of the game layer, each of one job, point down to this one and never back: requests
  * (handlers.c) -> match management (match.c), play (play.c), archive (archive.c) -> the lobby's

@@ -286,7 +286,7 @@ client_write_cb(uv_write_t *req, int status)
 
 /*
  * Queue a line for c: it is held until its turn is released (the end of the turn, or the sync
- * that covers the turn's commit: net_turn_release()). The cap counts what libuv could not hand to
+ * that covers the turn's commit: turn.c). The cap counts what libuv could not hand to
  * the kernel yet and what is held (with --fsync always, the lines of the turns that wait for the
  * disk too, a few milliseconds' worth): a client that does not read makes it grow, and is dropped
  * at once when this line would pass the cap; the game and the other receivers do not wait for it.
@@ -314,7 +314,7 @@ client_send(struct net_client *c, struct wire *w)
 }
 
 /*
- * Write the lines c holds whose turn is released (net_turn_release()): those of a turn whose
+ * Write the lines c holds whose turn is released (net_release()): those of a turn whose
  * commit is durable; the later ones stay, in order. First straight to the socket with
  * uv_try_write() (one writev, as Redis writes in beforeSleep): usually the kernel takes
  * everything, and nothing else happens: no request, no callback, and none of the epoll updates

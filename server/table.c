@@ -6,10 +6,12 @@
  * lobby detaches them before a table is freed. Events go out in exactly one place, emit_line()
  * (behind table_emit(), and table_play() for moved, which is written without a jansson tree):
  * the seq is the log's length plus one, the event is encoded once, and the same wire goes to the
- * log, to the store hook and to every receiver. Reconnection replays the log, so
- * a resumed client gets the very bytes the others got. Part of the game layer: no libuv here.
+ * log and is published once through the fan-out port (fanout.h: the store, then every receiver).
+ * Reconnection replays the log, so a resumed client gets the very bytes the others got. A table
+ * is handed its clock and callbacks at creation (struct table_env, table.h) and never calls into
+ * the lobby. Part of the game layer: no libuv here.
  *
- * Clocks. The server owns them and they live on the game layer's monotonic time (lobby_time()).
+ * Clocks. The server owns them and they live on the game layer's monotonic time (env->now).
  * Only the side to move spends time, so a table keeps the two remaining times as of one instant,
  * settled_at, and charges the time since then to the side to move whenever it is asked
  * (table_clock_settle()); nothing ticks. After a move the mover gets its increment (Fischer) and
@@ -28,7 +30,7 @@
  * it has a player id and name but no session, it is always connected (so no grace period runs for
  * it and nothing can be claimed against it), and its seated event's player object says
  * "computer", which is how a restart knows the seat again. Where a person would get your_turn,
- * the computer is asked to think (table_computer_think(), through ops->think); its move comes
+ * the computer is asked to think (table_computer_think(), through env->think); its move comes
  * back through lobby_computer_move() and is played with table_play() like anyone's.
  */
 #include <assert.h>
@@ -767,11 +769,11 @@ table_connected(const struct table *t, int seat)
 
 /*
  * The computer's turn. The game layer decides what the search may spend and the network layer
- * runs it off the loop (ops->think); its answer comes back through lobby_computer_move(), where
- * it is checked and played like any move. The time cap keeps a level's node budget from taking
- * long on a slow machine; with a clock, the computer also keeps to a share of what it has left
- * (its clock runs while it thinks, like anybody's). The noise seed depends on the game's seed and
- * the ply, so a game against the computer is the same game again for the same moves.
+ * runs it off the loop (env->think, think.c); its answer comes back through lobby_computer_move(),
+ * where it is checked and played like any move. The time cap keeps a level's node budget from
+ * taking long on a slow machine; with a clock, the computer also keeps to a share of what it has
+ * left (its clock runs while it thinks, like anybody's). The noise seed depends on the game's seed
+ * and the ply, so a game against the computer is the same game again for the same moves.
  */
 void
 table_computer_think(struct table *t)
@@ -895,7 +897,7 @@ table_play(struct table *t, struct game_move m)
 		mv.scores[1] = o.score[1];
 	}
 	mv.has_clocks = t->timed;
-	/* no object for the store hook: the move is the table's last (lobby_ops.event) */
+	/* no object for the fan-out: the move is the table's last (struct fanout) */
 	seq = emit_line(t, MSG_MOVED, NULL, msg_moved_wire(&mv), NULL);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);

@@ -72,7 +72,7 @@ struct table {
 	char seat_id[2][16];   /* player ids of the seats (kept after expiry) */
 	char seat_name[2][PROTOCOL_NAME_BYTES + 1];
 	int computer[2]; /* the level of a seat the server's computer holds, 0 for a person's */
-	int thinking;    /* ops->think was asked for the computer's move at the current ply */
+	int thinking;    /* env->think was asked for the computer's move at the current ply */
 	char (*moves)[GAME_MOVE_TEXT]; /* canonical text of every move played */
 	size_t nmoves, moves_cap;
 	struct wire **log; /* log[i] is the event of seq i + 1; one reference each */
@@ -84,7 +84,7 @@ struct table {
 	int winner;         /* seat, or -1 */
 	const char *reason; /* "blocked", "line", "full", "resign", "abandoned", "time", ... */
 	int score[2];       /* HOKITO scores at the end */
-	/* clocks and grace: times are lobby_time() milliseconds */
+	/* clocks and grace: times are env->now milliseconds (lobby_time()) */
 	int timed;                 /* the game has a clock */
 	char control[48];          /* the time control text: "5+3", or "none" */
 	uint64_t base_ms;          /* each clock's start */
@@ -109,7 +109,7 @@ struct table {
 	int deserted;            /* live or adjourned with neither player connected at it ... */
 	uint64_t deserted_since; /* ... since then (lobby time) */
 	int spect_waiting;       /* a spectators notice waits (coalesced), on the lobby's list */
-	uint64_t spect_due;      /* ops->now time before which no spectators notice goes */
+	uint64_t spect_due;      /* lobby_ops.now time before which no spectators notice goes */
 	LIST_ENTRY(table) spect_link; /* the lobby's list of tables whose notice waits */
 	struct session_list attached; /* every session whose table this is (at_link) */
 	TAILQ_ENTRY(table) fin_link;  /* the lobby's finished tables, oldest first; or held */
@@ -144,8 +144,9 @@ json_t *table_event_new(const struct table *t, enum msg_type type);
 
 /*
  * Emit a game event: the only way events come to be. Steals ev (from table_event_new()), encodes
- * it once, appends it to the log, offers it to ops->event, and sends the same wire to every
- * connected player and spectator except skip (may be NULL). Returns its seq.
+ * it once, appends it to the log, and publishes it once through env->fanout (fanout.h): the
+ * store, then the same wire to every connected player and spectator except skip (may be NULL);
+ * without a fan-out port, to those receivers only. Returns its seq.
  */
 int64_t table_emit(struct table *t, json_t *ev, const struct session *skip);
 
@@ -198,7 +199,7 @@ json_t *table_player_new(const struct table *t, int seat);
 /* Whether the seat's player is connected (the computer always is). */
 int table_connected(const struct table *t, int seat);
 
-/* If the game is live and the computer is to move, ask ops->think for its move (once a ply). */
+/* If the game is live and the computer is to move, ask env->think for its move (once a ply). */
 void table_computer_think(struct table *t);
 
 /* Mark the game finished with this result and emit game_over. Returns its seq. */
