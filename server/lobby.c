@@ -1,7 +1,7 @@
 /*
  * lobby.c: the state of the game layer: sessions, the list of tables, the finished and held
- * games and their pruning, the deadline heap, the coalesced spectators notices, and the entry
- * points that are not requests (a peer gone, the tick, the wake-up, the computer's move).
+ * games and their pruning, the deadline heap (deadline.c), the coalesced spectators notices, and
+ * the entry points that are not requests (a peer gone, the tick, the wake-up, the computer's move).
  *
  * The lobby owns every session (session.c) and every table (table.c). A session outlives its
  * connection (a peer) so that a player can come back with its token; it is freed by lobby_tick()
@@ -76,7 +76,7 @@ lobby_free(struct lobby *lb)
 		table_free(lb->tables[i]);
 	session_registry_close(&lb->sessions);
 	free(lb->tables);
-	free(lb->heap);
+	deadline_close(&lb->deadlines);
 	strmap_close(&lb->by_game);
 	strmap_close(&lb->by_code);
 	free(lb);
@@ -154,93 +154,6 @@ lobby_table_add(struct lobby *lb, struct table *t)
 	strmap_put(&lb->by_game, t->id, t);
 	if (t->is_private)
 		strmap_put(&lb->by_code, t->code, t);
-}
-
-/*
- * The deadline heap. Every table whose table_deadline() is finite (a clock runs, or the player
- * to move is away and spends grace) is in lb->heap, a binary min-heap on the deadline it was
- * filed under, and knows its place (heap_index). lobby_arm() then finds the earliest deadline at
- * the top instead of asking every table. A table's deadline changes only when something happens
- * at that table, so deadline_refresh() is called for the tables an entry point touched (the
- * requester's game before and after the request, the games woken by lobby_wake()), and for all
- * of them once a second in lobby_tick(), which bounds the harm of a missed refresh.
- */
-static int
-heap_less(const struct lobby *lb, size_t a, size_t b)
-{
-	return lb->heap[a]->heap_deadline < lb->heap[b]->heap_deadline;
-}
-
-static void
-heap_swap(struct lobby *lb, size_t a, size_t b)
-{
-	struct table *x = lb->heap[a];
-
-	lb->heap[a] = lb->heap[b];
-	lb->heap[b] = x;
-	lb->heap[a]->heap_index = a;
-	lb->heap[b]->heap_index = b;
-}
-
-/* Restore the heap order around place i after its deadline changed. */
-static void
-heap_fix(struct lobby *lb, size_t i)
-{
-	while (i > 0 && heap_less(lb, i, (i - 1) / 2)) {
-		heap_swap(lb, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < lb->nheap && heap_less(lb, l, m))
-			m = l;
-		if (r < lb->nheap && heap_less(lb, r, m))
-			m = r;
-		if (m == i)
-			return;
-		heap_swap(lb, i, m);
-		i = m;
-	}
-}
-
-/* Take t out of the heap, if it is there. */
-static void
-heap_remove(struct lobby *lb, struct table *t)
-{
-	size_t i = t->heap_index, last;
-
-	if (i == SIZE_MAX)
-		return;
-	last = --lb->nheap;
-	t->heap_index = SIZE_MAX;
-	if (i == last)
-		return;
-	lb->heap[i] = lb->heap[last];
-	lb->heap[i]->heap_index = i;
-	heap_fix(lb, i);
-}
-
-/* File t under its current deadline: into the heap, moved in it, or out of it. */
-static void
-deadline_refresh(struct lobby *lb, struct table *t)
-{
-	uint64_t d;
-
-	if (t == NULL)
-		return;
-	d = table_deadline(t);
-	if (d == UINT64_MAX) {
-		heap_remove(lb, t);
-		return;
-	}
-	t->heap_deadline = d;
-	if (t->heap_index == SIZE_MAX) {
-		lb->heap = xgrow(lb->heap, lb->nheap, &lb->heap_cap, sizeof *lb->heap, 64);
-		t->heap_index = lb->nheap;
-		lb->heap[lb->nheap++] = t;
-	}
-	heap_fix(lb, t->heap_index);
 }
 
 /*
@@ -347,7 +260,7 @@ lobby_finished_touch(struct lobby *lb, struct table *t)
 	if (t->status != TABLE_FINISHED || t->finish_counted)
 		return;
 	lobby_finished_append(lb, t);
-	heap_remove(lb, t);
+	deadline_remove(&lb->deadlines, t);
 	for (int i = 0; i < 2; i++)
 		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
 			t->seat[i]->gone_at = lobby_time(lb);
@@ -409,7 +322,7 @@ table_drop(struct lobby *lb, struct table *t)
 	strmap_del(&lb->by_game, t->id);
 	if (t->is_private)
 		strmap_del(&lb->by_code, t->code);
-	heap_remove(lb, t);
+	deadline_remove(&lb->deadlines, t);
 	if (t->spect_waiting)
 		LIST_REMOVE(t, spect_link);
 	if (t->finish_counted)
@@ -606,7 +519,7 @@ lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const ch
 	table_your_turn(t);
 out:
 	if (t != NULL)
-		deadline_refresh(lb, t);
+		deadline_refresh(&lb->deadlines, t);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }
@@ -640,7 +553,7 @@ table_desert_mark(struct table *t, uint64_t now)
 void
 lobby_touched(struct lobby *lb, struct table *t)
 {
-	deadline_refresh(lb, t);
+	deadline_refresh(&lb->deadlines, t);
 	table_desert_mark(t, lobby_time(lb));
 }
 
@@ -652,11 +565,11 @@ lobby_touched(struct lobby *lb, struct table *t)
 uint64_t
 lobby_test_clock_next(const struct lobby *lb, uint64_t to)
 {
+	const struct table *first = deadline_first(&lb->deadlines);
 	uint64_t next = to;
 
-	if (lb->nheap > 0 && lb->heap[0]->heap_deadline > lb->virtual_ms &&
-	    lb->heap[0]->heap_deadline < next)
-		next = lb->heap[0]->heap_deadline;
+	if (first != NULL && first->heap_deadline > lb->virtual_ms && first->heap_deadline < next)
+		next = first->heap_deadline;
 	for (size_t i = 0; i < lb->ntables; i++) {
 		const struct table *t = lb->tables[i];
 		uint64_t d = t->deserted_since + lb->cfg.linger_ms;
@@ -734,7 +647,7 @@ lobby_tick(struct lobby *lb)
 	lb->sessions.n = kept;
 	for (size_t i = 0; i < lb->ntables; i++) {
 		table_desert_check(lb, lb->tables[i], now);
-		deadline_refresh(lb, lb->tables[i]);
+		deadline_refresh(&lb->deadlines, lb->tables[i]);
 	}
 	lobby_prune(lb);
 	lobby_arm(lb);
@@ -755,8 +668,8 @@ lobby_arm(struct lobby *lb)
 	 * With test_clock, virtual time moves only with test_clock, which acts on what is due; what
 	 * is due already (a grace of 0 s at a drop) is acted on at once, as with real time.
 	 */
-	if (lb->nheap > 0) {
-		uint64_t d = lb->heap[0]->heap_deadline;
+	if (deadline_first(&lb->deadlines) != NULL) {
+		uint64_t d = deadline_first(&lb->deadlines)->heap_deadline;
 
 		now = lobby_time(lb);
 		if (d <= now)
@@ -783,23 +696,20 @@ void
 lobby_wake(struct lobby *lb)
 {
 	uint64_t now = lobby_time(lb);
-	struct table **due = NULL;
+	struct table **due = NULL, *t;
 	size_t ndue = 0, cap = 0;
 
 	/* take the due tables off the heap first: acting on one may move the others */
-	while (lb->nheap > 0 && lb->heap[0]->heap_deadline <= now) {
-		struct table *t = lb->heap[0];
-
+	while ((t = deadline_first(&lb->deadlines)) != NULL && t->heap_deadline <= now) {
 		due = xgrow(due, ndue, &cap, sizeof *due, 8);
 		due[ndue++] = t;
-		heap_remove(lb, t);
+		deadline_remove(&lb->deadlines, t);
 	}
 	for (size_t i = 0; i < ndue; i++) {
-		struct table *t = due[i];
-
+		t = due[i];
 		if (table_deadline(t) <= now && table_clock_check(t))
 			lobby_finished_touch(lb, t);
-		deadline_refresh(lb, t);
+		deadline_refresh(&lb->deadlines, t);
 	}
 	free(due);
 	spectators_flush(lb);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "deadline.h"
 #include "game.h"
 #include "protocol.h"
 #include "session.h"
@@ -98,17 +99,16 @@ struct lobby {
 	struct sessions sessions; /* every session, with its indexes */
 	struct table **tables;    /* every table, in creation order */
 	size_t ntables, tables_cap;
-	struct strmap by_game;       /* table of each game id */
-	struct strmap by_code;       /* private table of each invite code */
-	size_t nfinished;            /* finished tables (counted by lobby_finished_touch()) */
-	size_t nfinished_private;    /* of which private */
-	int prune_due;               /* a game finished since the last lobby_prune() */
-	struct table_queue finished; /* finished tables, oldest first (fin_link) */
-	struct table_queue held;     /* finished tables past keep_finished held for a player */
-	size_t nheld;                /* how many */
-	SLIST_HEAD(, table) release; /* held tables a player of theirs just left */
-	struct table **heap;         /* tables with a deadline, a binary min-heap */
-	size_t nheap, heap_cap;
+	struct strmap by_game;            /* table of each game id */
+	struct strmap by_code;            /* private table of each invite code */
+	size_t nfinished;                 /* finished tables (counted by lobby_finished_touch()) */
+	size_t nfinished_private;         /* of which private */
+	int prune_due;                    /* a game finished since the last lobby_prune() */
+	struct table_queue finished;      /* finished tables, oldest first (fin_link) */
+	struct table_queue held;          /* finished tables past keep_finished held for a player */
+	size_t nheld;                     /* how many */
+	SLIST_HEAD(, table) release;      /* held tables a player of theirs just left */
+	struct deadline_heap deadlines;   /* tables with a deadline, earliest first */
 	LIST_HEAD(, table) spect_waiting; /* tables whose coalesced spectators notice waits */
 	unsigned next_player;             /* number of the next player id */
 	unsigned next_game;               /* number of the next game id */

@@ -254,9 +254,10 @@ fuzz_lobby_copy(const struct lobby *from)
 		TAILQ_FOREACH(fs, &from->tables[i]->attached, at_link)
 		TAILQ_INSERT_TAIL(&t->attached, fuzz_session_map(from, lb, fs), at_link);
 	}
-	lb->heap = fuzz_dup(from->heap, from->heap_cap * sizeof *lb->heap);
-	for (size_t i = 0; i < lb->nheap; i++)
-		lb->heap[i] = fuzz_table_map(from, lb, lb->heap[i]);
+	lb->deadlines.heap =
+	        fuzz_dup(from->deadlines.heap, from->deadlines.cap * sizeof *lb->deadlines.heap);
+	for (size_t i = 0; i < lb->deadlines.n; i++)
+		lb->deadlines.heap[i] = fuzz_table_map(from, lb, lb->deadlines.heap[i]);
 	TAILQ_INIT(&lb->finished);
 	TAILQ_FOREACH(ft, &from->finished, fin_link)
 	TAILQ_INSERT_TAIL(&lb->finished, fuzz_table_map(from, lb, ft), fin_link);
