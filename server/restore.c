@@ -102,6 +102,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	table_attach(t, s);
 	s->gone_at = lobby_time(lb);
 	t->seat[ss->seat] = s;
+	snprintf(t->seat_token[ss->seat], sizeof t->seat_token[ss->seat], "%s", s->token);
 	session_add(&lb->sessions, s);
 	if (id_number(s->id) >= lb->next_player)
 		lb->next_player = id_number(s->id) + 1;
