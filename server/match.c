@@ -273,13 +273,6 @@ match_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		table_presence_notify(kept, seat, 0);
 }
 
-/* The seat of the opponent, for the messages. */
-static const char *
-other_name(const struct table *t, int seat)
-{
-	return game_side_name(t->kind, 1 - seat);
-}
-
 /*
  * Start the rematch of finished game t: the same kind, variant, clock and privacy, a fresh seed,
  * colours swapped. Both players move to the new game: the accepter gets its state as the reply
@@ -373,7 +366,7 @@ match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (m->type == MSG_REMATCH_DECLINE) {
 		if (t->rematch_offer != other) {
 			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a rematch",
-			             other_name(t, s->seat));
+			             table_other_side(t, s->seat));
 			return;
 		}
 		t->rematch_offer = -1;
@@ -388,7 +381,7 @@ match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t) {
 		lobby_refuse(lb, peer, m, PROTO_EOPPONENTGONE, "%s is no longer at game %s",
-		             other_name(t, s->seat), t->id);
+		             table_other_side(t, s->seat), t->id);
 		return;
 	}
 	if (t->rematch_offer == s->seat) {

@@ -115,13 +115,6 @@ play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	lobby_send_ok(lb, peer, MSG_RESIGN, seq, m->id);
 }
 
-/* The seat of the opponent, for the messages. */
-static const char *
-other_name(const struct table *t, int seat)
-{
-	return game_side_name(t->kind, 1 - seat);
-}
-
 /*
  * say: a player's line is a game event (chat) that everybody at the game gets and that is kept
  * in the log; a spectator's line is a kibitz notice for the spectators only, so players never
@@ -213,7 +206,7 @@ play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	case MSG_DRAW_ACCEPT:
 		if (t->draw_offer != 1 - s->seat) {
 			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a draw",
-			             other_name(t, s->seat));
+			             table_other_side(t, s->seat));
 			return;
 		}
 		seq = table_finish(t, "draw", -1, "agreement");
@@ -221,7 +214,7 @@ play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	default:
 		if (t->draw_offer != 1 - s->seat) {
 			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a draw",
-			             other_name(t, s->seat));
+			             table_other_side(t, s->seat));
 			return;
 		}
 		t->draw_offer = -1;
@@ -277,7 +270,7 @@ play_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             table_connected(t, other)
 		                     ? "%s is connected"
 		                     : "%s is away but its grace period is not over yet",
-		             other_name(t, s->seat));
+		             table_other_side(t, s->seat));
 		return;
 	}
 	seq = table_finish(t, m->claim_draw ? "draw" : "win", m->claim_draw ? -1 : s->seat,

@@ -1060,3 +1060,9 @@ table_offer_emit(struct table *t, enum msg_type type, int seat)
 	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, seat)));
 	return table_emit(t, ev, NULL);
 }
+
+const char *
+table_other_side(const struct table *t, int seat)
+{
+	return game_side_name(t->kind, 1 - seat);
+}

@@ -258,4 +258,7 @@ json_t *table_presence_new(const struct table *t, int seat);
 /* An offer event (draw_offered, draw_declined, rematch_*) by seat. Returns its seq. */
 int64_t table_offer_emit(struct table *t, enum msg_type type, int seat);
 
+/* The name of the side opposite seat (for the messages). Static. */
+const char *table_other_side(const struct table *t, int seat);
+
 #endif
