@@ -23,6 +23,7 @@
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
+#include "node.h"
 #include "store.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7777"
@@ -38,7 +39,7 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
 struct hokitod {
-	struct net *net;
+	struct node *node;
 	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
@@ -174,7 +175,7 @@ signal_cb(uv_signal_t *h, int signum)
 	struct hokitod *d = h->data;
 
 	log_info("got %s", signum == SIGINT ? "SIGINT" : signum == SIGTERM ? "SIGTERM" : "SIGHUP");
-	net_shutdown(d->net);
+	node_shutdown(d->node);
 	signals_close(d);
 }
 
@@ -200,10 +201,10 @@ store_made_remove(const char *path)
 static int
 stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *made)
 {
-	net_shutdown(d->net);
+	node_shutdown(d->node);
 	signals_close(d);
 	uv_run(loop, UV_RUN_DEFAULT);
-	net_free(d->net);
+	node_free(d->node);
 	uv_loop_close(loop);
 	store_close(store);
 	if (made != NULL)
@@ -473,7 +474,7 @@ main(int argc, char **argv)
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
 	lcfg.store = store;
 	uv_loop_init(&loop);
-	d.net = net_create(&loop, &ncfg, &lcfg);
+	d.node = node_create(&loop, &ncfg, &lcfg);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.
@@ -483,11 +484,11 @@ main(int argc, char **argv)
 		d.sig[i].data = &d;
 		uv_signal_start(&d.sig[i], signal_cb, stop_signals[i]);
 	}
-	if ((rc = net_restore(d.net, &serr)) < 0) {
+	if ((rc = node_restore(d.node, &serr)) < 0) {
 		log_error("cannot rebuild the games from the store: %s", serr.text);
-	} else if ((rc = net_offload(d.net, &serr)) < 0) {
+	} else if ((rc = node_offload(d.node, &serr)) < 0) {
 		log_error("cannot start the store: %s", serr.text);
-	} else if ((rc = net_listen(d.net, host, port, bound, sizeof bound)) < 0) {
+	} else if ((rc = node_listen(d.node, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
 	}
 	if (rc < 0)
@@ -508,7 +509,7 @@ main(int argc, char **argv)
 		         "aid)");
 	uv_run(&loop, UV_RUN_DEFAULT);
 
-	net_free(d.net);
+	node_free(d.node);
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
 		log_warn("loop closed with handles left: %s", uv_strerror(rc));
