@@ -1,10 +1,11 @@
 /*
- * game.h: the one game interface that HOKITO and OXONO both implement.
+ * game.h: the one game interface that every game kind implements (HOKITO, OXONO).
  *
  * The server, the client, the engine tool and the bots are written once against this interface
- * and never look inside a game's own representation. A `struct game` is a plain value: copy it to
- * keep a position, assign it to undo a move. Nothing here allocates, does I/O or keeps global
- * state; every function is safe to call from any thread on distinct values.
+ * and never look inside a game's own representation: each call goes to the game's class
+ * (game-class.h), found in the registry (games.h) by the value's kind. A `struct game` is a plain
+ * value: copy it to keep a position, assign it to undo a move. Nothing here allocates, does I/O or
+ * keeps global state; every function is safe to call from any thread on distinct values.
  *
  * Squares are numbered 0..35: square = rank_index * 6 + file_index, so a1 = 0, f1 = 5, a6 = 30,
  * f6 = 35. The text formats (positions, moves) are documented in common/FORMATS.md.
@@ -16,23 +17,36 @@
 #include <stdint.h>
 
 #include "game-base.h"
-#include "hokito.h"
-#include "oxono.h"
+#include "game-class.h"
+#include "games.h"
 
-/* The state of one game: a plain value. */
+/*
+ * The state of one game: a plain value. The game's own state struct lives in state[], read and
+ * written only by its class's hooks; GAME_STATE_MAX is the largest any game may need.
+ */
 struct game {
 	enum game_kind kind;
-	union {
-		struct hokito hk;
-		struct oxono ox;
-	} u;
+	_Alignas(8) unsigned char state[GAME_STATE_MAX]; /* the class's state struct */
 };
 
-/* Parse a game kind name ("hokito" or "oxono"). Returns 0 or GAME_EINVAL. */
+/* The class of g's kind. Borrowed, static. */
+static inline const struct game_class *
+game_class(const struct game *g)
+{
+	return game_class_of(g->kind);
+}
+
+/* Parse a game kind name ("hokito", "oxono", ...). Returns 0 or GAME_EINVAL. */
 int game_kind_parse(const char *name, enum game_kind *kind);
 
 /* The lower-case name of a game kind ("hokito", "oxono"). Returns a static string. */
 const char *game_kind_name(enum game_kind kind);
+
+/* The name of a game kind for people ("HOKITO", "OXONO"). Returns a static string. */
+const char *game_kind_title(enum game_kind kind);
+
+/* Whether a kind has a fact (enum game_facts: scores, reserves). */
+int game_kind_has(enum game_kind kind, unsigned fact);
 
 /*
  * The name of a side: side 0 moves first ("black" in HOKITO, "pink" in OXONO), side 1 second
@@ -114,17 +128,8 @@ uint64_t game_perft(const struct game *g, int depth);
  * text (OXONO). Returns the length or GAME_ENOSPC. */
 int game_cell_format(const struct game *g, int sq, char *buf, size_t size);
 
-/* Parse a square name ("a1".."f6"). Returns the square, or GAME_ESYNTAX. */
-int game_square_parse(const char *text);
-
-/* Write a square's name (3 bytes with the NUL). */
-void game_square_name(int sq, char buf[3]);
-
-/* Fill err (if not NULL) and return code: the one way errors are reported in common/. */
-int game_error_set(struct game_error *err, int code, int pos, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 4, 5)))
-#endif
-        ;
+/* The pawns of a symbol (0 X, 1 O) that side still has to place, in a game with reserves
+ * (GAME_HAS_RESERVES: OXONO); 0 in a game without. */
+int game_reserve(const struct game *g, int side, int symbol);
 
 #endif
