@@ -6,6 +6,7 @@
  * common/ it never allocates and never does I/O.
  */
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "game.h"
@@ -22,6 +23,21 @@ game_kind_parse(const char *name, enum game_kind *kind)
 		}
 	}
 	return GAME_EINVAL;
+}
+
+int
+game_kind_list(char *buf, size_t size, const char *sep, const char *last)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < game_class_count; i++) {
+		const char *join = i == 0 ? "" : i == game_class_count - 1 ? last : sep;
+		int n = snprintf(buf + len, size - len, "%s%s", join, game_classes[i]->name);
+		if (n < 0 || (size_t)n >= size - len)
+			return GAME_ENOSPC;
+		len += (size_t)n;
+	}
+	return (int)len;
 }
 
 const char *

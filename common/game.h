@@ -42,6 +42,12 @@ int game_kind_parse(const char *name, enum game_kind *kind);
 /* The lower-case name of a game kind ("hokito", "oxono"). Returns a static string. */
 const char *game_kind_name(enum game_kind kind);
 
+/*
+ * Write the names of every kind into buf, joined by sep and the last two by last: ("hokito or
+ * oxono" with ", " and " or "). Returns the length, or GAME_ENOSPC.
+ */
+int game_kind_list(char *buf, size_t size, const char *sep, const char *last);
+
 /* The name of a game kind for people ("HOKITO", "OXONO"). Returns a static string. */
 const char *game_kind_title(enum game_kind kind);
 
