@@ -604,8 +604,9 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 
 		for (int c = 0; c < 2; c++)
 			json_object_set_new(r, game_side_name(t->kind, c),
-			                    json_pack("{s:i,s:i}", "x", game_reserve(&t->game, c, 0),
-			                              "o", game_reserve(&t->game, c, 1)));
+			                    json_pack("{s:i,s:i}", "x",
+			                              game_reserve(&t->game, c, 0), "o",
+			                              game_reserve(&t->game, c, 1)));
 		json_object_set_new(o, "reserves", r);
 	}
 	json_object_set_new(o, "result", result_new(t));
