@@ -2,25 +2,13 @@
  * eval.c: static evaluation and move-ordering hints, through the class of the position's game.
  *
  * Each game's evaluation lives in its rules file (hokito.c, oxono.c), beside the rules it reads,
- * and is reached through its class's hooks (game-class.h); this file only dispatches, and holds
+ * and is reached through its class's hooks (game-class.h); this file holds the ordering dispatch and
  * what reads a score whatever the game. Nothing here allocates.
  */
 #include <string.h>
 
 #include "eval.h"
 #include "oxono.h"
-
-int
-eval_final(const struct game *g)
-{
-	return game_class(g)->eval_final(g->state);
-}
-
-int
-eval_leaf(const struct game *g, int *exact)
-{
-	return game_class(g)->eval_leaf(g->state, exact);
-}
 
 int
 eval_margin(int score)

@@ -32,13 +32,21 @@ eval_is_decided(int score)
 }
 
 /* The value of a finished game for its side to move. */
-int eval_final(const struct game *g);
+static inline int
+eval_final(const struct game *g)
+{
+	return game_class(g)->eval_final(g->state);
+}
 
 /*
  * The value of a position where the search stops. Sets *exact to 1 when the score is proved (the
  * game is over, or the side to move wins with its next move) and to 0 for a heuristic guess.
  */
-int eval_leaf(const struct game *g, int *exact);
+static inline int
+eval_leaf(const struct game *g, int *exact)
+{
+	return game_class(g)->eval_leaf(g->state, exact);
+}
 
 /* The final HOKITO score margin (side to move's view) of a final score. */
 int eval_margin(int score);

@@ -147,24 +147,6 @@ game_reserve(const struct game *g, int side, int symbol)
 }
 
 int
-game_side(const struct game *g)
-{
-	return game_class(g)->side_to_move(g->state);
-}
-
-int
-game_ply(const struct game *g)
-{
-	return game_class(g)->ply(g->state);
-}
-
-int
-game_moves(const struct game *g, struct game_move *moves)
-{
-	return game_class(g)->moves(g->state, moves);
-}
-
-int
 game_move_parse(const struct game *g, const char *text, struct game_move *m, struct game_error *err)
 {
 	if (text == NULL)
@@ -191,23 +173,11 @@ game_move_legal(const struct game *g, struct game_move m)
 }
 
 void
-game_apply(struct game *g, struct game_move m)
-{
-	game_class(g)->apply(g->state, m);
-}
-
-void
 game_outcome(const struct game *g, struct game_outcome *o)
 {
 	memset(o, 0, sizeof *o);
 	o->winner = -1;
 	game_class(g)->outcome(g->state, o);
-}
-
-int
-game_over(const struct game *g)
-{
-	return game_class(g)->over(g->state);
 }
 
 uint64_t

@@ -90,16 +90,28 @@ int game_parse(struct game *g, enum game_kind kind, const char *text, struct gam
 int game_format(const struct game *g, char *buf, size_t size);
 
 /* The side to move: 0 or 1. */
-int game_side(const struct game *g);
+static inline int
+game_side(const struct game *g)
+{
+	return game_class(g)->side_to_move(g->state);
+}
 
 /* Number of moves played since the start position (counted from the position's pawns). */
-int game_ply(const struct game *g);
+static inline int
+game_ply(const struct game *g)
+{
+	return game_class(g)->ply(g->state);
+}
 
 /*
  * Fill moves (room for GAME_MOVES_MAX) with every legal move of the side to move, in a fixed
  * order. Returns the count; 0 when the game is over.
  */
-int game_moves(const struct game *g, struct game_move *moves);
+static inline int
+game_moves(const struct game *g, struct game_move *moves)
+{
+	return game_class(g)->moves(g->state, moves);
+}
 
 /*
  * Parse a move text and check that it is legal in g. Returns 0 with *m set, GAME_ESYNTAX for a
@@ -116,13 +128,21 @@ int game_move_format(enum game_kind kind, struct game_move m, char *buf, size_t 
 int game_move_legal(const struct game *g, struct game_move m);
 
 /* Apply a legal move. The caller guarantees legality (game_move_parse or game_moves). */
-void game_apply(struct game *g, struct game_move m);
+static inline void
+game_apply(struct game *g, struct game_move m)
+{
+	game_class(g)->apply(g->state, m);
+}
 
 /* How the game stands: over or not, who won, and the scores. */
 void game_outcome(const struct game *g, struct game_outcome *o);
 
 /* Whether the game is over. */
-int game_over(const struct game *g);
+static inline int
+game_over(const struct game *g)
+{
+	return game_class(g)->over(g->state);
+}
 
 /*
  * The leaf count of the move tree of the given depth below g (perft). A finished game has no

@@ -19,9 +19,3 @@ zobrist_init(struct zobrist *z, uint64_t seed)
 	for (int i = 0; i < GAME_KEYS; i++)
 		z->key[i] = rng_next(&r);
 }
-
-uint64_t
-zobrist_key(const struct zobrist *z, const struct game *g)
-{
-	return game_class(g)->hash(g->state, z->key);
-}

@@ -22,7 +22,11 @@ struct zobrist {
 /* Fill the tables from seed (the same seed always gives the same keys). */
 void zobrist_init(struct zobrist *z, uint64_t seed);
 
-/* The key of a position, computed from scratch. */
-uint64_t zobrist_key(const struct zobrist *z, const struct game *g);
+/* The key of a position, computed from scratch by its class's hash hook. */
+static inline uint64_t
+zobrist_key(const struct zobrist *z, const struct game *g)
+{
+	return game_class(g)->hash(g->state, z->key);
+}
 
 #endif
