@@ -28,7 +28,7 @@
 
 #include "game.h"
 
-#define STORE_SCHEMA_VERSION 4 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 5 /* the schema this program writes; older files are migrated */
 
 #define STORE_ID_MAX    16  /* "g12", "p7", with the NUL */
 #define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */

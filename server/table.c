@@ -607,15 +607,16 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	for (size_t i = 0; i < t->nmoves; i++)
 		json_array_append_new(moves, json_string(t->moves[i]));
 	json_object_set_new(o, "moves", moves);
-	if (t->kind == GAME_HOKITO) {
+	if (game_kind_has(t->kind, GAME_HAS_SCORES))
 		json_object_set_new(o, "scores", current_scores_new(t));
-	} else {
+	if (game_kind_has(t->kind, GAME_HAS_RESERVES)) {
 		json_t *r = json_object();
 
 		for (int c = 0; c < 2; c++)
 			json_object_set_new(r, game_side_name(t->kind, c),
-			                    json_pack("{s:i,s:i}", "x", t->game.u.ox.reserve[c][0],
-			                              "o", t->game.u.ox.reserve[c][1]));
+			                    json_pack("{s:i,s:i}", "x",
+			                              game_reserve(&t->game, c, 0), "o",
+			                              game_reserve(&t->game, c, 1)));
 		json_object_set_new(o, "reserves", r);
 	}
 	json_object_set_new(o, "result", result_new(t));
