@@ -5,7 +5,10 @@
  * for its required members and their JSON types) to client_msg_handle(), which turns it into
  * changes of struct client_state through client_state_*, and into notices for the user. It owns
  * nothing and never touches the socket or the terminal: replies that call for another request
- * (a join by id that should have been an invite code) go through client_request_*.
+ * (a join by id that should have been an invite code) go through client_request_*, and so does
+ * the command line's action (create, join, quick, watch), run once the server has greeted us.
+ * The network layer reaches it only through the callback main() hands it (struct
+ * client_net_ops), so the arrows point one way: net -> messages -> state -> view.
  *
  * Game events carry the game's sequence number. The table remembers the last seq it has seen;
  * an event at or below it is already included (in a state, or seen before a reconnection) and is
@@ -617,51 +620,6 @@ handle_history(struct client *c, const struct msg *m)
 	c->history_stamp++;
 }
 
-int
-client_replay_load(struct client *c, const char *id, const char *text, size_t len)
-{
-	struct client_replay *r = &c->replay;
-	struct record_error err;
-	int rc = record_parse(&r->rec, text, len, &err);
-
-	if (rc < 0) {
-		r->active = 0;
-		client_notice(c, 1, "The record of %s does not read: %s", id, err.text);
-		return rc;
-	}
-	r->active = 1;
-	r->gen++;
-	memset(r->eval, 0, sizeof r->eval);
-	snprintf(r->id, sizeof r->id, "%s", id);
-	client_replay_seek(c, 0);
-	return 0;
-}
-
-void
-client_replay_position(const struct client_replay *rp, size_t ply, struct game *g)
-{
-	/* replay from the start: at most 64 moves, each a small copy (no undo needed) */
-	*g = rp->rec.start;
-	for (size_t i = 0; i < ply; i++)
-		game_apply(g, rp->rec.moves[i]);
-}
-
-void
-client_replay_seek(struct client *c, long ply)
-{
-	struct client_replay *r = &c->replay;
-
-	if (!r->active)
-		return;
-	if (ply < 0)
-		ply = 0;
-	if ((size_t)ply > r->rec.nmoves)
-		ply = (long)r->rec.nmoves;
-	client_replay_position(r, (size_t)ply, &r->pos);
-	r->ply = (size_t)ply;
-	c->replay_stamp++;
-}
-
 /*
  * The status line once the server has put us at a game we asked for (create, quick, join): it
  * replaces "Creating..." or "Looking for..." with what came of it. Only the status line: the
@@ -681,6 +639,87 @@ arrived_notice(struct client_state *st)
 		                    t->id, t->invite);
 	else
 		client_state_notice(st, 0, "Game %s created: waiting for an opponent.", t->id);
+}
+
+/* Send the command line's action: create, join, quick or watch (the lobby: ask for the list). */
+static void
+action_send(struct client *c)
+{
+	const struct client_options *o = &c->opt;
+
+	switch (o->action) {
+	case CLIENT_ACTION_CREATE:
+		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock,
+		                      o->computer);
+		break;
+	case CLIENT_ACTION_JOIN:
+		client_request_join(c, o->target);
+		break;
+	case CLIENT_ACTION_QUICK:
+		client_request_quick(c, o->kind, o->variant, o->clock);
+		break;
+	case CLIENT_ACTION_WATCH:
+		client_request_watch(c, o->target);
+		break;
+	case CLIENT_ACTION_LOBBY:
+		if (!c->opt.plain)
+			client_request_list(c);
+		break;
+	}
+}
+
+/* The connection is greeted: run the command line's action once, or show the lobby. */
+static void
+welcomed(struct client *c, int resumed, const char *game)
+{
+	/* Back at a game we do not show yet: its state follows the welcome (PROTOCOL.md 4.3). */
+	c->arriving = resumed && game != NULL &&
+	              !(c->st.table.active && strcmp(c->st.table.id, game) == 0);
+	client_update(c); /* "connected" comes before what follows */
+	if (c->action_done) {
+		/* A reconnection: replace the "connection lost" notice. */
+		if (resumed && game != NULL)
+			client_notice(c, 0, "Reconnected: back at game %s.", game);
+		else if (c->st.table.active && c->st.table.seat < 0)
+			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
+		else
+			client_notice(c, 0, "Reconnected.");
+		if (!c->st.table.active)
+			client_request_list(c);
+		return;
+	}
+	/* Done from here on: the action's request is pending (--plain waits for its answer). */
+	c->action_done = 1;
+	if (resumed && game != NULL && c->opt.action != CLIENT_ACTION_LOBBY && c->arriving)
+		c->action_held = 1; /* the game's state tells whether the action may run */
+	else if (resumed && game != NULL)
+		client_notice(c, 0, "Rejoined game %s.", game);
+	else
+		action_send(c);
+}
+
+/*
+ * The state of the game the stored session was at has come, and the command line has an action
+ * (PROTOCOL.md 5): from a finished game, or one it only watched, the session simply moves, so
+ * the action runs; a seat in an open, live or adjourned game keeps it there.
+ */
+static void
+arrived(struct client *c)
+{
+	const struct client_table *t = &c->st.table;
+
+	if (!c->action_held)
+		return;
+	c->action_held = 0;
+	if (!t->active || t->over || t->seat < 0) {
+		client_state_table_clear(&c->st); /* not shown: the action takes us elsewhere */
+		action_send(c);
+	} else
+		client_notice(
+		        c, 1,
+		        "Rejoined your game %s; the command was not run (leave the game first, "
+		        "or start with --new-session).",
+		        t->id);
 }
 
 void
@@ -707,7 +746,7 @@ client_msg_handle(struct client *c, const struct msg *m)
 			client_state_table_clear(&c->st);
 			client_notice(c, 1, "The game we were at is gone.");
 		}
-		client_welcomed(c, json_is_true(json_object_get(m->root, "resumed")), game);
+		welcomed(c, json_is_true(json_object_get(m->root, "resumed")), game);
 		break;
 	}
 	case MSG_GAMES:
@@ -738,7 +777,7 @@ client_msg_handle(struct client *c, const struct msg *m)
 		         !c->st.table.over && !again)
 			client_state_notice(&c->st, 0, "Watching game %s.", c->st.table.id);
 		if (p == NULL)
-			client_arrived(c);
+			arrived(c);
 		break;
 	}
 	case MSG_OK:

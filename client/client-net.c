@@ -3,8 +3,9 @@
  *
  * This module owns the TCP connection and the retry timer. It connects, says hello (with the
  * session token and the last game seq it saw, once it has a token), splits the input into lines
- * with protocol/framer.h, decodes each with msg_decode() and hands it to client_msg_handle(). It
- * never changes the game state itself, except the link status.
+ * with protocol/framer.h, decodes each with msg_decode() and hands it up through the ops that
+ * main() gave it (client_msg_handle()): it calls no module above it by name. It never changes the
+ * game state itself, except the link status.
  *
  * Lifetimes. A connection is a struct net_conn that embeds its uv_tcp_t; it is freed only in the
  * handle's close callback. When the connection is lost (read error, EOF, failed connect), the net
@@ -45,15 +46,16 @@ struct net_write {
 
 struct client_net {
 	struct client *c;
-	uv_timer_t retry;             /* reconnection delay */
-	struct net_conn *conn;        /* the current connection, or NULL */
-	int welcomed;                 /* conn's hello was answered with welcome */
-	int ever_welcomed;            /* some connection got a welcome */
-	int attempts;                 /* failed attempts since the last welcome */
-	uint64_t lost_at;             /* loop time the last welcomed connection was lost (ms) */
-	int stopping;                 /* client_net_stop() was called */
-	int replaced;                 /* bye "replaced": do not come back */
-	char token[CLIENT_TOKEN_MAX]; /* the session token, "" before the first welcome */
+	const struct client_net_ops *ops; /* borrowed: where messages go */
+	uv_timer_t retry;                 /* reconnection delay */
+	struct net_conn *conn;            /* the current connection, or NULL */
+	int welcomed;                     /* conn's hello was answered with welcome */
+	int ever_welcomed;                /* some connection got a welcome */
+	int attempts;                     /* failed attempts since the last welcome */
+	uint64_t lost_at;                 /* loop time the last welcomed connection was lost (ms) */
+	int stopping;                     /* client_net_stop() was called */
+	int replaced;                     /* bye "replaced": do not come back */
+	char token[CLIENT_TOKEN_MAX];     /* the session token, "" before the first welcome */
 };
 
 static void net_connect(struct client_net *net);
@@ -256,7 +258,7 @@ read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		}
 		if (m.type == MSG_WELCOME)
 			net_welcome(net, &m);
-		client_msg_handle(net->c, &m);
+		net->ops->message(net->c, &m);
 		msg_clear(&m);
 	}
 }
@@ -350,11 +352,12 @@ retry_close_cb(uv_handle_t *h)
 }
 
 int
-client_net_start(struct client *c)
+client_net_start(struct client *c, const struct client_net_ops *ops)
 {
 	struct client_net *net = xcalloc(1, sizeof *net);
 
 	net->c = c;
+	net->ops = ops;
 	uv_timer_init(c->loop, &net->retry);
 	c->net = net;
 	if (c->opt.resume)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client.h"
+#include "client-state.h"
 
 static const char *const side_names[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
 

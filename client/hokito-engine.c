@@ -171,8 +171,9 @@ engine_print_outcome(const struct game *g)
 		printf("result: draw\n");
 	else
 		printf("result: %s wins\n", game_side_name(g->kind, out.winner));
-	if (g->kind == GAME_HOKITO)
-		printf("score: black %d white %d\n", out.score[0], out.score[1]);
+	if (game_kind_has(g->kind, GAME_HAS_SCORES))
+		printf("score: %s %d %s %d\n", game_side_name(g->kind, 0), out.score[0],
+		       game_side_name(g->kind, 1), out.score[1]);
 }
 
 static int
@@ -427,9 +428,12 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 			value = argv[++i];
 		}
 		if (strcmp(arg, "--game") == 0) {
-			if (game_kind_parse(value, &o->kind) < 0)
-				return engine_fail(EXIT_USAGE,
-				                   "unknown game '%s' (hokito or oxono)", value);
+			if (game_kind_parse(value, &o->kind) < 0) {
+				char kinds[128];
+				game_kind_list(kinds, sizeof kinds, ", ", " or ");
+				return engine_fail(EXIT_USAGE, "unknown game '%s' (%s)", value,
+				                   kinds);
+			}
 			o->have_kind = 1;
 		} else if (strcmp(arg, "--seed") == 0) {
 			if (engine_number(value, UINT64_MAX, &o->seed) < 0)
@@ -533,8 +537,7 @@ engine_main(int argc, char **argv)
 	 * does not exist (checked once --game, wherever it stands, is known). */
 	if (o.variant != NULL && o.variant[0] == '\0')
 		return engine_fail(EXIT_USAGE, "unknown variant '' for %s (known: %s)",
-		                   game_kind_name(o.kind),
-		                   o.kind == GAME_HOKITO ? "standard, random36" : "standard");
+		                   game_kind_name(o.kind), game_class_of(o.kind)->variant_text);
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);

@@ -309,15 +309,18 @@ decode_kind_variant(struct msg *m, struct msg_error *err)
 	const char *kind = get_str(m, "kind");
 	struct game_error gerr;
 
-	if (game_kind_parse(kind, &m->kind) < 0)
-		return fail(err, PROTO_EBADVALUE, "kind",
-		            "unknown game kind '%.40s' (known: hokito, oxono)", kind);
+	if (game_kind_parse(kind, &m->kind) < 0) {
+		char kinds[128];
+		game_kind_list(kinds, sizeof kinds, ", ", ", ");
+		return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s' (known: %s)",
+		            kind, kinds);
+	}
 	m->has_kind = 1;
 	m->variant = get_str(m, "variant");
 	/* given, a variant is named: "" is not the default (game_variant_check() takes it so) */
 	if (m->variant != NULL && m->variant[0] == '\0')
 		return fail(err, PROTO_EBADVALUE, "variant", "an empty variant (known: %s)",
-		            m->kind == GAME_HOKITO ? "standard, random36" : "standard");
+		            game_class_of(m->kind)->variant_text);
 	if (game_variant_check(m->kind, m->variant, &gerr) < 0)
 		return fail(err, PROTO_EBADVALUE, "variant", "%s", gerr.text);
 	if (m->variant == NULL)

@@ -3,9 +3,11 @@
  *
  * protocol/ holds what the server, the client, the tests and the bots share about the wire: the
  * protocol version and default limits, the stable error codes (this file), input framing
- * (framer.h), refcounted encoded lines (wire.h), and message decoding, validation and building
- * (msg.h). It depends on common/ and jansson only, never on libuv or a socket. The reference of the
- * protocol itself is PROTOCOL.md beside this file; the two must never disagree.
+ * (framer.h), refcounted encoded lines (wire.h), message decoding, validation and building
+ * (msg.h), the codec of every game event and notice with the enums of statuses, results and reasons
+ * (event.h), and what each event does to a game (event-state.h; these two are included on their
+ * own, after this file). It depends on common/ and jansson only, never on libuv or a socket. The
+ * reference of the protocol itself is PROTOCOL.md beside this file; the two must never disagree.
  */
 #ifndef HOKITO_PROTOCOL_PROTOCOL_H
 #define HOKITO_PROTOCOL_PROTOCOL_H

@@ -7,7 +7,9 @@
  * "adjourned" adjourned; "game_over" records the end; and every event is stored with its line
  * exactly as it is sent (the store copies the wire's bytes), for the byte-exact replay
  * of reconnection. Nothing here decides anything: the game layer did, this only writes it down.
- * It owns its timings; the store and the lobby are borrowed.
+ * Each event comes with all it needs: the table it happened at (whose seats carry the seated
+ * players' tokens) and the event's line; the id counters are handed to each commit. It never
+ * calls back into the game layer. It owns its timings; the store is borrowed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,6 @@
 
 struct durable {
 	struct store_write_port store;      /* a copy; its impl is borrowed */
-	struct lobby *lobby;                /* borrowed */
 	unsigned saved_player, saved_game;  /* id counters as last queued */
 	int failed;                         /* a write failed: the next commit reports it */
 	struct store_error err;             /* what failed */
@@ -52,13 +53,13 @@ mono_us(void)
 }
 
 struct durable *
-durable_create(const struct store_write_port *st, struct lobby *lb)
+durable_create(const struct store_write_port *st, unsigned next_player, unsigned next_game)
 {
 	struct durable *d = xcalloc(1, sizeof *d);
 
 	d->store = *st;
-	d->lobby = lb;
-	lobby_counters(lb, &d->saved_player, &d->saved_game);
+	d->saved_player = next_player;
+	d->saved_game = next_game;
 	return d;
 }
 
@@ -109,7 +110,6 @@ durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64
 {
 	const char *side = json_string_value(json_object_get(ev, "seat"));
 	struct store_session ss;
-	struct session *s;
 	int seat, rc;
 
 	if (side == NULL || game_side_parse(t->kind, side, &seat) < 0)
@@ -118,14 +118,13 @@ durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64
 	                       err);
 	if (rc < 0)
 		return rc;
-	/* a rematch seats its players before it points the seats at them: look the id up */
-	s = lobby_session_by_id(d->lobby, t->seat_id[seat]);
-	if (s == NULL)
+	/* the computer's seat has no session (and no token) */
+	if (t->seat_token[seat][0] == '\0')
 		return 0;
 	memset(&ss, 0, sizeof ss);
-	snprintf(ss.token, sizeof ss.token, "%s", s->token);
-	snprintf(ss.player_id, sizeof ss.player_id, "%s", s->id);
-	snprintf(ss.name, sizeof ss.name, "%s", s->name);
+	snprintf(ss.token, sizeof ss.token, "%s", t->seat_token[seat]);
+	snprintf(ss.player_id, sizeof ss.player_id, "%s", t->seat_id[seat]);
+	snprintf(ss.name, sizeof ss.name, "%s", t->seat_name[seat]);
 	snprintf(ss.game_id, sizeof ss.game_id, "%s", t->id);
 	ss.seat = seat;
 	ss.updated_ms = now;
@@ -135,7 +134,7 @@ durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64
 /*
  * The game is over: its end. The players' sessions stay: a player that missed the game_over in
  * a crash resumes at the finished game and gets it; the row is replaced when the player sits down
- * elsewhere, and dropped at a restart once the game is no longer held (lobby_restore()).
+ * elsewhere, and dropped at a restart once the game is no longer held (restore_lobby()).
  */
 static int
 durable_over(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
@@ -190,15 +189,14 @@ durable_unseated(struct durable *d, const char *token)
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the
  * turn's replies and events only after this returns (and, for an offloaded store with --fsync
- * always, after the sync that follows it: net.c): so a move is acknowledged (to the mover
+ * always, after the sync that follows it: turn.c): so a move is acknowledged (to the mover
  * with ok, to the others with moved) only once it survives a crash, and a crash before the commit
  * loses nothing anybody heard of. The id counters go in the same transaction, so a restart never
  * gives out an id that a client has seen.
  */
 int
-durable_commit(struct durable *d, struct store_error *err)
+durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
 {
-	unsigned np, ng;
 	uint64_t t0, us;
 	size_t pending;
 	int b, rc;
@@ -207,7 +205,6 @@ durable_commit(struct durable *d, struct store_error *err)
 		*err = d->err;
 		return err->code < 0 ? err->code : STORE_EIO;
 	}
-	lobby_counters(d->lobby, &np, &ng);
 	if (np != d->saved_player &&
 	    durable_check(d, d->store.meta_set(d->store.impl, "next_player", np, err), err) < 0)
 		return err->code;

@@ -2,7 +2,10 @@
  * durable.h: hokitod's game events on their way to the store (its write port, store-port.h), and
  * the group commit.
  *
- * The game layer hands every event to its ops->event hook; the network layer passes it here.
+ * Every game event is published once through the fan-out port (fanout.h), whose in-process
+ * backend hands it here with all it needs (the table, whose seats carry the seated players'
+ * tokens, and the line); the id counters come with each commit: nothing here calls back into the
+ * game layer.
  * durable_event() turns it into the store's writes (a new game, a seat and the player's session,
  * the start, the event line itself, the end); they only queue in the turn's transaction.
  * durable_commit() runs once per turn of the event loop, after the game layer is done and before
@@ -17,24 +20,29 @@
 
 #include <jansson.h>
 
-#include "lobby.h"
+#include "msg.h"
 #include "store-port.h"
+#include "table.h"
 #include "wire.h"
 
 struct durable;
 
-/* Write lb's events through the store's write port st (copied; its impl and lb borrowed for the
- * durable's life). Returns a new durable. */
-struct durable *durable_create(const struct store_write_port *st, struct lobby *lb);
+/*
+ * Write game events through the store's write port st (copied; its impl borrowed for the
+ * durable's life); next_player and next_game are the id counters as the store holds them now.
+ * Returns a new durable.
+ */
+struct durable *durable_create(const struct store_write_port *st, unsigned next_player,
+                               unsigned next_game);
 
 /* Log the commit timings (durable_stats_log()) and free. Does not commit. Accepts NULL. */
 void durable_free(struct durable *d);
 
 /*
- * The ops->event hook: queue the writes of one event of t (ev and w borrowed; ev is NULL for
- * moved, whose move is t's last: lobby_ops.event). A store error is kept and returned by the next
- * durable_commit(): the event has already happened in memory, so the server must stop before
- * anybody hears of it.
+ * Queue the writes of one event of t (ev and w borrowed; ev is NULL for moved, whose move is t's
+ * last: struct fanout). A seated event's player session is written from t's seat (its token). A
+ * store error is kept and returned by the next durable_commit(): the event has already happened in
+ * memory, so the server must stop before anybody hears of it.
  */
 void durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
                    const json_t *ev, const struct wire *w);
@@ -47,14 +55,15 @@ void durable_event(struct durable *d, const struct table *t, int64_t seq, enum m
 void durable_unseated(struct durable *d, const char *token);
 
 /*
- * End of a loop turn: queue the id counters if they moved, then commit everything queued (one
+ * End of a loop turn: queue the id counters (np, ng: the numbers the next player and game ids
+ * will get, lobby_counters()) if they moved, then commit everything queued (one
  * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
  * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed
  * something, 0 when nothing was queued, or a negative store error with err filled: nothing of the
  * turn is durable, and the caller must stop without sending the turn's output (a restart
  * recovers the last commit).
  */
-int durable_commit(struct durable *d, struct store_error *err);
+int durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err);
 
 /*
  * Whether the commit may wait until the turn's output is written: the store keeps nothing across

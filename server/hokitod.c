@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -23,9 +24,15 @@
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
+#include "node.h"
 #include "store.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7777"
+/*
+ * Open files kept for what is not a client: the standard streams, the listening sockets, the store
+ * and its journal on two connections, the loop's own descriptors, the log.
+ */
+#define FD_RESERVE     32
 #define DEFAULT_DB     "hokito.db"
 
 /* The signals that stop the server cleanly: SIGHUP too, as when its terminal goes away. */
@@ -33,7 +40,7 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
 struct hokitod {
-	struct net *net;
+	struct node *node;
 	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
@@ -169,8 +176,22 @@ signal_cb(uv_signal_t *h, int signum)
 	struct hokitod *d = h->data;
 
 	log_info("got %s", signum == SIGINT ? "SIGINT" : signum == SIGTERM ? "SIGTERM" : "SIGHUP");
-	net_shutdown(d->net);
+	node_shutdown(d->node);
 	signals_close(d);
+}
+
+/* Remove a store file (and its journal) that a start which failed had made. */
+static void
+store_made_remove(const char *path)
+{
+	static const char *const suffix[] = {"-wal", "-shm", "-journal", ""};
+	char name[PATH_MAX + 16];
+
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(name, sizeof name, "%s%s", path, suffix[i]);
+		if (unlink(name) < 0 && errno != ENOENT)
+			log_warn("cannot remove %s: %s", name, strerror(errno));
+	}
 }
 
 /*
@@ -181,20 +202,14 @@ signal_cb(uv_signal_t *h, int signum)
 static int
 stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *made)
 {
-	static const char *const suffixes[] = {"-wal", "-shm", "-journal", ""};
-	char path[PATH_MAX + 16];
-
-	net_shutdown(d->net);
+	node_shutdown(d->node);
 	signals_close(d);
 	uv_run(loop, UV_RUN_DEFAULT);
-	net_free(d->net);
+	node_free(d->node);
 	uv_loop_close(loop);
 	store_close(store);
-	for (size_t i = 0; made != NULL && i < sizeof suffixes / sizeof suffixes[0]; i++) {
-		snprintf(path, sizeof path, "%s%s", made, suffixes[i]);
-		if (unlink(path) < 0 && errno != ENOENT)
-			log_warn("cannot remove %s: %s", path, strerror(errno));
-	}
+	if (made != NULL)
+		store_made_remove(made);
 	return 1;
 }
 
@@ -230,6 +245,45 @@ check_store(const char *db)
 		return 1;
 	}
 	printf("%s: sound\n", db);
+	return 0;
+}
+
+/*
+ * Make room for max_clients connections in the open-file limit, so that a connection past it is
+ * refused with too_many_clients instead of failing to be accepted: the soft limit is raised toward
+ * the hard one when it is short; when even the hard limit is short, *max_clients is lowered to
+ * what fits, with a warning that says so (a host who set --max-clients above what the system
+ * allows learns it at once, not from clients that vanish). Returns 0, or -1 when not even one
+ * client fits (the caller refuses to start).
+ */
+static int
+clients_fit_fd_limit(unsigned *max_clients)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)*max_clients + FD_RESERVE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0; /* nothing known: nothing to fit */
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		rlim_t old = rl.rlim_cur;
+		rl.rlim_cur =
+		        rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			rl.rlim_cur = old;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_cur <= FD_RESERVE) {
+		log_error("the open-file limit (%llu) leaves no room for clients; raise it "
+		          "(ulimit -n, or LimitNOFILE= in the unit) to at least %llu",
+		          (unsigned long long)rl.rlim_cur, (unsigned long long)need);
+		return -1;
+	}
+	log_warn("--max-clients %u lowered to %llu: the open-file limit is %llu (ulimit -n, or "
+	         "LimitNOFILE= in the unit; %u more are kept for the store and the sockets)",
+	         *max_clients, (unsigned long long)(rl.rlim_cur - FD_RESERVE),
+	         (unsigned long long)rl.rlim_cur, FD_RESERVE);
+	*max_clients = (unsigned)(rl.rlim_cur - FD_RESERVE);
 	return 0;
 }
 
@@ -449,15 +503,20 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* a store this start makes is removed again if the start fails */
 	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
+	if (clients_fit_fd_limit(&ncfg.max_clients) < 0)
+		return 1;
 	if (store_open(db, sync, &store, &serr) < 0) {
 		log_error("cannot open the store: %s", serr.text);
+		/* a file this start made (say, on a full disk) would make every later start refuse
+		   it as truncated: the service would not come back once room is made */
+		if (made != NULL)
+			store_made_remove(made);
 		return 1;
 	}
 	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
-	ncfg.store = store;
 	uv_loop_init(&loop);
-	d.net = net_create(&loop, &ncfg, &lcfg);
+	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.
@@ -467,11 +526,11 @@ main(int argc, char **argv)
 		d.sig[i].data = &d;
 		uv_signal_start(&d.sig[i], signal_cb, stop_signals[i]);
 	}
-	if ((rc = net_restore(d.net, &serr)) < 0) {
+	if ((rc = node_restore(d.node, &serr)) < 0) {
 		log_error("cannot rebuild the games from the store: %s", serr.text);
-	} else if ((rc = net_offload(d.net, &serr)) < 0) {
+	} else if ((rc = node_offload(d.node, &serr)) < 0) {
 		log_error("cannot start the store: %s", serr.text);
-	} else if ((rc = net_listen(d.net, host, port, bound, sizeof bound)) < 0) {
+	} else if ((rc = node_listen(d.node, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
 	}
 	if (rc < 0)
@@ -492,7 +551,7 @@ main(int argc, char **argv)
 		         "aid)");
 	uv_run(&loop, UV_RUN_DEFAULT);
 
-	net_free(d.net);
+	node_free(d.node);
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
 		log_warn("loop closed with handles left: %s", uv_strerror(rc));

@@ -7,6 +7,8 @@
 #ifndef HOKITO_SERVER_LOG_H
 #define HOKITO_SERVER_LOG_H
 
+#include <stddef.h>
+
 enum log_level {
 	LOG_ERROR = 0,
 	LOG_WARN = 1,
@@ -23,7 +25,15 @@ void log_level_set(enum log_level level);
 /* Whether records of this level are written. */
 int log_enabled(enum log_level level);
 
-/* Write one record ("2024-05-01T12:00:00.123Z info: ..."). */
+/*
+ * Copy in into out (size bytes, NUL-terminated) with every character escaped that could change how
+ * a record reads: C0 controls and DEL as \xHH, C1 controls and the bidirectional controls
+ * (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) as \uHHHH, and bytes that are not
+ * UTF-8 as \xHH. Stops early, between characters, when out is full. Returns the length written.
+ */
+size_t log_escape(const char *in, char *out, size_t size);
+
+/* Write one record ("2024-05-01T12:00:00.123Z info: ..."), escaped by log_escape(). */
 void log_write(enum log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 2, 3)))

@@ -1,10 +1,11 @@
 /*
- * net.h: the network layer of hokitod: the listening socket, connections, and the libuv loop's
- * side of the server.
+ * net.h: the network layer of hokitod: the listening socket and the connections, on libuv.
  *
- * It turns bytes into validated messages for the game layer (lobby.h) and the game layer's lines
- * back into writes, and it enforces the limits that protect the server: line length, hello
- * deadline, pending output per client, number of clients. It knows nothing about games.
+ * It cuts bytes into whole lines for the layer above (ops->line) and writes back the lines it is
+ * given (net_send()), and it enforces the limits that protect the server: line length, hello
+ * deadline, pending output per client, number of clients. It knows nothing about games: what a
+ * line means, and who a peer is, are the layer above's (node.c). Output is held per turn until the
+ * turn pipeline (turn.h) releases it.
  */
 #ifndef HOKITO_SERVER_NET_H
 #define HOKITO_SERVER_NET_H
@@ -14,8 +15,8 @@
 
 #include <uv.h>
 
-#include "lobby.h"
-#include "store.h"
+#include "session.h"
+#include "wire.h"
 
 struct net_config {
 	size_t max_line;           /* bytes of an input line */
@@ -23,34 +24,52 @@ struct net_config {
 	unsigned max_clients;      /* connections served at once */
 	uint64_t hello_timeout_ms; /* time to say hello */
 	uint64_t close_timeout_ms; /* time a closing connection may take to flush */
-	struct store *store;       /* borrowed, may be NULL: the store, behind the lobby's ports */
+};
+
+/*
+ * What the network layer hands up. peer is the layer above's slot, embedded in the connection
+ * (struct lobby_peer: the network layer never looks into it); it is valid until ops->gone.
+ */
+struct net_ops {
+	/*
+	 * A whole line of peer (line, len: without its '\n' or '\r\n', never blank), borrowed for
+	 * the call. Returns whether peer has said hello by now: its hello deadline stops then. May
+	 * call net_send() and net_close() for any peer, never net_reap().
+	 */
+	int (*line)(void *arg, struct lobby_peer *peer, const char *line, size_t len);
+	/* peer's connection is going (closed by either side, or doomed): once, at its reaping. */
+	void (*gone)(void *arg, struct lobby_peer *peer);
+	void *arg;
 };
 
 struct net;
 
-/*
- * Create the network layer on loop with its lobby (made from lcfg). Returns a new net; free it
- * with net_free() after the loop has stopped.
- */
-struct net *net_create(uv_loop_t *loop, const struct net_config *cfg,
-                       const struct lobby_config *lcfg);
+/* Create the network layer on loop; cfg and ops are copied. Free it with net_free(). */
+struct net *net_create(uv_loop_t *loop, const struct net_config *cfg, const struct net_ops *ops);
 
 /*
- * Rebuild the games and sessions from the store of lcfg (lobby_restore()) and commit what that
- * tidied. Call once, before net_listen(). Returns the number of games rebuilt, or a negative store
- * error with err filled: the store is damaged and the server must not start; from then on nothing
- * more is written to the store (what the rebuild queued is rolled back by store_close()).
+ * Queue a line for peer (w borrowed: a reference is taken), held until its turn is released. A
+ * client whose pending output would pass max_output is dropped instead (at the next reap).
  */
-int net_restore(struct net *n, struct store_error *err);
+void net_send(struct lobby_peer *peer, struct wire *w);
+
+/* Close peer once what is queued is written (a session resumed elsewhere). */
+void net_close(struct lobby_peer *peer);
+
+/* The printable address of peer's connection, for the log. Borrowed. */
+const char *net_peer_addr(const struct lobby_peer *peer);
+
+/* End the turn under way: returns its number; what is sent from now on belongs to the next. */
+uint64_t net_turn_end(struct net *n);
+
+/* The lines of every turn up to turn may be written: write what every client may write now. */
+void net_release(struct net *n, uint64_t turn);
 
 /*
- * Hand a file store's disk waits to threads of their own (checkpoints; with --fsync always the
- * sync of each group commit): see the top of net.c. Call once, after net_restore(), before
- * net_listen(). Returns 0 (also for a temporary store, and for an SQLite built without threads,
- * where the loop keeps waiting for the disk, with a warning in the log), or a negative store
- * error with err filled: the server must not start; nothing more is written to the store.
+ * Reap the doomed clients: tell the layer above (ops->gone), then close. Call at the end of every
+ * callback that called the layer above, outside it.
  */
-int net_offload(struct net *n, struct store_error *err);
+void net_reap(struct net *n);
 
 /*
  * Listen on host:port (port 0: the OS picks). Writes the bound address ("127.0.0.1:7777",
@@ -59,12 +78,15 @@ int net_offload(struct net *n, struct store_error *err);
 int net_listen(struct net *n, const char *host, int port, char *bound, size_t size);
 
 /*
- * Begin a clean stop: stop listening, tell every client (bye), flush what is queued, close. The
- * loop returns once every connection is closed.
+ * Begin a clean stop: stop listening, tell every client (bye), flush what is queued (as turns are
+ * released), close.
  */
 void net_shutdown(struct net *n);
 
-/* Free the network layer and its lobby once the loop has no more of its handles. Accepts NULL. */
+/* Whether net_shutdown() was called and every connection is closed. */
+int net_stopped(const struct net *n);
+
+/* Free the network layer once the loop has no more of its handles. Accepts NULL. */
 void net_free(struct net *n);
 
 #endif

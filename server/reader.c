@@ -25,7 +25,7 @@
 
 /* One read on its way: in todo, being run, or in done. */
 struct reader_job {
-	struct lobby_read *read; /* owned by the job */
+	struct archive_read *read; /* owned by the job */
 	STAILQ_ENTRY(reader_job) link;
 };
 
@@ -53,7 +53,7 @@ jobs_free(struct reader_jobs *jobs)
 
 	while ((j = STAILQ_FIRST(jobs)) != NULL) {
 		STAILQ_REMOVE_HEAD(jobs, link);
-		lobby_read_free(j->read);
+		archive_read_free(j->read);
 		free(j);
 	}
 }
@@ -85,7 +85,7 @@ reader_thread(void *arg)
 		j = STAILQ_FIRST(&rd->todo);
 		STAILQ_REMOVE_HEAD(&rd->todo, link);
 		uv_mutex_unlock(&rd->lock);
-		lobby_read_run(&rd->port, j->read);
+		archive_read_run(&rd->port, j->read);
 		uv_mutex_lock(&rd->lock);
 		STAILQ_INSERT_TAIL(&rd->done, j, link);
 		uv_async_send(&rd->async);
@@ -146,7 +146,7 @@ reader_create(uv_loop_t *loop, const struct store_read_port *port, reader_done_c
 }
 
 void
-reader_submit(struct reader *rd, struct lobby_read *r)
+reader_submit(struct reader *rd, struct archive_read *r)
 {
 	struct reader_job *j = xmalloc(sizeof *j);
 
@@ -155,7 +155,7 @@ reader_submit(struct reader *rd, struct lobby_read *r)
 		/* a temporary store: no second connection sees it, so it is read here, on its own
 		 * connection (which also sees this turn's queued writes), and the answer waits for
 		 * the next turn like any other */
-		lobby_read_run(&rd->port, r);
+		archive_read_run(&rd->port, r);
 		STAILQ_INSERT_TAIL(&rd->done, j, link);
 		uv_async_send(&rd->async);
 		return;

@@ -6,10 +6,12 @@
  * lobby detaches them before a table is freed. Events go out in exactly one place, emit_line()
  * (behind table_emit(), and table_play() for moved, which is written without a jansson tree):
  * the seq is the log's length plus one, the event is encoded once, and the same wire goes to the
- * log, to the store hook and to every receiver. Reconnection replays the log, so
- * a resumed client gets the very bytes the others got. Part of the game layer: no libuv here.
+ * log and is published once through the fan-out port (fanout.h: the store, then every receiver).
+ * Reconnection replays the log, so a resumed client gets the very bytes the others got. A table
+ * is handed its clock and callbacks at creation (struct table_env, table.h) and never calls into
+ * the lobby. Part of the game layer: no libuv here.
  *
- * Clocks. The server owns them and they live on the game layer's monotonic time (lobby_time()).
+ * Clocks. The server owns them and they live on the game layer's monotonic time (env->now).
  * Only the side to move spends time, so a table keeps the two remaining times as of one instant,
  * settled_at, and charges the time since then to the side to move whenever it is asked
  * (table_clock_settle()); nothing ticks. After a move the mover gets its increment (Fischer) and
@@ -28,7 +30,7 @@
  * it has a player id and name but no session, it is always connected (so no grace period runs for
  * it and nothing can be claimed against it), and its seated event's player object says
  * "computer", which is how a restart knows the seat again. Where a person would get your_turn,
- * the computer is asked to think (table_computer_think(), through ops->think); its move comes
+ * the computer is asked to think (table_computer_think(), through env->think); its move comes
  * back through lobby_computer_move() and is played with table_play() like anyone's.
  */
 #include <assert.h>
@@ -38,21 +40,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lobby.h"
 #include "store.h"
+#include "table.h"
 #include "xmalloc.h"
 
 #define TABLE_THINK_MAX_MS 5000 /* the longest the computer thinks about one move */
 #define TABLE_THINK_MIN_MS 50   /* ... and the least, however short its clock */
 
+/* The game layer's time (the clock the table was handed). */
+static uint64_t
+table_now(const struct table *t)
+{
+	return t->env->now(t->env->now_arg);
+}
+
 struct table *
-table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *variant,
+table_create(const struct table_env *env, const char *id, enum game_kind kind, const char *variant,
              uint64_t seed, uint64_t base_ms, uint64_t inc_ms)
 {
 	struct table *t = xcalloc(1, sizeof *t);
 	struct game_error err;
 
-	t->lobby = lb;
+	t->env = env;
 	snprintf(t->id, sizeof t->id, "%s", id);
 	t->kind = kind;
 	snprintf(t->variant, sizeof t->variant, "%s", variant);
@@ -61,6 +70,7 @@ table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *
 	t->draw_offer = -1;
 	t->rematch_offer = -1;
 	t->heap_index = SIZE_MAX;
+	TAILQ_INIT(&t->attached);
 	t->timed = base_ms > 0;
 	t->base_ms = base_ms;
 	t->inc_ms = inc_ms;
@@ -72,7 +82,7 @@ table_create(struct lobby *lb, const char *id, enum game_kind kind, const char *
 		snprintf(t->control, sizeof t->control, "none");
 	for (int i = 0; i < 2; i++) {
 		t->remaining[i] = (int64_t)base_ms;
-		t->grace_left[i] = (int64_t)lobby_config(lb)->grace_ms;
+		t->grace_left[i] = (int64_t)env->grace_ms;
 	}
 	/* the variant was checked by msg_decode(); a failure here is our bug */
 	if (game_start(&t->start, kind, variant, seed, &err) < 0)
@@ -211,7 +221,7 @@ restore_event(struct table *t, const struct store_event *e, const json_t *o, cha
 }
 
 struct table *
-table_restore(struct lobby *lb, const struct store_game *g, const struct store_event *ev,
+table_restore(const struct table_env *env, const struct store_game *g, const struct store_event *ev,
               size_t nev, const struct game *start, const struct game *position, char *why,
               size_t size)
 {
@@ -228,7 +238,7 @@ table_restore(struct lobby *lb, const struct store_game *g, const struct store_e
 		restore_fail(why, size, "game '%s': unknown time control '%s'", g->id, g->clock);
 		return NULL;
 	}
-	t = table_create(lb, g->id, g->kind, g->variant, g->seed, base_ms, inc_ms);
+	t = table_create(env, g->id, g->kind, g->variant, g->seed, base_ms, inc_ms);
 	t->serial = (uint64_t)g->serial;
 	t->is_private = g->is_private;
 	snprintf(t->code, sizeof t->code, "%.*s", PROTOCOL_CODE_LEN, g->code);
@@ -280,7 +290,7 @@ table_restore(struct lobby *lb, const struct store_game *g, const struct store_e
 	}
 	t->start = *start;
 	t->game = *position;
-	t->settled_at = lobby_time(lb); /* the clock of the side to move runs from now */
+	t->settled_at = table_now(t); /* the clock of the side to move runs from now */
 	return t;
 }
 
@@ -319,21 +329,23 @@ table_event_new(const struct table *t, enum msg_type type)
 
 /*
  * Emit the next event of type: w is its line (stolen: the log keeps that reference), ev the
- * object for the store hook (borrowed; NULL for moved, see lobby_ops.event). Returns its seq.
+ * object (borrowed; NULL for moved, see struct fanout). It is kept in the log, then published
+ * once through the fan-out port (fanout.h). Returns its seq.
  */
 static int64_t
 emit_line(struct table *t, enum msg_type type, const json_t *ev, struct wire *w,
           const struct session *skip)
 {
-	const struct lobby_ops *ops = lobby_ops(t->lobby);
+	const struct fanout *fo = t->env->fanout;
 	int64_t seq = table_seq(t) + 1;
 
 	assert(ev == NULL || json_integer_value(json_object_get(ev, "seq")) == seq);
-	if (ops->event != NULL)
-		ops->event(ops->arg, t, seq, type, ev, w);
 	t->log = xgrow(t->log, t->nlog, &t->log_cap, sizeof *t->log, 16);
 	t->log[t->nlog++] = w;
-	table_broadcast(t, w, skip);
+	if (fo != NULL)
+		fo->publish(fo, t, seq, type, ev, w, skip);
+	else
+		table_broadcast(t, w, skip);
 	return seq;
 }
 
@@ -350,10 +362,8 @@ table_emit(struct table *t, json_t *ev, const struct session *skip)
 void
 table_send(struct table *t, struct session *s, struct wire *w)
 {
-	const struct lobby_ops *ops = lobby_ops(t->lobby);
-
 	if (s != NULL && s->peer != NULL)
-		ops->send(ops->arg, s->peer, w);
+		t->env->send(t->env->arg, s->peer, w);
 }
 
 void
@@ -371,7 +381,7 @@ table_broadcast(struct table *t, struct wire *w, const struct session *skip)
 static int64_t
 unsettled(const struct table *t, int seat)
 {
-	uint64_t now = lobby_time(t->lobby);
+	uint64_t now = table_now(t);
 
 	if (t->status != TABLE_LIVE || game_side(&t->game) != seat || now <= t->settled_at)
 		return 0;
@@ -597,15 +607,16 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	for (size_t i = 0; i < t->nmoves; i++)
 		json_array_append_new(moves, json_string(t->moves[i]));
 	json_object_set_new(o, "moves", moves);
-	if (t->kind == GAME_HOKITO) {
+	if (game_kind_has(t->kind, GAME_HAS_SCORES))
 		json_object_set_new(o, "scores", current_scores_new(t));
-	} else {
+	if (game_kind_has(t->kind, GAME_HAS_RESERVES)) {
 		json_t *r = json_object();
 
 		for (int c = 0; c < 2; c++)
 			json_object_set_new(r, game_side_name(t->kind, c),
-			                    json_pack("{s:i,s:i}", "x", t->game.u.ox.reserve[c][0],
-			                              "o", t->game.u.ox.reserve[c][1]));
+			                    json_pack("{s:i,s:i}", "x",
+			                              game_reserve(&t->game, c, 0), "o",
+			                              game_reserve(&t->game, c, 1)));
 		json_object_set_new(o, "reserves", r);
 	}
 	json_object_set_new(o, "result", result_new(t));
@@ -723,32 +734,21 @@ table_seat(struct table *t, int seat, struct session *s)
 	t->seat_taken[seat] = 1;
 	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", s->id);
 	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "%s", s->name);
-	session_attach(s, t);
+	snprintf(t->seat_token[seat], sizeof t->seat_token[seat], "%s", s->token);
+	table_attach(t, s);
 	s->seat = seat;
 }
 
 void
-session_attach(struct session *s, struct table *t)
+table_attach(struct table *t, struct session *s)
 {
 	if (s->table == t)
 		return;
-	if (s->table != NULL) {
-		if (s->at_prev != NULL)
-			s->at_prev->at_next = s->at_next;
-		else
-			s->table->attached = s->at_next;
-		if (s->at_next != NULL)
-			s->at_next->at_prev = s->at_prev;
-	}
+	if (s->table != NULL)
+		TAILQ_REMOVE(&s->table->attached, s, at_link);
 	s->table = t;
-	s->at_prev = NULL;
-	s->at_next = NULL;
-	if (t != NULL) {
-		s->at_next = t->attached;
-		if (t->attached != NULL)
-			t->attached->at_prev = s;
-		t->attached = s;
-	}
+	if (t != NULL)
+		TAILQ_INSERT_HEAD(&t->attached, s, at_link);
 }
 
 void
@@ -757,6 +757,7 @@ table_seat_computer(struct table *t, int seat, int level, const char *id)
 	t->seat[seat] = NULL;
 	t->seat_taken[seat] = 1;
 	t->computer[seat] = level;
+	t->seat_token[seat][0] = '\0';
 	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", id);
 	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "computer (level %d)", level);
 }
@@ -769,21 +770,21 @@ table_connected(const struct table *t, int seat)
 
 /*
  * The computer's turn. The game layer decides what the search may spend and the network layer
- * runs it off the loop (ops->think); its answer comes back through lobby_computer_move(), where
- * it is checked and played like any move. The time cap keeps a level's node budget from taking
- * long on a slow machine; with a clock, the computer also keeps to a share of what it has left
- * (its clock runs while it thinks, like anybody's). The noise seed depends on the game's seed and
- * the ply, so a game against the computer is the same game again for the same moves.
+ * runs it off the loop (env->think, think.c); its answer comes back through lobby_computer_move(),
+ * where it is checked and played like any move. The time cap keeps a level's node budget from
+ * taking long on a slow machine; with a clock, the computer also keeps to a share of what it has
+ * left (its clock runs while it thinks, like anybody's). The noise seed depends on the game's seed
+ * and the ply, so a game against the computer is the same game again for the same moves.
  */
 void
 table_computer_think(struct table *t)
 {
-	const struct lobby_ops *ops = lobby_ops(t->lobby);
+	const struct table_env *env = t->env;
 	int side = game_side(&t->game);
 	uint64_t time_ms = TABLE_THINK_MAX_MS;
 
 	if (t->status != TABLE_LIVE || t->computer[side] == 0 || t->thinking ||
-	    ops->think == NULL || game_over(&t->game))
+	    env->think == NULL || game_over(&t->game))
 		return;
 	if (t->timed) {
 		int64_t share = t->remaining[side] / 20 + (int64_t)t->inc_ms / 2;
@@ -794,7 +795,7 @@ table_computer_think(struct table *t)
 			time_ms = (uint64_t)share;
 	}
 	t->thinking = 1;
-	ops->think(ops->arg, t->id, (int64_t)t->nmoves, &t->game, t->computer[side],
+	env->think(env->arg, t->id, (int64_t)t->nmoves, &t->game, t->computer[side],
 	           t->seed ^ ((uint64_t)t->nmoves * 0x9e3779b97f4a7c15ULL), time_ms);
 }
 
@@ -833,7 +834,7 @@ table_start(struct table *t, const struct session *skip)
 	json_t *ev = table_event_new(t, MSG_STARTED);
 
 	t->status = TABLE_LIVE;
-	t->settled_at = lobby_time(t->lobby); /* the first player's clock starts now */
+	t->settled_at = table_now(t); /* the first player's clock starts now */
 	json_object_set_new(ev, "kind", json_string(game_kind_name(t->kind)));
 	json_object_set_new(ev, "variant", json_string(t->variant));
 	json_object_set_new(ev, "players", players_new(t, 0));
@@ -897,7 +898,7 @@ table_play(struct table *t, struct game_move m)
 		mv.scores[1] = o.score[1];
 	}
 	mv.has_clocks = t->timed;
-	/* no object for the store hook: the move is the table's last (lobby_ops.event) */
+	/* no object for the fan-out: the move is the table's last (struct fanout) */
 	seq = emit_line(t, MSG_MOVED, NULL, msg_moved_wire(&mv), NULL);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
@@ -918,7 +919,7 @@ table_finish_by_rules(struct table *t)
 void
 table_clock_settle(struct table *t)
 {
-	uint64_t now = lobby_time(t->lobby);
+	uint64_t now = table_now(t);
 	int64_t spent = now > t->settled_at ? (int64_t)(now - t->settled_at) : 0;
 	int side = game_side(&t->game);
 
@@ -997,18 +998,72 @@ table_seat_back(struct table *t, int seat)
 {
 	json_t *ev;
 
-	t->grace_left[seat] = (int64_t)lobby_config(t->lobby)->grace_ms;
+	t->grace_left[seat] = (int64_t)t->env->grace_ms;
 	t->grace_over[seat] = 0;
 	if (t->status != TABLE_ADJOURNED || !table_connected(t, 0) || !table_connected(t, 1))
 		return;
 	t->status = TABLE_LIVE;
-	t->settled_at = lobby_time(t->lobby);
+	t->settled_at = table_now(t);
 	for (int i = 0; i < 2; i++) {
-		t->grace_left[i] = (int64_t)lobby_config(t->lobby)->grace_ms;
+		t->grace_left[i] = (int64_t)t->env->grace_ms;
 		t->grace_over[i] = 0;
 	}
 	ev = table_event_new(t, MSG_RESUMED);
 	json_object_set_new(ev, "to_move",
 	                    json_string(game_side_name(t->kind, game_side(&t->game))));
 	table_emit(t, ev, NULL);
+}
+
+/*
+ * A presence notice about seat of t, to everyone else there: in a game of any status (in an open
+ * or finished game too, where a rematch wants the opponent there), with the grace left only where
+ * grace is spent (a live or adjourned game).
+ */
+void
+table_presence_notify(struct table *t, int seat, int connected)
+{
+	json_t *o = msg_new(MSG_PRESENCE, NULL);
+	struct wire *w;
+
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
+	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
+	json_object_set_new(o, "connected", json_boolean(connected));
+	if (!connected && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)) {
+		json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
+		json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
+	}
+	w = wire_encode_steal(o);
+	table_broadcast(t, w, t->seat[seat]);
+	wire_unref(w);
+}
+
+json_t *
+table_presence_new(const struct table *t, int seat)
+{
+	json_t *o = msg_new(MSG_PRESENCE, NULL);
+
+	json_object_set_new(o, "game", json_string(t->id));
+	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
+	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
+	json_object_set_new(o, "connected", json_false());
+	json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
+	json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
+	return o;
+}
+
+/* An offer event (draw_offered, draw_declined, rematch_*) by seat. Returns its seq. */
+int64_t
+table_offer_emit(struct table *t, enum msg_type type, int seat)
+{
+	json_t *ev = table_event_new(t, type);
+
+	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, seat)));
+	return table_emit(t, ev, NULL);
+}
+
+const char *
+table_other_side(const struct table *t, int seat)
+{
+	return game_side_name(t->kind, 1 - seat);
 }

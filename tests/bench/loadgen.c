@@ -148,6 +148,7 @@ struct loadgen {
 	uv_loop_t *loop;
 	enum lg_mode mode;
 	struct sockaddr_storage addr;
+	uint32_t bind_first; /* --bind: connection i binds 127.x.y.z + i (host order), 0: no bind */
 	int nconns;          /* connections in all */
 	int nplayers, nspec; /* hokito */
 	int npairs;
@@ -955,6 +956,16 @@ conn_start(struct loadgen *lg, int i)
 	c->tcp.data = c;
 	lg->nopen++;
 	lg->inflight++;
+	if (lg->bind_first != 0) {
+		/* as many source addresses as connections: "players on other addresses" */
+		struct sockaddr_in src = {.sin_family = AF_INET};
+		src.sin_addr.s_addr = htonl(lg->bind_first + (uint32_t)i);
+		rc = uv_tcp_bind(&c->tcp, (const struct sockaddr *)&src, 0);
+		if (rc < 0) {
+			conn_fail(c, uv_strerror(rc));
+			return;
+		}
+	}
 	rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&lg->addr, connect_cb);
 	if (rc < 0)
 		conn_fail(c, uv_strerror(rc));
@@ -1140,6 +1151,8 @@ usage(FILE *f)
 	        "       redis-relay, redis-idle (Redis)\n"
 	        "\n"
 	        "  --host ADDR        127.0.0.1 (default) or ::1; nothing else\n"
+	        "  --bind ADDR        with --host 127.0.0.1: connection i comes from ADDR + i, a\n"
+	        "                     loopback address (127.0.0.2 gives 127.0.0.2, 127.0.0.3, ...)\n"
 	        "  --port PORT        the server's port\n"
 	        "  --conns N          connections (hokito: players, redis-relay: subscribers and\n"
 	        "                     publishers; even; default 50)\n"
@@ -1284,6 +1297,7 @@ main(int argc, char **argv)
 		O_SETUP,
 		O_SEED,
 		O_LABEL,
+		O_BIND,
 		O_HELP,
 	};
 	static const struct option options[] = {
@@ -1302,11 +1316,12 @@ main(int argc, char **argv)
 	        {"setup-timeout", required_argument, NULL, O_SETUP},
 	        {"seed", required_argument, NULL, O_SEED},
 	        {"label", required_argument, NULL, O_LABEL},
+	        {"bind", required_argument, NULL, O_BIND},
 	        {"help", no_argument, NULL, O_HELP},
 	        {NULL, 0, NULL, 0},
 	};
 	struct loadgen lg;
-	const char *host = "127.0.0.1";
+	const char *host = "127.0.0.1", *bind = NULL;
 	int port = -1, conns = 50, games = 1, spectators = -1, opt, rc;
 	double setup_timeout = 60;
 	uint64_t seed = 1;
@@ -1393,6 +1408,9 @@ main(int argc, char **argv)
 		case O_LABEL:
 			lg.label = optarg;
 			break;
+		case O_BIND:
+			bind = optarg;
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 0;
@@ -1413,6 +1431,18 @@ main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "loadgen: --host must be 127.0.0.1 or ::1\n");
 		return 2;
+	}
+	if (bind != NULL) {
+		struct sockaddr_in src;
+		uint32_t first;
+		if (strcmp(host, "127.0.0.1") != 0 || uv_ip4_addr(bind, 0, &src) != 0 ||
+		    ((first = ntohl(src.sin_addr.s_addr)) >> 24) != 127 ||
+		    (first & 0xffffff) == 0 || (uint64_t)first + (uint64_t)conns > 0x7fffffffu) {
+			fprintf(stderr, "loadgen: --bind wants a loopback address 127.x.y.z "
+			                "(with --host 127.0.0.1) and room for --conns after it\n");
+			return 2;
+		}
+		lg.bind_first = first;
 	}
 	if ((lg.mode == MODE_HOKITO || lg.mode == MODE_REDIS_RELAY) &&
 	    (conns < 2 || conns % 2 != 0)) {

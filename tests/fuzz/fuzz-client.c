@@ -20,21 +20,22 @@
  * clock that we play as white, see PROLOGUE), so that short inputs reach game events; an input
  * whose first byte is '!' skips it and starts from a client that has just connected.
  *
- * The seam. The client is linked from its real files: client.c (included here with its main()
- * renamed), client-plain.c (included: this file makes the view's struct plain itself, without
- * plain_start(), which would read standard input), client-msg.c, client-state.c,
- * client-request.c and client-eval.c. The network layer, client-net.c, is not: this file
- * defines client_net_* instead, so nothing touches a socket. client_net_send() drops the encoded
- * request and says it was sent, so every request is recorded as pending as it would be, and a
- * reply with its id (ids count from 1 for each input) is matched to it; the others do to the
+ * The seam. The client is linked from its real files, the client's library (client/meson.build):
+ * client.c, client-msg.c, client-state.c, client-request.c, client-replay.c and client-eval.c,
+ * and client-plain.c, included here (this file makes the view's struct plain itself, without
+ * plain_start(), which would read standard input). The network layer, client-net.c, is not: this
+ * file defines client_net_* instead, so nothing touches a socket and the linker never takes
+ * client-net.o out of the library; nor is main() (client-main.c). client_net_send() drops the
+ * encoded request and says it was sent, so every request is recorded as pending as it would be, and
+ * a reply with its id (ids count from 1 for each input) is matched to it; the others do to the
  * client what client-net.c's do (the link status, the token, the notices). client-session.c is
  * not linked either (only client-net.c stores tokens).
  *
  * What must hold: no crash, no sanitizer report, no leak (each input ends with client_quit(),
  * the real teardown, and runs the loop until every handle is closed), and the state's own
  * bounds after every line (fuzz_state_check()). Every input starts from a fresh struct client.
- * Not covered: the full-screen view (client-screen.c), the network layer's reads and
- * reconnection timer, the session file.
+ * Not covered: the full-screen view (client-screen-view.c and its pages), the network layer's reads
+ * and reconnection timer, the session file.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,12 +43,6 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-
-/* client.c's main(), which the fuzzer's own main() replaces: compiled, never called. */
-int hokito_main(int argc, char **argv);
-#define main hokito_main
-#include "client.c"
-#undef main
 
 #include "client-plain.c"
 #include "framer.h"
@@ -89,9 +84,6 @@ static struct {
 	char token[CLIENT_TOKEN_MAX]; /* the session token, "" before the first welcome */
 	size_t sent;                  /* requests "sent" */
 } net;
-
-/* The full screen is not linked (see above); only client.c's main() names it. */
-const struct client_view client_screen_view = {NULL, NULL, NULL, NULL};
 
 static uv_loop_t fuzz_loop;
 static struct client fuzz_client; /* large: static, and cleared for each input */
@@ -154,7 +146,7 @@ client_net_stop(struct client *c)
 }
 
 int
-client_net_start(struct client *c)
+client_net_start(struct client *c, const struct client_net_ops *ops)
 {
 	net.connected = 1;
 	return 0;
@@ -232,6 +224,17 @@ fuzz_state_check(const struct client *c)
 	check(!c->replay.active || c->replay.ply <= c->replay.rec.nmoves);
 }
 
+/* client-main.c's part of client_quit(): the connection, the evaluations, the timers. */
+static void
+fuzz_stop(struct client *c)
+{
+	client_net_stop(c);
+	client_eval_stop(c);
+	uv_close((uv_handle_t *)&c->lobby_timer, NULL);
+	for (int i = 0; i < 3; i++)
+		uv_close((uv_handle_t *)&c->sig[i], NULL);
+}
+
 /* A fresh client, as main() and plain_start() make it, connected (not yet greeted). */
 static void
 fuzz_client_start(struct client *c)
@@ -250,6 +253,7 @@ fuzz_client_start(struct client *c)
 	client_state_init(&c->st);
 	c->loop = &fuzz_loop;
 	c->view = &client_plain_view;
+	c->stop = fuzz_stop;
 	uv_timer_init(c->loop, &c->lobby_timer);
 	for (int i = 0; i < 3; i++)
 		uv_signal_init(c->loop, &c->sig[i]);
@@ -257,7 +261,7 @@ fuzz_client_start(struct client *c)
 	p->c = c;
 	p->link = CLIENT_LINK_CONNECTING;
 	c->view_data = p;
-	client_net_start(c);
+	client_net_start(c, NULL);
 }
 
 /* Run one line of the input: the server's, or the user's (>), or the loss (<), or time (~). */

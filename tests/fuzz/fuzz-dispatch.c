@@ -14,8 +14,8 @@
  * Every input starts from the same state. The prologue costs far more than a typical input (it
  * builds and encodes five full game states), so it runs once: its lobby is kept as a snapshot,
  * and each input runs on a deep copy of it (fuzz_lobby_copy()), which the end of the input frees.
- * That is why this file includes lobby.c itself: the copy needs the lobby's private struct. The
- * copy must follow every pointer of struct lobby, session and table; the size checks below fail
+ * The copy reads the game layer's structs (lobby.h, table.h, session.h) and must follow every
+ * pointer of struct lobby, session and table; the size checks below fail
  * the build when one of them changes, as a reminder to look at fuzz_lobby_copy() again.
  * Randomness (tokens, seeds, seats, invite codes) comes from a seeded generator instead of the
  * OS (this file defines osrand_*), restarted with the snapshot, so an input alone reproduces a
@@ -23,21 +23,25 @@
  * to resume them: a e89e198e7449fdbf6cefcc9ca2c202ad, b 7d3e0608c4c191c7938f320b9db20603,
  * c db8104c780a221778d0c442013a50d31, d 2980a976cd432a24b06de1d0caf28e21.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
-#include "lobby.c"
+#include "handlers.h"
+#include "lobby.h"
 #include "log.h"
 #include "msg.h"
+#include "osrand.h"
 #include "rng.h"
 #include "wire.h"
+#include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 456, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 520, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2392, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2472, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4
@@ -139,7 +143,7 @@ fuzz_line(struct lobby *lb, struct lobby_peer *peer, const char *line, size_t le
 	struct msg m;
 
 	if (msg_decode(&m, line, len, &err) == 0)
-		lobby_peer_message(lb, peer, &m);
+		handlers_dispatch(lb, peer, &m);
 	msg_clear(&m);
 }
 
@@ -154,9 +158,9 @@ fuzz_dup(const void *p, size_t n)
 static struct session *
 fuzz_session_map(const struct lobby *from, const struct lobby *to, const struct session *s)
 {
-	for (size_t i = 0; s != NULL && i < from->nsessions; i++)
-		if (from->sessions[i] == s)
-			return to->sessions[i];
+	for (size_t i = 0; s != NULL && i < from->sessions.n; i++)
+		if (from->sessions.all[i] == s)
+			return to->sessions.all[i];
 	assert(s == NULL);
 	return NULL;
 }
@@ -199,24 +203,29 @@ fuzz_strmap_copy(struct strmap *m, const struct lobby *from, const struct lobby 
 
 /*
  * A deep copy of lobby from, which stays as it is: new sessions and tables with every pointer
- * between them moved to the copies, new arrays and maps, and a new reference to each wire of the
- * logs and each chat line (both are never changed once made). The peers are the same: each peer
- * with a session is pointed at that session's copy. Returns a new lobby.
+ * between them moved to the copies, the lists (<sys/queue.h>) built again in the same order, new
+ * arrays and maps, and a new reference to each wire of the logs and each chat line (both are
+ * never changed once made). The peers are the same: each peer with a session is pointed at that
+ * session's copy. Returns a new lobby.
  */
 static struct lobby *
 fuzz_lobby_copy(const struct lobby *from)
 {
 	struct lobby *lb = fuzz_dup(from, sizeof *from);
+	struct table *prev, *ft;
+	struct session *fs;
 
-	lb->sessions = fuzz_dup(from->sessions, from->sessions_cap * sizeof *lb->sessions);
-	for (size_t i = 0; i < lb->nsessions; i++)
-		lb->sessions[i] = fuzz_dup(from->sessions[i], sizeof *lb->sessions[i]);
+	lb->env.now_arg = lb;
+	lb->sessions.all =
+	        fuzz_dup(from->sessions.all, from->sessions.cap * sizeof *lb->sessions.all);
+	for (size_t i = 0; i < lb->sessions.n; i++)
+		lb->sessions.all[i] = fuzz_dup(from->sessions.all[i], sizeof *lb->sessions.all[i]);
 	lb->tables = fuzz_dup(from->tables, from->tables_cap * sizeof *lb->tables);
 	for (size_t i = 0; i < lb->ntables; i++) {
 		struct table *t = fuzz_dup(from->tables[i], sizeof *t);
 
 		lb->tables[i] = t;
-		t->lobby = lb;
+		t->env = &lb->env;
 		t->moves = fuzz_dup(t->moves, t->moves_cap * sizeof *t->moves);
 		t->log = fuzz_dup(t->log, t->log_cap * sizeof *t->log);
 		for (size_t j = 0; j < t->nlog; j++)
@@ -227,12 +236,10 @@ fuzz_lobby_copy(const struct lobby *from)
 			json_incref(t->kibitz[j]);
 		}
 	}
-	for (size_t i = 0; i < lb->nsessions; i++) {
-		struct session *s = lb->sessions[i];
+	for (size_t i = 0; i < lb->sessions.n; i++) {
+		struct session *s = lb->sessions.all[i];
 
 		s->table = fuzz_table_map(from, lb, s->table);
-		s->at_prev = fuzz_session_map(from, lb, s->at_prev);
-		s->at_next = fuzz_session_map(from, lb, s->at_next);
 		if (s->peer != NULL)
 			s->peer->session = s;
 	}
@@ -243,23 +250,47 @@ fuzz_lobby_copy(const struct lobby *from)
 			t->seat[j] = fuzz_session_map(from, lb, t->seat[j]);
 		for (size_t j = 0; j < t->nwatchers; j++)
 			t->watchers[j] = fuzz_session_map(from, lb, t->watchers[j]);
-		t->spect_next = fuzz_table_map(from, lb, t->spect_next);
-		t->attached = fuzz_session_map(from, lb, t->attached);
-		t->fin_prev = fuzz_table_map(from, lb, t->fin_prev);
-		t->fin_next = fuzz_table_map(from, lb, t->fin_next);
-		t->release_next = fuzz_table_map(from, lb, t->release_next);
+		TAILQ_INIT(&t->attached);
+		TAILQ_FOREACH(fs, &from->tables[i]->attached, at_link)
+		TAILQ_INSERT_TAIL(&t->attached, fuzz_session_map(from, lb, fs), at_link);
 	}
-	lb->heap = fuzz_dup(from->heap, from->heap_cap * sizeof *lb->heap);
-	for (size_t i = 0; i < lb->nheap; i++)
-		lb->heap[i] = fuzz_table_map(from, lb, lb->heap[i]);
+	lb->deadlines.heap =
+	        fuzz_dup(from->deadlines.heap, from->deadlines.cap * sizeof *lb->deadlines.heap);
+	for (size_t i = 0; i < lb->deadlines.n; i++)
+		lb->deadlines.heap[i] = fuzz_table_map(from, lb, lb->deadlines.heap[i]);
+	TAILQ_INIT(&lb->finished);
+	TAILQ_FOREACH(ft, &from->finished, fin_link)
+	TAILQ_INSERT_TAIL(&lb->finished, fuzz_table_map(from, lb, ft), fin_link);
+	TAILQ_INIT(&lb->held);
+	TAILQ_FOREACH(ft, &from->held, fin_link)
+	TAILQ_INSERT_TAIL(&lb->held, fuzz_table_map(from, lb, ft), fin_link);
+	LIST_INIT(&lb->spect_waiting);
+	prev = NULL;
+	LIST_FOREACH(ft, &from->spect_waiting, spect_link)
+	{
+		struct table *t = fuzz_table_map(from, lb, ft);
+
+		if (prev == NULL)
+			LIST_INSERT_HEAD(&lb->spect_waiting, t, spect_link);
+		else
+			LIST_INSERT_AFTER(prev, t, spect_link);
+		prev = t;
+	}
+	SLIST_INIT(&lb->release);
+	prev = NULL;
+	SLIST_FOREACH(ft, &from->release, release_link)
+	{
+		struct table *t = fuzz_table_map(from, lb, ft);
+
+		if (prev == NULL)
+			SLIST_INSERT_HEAD(&lb->release, t, release_link);
+		else
+			SLIST_INSERT_AFTER(prev, t, release_link);
+		prev = t;
+	}
 	TAILQ_INIT(&lb->waits); /* no store reads here (no ops->read): none is ever out */
-	lb->spect_waiting = fuzz_table_map(from, lb, from->spect_waiting);
-	lb->fin_head = fuzz_table_map(from, lb, from->fin_head);
-	lb->fin_tail = fuzz_table_map(from, lb, from->fin_tail);
-	lb->held = fuzz_table_map(from, lb, from->held);
-	lb->release = fuzz_table_map(from, lb, from->release);
-	fuzz_strmap_copy(&lb->by_token, from, lb, 0);
-	fuzz_strmap_copy(&lb->by_player, from, lb, 0);
+	fuzz_strmap_copy(&lb->sessions.by_token, from, lb, 0);
+	fuzz_strmap_copy(&lb->sessions.by_player, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_game, from, lb, 1);
 	fuzz_strmap_copy(&lb->by_code, from, lb, 1);
 	return lb;

@@ -7,6 +7,7 @@ import atexit
 import json
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -29,10 +30,11 @@ STARTED = []  # every Server, so that none outlives the test (atexit below)
 class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
 
-    def __init__(self, *args, host="127.0.0.1", db=None, env=None):
+    def __init__(self, *args, host="127.0.0.1", db=None, env=None, nofile=None):
         """db: the store file (default: a fresh one in a temporary directory); give the same
         path again to restart on the same store. env: variables to add to hokitod's
-        environment (an LD_PRELOAD, say)."""
+        environment (an LD_PRELOAD, say). nofile: (soft, hard) open-file limit to start it
+        with."""
         self.tmp = tempfile.mkdtemp(prefix="hokitod-test-")
         port_file = os.path.join(self.tmp, "port")
         listen = "[%s]:0" % host if ":" in host else "%s:0" % host
@@ -41,7 +43,9 @@ class Server:
             [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug",
              "--db", self.db] + list(args),
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace",
-            env=dict(os.environ, **env) if env else None)
+            env=dict(os.environ, **env) if env else None,
+            preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile))
+            if nofile else None)
         STARTED.append(self)
         self.host = host
         self.log = []

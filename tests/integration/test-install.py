@@ -98,9 +98,13 @@ try:
             keys.setdefault(k.strip(), []).append(v.strip())
     want = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "StateDirectory": "hokitod",
             "Restart": "on-failure", "DynamicUser": "yes", "KillSignal": "SIGTERM",
-            "ProtectHome": "yes", "PrivateTmp": "yes", "RestartPreventExitStatus": "2"}
+            "ProtectHome": "yes", "PrivateTmp": "yes", "RestartPreventExitStatus": "2",
+            "ProtectProc": "invisible", "ProcSubset": "pid", "UMask": "0077",
+            "MemoryMax": "2G", "TasksMax": "32", "LimitNOFILE": "1100"}
     for k, v in want.items():
         check(keys.get(k, [None])[-1] == v, f"unit: {k}={v}", keys.get(k))
+    check("~@privileged" in keys.get("SystemCallFilter", []),
+          "unit: SystemCallFilter=~@privileged beside @system-service", keys.get("SystemCallFilter"))
     execstart = keys["ExecStart"][-1]
     check(execstart.split()[0] == os.path.join(prefix, opt["bindir"], "hokitod"),
           "unit: ExecStart runs the installed hokitod", execstart)

@@ -405,14 +405,17 @@ def shutdown(t):
 
 
 def log_lines(t, srv):
-    """hokitod(8): one log line a record; a client's text cannot end it and forge another."""
+    """hokitod(8): one log line a record; a client's text cannot end it and forge another, nor
+    reach the log as a control character (C0, C1) or a bidi override (issue 23)."""
     c = srv.connect()
     c.send({"type": "hello", "protocol": 1, "name": "logger",
-            "client": "x\n2026-01-01T00:00:00.000Z info: forged\x1b[2J"})
+            "client": "x\n2026-01-01T00:00:00.000Z info: forged\x1b[2J\u009b1m\u202egnp.exe"})
     w = c.expect("welcome")
-    t.ok(srv.log_has(r"said hello from x\?2026-01-01T00:00:00\.000Z info: forged\?\[2J$")
+    t.ok(srv.log_has(r"said hello from x\\x0A2026-01-01T00:00:00\.000Z info: "
+                     r"forged\\x1B\[2J\\u009B1m\\u202Egnp\.exe$")
          and not any(l.startswith("2026-01-01T00:00:00.000Z") for l in srv.log),
-         "a control character in a client's text is logged as '?'", (w, srv.log[-3:]))
+         "control characters (C0, C1) and bidi overrides in a client's text are logged escaped",
+         (w, srv.log[-3:]))
     c.close()
 
 

@@ -1,6 +1,6 @@
 /*
- * test-lobby.c: the game layer of hokitod (lobby.c, table.c) on its own, without libuv, sockets
- * or a store.
+ * test-lobby.c: the game layer of hokitod (lobby.c, its rooms and table.c) on its own, without
+ * libuv, sockets or a store.
  *
  * The test plays the network layer: struct lobby_ops records every line the lobby sends to each
  * peer (decoded back into JSON), the clock is a number the test moves, and the timer the lobby asks
@@ -10,6 +10,7 @@
  */
 #include <jansson.h>
 
+#include "handlers.h"
 #include "lobby.h"
 #include "log.h"
 #include "msg.h"
@@ -120,7 +121,7 @@ say(struct peer *p, const char *line)
 		fprintf(stderr, "test-lobby: bad test line %s: %s\n", line, err.text);
 		abort();
 	}
-	lobby_peer_message(lb, &p->lp, &m);
+	handlers_dispatch(lb, &p->lp, &m);
 	msg_clear(&m);
 }
 

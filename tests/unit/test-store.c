@@ -719,7 +719,7 @@ TEST(store_migration)
 	ASSERT_STR_EQ(l.g[1].code, "abcd1234");
 	ASSERT_STR_EQ(l.g[0].clock, "none"); /* filled by migration 3 */
 	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
-	ASSERT_EQ(store_history(st, 0, 5, l.g, &v, &err), 0); /* migration 5 counted: 0 public */
+	ASSERT_EQ(store_history(st, 0, 5, l.g, &v, &err), 0); /* migration 6 counted: 0 public */
 	ASSERT_EQ(v, 0);
 	store_close(st);
 	/* migration 4 kept each event's (game, seq) unique, and the next one goes in */

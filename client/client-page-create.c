@@ -1,0 +1,153 @@
+/*
+ * client-page-create.c: the create-a-game form (client_page_create), a box over the lobby.
+ *
+ * Its fields are the game, the variant, the seat, private or not, the clock, a person or the
+ * computer, and the computer's level; the values live in struct screen (f_*) so that the form
+ * opens again as it was left. The lobby draws it while s->mode is MODE_CREATE, and the view
+ * hands it the keys then; Enter sends the create request.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "client-screen.h"
+#include "protocol.h"
+
+/* The time controls the form offers; NULL is none. */
+static const char *const clock_choices[] = {NULL, "1+0", "3+2", "5+3", "15+10"};
+#define CLOCK_CHOICES 5
+#define CREATE_FIELDS 7 /* game, variant, seat, private, clock, opponent, level */
+
+static void
+draw_create(struct screen *s)
+{
+	static const char *const kinds[] = {"HOKITO", "OXONO"};
+	static const char *const variants[2][2] = {{"standard", "random36"}, {"standard", NULL}};
+	static const char *const seats[3] = {"random", "first", "second"};
+	static const char *const labels[] = {"Game",  "Variant",  "Seat", "Private",
+	                                     "Clock", "Opponent", "Level"};
+	static const char *const levels[] = {"1", "2", "3", "4", "5", "6", "7", "8"};
+	int w = 52, h = 14, y = (LINES - h) / 2, x = (COLS - w) / 2;
+	char seatbuf[3][24];
+
+	client_screen_frame(s, y, x, h, w, "Create a game");
+	snprintf(seatbuf[0], sizeof seatbuf[0], "%s", seats[0]);
+	snprintf(seatbuf[1], sizeof seatbuf[1], "%s", s->f_kind ? "pink" : "black");
+	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", s->f_kind ? "black" : "white");
+	for (int f = 0; f < CREATE_FIELDS; f++) {
+		const char *opts[8] = {NULL};
+		int cur = 0, n = 0, dim = f == 6 && !s->f_opponent;
+		switch (f) {
+		case 0:
+			opts[0] = kinds[0], opts[1] = kinds[1], n = 2, cur = s->f_kind;
+			break;
+		case 1:
+			opts[0] = variants[s->f_kind][0];
+			opts[1] = variants[s->f_kind][1];
+			n = opts[1] ? 2 : 1;
+			cur = s->f_variant;
+			break;
+		case 2:
+			opts[0] = seatbuf[0], opts[1] = seatbuf[1], opts[2] = seatbuf[2];
+			n = 3, cur = s->f_seat;
+			break;
+		case 3:
+			opts[0] = "public", opts[1] = "private", n = 2, cur = s->f_private;
+			break;
+		case 5:
+			opts[0] = "person", opts[1] = "computer", n = 2, cur = s->f_opponent;
+			break;
+		case 6:
+			for (n = 0; n < 8; n++)
+				opts[n] = levels[n];
+			cur = s->f_level;
+			break;
+		default:
+			for (n = 0; n < CLOCK_CHOICES; n++)
+				opts[n] = clock_choices[n] ? clock_choices[n] : "none";
+			cur = s->f_clock;
+			break;
+		}
+		if (f == s->field)
+			attron(A_BOLD);
+		client_screen_put(y + 2 + f, x + 2, 0, "%s %-8s",
+		                  f == s->field ? client_screen_glyph(s, "\xe2\x96\xb6", ">") : " ",
+		                  labels[f]);
+		attroff(A_BOLD);
+		int ox = x + 14;
+		for (int i = 0; i < n; i++) {
+			if (dim)
+				attron(A_DIM);
+			else if (i == cur)
+				attron(A_REVERSE | A_BOLD);
+			client_screen_put(y + 2 + f, ox, 0, " %s ", opts[i]);
+			attroff(A_REVERSE | A_BOLD | A_DIM);
+			ox += (int)strlen(opts[i]) + (f == 6 ? 2 : 3);
+		}
+	}
+	attron(A_DIM);
+	client_screen_put(y + h - 3, x + 2, w - 4, "Up/Down field, Left/Right value");
+	client_screen_put(y + h - 2, x + 2, w - 4, "Enter: create   Esc: cancel");
+	attroff(A_DIM);
+	{
+		static const char *const keys[] = {"Up/Down", "field", "Left/Right", "value", "Esc",
+		                                   "cancel",  "Enter", "create",     NULL};
+		client_screen_hints(keys);
+	}
+}
+
+static void
+create_key(struct screen *s, int ch, MEVENT *mev)
+{
+	int nvalues[CREATE_FIELDS] = {
+	        2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2, CLOCK_CHOICES, 2, PROTOCOL_LEVEL_MAX};
+	int *val[CREATE_FIELDS] = {&s->f_kind,  &s->f_variant,  &s->f_seat, &s->f_private,
+	                           &s->f_clock, &s->f_opponent, &s->f_level};
+
+	switch (ch) {
+	case KEY_ESCAPE:
+	case 'q':
+		s->mode = MODE_NORMAL;
+		return;
+	case KEY_UP:
+	case 'k':
+		s->field = (s->field + CREATE_FIELDS - 1) % CREATE_FIELDS;
+		return;
+	case KEY_DOWN:
+	case 'j':
+	case '\t':
+		s->field = (s->field + 1) % CREATE_FIELDS;
+		return;
+	case KEY_LEFT:
+	case 'h':
+		*val[s->field] = (*val[s->field] + nvalues[s->field] - 1) % nvalues[s->field];
+		break;
+	case KEY_RIGHT:
+	case 'l':
+	case ' ':
+		*val[s->field] = (*val[s->field] + 1) % nvalues[s->field];
+		break;
+	case '\n':
+	case '\r':
+	case KEY_ENTER: {
+		static const char *const variants[] = {NULL, "random36"};
+		s->mode = MODE_NORMAL;
+		client_request_create(s->c, s->f_kind ? GAME_OXONO : GAME_HOKITO,
+		                      s->f_kind ? NULL : variants[s->f_variant], s->f_seat - 1,
+		                      s->f_private, clock_choices[s->f_clock],
+		                      s->f_opponent ? s->f_level + 1 : 0);
+		return;
+	}
+	default:
+		return;
+	}
+	if (s->f_kind == GAME_OXONO)
+		s->f_variant = 0;
+}
+
+const struct client_page client_page_create = {
+        .name = "create",
+        .title = NULL, /* over the lobby, whose title stays */
+        .draw = draw_create,
+        .key = create_key,
+        .help = NULL, /* its keys are on its box */
+};

@@ -1,0 +1,248 @@
+/*
+ * archive.c: the requests that read the store's archive of games: history (a page of finished
+ * public games) and record (the text game record of one game, FORMATS.md).
+ *
+ * The store is read off the loop's thread: a request becomes a struct archive_read handed to
+ * ops->read, and its asker's later requests wait in the lobby (lobby_wait_add()) until the
+ * answer comes back through handlers_read_done(), which replies with archive_reply(). The reads
+ * themselves (archive_read_run()) run on whatever thread runs them, on a read port
+ * (store-port.h), and touch nothing but the read. It owns nothing but the reads it makes; the
+ * replies go out through the lobby's send helpers. It never changes a table. Part of the game
+ * layer: no libuv here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive.h"
+#include "log.h"
+#include "record.h"
+#include "store-port.h"
+#include "xmalloc.h"
+
+/*
+ * The handlers below came from lobby.c (then rewritten to read off the loop); these names are the
+ * lobby's helpers they call.
+ */
+#define send_msg     lobby_send
+#define refuse       lobby_refuse
+#define table_lookup lobby_table_lookup
+
+/* A history entry (PROTOCOL.md 7.6) of a stored game. Returns a new reference. */
+static json_t *
+history_entry_new(const struct store_game *g)
+{
+	json_t *o = json_object(), *players = json_object(), *res = json_object();
+
+	json_object_set_new(o, "game", json_string(g->id));
+	json_object_set_new(o, "kind", json_string(game_kind_name(g->kind)));
+	json_object_set_new(o, "variant", json_string(g->variant));
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(players, game_side_name(g->kind, i),
+		                    g->seat_taken[i]
+		                            ? msg_player_new(g->seat_id[i], g->seat_name[i])
+		                            : json_null());
+	json_object_set_new(o, "players", players);
+	json_object_set_new(o, "ply", json_integer(g->ply));
+	json_object_set_new(res, "result", json_string(g->result));
+	json_object_set_new(res, "winner",
+	                    g->winner >= 0 ? json_string(game_side_name(g->kind, g->winner))
+	                                   : json_null());
+	json_object_set_new(res, "reason", json_string(g->reason));
+	if (g->kind == GAME_HOKITO)
+		json_object_set_new(res, "scores",
+		                    json_pack("{s:i,s:i}", game_side_name(g->kind, 0), g->score[0],
+		                              game_side_name(g->kind, 1), g->score[1]));
+	json_object_set_new(o, "result", res);
+	json_object_set_new(o, "clock",
+	                    g->clock[0] != '\0' && strcmp(g->clock, "none") != 0
+	                            ? json_string(g->clock)
+	                            : json_null());
+	json_object_set_new(o, "created_ms", json_integer(g->created_ms));
+	json_object_set_new(o, "ended_ms", json_integer(g->ended_ms));
+	return o;
+}
+
+void
+archive_read_run(const struct store_read_port *port, struct archive_read *r)
+{
+	switch (r->kind) {
+	case ARCHIVE_READ_HISTORY:
+		r->games = xmalloc((r->query.limit > 0 ? r->query.limit : 1) * sizeof *r->games);
+		r->rc = port->history(port->impl, &r->query, r->games, &r->page, &r->err);
+		break;
+	case ARCHIVE_READ_RECORD:
+		r->text = xmalloc(RECORD_TEXT_MAX);
+		r->rc = port->record(port->impl, r->game_id, r->public_only, r->text,
+		                     RECORD_TEXT_MAX, &r->err);
+		break;
+	}
+}
+
+void
+archive_read_free(struct archive_read *r)
+{
+	if (r == NULL)
+		return;
+	free(r->games);
+	free(r->text);
+	free(r);
+}
+
+/* Hand read r (stolen) to ops->read for peer's request m: peer's next requests wait for it. */
+static void
+read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct archive_read *r)
+{
+	r->ticket = lobby_wait_add(lb, peer, m);
+	lb->ops.read(lb->ops.arg, r);
+}
+
+/* history: a page of finished public games from the store, most recent first. */
+static void
+handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct archive_read *r;
+
+	if (lb->ops.read == NULL) { /* no store: nothing finished is kept */
+		json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
+
+		json_object_set_new(o, "total", json_integer(0));
+		json_object_set_new(o, "offset", json_integer(m->offset));
+		json_object_set_new(o, "games", json_array());
+		if (m->id != NULL)
+			json_object_set_new(o, "id", json_deep_copy(m->id));
+		send_msg(lb, peer, o);
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_HISTORY;
+	r->query.limit = (size_t)m->limit;
+	r->query.offset = m->offset;
+	if (m->after != NULL) {
+		if (store_cursor_parse(m->after, &r->query.after) < 0) {
+			archive_read_free(r);
+			send_msg(lb, peer,
+			         msg_error_new(PROTO_EBADVALUE, m->type, "after",
+			                       "after is the next of a history_page", m->id));
+			return;
+		}
+		r->query.has_after = 1;
+	}
+	read_start(lb, peer, m, r);
+}
+
+/* The answer to history request m. */
+static void
+history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+              const struct archive_read *r)
+{
+	json_t *o, *games;
+
+	if (r->rc < 0) {
+		log_error("store: %s", r->err.text);
+		refuse(lb, peer, m, PROTO_EINTERNAL, "the history could not be read");
+		return;
+	}
+	o = msg_new(MSG_HISTORY_PAGE, NULL);
+	games = json_array();
+	for (int i = 0; i < r->rc; i++)
+		json_array_append_new(games, history_entry_new(&r->games[i]));
+	json_object_set_new(o, "total", json_integer(r->page.total));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	json_object_set_new(o, "games", games);
+	if (r->page.more) {
+		char next[STORE_CURSOR_TEXT];
+
+		store_cursor_format(&r->page.next, next, sizeof next);
+		json_object_set_new(o, "next", json_string(next));
+	}
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	send_msg(lb, peer, o);
+}
+
+/*
+ * record: the text game record (FORMATS.md) of any game the store holds, finished or not: a
+ * public game by its id, a private one by its invite code while the server still holds it.
+ */
+static void
+handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct archive_read *r;
+
+	if (m->code != NULL) {
+		struct table *t = table_lookup(lb, m);
+
+		if (t == NULL) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that invite code");
+			return;
+		}
+		if (lb->ops.read == NULL) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
+			return;
+		}
+		r = xcalloc(1, sizeof *r);
+		snprintf(r->game_id, sizeof r->game_id, "%s", t->id);
+	} else {
+		if (lb->ops.read == NULL || strlen(m->game) >= STORE_ID_MAX) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that id");
+			return;
+		}
+		r = xcalloc(1, sizeof *r);
+		snprintf(r->game_id, sizeof r->game_id, "%s", m->game);
+		r->public_only = 1; /* a private game is reached only by its invite code */
+	}
+	r->kind = ARCHIVE_READ_RECORD;
+	read_start(lb, peer, m, r);
+}
+
+/* The answer to record request m. */
+static void
+record_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+             const struct archive_read *r)
+{
+	json_t *o;
+
+	if (r->rc < 0 && r->public_only && r->rc == STORE_ENOTFOUND) {
+		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that id");
+		return;
+	}
+	if (r->rc < 0) {
+		log_error("store: record of %s: %s", r->game_id, r->err.text);
+		refuse(lb, peer, m, r->rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
+		       "the record of game %s could not be written", r->game_id);
+		return;
+	}
+	o = msg_new(MSG_GAME_RECORD, NULL);
+	json_object_set_new(o, "game", json_string(r->game_id));
+	json_object_set_new(o, "text", json_string(r->text));
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	send_msg(lb, peer, o);
+}
+
+void
+archive_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	handle_history(lb, peer, m);
+}
+
+void
+archive_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	handle_record(lb, peer, m);
+}
+
+void
+archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+              const struct archive_read *r)
+{
+	switch (r->kind) {
+	case ARCHIVE_READ_HISTORY:
+		history_reply(lb, peer, m, r);
+		break;
+	case ARCHIVE_READ_RECORD:
+		record_reply(lb, peer, m, r);
+		break;
+	}
+}

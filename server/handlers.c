@@ -1,0 +1,341 @@
+/*
+ * handlers.c: every request of the protocol, dispatched through one table of handlers.
+ *
+ * The network layer hands over a whole request that msg_request_decode() validated in form; its
+ * type picks an entry of handlers[] (tmux's command table): adding a request is one handler and
+ * one line. What every request shares is done here once: before hello only hello is served, and
+ * after each request the deadlines of the requester's game (before and after it) are filed again,
+ * finished games pruned, and the next wake-up asked for. The handlers themselves live in their
+ * rooms: match management (match.c), a player's play (play.c), the archive (archive.c); the few
+ * that belong to no game (hello, list, ping, test_clock) are here. Part of the game layer: no
+ * libuv here.
+ *
+ * Replies keep the order of a connection's requests (PROTOCOL.md 3 and 9), also when one of them
+ * reads the store off the loop (history, record: archive.c): while its read is out, the
+ * connection's next requests wait in the lobby (lobby_wait_queue()); handlers_read_done() replies
+ * when the answer comes and then dispatches them, in order, until one reads again. Other
+ * connections are not held.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include "archive.h"
+#include "handlers.h"
+#include "log.h"
+#include "match.h"
+#include "play.h"
+
+/* One request type and its handler. */
+struct handler_entry {
+	enum msg_type type;
+	void (*handle)(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+	int before_hello; /* served to a connection that has not said hello */
+};
+
+static json_t *
+welcome_new(struct lobby *lb, const struct session *s, int resumed, json_t *id)
+{
+	json_t *o = msg_new(MSG_WELCOME, NULL);
+
+	json_object_set_new(o, "protocol", json_integer(PROTOCOL_VERSION));
+	json_object_set_new(o, "server", json_string(lb->cfg.server));
+	json_object_set_new(o, "player", msg_player_new(s->id, s->name));
+	json_object_set_new(o, "token", json_string(s->token));
+	json_object_set_new(o, "resumed", json_boolean(resumed));
+	json_object_set_new(o, "game", s->table ? json_string(s->table->id) : json_null());
+	json_object_set_new(o, "limits",
+	                    json_pack("{s:I}", "max_line", (json_int_t)lb->cfg.max_line));
+	if (id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(id));
+	return o;
+}
+
+/*
+ * Resume a session on a new connection. The client says which seq it saw last: if the log holds
+ * every event after it, those very lines are sent again (nothing else is needed to catch up);
+ * otherwise a full state. Notices are about the present, so the current ones follow.
+ */
+static void
+hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct session *s)
+{
+	int was_connected = s->peer != NULL;
+	struct table *t;
+
+	if (was_connected) {
+		struct lobby_peer *old = s->peer;
+
+		lobby_send(
+		        lb, old,
+		        msg_bye_new("replaced", "this session said hello on another connection"));
+		old->session = NULL;
+		lb->ops.close(lb->ops.arg, old);
+		log_info("%s (%s) replaced its connection", s->id, s->name);
+	}
+	t = s->table;
+	if (t != NULL && s->seat >= 0 && !was_connected)
+		table_clock_settle(t); /* the grace spent so far is charged while still away */
+	s->peer = peer;
+	peer->session = s;
+	lobby_send(lb, peer, welcome_new(lb, s, 1, m->id));
+	log_info("%s (%s) resumed%s%s", s->id, s->name, s->table ? " at game " : "",
+	         s->table ? s->table->id : "");
+	t = s->table;
+	if (t == NULL)
+		return;
+	if (s->seat < 0 && !was_connected)
+		table_watcher_add(t, s); /* back on the list, as its state says */
+	if (m->has_last_seq && m->last_seq <= table_seq(t)) {
+		for (size_t i = (size_t)m->last_seq; i < t->nlog; i++)
+			lb->ops.send(lb->ops.arg, peer, t->log[i]);
+	} else {
+		lobby_send(lb, peer, table_state_new(t, s, NULL));
+	}
+	if (s->seat < 0 && !was_connected)
+		lobby_spectators_changed(lb, t);
+	if (s->seat >= 0 || was_connected || t->spect_waiting) {
+		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
+		json_t *o = msg_new(MSG_SPECTATORS, NULL);
+
+		json_object_set_new(o, "game", json_string(t->id));
+		json_object_set_new(o, "spectators", table_spectators_new(t));
+		lobby_send(lb, peer, o);
+	}
+	if (s->seat >= 0 && !was_connected) {
+		table_presence_notify(t, s->seat, 1);
+		if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+			table_seat_back(t, s->seat);
+	}
+	/* who else is away now: the presence notices missed while disconnected are not replayed */
+	if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+		for (int i = 0; i < 2; i++)
+			if (i != s->seat && t->seat_taken[i] && !table_connected(t, i))
+				lobby_send(lb, peer, table_presence_new(t, i));
+	if (s->seat >= 0 && t->status == TABLE_LIVE && game_side(&t->game) == s->seat)
+		table_your_turn(t);
+}
+
+static void
+handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s;
+
+	if (peer->session != NULL) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYWELCOMED,
+		             "this connection already said hello");
+		return;
+	}
+	if (m->token != NULL) {
+		s = session_find_token(&lb->sessions, m->token);
+		if (s == NULL) {
+			lobby_refuse(
+			        lb, peer, m, PROTO_EBADTOKEN,
+			        "unknown or expired session token; say hello with a name instead");
+			return;
+		}
+		hello_resume(lb, peer, m, s);
+		return;
+	}
+	s = lobby_session_new(lb, m->name);
+	s->peer = peer;
+	peer->session = s;
+	log_info("%s (%s) said hello%s%s", s->id, s->name, m->client ? " from " : "",
+	         m->client ? m->client : "");
+	lobby_send(lb, peer, welcome_new(lb, s, 0, m->id));
+}
+
+/* The list's n-th game (counted from 0) is t: put it on the page if the page takes it. */
+static void
+list_page_add(json_t *games, const struct msg *m, size_t n, const struct table *t)
+{
+	if (n >= (uint64_t)m->offset && n - (uint64_t)m->offset < (uint64_t)m->limit)
+		json_array_append_new(games, table_summary_new(t));
+}
+
+/*
+ * list: one page (offset, limit) of the lobby's public games, with how many there are in all. A
+ * busy server holds thousands of games: all of them in one line would pass what a client takes
+ * in a line (PROTOCOL.md 2) and what the server keeps for a connection that reads slowly.
+ */
+static void
+handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	json_t *o = msg_new(MSG_GAMES, NULL), *games = json_array();
+	size_t n = 0, kept = 0;
+
+	static const enum table_status order[] = {TABLE_OPEN, TABLE_LIVE, TABLE_ADJOURNED};
+
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < lb->ntables; i++)
+			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
+				list_page_add(games, m, n++, lb->tables[i]);
+	/*
+	 * The keep_finished public games most recently finished, newest first (the finished list is
+	 * in the order of finishing); more may be held for a player who may come back
+	 * (lobby_prune()).
+	 */
+	for (struct table *t = TAILQ_LAST(&lb->finished, table_queue);
+	     t != NULL && kept < lb->cfg.keep_finished; t = TAILQ_PREV(t, table_queue, fin_link))
+		if (!t->is_private) {
+			list_page_add(games, m, n++, t);
+			kept++;
+		}
+	json_object_set_new(o, "total", json_integer((json_int_t)n));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	json_object_set_new(o, "games", games);
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	lobby_send(lb, peer, o);
+}
+
+/* ping: pong. */
+static void
+handle_ping(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	lobby_send(lb, peer, msg_new(MSG_PONG, m->id));
+}
+
+/* unknown_type, as the decoder refuses a type it does not know: no request, the field "type". */
+static void
+refuse_unknown_type(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                    const char *text)
+{
+	lobby_send(lb, peer, msg_error_new(PROTO_EUNKNOWNTYPE, MSG_NONE, "type", text, m->id));
+}
+
+/*
+ * The virtual time stops here (2^62 ms, some 146 million years): every deadline is the time plus
+ * at most a few years (a base time, a grace, the linger), which must not wrap around 64 bits, and
+ * advances as large as the protocol allows (2^63 - 1 each) must not carry it past 2^64 and back.
+ */
+#define TEST_CLOCK_END ((uint64_t)1 << 62)
+
+/*
+ * test_clock: a testing aid, served only with --test-clock: move the virtual time forward, to
+ * TEST_CLOCK_END at most. What falls due on the way is acted on at its own time, in order, as
+ * with real time: a grace_over has the clocks of the moment the grace ran out, and a game nobody
+ * is at for --linger is abandoned before its clock would have run out later in the same advance.
+ */
+static void
+handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t to;
+
+	if (!lb->cfg.test_clock) {
+		refuse_unknown_type(
+		        lb, peer, m,
+		        "test_clock is a testing aid, served only by hokitod --test-clock");
+		return;
+	}
+	to = (uint64_t)m->advance_ms < TEST_CLOCK_END - lb->virtual_ms
+	             ? lb->virtual_ms + (uint64_t)m->advance_ms
+	             : TEST_CLOCK_END;
+	do {
+		lb->virtual_ms = lobby_test_clock_next(lb, to);
+		lobby_wake(lb);
+		lobby_tick(lb);
+	} while (lb->virtual_ms < to);
+	lobby_send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);
+}
+
+/* Every request, the hot ones first (a lookup walks the table from the top). */
+static const struct handler_entry handlers[] = {
+        {MSG_MOVE, play_move, 0},
+        {MSG_PING, handle_ping, 0},
+        {MSG_SAY, play_say, 0},
+        {MSG_HELLO, handle_hello, 1},
+        {MSG_LIST, handle_list, 0},
+        {MSG_CREATE, match_create, 0},
+        {MSG_JOIN, match_join, 0},
+        {MSG_QUICK, match_quick, 0},
+        {MSG_WATCH, match_watch, 0},
+        {MSG_LEAVE, match_leave, 0},
+        {MSG_RESIGN, play_resign, 0},
+        {MSG_DRAW_OFFER, play_draw, 0},
+        {MSG_DRAW_ACCEPT, play_draw, 0},
+        {MSG_DRAW_DECLINE, play_draw, 0},
+        {MSG_ABORT, play_abort, 0},
+        {MSG_CLAIM, play_claim, 0},
+        {MSG_REMATCH, match_rematch, 0},
+        {MSG_REMATCH_DECLINE, match_rematch, 0},
+        {MSG_HISTORY, archive_history, 0},
+        {MSG_RECORD, archive_record, 0},
+        {MSG_TEST_CLOCK, handle_test_clock, 0},
+};
+
+/* The entry of a request type, or NULL when it is not a request. */
+static const struct handler_entry *
+handler_find(enum msg_type type)
+{
+	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
+		if (handlers[i].type == type)
+			return &handlers[i];
+	return NULL;
+}
+
+void
+handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	const struct handler_entry *h = handler_find(m->type);
+	struct table *before;
+
+	if (peer->wait !=
+	    NULL) { /* behind a store read of its own: in order (handlers_read_done()) */
+		lobby_wait_queue(lb, peer->wait, m);
+		return;
+	}
+	if (m->type == MSG_TEST_CLOCK && !lb->cfg.test_clock) {
+		/* not a request here: unknown_type, before hello too, as any unknown type */
+		handle_test_clock(lb, peer, m);
+		return;
+	}
+	if (peer->session == NULL && (h == NULL || !h->before_hello)) {
+		lobby_refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");
+		return;
+	}
+	/* a request changes the deadlines of the requester's game only, before and after it */
+	before = peer->session != NULL ? peer->session->table : NULL;
+	if (h != NULL)
+		h->handle(lb, peer, m);
+	else /* msg_request_decode() refuses these first; a caller of msg_decode() may not */
+		refuse_unknown_type(lb, peer, m, "not a request");
+	lobby_touched(lb, before);
+	if (peer->session != NULL && peer->session->table != before)
+		lobby_touched(lb, peer->session->table);
+	lobby_prune(lb);
+	lobby_arm(lb);
+}
+
+void
+handlers_read_done(struct lobby *lb, struct archive_read *r)
+{
+	struct lobby_wait *w = lobby_wait_find(lb, r->ticket);
+	struct lobby_peer *peer;
+	struct lobby_queued *q;
+
+	if (w == NULL) { /* its connection is gone */
+		archive_read_free(r);
+		return;
+	}
+	peer = w->peer;
+	peer->wait = NULL;
+	archive_reply(lb, peer, &w->request, r);
+	archive_read_free(r);
+	/* the requests that came meanwhile, in order, until one of them reads again */
+	while (peer->wait == NULL && (q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		w->nqueued--;
+		handlers_dispatch(lb, peer, &q->m);
+		msg_clear(&q->m);
+		free(q);
+	}
+	if (peer->wait != NULL) { /* the rest waits behind the new read */
+		STAILQ_CONCAT(&peer->wait->queued, &w->queued);
+		peer->wait->nqueued += w->nqueued;
+	}
+	w->peer = NULL;
+	lobby_wait_drop(lb, w);
+	lobby_prune(lb);
+	lobby_arm(lb);
+}

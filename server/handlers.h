@@ -1,0 +1,23 @@
+/*
+ * handlers.h: the game layer's door for requests (handlers.c): one validated request of a peer at
+ * a time, dispatched through a table of handlers.
+ */
+#ifndef HOKITO_SERVER_HANDLERS_H
+#define HOKITO_SERVER_HANDLERS_H
+
+#include "lobby.h"
+
+/*
+ * Handle one validated request (msg_decode() returned 0) from peer: the reply, the events it
+ * causes, then the lobby's upkeep (deadlines, pruning, the next wake-up). m is borrowed.
+ */
+void handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * The answer to a store read (ops->read) is here: reply to the connection that asked, if it is
+ * still there, then handle the requests it sent meanwhile, in order, until one of them reads
+ * again. Steals r.
+ */
+void handlers_read_done(struct lobby *lb, struct archive_read *r);
+
+#endif

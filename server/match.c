@@ -1,0 +1,399 @@
+/*
+ * match.c: match management: creating a game (against a person or the computer), joining one
+ * (by id, by invite code, or the quick pairing), watching, leaving, and rematches.
+ *
+ * These are handlers of the request table (handlers.c). Requests arrive already validated in form
+ * by msg_decode(); here they are checked against the state (who is where, what a game waits for)
+ * and every refusal is an error reply that changes nothing. It owns nothing: the tables and
+ * sessions are the lobby's (lobby.h). Part of the game layer: no libuv here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "match.h"
+#include "osrand.h"
+
+/* Whether s is seated in a game that is not over (open, live or adjourned). */
+static int
+seated_active(const struct session *s)
+{
+	return s->table != NULL && s->seat >= 0 && s->table->status != TABLE_FINISHED;
+}
+
+/*
+ * Create a game with s seated (seat -1: random) and reply its state. With level > 0 the server's
+ * computer takes the other seat at that level and the game starts at once: the creator's state
+ * then includes both seated events and started, and the first player gets its turn.
+ */
+static void
+do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum game_kind kind,
+          const char *variant, int seat, int is_private, int has_seed, uint64_t seed,
+          uint64_t base_ms, uint64_t inc_ms, int level)
+{
+	struct session *s = peer->session;
+	struct table *t;
+	json_t *ev;
+
+	if (lobby_refuse_full(lb, peer, m))
+		return;
+	lobby_session_leave(lb, s);
+	t = lobby_table_open(lb, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms,
+	                     is_private);
+	if (seat < 0)
+		seat = (int)(osrand_u64() & 1);
+	table_seat(t, seat, s);
+	ev = table_event_new(t, MSG_SEATED);
+	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
+	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
+	table_emit(t, ev, s);
+	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s%s", s->id, s->name, t->id,
+	         game_kind_name(kind), variant, is_private ? "private" : "public",
+	         game_side_name(kind, seat), t->control, level > 0 ? ", against the computer" : "");
+	if (level > 0) {
+		char cid[16];
+
+		snprintf(cid, sizeof cid, "p%u", lb->next_player++);
+		table_seat_computer(t, 1 - seat, level, cid);
+		ev = table_event_new(t, MSG_SEATED);
+		json_object_set_new(ev, "seat", json_string(game_side_name(kind, 1 - seat)));
+		json_object_set_new(ev, "player", table_player_new(t, 1 - seat));
+		table_emit(t, ev, s);
+		table_start(t, s);
+		lobby_finished_touch(lb, t);
+	}
+	lobby_send(lb, peer, table_state_new(t, s, m->id));
+	table_your_turn(t);
+}
+
+/* Seat s at the open seat of t, start the game and reply its state. */
+static void
+do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
+{
+	struct session *s = peer->session;
+	int seat;
+	json_t *ev;
+
+	lobby_session_leave(lb, s);
+	seat = t->seat_taken[0] ? 1 : 0;
+	table_seat(t, seat, s);
+	ev = table_event_new(t, MSG_SEATED);
+	json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, seat)));
+	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
+	table_emit(t, ev, s);
+	table_start(t, s);
+	lobby_finished_touch(lb, t);
+	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,
+	         game_side_name(t->kind, seat));
+	lobby_send(lb, peer, table_state_new(t, s, m->id));
+	table_your_turn(t);
+}
+
+/* A player takes its seat of an adjourned game back (it had left it). */
+static void
+seat_return(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t,
+            int seat)
+{
+	struct session *s = peer->session;
+
+	lobby_session_leave(lb, s);
+	table_seat(t, seat, s);
+	log_info("%s (%s) is back at adjourned game %s", s->id, s->name, t->id);
+	lobby_send(lb, peer, table_state_new(t, s, m->id));
+	table_presence_notify(t, seat, 1);
+	table_seat_back(t, seat);
+	table_your_turn(t);
+}
+
+void
+match_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (seated_active(peer->session)) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		             "you are seated in game %s; leave it first", peer->session->table->id);
+		return;
+	}
+	if (m->computer && lb->ops.think == NULL) {
+		lobby_send(lb, peer,
+		           msg_error_new(PROTO_EBADVALUE, m->type, "opponent",
+		                         "this server has no computer players", m->id));
+		return;
+	}
+	do_create(lb, peer, m, m->kind, m->variant, m->seat, m->is_private, m->has_seed, m->seed,
+	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
+}
+
+/* The seat s kept in adjourned table t after leaving it (11.3), or -1. */
+static int
+kept_seat(const struct table *t, const struct session *s)
+{
+	if (t == NULL || t->status != TABLE_ADJOURNED)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (t->seat[i] == NULL && t->seat_taken[i] && strcmp(t->seat_id[i], s->id) == 0)
+			return i;
+	return -1;
+}
+
+void
+match_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct table *t;
+	int seat;
+
+	if (seated_active(peer->session)) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		             "you are seated in game %s; leave it first", peer->session->table->id);
+		return;
+	}
+	t = lobby_table_lookup(lb, m);
+	/* its own seat of an adjourned game is taken back with the game's id, private or not */
+	if (t == NULL && m->code == NULL) {
+		struct table *own = lobby_table_find(lb, m->game);
+		if (kept_seat(own, peer->session) >= 0)
+			t = own;
+	}
+	if (t == NULL) {
+		lobby_refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
+		             m->code ? "invite code" : "id");
+		return;
+	}
+	/* a player who left an adjourned game takes its own seat back */
+	if ((seat = kept_seat(t, peer->session)) >= 0) {
+		seat_return(lb, peer, m, t, seat);
+		return;
+	}
+	if (t->status != TABLE_OPEN) {
+		lobby_refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)",
+		             t->id,
+		             t->status == TABLE_FINISHED    ? "over"
+		             : t->status == TABLE_ADJOURNED ? "adjourned, its players' seats kept"
+		                                            : "being played");
+		return;
+	}
+	do_join(lb, peer, m, t);
+}
+
+void
+match_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+
+	if (seated_active(s)) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		             "you are seated in game %s; leave it first", s->table->id);
+		return;
+	}
+	for (size_t i = 0; i < lb->ntables; i++) {
+		struct table *t = lb->tables[i];
+		int seat = t->seat_taken[0] ? 0 : 1;
+
+		if (t->status != TABLE_OPEN || t->is_private || t->kind != m->kind ||
+		    strcmp(t->variant, m->variant) != 0 || t->seat[seat] == s ||
+		    !table_connected(t, seat) || t->base_ms != m->clock_base_ms ||
+		    t->inc_ms != m->clock_inc_ms)
+			continue;
+		do_join(lb, peer, m, t);
+		return;
+	}
+	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms, m->clock_inc_ms,
+	          0);
+}
+
+/* Whether s is among t's connected spectators. */
+static int
+watching(const struct table *t, const struct session *s)
+{
+	if (s->table != t || s->seat >= 0)
+		return 0;
+	for (size_t i = 0; i < t->nwatchers; i++)
+		if (t->watchers[i] == s)
+			return 1;
+	return 0;
+}
+
+void
+match_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t;
+
+	if (seated_active(s)) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYSEATED,
+		             "you are seated in game %s; leave it first", s->table->id);
+		return;
+	}
+	t = lobby_table_lookup(lb, m);
+	if (t == NULL) {
+		lobby_refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
+		             m->code ? "invite code" : "id");
+		return;
+	}
+	if (watching(t, s)) {
+		/*
+		 * Already among its spectators: the state and the notice of a watch (section 9),
+		 * but not a leave and a return, whose first notice said one spectator fewer.
+		 */
+		lobby_send(lb, peer, table_state_new(t, s, m->id));
+		lobby_spectators_changed(lb, t);
+		return;
+	}
+	lobby_session_leave(lb, s);
+	table_attach(t, s);
+	s->seat = -1;
+	table_watcher_add(t, s);
+	log_info("%s (%s) watches game %s", s->id, s->name, t->id);
+	lobby_send(lb, peer, table_state_new(t, s, m->id));
+	lobby_spectators_changed(lb, t);
+}
+
+void
+match_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *kept = NULL;
+	int seat = s->seat;
+
+	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE) {
+		lobby_refuse(lb, peer, m, PROTO_EINGAME, "game %s is being played; resign first",
+		             s->table->id);
+		return;
+	}
+	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED) {
+		kept = s->table;
+		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
+		         kept->id);
+	}
+	lobby_session_leave(lb, s);
+	lobby_send_ok(lb, peer, MSG_LEAVE, -1, m->id);
+	/* away from its adjourned game now, as a dropped player is: the others are told, as they
+	 * are told when it takes its seat back (seat_return()) */
+	if (kept != NULL)
+		table_presence_notify(kept, seat, 0);
+}
+
+/*
+ * Start the rematch of finished game t: the same kind, variant, clock and privacy, a fresh seed,
+ * colours swapped. Both players move to the new game: the accepter gets its state as the reply
+ * (with id), the offerer gets it unasked (without id); spectators of the old game see the
+ * rematch_started event and may watch the new game. Refused, with nothing changed (an offer
+ * stands), when the server holds its maximum of games.
+ */
+static void
+rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
+{
+	struct session *p[2] = {t->seat[0], t->seat[1]}; /* NULL for the computer's seat */
+	struct table *n;
+	json_t *ev;
+
+	if (lobby_refuse_full(lb, peer, m))
+		return;
+	n = lobby_table_open(lb, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms,
+	                     t->is_private);
+	t->rematch_offer = -1;
+	ev = table_event_new(t, MSG_REMATCH_STARTED);
+	json_object_set_new(ev, "new_game", json_string(n->id));
+	table_emit(t, ev, NULL);
+	for (int i = 0; i < 2; i++) {
+		t->seat[i] = NULL;
+		if (p[i] == NULL)
+			continue;
+		table_attach(NULL, p[i]);
+		p[i]->seat = -1;
+	}
+	lobby_released(lb, t); /* the old game is held for nobody now */
+	/*
+	 * The new game's first events (seated, seated, started) are sent to nobody: the players get
+	 * the state that includes them. So the seats are filled only after.
+	 */
+	for (int i = 0; i < 2; i++) {
+		/* the old seat 0 plays seat 1 now; the computer stays the same player */
+		if (p[i] == NULL)
+			table_seat_computer(n, 1 - i, t->computer[i], t->seat_id[i]);
+		else
+			table_seat(n, 1 - i, p[i]);
+		n->seat[1 - i] = NULL;
+		ev = table_event_new(n, MSG_SEATED);
+		json_object_set_new(ev, "seat", json_string(game_side_name(n->kind, 1 - i)));
+		json_object_set_new(ev, "player", table_player_new(n, 1 - i));
+		table_emit(n, ev, NULL);
+	}
+	table_start(n, NULL);
+	for (int i = 0; i < 2; i++)
+		n->seat[1 - i] = p[i];
+	log_info("game %s: rematch of %s, %s (%s) vs %s (%s)", n->id, t->id, n->seat_name[0],
+	         game_side_name(n->kind, 0), n->seat_name[1], game_side_name(n->kind, 1));
+	for (int i = 0; i < 2; i++)
+		if (p[i] != NULL && p[i]->peer != NULL && p[i]->peer != peer)
+			lobby_send(lb, p[i]->peer, table_state_new(n, p[i], NULL));
+	lobby_send(lb, peer, table_state_new(n, peer->session, m->id));
+	lobby_finished_touch(lb, n);
+	table_your_turn(n);
+}
+
+/*
+ * Rematch offers, after the game is over, between its two players while both are at it and
+ * connected. rematch when the opponent's offer stands accepts it; rematch_decline declines it.
+ * An offer lapses when either player leaves the game.
+ */
+void
+match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct table *t = s->table;
+	int other;
+	int64_t seq;
+
+	if (t == NULL || (m->game != NULL && strcmp(m->game, t->id) != 0)) {
+		lobby_refuse(lb, peer, m, PROTO_ENOTSEATED, "you are not seated in that game");
+		return;
+	}
+	if (s->seat < 0) {
+		lobby_refuse(lb, peer, m, PROTO_ESPECTATOR, "spectators cannot ask for a rematch");
+		return;
+	}
+	if (t->status == TABLE_OPEN) {
+		lobby_refuse(lb, peer, m, PROTO_ENOTSTARTED, "game %s waits for its second player",
+		             t->id);
+		return;
+	}
+	if (t->status != TABLE_FINISHED) {
+		lobby_refuse(lb, peer, m, PROTO_ENOTOVER, "game %s is not over", t->id);
+		return;
+	}
+	other = 1 - s->seat;
+	if (m->type == MSG_REMATCH_DECLINE) {
+		if (t->rematch_offer != other) {
+			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a rematch",
+			             table_other_side(t, s->seat));
+			return;
+		}
+		t->rematch_offer = -1;
+		seq = table_offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
+		lobby_send_ok(lb, peer, m->type, seq, m->id);
+		return;
+	}
+	if (t->computer[other] > 0) {
+		/* the computer accepts at once */
+		rematch_start(lb, peer, m, t);
+		return;
+	}
+	if (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t) {
+		lobby_refuse(lb, peer, m, PROTO_EOPPONENTGONE, "%s is no longer at game %s",
+		             table_other_side(t, s->seat), t->id);
+		return;
+	}
+	if (t->rematch_offer == s->seat) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYOFFERED,
+		             "your rematch offer stands already");
+		return;
+	}
+	if (t->rematch_offer == other) {
+		rematch_start(lb, peer, m, t);
+		return;
+	}
+	t->rematch_offer = s->seat;
+	seq = table_offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
+	lobby_send_ok(lb, peer, m->type, seq, m->id);
+}

@@ -1,0 +1,355 @@
+/*
+ * node.c: one server node: the network layer, the game layer, the turn pipeline, the computer
+ * players and the fan-out port on one libuv loop, and the calls between them.
+ *
+ * Every callback of the loop that reaches the game layer (a line, a connection gone, the tick,
+ * the wake-up, a computer's move, a store read's answer) ends with net_reap(), outside the game
+ * layer: a client whose output overflowed during the call is closed only then (lobby.h's
+ * re-entrancy rule). It owns what it puts together; the store is borrowed.
+ *
+ * The game layer reaches the store through its ports (store-port.h), which this file fills from
+ * the SQLite store: the write port for the restore (and, in the turn pipeline, durable.c), and
+ * the read port, run by a reader (reader.h) on a thread and a connection of its own, for history
+ * and record (ops->read); the answers come back through handlers_read_done().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "archive.h"
+#include "durable.h"
+#include "fanout.h"
+#include "handlers.h"
+#include "hokito-config.h"
+#include "log.h"
+#include "node.h"
+#include "reader.h"
+#include "restore.h"
+#include "think.h"
+#include "turn.h"
+#include "xmalloc.h"
+
+struct node {
+	uv_loop_t *loop;
+	struct net *net;               /* connections */
+	struct lobby *lobby;           /* the game layer */
+	struct turn *turn;             /* group commit, then the held output */
+	struct think *think;           /* the computer players' searches */
+	struct fanout fanout;          /* the in-process fan-out port: to durable, then peers */
+	struct store_write_port wport; /* the store's write port, lent to the lobby (restore) */
+	struct reader *reader;         /* runs the lobby's store reads; NULL without a store */
+	uv_timer_t tick;               /* lobby_tick every second */
+	uv_timer_t wake; /* lobby_wake at the game layer's next deadline (ops->timer) */
+	int stopping;
+	char server_name[64];
+};
+
+/* lobby_ops.send */
+static void
+node_send_cb(void *arg, struct lobby_peer *peer, struct wire *w)
+{
+	(void)arg;
+	net_send(peer, w);
+}
+
+/* lobby_ops.close: the session went to another connection. */
+static void
+node_close_cb(void *arg, struct lobby_peer *peer)
+{
+	(void)arg;
+	net_close(peer);
+}
+
+/* lobby_ops.now: the loop's monotonic clock in milliseconds. */
+static uint64_t
+node_now_cb(void *arg)
+{
+	struct node *nd = arg;
+
+	return uv_now(nd->loop);
+}
+
+/* The game layer's deadline came (a flag fell, a grace period ran out). */
+static void
+node_wake_cb(uv_timer_t *t)
+{
+	struct node *nd = t->data;
+
+	lobby_wake(nd->lobby);
+	net_reap(nd->net);
+}
+
+/* lobby_ops.timer: the game layer computes when; the node owns the timer. */
+static void
+node_timer_cb(void *arg, uint64_t delay_ms)
+{
+	struct node *nd = arg;
+
+	if (nd->stopping || uv_is_closing((uv_handle_t *)&nd->wake))
+		return;
+	if (delay_ms == UINT64_MAX)
+		uv_timer_stop(&nd->wake);
+	else
+		uv_timer_start(&nd->wake, node_wake_cb, delay_ms, 0);
+}
+
+/* lobby_ops.think: the computer's search, on the thread pool. */
+static void
+node_think_cb(void *arg, const char *game_id, int64_t ply, const struct game *g, int level,
+              uint64_t seed, uint64_t time_ms)
+{
+	struct node *nd = arg;
+
+	think_request(nd->think, game_id, ply, g, level, seed, time_ms);
+}
+
+/* lobby_ops.unseated: the session's stored seat goes too (written at the end of the turn). */
+static void
+node_unseated_cb(void *arg, const char *token)
+{
+	struct node *nd = arg;
+	struct durable *d = turn_durable(nd->turn);
+
+	if (d != NULL) /* NULL after a failed start (node_restore()) */
+		durable_unseated(d, token);
+}
+
+/* think_ops.move: hand the computer's move to the game layer, which drops it if the game went on.
+ */
+static void
+node_move_cb(void *arg, const char *game_id, int64_t ply, const char *move)
+{
+	struct node *nd = arg;
+
+	lobby_computer_move(nd->lobby, game_id, ply, move);
+	net_reap(nd->net);
+}
+
+/* turn_ops.counters */
+static void
+node_counters_cb(void *arg, unsigned *next_player, unsigned *next_game)
+{
+	struct node *nd = arg;
+
+	lobby_counters(nd->lobby, next_player, next_game);
+}
+
+/*
+ * Whether a request whose members msg_request_decode() refused goes to the game layer all the
+ * same, for a refusal that comes first whatever the members: before hello every request but
+ * hello gets hello_required, after it every hello already_welcomed, and test_clock on a server
+ * without --test-clock unknown_type, as any unknown type.
+ */
+static int
+node_refusal_to_lobby(const struct node *nd, const struct lobby_peer *peer, const struct msg *m)
+{
+	if (m->type == MSG_NONE)
+		return 0;
+	if ((peer->session == NULL) != (m->type == MSG_HELLO))
+		return 1;
+	return m->type == MSG_TEST_CLOCK && !nd->lobby->cfg.test_clock;
+}
+
+/* net_ops.line: decode one whole line and hand it to the game layer, or refuse it. */
+static int
+node_line_cb(void *arg, struct lobby_peer *peer, const char *line, size_t len)
+{
+	struct node *nd = arg;
+	struct msg_error err;
+	struct msg m;
+
+	if (msg_request_decode(&m, line, len, &err) < 0 && !node_refusal_to_lobby(nd, peer, &m)) {
+		struct wire *w = wire_encode_steal(msg_decode_error_new(&m, &err));
+
+		log_debug("connection %s: refused a line: %s", net_peer_addr(peer), err.text);
+		net_send(peer, w);
+		wire_unref(w);
+	} else {
+		handlers_dispatch(nd->lobby, peer, &m);
+	}
+	msg_clear(&m);
+	return peer->session != NULL;
+}
+
+/* net_ops.gone */
+static void
+node_gone_cb(void *arg, struct lobby_peer *peer)
+{
+	struct node *nd = arg;
+
+	lobby_peer_gone(nd->lobby, peer);
+}
+
+static void
+node_tick_cb(uv_timer_t *t)
+{
+	struct node *nd = t->data;
+
+	lobby_tick(nd->lobby);
+	net_reap(nd->net);
+}
+
+/* lobby_ops.read: the game layer's store read goes to the reader (after shutdown, nowhere). */
+static void
+node_read_cb(void *arg, struct archive_read *r)
+{
+	struct node *nd = arg;
+
+	if (nd->reader == NULL)
+		archive_read_free(r); /* shutting down: its connection goes unanswered */
+	else
+		reader_submit(nd->reader, r);
+}
+
+/* The reader answered a read: to the game layer, on the loop's thread. */
+static void
+node_read_done_cb(void *arg, struct archive_read *r)
+{
+	struct node *nd = arg;
+
+	handlers_read_done(nd->lobby, r);
+	net_reap(nd->net);
+}
+
+/*
+ * The reader of the game layer's store reads: on a read-only connection of its own and a thread
+ * of its own for a file store; a temporary store (":memory:"), which no second connection can
+ * see, is read on its own connection on the loop's thread (store_read_port_init()), and so is a
+ * file store whose second connection could not be opened (said in the log; reads still work).
+ */
+static void
+node_reader_start(struct node *nd, struct store *st)
+{
+	struct store_read_port port;
+	struct store_error err;
+	int rc;
+
+	if (store_is_temporary(st)) {
+		store_read_port_init(st, &port);
+	} else if (store_reader_open(store_path(st), &port, &err) < 0) {
+		log_warn("store: no reader of its own (%s); history and records are read on the "
+		         "loop",
+		         err.text);
+		store_read_port_init(st, &port);
+	}
+	if ((rc = reader_create(nd->loop, &port, node_read_done_cb, nd, &nd->reader)) < 0) {
+		log_error("store: cannot start its reader: %s", uv_strerror(rc));
+		abort(); /* as out of memory: a libuv async handle or a thread */
+	}
+}
+
+struct node *
+node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
+            struct store *store)
+{
+	struct node *nd = xcalloc(1, sizeof *nd);
+	struct lobby_config lc = *lcfg;
+	struct lobby_ops ops = {
+	        .send = node_send_cb,
+	        .close = node_close_cb,
+	        .now = node_now_cb,
+	        .timer = node_timer_cb,
+	        .think = node_think_cb,
+	        .unseated = store != NULL ? node_unseated_cb : NULL,
+	        .read = store != NULL ? node_read_cb : NULL,
+	        .arg = nd,
+	};
+	struct net_ops nops = {.line = node_line_cb, .gone = node_gone_cb, .arg = nd};
+	struct think_ops tops = {.move = node_move_cb, .arg = nd};
+	struct turn_ops pops = {.counters = node_counters_cb, .arg = nd};
+
+	nd->loop = loop;
+	snprintf(nd->server_name, sizeof nd->server_name, "hokitod %s", HOKITO_VERSION);
+	lc.server = nd->server_name;
+	lc.max_line = ncfg->max_line;
+	fanout_local_init(&nd->fanout, NULL);
+	lc.fanout = store != NULL ? &nd->fanout : NULL;
+	lc.store = NULL;
+	if (store != NULL) {
+		store_write_port_init(store, &nd->wport);
+		lc.store = &nd->wport;
+	}
+	nd->lobby = lobby_create(&lc, &ops);
+	nd->net = net_create(loop, ncfg, &nops);
+	nd->think = think_create(loop, &tops);
+	uv_timer_init(loop, &nd->tick);
+	nd->tick.data = nd;
+	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);
+	uv_timer_init(loop, &nd->wake);
+	nd->wake.data = nd;
+	nd->turn = turn_create(loop, nd->net, store, &pops);
+	nd->fanout.arg = turn_durable(nd->turn);
+	if (store != NULL)
+		node_reader_start(nd, store);
+	return nd;
+}
+
+/* A start that failed: nothing more goes to the store (turn_store_drop()). */
+static void
+node_store_drop(struct node *nd)
+{
+	turn_store_drop(nd->turn);
+	nd->fanout.arg = NULL;
+}
+
+int
+node_restore(struct node *nd, struct store_error *err)
+{
+	int rc = restore_lobby(nd->lobby, err), crc;
+
+	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
+	if (rc >= 0 && (crc = turn_commit_now(nd->turn, err)) < 0)
+		rc = crc;
+	if (rc < 0)
+		node_store_drop(nd);
+	return rc;
+}
+
+int
+node_offload(struct node *nd, struct store_error *err)
+{
+	int rc = turn_offload(nd->turn, err);
+
+	if (rc < 0)
+		node_store_drop(nd);
+	return rc;
+}
+
+int
+node_listen(struct node *nd, const char *host, int port, char *bound, size_t size)
+{
+	return net_listen(nd->net, host, port, bound, size);
+}
+
+static void
+node_handle_close_cb(uv_handle_t *h)
+{
+	(void)h;
+}
+
+void
+node_shutdown(struct node *nd)
+{
+	if (nd->stopping)
+		return;
+	nd->stopping = 1;
+	if (!uv_is_closing((uv_handle_t *)&nd->tick))
+		uv_close((uv_handle_t *)&nd->tick, node_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&nd->wake))
+		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
+	think_stop(nd->think);
+	reader_close(nd->reader); /* reads out are dropped: their connections are going too */
+	nd->reader = NULL;
+	net_shutdown(nd->net);
+}
+
+void
+node_free(struct node *nd)
+{
+	if (nd == NULL)
+		return;
+	turn_free(nd->turn);
+	lobby_free(nd->lobby);
+	think_free(nd->think);
+	net_free(nd->net);
+	free(nd);
+}

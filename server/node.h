@@ -1,0 +1,63 @@
+/*
+ * node.h: one hokitod server node: the rooms of the server put together on one libuv loop.
+ *
+ * A node owns the network layer (net.h: connections), the game layer (lobby.h and its rooms),
+ * the turn pipeline (turn.h: group commit, the release of output), the computer players' thread
+ * pool (think.h), the fan-out port's in-process backend (fanout.h) and the game layer's two timers
+ * (the tick, the wake-up at its next deadline). It is the one place that knows them all: it turns
+ * a connection's lines into requests for the game layer, and the game layer's lines, wake-ups and
+ * searches into calls to the others, so that none of them calls another sideways.
+ */
+#ifndef HOKITO_SERVER_NODE_H
+#define HOKITO_SERVER_NODE_H
+
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "lobby.h"
+#include "net.h"
+#include "store.h"
+
+struct node;
+
+/*
+ * Create a node on loop with its lobby made from lcfg (whose store is ignored: the node lends the
+ * lobby store's write port) and store (borrowed for the node's life, may be NULL: then nothing is
+ * kept and history is empty). Returns a new node; free it with node_free() after the loop has
+ * stopped.
+ */
+struct node *node_create(uv_loop_t *loop, const struct net_config *ncfg,
+                         const struct lobby_config *lcfg, struct store *store);
+
+/*
+ * Rebuild the games and sessions from the node's store (restore_lobby()) and commit what that
+ * tidied. Call once, before node_listen(). Returns the number of games rebuilt, or a negative store
+ * error with err filled: the store is damaged and the server must not start; from then on nothing
+ * more is written to the store (what the rebuild queued is rolled back by store_close()).
+ */
+int node_restore(struct node *nd, struct store_error *err);
+
+/*
+ * Hand a file store's disk waits to threads of their own (turn_offload()). Call once, after
+ * node_restore(), before node_listen(). Returns 0, or a negative store error with err filled: the
+ * server must not start; nothing more is written to the store.
+ */
+int node_offload(struct node *nd, struct store_error *err);
+
+/*
+ * Listen on host:port (port 0: the OS picks). Writes the bound address ("127.0.0.1:7777",
+ * "[::1]:7777") into bound. Returns 0 or a negative libuv error.
+ */
+int node_listen(struct node *nd, const char *host, int port, char *bound, size_t size);
+
+/*
+ * Begin a clean stop: the timers stop, searches are cancelled, every client is told (bye), what
+ * is queued is flushed. The loop returns once every connection is closed.
+ */
+void node_shutdown(struct node *nd);
+
+/* Free the node and everything it owns once the loop has stopped. Accepts NULL. */
+void node_free(struct node *nd);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * play.h: a player's requests at its game (play.c): move, resign, draw_offer, draw_accept,
+ * draw_decline, abort, claim and say. Handlers of the request table (handlers.c), each called with
+ * a peer that said hello; m is borrowed.
+ */
+#ifndef HOKITO_SERVER_PLAY_H
+#define HOKITO_SERVER_PLAY_H
+
+#include "lobby.h"
+
+/* move: a move of the player to move, judged by the rules module. */
+void play_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* resign: the opponent wins. */
+void play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* say: a player's chat line (a game event) or a spectator's kibitz (spectators only). */
+void play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* draw_offer, draw_accept and draw_decline. */
+void play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* abort: end the game without a result, by a player who has not moved yet. */
+void play_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* claim: the win or a draw, once the opponent's grace ran out and it is still away. */
+void play_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * session.h: the sessions of hokitod's game layer: who a player is (id, name, token), and the
+ * registry that finds a session by its token or its player id.
+ *
+ * A session outlives its connection (a peer) so that a player can come back with its token. The
+ * registry owns every session; what a session is at (its table, its seat) is kept here but
+ * changed only by the table (table_attach()) and the lobby (lobby.h), which decide when a session
+ * expires. No libuv here, no tables: this module never looks inside a game.
+ */
+#ifndef HOKITO_SERVER_SESSION_H
+#define HOKITO_SERVER_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "protocol.h"
+#include "strmap.h"
+
+#define CHAT_BURST  5     /* chat lines a session may send ... */
+#define CHAT_WINDOW 10000 /* ... within this many milliseconds */
+
+struct lobby_wait;
+struct session;
+struct table;
+
+/* The game layer's view of a connection; embedded in the network layer's client. */
+struct lobby_peer {
+	struct session *session; /* set by a successful hello, NULL before and after */
+	struct lobby_wait *wait; /* a store read of its request is out: its next requests wait */
+};
+
+struct session {
+	char id[16];                        /* "p12" */
+	char name[PROTOCOL_NAME_BYTES + 1]; /* display name */
+	char token[PROTOCOL_TOKEN_LEN + 1]; /* the secret */
+	struct lobby_peer *peer;            /* connection, NULL while disconnected */
+	struct table *table;          /* the game the session is at, or NULL: table_attach() */
+	TAILQ_ENTRY(session) at_link; /* the other sessions at table (its attached list) */
+	int seat;                     /* 0 or 1 when seated at table, -1 watching */
+	uint64_t gone_at;             /* when the connection was lost (ms) */
+	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
+	unsigned chat_next;           /* next slot of chat_at */
+};
+
+TAILQ_HEAD(session_list, session);
+
+/* Every session, with its two indexes. */
+struct sessions {
+	struct session **all; /* in creation order */
+	size_t n, cap;
+	struct strmap by_token;  /* session of each token */
+	struct strmap by_player; /* session of each player id */
+};
+
+/* Start an empty registry (seeds: the keys of its two maps). */
+void session_registry_init(struct sessions *ss, uint64_t seed_token, uint64_t seed_player);
+
+/* Free every session and the indexes. */
+void session_registry_close(struct sessions *ss);
+
+/*
+ * A new session for player id (its number is taken by the caller) and name, with a fresh token,
+ * not at any game. Returns a borrowed session: the registry owns it.
+ */
+struct session *session_new(struct sessions *ss, const char *id, const char *name);
+
+/* Add a session made elsewhere (a restart): the registry takes it (steals s). */
+void session_add(struct sessions *ss, struct session *s);
+
+/* The session of a token, or NULL (strmap's keyed hash and constant-time compare). Borrowed. */
+struct session *session_find_token(struct sessions *ss, const char *token);
+
+/* The session of player id, or NULL. Borrowed. */
+struct session *session_find_id(struct sessions *ss, const char *id);
+
+/* Take s out of the indexes and free it; the caller compacts ss->all itself (lobby_tick()). */
+void session_forget(struct sessions *ss, struct session *s);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * think.c: the computer players think on libuv's thread pool (uv_queue_work), never on the loop
+ * thread.
+ *
+ * A work item (struct think_job) owns a copy of the position and everything its search needs, and
+ * makes and frees its own search there; nothing it touches is shared with the loop except its
+ * cancel flag, an atomic. Its after-work callback, back on the loop, hands the move to ops->move
+ * by game id and ply (the game layer's lobby_computer_move()), which drops it if the game went on
+ * or went away meanwhile: so a game that ends, or a table that is freed, never needs its search
+ * stopped. At shutdown (think_stop()), queued items are cancelled and running ones told to stop at
+ * their next clock check; the loop runs until their callbacks are done, and their moves are
+ * dropped. It owns its work items; it knows nothing of the lobby or the connections.
+ */
+#include <assert.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/queue.h>
+
+#include "log.h"
+#include "search.h"
+#include "think.h"
+#include "xmalloc.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+#define THINK_TT_BYTES     (8u << 20)   /* the transposition table of one computer's search */
+#define THINK_CANCELLED_MS (1ull << 40) /* added to a cancelled search's clock: time is up */
+
+/* One computer's search on the thread pool: the work thread reads and writes only this. */
+struct think_job {
+	uv_work_t req;
+	struct think *pool;         /* the loop thread's side only */
+	LIST_ENTRY(think_job) link; /* searches not finished (loop thread) */
+	char game_id[16];           /* the game and ply it is for */
+	int64_t ply;
+	struct game pos;             /* its own copy of the position */
+	struct search_limits lim;    /* the level's budget and the time cap */
+	atomic_int cancel;           /* set by the loop thread: stop as soon as possible */
+	int rc;                      /* search_run()'s result */
+	struct search_result result; /* what it found */
+	uint64_t ms;                 /* how long it took */
+};
+
+struct think {
+	uv_loop_t *loop;
+	struct think_ops ops;
+	LIST_HEAD(, think_job) jobs; /* searches queued or running */
+	int stopping;
+};
+
+struct think *
+think_create(uv_loop_t *loop, const struct think_ops *ops)
+{
+	struct think *pool = xcalloc(1, sizeof *pool);
+
+	pool->loop = loop;
+	pool->ops = *ops;
+	LIST_INIT(&pool->jobs);
+	return pool;
+}
+
+/* The search's clock: real milliseconds, far in the future once the search is cancelled. */
+static uint64_t
+think_clock_cb(void *arg)
+{
+	struct think_job *th = arg;
+	uint64_t ms = uv_hrtime() / 1000000;
+
+	return atomic_load(&th->cancel) ? ms + THINK_CANCELLED_MS : ms;
+}
+
+/* Thread pool: search th's own position with its own search; touch nothing else. */
+static void
+think_work_cb(uv_work_t *req)
+{
+	struct think_job *th = container_of(req, struct think_job, req);
+	struct search *search = search_create(THINK_TT_BYTES, 1);
+	uint64_t t0 = uv_hrtime();
+
+	th->rc = search_run(search, &th->pos, &th->lim, &th->result);
+	th->ms = (uv_hrtime() - t0) / 1000000;
+	search_free(search);
+}
+
+/* Loop thread: hand the move to the game layer, which drops it if the game went on. */
+static void
+think_after_cb(uv_work_t *req, int status)
+{
+	struct think_job *th = container_of(req, struct think_job, req);
+	struct think *pool = th->pool;
+	char text[GAME_MOVE_TEXT];
+
+	LIST_REMOVE(th, link);
+	if (status == 0 && th->rc == 0 && !pool->stopping &&
+	    game_move_format(th->pos.kind, th->result.best, text, sizeof text) >= 0) {
+		log_debug("game %s: the computer found %s at depth %d, %llu nodes, %llu ms",
+		          th->game_id, text, th->result.depth, (unsigned long long)th->result.nodes,
+		          (unsigned long long)th->ms);
+		pool->ops.move(pool->ops.arg, th->game_id, th->ply, text);
+	}
+	free(th);
+}
+
+void
+think_request(void *arg, const char *game_id, int64_t ply, const struct game *g, int level,
+              uint64_t seed, uint64_t time_ms)
+{
+	struct think *pool = arg;
+	struct think_job *th = xcalloc(1, sizeof *th);
+
+	th->pool = pool;
+	snprintf(th->game_id, sizeof th->game_id, "%s", game_id);
+	th->ply = ply;
+	th->pos = *g;
+	if (search_level_limits(level, g->kind, seed, &th->lim) < 0)
+		abort(); /* the game layer checked the level */
+	th->lim.time_ms = time_ms;
+	th->lim.clock_cb = think_clock_cb;
+	th->lim.clock_arg = th;
+	atomic_init(&th->cancel, 0);
+	if (uv_queue_work(pool->loop, &th->req, think_work_cb, think_after_cb) < 0) {
+		log_error("game %s: the computer cannot think (uv_queue_work failed)", game_id);
+		free(th);
+		return;
+	}
+	LIST_INSERT_HEAD(&pool->jobs, th, link);
+}
+
+void
+think_stop(struct think *pool)
+{
+	struct think_job *th;
+
+	pool->stopping = 1;
+	LIST_FOREACH(th, &pool->jobs, link)
+	{
+		atomic_store(&th->cancel, 1);
+		uv_cancel(
+		        (uv_req_t *)&th->req); /* fails for a running search: it stops by itself */
+	}
+}
+
+void
+think_free(struct think *pool)
+{
+	if (pool == NULL)
+		return;
+	assert(LIST_EMPTY(&pool->jobs));
+	free(pool);
+}

@@ -1,0 +1,341 @@
+/*
+ * turn.c: the turn pipeline: group commit, the disk waits on their own threads, and the release
+ * of the turn's output once it is durable (Redis's beforeSleep and bio.c).
+ *
+ * Output is held until the end of the loop turn. Whatever the game layer sends during a turn is
+ * kept on the connection (net.c: a reference to each wire, stamped with its turn); a uv_prepare
+ * handle, which runs once per turn right before the loop waits for I/O, first makes the turn
+ * durable with one group commit (durable.h) and only then releases the turn's lines, which the
+ * network layer writes with one writev per connection. So nothing is acknowledged that a crash
+ * could lose, and a client that gets many lines in a turn costs one system call. If the commit
+ * fails the process stops without writing: the clients have heard nothing the store does not
+ * hold, and a restart recovers the last commit. A store that keeps nothing across a restart
+ * (":memory:") has nothing to wait for: there the commit follows the writes, off the round trip.
+ *
+ * A file store's disk waits are not the loop's (turn_offload()): the commit writes the WAL
+ * without an fsync, and with --fsync always the fsync runs on a thread of its own (a syncer).
+ * Each held line carries its turn; a turn is released, and its lines written, once the fsync
+ * requested after its commit is answered (turn_release(), turn_synced_cb()), and meanwhile the
+ * loop reads and plays the next turns, whose moves form the next group commit. Lines keep their
+ * order: a turn waits for the commits before it even if it committed nothing. Checkpoints run on a
+ * second syncer through a second connection, so the loop does not wait for the copy of the WAL
+ * into the file and its two fsyncs (turn_checkpoint()), but for a catch-up checkpoint when commits
+ * kept the WAL from starting over for 64 MiB.
+ *
+ * It knows nothing about games or sockets: the connections are the network layer's (net.h), and
+ * the id counters that go in each commit come from ops->counters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "durable.h"
+#include "log.h"
+#include "syncer.h"
+#include "turn.h"
+#include "xmalloc.h"
+
+/*
+ * Checkpoints of a file store (frames of 4 KiB in the WAL): the checkpoint thread is asked for
+ * one after a commit that leaves this many frames in the WAL (SQLite's own default), and the
+ * loop runs one itself when the WAL has grown this far while the thread kept up with the copying
+ * but never with the end of a WAL that commits keep extending.
+ */
+#define WAL_CHECKPOINT_FRAMES 1000
+#define WAL_CATCH_UP_FRAMES   16384 /* 64 MiB */
+
+/* Turns whose lines wait for a sync of the WAL: those up to turn go once ticket is answered. */
+struct turn_wait {
+	uint64_t turn, ticket;
+};
+
+struct turn {
+	uv_loop_t *loop;
+	uv_prepare_t prepare; /* end of each loop turn: group commit, then the held output */
+	struct net *net;      /* borrowed: the connections whose output is held */
+	struct turn_ops ops;
+	struct durable *durable;     /* NULL without a store, or after a failed start */
+	struct store *store;         /* borrowed; NULL without a store */
+	struct store_bg *bg;         /* a file store's other-thread side (store_bg_open()) */
+	struct syncer *wal_sync;     /* --fsync always: syncs the WAL after each commit */
+	struct syncer *ckpt;         /* a file store: checkpoints the WAL */
+	struct store_error ckpt_err; /* the checkpoint thread's error, read in its done callback */
+	int ckpt_failing;            /* the last checkpoint failed (logged once until one works) */
+	size_t ckpt_asked;           /* frames in the WAL when the last checkpoint was asked for */
+	uint64_t released;           /* the lines of turns up to this one may be written */
+	uint64_t need;               /* the wal_sync ticket that covers the last commit */
+	uint64_t synced;             /* the last wal_sync ticket answered */
+	struct turn_wait *waits;     /* turns waiting for a sync, oldest first from wait_head */
+	size_t nwaits, wait_head, waits_cap;
+};
+
+/*
+ * The turn's group commit; a failure stops the process at once (sent: output already went).
+ * Returns whether it wrote anything.
+ */
+static int
+turn_commit(struct turn *tp, int sent)
+{
+	struct store_error err;
+	unsigned np, ng;
+	int rc;
+
+	tp->ops.counters(tp->ops.arg, &np, &ng);
+	rc = durable_commit(tp->durable, np, ng, &err);
+
+	if (rc < 0) {
+		log_error("store: %s", err.text);
+		if (sent)
+			log_error("stopping at once (the store keeps nothing across a restart)");
+		else
+			log_error("stopping at once: nothing of this turn was sent; a restart "
+			          "recovers the last commit");
+		exit(1);
+	}
+	return rc > 0;
+}
+
+/*
+ * The lines of the turn that ends may be written once the WAL sync that covers the last commit
+ * is answered: at once when no sync is outstanding (always, but with --fsync always), else when
+ * turn_synced_cb() gets that ticket. A turn that committed nothing waits all the same for the
+ * commits before it: what it sends may tell of them.
+ */
+static void
+turn_release(struct turn *tp)
+{
+	uint64_t turn_no = net_turn_end(tp->net);
+
+	if (tp->need <= tp->synced) {
+		tp->released = turn_no;
+	} else if (tp->nwaits > tp->wait_head && tp->waits[tp->nwaits - 1].ticket == tp->need) {
+		tp->waits[tp->nwaits - 1].turn = turn_no;
+	} else {
+		if (tp->wait_head > 0 && tp->nwaits == tp->waits_cap) {
+			tp->nwaits -= tp->wait_head;
+			memmove(tp->waits, tp->waits + tp->wait_head,
+			        tp->nwaits * sizeof *tp->waits);
+			tp->wait_head = 0;
+		}
+		tp->waits = xgrow(tp->waits, tp->nwaits, &tp->waits_cap, sizeof *tp->waits, 8);
+		tp->waits[tp->nwaits].turn = turn_no;
+		tp->waits[tp->nwaits++].ticket = tp->need;
+	}
+}
+
+/*
+ * wal_sync's done callback: every commit up to ticket survives a power loss; release the turns
+ * that waited for it and write their lines. A failed sync stops the process at once, as a failed
+ * commit does: nothing that waited for it was sent, and a restart recovers what the disk holds.
+ */
+static void
+turn_synced_cb(void *arg, uint64_t ticket, int rc)
+{
+	struct turn *tp = arg;
+
+	if (rc < 0) {
+		log_error("store: cannot sync the WAL to the disk: %s", strerror(-rc));
+		log_error("stopping at once: nothing that waited for this sync was sent; a restart "
+		          "recovers what the disk holds");
+		exit(1);
+	}
+	tp->synced = ticket;
+	while (tp->wait_head < tp->nwaits && tp->waits[tp->wait_head].ticket <= ticket)
+		tp->released = tp->waits[tp->wait_head++].turn;
+	if (tp->wait_head == tp->nwaits)
+		tp->nwaits = tp->wait_head = 0;
+	net_release(tp->net, tp->released);
+	net_reap(tp->net);
+}
+
+/* wal_sync's job, on its thread. */
+static int
+turn_sync_job(void *arg)
+{
+	struct turn *tp = arg;
+
+	return store_bg_sync(tp->bg);
+}
+
+/* ckpt's job, on its thread: only tp->bg and tp->ckpt_err are its. */
+static int
+turn_checkpoint_job(void *arg)
+{
+	struct turn *tp = arg;
+
+	return store_bg_checkpoint(tp->bg, &tp->ckpt_err);
+}
+
+/*
+ * ckpt's done callback, and the end of the loop's own checkpoint: a checkpoint that fails (a full
+ * disk) is said once until one works.
+ */
+static void
+turn_checkpointed_cb(void *arg, uint64_t ticket, int rc)
+{
+	struct turn *tp = arg;
+
+	(void)ticket;
+	if (rc < 0 && !tp->ckpt_failing)
+		log_warn("store: %s; the WAL grows until a checkpoint works", tp->ckpt_err.text);
+	else if (rc == 0 && tp->ckpt_failing)
+		log_info("store: checkpoints work again");
+	tp->ckpt_failing = rc < 0;
+}
+
+/*
+ * After a commit: keep the WAL short. The checkpoint thread copies it into the file, once for
+ * every WAL_CHECKPOINT_FRAMES new frames (as SQLite would; back to back, its two fsyncs would
+ * queue in front of the WAL's). When the WAL has grown past WAL_CATCH_UP_FRAMES anyway (commits
+ * kept extending it while the thread copied), the loop stops asking the thread and, once it is
+ * idle, copies the rest itself, so that the next commit starts the WAL over. That one is the only
+ * checkpoint that stalls the loop.
+ */
+static void
+turn_checkpoint(struct turn *tp)
+{
+	size_t frames = store_wal_frames(tp->store);
+
+	if (frames < tp->ckpt_asked)
+		tp->ckpt_asked = 0; /* the WAL started over */
+	if (tp->ckpt == NULL || syncer_busy(tp->ckpt) || frames < WAL_CHECKPOINT_FRAMES)
+		return;
+	if (frames < WAL_CATCH_UP_FRAMES) {
+		if (frames - tp->ckpt_asked >= WAL_CHECKPOINT_FRAMES) {
+			tp->ckpt_asked = frames;
+			syncer_request(tp->ckpt);
+		}
+		return;
+	}
+	/* the thread is idle (not busy, not asked): its error slot is free */
+	turn_checkpointed_cb(tp, 0, store_checkpoint(tp->store, &tp->ckpt_err));
+}
+
+/*
+ * The end of a loop turn (a uv_prepare handle: libuv runs it once per turn, after the timers and
+ * before it waits for I/O, so every callback of the turn is behind it). Group commit first, then
+ * the held output of every client, then the closes that waited for it. A commit that fails stops
+ * the process at once, without writing anything: see the top of this file. Once the network
+ * layer has shut down and its last connection is closed, the pipeline closes its handle and its
+ * threads, so that the loop can return. With a store that
+ * keeps nothing (":memory:") the output goes first and the commit after it, off the round trip.
+ */
+static void
+turn_cb(uv_prepare_t *h)
+{
+	struct turn *tp = h->data;
+	int lag = tp->durable != NULL && durable_may_lag(tp->durable);
+	int wrote = 0;
+
+	if (tp->durable != NULL && !lag && (wrote = turn_commit(tp, 0)) && tp->wal_sync != NULL)
+		tp->need = syncer_request(tp->wal_sync);
+	turn_release(tp);
+	net_release(tp->net, tp->released);
+	if (lag)
+		turn_commit(tp, 1);
+	if (wrote)
+		turn_checkpoint(tp);
+	net_reap(tp->net);
+	if (net_stopped(tp->net)) {
+		uv_close((uv_handle_t *)&tp->prepare, NULL);
+		syncer_close(tp->wal_sync); /* waits for a sync under way */
+		syncer_close(tp->ckpt);
+		tp->wal_sync = tp->ckpt = NULL;
+	}
+}
+
+/*
+ * Hand the store's disk waits to threads of their own (store_bg_open()): the checkpoints, and
+ * with --fsync always the sync of each group commit. The lines of a turn are then written when
+ * the sync that covers its commit is answered (turn_release()), while the loop goes on with
+ * the next turns: their moves join the next group commit instead of waiting behind the disk.
+ */
+int
+turn_offload(struct turn *tp, struct store_error *err)
+{
+	int rc;
+
+	if (tp->durable == NULL || store_is_temporary(tp->store))
+		return 0;
+	rc = store_bg_open(tp->store, &tp->bg, err);
+	if (rc == STORE_EINVAL) { /* an SQLite without threads: the loop waits, as it did */
+		log_warn("store: %s; the loop waits for the disk itself", err->text);
+		return 0;
+	}
+	if (rc == 0 &&
+	    (rc = syncer_create(tp->loop, turn_checkpoint_job, turn_checkpointed_cb, tp,
+	                        &tp->ckpt)) == 0 &&
+	    store_sync_level(tp->store) == STORE_SYNC_FULL)
+		rc = syncer_create(tp->loop, turn_sync_job, turn_synced_cb, tp, &tp->wal_sync);
+	if (rc < 0 && tp->bg != NULL) { /* store_bg_open() said what failed; a thread did here */
+		snprintf(err->text, sizeof err->text, "cannot start a thread: %s", uv_strerror(rc));
+		err->code = STORE_EIO;
+	}
+	if (rc < 0) { /* as a failed rebuild: nothing more is written */
+		turn_store_drop(tp);
+		return err->code;
+	}
+	return 0;
+}
+
+struct turn *
+turn_create(uv_loop_t *loop, struct net *net, struct store *store, const struct turn_ops *ops)
+{
+	struct turn *tp = xcalloc(1, sizeof *tp);
+	unsigned np, ng;
+
+	tp->loop = loop;
+	tp->net = net;
+	tp->ops = *ops;
+	tp->store = store;
+	if (store != NULL) {
+		struct store_write_port port;
+
+		store_write_port_init(store, &port);
+		ops->counters(ops->arg, &np, &ng);
+		tp->durable = durable_create(&port, np, ng); /* copies the port */
+	}
+	uv_prepare_init(loop, &tp->prepare);
+	tp->prepare.data = tp;
+	uv_prepare_start(&tp->prepare, turn_cb);
+	return tp;
+}
+
+struct durable *
+turn_durable(const struct turn *tp)
+{
+	return tp->durable;
+}
+
+int
+turn_commit_now(struct turn *tp, struct store_error *err)
+{
+	unsigned np, ng;
+	int rc;
+
+	if (tp->durable == NULL)
+		return 0;
+	tp->ops.counters(tp->ops.arg, &np, &ng);
+	rc = durable_commit(tp->durable, np, ng, err);
+	return rc < 0 ? rc : 0;
+}
+
+void
+turn_store_drop(struct turn *tp)
+{
+	durable_free(tp->durable);
+	tp->durable = NULL;
+}
+
+void
+turn_free(struct turn *tp)
+{
+	if (tp == NULL)
+		return;
+	syncer_close(tp->wal_sync); /* normally closed at the last turn already: NULL */
+	syncer_close(tp->ckpt);
+	store_bg_close(tp->bg);
+	free(tp->waits);
+	durable_free(tp->durable);
+	free(tp);
+}

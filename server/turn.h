@@ -1,0 +1,64 @@
+/*
+ * turn.h: the turn pipeline of hokitod (Redis's beforeSleep): at the end of every loop turn the
+ * turn's store writes are committed together (group commit), the disk waits are handed to threads
+ * of their own, and the output the turn made is released to the connections once it is durable.
+ *
+ * It owns the store's writer (durable.h) and the threads of a file store (syncer.h); it borrows
+ * the connections (net.h), whose held output it releases turn by turn. It knows nothing about
+ * games: the id counters to commit come from a callback. See the top of turn.c.
+ */
+#ifndef HOKITO_SERVER_TURN_H
+#define HOKITO_SERVER_TURN_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "net.h"
+#include "store.h"
+
+struct durable;
+struct turn;
+
+struct turn_ops {
+	/* The numbers the next player and game ids will get (lobby_counters()). */
+	void (*counters)(void *arg, unsigned *next_player, unsigned *next_game);
+	void *arg;
+};
+
+/*
+ * Start the pipeline on loop for the connections of net (borrowed) and store (borrowed; NULL:
+ * the server keeps nothing, and a turn only releases its output). ops is copied. Returns a new
+ * turn; free it with turn_free() after the loop has stopped.
+ */
+struct turn *turn_create(uv_loop_t *loop, struct net *net, struct store *store,
+                         const struct turn_ops *ops);
+
+/* The store's writer, for the fan-out port (fanout.h): borrowed; NULL without a store. */
+struct durable *turn_durable(const struct turn *tp);
+
+/*
+ * Commit what the rebuild at the start queued (restore_lobby(): stale sessions, counters). Returns
+ * 0, or a negative store error with err filled.
+ */
+int turn_commit_now(struct turn *tp, struct store_error *err);
+
+/*
+ * Hand a file store's disk waits to threads of their own (checkpoints; with --fsync always the
+ * sync of each group commit). Call once, after the rebuild, before connections come. Returns 0
+ * (also for a temporary store, and for an SQLite built without threads, where the loop keeps
+ * waiting for the disk, with a warning in the log), or a negative store error with err filled.
+ */
+int turn_offload(struct turn *tp, struct store_error *err);
+
+/*
+ * A start that failed: write nothing more to the store (no group commit at the turns of the
+ * shutdown, whose error would be a second, misleading report); what was queued is rolled back
+ * when the store closes. The store writer is freed: turn_durable() is NULL from now on.
+ */
+void turn_store_drop(struct turn *tp);
+
+/* Free the pipeline (its store writer, its threads) once the loop has stopped. Accepts NULL. */
+void turn_free(struct turn *tp);
+
+#endif

@@ -1,0 +1,618 @@
+#!/usr/bin/env python3
+"""attacks.py: the ten attacks of issue 23, each from one address next to 50 honest players.
+
+    python3 tests/bench/attacks.py --hokitod PATH --loadgen PATH [--only 1,2,...] [--seconds S]
+
+(tests/bench/attacks.sh builds the release programs and calls this.)
+
+For each attack a fresh hokitod is started on 127.0.0.1 with a store in a temporary directory.
+The honest players are `loadgen hokito --conns 50 --bind 127.0.1.1` (each connection from an
+address of its own): their moves/s and round-trip p99 are measured quiet first, then again while
+the attacker works from 127.0.0.66 alone. Each attack also measures what it did to the server
+(games made, store bytes written beyond what the honest players wrote, events added, sessions left, refusals...), and says whether
+the server held (its limit answered) or not. One table at the end: per attack, the honest
+players' ratio of quiet moves/s and of p99, the server's RSS at the end, and what the attack did.
+
+Nothing here fails a build: it is a measurement. Every loop is bounded in count and in time;
+everything runs on loopback addresses and is stopped on exit.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ATTACKER = "127.0.0.66"
+HONEST_FIRST = "127.0.1.1"
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+class Server:
+    """A hokitod on 127.0.0.1 with its own store and log, stopped by stop()."""
+
+    def __init__(self, hokitod, *args, db=None, preexec=None):
+        self.tmp = tempfile.mkdtemp(prefix="hokito-attack-")
+        self.db = db or os.path.join(self.tmp, "hokito.db")
+        port_file = os.path.join(self.tmp, "port")
+        self.log_path = os.path.join(self.tmp, "log")
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [hokitod, "--listen", "127.0.0.1:0", "--port-file", port_file, "--db", self.db,
+             "--log-level", "info"] + list(args),
+            stdout=subprocess.DEVNULL, stderr=self.log, preexec_fn=preexec)
+        deadline = time.time() + 20
+        self.port = None
+        while time.time() < deadline and self.proc.poll() is None:
+            try:
+                with open(port_file) as f:
+                    self.port = int(f.read())
+                break
+            except (OSError, ValueError):
+                time.sleep(0.05)
+        if self.port is None:
+            text = self.log_text()[-400:]
+            self.stop()
+            raise RuntimeError("hokitod did not start: " + text)
+
+    def log_text(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def log_bytes(self):
+        with open(self.log_path, "rb") as f:
+            return f.read()
+
+    def rss_kb(self):
+        try:
+            with open("/proc/%d/status" % self.proc.pid) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return -1
+
+    def store_bytes(self):
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.path.getsize(self.db + suffix)
+            except OSError:
+                pass
+        return total
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Conn:
+    """One JSON-lines connection from a chosen loopback source address."""
+
+    def __init__(self, port, src=ATTACKER, timeout=5.0):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((src, 0))
+        self.sock.settimeout(timeout)
+        self.sock.connect(("127.0.0.1", port))
+        self.buf = b""
+        self.closed = False
+
+    def send(self, obj):
+        self.sock.sendall((json.dumps(obj) + "\n").encode())
+
+    def recv(self):
+        while b"\n" not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                self.closed = True
+                raise ConnectionError("closed")
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def reply(self, rid):
+        """The reply to the request with id rid (events and notices before it are skipped)."""
+        while True:
+            m = self.recv()
+            if m.get("id") == rid:
+                return m
+
+    def ask(self, obj):
+        rid = random.randrange(1 << 30)
+        self.send(dict(obj, id=rid))
+        return self.reply(rid)
+
+    def batch(self, objs):
+        """Send objs at once (pipelined, as an attacker would), then read one reply each."""
+        base = random.randrange(1 << 30)
+        self.sock.sendall("".join(json.dumps(dict(o, id=base + i)) + "\n"
+                                  for i, o in enumerate(objs)).encode())
+        return [self.reply(base + i) for i in range(len(objs))]
+
+    def hello(self, name="mallory", client=None):
+        msg = {"type": "hello", "protocol": 1, "name": name}
+        if client is not None:
+            msg["client"] = client
+        return self.ask(msg)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def honest(args, srv, label):
+    """50 honest players for args.seconds; returns loadgen's key=value figures (and rc)."""
+    p = subprocess.run(
+        [args.loadgen, "hokito", "--port", str(srv.port), "--bind", HONEST_FIRST, "--conns", "50",
+         "--seconds", str(args.seconds), "--pid", str(srv.proc.pid), "--setup-timeout", "15",
+         "--label", label],
+        capture_output=True, text=True, timeout=args.seconds + 60)
+    figures = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
+    figures["rc"] = p.returncode
+    figures["stderr"] = p.stderr.strip().splitlines()[:2]
+    return figures
+
+
+def during(args, srv, attack_fn, label, setup=False):
+    """Run attack_fn(stop_event) in a thread while the honest players play; return both. With
+    setup, the honest players start once the attack has set itself up (stop.ready is set)."""
+    stop = threading.Event()
+    stop.ready = threading.Event()
+    result = {}
+
+    def run():
+        try:
+            result.update(attack_fn(stop) or {})
+        except Exception as e:  # the attack's own failure is a finding, not a crash
+            result["error"] = "%s: %s" % (type(e).__name__, e)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    stop.ready.wait(120 if setup else 0.5)
+    h = honest(args, srv, label)
+    stop.set()
+    t.join(args.seconds + 60)
+    return h, result
+
+
+# --- the attacks: each takes (args, srv, stop) and returns a dict of what it did -------------
+
+def a1_fill_disk(args, srv, stop):
+    """create + leave in a loop on one connection: games made, store growth."""
+    c = Conn(srv.port)
+    c.hello()
+    before, t0, n, refused = srv.store_bytes(), time.time(), 0, {}
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 200000:
+        for r in c.batch([{"type": "create", "kind": "hokito"}, {"type": "leave"}] * 100):
+            if r.get("type") == "error":
+                refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+            elif r.get("type") == "state":
+                n += 1
+    dt = time.time() - t0
+    grown = srv.store_bytes() - before
+    return {"what": "%d games in %.1f s, store +%.1f MB (%.1f GB/hour)%s" % (
+        n, dt, grown / 1e6, grown / dt * 3600 / 1e9, refused_text(refused)),
+        "held": bool(refused) and grown / dt * 3600 < 1e9}
+
+
+def refused_text(refused):
+    if not refused:
+        return ", never refused"
+    return ", refused " + ", ".join("%s x%d" % kv for kv in sorted(refused.items()))
+
+
+def a2_grow_game(args, srv, stop):
+    """Two players looping draw_offer / draw_decline (and rematch offers): events added."""
+    a, b = Conn(srv.port), Conn(srv.port)
+    a.hello("mal1")
+    b.hello("mal2")
+    st = a.ask({"type": "create", "kind": "hokito", "seat": "black"})
+    b.ask({"type": "join", "game": st["game"]})
+    rss0, store0, t0, n, refused = srv.rss_kb(), srv.store_bytes(), time.time(), 0, {}
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 500000:
+        r = a.ask({"type": "draw_offer"})
+        if r.get("type") == "error":
+            refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+            time.sleep(0.01)
+            continue
+        n += 1
+        r = b.ask({"type": "draw_decline"})
+        if r.get("type") == "error":
+            refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+        else:
+            n += 1
+    dt = time.time() - t0
+    return {"what": "%d events in %.1f s, RSS +%d KB, store +%.1f MB%s" % (
+        n, dt, srv.rss_kb() - rss0, (srv.store_bytes() - store0) / 1e6, refused_text(refused)),
+        "held": n < 100}
+
+
+def a3_hold_slots(args, srv, stop, count=1100):
+    """Connections that say hello and stay idle: how many the server holds, for how long."""
+    conns, failed = [], 0
+    for i in range(count):
+        try:
+            c = Conn(srv.port, timeout=2)
+            c.hello("idle%d" % i)
+            conns.append(c)
+        except (OSError, ConnectionError, ValueError):
+            failed += 1
+        if stop.is_set():
+            break
+    if hasattr(stop, "ready"):
+        stop.ready.set()
+    t0 = time.time()
+    while not stop.is_set() and time.time() - t0 < args.seconds + 10:
+        time.sleep(0.2)
+    alive = 0
+    for c in conns:
+        try:
+            c.sock.setblocking(False)
+            alive += c.sock.recv(1, socket.MSG_PEEK) != b""
+        except BlockingIOError:
+            alive += 1
+        except OSError:
+            pass
+        c.close()
+    return {"what": "%d idle connections taken, %d refused, %d still held after %.0f s" % (
+        len(conns), failed, alive, time.time() - t0), "held": len(conns) < 200}
+
+
+def a4_hold_games(args, srv, stop, count=10000):
+    """Connections that each create a game and close: games left open."""
+    made, refused = 0, {}
+    t0 = time.time()
+    for i in range(count):
+        if stop.is_set() or time.time() - t0 > 60:
+            break
+        try:
+            c = Conn(srv.port, timeout=2)
+            c.hello("g%d" % i)
+            r = c.ask({"type": "create", "kind": "hokito"})
+            c.close()
+        except (OSError, ConnectionError, ValueError) as e:
+            refused[type(e).__name__] = refused.get(type(e).__name__, 0) + 1
+            continue
+        if r.get("type") == "error":
+            refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+        else:
+            made += 1
+    if hasattr(stop, "ready"):
+        stop.ready.set()
+    return {"what": "%d open games made in %.1f s%s" % (made, time.time() - t0,
+                                                         refused_text(refused)),
+            "held": made < 1000}
+
+
+def a5_jam_computer(args, srv, stop):
+    """40 games against level 8, each aborted at once; then a victim's level-1 computer move."""
+    c = Conn(srv.port, timeout=30)
+    c.hello("jam")
+    made = 0
+    refused = {}
+    for _ in range(40):
+        r = c.ask({"type": "create", "kind": "hokito", "opponent": "computer", "level": 8,
+                   "seat": "white"})
+        if r.get("type") == "error":
+            refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+            continue
+        made += 1
+        c.ask({"type": "abort"})
+        c.ask({"type": "leave"})
+    v = Conn(srv.port, src="127.0.0.99", timeout=120)
+    v.hello("victim")
+    t0 = time.time()
+    r = v.ask({"type": "create", "kind": "hokito", "opponent": "computer", "level": 1,
+               "seat": "white"})
+    delay = None
+    if r.get("type") == "state":
+        while time.time() - t0 < 110:
+            m = v.recv()
+            if m.get("type") == "moved":
+                delay = time.time() - t0
+                break
+    return {"what": "%d level-8 games made and aborted%s; victim's level-1 move after %s" % (
+        made, refused_text(refused), "%.2f s" % delay if delay is not None else "never"),
+        "held": delay is not None and delay < 5}
+
+
+def a6_guess_codes(args, srv, stop, games=300):
+    """Guessing invite codes: guesses a second, and the time to find one of 10,000 games."""
+    owner = Conn(srv.port, src="127.0.0.98")
+    owner.hello("host")
+    codes = []
+    for _ in range(games):
+        # one private game per session: a session may hold one game at a time
+        o = Conn(srv.port, src="127.0.0.98")
+        o.hello("host")
+        r = o.ask({"type": "create", "kind": "hokito", "private": True})
+        if r.get("code"):
+            codes.append(r["code"])
+    code_len = len(codes[0]) if codes else 8
+    g = Conn(srv.port)
+    g.hello("guesser")
+    t0, n, hits, refused = time.time(), 0, 0, {}
+    rng = random.Random(7)
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 2000000:
+        code = "".join(rng.choice(CODE_ALPHABET) for _ in range(code_len))
+        r = g.ask({"type": "watch", "code": code})
+        n += 1
+        if r.get("type") == "state":
+            hits += 1
+            g.ask({"type": "leave"})
+        elif r.get("code") != "no_such_game":
+            refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+            if r.get("code") in ("rate_limited",):
+                time.sleep(0.05)
+        if g.closed:
+            break
+    dt = time.time() - t0
+    rate = n / dt if dt > 0 else 0
+    space = len(CODE_ALPHABET) ** code_len
+    # time to a hit among 10,000 open private games at this rate
+    eta = space / 10000 / rate if rate > 0 else float("inf")
+    return {"what": "%d-char codes (%.0f bits): %.0f guesses/s%s, %d hits; 1 of 10,000 games "
+                    "found in ~%s" % (code_len, code_len * 5, rate, refused_text(refused), hits,
+                                      human_time(eta)),
+            "held": eta > 3600 * 24 * 365}
+
+
+def human_time(s):
+    for unit, size in (("years", 3600 * 24 * 365), ("days", 3600 * 24), ("hours", 3600),
+                       ("minutes", 60)):
+        if s >= size:
+            return "%.1f %s" % (s / size, unit)
+    return "%.1f s" % s
+
+
+def a7_resume_lockout(args, srv, stop):
+    """A game with more events than --max-output holds; its player resumes from last_seq 0."""
+    a, b = Conn(srv.port), Conn(srv.port)
+    wa = a.hello("seat1")
+    b.hello("seat2")
+    st = a.ask({"type": "create", "kind": "hokito", "seat": "black"})
+    b.ask({"type": "join", "game": st["game"]})
+    n = 0
+    t0 = time.time()
+    while n < 6000 and time.time() - t0 < 30:
+        a.ask({"type": "draw_offer"})
+        b.ask({"type": "draw_decline"})
+        n += 2
+    a.close()
+    time.sleep(0.3)
+    outcomes = []
+    for _ in range(3):
+        r = Conn(srv.port, timeout=10)
+        got = "nothing"
+        try:
+            w = r.ask({"type": "hello", "protocol": 1, "token": wa["token"], "last_seq": 0})
+            got = w.get("type")
+            if got == "welcome":
+                # the replay (or a state) follows, then your_turn: all of it must arrive
+                count, last = 0, None
+                while last != "your_turn" and count < 100000:
+                    last = r.recv().get("type")
+                    count += 1
+                got += " and %d lines to your_turn" % count
+        except (ConnectionError, OSError) as e:
+            got = "dropped (%s) after %s" % (type(e).__name__, got)
+        outcomes.append(got)
+        r.close()
+    return {"what": "%d events; resume from last_seq 0: %s" % (n, ", ".join(outcomes)),
+            "held": not any(o.startswith("dropped") for o in outcomes)}
+
+
+def a8_session_pile(args, srv, stop):
+    """connect, hello, close in a loop: sessions made, RSS growth."""
+    rss0, t0, n = srv.rss_kb(), time.time(), 0
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 200000:
+        try:
+            c = Conn(srv.port, timeout=2)
+            c.hello("s%d" % n)
+            c.close()
+            n += 1
+        except (OSError, ConnectionError, ValueError):
+            time.sleep(0.01)
+    dt = time.time() - t0
+    lines = srv.log_text().count("\n")
+    return {"what": "%d sessions in %.1f s (%.0f/s), RSS +%d KB, %d log lines" % (
+        n, dt, n / dt, srv.rss_kb() - rss0, lines), "held": n / dt < 100}
+
+
+def a9_smaller(args, srv, stop):
+    """C1 controls and U+202E in hello.client reach the log; 300 spectators' chat output."""
+    c = Conn(srv.port)
+    c.hello("ctl", client="evil\u009b31m\u202egnp.exe\u0085end")
+    time.sleep(0.3)
+    raw = srv.log_bytes()
+    raw_controls = any(seq in raw for seq in ("\u009b".encode(), "\u202e".encode(),
+                                              "\u0085".encode()))
+    # 300 spectators of one game, each saying 5 lines: bytes the server must write
+    a, b = Conn(srv.port, src="127.0.0.97"), Conn(srv.port, src="127.0.0.97")
+    a.hello("p1")
+    b.hello("p2")
+    st = a.ask({"type": "create", "kind": "hokito"})
+    b.ask({"type": "join", "game": st["game"]})
+    specs = []
+    for i in range(300):
+        s = Conn(srv.port, timeout=5)
+        s.hello("w%d" % i)
+        s.ask({"type": "watch", "game": st["game"]})
+        specs.append(s)
+    ok = 0
+    for s in specs:
+        for _ in range(5):
+            s.send({"type": "say", "text": "x" * 200})
+    for s in specs:
+        s.sock.setblocking(False)
+    time.sleep(1.0)
+    received = 0
+    for s in specs:
+        try:
+            while True:
+                d = s.sock.recv(1 << 20)
+                if not d:
+                    break
+                received += len(d)
+        except (BlockingIOError, OSError):
+            pass
+        s.close()
+    return {"what": "control characters in the log: %s; 300 spectators x 5 lines made %.1f MB "
+                    "of output" % ("raw" if raw_controls else "escaped", received / 1e6),
+            "held": not raw_controls and received < 20e6}
+
+
+def a10_full_disk_start(args, srv, stop):
+    """A new store on a full disk: is a 0-byte store left behind that later starts refuse?"""
+    if os.geteuid() != 0:
+        return {"what": "skipped: needs root to mount a small tmpfs", "held": None}
+    mnt = tempfile.mkdtemp(prefix="hokito-full-")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return {"what": "skipped: mount failed: " + r.stderr.strip(), "held": None}
+    try:
+        filler = os.path.join(mnt, "filler")
+        try:
+            with open(filler, "wb") as f:
+                while True:
+                    f.write(b"\0" * 4096)
+                    f.flush()
+        except OSError:
+            pass  # full
+        db = os.path.join(mnt, "hokito.db")
+        first = subprocess.run([args.hokitod, "--listen", "127.0.0.1:0", "--db", db],
+                               capture_output=True, text=True, timeout=20)
+        left = os.path.exists(db)
+        size = os.path.getsize(db) if left else -1
+        os.remove(filler)
+        try:
+            again = Server(args.hokitod, db=db)
+            started = True
+            again.stop()
+        except RuntimeError as e:
+            started = False
+            reason = str(e)[-160:]
+        return {"what": "start on a full disk: exit %d (%s); store file left: %s; after room "
+                        "was made: %s" % (first.returncode,
+                                          first.stderr.strip().splitlines()[-1][:80]
+                                          if first.stderr.strip() else "",
+                                          "%d bytes" % size if left else "none",
+                                          "started" if started else "refused: " + reason),
+                "held": started}
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+        os.rmdir(mnt)
+
+
+ATTACKS = [
+    (1, "fill the disk (create+leave)", a1_fill_disk, ("alone",)),
+    (2, "grow one game (draw offers)", a2_grow_game, ("alone",)),
+    (3, "hold every connection slot", a3_hold_slots, ("setup",)),
+    (4, "hold every game slot", a4_hold_games, ("setup",)),
+    (5, "jam the computer", a5_jam_computer, ()),
+    (6, "guess invite codes", a6_guess_codes, ()),
+    (7, "lock a player out (resume)", a7_resume_lockout, ("--max-output", "262144")),
+    (8, "pile up sessions", a8_session_pile, ()),
+    (9, "controls in log, spectator chat", a9_smaller, ()),
+    (10, "new store on a full disk", a10_full_disk_start, ()),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hokitod", required=True)
+    ap.add_argument("--loadgen", required=True)
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    only = {int(x) for x in args.only.split(",") if x.strip()}
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+
+    rows = []
+    for num, title, fn, flags in ATTACKS:
+        if only and num not in only:
+            continue
+        print("attack %d: %s" % (num, title), flush=True)
+        alone = None
+        if "alone" in flags:
+            # first on a server of its own with nobody else, so that the store's growth is
+            # the attack's alone; then again beside the honest players
+            srv = Server(args.hokitod)
+            try:
+                stop = threading.Event()
+                threading.Timer(args.seconds, stop.set).start()
+                alone = fn(args, srv, stop)
+            finally:
+                srv.stop()
+            print("  alone: %s" % alone["what"], flush=True)
+        srv = Server(args.hokitod, *[f for f in flags if f.startswith("-") or f.isdigit()])
+        try:
+            quiet = honest(args, srv, "quiet")
+            if num == 10:
+                h, res = quiet, fn(args, srv, threading.Event())
+            else:
+                h, res = during(args, srv, lambda stop: fn(args, srv, stop), "attack%d" % num,
+                                setup="setup" in flags)
+            rss = srv.rss_kb()
+            alive = srv.alive()
+        finally:
+            srv.stop()
+        q_mps = float(quiet.get("moves_per_s", 0) or 0)
+        a_mps = float(h.get("moves_per_s", 0) or 0)
+        q_p99 = float(quiet.get("rtt_p99_us", 0) or 0)
+        a_p99 = float(h.get("rtt_p99_us", 0) or 0)
+        row = {
+            "num": num, "title": title,
+            "quiet": q_mps, "attacked": a_mps,
+            "ratio": a_mps / q_mps if q_mps else 0,
+            "p99_ratio": a_p99 / q_p99 if q_p99 and a_p99 else float("nan"),
+            "honest_rc": h.get("rc"), "honest_err": h.get("stderr"),
+            "rss_mb": rss / 1024 if rss >= 0 else float("nan"), "alive": alive,
+            "what": (alone or res).get("what", res.get("error", "?")),
+            "held": (alone or res).get("held"),
+        }
+        rows.append(row)
+        print("  honest quiet %.0f moves/s p99 %.0f us; under attack %.0f moves/s p99 %.0f us "
+              "(loadgen exit %s %s)" % (q_mps, q_p99, a_mps, a_p99, h.get("rc"),
+                                          "; ".join(h.get("stderr") or [])), flush=True)
+        print("  attack: %s" % row["what"], flush=True)
+
+    print()
+    print("%-3s %-33s %7s %7s %8s %7s  %-5s %s" % ("#", "attack", "moves/s", "p99 x", "RSS MB",
+                                                   "server", "held", "what the attack did"))
+    for r in rows:
+        held = {True: "yes", False: "NO", None: "n/a"}[r["held"]]
+        print("%-3d %-33s %7.2f %7.2f %8.1f %7s  %-5s %s" % (
+            r["num"], r["title"][:33], r["ratio"], r["p99_ratio"], r["rss_mb"],
+            "up" if r["alive"] else "DOWN", held, r["what"]))
+    print("(moves/s and p99 x: the 50 honest players under attack divided by the same players "
+          "quiet, on the same server just before; target >= 0.90 and <= 2.0)")
+
+
+if __name__ == "__main__":
+    main()
