@@ -60,6 +60,7 @@ struct game_class {
 	enum game_kind kind;         /* its index in game_classes[] */
 	const char *name;            /* lower case, on the wire and in records: "hokito" */
 	const char *title;           /* for people: "HOKITO" */
+	const char *a_title;         /* the same after "a" or "an": "a HOKITO", "an OXONO" */
 	const char *side[2];         /* side 0 (moves first) and side 1: "black", "white" */
 	const char *side_header[2];  /* their record headers: "Black", "White" */
 	const char *const *variants; /* NULL-terminated; "standard" first */

@@ -52,6 +52,12 @@ game_kind_title(enum game_kind kind)
 	return game_class_of(kind)->title;
 }
 
+const char *
+game_kind_a_title(enum game_kind kind)
+{
+	return game_class_of(kind)->a_title;
+}
+
 int
 game_kind_has(enum game_kind kind, unsigned fact)
 {

@@ -51,6 +51,9 @@ int game_kind_list(char *buf, size_t size, const char *sep, const char *last);
 /* The name of a game kind for people ("HOKITO", "OXONO"). Returns a static string. */
 const char *game_kind_title(enum game_kind kind);
 
+/* The title after "a" or "an", for sentences: "a HOKITO", "an OXONO". Returns a static string. */
+const char *game_kind_a_title(enum game_kind kind);
+
 /* Whether a kind has a fact (enum game_facts: scores, reserves). */
 int game_kind_has(enum game_kind kind, unsigned fact);
 

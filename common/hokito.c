@@ -870,6 +870,7 @@ const struct game_class hokito_class = {
         .kind = GAME_HOKITO,
         .name = "hokito",
         .title = "HOKITO",
+        .a_title = "a HOKITO",
         .side = {"black", "white"},
         .side_header = {"Black", "White"},
         .variants = hk_variants,

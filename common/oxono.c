@@ -1222,6 +1222,7 @@ const struct game_class oxono_class = {
         .kind = GAME_OXONO,
         .name = "oxono",
         .title = "OXONO",
+        .a_title = "an OXONO",
         .side = {"pink", "black"},
         .side_header = {"Pink", "Black"},
         .variants = ox_variants,

@@ -49,7 +49,7 @@ history_entry_new(const struct store_game *g)
 	                    g->winner >= 0 ? json_string(game_side_name(g->kind, g->winner))
 	                                   : json_null());
 	json_object_set_new(res, "reason", json_string(g->reason));
-	if (g->kind == GAME_HOKITO)
+	if (game_kind_has(g->kind, GAME_HAS_SCORES))
 		json_object_set_new(res, "scores",
 		                    json_pack("{s:i,s:i}", game_side_name(g->kind, 0), g->score[0],
 		                              game_side_name(g->kind, 1), g->score[1]));

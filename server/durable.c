@@ -140,7 +140,7 @@ static int
 durable_over(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
 {
 	return d->store.game_finish(d->store.impl, t->id, now, t->result, t->winner, t->reason,
-	                            t->kind == GAME_HOKITO ? t->score : NULL, err);
+	                            game_kind_has(t->kind, GAME_HAS_SCORES) ? t->score : NULL, err);
 }
 
 void

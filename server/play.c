@@ -83,7 +83,7 @@ play_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	rc = game_move_parse(&t->game, m->move, &mv, &gerr);
 	if (rc == GAME_ESYNTAX) {
 		lobby_refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not %s move: %s", m->move,
-		             t->kind == GAME_OXONO ? "an OXONO" : "a HOKITO", gerr.text);
+		             game_kind_a_title(t->kind), gerr.text);
 		return;
 	}
 	if (rc == GAME_EILLEGAL) {

@@ -481,7 +481,7 @@ result_new(const struct table *t)
 	                    t->winner >= 0 ? json_string(game_side_name(t->kind, t->winner))
 	                                   : json_null());
 	json_object_set_new(o, "reason", json_string(t->reason));
-	if (t->kind == GAME_HOKITO)
+	if (game_kind_has(t->kind, GAME_HAS_SCORES))
 		json_object_set_new(o, "scores", scores_new(t, t->score));
 	return o;
 }
@@ -821,7 +821,7 @@ table_finish(struct table *t, const char *result, int winner, const char *reason
 	                                : json_null());
 	json_object_set_new(ev, "reason", json_string(reason));
 	json_object_set_new(ev, "ply", json_integer((json_int_t)t->nmoves));
-	if (t->kind == GAME_HOKITO)
+	if (game_kind_has(t->kind, GAME_HAS_SCORES))
 		json_object_set_new(ev, "scores", scores_new(t, t->score));
 	if (t->timed)
 		json_object_set_new(ev, "clocks", table_clocks_new(t));
@@ -891,7 +891,7 @@ table_play(struct table *t, struct game_move m)
 		mv.side[i] = game_side_name(t->kind, i);
 		mv.clocks[i] = t->remaining[i];
 	}
-	if (t->kind == GAME_HOKITO) {
+	if (game_kind_has(t->kind, GAME_HAS_SCORES)) {
 		game_outcome(&t->game, &o);
 		mv.has_scores = 1;
 		mv.scores[0] = o.score[0];

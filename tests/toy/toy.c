@@ -258,6 +258,7 @@ const struct game_class toy_class = {
         .kind = (enum game_kind)TOY_KIND,
         .name = "toy",
         .title = "TOY",
+        .a_title = "a TOY",
         .side = {"cross", "nought"},
         .side_header = {"Cross", "Nought"},
         .variants = toy_variants,
