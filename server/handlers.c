@@ -280,8 +280,8 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	const struct handler_entry *h = handler_find(m->type);
 	struct table *before;
 
-	if (peer->wait !=
-	    NULL) { /* behind a store read of its own: in order (handlers_read_done()) */
+	/* behind a store read of its own: it waits its turn (handlers_read_done()) */
+	if (peer->wait != NULL) {
 		lobby_wait_queue(lb, peer->wait, m);
 		return;
 	}

@@ -30,7 +30,8 @@
 #define DEFAULT_LISTEN "127.0.0.1:7777"
 /*
  * Open files kept for what is not a client: the standard streams, the listening sockets, the store
- * and its journal on two connections, the loop's own descriptors, the log.
+ * and its journal on three connections (the loop's, the checkpoints', the reader's), the loop's own
+ * descriptors, the log.
  */
 #define FD_RESERVE     32
 #define DEFAULT_DB     "hokito.db"

@@ -38,7 +38,7 @@ struct node {
 	struct store_write_port wport; /* the store's write port, lent to the lobby (restore) */
 	struct reader *reader;         /* runs the lobby's store reads; NULL without a store */
 	uv_timer_t tick;               /* lobby_tick every second */
-	uv_timer_t wake; /* lobby_wake at the game layer's next deadline (ops->timer) */
+	uv_timer_t wake;               /* lobby_wake at the next deadline (ops->timer) */
 	int stopping;
 	char server_name[64];
 };
