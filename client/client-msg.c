@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "event.h"
 #include "protocol.h"
 
 /* A string member of a JSON object, or def. */
@@ -463,6 +464,31 @@ handle_notice(struct client *c, const struct msg *m)
 	}
 }
 
+/* A game summary's result (7.3): 0 or 1 the winning side, -1 drawn, -2 aborted; else -3. */
+static int
+entry_result(const json_t *res, enum game_kind kind, enum event_reason *reason)
+{
+	struct event_outcome out;
+	struct msg_error err;
+
+	*reason = EVENT_REASON_NONE;
+	if (event_outcome_decode(res, kind, &out, &err) < 0)
+		return -3;
+	*reason = out.reason;
+	switch (out.result) {
+	case EVENT_RESULT_NONE:
+		break;
+	case EVENT_RESULT_WIN:
+		return out.winner;
+	case EVENT_RESULT_DRAW:
+		return -1;
+	case EVENT_RESULT_ABORTED:
+		return -2;
+	}
+	*reason = EVENT_REASON_NONE;
+	return -3;
+}
+
 static void
 handle_games(struct client *c, const struct msg *m)
 {
@@ -474,11 +500,11 @@ handle_games(struct client *c, const struct msg *m)
 		const json_t *g = json_array_get(games, i);
 		struct client_entry *e = &st->list[st->nlist];
 		const json_t *players = json_object_get(g, "players");
-		if (game_kind_parse(jstr(g, "kind", ""), &e->kind) < 0)
+		if (game_kind_parse(jstr(g, "kind", ""), &e->kind) < 0 ||
+		    event_status_parse(jstr(g, "status", NULL), &e->status) < 0)
 			continue;
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
 		snprintf(e->variant, sizeof e->variant, "%s", jstr(g, "variant", "standard"));
-		snprintf(e->status, sizeof e->status, "%s", jstr(g, "status", "?"));
 		for (int s = 0; s < 2; s++) {
 			const json_t *p = json_object_get(players, game_side_name(e->kind, s));
 			snprintf(e->players[s], CLIENT_NAME_MAX, "%s", jstr(p, "name", ""));
@@ -487,17 +513,7 @@ handle_games(struct client *c, const struct msg *m)
 		e->ply = (int)jcount(g, "ply");
 		e->private_game = json_is_true(json_object_get(g, "private"));
 		snprintf(e->clock, sizeof e->clock, "%s", jstr(g, "clock", ""));
-		{
-			const json_t *res = json_object_get(g, "result");
-			const char *r = jstr(res, "result", "");
-			int w = seat_side(e->kind, jstr(res, "winner", NULL));
-			e->result = strcmp(r, "win") == 0 && w >= 0 ? w
-			            : strcmp(r, "draw") == 0        ? -1
-			            : strcmp(r, "aborted") == 0     ? -2
-			                                            : -3;
-			snprintf(e->reason, sizeof e->reason, "%s",
-			         json_is_object(res) ? jstr(res, "reason", "") : "");
-		}
+		e->result = entry_result(json_object_get(g, "result"), e->kind, &e->reason);
 		st->nlist++;
 	}
 	/* a busy server sends the first page of its list (PROTOCOL.md 5, list) and says how long
@@ -594,10 +610,11 @@ handle_history(struct client *c, const struct msg *m)
 	{
 		struct client_history_entry *e;
 		const json_t *players = json_object_get(g, "players");
-		const json_t *res = json_object_get(g, "result");
-		const char *winner = jstr(res, "winner", NULL), *names[2] = {"-", "-"};
+		const char *names[2] = {"-", "-"}, *reason = "?";
 		enum game_kind kind = GAME_HOKITO;
-		char outcome[64];
+		struct event_outcome out;
+		struct msg_error err;
+		char outcome[64] = "?";
 		int k = 0, ply;
 
 		if (c->nhistory >= CLIENT_HISTORY_MAX)
@@ -607,15 +624,20 @@ handle_history(struct client *c, const struct msg *m)
 		for (; k < 2; k++)
 			names[k] = jstr(json_object_get(players, game_side_name(kind, k)), "name",
 			                "-");
-		if (winner != NULL)
-			snprintf(outcome, sizeof outcome, "%s wins", winner);
-		else
-			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
+		if (event_outcome_decode(json_object_get(g, "result"), kind, &out, &err) == 0) {
+			if (out.winner >= 0)
+				snprintf(outcome, sizeof outcome, "%s wins",
+				         game_side_name(kind, out.winner));
+			else
+				snprintf(outcome, sizeof outcome, "%s",
+				         event_result_name(out.result));
+			reason = event_reason_name(out.reason);
+		}
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
 		ply = (int)jcount(g, "ply");
 		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
-		         game_kind_name(kind), names[0], names[1], outcome,
-		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");
+		         game_kind_name(kind), names[0], names[1], outcome, reason, ply,
+		         ply == 1 ? "" : "s");
 	}
 	c->history_stamp++;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event.h"
 #include "game.h"
 
 #define CLIENT_NAME_MAX    129   /* a display name, with its NUL (32 UTF-8 characters fit) */
@@ -37,14 +38,14 @@ struct client_entry {
 	char id[CLIENT_ID_MAX];
 	enum game_kind kind;
 	char variant[CLIENT_VARIANT_MAX];
-	char status[16];                  /* "open", "live" or "finished" */
+	enum event_status status;
 	char players[2][CLIENT_NAME_MAX]; /* "" for an empty seat */
 	int spectators;
 	int ply; /* moves played */
 	int private_game;
 	char clock[16]; /* the time control ("5+3"), "" without a clock */
 	int result; /* a finished game's: 0 or 1 the winning side, -1 drawn, -2 aborted; else -3 */
-	char reason[16]; /* ... and why ("resign"), "" when not over */
+	enum event_reason reason; /* ... and why; EVENT_REASON_NONE when not over */
 };
 
 /* A player seated at the table. */
