@@ -39,7 +39,7 @@ lobby_sync_row(struct screen *s)
 static int
 lobby_joins(const struct client_entry *e)
 {
-	return strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]);
+	return e->status == EVENT_STATUS_OPEN && (!e->players[0][0] || !e->players[1][0]);
 }
 
 static void
@@ -114,7 +114,7 @@ draw_lobby(struct screen *s)
 			         e->result == -1   ? "drawn"
 			         : e->result == -2 ? "aborted"
 			         : e->private_game ? "private"
-			                           : e->status);
+			                           : event_status_name(e->status));
 		/* each column cut to its width, with an ellipsis where it is cut; the players by
 		 * the columns they take (a name may be wider than its bytes) */
 		client_screen_putn_cut(s, y, 2, 8, e->id);

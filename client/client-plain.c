@@ -323,9 +323,9 @@ print_list(struct plain *p)
 			         e->result >= 0    ? game_side_name(e->kind, e->result)
 			         : e->result == -1 ? "draw"
 			                           : "no result",
-			         e->result >= 0 ? " wins" : "", e->reason);
+			         e->result >= 0 ? " wins" : "", event_reason_name(e->reason));
 		out("game %s %s %s %s %s vs %s, move %d, spectators %d%s%s%s", e->id,
-		    game_kind_name(e->kind), e->variant, e->status,
+		    game_kind_name(e->kind), e->variant, event_status_name(e->status),
 		    e->players[0][0] ? e->players[0] : "-", e->players[1][0] ? e->players[1] : "-",
 		    e->ply, e->spectators, e->clock[0] ? ", clock " : "", e->clock, result);
 	}

@@ -7,7 +7,8 @@
  * arrive; the views only read it, and ask here which squares may be selected and where a
  * selection may go, so that an illegal choice is refused with the engine's reason before
  * anything is sent. It is pure: no I/O, no libuv, no curses, and the rules are read only
- * through the game interface of common/game.h.
+ * through the game interface of common/game.h and, for what the game's events decided, the
+ * struct event_state of protocol/event-state.h that the table keeps (client_state_table_follow()).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +125,23 @@ client_state_table_move(struct client_state *st, int64_t seq, const char *move,
 		t->seq = seq;
 	t->started = 1;
 	return 0;
+}
+
+void
+client_state_table_follow(struct client_state *st, int seats)
+{
+	struct client_table *t = &st->table;
+	const struct event_state *r = &t->rules;
+
+	t->seq = r->seq;
+	t->started = r->status != EVENT_STATUS_OPEN;
+	t->adjourned = r->status == EVENT_STATUS_ADJOURNED;
+	t->draw_offer = r->offer[EVENT_OFFER_DRAW];
+	t->rematch_offer = r->offer[EVENT_OFFER_REMATCH];
+	for (int i = 0; seats && i < 2; i++) {
+		t->seats[i].connected = r->connected[i];
+		t->seats[i].grace_over = r->grace_over[i];
+	}
 }
 
 void
