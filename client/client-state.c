@@ -16,8 +16,6 @@
 
 #include "client-state.h"
 
-static const char *const side_names[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
-
 /* Copy a string into a fixed buffer, always terminated, cut if too long. */
 static void
 copy(char *dst, size_t size, const char *src)
@@ -48,7 +46,13 @@ client_state_notice(struct client_state *st, int error, const char *fmt, ...)
 const char *
 client_state_side_name(enum game_kind kind, int side)
 {
-	return side_names[kind == GAME_OXONO][side != 0];
+	switch (kind) {
+	case GAME_HOKITO:
+		return side != 0 ? "White" : "Black";
+	case GAME_OXONO:
+		return side != 0 ? "Black" : "Pink";
+	}
+	return side != 0 ? "Second" : "First";
 }
 
 void
@@ -191,39 +195,35 @@ client_state_cell(const struct game *g, int sq, struct client_cell *cell)
 		return;
 	}
 	len = strlen(cell->text);
-	if (g->kind == GAME_HOKITO) {
+	switch (g->kind) {
+	case GAME_HOKITO:
 		/* Bottom to top, two characters a pawn: the top pawn is the last pair. */
 		cell->height = (int)(len / 2);
 		cell->colour = cell->text[len - 2] == 'w';
 		cell->value = cell->text[len - 1] - '0';
 		return;
-	}
-	if (cell->text[0] == 'X' || cell->text[0] == 'O') {
-		cell->totem = 1;
-		cell->value = cell->text[0] == 'O';
+	case GAME_OXONO:
+		if (cell->text[0] == 'X' || cell->text[0] == 'O') {
+			cell->totem = 1;
+			cell->value = cell->text[0] == 'O';
+			return;
+		}
+		cell->height = 1;
+		cell->colour = cell->text[0] == 'b';
+		cell->value = len > 1 && cell->text[1] == 'o';
 		return;
 	}
-	cell->height = 1;
-	cell->colour = cell->text[0] == 'b';
-	cell->value = len > 1 && cell->text[1] == 'o';
 }
 
 void
 client_state_reserves(const struct game *g, int reserve[2][2])
 {
-	struct client_cell cell;
-
 	memset(reserve, 0, sizeof(int[2][2]));
-	if (g->kind != GAME_OXONO)
+	if (!game_kind_has(g->kind, GAME_HAS_RESERVES))
 		return;
 	for (int c = 0; c < 2; c++)
 		for (int s = 0; s < 2; s++)
-			reserve[c][s] = 8;
-	for (int sq = 0; sq < GAME_SQUARES; sq++) {
-		client_state_cell(g, sq, &cell);
-		if (!cell.empty && !cell.totem)
-			reserve[cell.colour][cell.value]--;
-	}
+			reserve[c][s] = game_reserve(g, c, s);
 }
 
 int
@@ -231,8 +231,12 @@ client_state_totem(const struct game *g, int symbol)
 {
 	struct client_cell cell;
 
-	if (g->kind != GAME_OXONO)
+	switch (g->kind) {
+	case GAME_HOKITO:
 		return -1;
+	case GAME_OXONO:
+		break;
+	}
 	for (int sq = 0; sq < GAME_SQUARES; sq++) {
 		client_state_cell(g, sq, &cell);
 		if (cell.totem && cell.value == symbol)
@@ -293,17 +297,23 @@ client_state_destinations(const struct game *g, int from, int totem_to, uint8_t 
 	int symbol = -1;
 
 	memset(mask, 0, 36);
-	if (g->kind == GAME_OXONO) {
+	switch (g->kind) {
+	case GAME_HOKITO:
+		break;
+	case GAME_OXONO:
+		/* a move names its totem by symbol (from), the totem's square (to), the pawn's
+		   (place) */
 		if (from == client_state_totem(g, 0))
 			symbol = 0;
 		else if (from == client_state_totem(g, 1))
 			symbol = 1;
 		if (symbol < 0)
 			return 0;
+		break;
 	}
 	for (int i = 0; i < n; i++) {
 		int sq;
-		if (g->kind == GAME_HOKITO) {
+		if (symbol < 0) {
 			if (moves[i].from != from)
 				continue;
 			sq = moves[i].to;
@@ -337,7 +347,9 @@ client_state_selectable(const struct client_state *st, int sq, char *why, size_t
 	if (move_refused(st, why, size, &code) < 0)
 		return -1;
 	client_state_cell(&t->game, sq, &cell);
-	if (t->kind == GAME_HOKITO) {
+	switch (t->kind) {
+	case GAME_HOKITO:
+		/* a pawn or stack of one's own colour that can make its hops */
 		if (cell.empty) {
 			snprintf(why, size, "%s is empty: pick one of your pawns or stacks.", name);
 			return -1;
@@ -356,23 +368,28 @@ client_state_selectable(const struct client_state *st, int sq, char *why, size_t
 			return -1;
 		}
 		return 0;
+	case GAME_OXONO:
+		/* a totem whose symbol one still holds, with somewhere to go */
+		if (!cell.totem) {
+			snprintf(
+			        why, size,
+			        "Pick a totem first (X on the board, or O), then a square for it.");
+			return -1;
+		}
+		client_state_reserves(&t->game, reserve);
+		if (reserve[t->seat][cell.value] == 0) {
+			snprintf(why, size, "You have no %c pawns left: move the other totem.",
+			         cell.value ? 'O' : 'X');
+			return -1;
+		}
+		if (client_state_destinations(&t->game, sq, -1, mask) == 0) {
+			snprintf(why, size, "Totem %c cannot move.", cell.value ? 'O' : 'X');
+			return -1;
+		}
+		return 0;
 	}
-	if (!cell.totem) {
-		snprintf(why, size,
-		         "Pick a totem first (X on the board, or O), then a square for it.");
-		return -1;
-	}
-	client_state_reserves(&t->game, reserve);
-	if (reserve[t->seat][cell.value] == 0) {
-		snprintf(why, size, "You have no %c pawns left: move the other totem.",
-		         cell.value ? 'O' : 'X');
-		return -1;
-	}
-	if (client_state_destinations(&t->game, sq, -1, mask) == 0) {
-		snprintf(why, size, "Totem %c cannot move.", cell.value ? 'O' : 'X');
-		return -1;
-	}
-	return 0;
+	snprintf(why, size, "This client cannot play %s.", game_kind_a_title(t->kind));
+	return -1;
 }
 
 int
@@ -414,7 +431,7 @@ void
 client_state_outcome_text(enum game_kind kind, int winner, const int score[2], char *buf,
                           size_t size)
 {
-	if (kind == GAME_HOKITO) {
+	if (game_kind_has(kind, GAME_HAS_SCORES)) {
 		if (winner < 0)
 			snprintf(buf, size, "Draw, %d to %d", score[0], score[1]);
 		else
