@@ -879,6 +879,7 @@ static const char *const game_help[] = {
         "w               watching: go to the players' rematch",
         "v               replay the game, after it is over",
         "t / T           chat / the chat log, every line whole",
+        "R               the rules of the game, in full",
         "q               leave the game, back to the lobby",
         "Q / Ctrl-C      quit hokito",
         "",
@@ -887,7 +888,7 @@ static const char *const game_help[] = {
         "score = top value x stack height of your squares.",
         "OXONO: move a totem (X or O), then place a pawn of",
         "its symbol next to it; 4 in a row of one colour or",
-        "one symbol wins.",
+        "one symbol wins. R shows the whole rules.",
         NULL,
 };
 

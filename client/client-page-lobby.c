@@ -257,6 +257,7 @@ static const char *const lobby_help[] = {
         "r               refresh the list",
         "< / >           previous / next 100 games",
         "h               finished games: replay them",
+        "R               the rules of both games",
         "q / Ctrl-C      quit",
         NULL,
 };

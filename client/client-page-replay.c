@@ -235,6 +235,7 @@ static const char *const replay_help[] = {
         "Home, g, 0       the start",
         "End, G, $        the end",
         "f                turn the board round",
+        "R                the rules of both games",
         "q / Esc          back",
         "",
         "Eval: the position judged by a short search",

@@ -316,6 +316,10 @@ screen_key(struct screen *s, int ch)
 	}
 	if (COLS < MIN_COLS || LINES < MIN_ROWS)
 		return;
+	if (ch == 'R' && s->page != &client_page_rules) {
+		client_page_rules_open(s);
+		return;
+	}
 	screen_page(s)->key(s, ch, mp);
 }
 

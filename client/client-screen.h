@@ -120,6 +120,9 @@ struct screen {
 	int64_t hoffset;                       /* history: offset of the page asked for */
 	uint64_t hstamp;                       /* history: c->history_stamp when it was asked for */
 	char replay_want[CLIENT_ID_MAX];       /* replay: the game whose record was asked for */
+	const struct client_page *rules_back;  /* rules: the page it was opened over */
+	int rules_kind;                        /* rules: the game shown (enum game_kind) */
+	int rules_top;                         /* rules: the first row shown */
 };
 
 /*
@@ -147,6 +150,7 @@ extern const struct client_page client_page_create;  /* client-page-create.c */
 extern const struct client_page client_page_game;    /* client-page-game.c */
 extern const struct client_page client_page_history; /* client-page-history.c */
 extern const struct client_page client_page_replay;  /* client-page-replay.c */
+extern const struct client_page client_page_rules;   /* client-page-rules.c */
 
 /* A hints bar being built by state: key and label pairs, NULL after the last. */
 struct hints {
@@ -292,5 +296,10 @@ void client_page_history_open(struct screen *s, int64_t offset);
 /* Ask for the record of game id and show its replay once it comes; back: where q goes (NULL:
  * the main page). */
 void client_page_replay_open(struct screen *s, const char *id, const struct client_page *back);
+
+/* client-page-rules.c */
+
+/* Show the rules (of the game at the table, else HOKITO's) over the page shown; q goes back. */
+void client_page_rules_open(struct screen *s);
 
 #endif
