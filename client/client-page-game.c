@@ -169,6 +169,15 @@ draw_panel(struct screen *s, int px, int pw)
 		client_screen_put(y, px, pw, "Your move (%s)",
 		                  client_state_side_name(t->kind, side));
 		attroff(A_BOLD | client_screen_pair(s, PAIR_GOOD));
+	} else if (t->seats[side].computer) {
+		/* the server's computer searches: say so, or its silence looks like a hang */
+		const char *dots = client_screen_glyph(s, "\xe2\x80\xa6", "...");
+		snprintf(longer, sizeof longer, "%s to move: the computer is thinking%s",
+		         client_state_side_name(t->kind, side), dots);
+		snprintf(buf, sizeof buf, "The computer is thinking%s", dots);
+		attron(A_BOLD);
+		client_screen_putn_fit(y, px, pw, longer, buf);
+		attroff(A_BOLD);
 	} else {
 		attron(A_BOLD);
 		client_screen_put(y, px, pw, "%s to move%s", client_state_side_name(t->kind, side),
@@ -582,7 +591,7 @@ client_page_game_move(struct screen *s, const char *text)
 
 	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
 		client_state_notice(&c->st, 1, "%s", why);
-		beep();
+		client_screen_bell(s);
 		return;
 	}
 	client_screen_select_clear(s);
@@ -609,7 +618,7 @@ board_choose(struct screen *s, int sq)
 		}
 		if (client_state_selectable(&c->st, sq, why, sizeof why) < 0) {
 			client_state_notice(&c->st, 1, "%s", why);
-			beep();
+			client_screen_bell(s);
 			return;
 		}
 		s->sel = sq;
@@ -649,7 +658,7 @@ board_choose(struct screen *s, int sq)
 			                    "Totem %c cannot go to %s: it moves in a straight line "
 			                    "over empty squares (or jumps out when enclosed).",
 			                    symbol ? 'O' : 'X', b);
-			beep();
+			client_screen_bell(s);
 			return;
 		}
 		s->totem_to = sq;
@@ -880,6 +889,8 @@ static const char *const game_help[] = {
         "v               replay the game, after it is over",
         "t / T           chat / the chat log, every line whole",
         "R               the rules of the game, in full",
+        "B               the bell on / off (it rings when it",
+        "                is your move; --no-bell: off)",
         "q               leave the game, back to the lobby",
         "Q / Ctrl-C      quit hokito",
         "",

@@ -21,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "protocol.h"
+#include "rules-text.h"
 #include "xmalloc.h"
 
 #define PLAIN_LINE_MAX 1024
@@ -57,6 +59,7 @@ struct plain {
 	int nchat, nkibitz;                   /* chat lines printed */
 	int draw_offer;                       /* the draw offer printed, -1 none */
 	int rematch_offer;                    /* the rematch offer printed, -1 none */
+	int tty_out;                          /* standard output is a terminal: the bell rings */
 };
 
 static void out(const char *fmt, ...)
@@ -429,6 +432,13 @@ plain_update(struct client *c)
 		p->list_stamp = c->list_stamp;
 		print_list(p);
 	}
+	/* the bell at the moments that call a player back, on a terminal only: in a pipe it
+	 * would be a stray byte in the lines a script reads */
+	if (client_alert_check(&c->alert, st, uv_now(c->loop)) != 0 && !c->alert.bell_off &&
+	    p->tty_out) {
+		fputs("\a", stdout);
+		fflush(stdout);
+	}
 	plain_pump(p);
 }
 
@@ -467,6 +477,8 @@ print_help(void)
 	out("  history [OFFSET]                   finished games, most recent first, 10 a page");
 	out("  replay [GAME]                      replay a game (no GAME: the one just over)");
 	out("  next [N] | prev [N] | first | last step through the replay");
+	out("  rules [hokito|oxono]               the rules of a game, in words");
+	out("  bell [on|off]                      the bell at your move (on a terminal)");
 	out("  resign | leave | quit");
 }
 
@@ -637,6 +649,27 @@ cmd_who(struct plain *p)
 }
 
 /* Run one command line. */
+/* The rules of a game in words (rules_text_get()): the game named, else the one at the table,
+ * else HOKITO; a line each, as they are. */
+static void
+cmd_rules(struct plain *p, const char *name)
+{
+	const struct client_table *t = &p->c->st.table;
+	enum game_kind kind = t->active ? t->kind : GAME_HOKITO;
+	const char *text, *eol;
+
+	if (name != NULL && game_kind_parse(name, &kind) < 0) {
+		out("error: usage: rules [hokito|oxono]");
+		return;
+	}
+	for (text = rules_text_get(kind); *text != '\0'; text = eol + (*eol != '\0')) {
+		eol = strchr(text, '\n');
+		if (eol == NULL)
+			eol = text + strlen(text);
+		out("%.*s", (int)(eol - text), text);
+	}
+}
+
 static void
 plain_command(struct plain *p, char *line)
 {
@@ -658,6 +691,14 @@ plain_command(struct plain *p, char *line)
 		return;
 	if (strcmp(args[0], "help") == 0 || strcmp(args[0], "?") == 0) {
 		print_help();
+	} else if (strcmp(args[0], "rules") == 0 && n <= 2) {
+		cmd_rules(p, n == 2 ? args[1] : NULL);
+	} else if (strcmp(args[0], "bell") == 0 && n <= 2) {
+		if (n == 2 && (strcmp(args[1], "on") == 0 || strcmp(args[1], "off") == 0))
+			c->alert.bell_off = strcmp(args[1], "off") == 0;
+		else if (n == 2)
+			out("error: usage: bell [on|off]");
+		out("bell: %s", c->alert.bell_off ? "off" : "on");
 	} else if (strcmp(args[0], "quit") == 0 || strcmp(args[0], "exit") == 0) {
 		client_quit(c, 0);
 	} else if (strcmp(args[0], "list") == 0) {
@@ -941,6 +982,7 @@ plain_start(struct client *c)
 	p->link = CLIENT_LINK_CONNECTING;
 	c->view_data = p;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	p->tty_out = isatty(STDOUT_FILENO);
 	if (type == UV_TTY) {
 		rc = uv_tty_init(c->loop, &p->input.tty, 0, 1);
 	} else if (type == UV_NAMED_PIPE) {

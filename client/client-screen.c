@@ -496,6 +496,13 @@ client_screen_prompt_open(struct screen *s, enum prompt_kind kind)
 }
 
 void
+client_screen_bell(const struct screen *s)
+{
+	if (!s->c->alert.bell_off)
+		beep();
+}
+
+void
 client_screen_page_back(struct screen *s, const struct client_page *page)
 {
 	s->page = page;

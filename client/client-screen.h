@@ -250,6 +250,9 @@ void client_screen_bottom(struct screen *s);
 /* Move a list's highlighted row one up (arrow up, k) or down (arrow down, j), within n rows. */
 void client_screen_list_step(int *row, int n, int ch);
 
+/* Ring the terminal bell, unless the player turned it off (--no-bell, B). */
+void client_screen_bell(const struct screen *s);
+
 /* Forget the selection. */
 void client_screen_select_clear(struct screen *s);
 

@@ -76,6 +76,30 @@ struct client_options {
 	const char *target;        /* join / watch: game id or invite code */
 	const char *clock;         /* create / quick: time control "M+S" or "none", NULL = none */
 	int computer;              /* create: level of the computer opponent, 0 for a person */
+	int no_bell;               /* --no-bell: never ring the terminal bell */
+};
+
+#define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */
+
+/* What client_alert_check() found: the moments that call a seated player back. */
+enum client_alert_why {
+	CLIENT_ALERT_STARTED = 1 << 0,  /* the game has started */
+	CLIENT_ALERT_MOVED = 1 << 1,    /* the opponent moved: our move */
+	CLIENT_ALERT_LOW_TIME = 1 << 2, /* our clock is low on our move */
+	CLIENT_ALERT_OFFER = 1 << 3,    /* the opponent offers a draw or a rematch */
+	CLIENT_ALERT_OVER = 1 << 4,     /* the game is over */
+};
+
+/* What client-alert.c has seen of the table, so that each moment rings once. */
+struct client_alert {
+	int bell_off;              /* --no-bell, or turned off with the B key (bell off) */
+	char game[CLIENT_ID_MAX];  /* the table the facts below are of, "" for none */
+	int seat;                  /* our seat there, -1 watching */
+	int started, over, nmoves; /* as last seen */
+	int low;                   /* our clock was low on our move */
+	int draw_offer;            /* the offers last seen, -1 for none */
+	int rematch_offer;
+	char title[2 * CLIENT_NAME_MAX + 40]; /* the terminal title last returned */
 };
 
 /*
@@ -164,6 +188,7 @@ struct client {
 	struct client_replay replay;           /* the game being replayed, if active */
 	struct client_evaluator *eval;         /* client-eval.c's search, NULL until needed */
 	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
+	struct client_alert alert;             /* the bell and the title (client-alert.c) */
 	uv_timer_t lobby_timer;                /* refreshes the lobby list while it is shown */
 	uv_signal_t sig[3];                    /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
 	int quitting;                          /* client_quit() was called */
@@ -188,6 +213,25 @@ void client_notice(struct client *c, int error, const char *fmt, ...)
 
 /* The state changed: let the view redraw. */
 void client_update(struct client *c);
+
+/* client-alert.c: the bell and the terminal title; pure, the views ring and write them. */
+
+/* Start with nothing seen; bell_off from --no-bell. */
+void client_alert_init(struct client_alert *a, int bell_off);
+
+/*
+ * The moments that call a seated player back that came since the last call (the game started,
+ * the opponent moved, our clock went low, an offer, the end): a mask of enum client_alert_why,
+ * 0 for none. now is the loop time, for the clocks. Whether to ring is the caller's, by bell_off.
+ */
+int client_alert_check(struct client_alert *a, const struct client_state *st, uint64_t now);
+
+/*
+ * The terminal title for the state ("hokito: your move vs bob", "hokito: bob to move",
+ * "hokito: lobby"), with no control character in it: returns 1 and leaves it in a->title when it
+ * differs from the last one, else 0.
+ */
+int client_alert_title(struct client_alert *a, const struct client_state *st);
 
 /* client-msg.c */
 

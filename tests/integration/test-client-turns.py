@@ -12,10 +12,12 @@ moves with hokito-engine. TAP on stdout; a private tmux server, killed at the en
 """
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
+import serverlib  # noqa: E402
 
 STDERR = []  # files holding the clients' standard error
 
@@ -104,12 +106,213 @@ def rules_pages(tap, tmux, server, tmp):
     tmux.keys("rul2", "Q")
 
 
+def pane(tmux, session, fmt):
+    return tmux.run("display-message", "-p", "-t", session, fmt, check=False).stdout.strip()
+
+
+def rang(tmux, session):
+    """Whether the pane rang the bell since bell_reset(): tmux flags the window (monitor-bell
+    is on by default, and a detached session's current window is flagged too)."""
+    return pane(tmux, session, "#{window_bell_flag}") == "1"
+
+
+def bell_reset(tmux, session):
+    """Clear the window's bell flag: tmux clears it when the window is selected again."""
+    if pane(tmux, session, "#{session_windows}") == "1":
+        tmux.run("new-window", "-d", "-t", session, "sleep 600")
+    tmux.run("select-window", "-t", session + ":1")
+    tmux.run("select-window", "-t", session + ":0")
+
+
+def title_is(tmux, session, text, timeout=5):
+    return ct.wait_for(lambda: pane(tmux, session, "#{pane_title}") == text, timeout)
+
+
+def first_move(plain, kind="hokito"):
+    """A legal move in the position a --plain client sees (its first in the engine's list)."""
+    plain.send("position")
+    m = plain.expect(r"^position: (.*)$", 10)
+    return ct.legal_moves(kind, m.group(1))[0] if m else None
+
+
+def typed(tmux, session, move):
+    tmux.keys(session, ":")
+    tmux.literal(session, move)
+    tmux.keys(session, "Enter")
+
+
+def bell_and_title(tap, tmux, tmp):
+    """The bell rings and the title says whose move it is at each moment that calls the player:
+    the game starts, the opponent moves, the clock runs low, an offer, the end; not at one's own
+    move. B turns the bell off and on; --no-bell starts with it off."""
+    sdir = os.path.join(tmp, "clocked")
+    os.makedirs(sdir)
+    server = ct.Server(sdir, ["--test-clock"])
+    proxy = ct.Proxy(server.port)
+    clock = serverlib.Client("127.0.0.1", server.port)
+    bob = None
+    try:
+        clock.hello("clock")
+        start(tmux, tmp, "bel", "--port %d --name bel create --seat black --clock 1+0"
+              % proxy.port)
+        m = tmux.expect("bel", r"game (g\d+)", 10)
+        tap.check(m and title_is(tmux, "bel", "hokito: waiting for an opponent"),
+                  "the title says the game waits for an opponent",
+                  pane(tmux, "bel", "#{pane_title}"))
+        if not m:
+            return
+        bell_reset(tmux, "bel")
+        bob = ct.Plain(server.port, "bob", ["join", m.group(1)], os.path.join(tmp, "bob"))
+        tap.check(tmux.expect("bel", r"Your move \(Black\)", 10) and
+                  title_is(tmux, "bel", "hokito: your move vs bob") and
+                  ct.wait_for(lambda: rang(tmux, "bel"), 5),
+                  "the game starts: the bell rings, the title says 'your move vs bob'",
+                  pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
+        bell_reset(tmux, "bel")
+        typed(tmux, "bel", first_move(bob))
+        tap.check(title_is(tmux, "bel", "hokito: bob to move") and
+                  bob.expect(r"^your turn", 10) and not rang(tmux, "bel"),
+                  "one's own move: no bell, the title says 'bob to move'",
+                  pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
+        bob.send(first_move(bob))
+        tap.check(title_is(tmux, "bel", "hokito: your move vs bob") and
+                  ct.wait_for(lambda: rang(tmux, "bel"), 5),
+                  "the opponent moves: the bell rings, the title says 'your move vs bob'",
+                  pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
+        # the clock: the server's test clock moves 51 s on; a reconnection brings the clocks
+        bell_reset(tmux, "bel")
+        clock.request({"type": "test_clock", "advance_ms": 51000})
+        proxy.cut()
+        tap.check(tmux.expect("bel", r"low time!", 15) and
+                  ct.wait_for(lambda: rang(tmux, "bel"), 5),
+                  "the clock runs low (under 10 s) on one's move: the bell rings",
+                  tmux.capture("bel"))
+        bell_reset(tmux, "bel")
+        bob.send("draw")
+        tap.check(tmux.expect("bel", r"offers a draw", 10) and
+                  ct.wait_for(lambda: rang(tmux, "bel"), 5),
+                  "a draw offered: the bell rings", tmux.capture("bel"))
+        tmux.keys("bel", "x")
+        tmux.keys("bel", "B")
+        tap.check(tmux.expect("bel", r"The bell is off \(B turns it on\)\.", 5),
+                  "B turns the bell off, and says so", tmux.capture("bel"))
+        bell_reset(tmux, "bel")
+        typed(tmux, "bel", first_move(bob))
+        bob.expect(r"^your turn", 10)
+        bob.send(first_move(bob))
+        tap.check(title_is(tmux, "bel", "hokito: your move vs bob") and
+                  not ct.wait_for(lambda: rang(tmux, "bel"), 1.5),
+                  "with the bell off the opponent's move does not ring; the title still "
+                  "follows", pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
+        tmux.keys("bel", "B")
+        tap.check(tmux.expect("bel", r"The bell is on \(B turns it off\)\.", 5),
+                  "B turns it on again", tmux.capture("bel"))
+        bell_reset(tmux, "bel")
+        bob.send("resign")
+        tap.check(tmux.expect("bel", r"Game over", 10) and
+                  title_is(tmux, "bel", "hokito: you won vs bob") and
+                  ct.wait_for(lambda: rang(tmux, "bel"), 5),
+                  "the game ends: the bell rings, the title says 'you won vs bob'",
+                  pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
+        bell_reset(tmux, "bel")
+        tmux.keys("bel", "n")
+        bob.expect(r"^rematch offer from black", 10)
+        bob.send("accept")
+        tap.check(tmux.expect("bel", r"White +bel \(you\)", 10) and
+                  title_is(tmux, "bel", "hokito: bob to move") and
+                  ct.wait_for(lambda: rang(tmux, "bel"), 5),
+                  "the rematch starts: the bell rings; bob moves first",
+                  pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
+        tmux.keys("bel", "Q")
+        # --no-bell: the bell stays quiet from the start, and ? says how to turn it on
+        start(tmux, tmp, "nob", "--port %d --name nob --no-bell create --seat black" % server.port)
+        m = tmux.expect("nob", r"game (g\d+)", 10)
+        bell_reset(tmux, "nob")
+        bob2 = ct.Plain(server.port, "bob2", ["join", m.group(1)] if m else [],
+                        os.path.join(tmp, "bob2"))
+        tap.check(tmux.expect("nob", r"Your move \(Black\)", 10) and
+                  title_is(tmux, "nob", "hokito: your move vs bob2") and
+                  not ct.wait_for(lambda: rang(tmux, "nob"), 1.5),
+                  "--no-bell: the game starts without a bell",
+                  pane(tmux, "nob", "#{pane_title} #{window_bell_flag}"))
+        tmux.keys("nob", "?")
+        tap.check(tmux.expect("nob", r"B +the bell on / off", 5),
+                  "the help explains B", tmux.capture("nob"))
+        tmux.keys("nob", "Escape", "Q")
+        bob2.close()
+    finally:
+        if bob is not None:
+            bob.close()
+        clock.close()
+        proxy.close()
+        server.stop()
+
+
+def computer_thinking(tap, tmux, tmp):
+    """While the server's computer is to move, the panel says it is thinking (a fake server
+    holds the game there)."""
+    position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    sent = ({"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "hum"},
+             "token": "t"},
+            {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+             "status": "live", "you": "white", "position": position, "moves": [], "seq": 1,
+             "players": {"black": {"name": "computer (level 3)", "connected": True,
+                                   "computer": 3},
+                         "white": {"name": "hum", "connected": True}}})
+    fake = ct.FakeServer(sent, 10)
+    start(tmux, tmp, "think", "--port %d --name hum --new-session" % fake.port)
+    tap.check(tmux.expect("think", r"Black to move: the computer is thinking\u2026", 10) and
+              title_is(tmux, "think", "hokito: computer (level 3) to move"),
+              "the computer to move: the panel says it is thinking", tmux.capture("think"))
+    tmux.keys("think", "Q")
+    fake.close()
+
+
+def plain_commands(tap, server, tmp):
+    """--plain has the same as commands: rules [GAME], bell [on|off]."""
+    pl = ct.Plain(server.port, "pla", [], os.path.join(tmp, "pla"))
+    try:
+        pl.expect(r"^connected to", 10)
+        pl.send("rules oxono")
+        tap.check(pl.expect(r"^OXONO: line up four", 5) and pl.expect(r"^THE END$", 5),
+                  "--plain: rules oxono prints OXONO's rules", pl.text()[-2000:])
+        pl.send("rules")
+        tap.check(pl.expect(r"^HOKITO: stack your pawns", 5),
+                  "--plain: rules, away from a game, prints HOKITO's", pl.text()[-2000:])
+        pl.send("rules chess")
+        tap.check(pl.expect(r"^error: usage: rules \[hokito\|oxono\]", 5),
+                  "--plain: rules of an unknown game: its usage", pl.text()[-500:])
+        pl.send("bell")
+        tap.check(pl.expect(r"^bell: on$", 5), "--plain: bell says it is on",
+                  pl.text()[-500:])
+        pl.send("bell off")
+        tap.check(pl.expect(r"^bell: off$", 5), "--plain: bell off turns it off",
+                  pl.text()[-500:])
+        pl.send("help")
+        tap.check(pl.expect(r"^  bell \[on\|off\] ", 5) and pl.seen(r"^  rules \[hokito"),
+                  "--plain: help lists rules and bell", pl.text()[-3000:])
+    finally:
+        pl.close()
+    pl = ct.Plain(server.port, "plb", ["--no-bell"], os.path.join(tmp, "plb"))
+    try:
+        pl.expect(r"^connected to", 10)
+        pl.send("bell")
+        tap.check(pl.expect(r"^bell: off$", 5), "--plain --no-bell: the bell is off",
+                  pl.text()[-500:])
+    finally:
+        pl.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
     tmux = ct.Tmux("turns")
     try:
         rules_pages(tap, tmux, server, tmp)
+        bell_and_title(tap, tmux, tmp)
+        computer_thinking(tap, tmux, tmp)
+        plain_commands(tap, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
