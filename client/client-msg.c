@@ -803,6 +803,10 @@ client_msg_handle(struct client *c, const struct msg *m)
 	case MSG_SPECTATORS:
 	case MSG_KIBITZ:
 		handle_notice(c, m);
+		/* client24: after a welcome back, the spectators notice follows what we missed
+		 * (PROTOCOL.md 4.3): a move held meanwhile may go (client_request_held_flush) */
+		if (m->type == MSG_SPECTATORS)
+			c->resync++;
 		break;
 	default:
 		if (msg_type_is_event(m->type)) {

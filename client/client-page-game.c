@@ -194,7 +194,17 @@ draw_panel(struct screen *s, int px, int pw)
 		if (offer >= 0)
 			snprintf(buf, sizeof buf, "%s offers a %s",
 			         client_state_side_name(t->kind, offer), what);
-		if (t->over && t->rematch_game[0]) {
+		if (c->held.move[0] || c->held.failed[0]) {
+			/* a move typed while the connection was down: here, no notice of the
+			 * reconnection overwrites what became of it */
+			if (c->held.move[0])
+				snprintf(longer, sizeof longer, "%s is kept: sent once connected",
+				         c->held.move);
+			attron(A_BOLD | client_screen_pair(s, PAIR_ERROR));
+			client_screen_putn_cut(s, y, px, pw,
+			                       c->held.move[0] ? longer : c->held.failed);
+			attroff(A_BOLD | client_screen_pair(s, PAIR_ERROR));
+		} else if (t->over && t->rematch_game[0]) {
 			client_screen_put(y, px, pw, "Rematch: game %s", t->rematch_game);
 		} else if (offer >= 0 && t->seat >= 0 && offer != t->seat) {
 			snprintf(longer, sizeof longer, "%s: %s accept, x decline", buf,
@@ -727,6 +737,7 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 	struct client *c = s->c;
 	const struct client_table *t = &c->st.table;
 
+	c->held.failed[0] = '\0'; /* it has been seen */
 	if (s->stack) {
 		s->stack = 0;
 		if (ch != KEY_MOUSE)

@@ -344,6 +344,7 @@ plain_update(struct client *c)
 
 	if (p == NULL || p->closing)
 		return;
+	client_request_held_flush(c);
 	if (st->link != p->link) {
 		p->link = st->link;
 		if (st->link == CLIENT_LINK_UP) {

@@ -491,6 +491,7 @@ screen_update(struct client *c)
 
 	if (s == NULL)
 		return;
+	client_request_held_flush(c);
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;

@@ -164,6 +164,14 @@ struct client_replay {
 
 struct client_evaluator;
 
+/* A move typed while the connection was down (client-request.c). */
+struct client_held {
+	char move[GAME_MOVE_TEXT]; /* the move, "" for none */
+	char game[CLIENT_ID_MAX];  /* the game it is for */
+	uint64_t resync;           /* c->resync when it was typed: it goes once that moves */
+	char failed[GAME_MOVE_TEXT + 300]; /* "c2-e4 was not sent: why", until the next key */
+};
+
 /* The whole program: one per process, owned by main() (client-main.c). */
 struct client {
 	uv_loop_t *loop;
@@ -189,10 +197,13 @@ struct client {
 	struct client_evaluator *eval;         /* client-eval.c's search, NULL until needed */
 	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
 	struct client_alert alert;             /* the bell and the title (client-alert.c) */
-	uv_timer_t lobby_timer;                /* refreshes the lobby list while it is shown */
-	uv_signal_t sig[3];                    /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
-	int quitting;                          /* client_quit() was called */
-	void (*stop)(struct client *c);        /* main()'s part of client_quit(), or NULL */
+	struct client_held held;               /* a move typed while the connection was down */
+	uint64_t
+	        resync; /* bumped when the server has caught us up after a welcome (client-msg.c) */
+	uv_timer_t lobby_timer;         /* refreshes the lobby list while it is shown */
+	uv_signal_t sig[3];             /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
+	int quitting;                   /* client_quit() was called */
+	void (*stop)(struct client *c); /* main()'s part of client_quit(), or NULL */
 	int exit_code;
 };
 
@@ -254,7 +265,13 @@ int client_request_watch(struct client *c, const char *id_or_code);
 int client_request_rewatch(struct client *c);
 /* Join (join = 1) or watch a private game by its invite code. */
 int client_request_by_code(struct client *c, int join, const char *code);
+/* Returns 1 when the connection is down: the move is held (client_request_held_flush()). */
 int client_request_move(struct client *c, const char *move);
+/*
+ * Send the move held while the connection was down, once the server has caught us up, if it is
+ * still legal; else say why not (c->held.failed). The views call it at every update.
+ */
+void client_request_held_flush(struct client *c);
 int client_request_resign(struct client *c);
 int client_request_leave(struct client *c);
 /* A request of a game without members: draw_offer, draw_accept, draw_decline, abort, rematch,

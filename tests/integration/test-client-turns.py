@@ -304,6 +304,63 @@ def plain_commands(tap, server, tmp):
         pl.close()
 
 
+def held_moves(tap, tmux, server, tmp):
+    """A move typed while the connection is down is kept, said so in the panel (the countdown of
+    the reconnection does not overwrite it), and sent once the connection is back; when it can
+    no longer be played (the opponent resigned meanwhile), the panel says it was not sent."""
+    proxy = ct.Proxy(server.port)
+    bob = None
+    try:
+        start(tmux, tmp, "hel", "--port %d --name hel create --seat black" % proxy.port)
+        m = tmux.expect("hel", r"game (g\d+)", 10)
+        if not tap.check(m, "held: hel's game is created", tmux.capture("hel")):
+            return
+        bob = ct.Plain(server.port, "hbob", ["join", m.group(1)], os.path.join(tmp, "hbob"))
+        tmux.expect("hel", r"Your move \(Black\)", 10)
+        mv = first_move(bob)
+        proxy.hold()
+        tmux.expect("hel", r"reconnecting", 10)
+        typed(tmux, "hel", mv)
+        tap.check(tmux.expect("hel", r"Not connected: %s is kept, and sent when the connection "
+                              r"is back" % mv, 5) and
+                  tmux.expect("hel", r"%s is kept: sent once connected" % mv, 5),
+                  "a move typed while disconnected: kept, and the panel says so",
+                  tmux.capture("hel"))
+        ct.wait_for(lambda: "reconnecting in" in status(tmux.capture("hel")), 6)
+        tap.check(re.search(r"%s is kept: sent once connected" % mv, tmux.capture("hel")),
+                  "the reconnection's countdown does not hide it", tmux.capture("hel"))
+        proxy.release()
+        tap.check(bob.expect(r"^move 1: black %s" % re.escape(mv), 15) and
+                  tmux.expect("hel", r"Sent %s, typed while the connection was down\.|"
+                              r"You played %s\." % (mv, mv), 10),
+                  "the connection is back: the move is sent and played", tmux.capture("hel"))
+        tap.check("is kept" not in tmux.capture("hel"), "the panel no longer shows it kept",
+                  tmux.capture("hel"))
+        bob.expect(r"^your turn", 10)
+        bob.send(first_move(bob))
+        tmux.expect("hel", r"Your move \(Black\)", 10)
+        mv = first_move(bob)
+        proxy.hold()
+        tmux.expect("hel", r"reconnecting", 10)
+        typed(tmux, "hel", mv)
+        tmux.expect("hel", r"%s is kept" % mv, 5)
+        bob.send("resign")
+        bob.expect(r"game over|resign", 10)
+        proxy.release()
+        tap.check(tmux.expect("hel", r"%s was not sent: the game is over" % mv, 15),
+                  "the opponent resigned meanwhile: the panel says the move was not sent",
+                  tmux.capture("hel"))
+        tmux.keys("hel", "Escape")
+        tap.check(ct.wait_for(lambda: "was not sent" not in
+                              "\n".join(tmux.capture("hel").rstrip("\n").split("\n")[:-2]), 5),
+                  "a key later the panel no longer says it", tmux.capture("hel"))
+        tmux.keys("hel", "Q")
+    finally:
+        if bob is not None:
+            bob.close()
+        proxy.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -313,6 +370,7 @@ def main(tap):
         bell_and_title(tap, tmux, tmp)
         computer_thinking(tap, tmux, tmp)
         plain_commands(tap, server, tmp)
+        held_moves(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
