@@ -546,6 +546,12 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		              p->arg);
 		return;
 	}
+	if (p != NULL && p->or_watch && strcmp(code, "game_full") == 0) {
+		/* client24: the lobby showed the seat open, and it went meanwhile: watch it */
+		client_notice(c, 0, "Game %s has no open seat any more: watching it.", p->arg);
+		client_request_watch(c, p->arg);
+		return;
+	}
 	if (strcmp(code, "bad_token") == 0) {
 		client_net_token_refused(c);
 		return;

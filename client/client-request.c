@@ -201,6 +201,16 @@ client_request_join(struct client *c, const char *id_or_code)
 }
 
 int
+client_request_join_or_watch(struct client *c, const char *id)
+{
+	int rc = request_target(c, MSG_JOIN, id, 0);
+
+	if (rc == 0 && c->npending > 0)
+		c->pending[c->npending - 1].or_watch = 1;
+	return rc;
+}
+
+int
 client_request_watch(struct client *c, const char *id_or_code)
 {
 	return request_target(c, MSG_WATCH, id_or_code, !looks_like_id(id_or_code));

@@ -126,6 +126,7 @@ struct client_pending {
 	int type;                /* enum msg_type of the request */
 	char arg[CLIENT_ID_MAX]; /* join/watch: what was asked for */
 	int by_code;             /* join/watch: arg was sent as an invite code */
+	int or_watch;            /* join: its seat taken meanwhile (game_full), watch the game */
 };
 
 #define CLIENT_PENDING_MAX 32
@@ -261,6 +262,8 @@ int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
                          const char *clock);
 int client_request_watch(struct client *c, const char *id_or_code);
+/* Join game id as the lobby showed it open; if its seat was taken meanwhile, watch it. */
+int client_request_join_or_watch(struct client *c, const char *id);
 /* Watch again the game on screen, as it was asked for (a new session after a restart). */
 int client_request_rewatch(struct client *c);
 /* Join (join = 1) or watch a private game by its invite code. */

@@ -10,10 +10,13 @@ reconnect, or said not to be sent; the lobby's selection following its game. Scr
 with capture-pane; a socket spectator follows the positions so that the test can pick legal
 moves with hokito-engine. TAP on stdout; a private tmux server, killed at the end.
 """
+import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
@@ -99,7 +102,7 @@ def rules_pages(tap, tmux, server, tmp):
     tap.check(tmux.expect("rul2", r"Waiting for an opponent", 5),
               "R again goes back to the game", tmux.capture("rul2"))
     tmux.keys("rul2", "?", "Space")
-    tap.check(tmux.expect("rul2", r"R +the rules of the game, in full", 5),
+    tap.check(tmux.expect("rul2", r"R / B +the rules, in full / the bell on or off", 5),
               "the game's help mentions R", tmux.capture("rul2"))
     tmux.keys("rul2", "Escape")
     tmux.keys("rul2", "q")
@@ -193,6 +196,8 @@ def bell_and_title(tap, tmux, tmp):
                   ct.wait_for(lambda: rang(tmux, "bel"), 5),
                   "a draw offered: the bell rings", tmux.capture("bel"))
         tmux.keys("bel", "x")
+        ct.wait_for(lambda: "offers a draw" not in tmux.capture("bel") and
+                    bob.seen(r"declin"), 5)
         tmux.keys("bel", "B")
         tap.check(tmux.expect("bel", r"The bell is off \(B turns it on\)\.", 5),
                   "B turns the bell off, and says so", tmux.capture("bel"))
@@ -236,7 +241,7 @@ def bell_and_title(tap, tmux, tmp):
                   "--no-bell: the game starts without a bell",
                   pane(tmux, "nob", "#{pane_title} #{window_bell_flag}"))
         tmux.keys("nob", "?")
-        tap.check(tmux.expect("nob", r"B +the bell on / off", 5),
+        tap.check(tmux.expect("nob", r"R / B +the rules, in full / the bell on or off", 5),
                   "the help explains B", tmux.capture("nob"))
         tmux.keys("nob", "Escape", "Q")
         bob2.close()
@@ -361,6 +366,119 @@ def held_moves(tap, tmux, server, tmp):
         proxy.close()
 
 
+class ScriptedServer:
+    """A fake hokitod for one client that answers by the request's type: welcome, a lobby with
+    one open game (g7), game_full to a join, and the game's state to a watch (a seat taken
+    between the lobby's refresh and the player's Enter)."""
+
+    def __init__(self, position):
+        self.position = position
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.port = self.sock.getsockname()[1]
+        self.got = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        conn, _ = self.sock.accept()
+        f = conn.makefile("r", encoding="utf-8")
+        game = {"game": "g7", "kind": "hokito", "variant": "standard", "status": "open",
+                "players": {"black": {"id": "p2", "name": "ana"}, "white": None},
+                "spectators": 0, "ply": 0, "result": None, "clock": None}
+        for line in f:
+            m = json.loads(line)
+            t = m.get("type")
+            self.got.append(t)
+            if t == "hello":
+                r = {"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "sel"},
+                     "token": "t"}
+            elif t == "list":
+                r = {"type": "games", "total": 1, "offset": 0, "games": [game]}
+            elif t == "join":
+                r = {"type": "error", "code": "game_full", "request": "join",
+                     "text": "game g7 has no open seat (it is live)"}
+            elif t == "watch":
+                r = {"type": "state", "game": "g7", "kind": "hokito", "variant": "standard",
+                     "status": "live", "you": "spectator", "position": self.position,
+                     "moves": [], "seq": 2,
+                     "players": {"black": {"name": "ana", "connected": True},
+                                 "white": {"name": "ben", "connected": True}}}
+            else:
+                continue
+            if "id" in m:
+                r["id"] = m["id"]
+            conn.sendall((json.dumps(r) + "\n").encode())
+
+    def close(self):
+        self.sock.close()
+
+
+def selected(screen):
+    """The id of the lobby's highlighted row: the row drawn in reverse video is not seen by
+    capture-pane, so the test reads it from the escape sequences (capture-pane -e)."""
+    for line in screen.split("\n"):
+        m = re.search(r"\x1b\[7m\s*(g\d+)", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def lobby_selection(tap, tmux, server, tmp):
+    """The lobby's selection follows its game when the rows move (an open game that starts goes
+    down to the live ones); Enter on a game being played watches it; Enter on a seat taken
+    since the lobby's last refresh watches the game instead of failing."""
+    a = ct.Plain(server.port, "sela", ["create"], os.path.join(tmp, "sela"))
+    b = ct.Plain(server.port, "selb", ["create"], os.path.join(tmp, "selb"))
+    c = None
+    try:
+        ga = a.expect(r"^joined game (g\d+)", 10)
+        gb = b.expect(r"^joined game (g\d+)", 10)
+        if not tap.check(ga and gb, "lobby: two open games", a.text() + b.text()):
+            return
+        ga, gb = ga.group(1), gb.group(1)
+        start(tmux, tmp, "sel", "--port %d --name sel" % server.port)
+        tap.check(tmux.expect("sel", r"%s .*open.*\n.*%s .*open" % (ga, gb), 10),
+                  "lobby: both listed, open, the older first", tmux.capture("sel"))
+        cap = lambda: tmux.run("capture-pane", "-e", "-p", "-t", "sel").stdout  # noqa: E731
+        tmux.keys("sel", "Down")
+        tap.check(ct.wait_for(lambda: selected(cap()) == gb, 5),
+                  "lobby: Down chooses the second game", cap())
+        c = ct.Plain(server.port, "selc", ["join", ga], os.path.join(tmp, "selc"))
+        tap.check(tmux.expect("sel", r"%s .*open.*\n.*%s .*live" % (gb, ga), 10) and
+                  ct.wait_for(lambda: selected(cap()) == gb, 5),
+                  "lobby: the first game starts and goes below; the selection follows %s" % gb,
+                  cap())
+        tmux.keys("sel", "Down")
+        tap.check(ct.wait_for(lambda: selected(cap()) == ga, 5) and
+                  re.search(r"Enter +watch", tmux.capture("sel").rstrip().split("\n")[-1]),
+                  "lobby: on the game being played the bar says Enter watches",
+                  tmux.capture("sel"))
+        tmux.keys("sel", "Enter")
+        tap.check(tmux.expect("sel", r"to move +\(watching\)", 10),
+                  "lobby: Enter on a game being played watches it", tmux.capture("sel"))
+        tmux.keys("sel", "Q")
+    finally:
+        for p in (a, b, c):
+            if p is not None:
+                p.close()
+    position = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    fake = ScriptedServer(position)
+    try:
+        start(tmux, tmp, "sel2", "--port %d --name sel --new-session" % fake.port)
+        tap.check(tmux.expect("sel2", r"g7 .*open", 10), "lobby: g7 shown open",
+                  tmux.capture("sel2"))
+        tmux.keys("sel2", "Enter")
+        tap.check(tmux.expect("sel2", r"Black to move +\(watching\)", 10) and
+                  fake.got[-2:] == ["join", "watch"],
+                  "lobby: Enter on a seat taken meanwhile watches the game instead",
+                  tmux.capture("sel2") + repr(fake.got))
+        tmux.keys("sel2", "Q")
+    finally:
+        fake.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -371,6 +489,7 @@ def main(tap):
         computer_thinking(tap, tmux, tmp)
         plain_commands(tap, server, tmp)
         held_moves(tap, tmux, server, tmp)
+        lobby_selection(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
