@@ -103,7 +103,7 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 	attron(bg);
 	for (int i = 0; i < s->ch; i++)
 		client_screen_blank(y + i, x, s->cw);
-	mid = s->ch == 3 ? 1 : 0;
+	mid = (s->ch - 1) / 2;
 	/* Cursor and selection brackets, so both show without colour too. */
 	if (is_cursor || is_sel) {
 		mvaddstr(y + mid, x, is_cursor ? "[" : "<");
@@ -124,8 +124,8 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 		if (!s->colour)
 			a = A_BOLD | A_REVERSE;
 		attron(a);
-		client_screen_put(y + mid, x + 1, 0, " %c%c ", cell.value ? 'O' : 'X',
-		                  s->cw > 5 ? ' ' : '\0');
+		client_screen_put(y + mid, x + (s->cw > 5 ? (s->cw - 4) / 2 : 1), 0, " %c%c ",
+		                  cell.value ? 'O' : 'X', s->cw > 5 ? ' ' : '\0');
 		attroff(a);
 	} else {
 		attr_t a = client_screen_pair(s, cell.colour ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
@@ -138,21 +138,22 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 			         cell.value ? 'O' : 'X');
 		attron(a);
 		/* a 5-column cell keeps its last column for the cursor's "]" */
-		client_screen_put(y + mid, x + 1, 0, s->cw > 5 ? " %s " : " %s", chip);
+		client_screen_put(y + mid, x + (s->cw > 5 ? (s->cw - 4) / 2 : 1), 0,
+		                  s->cw > 5 ? " %s " : " %s", chip);
 		attroff(a);
 		attron(bg);
 	}
 	attron(bg);
 	if (cell.height > 1) {
-		int hy = s->ch == 3 ? y : y + 1;
+		int hy = s->ch >= 3 ? y : y + 1;
 		client_screen_put(hy, x + s->cw - 3, 0, "%s%d",
 		                  client_screen_glyph(s, "\xc3\x97", "x"), cell.height);
 	}
 	if (is_dest) {
-		int my = s->ch == 3 ? y + 2 : y + 1;
+		int my = s->ch >= 3 ? y + s->ch - 1 : y + 1;
 		client_screen_put(my, x + 1, 0, "%s", client_screen_glyph(s, "\xe2\x80\xa2", "*"));
 	} else if (is_last && !s->rich) {
-		int my = s->ch == 3 ? y + 2 : y + 1;
+		int my = s->ch >= 3 ? y + s->ch - 1 : y + 1;
 		client_screen_put(my, x + 1, 0, "%s", client_screen_glyph(s, "\xc2\xb7", "."));
 	}
 	attroff(bg);
@@ -175,8 +176,8 @@ client_board_draw(struct screen *s, const struct game *g, const char *last_move,
 			                  file);
 	}
 	for (int r = 0; r < 6; r++)
-		client_screen_put(s->by + (5 - r) * s->ch + (s->ch == 3 ? 1 : 0), s->bx - 2, 0,
-		                  "%d", (turned ? 5 - r : r) + 1);
+		client_screen_put(s->by + (5 - r) * s->ch + (s->ch - 1) / 2, s->bx - 2, 0, "%d",
+		                  (turned ? 5 - r : r) + 1);
 	attroff(A_BOLD);
 	for (int sq = 0; sq < GAME_SQUARES; sq++)
 		draw_square(s, g, sq, last, cursor);

@@ -201,6 +201,8 @@ take_result(struct client_state *st, const json_t *res)
 
 	over_words(t, jstr(res, "reason", NULL), winner, words, sizeof words);
 	client_state_table_over(st, winner, words);
+	/* client24: the code too, for "White wins by resignation" (client_state_result_text) */
+	snprintf(t->end_reason, sizeof t->end_reason, "%s", jstr(res, "reason", ""));
 	t->draw_offer = -1;
 	t->adjourned = 0;
 	t->aborted = strcmp(jstr(res, "result", ""), "aborted") == 0;

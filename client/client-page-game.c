@@ -127,7 +127,8 @@ draw_panel(struct screen *s, int px, int pw)
 			attroff(a);
 			y++;
 		}
-		if (seat->name[0] && !seat->connected) {
+		/* our own seat is here, whatever the state of a finished game says */
+		if (seat->name[0] && !seat->connected && t->seat != i) {
 			attron(client_screen_pair(s, PAIR_ERROR) | A_BOLD);
 			if (t->over)
 				client_screen_put(y, px + nx, pw - nx, "offline");
@@ -253,6 +254,10 @@ draw_panel(struct screen *s, int px, int pw)
 		int to_kibitz = kibitz_rows > 0 ? spare / 2 : 0;
 		kibitz_rows += to_kibitz;
 		chat_rows += spare - to_kibitz;
+	} else if (spare < 0 && chat_rows > 2) {
+		/* the moves want more: the players' chat keeps its heading and a line (its lines
+		 * are on the status line, and whole in the log, T) */
+		chat_rows -= -spare < chat_rows - 2 ? -spare : chat_rows - 2;
 	}
 	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
@@ -266,6 +271,21 @@ draw_panel(struct screen *s, int px, int pw)
 		attron(A_DIM);
 		client_screen_put(y, px + 1, pw, "%s", t->over ? "none" : "none yet");
 		attroff(A_DIM);
+	}
+	if (rows > room && room > 0) {
+		/* more moves than rows (an 80x24 terminal): several numbered pairs a row, tight,
+		 * so that the room shows as many moves as it can, the latest last */
+		int mw = t->kind == GAME_OXONO ? 6 : 5, cellw = 4 + 2 * mw + 1 + 2;
+		int ncol = (pw + 2) / cellw > 1 ? (pw + 2) / cellw : 1;
+		int lines = (rows + ncol - 1) / ncol, top = lines > room ? lines - room : 0;
+		for (int l = top; l < lines && y < bottom; l++, y++)
+			for (int k = 0; k < ncol && l * ncol + k < rows; k++) {
+				int r = l * ncol + k;
+				client_screen_put(y, px + k * cellw, cellw - 2, "%2d. %-*s %s",
+				                  r + 1, mw, t->moves[2 * r],
+				                  2 * r + 1 < t->nmoves ? t->moves[2 * r + 1] : "");
+			}
+		first = rows;
 	}
 	for (int r = first; r < rows && y < bottom; r++, y++) {
 		client_screen_put(y, px, 0, "%3d.", r + 1);
@@ -310,11 +330,21 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 		if (cell.empty)
 			client_screen_put(y, px + 3, pw - 3, "empty");
-		else if (t->kind == GAME_HOKITO)
-			client_screen_put(y, px + 3, pw - 3, "%s  (%d pawn%s, top %c%d)", cell.text,
-			                  cell.height, cell.height > 1 ? "s" : "",
+		else if (t->kind == GAME_HOKITO && cell.height == 1)
+			client_screen_put(y, px + 3, pw - 3, "%s  (1 pawn, top %c%d)", cell.text,
 			                  cell.colour ? 'w' : 'b', cell.value);
-		else if (cell.totem)
+		else if (t->kind == GAME_HOKITO) {
+			/* a stack: its height, its top and what it is worth to its owner, not the
+			 * run of its pawns' letters (s shows them) */
+			snprintf(longer, sizeof longer, "%d high, top %c%d, worth %d to %s",
+			         cell.height, cell.colour ? 'w' : 'b', cell.value,
+			         cell.height * cell.value,
+			         client_state_side_name(t->kind, cell.colour));
+			snprintf(buf, sizeof buf, "%d high, top %c%d, %d to %c", cell.height,
+			         cell.colour ? 'w' : 'b', cell.value, cell.height * cell.value,
+			         cell.colour ? 'W' : 'B');
+			client_screen_putn_fit(y, px + 3, pw - 3, longer, buf);
+		} else if (cell.totem)
 			client_screen_put(y, px + 3, pw - 3, "totem %c", cell.value ? 'O' : 'X');
 		else
 			client_screen_put(y, px + 3, pw - 3, "%s pawn %c",
@@ -465,7 +495,11 @@ draw_over(struct screen *s)
 	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
 
 	client_state_result_text(t, buf, sizeof buf);
-	n = client_screen_wrap(t->reason, w - 4, lines, 3);
+	n = client_screen_wrap(t->reason, w - 4, lines, 2);
+	if (t->kind == GAME_HOKITO && !t->aborted && t->outcome.end == GAME_END_NONE)
+		/* not won by the scores: they are told apart, as scores */
+		snprintf(lines[n++], sizeof lines[0], "score: black %d, white %d",
+		         t->outcome.score[0], t->outcome.score[1]);
 	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
 	keys = (int)strlen(keys_one) <= w - 4;
 	h = 7 + n + (t->seat >= 0) + !keys;
@@ -573,6 +607,14 @@ draw_game(struct screen *s)
 
 	s->cw = big || COLS >= 3 + 36 + 2 + PANEL_MIN ? 6 : 5;
 	s->ch = LINES >= 24 ? 3 : 2;
+	/* a large terminal gets larger squares, with the whole side panel beside them */
+	if (LINES >= 3 + 6 * 5 + 8 && COLS >= 3 + 6 * 10 + 3 + 46) {
+		s->cw = 10;
+		s->ch = 5;
+	} else if (LINES >= 3 + 6 * 4 + 8 && COLS >= 3 + 6 * 8 + 3 + 40) {
+		s->cw = 8;
+		s->ch = 4;
+	}
 	s->by = 3;
 	s->bx = 3;
 	px = s->bx + 6 * s->cw + 3;
@@ -597,8 +639,10 @@ void
 client_page_game_move(struct screen *s, const char *text)
 {
 	struct client *c = s->c;
-	char canon[GAME_MOVE_TEXT], why[256];
+	char canon[GAME_MOVE_TEXT], why[256], tidy[GAME_MOVE_TEXT];
 
+	if (client_move_tidy(c->st.table.kind, text, tidy, sizeof tidy) == 0)
+		text = tidy;
 	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
 		client_state_notice(&c->st, 1, "%s", why);
 		client_screen_bell(s);

@@ -305,7 +305,12 @@ print_over(struct plain *p)
 	char buf[128];
 
 	client_state_result_text(t, buf, sizeof buf);
-	out("game over: %s. %s", buf, t->reason);
+	if (t->kind == GAME_HOKITO && !t->aborted && t->outcome.end == GAME_END_NONE)
+		/* not won by the scores: they are told apart, as scores */
+		out("game over: %s (score: black %d, white %d). %s", buf, t->outcome.score[0],
+		    t->outcome.score[1], t->reason);
+	else
+		out("game over: %s. %s", buf, t->reason);
 }
 
 static void
@@ -545,8 +550,10 @@ static void
 cmd_move(struct plain *p, const char *text)
 {
 	struct client *c = p->c;
-	char canon[GAME_MOVE_TEXT], why[256];
+	char canon[GAME_MOVE_TEXT], why[256], tidy[GAME_MOVE_TEXT];
 
+	if (client_move_tidy(c->st.table.kind, text, tidy, sizeof tidy) == 0)
+		text = tidy;
 	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
 		out("error: %s", why);
 		return;
@@ -675,13 +682,28 @@ static void
 plain_command(struct plain *p, char *line)
 {
 	struct client *c = p->c;
-	char *args[8];
+	char *args[8], joined[64], tidy[GAME_MOVE_TEXT];
 	int n = 0;
 
 	if (strncmp(line, "say ", 4) == 0 || strcmp(line, "say") == 0) {
 		/* the rest of the line, as it is: the server cleans it */
-		if (line[3] == '\0' || line[4] == '\0')
+		const char *q = line + 4, *end;
+		int chars = 0;
+		if (line[3] == '\0' || line[4] == '\0') {
 			out("error: usage: say TEXT");
+			return;
+		}
+		/* the server keeps PROTOCOL_CHAT_MAX characters, its ends' spaces taken off */
+		while (*q == ' ')
+			q++;
+		for (end = q + strlen(q); end > q && end[-1] == ' '; end--)
+			;
+		for (const char *b = q; b < end; b++)
+			chars += (*b & 0xc0) != 0x80;
+		if (chars > PROTOCOL_CHAT_MAX)
+			out("error: a chat line is at most %d characters (this one has %d): not "
+			    "sent",
+			    PROTOCOL_CHAT_MAX, chars);
 		else
 			client_request_say(c, line + 4);
 		return;
@@ -808,6 +830,11 @@ plain_command(struct plain *p, char *line)
 		client_request_leave(c);
 	} else if (n == 1 && (strchr(args[0], '-') || strchr(args[0], '+'))) {
 		cmd_move(p, args[0]);
+	} else if (n <= 2 && c->st.table.active &&
+	           snprintf(joined, sizeof joined, "%s%s", args[0], n == 2 ? args[1] : "") <
+	                   (int)sizeof joined &&
+	           client_move_tidy(c->st.table.kind, joined, tidy, sizeof tidy) == 0) {
+		cmd_move(p, tidy); /* "a2a3", "a2 a3", "xc5c6" */
 	} else {
 		out("error: unknown command '%s' (try 'help')", args[0]);
 	}

@@ -431,10 +431,16 @@ client_screen_bottom(struct screen *s)
 
 	client_screen_blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {
+		char label[40];
+		if (s->prompt == PROMPT_CHAT) /* it stops where the server would */
+			snprintf(label, sizeof label, "Say (%d left): ",
+			         PROTOCOL_CHAT_MAX - client_screen_text_chars(s->line));
+		else
+			snprintf(label, sizeof label, "%s", prompts[s->prompt]);
 		attron(A_BOLD);
-		client_screen_putn(y, 1, COLS - 1, prompts[s->prompt]);
+		client_screen_putn(y, 1, COLS - 1, label);
 		attroff(A_BOLD);
-		int x = 1 + (int)strlen(prompts[s->prompt]);
+		int x = 1 + (int)strlen(label);
 		const char *tail = prompt_tail(s->line, COLS - x - 1);
 		client_screen_putn(y, x, COLS - x, tail);
 		{

@@ -389,6 +389,30 @@ client_state_result_text(const struct client_table *t, char *buf, size_t size)
 	}
 	if (winner < 0 && o->end != GAME_END_NONE)
 		winner = o->winner;
+	if (o->end == GAME_END_NONE) {
+		/*
+		 * client24: a game the rules did not end (a resignation, a flag, a player who left,
+		 * an agreement) is not won by its scores: say how it was won, not "35 to 36".
+		 */
+		static const struct {
+			const char *code, *words;
+		} how[] = {
+		        {"resign", "by resignation"},
+		        {"time", "on time"},
+		        {"disconnect", "by forfeit"},
+		        {"agreement", "by agreement"},
+		};
+		for (size_t i = 0; i < sizeof how / sizeof how[0]; i++) {
+			if (strcmp(t->end_reason, how[i].code) != 0)
+				continue;
+			if (winner < 0)
+				snprintf(buf, size, "Draw %s", how[i].words);
+			else
+				snprintf(buf, size, "%s wins %s",
+				         client_state_side_name(t->kind, winner), how[i].words);
+			return;
+		}
+	}
 	client_state_outcome_text(t->kind, winner, o->score, buf, size);
 }
 

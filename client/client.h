@@ -245,6 +245,13 @@ int client_alert_check(struct client_alert *a, const struct client_state *st, ui
  */
 int client_alert_title(struct client_alert *a, const struct client_state *st);
 
+/*
+ * client-move.c: a typed move made into the notation where it reads one way only ("A2-A3",
+ * " a2-a3 ", "a2a3" give "a2-a3"; "xc5c6" gives "Xc5+c6"). Returns 0 with the move in out, or
+ * -1 when text is not such a move (it is then left for the rules to refuse).
+ */
+int client_move_tidy(enum game_kind kind, const char *text, char *out, size_t size);
+
 /* client-msg.c */
 
 /*

@@ -6,7 +6,10 @@ Each point of the issue's client side is pinned here, key by key, on the real cl
 pages (R from anywhere, scrolled, both games, at 100x30 and 64x18); the terminal bell and title
 when it is the player's turn (the pane's bell flag and #{pane_title}), --no-bell and the b key,
 "the computer is thinking"; a move typed while the connection is down, kept and sent after the
-reconnect, or said not to be sent; the lobby's selection following its game. Screens are read
+reconnect, or said not to be sent; the lobby's selection following its game, and Enter on a
+game being played or taken meanwhile watching it; the smaller points: "wins by resignation"
+with the scores apart, a stack's line, the chat prompt's limit, moves typed loosely, one's own
+seat never "offline", a larger board at 200x60 and a longer move list at 80x24. Screens are read
 with capture-pane; a socket spectator follows the positions so that the test can pick legal
 moves with hokito-engine. TAP on stdout; a private tmux server, killed at the end.
 """
@@ -172,12 +175,19 @@ def bell_and_title(tap, tmux, tmp):
                   "the game starts: the bell rings, the title says 'your move vs bob'",
                   pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
         bell_reset(tmux, "bel")
-        typed(tmux, "bel", first_move(bob))
+        mv = first_move(bob)
+        typed(tmux, "bel", " %s " % mv.upper().replace("-", ""))  # " A1C1 ": a1-c1
+        tap.check(bob.expect(r"^move 1: black %s$" % mv, 10),
+                  "a move typed loosely (upper case, blanks, no dash) is taken: %s" % mv,
+                  tmux.capture("bel"))
         tap.check(title_is(tmux, "bel", "hokito: bob to move") and
                   bob.expect(r"^your turn", 10) and not rang(tmux, "bel"),
                   "one's own move: no bell, the title says 'bob to move'",
                   pane(tmux, "bel", "#{pane_title} #{window_bell_flag}"))
-        bob.send(first_move(bob))
+        mv = first_move(bob)
+        bob.send(mv.replace("-", " "))  # --plain: "a4 a2" is a move too
+        tap.check(bob.expect(r"^move 2: white %s$" % mv, 10),
+                  "--plain takes a move typed with a blank for its dash", bob.text()[-500:])
         tap.check(title_is(tmux, "bel", "hokito: your move vs bob") and
                   ct.wait_for(lambda: rang(tmux, "bel"), 5),
                   "the opponent moves: the bell rings, the title says 'your move vs bob'",
@@ -341,6 +351,16 @@ def held_moves(tap, tmux, server, tmp):
                   "the connection is back: the move is sent and played", tmux.capture("hel"))
         tap.check("is kept" not in tmux.capture("hel"), "the panel no longer shows it kept",
                   tmux.capture("hel"))
+        # the square line of a stack: its height, its top and its worth to its owner
+        to = mv.split("-")[1]
+        keys = (["Right" if "abcdef".index(to[0]) > 2 else "Left"] *
+                abs("abcdef".index(to[0]) - 2) +
+                ["Up" if int(to[1]) > 3 else "Down"] * abs(int(to[1]) - 3))
+        if keys:
+            tmux.keys("hel", *keys)
+        tap.check(tmux.expect("hel", r"%s +2 high, top b(\d), worth \d+ to Black" % to, 5),
+                  "the square line shows a stack as its height, top and worth",
+                  tmux.capture("hel"))
         bob.expect(r"^your turn", 10)
         bob.send(first_move(bob))
         tmux.expect("hel", r"Your move \(Black\)", 10)
@@ -354,6 +374,11 @@ def held_moves(tap, tmux, server, tmp):
         proxy.release()
         tap.check(tmux.expect("hel", r"%s was not sent: the game is over" % mv, 15),
                   "the opponent resigned meanwhile: the panel says the move was not sent",
+                  tmux.capture("hel"))
+        tap.check(tmux.expect("hel", r"Black wins by resignation", 5) and
+                  tmux.expect("hel", r"score: black \d+, white \d+", 5) and
+                  not re.search(r"wins, \d+ to \d+", tmux.capture("hel")),
+                  "after a resignation: 'Black wins by resignation', and the scores as scores",
                   tmux.capture("hel"))
         tmux.keys("hel", "Escape")
         tap.check(ct.wait_for(lambda: "was not sent" not in
@@ -479,6 +504,63 @@ def lobby_selection(tap, tmux, server, tmp):
         fake.close()
 
 
+def engine_line(position, n):
+    """n legal moves from position (the engine's first each time) and where they lead."""
+    moves = []
+    for _ in range(n):
+        legal = ct.legal_moves("hokito", position)
+        if not legal:
+            break
+        moves.append(legal[0])
+        position = subprocess.run([ct.ENGINE, "play", "--game", "hokito", position, legal[0]],
+                                  capture_output=True, text=True,
+                                  timeout=10).stdout.split("\n")[0]
+    return moves, position
+
+
+def screens(tap, tmux, tmp):
+    """The board grows with the terminal (200x60: larger squares) and 80x24 shows a long move
+    list; a player looking at their own finished game is not marked offline; the chat prompt
+    stops at the 200 characters the server keeps."""
+    start_pos = subprocess.run([ct.ENGINE, "start", "--seed", "3"], capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    moves, pos = engine_line(start_pos, 16)
+    players = {"black": {"name": "ann", "connected": True},
+               "white": {"name": "own", "connected": False}}
+    state = {"type": "state", "game": "g1", "kind": "hokito", "variant": "standard",
+             "status": "finished", "you": "white", "start": start_pos, "position": pos,
+             "moves": moves, "seq": 20, "players": players,
+             "result": {"result": "win", "winner": "black", "reason": "resign"}}
+    welcome = {"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "own"},
+               "token": "t"}
+    fake = ct.FakeServer((welcome, state), 8)
+    start(tmux, tmp, "big", "--port %d --name own --new-session" % fake.port, 200, 60)
+    scr = tmux.expect("big", r"Game over", 10) and tmux.capture("big")
+    tap.check(scr and re.search(r"f {9}e {9}d {9}c {9}b {9}a", scr),
+              "200x60: the board's squares are ten columns wide", scr or tmux.capture("big"))
+    tap.check(scr and "offline" not in scr,
+              "one's own finished game: one is not marked offline", scr or "")
+    tmux.keys("big", "Q")
+    fake.close()
+    fake = ct.FakeServer((welcome, dict(state, status="live", result=None,
+                                        players=dict(players, white={"name": "own",
+                                                                     "connected": True}))), 8)
+    start(tmux, tmp, "small", "--port %d --name own --new-session" % fake.port, 80, 24)
+    scr = tmux.expect("small", r"Moves", 10) and tmux.capture("small")
+    tap.check(scr and all(re.search(r"\b%d\. %s" % (i + 1, re.escape(moves[2 * i])), scr)
+                          for i in range(2, 8)) and
+              all(len(l) <= 80 for l in scr.split("\n")),
+              "80x24: the move list shows moves 3 to 8 of 8 (pairs side by side)", scr or "")
+    tmux.keys("small", "t")
+    tmux.literal("small", "x" * 250)
+    tap.check(tmux.expect("small", r"Say \(0 left\): x+", 5) and
+              tmux.capture("small").count("x") <= 200,
+              "the chat prompt stops at 200 characters and says how many are left",
+              tmux.capture("small"))
+    tmux.keys("small", "Escape", "Q")
+    fake.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -490,6 +572,7 @@ def main(tap):
         plain_commands(tap, server, tmp)
         held_moves(tap, tmux, server, tmp)
         lobby_selection(tap, tmux, server, tmp)
+        screens(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
