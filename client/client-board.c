@@ -82,6 +82,7 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 	int is_sel = cursor && (sq == s->sel || sq == s->totem_to);
 	int is_dest = cursor && s->dest[sq];
 	int is_last = sq == last[0] || sq == last[1];
+	int is_win = s->win[sq];
 	attr_t bg;
 	char chip[8];
 	int mid;
@@ -94,6 +95,8 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 		bg = client_screen_pair(s, PAIR_SELECTED);
 	else if (is_dest)
 		bg = client_screen_pair(s, PAIR_DEST);
+	else if (is_win)
+		bg = client_screen_pair(s, PAIR_WIN);
 	else if (is_last && s->rich)
 		bg = client_screen_pair(s, PAIR_LAST);
 	else
@@ -144,6 +147,13 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 		attron(bg);
 	}
 	attron(bg);
+	if (is_win) {
+		/* the winning line, underlined on its squares' last row: it shows without colour */
+		int wy = s->ch >= 3 ? y + s->ch - 1 : y + 1;
+		for (int i = 1; i < s->cw - 1; i++)
+			client_screen_put(wy, x + i, 0, "%s",
+			                  client_screen_glyph(s, "\xe2\x95\x90", "="));
+	}
 	if (cell.height > 1) {
 		int hy = s->ch >= 3 ? y : y + 1;
 		client_screen_put(hy, x + s->cw - 3, 0, "%s%d",

@@ -491,11 +491,12 @@ draw_over(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
 	static const char keys_one[] = "Enter lobby  v replay  Esc board";
-	char buf[128], lines[3][64];
+	char buf[128], lines[3][64], reason[200];
 	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
 
 	client_state_result_text(t, buf, sizeof buf);
-	n = client_screen_wrap(t->reason, w - 4, lines, 2);
+	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
+	n = client_screen_wrap(reason, w - 4, lines, 2);
 	if (t->kind == GAME_HOKITO && !t->aborted && t->outcome.end == GAME_END_NONE)
 		/* not won by the scores: they are told apart, as scores */
 		snprintf(lines[n++], sizeof lines[0], "score: black %d, white %d",
@@ -603,6 +604,7 @@ draw_game(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
 	int big = LINES >= 24 && COLS >= 3 + 36 + 2 + PANEL_MIN;
+	char reason[200];
 	int px, pw;
 
 	s->cw = big || COLS >= 3 + 36 + 2 + PANEL_MIN ? 6 : 5;
@@ -622,6 +624,10 @@ draw_game(struct screen *s)
 	if (pw > 46)
 		pw = 46;
 	client_screen_kind_colours(s, t->kind);
+	if (t->over) /* an OXONO line that won: marked on the board */
+		client_line_reason(t, s->win, reason, sizeof reason);
+	else
+		memset(s->win, 0, sizeof s->win);
 	client_board_draw(s, &t->game, t->nmoves > 0 ? t->moves[t->nmoves - 1] : NULL, 1);
 	draw_panel(s, px, pw);
 	if (s->stack)

@@ -302,15 +302,16 @@ static void
 print_over(struct plain *p)
 {
 	const struct client_table *t = &p->c->st.table;
-	char buf[128];
+	char buf[128], reason[200];
 
 	client_state_result_text(t, buf, sizeof buf);
+	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
 	if (t->kind == GAME_HOKITO && !t->aborted && t->outcome.end == GAME_END_NONE)
 		/* not won by the scores: they are told apart, as scores */
 		out("game over: %s (score: black %d, white %d). %s", buf, t->outcome.score[0],
-		    t->outcome.score[1], t->reason);
+		    t->outcome.score[1], reason);
 	else
-		out("game over: %s. %s", buf, t->reason);
+		out("game over: %s. %s", buf, reason);
 }
 
 static void

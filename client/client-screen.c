@@ -47,6 +47,7 @@ client_screen_colours(struct screen *s)
 		init_pair(PAIR_DEST, 16, 114);
 		init_pair(PAIR_LAST, 16, 229);
 		init_pair(PAIR_MARK_ON_LIGHT, 22, 180);
+		init_pair(PAIR_WIN, 16, 210);
 	} else {
 		init_pair(PAIR_LIGHT, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_DARK, COLOR_BLACK, COLOR_YELLOW);
@@ -58,6 +59,7 @@ client_screen_colours(struct screen *s)
 		init_pair(PAIR_DEST, COLOR_BLACK, COLOR_GREEN);
 		init_pair(PAIR_LAST, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_MARK_ON_LIGHT, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(PAIR_WIN, COLOR_BLACK, COLOR_RED);
 	}
 	init_pair(PAIR_ERROR, COLOR_RED, -1);
 	init_pair(PAIR_GOOD, COLOR_GREEN, -1);
@@ -431,21 +433,23 @@ client_screen_bottom(struct screen *s)
 
 	client_screen_blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {
-		char label[40];
-		if (s->prompt == PROMPT_CHAT) /* it stops where the server would */
-			snprintf(label, sizeof label, "Say (%d left): ",
-			         PROTOCOL_CHAT_MAX - client_screen_text_chars(s->line));
-		else
-			snprintf(label, sizeof label, "%s", prompts[s->prompt]);
+		char left[16];
 		attron(A_BOLD);
-		client_screen_putn(y, 1, COLS - 1, label);
+		client_screen_putn(y, 1, COLS - 1, prompts[s->prompt]);
 		attroff(A_BOLD);
-		int x = 1 + (int)strlen(label);
+		int x = 1 + (int)strlen(prompts[s->prompt]);
 		const char *tail = prompt_tail(s->line, COLS - x - 1);
 		client_screen_putn(y, x, COLS - x, tail);
 		{
-			const char *keys[] = {"Ctrl-U", "clear",          "Esc", "cancel",
-			                      "Enter",  sends[s->prompt], NULL};
+			/* a chat line stops where the server would: say how much is left */
+			const char *keys[] = {"Ctrl-U",         "clear", "Esc", "cancel", "Enter",
+			                      sends[s->prompt], NULL,    NULL,  NULL};
+			if (s->prompt == PROMPT_CHAT) {
+				snprintf(left, sizeof left, "%d",
+				         PROTOCOL_CHAT_MAX - client_screen_text_chars(s->line));
+				keys[6] = left;
+				keys[7] = "left";
+			}
 			client_screen_hints(keys);
 		}
 		curs_set(1);

@@ -53,6 +53,7 @@ enum {
 	PAIR_GOOD,          /* good news text */
 	PAIR_ACCENT,        /* headings */
 	PAIR_MARK_ON_LIGHT, /* marker dots on a light square */
+	PAIR_WIN,           /* a square of the line that won (OXONO) */
 };
 
 /* What the keyboard is feeding. */
@@ -97,6 +98,7 @@ struct screen {
 	int sel;          /* selected square, or -1 */
 	int totem_to;     /* OXONO: chosen totem square, or -1 */
 	uint8_t dest[36]; /* legal squares for the selection */
+	uint8_t win[36];  /* the squares of the line that won, marked (the game page sets it) */
 	int help;         /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;        /* stack overlay shown */
 	int chatlog;      /* chat log overlay shown (T) */

@@ -252,6 +252,21 @@ int client_alert_title(struct client_alert *a, const struct client_state *st);
  */
 int client_move_tidy(enum game_kind kind, const char *text, char *out, size_t size);
 
+/*
+ * client-line.c: the line of four (or more) that won OXONO position g, the one through square
+ * through (the last pawn placed; -1 for any) if there is one: its squares set in mask, and what
+ * made it in words ("four pinks in a row on rank 3", "four X in column c") in words (may be
+ * NULL). Returns its length, or 0 when g has no such line (and for HOKITO).
+ */
+int client_line_find(const struct game *g, int through, uint8_t mask[36], char *words, size_t size);
+
+/*
+ * The words of the end of the game at the table: t->reason, or for an OXONO line what made it
+ * ("Pink made four pinks in a row on rank 3."), written to buf; the line's squares in mask
+ * (may be NULL). client-line.c.
+ */
+void client_line_reason(const struct client_table *t, uint8_t *mask, char *buf, size_t size);
+
 /* client-msg.c */
 
 /*

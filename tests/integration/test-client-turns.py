@@ -553,11 +553,60 @@ def screens(tap, tmux, tmp):
               "80x24: the move list shows moves 3 to 8 of 8 (pairs side by side)", scr or "")
     tmux.keys("small", "t")
     tmux.literal("small", "x" * 250)
-    tap.check(tmux.expect("small", r"Say \(0 left\): x+", 5) and
+    tap.check(tmux.expect("small", r"Say: x+.*\n.*\b0 {1,2}left", 5) and
               tmux.capture("small").count("x") <= 200,
               "the chat prompt stops at 200 characters and says how many are left",
               tmux.capture("small"))
     tmux.keys("small", "Escape", "Q")
+    fake.close()
+
+
+def oxono_line(tap, tmux, tmp):
+    """An OXONO game won by a line: its squares are marked on the board, and the end says what
+    made it ("Black made four X in column c.") on the screen and in --plain."""
+    pos = subprocess.run([ct.ENGINE, "start", "--game", "oxono"], capture_output=True,
+                         text=True, timeout=10).stdout.strip()
+    start_pos, moves = pos, []
+    for ply in range(40):  # the engine's moves picked the same way each time: black wins
+        legal = ct.legal_moves("oxono", pos)
+        mv = legal[(ply * 2 + 1) % len(legal)]
+        out = subprocess.run([ct.ENGINE, "play", "--game", "oxono", pos, mv],
+                             capture_output=True, text=True, timeout=10).stdout.split("\n")
+        pos = out[0]
+        moves.append(mv)
+        if len(out) > 1 and out[1].startswith("result"):
+            break
+    winner = out[1].split()[1]
+    state = {"type": "state", "game": "g1", "kind": "oxono", "variant": "standard",
+             "status": "finished", "you": "black", "start": start_pos, "position": pos,
+             "moves": moves, "seq": 20,
+             "players": {"pink": {"name": "lin", "connected": True},
+                         "black": {"name": "ann", "connected": True}},
+             "result": {"result": "win", "winner": winner, "reason": "line"}}
+    welcome = {"type": "welcome", "protocol": 1, "player": {"id": "p1", "name": "lin"},
+               "token": "t"}
+    said = r"%s made (four|five|six) (pinks|blacks|X|O) (in a row on rank [1-6]|in column [a-f])\." \
+        % winner.capitalize()
+    fake = ct.FakeServer((welcome, state), 8)
+    start(tmux, tmp, "line", "--port %d --name lin --new-session" % fake.port)
+    # the box wraps its words: read them with its frame and line ends taken out
+    def box():
+        return " ".join(" ".join(l.split("\u2502")[1].split())
+                        for l in tmux.capture("line").split("\n") if l.count("\u2502") >= 2)
+    scr = ct.wait_for(lambda: re.search(said, box()), 10) and tmux.capture("line")
+    tap.check(scr, "OXONO: the game-over box says what made the line", tmux.capture("line"))
+    tmux.keys("line", "Escape")  # the box goes: the whole board shows
+    scr = ct.wait_for(lambda: "Enter lobby" not in tmux.capture("line") and
+                      tmux.capture("line"), 5)
+    tap.check(scr and scr.count("\u2550") >= 4 * 4,
+              "OXONO: the line's squares are marked on the board", scr or "")
+    tmux.keys("line", "Q")
+    fake.close()
+    fake = ct.FakeServer((welcome, state), 8)
+    pl = ct.Plain(fake.port, "lin", ["--new-session"], os.path.join(tmp, "plin"))
+    tap.check(pl.expect(r"^game over: %s wins\. " % winner.capitalize() + said, 10),
+              "OXONO, --plain: the game-over line says what made the line", pl.text())
+    pl.close()
     fake.close()
 
 
@@ -573,6 +622,7 @@ def main(tap):
         held_moves(tap, tmux, server, tmp)
         lobby_selection(tap, tmux, server, tmp)
         screens(tap, tmux, tmp)
+        oxono_line(tap, tmux, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
