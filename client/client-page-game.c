@@ -599,6 +599,75 @@ draw_game_hints(struct screen *s)
 	client_screen_hints(h.pairs);
 }
 
+/*
+ * The position after the first ply moves of the game at the table: from its start, which the
+ * game's record gives (asked for when stepping back began), through the moves the client has.
+ * Returns 0, or -1 while the record has not come.
+ */
+static int
+back_position(const struct screen *s, int ply, struct game *g)
+{
+	const struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+
+	if (!c->replay.active || strcmp(c->replay.id, t->id) != 0)
+		return -1;
+	*g = c->replay.rec.start;
+	for (int i = 0; i < ply && i < t->nmoves; i++) {
+		struct game_move m;
+		struct game_error err;
+		if (game_move_parse(g, t->moves[i], &m, &err) < 0)
+			return -1;
+		game_apply(g, m);
+	}
+	return 0;
+}
+
+/* Stepping back: the earlier position, without the cursor, and a mark above it that says so. */
+static void
+draw_back(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	struct game g;
+	int ok = back_position(s, s->back_ply, &g) == 0;
+
+	client_board_draw(s, ok ? &g : &t->game,
+	                  ok && s->back_ply > 0 ? t->moves[s->back_ply - 1] : NULL, 0);
+	attron(A_BOLD | A_REVERSE);
+	if (ok)
+		client_screen_put(1, 1, COLS - 2,
+		                  " Viewing move %d of %d: [ ] step, End or a move key: live ",
+		                  s->back_ply, t->nmoves);
+	else
+		client_screen_put(1, 1, COLS - 2, " Asking for the game's start%s ",
+		                  client_screen_glyph(s, "\xe2\x80\xa6", "..."));
+	attroff(A_BOLD | A_REVERSE);
+}
+
+/*
+ * Step back (or on) to the position after ply moves; at the live position or past it, the live
+ * one again. The game's start comes with its record, asked for once.
+ */
+static void
+back_to(struct screen *s, int ply)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+
+	if (ply >= t->nmoves) {
+		if (s->back_ply >= 0)
+			client_state_notice(&c->st, 0, "Back to the live position.");
+		s->back_ply = -1;
+		return;
+	}
+	if (ply < 0)
+		ply = 0;
+	if ((!c->replay.active || strcmp(c->replay.id, t->id) != 0) && s->back_ply < 0)
+		client_request_record(c, t->id);
+	client_screen_select_clear(s);
+	s->back_ply = ply;
+}
+
 static void
 draw_game(struct screen *s)
 {
@@ -624,11 +693,14 @@ draw_game(struct screen *s)
 	if (pw > 46)
 		pw = 46;
 	client_screen_kind_colours(s, t->kind);
-	if (t->over) /* an OXONO line that won: marked on the board */
+	if (t->over && s->back_ply < 0) /* an OXONO line that won: marked on the board */
 		client_line_reason(t, s->win, reason, sizeof reason);
 	else
 		memset(s->win, 0, sizeof s->win);
-	client_board_draw(s, &t->game, t->nmoves > 0 ? t->moves[t->nmoves - 1] : NULL, 1);
+	if (s->back_ply >= 0)
+		draw_back(s);
+	else
+		client_board_draw(s, &t->game, t->nmoves > 0 ? t->moves[t->nmoves - 1] : NULL, 1);
 	draw_panel(s, px, pw);
 	if (s->stack)
 		draw_stack(s);
@@ -797,6 +869,38 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		client_page_replay_open(s, t->id, NULL);
 		return;
 	}
+	switch (ch) {
+	case '[':
+		back_to(s, s->back_ply < 0 ? t->nmoves - 1 : s->back_ply - 1);
+		return;
+	case ']':
+		if (s->back_ply >= 0)
+			back_to(s, s->back_ply + 1);
+		return;
+	case KEY_HOME:
+		back_to(s, 0);
+		return;
+	case KEY_END:
+		back_to(s, t->nmoves);
+		return;
+	case 'S':
+		client_save_start(c, NULL);
+		return;
+	case '\n':
+	case '\r':
+	case ' ':
+	case KEY_ENTER:
+	case ':':
+	case 'm':
+	case KEY_MOUSE:
+		if (s->back_ply >= 0) { /* a move key: the live position first */
+			back_to(s, t->nmoves);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
 	if (t->over && !s->over_hidden) {
 		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'q') {
 			client_request_leave(c);
@@ -935,12 +1039,12 @@ game_title(const struct screen *s, char *buf, size_t size)
 
 static const char *const game_help[] = {
         "arrows / hjkl   move the cursor",
-        "Enter / Space   select, then pick a destination",
-        "mouse click     the same as Enter on that square",
+        "Enter, Space    select, then pick a destination (or click)",
         "Esc             cancel the selection",
         ": or m          type a move (c2-e4, Xc5+c6)",
-        "s               show the whole stack under the cursor",
-        "f               turn the board round",
+        "s / f           the whole stack here / turn the board",
+        "[ ] Home End    step back through the moves (End: live)",
+        "S               save the game's record (hokito-ID.txt)",
         "r               resign",
         "d / a / x       offer a draw / accept / decline",
         "A               abort (before your first move)",

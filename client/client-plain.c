@@ -351,6 +351,7 @@ plain_update(struct client *c)
 	if (p == NULL || p->closing)
 		return;
 	client_request_held_flush(c);
+	client_save_flush(c);
 	if (st->link != p->link) {
 		p->link = st->link;
 		if (st->link == CLIENT_LINK_UP) {
@@ -430,6 +431,8 @@ plain_update(struct client *c)
 		p->history_stamp = c->history_stamp;
 		print_history(p);
 	}
+	if (c->save.path[0] && c->replay.active && strcmp(c->save.game, c->replay.id) == 0)
+		p->replay_stamp = c->replay_stamp; /* the record came for a save, not to replay */
 	if (c->replay.active && c->replay_stamp != p->replay_stamp) {
 		p->replay_stamp = c->replay_stamp;
 		print_replay(p);
@@ -486,6 +489,7 @@ print_help(void)
 	out("  next [N] | prev [N] | first | last step through the replay");
 	out("  rules [hokito|oxono]               the rules of a game, in words");
 	out("  bell [on|off]                      the bell at your move (on a terminal)");
+	out("  save [FILE]                        the game's record to FILE (hokito-ID.txt)");
 	out("  resign | leave | quit");
 }
 
@@ -717,6 +721,8 @@ plain_command(struct plain *p, char *line)
 		print_help();
 	} else if (strcmp(args[0], "rules") == 0 && n <= 2) {
 		cmd_rules(p, n == 2 ? args[1] : NULL);
+	} else if (strcmp(args[0], "save") == 0 && n <= 2) {
+		client_save_start(c, n == 2 ? args[1] : NULL);
 	} else if (strcmp(args[0], "bell") == 0 && n <= 2) {
 		if (n == 2 && (strcmp(args[1], "on") == 0 || strcmp(args[1], "off") == 0))
 			c->alert.bell_off = strcmp(args[1], "off") == 0;

@@ -424,6 +424,7 @@ screen_start(struct client *c)
 
 	s->c = c;
 	s->sel = -1;
+	s->back_ply = -1;
 	s->totem_to = -1;
 	s->cursor = 2 * 6 + 2;
 	c->view_data = s;
@@ -492,12 +493,14 @@ screen_update(struct client *c)
 	if (s == NULL)
 		return;
 	client_request_held_flush(c);
+	client_save_flush(c);
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;
 		s->had_chat = c->st.table.nchat;
 		s->had_kibitz = c->st.table.nkibitz;
 		client_screen_select_clear(s);
+		s->back_ply = -1;
 		s->stack = 0;
 		s->chatlog = 0;
 		s->over_hidden = 0;

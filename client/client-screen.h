@@ -99,6 +99,7 @@ struct screen {
 	int totem_to;     /* OXONO: chosen totem square, or -1 */
 	uint8_t dest[36]; /* legal squares for the selection */
 	uint8_t win[36];  /* the squares of the line that won, marked (the game page sets it) */
+	int back_ply;     /* game: the earlier position shown (moves played), -1 the live one */
 	int help;         /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;        /* stack overlay shown */
 	int chatlog;      /* chat log overlay shown (T) */

@@ -173,6 +173,19 @@ struct client_held {
 	char failed[GAME_MOVE_TEXT + 300]; /* "c2-e4 was not sent: why", until the next key */
 };
 
+/* A save of the game's record to a file (client-save.c). */
+struct client_save {
+	char path[512];           /* the file, "" when no save is asked for */
+	char game[CLIENT_ID_MAX]; /* the game whose record is saved */
+	unsigned gen;             /* c->replay.gen when asked: its record has come once it moves */
+	uv_fs_t req;              /* open, write, close, one after the other */
+	char *buf;                /* owned while busy: the record text being written */
+	size_t len;
+	uv_file fd;
+	int rc;   /* the write's error, reported after the close */
+	int busy; /* the file is being written */
+};
+
 /* The whole program: one per process, owned by main() (client-main.c). */
 struct client {
 	uv_loop_t *loop;
@@ -199,6 +212,7 @@ struct client {
 	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
 	struct client_alert alert;             /* the bell and the title (client-alert.c) */
 	struct client_held held;               /* a move typed while the connection was down */
+	struct client_save save;               /* the record being saved to a file */
 	uint64_t
 	        resync; /* bumped when the server has caught us up after a welcome (client-msg.c) */
 	uv_timer_t lobby_timer;         /* refreshes the lobby list while it is shown */
@@ -266,6 +280,16 @@ int client_line_find(const struct game *g, int through, uint8_t mask[36], char *
  * (may be NULL). client-line.c.
  */
 void client_line_reason(const struct client_table *t, uint8_t *mask, char *buf, size_t size);
+
+/*
+ * client-save.c: save the record of the game at the table to path (NULL or "": hokito-ID.txt in
+ * the current directory), in the format of common/FORMATS.md: asks the server for the game's
+ * record, then writes it off the loop. Returns 0, or -1 after telling the user why not.
+ */
+int client_save_start(struct client *c, const char *path);
+
+/* The record asked for by a save has come: write it. The views call it at every update. */
+void client_save_flush(struct client *c);
 
 /* client-msg.c */
 

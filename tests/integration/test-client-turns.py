@@ -34,10 +34,12 @@ def env_for(tmp, name):
 
 
 def start(tmux, tmp, session, args, cols=100, rows=30):
-    """hokito with args in a tmux session of its own; its stderr kept for the final check."""
+    """hokito with args in a tmux session of its own, in the directory tmp (where S saves);
+    its stderr kept for the final check."""
     path = os.path.join(tmp, session + ".stderr")
     STDERR.append(path)
-    tmux.start(session, "%s %s" % (ct.HOKITO, args), env_for(tmp, session), cols, rows,
+    command = "cd %s && exec %s %s" % (ct.shquote(tmp), ct.HOKITO, args)
+    tmux.start(session, "sh -c %s" % ct.shquote(command), env_for(tmp, session), cols, rows,
                stderr=path)
 
 
@@ -610,6 +612,85 @@ def oxono_line(tap, tmux, tmp):
     fake.close()
 
 
+def board_rows(screen):
+    """The board's lines of a screen (those that start with a rank number), the panel cut."""
+    return [re.sub(r"[\[\]]", " ", l[:40]).rstrip() for l in screen.split("\n")
+            if re.match(r"^ [1-6] ", l)]  # the cursor's brackets taken out
+
+
+def step_back_and_save(tap, tmux, server, tmp):
+    """During a game, [ and ] step back through the earlier positions with a 'Viewing move N of
+    M' mark, a move key goes back to the live position; S saves the game's record, which
+    hokito-engine record reads; --plain's save FILE does the same."""
+    start(tmux, tmp, "stp", "--port %d --name stp create --seat black" % server.port)
+    m = tmux.expect("stp", r"game (g\d+)", 10)
+    if not tap.check(m, "step: stp's game is created", tmux.capture("stp")):
+        return
+    gid = m.group(1)
+    bob = ct.Plain(server.port, "sbob", ["join", gid], os.path.join(tmp, "sbob"))
+    try:
+        tmux.expect("stp", r"Your move \(Black\)", 10)
+        live0 = board_rows(tmux.capture("stp"))
+        mv = first_move(bob)
+        typed(tmux, "stp", mv)
+        bob.expect(r"^your turn", 10)
+        bob.send(first_move(bob))
+        tap.check(tmux.expect("stp", r"Your move \(Black\)", 10) and
+                  tmux.expect("stp", r" 1\. +%s +\S+" % mv, 5), "step: two moves played",
+                  tmux.capture("stp"))
+        live2 = board_rows(tmux.capture("stp"))
+        tmux.keys("stp", "[")
+        tap.check(tmux.expect("stp", r"Viewing move 1 of 2", 10),
+                  "[ steps back: 'Viewing move 1 of 2'", tmux.capture("stp"))
+        tmux.keys("stp", "[")
+        scr = tmux.expect("stp", r"Viewing move 0 of 2", 5) and tmux.capture("stp")
+        tap.check(scr and board_rows(scr) == live0 and live0 != live2,
+                  "[ again: the start, as it was before the first move",
+                  (scr or tmux.capture("stp")) + "\n" + "\n".join(live0))
+        tmux.keys("stp", "[")
+        tap.check(tmux.expect("stp", r"Viewing move 0 of 2", 5),
+                  "[ at the start stays there", tmux.capture("stp"))
+        tmux.keys("stp", "]")
+        tap.check(tmux.expect("stp", r"Viewing move 1 of 2", 5), "] steps on",
+                  tmux.capture("stp"))
+        tmux.keys("stp", "Enter")
+        scr = ct.wait_for(lambda: "Viewing move" not in tmux.capture("stp") and
+                          tmux.capture("stp"), 5)
+        tap.check(scr and board_rows(scr) == live2 and
+                  "Back to the live position." in scr,
+                  "a move key goes back to the live position", scr or tmux.capture("stp"))
+        tmux.keys("stp", "?")
+        tap.check(tmux.expect("stp", r"\[ \] Home End +step back through the moves", 5) and
+                  tmux.expect("stp", r"S +save the game's record", 5),
+                  "the help explains [ ] Home End and S", tmux.capture("stp"))
+        tmux.keys("stp", "Escape")
+        tmux.keys("stp", "S")
+        path = os.path.join(tmp, "hokito-%s.txt" % gid)
+        tap.check(tmux.expect("stp", r"Saved the record of game %s to hokito-%s\.txt\."
+                              % (gid, gid), 10) and os.path.exists(path),
+                  "S saves the record to hokito-%s.txt" % gid, tmux.capture("stp"))
+        r = subprocess.run([ct.ENGINE, "record", path], capture_output=True, text=True,
+                           timeout=10)
+        text = open(path).read() if os.path.exists(path) else ""
+        tap.check(r.returncode == 0 and mv in text and "[Black \"stp\"]" in text,
+                  "the saved record reads back with hokito-engine record",
+                  text + r.stdout + r.stderr)
+        path2 = os.path.join(tmp, "plain-save.txt")
+        bob.send("save %s" % path2)
+        tap.check(bob.expect(r"^Saved the record of game %s to %s\." % (gid, re.escape(path2)),
+                             10) and
+                  subprocess.run([ct.ENGINE, "record", path2], capture_output=True,
+                                 timeout=10).returncode == 0 and
+                  not bob.seen(r"^replay "),
+                  "--plain: save FILE writes the record (and prints no replay)",
+                  bob.text()[-1500:])
+        tmux.keys("stp", "r")
+        tmux.keys("stp", "y")
+        tmux.keys("stp", "Q")
+    finally:
+        bob.close()
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -623,6 +704,7 @@ def main(tap):
         lobby_selection(tap, tmux, server, tmp)
         screens(tap, tmux, tmp)
         oxono_line(tap, tmux, tmp)
+        step_back_and_save(tap, tmux, server, tmp)
         reports = ""
         for path in STDERR:
             if os.path.exists(path):
