@@ -9,9 +9,10 @@
  *        v
  *   client-page-lobby.c    the pages, one table each: the lobby (with the create form of
  *   client-page-create.c   client-page-create.c over it), the game at a table, the history of
- *   client-page-game.c     finished games and the replay of one
- *   client-page-history.c
+ *   client-page-game.c     finished games and the replay of one, and the rules of the games
+ *   client-page-history.c  (R, over any page)
  *   client-page-replay.c
+ *   client-page-rules.c
  *        |
  *        v
  *   client-board.c         the board and the players' lines beside it (the game and the replay)
@@ -19,7 +20,7 @@
  *                          title bar, the key hints and the notice line
  *
  * Arrows point down, and between pages one way: the lobby opens the history and the create form,
- * the history and the game open the replay. struct screen is the view's state; pages read the
+ * the history and the game open the replay; the view opens the rules over any of them. struct screen is the view's state; pages read the
  * client's state and never change it, asking for everything through client_request_*.
  */
 #ifndef HOKITO_CLIENT_CLIENT_SCREEN_H

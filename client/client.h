@@ -12,8 +12,10 @@
  *        v
  *   client-msg.c      what each server message means: changes of the state, notices
  *   client-eval.c     the replay's evaluations, on the thread pool
+ *   client-save.c     the game's record saved to a file (asked for, then written off the loop)
  *        |
- *   client-request.c  what a view may ask of the server, encoded and sent
+ *   client-request.c  what a view may ask of the server, encoded and sent; a move typed while
+ *        |            the connection is down is held there and sent once it is back
  *   client-replay.c   a game replayed from its record
  *        |
  *   client-net.c      libuv TCP connection, framing, reconnection with the session token
@@ -21,6 +23,9 @@
  *        v            decoded message to the callback main() gave it (client_msg_handle)
  *   client.c          struct client, the hub: notices, redraws, quitting, through the view table
  *   client-state.c    what the client knows (client-state.h); pure, no I/O
+ *   client-alert.c    when to ring the bell, and the terminal's title; pure
+ *   client-line.c     the line that won an OXONO game, in words; pure
+ *   client-move.c     a typed move made into the notation; pure
  *
  * A view never talks to the socket: it asks for things through client_request_*, which encodes
  * the request and hands it to the network layer. The network layer decodes whole messages and

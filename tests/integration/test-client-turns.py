@@ -456,10 +456,10 @@ def lobby_selection(tap, tmux, server, tmp):
     down to the live ones); Enter on a game being played watches it; Enter on a seat taken
     since the lobby's last refresh watches the game instead of failing."""
     a = ct.Plain(server.port, "sela", ["create"], os.path.join(tmp, "sela"))
-    b = ct.Plain(server.port, "selb", ["create"], os.path.join(tmp, "selb"))
-    c = None
+    b = c = None
     try:
-        ga = a.expect(r"^joined game (g\d+)", 10)
+        ga = a.expect(r"^joined game (g\d+)", 10)  # one after the other: a's is the older
+        b = ct.Plain(server.port, "selb", ["create"], os.path.join(tmp, "selb"))
         gb = b.expect(r"^joined game (g\d+)", 10)
         if not tap.check(ga and gb, "lobby: two open games", a.text() + b.text()):
             return
