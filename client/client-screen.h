@@ -20,8 +20,9 @@
  *                          title bar, the key hints and the notice line
  *
  * Arrows point down, and between pages one way: the lobby opens the history and the create form,
- * the history and the game open the replay; the view opens the rules over any of them. struct screen is the view's state; pages read the
- * client's state and never change it, asking for everything through client_request_*.
+ * the history and the game open the replay; the view opens the rules over any of them. struct
+ * screen is the view's state; pages read the client's state and never change it, asking for
+ * everything through client_request_*.
  */
 #ifndef HOKITO_CLIENT_CLIENT_SCREEN_H
 #define HOKITO_CLIENT_CLIENT_SCREEN_H
