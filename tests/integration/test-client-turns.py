@@ -451,6 +451,34 @@ def selected(screen):
     return None
 
 
+def held_plain(tap, server, tmp):
+    """--plain holds the commands typed while the connection is down (its input waits for the
+    connection): a move typed then is played once it is back."""
+    proxy = ct.Proxy(server.port)
+    pa = pb = None
+    try:
+        pa = ct.Plain(proxy.port, "hpa", ["create", "--seat", "black"],
+                      os.path.join(tmp, "hpa"))
+        m = pa.expect(r"^joined game (g\d+)", 10)
+        if not tap.check(m, "--plain held: the game is created", pa.text()):
+            return
+        pb = ct.Plain(server.port, "hpb", ["join", m.group(1)], os.path.join(tmp, "hpb"))
+        pa.expect(r"^your turn", 10)
+        mv = first_move(pb)
+        proxy.hold()
+        pa.expect(r"Connection lost", 10)
+        pa.send(mv)
+        proxy.release()
+        tap.check(pb.expect(r"^move 1: black %s$" % mv, 15),
+                  "--plain: a move typed while disconnected is played once the connection "
+                  "is back", pa.text()[-800:])
+    finally:
+        for p in (pa, pb):
+            if p is not None:
+                p.close()
+        proxy.close()
+
+
 def lobby_selection(tap, tmux, server, tmp):
     """The lobby's selection follows its game when the rows move (an open game that starts goes
     down to the live ones); Enter on a game being played watches it; Enter on a seat taken
@@ -476,7 +504,10 @@ def lobby_selection(tap, tmux, server, tmp):
                   ct.wait_for(lambda: selected(cap()) == gb, 5),
                   "lobby: the first game starts and goes below; the selection follows %s" % gb,
                   cap())
-        tmux.keys("sel", "Down")
+        for _ in range(6):  # down to it, past the other live games
+            if ct.wait_for(lambda: selected(cap()) == ga, 1):
+                break
+            tmux.keys("sel", "Down")
         tap.check(ct.wait_for(lambda: selected(cap()) == ga, 5) and
                   re.search(r"Enter +watch", tmux.capture("sel").rstrip().split("\n")[-1]),
                   "lobby: on the game being played the bar says Enter watches",
@@ -701,6 +732,7 @@ def main(tap):
         computer_thinking(tap, tmux, tmp)
         plain_commands(tap, server, tmp)
         held_moves(tap, tmux, server, tmp)
+        held_plain(tap, server, tmp)
         lobby_selection(tap, tmux, server, tmp)
         screens(tap, tmux, tmp)
         oxono_line(tap, tmux, tmp)
