@@ -708,7 +708,7 @@ draw_game(struct screen *s)
 		draw_chatlog(s);
 		return;
 	}
-	if (t->over && !s->over_hidden && !s->stack && !s->help)
+	if (t->over && !s->over_hidden && !s->stack && !s->help && s->back_ply < 0)
 		draw_over(s);
 	draw_game_hints(s);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "protocol.h"
 #include "xmalloc.h"
 
 static void save_close_cb(uv_fs_t *req);
@@ -116,8 +117,17 @@ client_save_flush(struct client *c)
 	struct record_error err;
 	int n;
 
-	if (sv->path[0] == '\0' || sv->busy || c->replay.gen == sv->gen)
-		return; /* nothing asked, or its record not come yet */
+	if (sv->path[0] == '\0' || sv->busy)
+		return; /* nothing asked, or being written */
+	if (c->replay.gen == sv->gen) {
+		if (client_request_pending(c, MSG_RECORD))
+			return; /* its record not come yet */
+		/* the server refused it (it has said why) */
+		client_notice(c, 1, "Could not save %s: the server sent no record of game %s.",
+		              sv->path, sv->game);
+		sv->path[0] = '\0';
+		return;
+	}
 	if (!c->replay.active || strcmp(c->replay.id, sv->game) != 0) {
 		client_notice(c, 1, "Could not save %s: the record of game %s did not come.",
 		              sv->path, sv->game);
