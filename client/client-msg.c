@@ -239,6 +239,8 @@ take_result(struct client_state *st)
 
 	over_words(t, t->rules.reason, t->rules.winner, words, sizeof words);
 	client_state_table_over(st, t->rules.winner, words);
+	/* the reason too, for "White wins by resignation" (client_state_result_text) */
+	t->end_reason = t->rules.reason;
 	t->aborted = t->rules.result == EVENT_RESULT_ABORTED;
 	client_state_result_text(t, result, sizeof result);
 	client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
@@ -682,6 +684,12 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		              p->arg);
 		return;
 	}
+	if (p != NULL && p->or_watch && strcmp(code, "game_full") == 0) {
+		/* client24: the lobby showed the seat open, and it went meanwhile: watch it */
+		client_notice(c, 0, "Game %s has no open seat any more: watching it.", p->arg);
+		client_request_watch(c, p->arg);
+		return;
+	}
 	if (strcmp(code, "bad_token") == 0) {
 		client_net_token_refused(c);
 		return;
@@ -945,6 +953,10 @@ client_msg_handle(struct client *c, const struct msg *m)
 		 * version's event, whose seq still counts (PROTOCOL.md 6) */
 		if (m->type == MSG_NONE || event_type_known(m->type))
 			handle_event(c, m);
+		/* after a welcome back, the spectators notice follows what we missed (PROTOCOL.md
+		 * 4.3): a move held meanwhile may go (client_request_held_flush) */
+		if (m->type == MSG_SPECTATORS)
+			c->resync++;
 		break;
 	}
 	client_update(c);

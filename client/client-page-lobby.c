@@ -153,8 +153,10 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 {
 	struct client *c = s->c;
 	const struct client_state *st = &c->st;
-	const struct client_entry *e = s->row < st->nlist ? &st->list[s->row] : NULL;
+	const struct client_entry *e;
 
+	lobby_sync_row(s); /* the row of the game chosen, wherever the list has moved it */
+	e = s->row < st->nlist ? &st->list[s->row] : NULL;
 	switch (ch) {
 	case KEY_UP:
 	case 'k':
@@ -185,7 +187,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		if (e == NULL)
 			break;
 		if (lobby_joins(e))
-			client_request_join(c, e->id);
+			client_request_join_or_watch(c, e->id);
 		else
 			client_request_watch(c, e->id);
 		break;
@@ -257,6 +259,7 @@ static const char *const lobby_help[] = {
         "r               refresh the list",
         "< / >           previous / next 100 games",
         "h               finished games: replay them",
+        "R               the rules of both games",
         "q / Ctrl-C      quit",
         NULL,
 };

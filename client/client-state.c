@@ -424,6 +424,43 @@ client_state_result_text(const struct client_table *t, char *buf, size_t size)
 	}
 	if (winner < 0 && o->end != GAME_END_NONE)
 		winner = o->winner;
+	if (o->end == GAME_END_NONE) {
+		/*
+		 * client24: a game the rules did not end (a resignation, a flag, a player who left,
+		 * an agreement) is not won by its scores: say how it was won, not "35 to 36".
+		 */
+		const char *how = NULL;
+
+		switch (t->end_reason) {
+		case EVENT_REASON_RESIGN:
+			how = "by resignation";
+			break;
+		case EVENT_REASON_TIME:
+			how = "on time";
+			break;
+		case EVENT_REASON_DISCONNECT:
+			how = "by forfeit";
+			break;
+		case EVENT_REASON_AGREEMENT:
+			how = "by agreement";
+			break;
+		case EVENT_REASON_NONE:
+		case EVENT_REASON_BLOCKED:
+		case EVENT_REASON_LINE:
+		case EVENT_REASON_FULL:
+		case EVENT_REASON_ABANDONED:
+		case EVENT_REASON_ABORT:
+			break; /* the rules ended it: the scores say how */
+		}
+		if (how != NULL) {
+			if (winner < 0)
+				snprintf(buf, size, "Draw %s", how);
+			else
+				snprintf(buf, size, "%s wins %s",
+				         client_state_side_name(t->kind, winner), how);
+			return;
+		}
+	}
 	client_state_outcome_text(t->kind, winner, o->score, buf, size);
 }
 

@@ -97,6 +97,7 @@ struct client_table {
 	int winner;                  /* when over: the winning side, or -1 for a draw */
 	int aborted;                 /* when over: it ended without result (aborted, abandoned) */
 	char reason[160];            /* when over: why it ended, in words */
+	enum event_reason end_reason; /* when over: how it ended; EVENT_REASON_NONE before */
 	/* match management (PROTOCOL.md 11) */
 	int timed;                        /* the game has a clock */
 	char control[24];                 /* its time control, "5+3" */
@@ -248,7 +249,10 @@ const struct client_chat *client_state_chat_get(const struct client_table *t, in
  */
 const struct client_chat *client_state_chat_log(const struct client_table *t, int i, int *kibitz);
 
-/* One line describing the outcome: "Black wins 34 to 28", "Draw", "No result" (aborted), ... */
+/*
+ * One line describing the outcome: "Black wins, 34 to 28" (by the scores), "Draw", "White wins
+ * by resignation", "Pink wins on time", "Draw by agreement", "No result" (aborted), ...
+ */
 void client_state_result_text(const struct client_table *t, char *buf, size_t size);
 
 /* The same for a game of kind won by side winner (-1: a draw) with these HOKITO scores. */
