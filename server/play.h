@@ -20,6 +20,13 @@ void play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 /* draw_offer, draw_accept and draw_decline. */
 void play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
+/*
+ * Refuse a draw or rematch request that event_state_answer() refused with code
+ * (PROTO_EALREADYOFFERED or PROTO_ENOOFFER); what is "draw" or "rematch". For match.c too.
+ */
+void play_offer_refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int code,
+                       const struct table *t, const char *what);
+
 /* abort: end the game without a result, by a player who has not moved yet. */
 void play_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
