@@ -158,10 +158,8 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 		rc = durable_game_add(d, t, now, &err);
 	if (rc == 0 && type == MSG_SEATED)
 		rc = durable_seated(d, t, ev, now, &err);
-	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED))
-		rc = store_game_status_set(d->store, t->id, "live", &err);
-	if (rc == 0 && type == MSG_ADJOURNED)
-		rc = store_game_status_set(d->store, t->id, "adjourned", &err);
+	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED || type == MSG_ADJOURNED))
+		rc = store_game_status_set(d->store, t->id, event_status_name(t->st.status), &err);
 	if (rc == 0) {
 		se.seq = seq;
 		se.time_ms = now;

@@ -89,11 +89,7 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		lobby_spectators_changed(lb, t);
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
 		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
-		json_t *o = msg_new(MSG_SPECTATORS, NULL);
-
-		json_object_set_new(o, "game", json_string(t->id));
-		json_object_set_new(o, "spectators", table_spectators_new(t));
-		lobby_send(lb, peer, o);
+		lobby_send(lb, peer, table_spectators_notice_new(t));
 	}
 	if (s->seat >= 0 && !was_connected) {
 		table_presence_notify(t, s->seat, 1);

@@ -361,11 +361,8 @@ match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             table_other_side(t, s->seat), t->id);
 		return;
 	}
-	rc = event_state_answer(&t->st, m->type, s->seat);
-	if (rc < 0) {
-		play_offer_refuse(lb, peer, m, rc, t, "rematch");
+	if ((rc = play_offer_answer(lb, peer, m, t, "rematch")) < 0)
 		return;
-	}
 	switch ((enum event_answer)rc) {
 	case EVENT_ANSWER_OFFER:
 		seq = table_offer_emit(t, MSG_REMATCH_OFFERED, s->seat);

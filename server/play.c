@@ -160,15 +160,18 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	lobby_send_ok(lb, peer, MSG_SAY, seq, m->id);
 }
 
-void
-play_offer_refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int code,
+int
+play_offer_answer(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
                   const struct table *t, const char *what)
 {
-	if (code == PROTO_EALREADYOFFERED)
-		lobby_refuse(lb, peer, m, code, "your %s offer stands already", what);
-	else
-		lobby_refuse(lb, peer, m, code, "%s has not offered a %s",
-		             table_other_side(t, peer->session->seat), what);
+	int seat = peer->session->seat, rc = event_state_answer(&t->st, m->type, seat);
+
+	if (rc == PROTO_EALREADYOFFERED)
+		lobby_refuse(lb, peer, m, rc, "your %s offer stands already", what);
+	else if (rc < 0)
+		lobby_refuse(lb, peer, m, rc, "%s has not offered a %s", table_other_side(t, seat),
+		             what);
+	return rc < 0 ? -1 : rc;
 }
 
 /*
@@ -186,11 +189,8 @@ play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 
 	if (t == NULL)
 		return;
-	rc = event_state_answer(&t->st, m->type, s->seat);
-	if (rc < 0) {
-		play_offer_refuse(lb, peer, m, rc, t, "draw");
+	if ((rc = play_offer_answer(lb, peer, m, t, "draw")) < 0)
 		return;
-	}
 	switch ((enum event_answer)rc) {
 	case EVENT_ANSWER_OFFER:
 		seq = table_offer_emit(t, MSG_DRAW_OFFERED, s->seat);

@@ -616,12 +616,11 @@ notice_new(const struct table *t, enum msg_type type)
 	return ev;
 }
 
-void
-table_spectators_notify(struct table *t)
+/* The spectators notice of t; names (PROTOCOL_SPECTATOR_NAMES of room) gets what it lists. */
+static struct event
+spectators_notice(const struct table *t, const char **names)
 {
-	const char *names[PROTOCOL_SPECTATOR_NAMES];
 	struct event ev = notice_new(t, MSG_SPECTATORS);
-	struct wire *w;
 	size_t n;
 
 	for (n = 0; n < t->nwatchers && n < PROTOCOL_SPECTATOR_NAMES; n++)
@@ -629,7 +628,25 @@ table_spectators_notify(struct table *t)
 	ev.u.spectators.count = (int64_t)t->nwatchers;
 	ev.u.spectators.names = names;
 	ev.u.spectators.n = n;
-	w = event_wire(&ev);
+	return ev;
+}
+
+json_t *
+table_spectators_notice_new(const struct table *t)
+{
+	const char *names[PROTOCOL_SPECTATOR_NAMES];
+	struct event ev = spectators_notice(t, names);
+
+	return event_encode(&ev);
+}
+
+void
+table_spectators_notify(struct table *t)
+{
+	const char *names[PROTOCOL_SPECTATOR_NAMES];
+	struct event ev = spectators_notice(t, names);
+	struct wire *w = event_wire(&ev);
+
 	table_broadcast(t, w, NULL);
 	wire_unref(w);
 }

@@ -163,6 +163,9 @@ json_t *table_summary_new(const struct table *t);
 /* The spectators object {"count", "names"}. Returns a new reference. */
 json_t *table_spectators_new(const struct table *t);
 
+/* The spectators notice {"type","game","spectators"}. Returns a new reference. */
+json_t *table_spectators_notice_new(const struct table *t);
+
 /* Send the spectators notice to everyone connected at the table. */
 void table_spectators_notify(struct table *t);
 
