@@ -80,18 +80,13 @@ struct table {
 	struct session **watchers; /* connected spectators, in order of arrival */
 	size_t nwatchers, watchers_cap;
 	/* clocks and grace: times are env->now milliseconds (lobby_time()) */
-	int timed;             /* the game has a clock */
-	char control[48];      /* the time control text: "5+3", or "none" */
-	uint64_t base_ms;      /* each clock's start */
-	uint64_t inc_ms;       /* added to the mover's clock after each move */
-	int64_t remaining[2];  /* ms on each clock as of settled_at */
-	int64_t grace_left[2]; /* ms of grace left to each seat while it is disconnected */
-	/*
-	 * The seat's grace ran out (grace_over or adjourned emitted). Kept here, not taken from
-	 * st.grace_over: a player who comes back has a whole grace again at once, and after a
-	 * restart every seated player does (PROTOCOL.md 12.1).
-	 */
-	int grace_over[2];
+	int timed;                 /* the game has a clock */
+	char control[48];          /* the time control text: "5+3", or "none" */
+	uint64_t base_ms;          /* each clock's start */
+	uint64_t inc_ms;           /* added to the mover's clock after each move */
+	int64_t remaining[2];      /* ms on each clock as of settled_at */
+	int64_t grace_left[2];     /* ms of grace left to each seat while it is disconnected */
+	int grace_over[2];         /* the seat's grace ran out (grace_over or adjourned emitted) */
 	uint64_t settled_at;       /* when remaining and grace_left were last brought up to date */
 	json_t *chat[CHAT_KEEP];   /* players' chat lines {"seat","player","text"}, a ring */
 	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
