@@ -82,6 +82,7 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 	int is_sel = cursor && (sq == s->sel || sq == s->totem_to);
 	int is_dest = cursor && s->dest[sq];
 	int is_last = sq == last[0] || sq == last[1];
+	int is_win = s->win[sq];
 	attr_t bg;
 	char chip[8];
 	int mid;
@@ -94,6 +95,8 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 		bg = client_screen_pair(s, PAIR_SELECTED);
 	else if (is_dest)
 		bg = client_screen_pair(s, PAIR_DEST);
+	else if (is_win)
+		bg = client_screen_pair(s, PAIR_WIN);
 	else if (is_last && s->rich)
 		bg = client_screen_pair(s, PAIR_LAST);
 	else
@@ -103,7 +106,7 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 	attron(bg);
 	for (int i = 0; i < s->ch; i++)
 		client_screen_blank(y + i, x, s->cw);
-	mid = s->ch == 3 ? 1 : 0;
+	mid = (s->ch - 1) / 2;
 	/* Cursor and selection brackets, so both show without colour too. */
 	if (is_cursor || is_sel) {
 		mvaddstr(y + mid, x, is_cursor ? "[" : "<");
@@ -124,8 +127,8 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 		if (!s->colour)
 			a = A_BOLD | A_REVERSE;
 		attron(a);
-		client_screen_put(y + mid, x + 1, 0, " %c%c ", cell.value ? 'O' : 'X',
-		                  s->cw > 5 ? ' ' : '\0');
+		client_screen_put(y + mid, x + (s->cw > 5 ? (s->cw - 4) / 2 : 1), 0, " %c%c ",
+		                  cell.value ? 'O' : 'X', s->cw > 5 ? ' ' : '\0');
 		attroff(a);
 	} else {
 		attr_t a = client_screen_pair(s, cell.colour ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
@@ -138,21 +141,29 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 			         cell.value ? 'O' : 'X');
 		attron(a);
 		/* a 5-column cell keeps its last column for the cursor's "]" */
-		client_screen_put(y + mid, x + 1, 0, s->cw > 5 ? " %s " : " %s", chip);
+		client_screen_put(y + mid, x + (s->cw > 5 ? (s->cw - 4) / 2 : 1), 0,
+		                  s->cw > 5 ? " %s " : " %s", chip);
 		attroff(a);
 		attron(bg);
 	}
 	attron(bg);
+	if (is_win) {
+		/* the winning line, underlined on its squares' last row: it shows without colour */
+		int wy = s->ch >= 3 ? y + s->ch - 1 : y + 1;
+		for (int i = 1; i < s->cw - 1; i++)
+			client_screen_put(wy, x + i, 0, "%s",
+			                  client_screen_glyph(s, "\xe2\x95\x90", "="));
+	}
 	if (cell.height > 1) {
-		int hy = s->ch == 3 ? y : y + 1;
+		int hy = s->ch >= 3 ? y : y + 1;
 		client_screen_put(hy, x + s->cw - 3, 0, "%s%d",
 		                  client_screen_glyph(s, "\xc3\x97", "x"), cell.height);
 	}
 	if (is_dest) {
-		int my = s->ch == 3 ? y + 2 : y + 1;
+		int my = s->ch >= 3 ? y + s->ch - 1 : y + 1;
 		client_screen_put(my, x + 1, 0, "%s", client_screen_glyph(s, "\xe2\x80\xa2", "*"));
 	} else if (is_last && !s->rich) {
-		int my = s->ch == 3 ? y + 2 : y + 1;
+		int my = s->ch >= 3 ? y + s->ch - 1 : y + 1;
 		client_screen_put(my, x + 1, 0, "%s", client_screen_glyph(s, "\xc2\xb7", "."));
 	}
 	attroff(bg);
@@ -175,8 +186,8 @@ client_board_draw(struct screen *s, const struct game *g, const char *last_move,
 			                  file);
 	}
 	for (int r = 0; r < 6; r++)
-		client_screen_put(s->by + (5 - r) * s->ch + (s->ch == 3 ? 1 : 0), s->bx - 2, 0,
-		                  "%d", (turned ? 5 - r : r) + 1);
+		client_screen_put(s->by + (5 - r) * s->ch + (s->ch - 1) / 2, s->bx - 2, 0, "%d",
+		                  (turned ? 5 - r : r) + 1);
 	attroff(A_BOLD);
 	for (int sq = 0; sq < GAME_SQUARES; sq++)
 		draw_square(s, g, sq, last, cursor);

@@ -38,7 +38,7 @@ usage(FILE *f)
 	      "  --port P            server port (default 7777)\n"
 	      "  --name NAME         your display name (default: $USER)\n"
 	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
-	      "  --no-color          no colours (also when NO_COLOR is set)\n"
+	      "  --no-color, --no-bell  no colours (NO_COLOR set does it too); no bell\n"
 	      "  --new-session       do not resume the session stored for this name\n"
 	      "  -h, --help          this help;  -V, --version  the version\n"
 	      "Examples:\n"
@@ -174,6 +174,8 @@ parse_args(int argc, char **argv, struct client_options *o)
 			o->plain = 1;
 		} else if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
 			o->no_color = 1;
+		} else if (strcmp(a, "--no-bell") == 0) {
+			o->no_bell = 1;
 		} else if (strcmp(a, "--new-session") == 0) {
 			o->resume = 0;
 		} else if (a[0] == '-' && a[1] != '\0') {
@@ -305,6 +307,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	parse_args(argc, argv, &c->opt);
 	client_state_init(&c->st);
+	client_alert_init(&c->alert, c->opt.no_bell);
 	rc = uv_loop_init(&loop);
 	if (rc < 0) {
 		fprintf(stderr, "hokito: %s\n", uv_strerror(rc));

@@ -87,6 +87,7 @@ draw_replay(struct screen *s)
 	client_screen_kind_colours(s, rec->kind);
 	if (rp->ply > 0)
 		game_move_format(rec->kind, rec->moves[rp->ply - 1], last, sizeof last);
+	memset(s->win, 0, sizeof s->win); /* the game page's line is not the replay's */
 	client_board_draw(s, &rp->pos, rp->ply > 0 ? last : NULL, 0);
 
 	attron(A_BOLD);
@@ -235,6 +236,7 @@ static const char *const replay_help[] = {
         "Home, g, 0       the start",
         "End, G, $        the end",
         "f                turn the board round",
+        "R                the rules of both games",
         "q / Esc          back",
         "",
         "Eval: the position judged by a short search",

@@ -161,6 +161,27 @@ screen_draw(struct screen *s)
 	refresh();
 }
 
+/*
+ * Call the player back (client-alert.c): ring the bell at the moments that need them, unless it
+ * is off, and keep the terminal's title on whose move it is, with an OSC 2 sequence (xterm, tmux
+ * and most terminals take it as the window's or pane's title). Both are written after the screen
+ * is drawn, never in the middle of curses' output.
+ */
+static void
+screen_alert(struct screen *s)
+{
+	struct client *c = s->c;
+
+	if (!s->on)
+		return;
+	if (client_alert_check(&c->alert, &c->st, uv_now(c->loop)) != 0)
+		client_screen_bell(s);
+	if (client_alert_title(&c->alert, &c->st)) {
+		printf("\033]2;%s\007", c->alert.title);
+		fflush(stdout);
+	}
+}
+
 static void
 screen_notice(struct client *c, int error, const char *text)
 {
@@ -316,6 +337,17 @@ screen_key(struct screen *s, int ch)
 	}
 	if (COLS < MIN_COLS || LINES < MIN_ROWS)
 		return;
+	if (ch == 'B') {
+		c->alert.bell_off = !c->alert.bell_off;
+		client_state_notice(&c->st, 0, "%s",
+		                    c->alert.bell_off ? "The bell is off (B turns it on)."
+		                                      : "The bell is on (B turns it off).");
+		return;
+	}
+	if (ch == 'R' && s->page != &client_page_rules) {
+		client_page_rules_open(s);
+		return;
+	}
 	screen_page(s)->key(s, ch, mp);
 }
 
@@ -368,8 +400,10 @@ screen_tick_cb(uv_timer_t *h)
 	const struct client_table *t = &s->c->st.table;
 	int away = !t->seats[0].connected || !t->seats[1].connected;
 
-	if (s->on && t->active && t->started && !t->over && (t->timed || away))
+	if (s->on && t->active && t->started && !t->over && (t->timed || away)) {
 		screen_draw(s);
+		screen_alert(s); /* our clock running low */
+	}
 }
 
 static void
@@ -390,6 +424,7 @@ screen_start(struct client *c)
 
 	s->c = c;
 	s->sel = -1;
+	s->back_ply = -1;
 	s->totem_to = -1;
 	s->cursor = 2 * 6 + 2;
 	c->view_data = s;
@@ -457,12 +492,15 @@ screen_update(struct client *c)
 
 	if (s == NULL)
 		return;
+	client_request_held_flush(c);
+	client_save_flush(c);
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;
 		s->had_chat = c->st.table.nchat;
 		s->had_kibitz = c->st.table.nkibitz;
 		client_screen_select_clear(s);
+		s->back_ply = -1;
 		s->stack = 0;
 		s->chatlog = 0;
 		s->over_hidden = 0;
@@ -522,6 +560,7 @@ screen_update(struct client *c)
 		}
 	}
 	screen_draw(s);
+	screen_alert(s);
 }
 
 static void

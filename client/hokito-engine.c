@@ -26,6 +26,7 @@
 #include "game.h"
 #include "hokito-config.h"
 #include "record.h"
+#include "rules-text.h"
 #include "xmalloc.h"
 
 struct engine_cmd {
@@ -273,6 +274,16 @@ engine_play(struct engine_opts *o)
 	return 0;
 }
 
+/* The rules of the game in words, as the client's rules page and hokito(6) show them. */
+static int
+engine_rules(struct engine_opts *o)
+{
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "rules takes no argument ('%s')", o->args[0]);
+	fputs(rules_text_get(o->kind), stdout);
+	return 0;
+}
+
 static const struct engine_cmd engine_cmds[] = {
         {"start", "start [--game G] [--seed N] [--variant V]", "print a start position",
          "  --seed N      the seed of the random setup (default: a random one)\n"
@@ -324,6 +335,10 @@ static const struct engine_cmd engine_cmds[] = {
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
          "", engine_record, "the record's game, hokito or oxono (checked)"},
+        {"rules", "rules [--game G]", "print the rules of the game, in words",
+         "\nThe same words as the client's rules page (R) and hokito(6)'s RULES.\n"
+         "\nexample:\n  hokito-engine rules --game oxono\n",
+         "", engine_rules, NULL},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "archive.h"
+#include "event.h"
 #include "log.h"
 #include "record.h"
 #include "store-port.h"
@@ -28,11 +29,43 @@
 #define refuse       lobby_refuse
 #define table_lookup lobby_table_lookup
 
+/*
+ * The result object (PROTOCOL.md 7.3) of a stored finished game, read back from its row's words
+ * (event_result_parse() ...) and written by the codec of every result object. An aborted game
+ * without a reason, as early servers stored one, reads as abandoned, as its record does
+ * (store.c). Returns a new reference: null, logged, when the row's end is not one of ours.
+ */
+static json_t *
+history_result_new(const struct store_game *g)
+{
+	struct event_outcome out = {.winner = -1,
+	                            .scores = {.has = game_kind_has(g->kind, GAME_HAS_SCORES)}};
+
+	if (event_result_parse(g->result, &out.result) < 0)
+		goto bad;
+	if (out.result == EVENT_RESULT_ABORTED && g->reason[0] == '\0')
+		out.reason = EVENT_REASON_ABANDONED;
+	else if (event_reason_parse(g->reason, &out.reason) < 0)
+		goto bad;
+	if (out.result == EVENT_RESULT_WIN)
+		out.winner = g->winner;
+	if (!event_reason_allows(out.reason, out.result) ||
+	    (out.winner != -1 && out.winner != 0 && out.winner != 1))
+		goto bad;
+	out.scores.v[0] = g->score[0];
+	out.scores.v[1] = g->score[1];
+	return event_outcome_encode(g->kind, &out);
+bad:
+	log_warn("store: game %s ended with an unknown result '%s' (%s, winner %d)", g->id,
+	         g->result, g->reason, g->winner);
+	return json_null();
+}
+
 /* A history entry (PROTOCOL.md 7.6) of a stored game. Returns a new reference. */
 static json_t *
 history_entry_new(const struct store_game *g)
 {
-	json_t *o = json_object(), *players = json_object(), *res = json_object();
+	json_t *o = json_object(), *players = json_object();
 
 	json_object_set_new(o, "game", json_string(g->id));
 	json_object_set_new(o, "kind", json_string(game_kind_name(g->kind)));
@@ -44,16 +77,7 @@ history_entry_new(const struct store_game *g)
 		                            : json_null());
 	json_object_set_new(o, "players", players);
 	json_object_set_new(o, "ply", json_integer(g->ply));
-	json_object_set_new(res, "result", json_string(g->result));
-	json_object_set_new(res, "winner",
-	                    g->winner >= 0 ? json_string(game_side_name(g->kind, g->winner))
-	                                   : json_null());
-	json_object_set_new(res, "reason", json_string(g->reason));
-	if (game_kind_has(g->kind, GAME_HAS_SCORES))
-		json_object_set_new(res, "scores",
-		                    json_pack("{s:i,s:i}", game_side_name(g->kind, 0), g->score[0],
-		                              game_side_name(g->kind, 1), g->score[1]));
-	json_object_set_new(o, "result", res);
+	json_object_set_new(o, "result", history_result_new(g));
 	json_object_set_new(o, "clock",
 	                    g->clock[0] != '\0' && strcmp(g->clock, "none") != 0
 	                            ? json_string(g->clock)

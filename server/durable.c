@@ -105,15 +105,13 @@ durable_game_add(struct durable *d, const struct table *t, int64_t now, struct s
 
 /* A player took a seat: the seat, and the session that will resume it after a restart. */
 static int
-durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64_t now,
+durable_seated(struct durable *d, const struct table *t, const struct event *ev, int64_t now,
                struct store_error *err)
 {
-	const char *side = json_string_value(json_object_get(ev, "seat"));
+	int seat = ev->u.seated.seat;
 	struct store_session ss;
-	int seat, rc;
+	int rc;
 
-	if (side == NULL || game_side_parse(t->kind, side, &seat) < 0)
-		abort(); /* table.c made this event: a bad seat is our bug */
 	rc = d->store.seat_set(d->store.impl, t->id, seat, t->seat_id[seat], t->seat_name[seat],
 	                       err);
 	if (rc < 0)
@@ -139,13 +137,16 @@ durable_seated(struct durable *d, const struct table *t, const json_t *ev, int64
 static int
 durable_over(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
 {
-	return d->store.game_finish(d->store.impl, t->id, now, t->result, t->winner, t->reason,
-	                            game_kind_has(t->kind, GAME_HAS_SCORES) ? t->score : NULL, err);
+	int score[2] = {(int)t->st.scores.v[0], (int)t->st.scores.v[1]};
+
+	return d->store.game_finish(d->store.impl, t->id, now, event_result_name(t->st.result),
+	                            t->st.winner, event_reason_name(t->st.reason),
+	                            t->st.scores.has ? score : NULL, err);
 }
 
 void
 durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
-              const json_t *ev, const struct wire *w)
+              const struct event *ev, const struct wire *w)
 {
 	struct store_event se;
 	struct store_error err;
@@ -158,10 +159,9 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 		rc = durable_game_add(d, t, now, &err);
 	if (rc == 0 && type == MSG_SEATED)
 		rc = durable_seated(d, t, ev, now, &err);
-	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED))
-		rc = d->store.status_set(d->store.impl, t->id, "live", &err);
-	if (rc == 0 && type == MSG_ADJOURNED)
-		rc = d->store.status_set(d->store.impl, t->id, "adjourned", &err);
+	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED || type == MSG_ADJOURNED))
+		rc = d->store.status_set(d->store.impl, t->id, event_status_name(t->st.status),
+		                         &err);
 	if (rc == 0) {
 		se.seq = seq;
 		se.time_ms = now;

@@ -39,13 +39,13 @@ struct durable *durable_create(const struct store_write_port *st, unsigned next_
 void durable_free(struct durable *d);
 
 /*
- * Queue the writes of one event of t (ev and w borrowed; ev is NULL for moved, whose move is t's
- * last: struct fanout). A seated event's player session is written from t's seat (its token). A
- * store error is kept and returned by the next durable_commit(): the event has already happened in
- * memory, so the server must stop before anybody hears of it.
+ * Queue the writes of one event of t (ev and w borrowed; ev is already applied to t, so a moved
+ * event's move is t's last: struct fanout). A seated event's player session is written from t's
+ * seat (its token). A store error is kept and returned by the next durable_commit(): the event has
+ * already happened in memory, so the server must stop before anybody hears of it.
  */
 void durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
-                   const json_t *ev, const struct wire *w);
+                   const struct event *ev, const struct wire *w);
 
 /*
  * The ops->unseated hook: the session of token holds no seat any more; its stored session goes

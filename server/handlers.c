@@ -96,23 +96,19 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		lobby_spectators_changed(lb, t);
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
 		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
-		json_t *o = msg_new(MSG_SPECTATORS, NULL);
-
-		json_object_set_new(o, "game", json_string(t->id));
-		json_object_set_new(o, "spectators", table_spectators_new(t));
-		lobby_send(lb, peer, o);
+		lobby_send(lb, peer, table_spectators_notice_new(t));
 	}
 	if (s->seat >= 0 && !was_connected) {
 		table_presence_notify(t, s->seat, 1);
-		if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+		if (t->st.status == EVENT_STATUS_LIVE || t->st.status == EVENT_STATUS_ADJOURNED)
 			table_seat_back(t, s->seat);
 	}
 	/* who else is away now: the presence notices missed while disconnected are not replayed */
-	if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+	if (t->st.status == EVENT_STATUS_LIVE || t->st.status == EVENT_STATUS_ADJOURNED)
 		for (int i = 0; i < 2; i++)
 			if (i != s->seat && t->seat_taken[i] && !table_connected(t, i))
 				lobby_send(lb, peer, table_presence_new(t, i));
-	if (s->seat >= 0 && t->status == TABLE_LIVE && game_side(&t->game) == s->seat)
+	if (s->seat >= 0 && t->st.status == EVENT_STATUS_LIVE && game_side(&t->game) == s->seat)
 		table_your_turn(t);
 }
 
@@ -164,11 +160,12 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	json_t *o = msg_new(MSG_GAMES, NULL), *games = json_array();
 	size_t n = 0, kept = 0;
 
-	static const enum table_status order[] = {TABLE_OPEN, TABLE_LIVE, TABLE_ADJOURNED};
+	static const enum event_status order[] = {EVENT_STATUS_OPEN, EVENT_STATUS_LIVE,
+	                                          EVENT_STATUS_ADJOURNED};
 
 	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < lb->ntables; i++)
-			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
+			if (lb->tables[i]->st.status == order[k] && !lb->tables[i]->is_private)
 				list_page_add(games, m, n++, lb->tables[i]);
 	/*
 	 * The keep_finished public games most recently finished, newest first (the finished list is

@@ -268,15 +268,16 @@ lobby_released(struct lobby *lb, struct table *t)
 void
 lobby_finished_touch(struct lobby *lb, struct table *t)
 {
-	if (t->status != TABLE_FINISHED || t->finish_counted)
+	if (t->st.status != EVENT_STATUS_FINISHED || t->finish_counted)
 		return;
 	lobby_finished_append(lb, t);
 	deadline_remove(&lb->deadlines, t);
 	for (int i = 0; i < 2; i++)
 		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
 			t->seat[i]->gone_at = lobby_time(lb);
-	log_info("game %s over: %s %s (%s) after %zu moves", t->id, t->result,
-	         t->winner >= 0 ? game_side_name(t->kind, t->winner) : "-", t->reason, t->nmoves);
+	log_info("game %s over: %s %s (%s) after %zu moves", t->id, event_result_name(t->st.result),
+	         t->st.winner >= 0 ? game_side_name(t->kind, t->st.winner) : "-",
+	         event_reason_name(t->st.reason), t->nmoves);
 }
 
 /*
@@ -291,7 +292,7 @@ lobby_session_leave(struct lobby *lb, struct session *s)
 
 	if (t == NULL)
 		return;
-	assert(!(s->seat >= 0 && t->status == TABLE_LIVE));
+	assert(!(s->seat >= 0 && t->st.status == EVENT_STATUS_LIVE));
 	if (s->seat < 0) {
 		table_attach(NULL, s);
 		if (s->peer != NULL) {
@@ -300,17 +301,17 @@ lobby_session_leave(struct lobby *lb, struct session *s)
 		}
 		return;
 	}
-	if (t->status != TABLE_ADJOURNED && lb->ops.unseated != NULL)
+	if (t->st.status != EVENT_STATUS_ADJOURNED && lb->ops.unseated != NULL)
 		lb->ops.unseated(lb->ops.arg, s->token);
-	if (t->status == TABLE_OPEN) {
-		table_finish(t, "aborted", -1, "abandoned");
+	if (t->st.status == EVENT_STATUS_OPEN) {
+		table_finish(t, EVENT_RESULT_ABORTED, -1, EVENT_REASON_ABANDONED);
 		lobby_finished_touch(lb, t);
 	}
-	t->rematch_offer = -1; /* a rematch needs both players at the game */
+	t->st.offer[EVENT_OFFER_REMATCH] = -1; /* a rematch needs both players at the game */
 	t->seat[s->seat] = NULL;
 	table_attach(NULL, s);
 	s->seat = -1;
-	if (t->status == TABLE_FINISHED)
+	if (t->st.status == EVENT_STATUS_FINISHED)
 		lobby_released(lb, t); /* its game may have been held for it */
 }
 
@@ -503,7 +504,7 @@ lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const ch
 	if (t == NULL)
 		goto out;
 	t->thinking = 0;
-	if (t->status != TABLE_LIVE || (int64_t)t->nmoves != ply ||
+	if (t->st.status != EVENT_STATUS_LIVE || t->st.ply != ply ||
 	    t->computer[game_side(&t->game)] == 0) {
 		log_debug("game %s: the computer's move for ply %lld came too late", game_id,
 		          (long long)ply);
@@ -519,7 +520,7 @@ lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const ch
 		 */
 		log_error("game %s: the computer's move '%s' was refused: %s; it resigns", t->id,
 		          move, gerr.text);
-		table_finish(t, "win", 1 - side, "resign");
+		table_finish(t, EVENT_RESULT_WIN, 1 - side, EVENT_REASON_RESIGN);
 		lobby_finished_touch(lb, t);
 		goto out;
 	}
@@ -543,7 +544,8 @@ out:
 static int
 table_desert_mark(struct table *t, uint64_t now)
 {
-	if (t == NULL || (t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
+	if (t == NULL ||
+	    (t->st.status != EVENT_STATUS_LIVE && t->st.status != EVENT_STATUS_ADJOURNED) ||
 	    (!t->computer[0] && table_connected(t, 0)) ||
 	    (!t->computer[1] && table_connected(t, 1))) {
 		if (t != NULL)
@@ -634,7 +636,7 @@ table_desert_check(struct lobby *lb, struct table *t, uint64_t now)
 		return;
 	log_info("game %s: no player for %llu s", t->id,
 	         (unsigned long long)((now - t->deserted_since) / 1000));
-	table_finish(t, "aborted", -1, "abandoned");
+	table_finish(t, EVENT_RESULT_ABORTED, -1, EVENT_REASON_ABANDONED);
 	lobby_finished_touch(lb, t);
 }
 
@@ -649,7 +651,8 @@ lobby_tick(struct lobby *lb)
 
 		if (s->peer != NULL || now - s->gone_at < lb->cfg.linger_ms ||
 		    (s->table != NULL && s->seat >= 0 &&
-		     (s->table->status == TABLE_LIVE || s->table->status == TABLE_ADJOURNED))) {
+		     (s->table->st.status == EVENT_STATUS_LIVE ||
+		      s->table->st.status == EVENT_STATUS_ADJOURNED))) {
 			lb->sessions.all[kept++] = s;
 			continue;
 		}

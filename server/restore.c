@@ -120,7 +120,7 @@ restore_finished_order(struct lobby *lb, const int64_t *ended)
 	size_t n = 0, *idx = xmalloc((lb->ntables + 1) * sizeof *idx);
 
 	for (size_t i = 0; i < lb->ntables; i++)
-		if (lb->tables[i]->status == TABLE_FINISHED)
+		if (lb->tables[i]->st.status == EVENT_STATUS_FINISHED)
 			idx[n++] = i;
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0; j--) {
@@ -148,8 +148,9 @@ restore_rematch_lapse(struct lobby *lb)
 		struct table *t = lb->tables[i];
 
 		for (int k = 0; k < 2; k++)
-			if (t->rematch_offer >= 0 && t->seat[k] == NULL && !t->computer[k])
-				t->rematch_offer = -1;
+			if (t->st.offer[EVENT_OFFER_REMATCH] >= 0 && t->seat[k] == NULL &&
+			    !t->computer[k])
+				t->st.offer[EVENT_OFFER_REMATCH] = -1;
 	}
 }
 
