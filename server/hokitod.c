@@ -2,7 +2,8 @@
  * hokitod.c: the match server's entry point: command line, signals, the event loop.
  *
  * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
- * opens the store (refusing to start on a damaged one), the network layer (which makes the game
+ * opens the store (refusing a file that is no store of ours; --check checks a whole store and
+ * exits), the network layer (which makes the game
  * layer), rebuilds the games the store holds, listens, and runs the libuv loop until SIGINT or
  * SIGTERM (or SIGHUP) asks for a clean stop: clients are told, queued output is flushed, then
  * everything is freed. It owns the loop, the signal handles (started before the port is bound) and
@@ -29,7 +30,8 @@
 #define DEFAULT_LISTEN "127.0.0.1:7777"
 /*
  * Open files kept for what is not a client: the standard streams, the listening sockets, the store
- * and its journal on two connections, the loop's own descriptors, the log.
+ * and its journal on three connections (the loop's, the checkpoints', the reader's), the loop's own
+ * descriptors, the log.
  */
 #define FD_RESERVE     32
 #define DEFAULT_DB     "hokito.db"
@@ -65,12 +67,12 @@ usage(FILE *f)
 	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
 	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
+	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
-	        "Examples:\n"
+	        "Examples (see hokitod(8)):\n"
 	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
 	        "  hokitod --listen 0.0.0.0:7777 --db /var/lib/hokitod/hokito.db\n"
-	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n"
-	        "See hokitod(8).\n",
+	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
@@ -212,6 +214,41 @@ stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *
 	return 1;
 }
 
+/* store_check_file() callback: a finding, one line on stdout. */
+static void
+check_found_cb(void *ctx, const char *text)
+{
+	printf("%s: %s\n", (const char *)ctx, text);
+}
+
+/*
+ * hokitod --check: the full check of the store that opening no longer runs (it reads the whole
+ * file: about a minute per million games), beside a running server or not. Returns the exit
+ * status: 0 sound, 1 findings or a file that is no store (said on stderr), 2 for ":memory:".
+ */
+static int
+check_store(const char *db)
+{
+	struct store_error err;
+	int n;
+
+	if (strcmp(db, ":memory:") == 0) {
+		fprintf(stderr, "hokitod: --check wants a store file (--db), not :memory:\n");
+		return 2;
+	}
+	n = store_check_file(db, check_found_cb, (void *)db, &err);
+	if (n < 0) {
+		fprintf(stderr, "hokitod: cannot check the store: %s\n", err.text);
+		return 1;
+	}
+	if (n > 0) {
+		printf("%s: damaged: %d finding%s\n", db, n, n == 1 ? "" : "s");
+		return 1;
+	}
+	printf("%s: sound\n", db);
+	return 0;
+}
+
 /*
  * Make room for max_clients connections in the open-file limit, so that a connection past it is
  * refused with too_many_clients instead of failing to be accepted: the soft limit is raised toward
@@ -269,6 +306,7 @@ main(int argc, char **argv)
 		O_TEST_CLOCK,
 		O_DB,
 		O_FSYNC_MODE,
+		O_CHECK,
 		O_HELP,
 		O_VERSION
 	};
@@ -287,6 +325,7 @@ main(int argc, char **argv)
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
+	        {"check", no_argument, NULL, O_CHECK},
 	        {"help", no_argument, NULL, O_HELP},
 	        {"version", no_argument, NULL, O_VERSION},
 	        {NULL, 0, NULL, 0},
@@ -313,7 +352,7 @@ main(int argc, char **argv)
 	unsigned long long v;
 	struct hokitod d;
 	uv_loop_t loop;
-	int port, opt, longindex, rc;
+	int port, opt, longindex, rc, check = 0;
 
 	opterr = 0; /* getopt's messages name argv[0]; ours are one line, as every error */
 	while ((opt = getopt_long(argc, argv, ":hV", options, &longindex)) != -1) {
@@ -388,6 +427,9 @@ main(int argc, char **argv)
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
 			break;
+		case O_CHECK:
+			check = 1;
+			break;
 		case O_DB:
 			if (optarg[0] == '\0')
 				bad = "--db wants a file name";
@@ -457,6 +499,8 @@ main(int argc, char **argv)
 		db = dbpath;
 	}
 
+	if (check)
+		return check_store(db);
 	signal(SIGPIPE, SIG_IGN);
 	/* a store this start makes is removed again if the start fails */
 	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
@@ -472,9 +516,8 @@ main(int argc, char **argv)
 	}
 	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
-	lcfg.store = store;
 	uv_loop_init(&loop);
-	d.node = node_create(&loop, &ncfg, &lcfg);
+	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.
