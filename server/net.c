@@ -317,6 +317,14 @@ client_reap_all(struct net *n)
 	}
 }
 
+/* A write to c failed (status, a libuv error other than UV_ECANCELED): drop c at once. */
+static void
+client_write_failed(struct net_client *c, int status)
+{
+	log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
+	client_doom(c, DOOM_NOW);
+}
+
 static void
 client_write_cb(uv_write_t *req, int status)
 {
@@ -327,8 +335,7 @@ client_write_cb(uv_write_t *req, int status)
 		wire_unref(wr->wires[i]);
 	free(wr);
 	if (status < 0 && status != UV_ECANCELED) {
-		log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
-		client_doom(c, DOOM_NOW);
+		client_write_failed(c, status);
 		client_reap_all(c->net);
 	}
 }
@@ -342,8 +349,7 @@ client_tls_write_cb(uv_write_t *req, int status)
 	free(wr->buf);
 	free(wr);
 	if (status < 0 && status != UV_ECANCELED) {
-		log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
-		client_doom(c, DOOM_NOW);
+		client_write_failed(c, status);
 		client_reap_all(c->net);
 	}
 }
@@ -373,9 +379,8 @@ client_tls_out(struct net_client *c)
 			continue;
 		}
 		if (rc < 0 && rc != UV_EAGAIN) {
-			log_info("connection %s: write failed: %s", c->addr, uv_strerror(rc));
 			free(p);
-			client_doom(c, DOOM_NOW);
+			client_write_failed(c, rc);
 			continue;
 		}
 		if (rc > 0) {

@@ -18,8 +18,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from clienttest import (ENGINE, HOKITO, HOKITOD, Plain, Tmux, cleanup, main_guard,  # noqa: E402
-                        shquote, tmpdir, wait_for)
+from clienttest import (ENGINE, HOKITO, HOKITOD, Plain, Server, Tmux, cleanup,  # noqa: E402
+                        main_guard, shquote, tmpdir, wait_for)
 
 CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "tls-certs.sh")
 
@@ -30,10 +30,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-class TLSServer:
-    """hokitod listening for TLS only, on a given port (the same port across restarts)."""
+class TLSServer(Server):
+    """hokitod listening for TLS only, on a given port (the same port across restarts); stop()
+    is clienttest's."""
 
-    def __init__(self, tmp, certs, cert, port):
+    def __init__(self, tmp, certs, cert, port):  # noqa: super().__init__ listens in clear
         self.port = port
         self.log = open(os.path.join(tmp, "hokitod-%s.log" % cert), "w")
         pf = os.path.join(tmp, "port-%s" % cert)
@@ -44,15 +45,6 @@ class TLSServer:
             stdout=self.log, stderr=self.log)
         if not wait_for(lambda: os.path.exists(pf) and open(pf).read().strip(), 10):
             raise RuntimeError("hokitod did not start")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
 
 
 def plain_run(port, args, state, stdin="list\n", timeout=15):
