@@ -41,8 +41,8 @@ def fingerprint(pem):
 class TLSClient(Client):
     """serverlib's Client over TLS, verified against the test CA (or not, with ca=None)."""
 
-    def __init__(self, host, port, ca, name="localhost", alpn=True):
-        super().__init__(host, port)
+    def __init__(self, host, port, ca, name="localhost", alpn=True, rcvbuf=None):
+        super().__init__(host, port, rcvbuf=rcvbuf)
         ctx = ssl.create_default_context(cafile=ca) if ca else ssl._create_unverified_context()
         if alpn:
             ctx.set_alpn_protocols(["hokito/1"])
@@ -276,6 +276,38 @@ def limits(t, certs):
         t.ok(srv.stop() == 0, "hokitod exits 0")
 
 
+def slow_reader(t, certs):
+    """A TLS spectator that asks for a lot and never reads: dropped at --max-output, counted on
+    what it has queued; the game goes on."""
+    srv = TLSServer(certs, "--max-output", "65536")
+    try:
+        a, b = srv.tconnect("sr-a"), srv.tconnect("sr-b")
+        g, players, first = start_game(t, a, b, None, "hokito", 8)
+        lazy = srv.tconnect("lazy", rcvbuf=4096)
+        lazy.request({"type": "watch", "game": g})
+        a.wait_for("spectators")
+        req = ('{"type":"ping","id":"' + "q" * 8000 + '"}\n').encode() * 16
+        dropped = False
+        deadline = time.time() + 30
+        lazy.sock.settimeout(1)
+        while time.time() < deadline and not dropped:
+            try:
+                lazy.sock.sendall(req)
+            except socket.timeout:
+                pass
+            except OSError:
+                dropped = True
+            dropped = dropped or srv.log_has("over the cap", timeout=0)
+        t.ok(dropped and srv.log_has("over the cap"),
+             "a TLS client that never reads is dropped when its output passes the cap")
+        played = play(players, first, random.Random(8))
+        t.ok(len(played) > 0, "the game is unaffected (%d moves)" % len(played))
+        a.close()
+        b.close()
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
 def flags(t, certs):
     def run(*args):
         r = subprocess.run([HOKITOD, "--db", ":memory:"] + list(args), capture_output=True,
@@ -363,6 +395,7 @@ def main():
         t.ok(status == 0 and m.get("type") == "bye",
              "SIGTERM: a TLS client is told bye, hokitod exits 0", (status, m))
         t.run("limits over TLS", limits, t, certs)
+        t.run("a slow reader over TLS", slow_reader, t, certs)
         t.run("flags", flags, t, certs)
         t.run("--listen-tls alone", tls_only, t, certs)
         t.run("SIGHUP without TLS", sighup_plain, t)
