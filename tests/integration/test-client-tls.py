@@ -37,13 +37,15 @@ class TLSServer(Server):
     def __init__(self, tmp, certs, cert, port):  # noqa: super().__init__ listens in clear
         self.port = port
         self.log = open(os.path.join(tmp, "hokitod-%s.log" % cert), "w")
-        pf = os.path.join(tmp, "port-%s" % cert)
+        pf = os.path.join(tmp, "port-%s-%d" % (cert, port))
+        if os.path.exists(pf):
+            os.unlink(pf)  # a server of the same certificate and port before this one
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen-tls", "127.0.0.1:%d" % port, "--tls-cert",
              os.path.join(certs, cert + ".pem"), "--tls-key", os.path.join(certs, cert + ".key"),
              "--db", ":memory:", "--port-file", pf, "--log-level", "debug"],
             stdout=self.log, stderr=self.log)
-        if not wait_for(lambda: os.path.exists(pf) and open(pf).read().strip(), 10):
+        if not wait_for(lambda: os.path.exists(pf) and open(pf).read().strip(), 30):
             raise RuntimeError("hokitod did not start")
 
 
