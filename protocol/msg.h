@@ -45,6 +45,7 @@ enum msg_type {
 	MSG_REMATCH_DECLINE,
 	MSG_HISTORY,
 	MSG_RECORD,
+	MSG_REGISTER,
 	MSG_TEST_CLOCK,
 	/* replies, server to client */
 	MSG_WELCOME,
@@ -91,9 +92,10 @@ struct msg {
 
 	/* Request members; NULL, 0 or has_* = 0 when absent or for other types. */
 	int protocol;                       /* hello */
-	const char *name;                   /* hello */
+	const char *name;                   /* hello, register */
 	const char *token;                  /* hello */
 	const char *client;                 /* hello */
+	const char *password;               /* hello (with name), register: borrowed, secret */
 	int has_last_seq;                   /* hello */
 	int64_t last_seq;                   /* hello: >= 0 */
 	int has_kind;                       /* create, quick */

@@ -73,8 +73,12 @@ enum protocol_err {
 	PROTO_ECANNOTCLAIM = -29,    /* "cannot_claim": the opponent is back or has grace left */
 	PROTO_ENOTOVER = -30,        /* "not_over": rematch before the game is over */
 	PROTO_EOPPONENTGONE = -31,   /* "opponent_gone": rematch with an opponent not there */
+	PROTO_ENAMETAKEN = -32,      /* "name_taken": an account's name, or a look-alike of it */
+	PROTO_EWRONGPASSWORD = -33,  /* "wrong_password": no account of that name and password */
+	PROTO_ELOGINTHROTTLED = -34, /* "login_throttled": too many failures; retry_ms says when */
+	PROTO_EINSECURE = -35,       /* "insecure_transport": a password in clear over a network */
 };
-#define PROTO_ERR_COUNT 31
+#define PROTO_ERR_COUNT 35
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

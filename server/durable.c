@@ -185,6 +185,16 @@ durable_unseated(struct durable *d, const char *token)
 		durable_check(d, d->store.session_remove(d->store.impl, token, &err), &err);
 }
 
+void
+durable_account_add(struct durable *d, struct store_account *row)
+{
+	struct store_error err;
+
+	row->created_ms = durable_wall_ms();
+	if (!d->failed)
+		durable_check(d, d->store.account_add(d->store.impl, row, &err), &err);
+}
+
 /*
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the

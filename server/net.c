@@ -34,6 +34,7 @@
 #include "log.h"
 #include "msg.h"
 #include "net.h"
+#include "throttle.h"
 #include "xmalloc.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -572,6 +573,28 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	client_reap_all(c->net);
 }
 
+/*
+ * What the game layer knows of where c comes from (accounts, issue 21): its address's throttle
+ * key, and whether it is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z). A plain TCP
+ * connection is not encrypted (peer.encrypted stays 0).
+ */
+static void
+client_origin(struct net_client *c, const struct sockaddr_storage *ss)
+{
+	if (throttle_key_from_addr((const struct sockaddr *)ss, c->peer.addr_key) < 0)
+		snprintf(c->peer.addr_key, sizeof c->peer.addr_key, "?");
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		c->peer.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		c->peer.loopback = IN6_IS_ADDR_LOOPBACK(a) ||
+		                   (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+}
+
 /* The printable address of a socket address. */
 static void
 addr_format(const struct sockaddr_storage *ss, char *out, size_t size)
@@ -622,8 +645,10 @@ net_connection_cb(uv_stream_t *server, int status)
 		return;
 	}
 	snprintf(c->addr, sizeof c->addr, "?");
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
 		addr_format(&ss, c->addr, sizeof c->addr);
+		client_origin(c, &ss); /* accounts: the throttle's key, loopback or not */
+	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	/*
 	 * A fixed send buffer instead of the kernel's autotuning (which lets megabytes pile up for

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""hokitod accounts (issue 21), end to end over loopback: register, log in with hello and a
+password, wrong passwords (also for names without an account: the same answer), growing delays
+after failed logins (login_throttled with retry_ms), names unique without regard to case,
+look-alike and computer-imitating guest names refused (name_taken), the reconnect token after a
+login, accounts kept across a restart (kill -9), and replies in the order of the requests while
+a password is hashed off the loop. Prints TAP.
+"""
+import os
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import Client, Server, Tap  # noqa: E402
+
+PW = "correct horse battery"
+
+
+def register(c, name, pw=PW):
+    r, _ = c.request({"type": "register", "name": name, "password": pw})
+    return r
+
+
+def login(c, name, pw=PW, **extra):
+    r, _ = c.request(dict({"type": "hello", "protocol": 1, "name": name, "password": pw},
+                          **extra))
+    return r
+
+
+def test_register_login(srv):
+    c = srv.connect()
+    r = register(c, "Alice_99")
+    assert r["type"] == "welcome", r
+    assert r["player"]["name"] == "Alice_99", r
+    c.close()
+    d = srv.connect()
+    r = login(d, "alice_99")  # the name without regard to case
+    assert r["type"] == "welcome", r
+    assert r["player"]["name"] == "Alice_99", r
+    token = r["token"]
+    d.close()
+    e = srv.connect()
+    r, _ = e.request({"type": "hello", "protocol": 1, "token": token})
+    assert r["type"] == "welcome" and r["resumed"] is True, r
+    e.close()
+
+
+def test_register_after_hello(srv):
+    c = srv.connect("guest1")
+    r = register(c, "Bobby")
+    assert r["type"] == "ok" and r["request"] == "register", r
+    r = register(c, "Bobby2")
+    assert r["type"] == "error" and r["code"] == "already_welcomed", r
+    c.close()
+
+
+def test_register_refusals(srv):
+    c = srv.connect()
+    for name in ("ab", "a" * 21, "bad name", "naïve"):
+        r = register(c, name)
+        assert r["type"] == "error" and r["code"] == "bad_value", (name, r)
+    r = register(c, "Carol", "short")
+    assert r["type"] == "error" and r["code"] == "bad_value", r
+    r = register(c, "ALICE_99")  # taken without regard to case
+    assert r["type"] == "error" and r["code"] == "name_taken", r
+    r = register(c, "A1ice_99")  # a look-alike of it
+    assert r["type"] == "error" and r["code"] == "name_taken", r
+    r = register(c, "Computer")
+    assert r["type"] == "error" and r["code"] == "name_taken", r
+    r, _ = c.request({"type": "list"})
+    assert r["type"] == "error" and r["code"] == "hello_required", r
+    c.close()
+
+
+def test_guest_names(srv):
+    for name in ("alice_99", "ALICE_99", "\u0430lice_99", "al\u200bice_99", "computer (level 8)",
+                 "c0mputer"):
+        c = srv.connect()
+        r, _ = c.request({"type": "hello", "protocol": 1, "name": name})
+        assert r["type"] == "error" and r["code"] == "name_taken", (name, r)
+        c.close()
+    c = srv.connect("alice")  # not an account's name, nor like one
+    c.close()
+
+
+def test_wrong_password(srv):
+    c = srv.connect()
+    r = login(c, "Alice_99", "not the password")
+    assert r["type"] == "error" and r["code"] == "wrong_password", r
+    r = login(c, "nobody_here", "not the password")
+    assert r["type"] == "error" and r["code"] == "wrong_password", r
+    r = login(c, "Alice_99")  # the connection may try again
+    assert r["type"] == "welcome", r
+    c.close()
+
+
+def test_order_kept(srv):
+    """A request sent right behind a login waits for it: its reply comes after the welcome."""
+    c = srv.connect()
+    c.send({"type": "hello", "protocol": 1, "name": "Bobby", "password": PW, "id": 1})
+    c.send({"type": "ping", "id": 2})
+    first, second = c.recv(), c.recv()
+    assert first["type"] == "welcome" and first["id"] == 1, first
+    assert second["type"] == "pong" and second["id"] == 2, second
+    c.close()
+
+
+def test_throttled():
+    """Three free failures, then delays: login_throttled with retry_ms, even for the right
+    password, until the delay has passed. On a server of its own: the failures of the address
+    (127.0.0.1) in the other tests count too."""
+    srv = Server()
+    try:
+        throttled(srv)
+    finally:
+        srv.stop()
+
+
+def throttled(srv):
+    c = srv.connect()
+    assert register(c, "Dora_x")["type"] == "welcome"
+    c.close()
+    c = srv.connect()
+    codes = [login(c, "Dora_x", "wrong password!")["code"] for _ in range(4)]
+    assert codes == ["wrong_password"] * 4, codes
+    r = login(c, "Dora_x")
+    assert r["type"] == "error" and r["code"] == "login_throttled", r
+    assert isinstance(r["retry_ms"], int) and 0 < r["retry_ms"] <= 1000, r
+    time.sleep(r["retry_ms"] / 1000 + 0.1)
+    r = login(c, "Dora_x")
+    assert r["type"] == "welcome", r
+    c.close()
+
+
+def test_restart_keeps_accounts(srv):
+    srv.kill()
+    srv2 = Server(db=srv.db)
+    try:
+        c = srv2.connect()
+        r = login(c, "Alice_99")
+        assert r["type"] == "welcome", r
+        c.close()
+        c = srv2.connect()
+        r, _ = c.request({"type": "hello", "protocol": 1, "name": "alice_99"})
+        assert r["type"] == "error" and r["code"] == "name_taken", r
+        assert register(c, "ALICE_99")["code"] == "name_taken"
+        c.close()
+    finally:
+        srv2.stop()
+
+
+def outside_address():
+    """An address of this machine that is not a loopback one, or None."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            u.connect(("192.0.2.1", 9))  # no packet is sent: it picks the route's source
+            ip = u.getsockname()[0]
+    except OSError:
+        return None
+    return None if ip.startswith("127.") else ip
+
+
+def test_insecure_transport(tap):
+    """A password over plain TCP from a non-loopback address is refused, unless the operator
+    allows it; a guest's hello is not concerned."""
+    ip = outside_address()
+    if ip is None:
+        tap.ok(True, "insecure_transport # SKIP no address but loopback ones")
+        return
+    for flags, want in (((), "insecure_transport"), (("--allow-insecure-passwords",), None)):
+        srv = Server(*flags, host="0.0.0.0")
+        try:
+            c = Client(ip, srv.port)
+            r = register(c, "Erin_o")
+            if want is None:
+                tap.ok(r["type"] == "welcome", "with --allow-insecure-passwords: register "
+                       "from %s" % ip, r)
+            else:
+                tap.ok(r["type"] == "error" and r["code"] == want,
+                       "register from %s over plain TCP: insecure_transport" % ip, r)
+                r = login(c, "Erin_o")
+                tap.ok(r["type"] == "error" and r["code"] == want,
+                       "hello with a password from %s: insecure_transport" % ip, r)
+                r, _ = c.request({"type": "hello", "protocol": 1, "name": "erin"})
+                tap.ok(r["type"] == "welcome", "a guest's hello from %s" % ip, r)
+            c.close()
+        finally:
+            srv.stop()
+
+
+def main():
+    tap = Tap()
+    srv = Server()
+    tap.run("register, then log in by name without regard to case; the token resumes",
+            test_register_login, srv)
+    tap.run("a guest registers after hello: ok; only once", test_register_after_hello, srv)
+    tap.run("register refuses bad names and passwords, taken and look-alike names",
+            test_register_refusals, srv)
+    tap.run("guest names like an account's or the computer's are refused", test_guest_names, srv)
+    tap.run("wrong password, and the same answer for a name without an account",
+            test_wrong_password, srv)
+    tap.run("requests behind a login wait for it", test_order_kept, srv)
+    tap.run("failed logins are throttled, then allowed again", test_throttled)
+    tap.run("accounts survive kill -9", test_restart_keeps_accounts, srv)
+    test_insecure_transport(tap)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
