@@ -1698,7 +1698,8 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 	                        &rerr) < 0)
 		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
 		                  g->id, rerr.text);
-	if (g->kind == GAME_HOKITO && (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
+	if (game_kind_has(g->kind, GAME_HAS_SCORES) &&
+	    (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
 		return store_fail(err, STORE_ECORRUPT,
 		                  "game '%s': stored scores %d-%d, the moves give %d-%d", g->id,
 		                  g->score[0], g->score[1], o.score[0], o.score[1]);
