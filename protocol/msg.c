@@ -80,6 +80,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
                          {OPT("offset", F_INT), OPT("limit", F_INT), OPT("after", F_STR)}},
         [MSG_RECORD] = {"record", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_REGISTER] = {"register", {REQ("name", F_STR), REQ("password", F_STR)}},
+        [MSG_PASSWORD_CHANGE] = {"password_change", {REQ("old", F_STR), REQ("new", F_STR)}},
+        [MSG_ACCOUNT_CLOSE] = {"account_close", {REQ("password", F_STR)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
@@ -481,6 +483,13 @@ decode_request(struct msg *m, struct msg_error *err)
 	}
 	case MSG_REGISTER: /* the account name's rules are the server's (names.h) */
 		m->name = get_str(m, "name");
+		m->password = get_str(m, "password");
+		return 0;
+	case MSG_PASSWORD_CHANGE:
+		m->password = get_str(m, "old");
+		m->new_password = get_str(m, "new");
+		return 0;
+	case MSG_ACCOUNT_CLOSE:
 		m->password = get_str(m, "password");
 		return 0;
 	case MSG_TEST_CLOCK:

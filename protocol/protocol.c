@@ -21,7 +21,7 @@ static const char *const err_names[PROTO_ERR_COUNT] = {
         "not_your_turn",  "bad_move",         "illegal_move",       "internal",
         "rate_limited",   "no_offer",         "already_offered",    "too_late",
         "cannot_claim",   "not_over",         "opponent_gone",      "name_taken",
-        "wrong_password", "login_throttled",  "insecure_transport",
+        "wrong_password", "login_throttled",  "insecure_transport", "not_logged_in",
 };
 
 const char *

@@ -77,8 +77,9 @@ enum protocol_err {
 	PROTO_EWRONGPASSWORD = -33,  /* "wrong_password": no account of that name and password */
 	PROTO_ELOGINTHROTTLED = -34, /* "login_throttled": too many failures; retry_ms says when */
 	PROTO_EINSECURE = -35,       /* "insecure_transport": a password in clear over a network */
+	PROTO_ENOTLOGGEDIN = -36,    /* "not_logged_in": an account's request from a guest */
 };
-#define PROTO_ERR_COUNT 35
+#define PROTO_ERR_COUNT 36
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

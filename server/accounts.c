@@ -4,6 +4,7 @@
  * and reservations (one allocation each) and its two throttles; never does I/O, never reads the
  * clock.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ accounts_init(struct accounts *as)
 	memset(as, 0, sizeof *as);
 	strmap_init(&as->by_key, osrand_u64());
 	strmap_init(&as->by_skeleton, osrand_u64());
+	strmap_init(&as->by_id, osrand_u64());
 	strmap_init(&as->reserved, osrand_u64());
 	as->by_account = throttle_create(&throttle_config_default, osrand_u64());
 	as->by_addr = throttle_create(&throttle_config_default, osrand_u64());
@@ -34,6 +36,7 @@ accounts_close(struct accounts *as)
 		free(as->reserved.slots[i].value);
 	strmap_close(&as->by_key);
 	strmap_close(&as->by_skeleton);
+	strmap_close(&as->by_id);
 	strmap_close(&as->reserved);
 	throttle_free(as->by_account);
 	throttle_free(as->by_addr);
@@ -45,10 +48,18 @@ accounts_add(struct accounts *as, const struct store_account *row)
 {
 	struct account *a = xcalloc(1, sizeof *a);
 
+	struct account *old = strmap_del(&as->by_key, row->key);
+
+	if (old != NULL) { /* never two rows of a key: the store keeps them unique */
+		strmap_del(&as->by_skeleton, old->row.skeleton);
+		strmap_del(&as->by_id, old->id_text);
+		free(old);
+	}
 	a->row = *row;
-	free(strmap_del(&as->by_key, row->key)); /* never two rows of a key: the store keeps them */
+	snprintf(a->id_text, sizeof a->id_text, "%lld", (long long)row->id);
 	strmap_put(&as->by_key, a->row.key, a);
 	strmap_put(&as->by_skeleton, a->row.skeleton, a);
+	strmap_put(&as->by_id, a->id_text, a);
 	if (row->id >= as->next_id)
 		as->next_id = row->id + 1;
 	return a;
@@ -58,6 +69,15 @@ struct account *
 accounts_find(const struct accounts *as, const char *key)
 {
 	return strmap_get(&as->by_key, key);
+}
+
+struct account *
+accounts_find_id(const struct accounts *as, int64_t id)
+{
+	char text[24];
+
+	snprintf(text, sizeof text, "%lld", (long long)id);
+	return strmap_get(&as->by_id, text);
 }
 
 int

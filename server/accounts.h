@@ -26,11 +26,13 @@ struct throttle;
 /* An account as the game layer keeps it: its store row. */
 struct account {
 	struct store_account row; /* as stored (the hash included) */
+	char id_text[24];         /* row.id in decimal: the key in accounts.by_id */
 };
 
 struct accounts {
 	struct strmap by_key;      /* names_account_key() -> struct account (owned) */
 	struct strmap by_skeleton; /* names_skeleton() -> struct account (borrowed from by_key) */
+	struct strmap by_id;       /* id_text -> struct account (borrowed from by_key) */
 	struct strmap reserved;    /* keys and skeletons of names being registered -> owned copy */
 	struct throttle *by_account; /* failed logins per account key */
 	struct throttle *by_addr;    /* failed logins per source address (throttle_key_from_addr) */
@@ -49,6 +51,9 @@ struct account *accounts_add(struct accounts *as, const struct store_account *ro
 
 /* The account of key (names_account_key()), or NULL. Borrowed. */
 struct account *accounts_find(const struct accounts *as, const char *key);
+
+/* The account of id, or NULL. Borrowed. */
+struct account *accounts_find_id(const struct accounts *as, int64_t id);
 
 /*
  * Whether a name with key and skeleton may not be registered now: it is an account's (by key or

@@ -23,11 +23,24 @@ auth_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enu
 	j->len = strlen(m->password);
 	j->password = xmalloc(j->len + 1);
 	memcpy(j->password, m->password, j->len + 1);
-	snprintf(j->name, sizeof j->name, "%s", m->name);
+	snprintf(j->name, sizeof j->name, "%s", m->name != NULL ? m->name : "");
 	snprintf(j->addr_key, sizeof j->addr_key, "%s", peer->addr_key);
 	j->ticket = lobby_wait_add(lb, peer, m);
 	lb->accounts.jobs_out++;
 	return j;
+}
+
+/* Wipe and free a copy of a password (len bytes). Accepts NULL. */
+static void
+auth_secret_free(char *pw, size_t len)
+{
+	volatile char *p = pw;
+
+	if (pw == NULL)
+		return;
+	for (size_t i = 0; i < len; i++)
+		p[i] = 0;
+	free(pw);
 }
 
 void
@@ -35,13 +48,8 @@ auth_job_free(struct auth_job *j)
 {
 	if (j == NULL)
 		return;
-	if (j->password != NULL) {
-		volatile char *p = j->password;
-
-		for (size_t i = 0; i < j->len; i++)
-			p[i] = 0;
-		free(j->password);
-	}
+	auth_secret_free(j->password, j->len);
+	auth_secret_free(j->password2, j->len2);
 	free(j);
 }
 
@@ -58,7 +66,23 @@ auth_job_run(struct auth_job *j)
 	case AUTH_LOGIN_NONE:
 		j->rc = password_verify_none(j->password, j->len);
 		break;
+	case AUTH_CHANGE:
+		j->rc = password_verify(j->hash, j->password, j->len);
+		if (j->rc == 0)
+			j->rc = password_hash(j->password2, j->len2, j->hash);
+		break;
+	case AUTH_CLOSE:
+		j->rc = password_verify(j->hash, j->password, j->len);
+		break;
 	}
+}
+
+/* Refuse m with bad_value for member field. */
+static void
+auth_refuse_value(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const char *field,
+                  const char *text)
+{
+	lobby_send(lb, peer, msg_error_new(PROTO_EBADVALUE, m->type, field, text, m->id));
 }
 
 /* Refuse m with login_throttled: retry in retry_ms. */
@@ -117,14 +141,13 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (!auth_transport_ok(lb, peer, m))
 		return;
 	if (!names_account_valid(m->name) || names_account_key(m->name, key, sizeof key) < 0) {
-		lobby_refuse(lb, peer, m, PROTO_EBADVALUE,
-		             "an account name has %d to %d of A-Z a-z 0-9 _ -", NAMES_ACCOUNT_MIN,
-		             NAMES_ACCOUNT_MAX);
+		auth_refuse_value(lb, peer, m, "name",
+		                  "an account name has 3 to 20 of A-Z a-z 0-9 _ -");
 		return;
 	}
 	if (password_check(m->password, strlen(m->password)) < 0) {
-		lobby_refuse(lb, peer, m, PROTO_EBADVALUE, "a password has %d to %d bytes",
-		             PASSWORD_MIN, PASSWORD_MAX);
+		auth_refuse_value(lb, peer, m, "password",
+		                  "a password has 8 to 1024 bytes, no NUL");
 		return;
 	}
 	if (peer->session != NULL && peer->session->account != 0) {
@@ -184,6 +207,82 @@ auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	snprintf(j->key, sizeof j->key, "%s", key);
 	if (a != NULL)
 		snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
+	lb->ops.hash(lb->ops.arg, j);
+}
+
+/*
+ * The account of peer's session for m (an account's request): the account, or NULL when m was
+ * refused here (not_logged_in, insecure_transport, login_throttled: a password guessed through
+ * these requests is limited as a login's).
+ */
+static struct account *
+auth_account_request(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct account *a = s->account != 0 ? accounts_find_id(&lb->accounts, s->account) : NULL;
+	uint64_t now = lobby_time(lb), retry_a = 0, retry_b = 0;
+
+	if (a == NULL) {
+		lobby_refuse(lb, peer, m, PROTO_ENOTLOGGEDIN, "this session is a guest's");
+		return NULL;
+	}
+	if (!auth_transport_ok(lb, peer, m))
+		return NULL;
+	if (throttle_check(lb->accounts.by_account, a->row.key, now, &retry_a) == THROTTLE_EAGAIN ||
+	    throttle_check(lb->accounts.by_addr, peer->addr_key, now, &retry_b) ==
+	            THROTTLE_EAGAIN) {
+		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
+		return NULL;
+	}
+	if (!auth_room(lb, peer, m))
+		return NULL;
+	throttle_begin(lb->accounts.by_account, a->row.key, now, &retry_a);
+	throttle_begin(lb->accounts.by_addr, peer->addr_key, now, &retry_b);
+	return a;
+}
+
+void
+auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct account *a;
+	struct auth_job *j;
+
+	if (peer->session->account != 0 &&
+	    password_check(m->new_password, strlen(m->new_password)) < 0) {
+		auth_refuse_value(lb, peer, m, "new", "a password has 8 to 1024 bytes, no NUL");
+		return;
+	}
+	if ((a = auth_account_request(lb, peer, m)) == NULL)
+		return;
+	j = auth_job_new(lb, peer, m, AUTH_CHANGE);
+	j->len2 = strlen(m->new_password);
+	j->password2 = xmalloc(j->len2 + 1);
+	memcpy(j->password2, m->new_password, j->len2 + 1);
+	snprintf(j->name, sizeof j->name, "%s", a->row.name);
+	snprintf(j->key, sizeof j->key, "%s", a->row.key);
+	snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
+	lb->ops.hash(lb->ops.arg, j);
+}
+
+void
+auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct account *a;
+	struct auth_job *j;
+
+	if (s->account != 0 && s->table != NULL && s->seat >= 0 &&
+	    s->table->st.status != EVENT_STATUS_FINISHED) {
+		lobby_refuse(lb, peer, m, PROTO_EINGAME,
+		             "close the account between games: this one is not over");
+		return;
+	}
+	if ((a = auth_account_request(lb, peer, m)) == NULL)
+		return;
+	j = auth_job_new(lb, peer, m, AUTH_CLOSE);
+	snprintf(j->name, sizeof j->name, "%s", a->row.name);
+	snprintf(j->key, sizeof j->key, "%s", a->row.key);
+	snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
 	lb->ops.hash(lb->ops.arg, j);
 }
 
@@ -261,6 +360,39 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 		throttle_forget(lb->accounts.by_account, j->key);
 		throttle_success(lb->accounts.by_addr, j->addr_key);
 		auth_welcome(lb, peer, m, a);
+		return;
+	case AUTH_CHANGE:
+	case AUTH_CLOSE:
+		a = accounts_find(&lb->accounts, j->key);
+		if (j->rc == PASSWORD_EMISMATCH || a == NULL) {
+			lobby_refuse(lb, peer, m, PROTO_EWRONGPASSWORD, "that is not the password");
+			return;
+		}
+		if (j->rc < 0) {
+			log_error("account '%s': its password job failed (%d)", j->key, j->rc);
+			lobby_refuse(lb, peer, m, PROTO_EINTERNAL,
+			             "the password could not be checked");
+			return;
+		}
+		throttle_forget(lb->accounts.by_account, j->key);
+		throttle_success(lb->accounts.by_addr, j->addr_key);
+		if (j->op == AUTH_CHANGE)
+			snprintf(a->row.hash, sizeof a->row.hash, "%s", j->hash);
+		else
+			a->row.closed_ms = -1; /* now: the store's write sets the time */
+		if (lb->ops.account_update != NULL)
+			lb->ops.account_update(lb->ops.arg, &a->row);
+		if (a->row.closed_ms < 0)
+			a->row.closed_ms = 1; /* without a store: closed, at no known time */
+		lobby_send_ok(lb, peer, m->type, -1, m->id);
+		if (j->op == AUTH_CLOSE) {
+			log_info("%s (%s) closed account %lld", peer->session->id,
+			         peer->session->name, (long long)a->row.id);
+			peer->session->account = 0;
+			lobby_send(lb, peer, msg_bye_new("closed", "the account is closed"));
+			lobby_peer_gone(lb, peer);
+			lb->ops.close(lb->ops.arg, peer);
+		}
 		return;
 	}
 }

@@ -35,6 +35,8 @@ enum auth_op {
 	AUTH_REGISTER,   /* hash a new account's password */
 	AUTH_LOGIN,      /* verify a password against an account's hash */
 	AUTH_LOGIN_NONE, /* spend a verification's time for a name without an account */
+	AUTH_CHANGE,     /* verify the old password, then hash the new one (password2) */
+	AUTH_CLOSE,      /* verify the password of an account to close */
 };
 
 /*
@@ -45,8 +47,10 @@ enum auth_op {
 struct auth_job {
 	uint64_t ticket; /* the lobby's number for it (lobby_wait_add()) */
 	enum auth_op op;
-	char *password;                    /* owned, wiped by auth_job_free() */
-	size_t len;                        /* its bytes */
+	char *password;  /* owned, wiped by auth_job_free() */
+	size_t len;      /* its bytes */
+	char *password2; /* AUTH_CHANGE: the new password, owned, wiped by auth_job_free() */
+	size_t len2;     /* its bytes */
 	char name[STORE_ACCOUNT_NAME_MAX]; /* the account name as given */
 	char key[STORE_ACCOUNT_NAME_MAX];  /* its names_account_key() */
 	char skeleton[STORE_SKELETON_MAX]; /* register: its names_skeleton() */
@@ -60,6 +64,12 @@ void auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 
 /* hello with a name and a password (m->password): log in to the account. */
 void auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* password_change: a new password for the session's account. */
+void auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* account_close: the session's account closes (its name stays taken); then bye. */
+void auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*
  * A guest's hello with name m->name: whether it is refused (name_taken, sent here) because the

@@ -195,6 +195,19 @@ durable_account_add(struct durable *d, struct store_account *row)
 		durable_check(d, d->store.account_add(d->store.impl, row, &err), &err);
 }
 
+void
+durable_account_update(struct durable *d, struct store_account *row)
+{
+	struct store_error err;
+
+	if (row->closed_ms < 0)
+		row->closed_ms = durable_wall_ms();
+	if (row->banned_ms < 0)
+		row->banned_ms = durable_wall_ms();
+	if (!d->failed)
+		durable_check(d, d->store.account_update(d->store.impl, row, &err), &err);
+}
+
 /*
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the

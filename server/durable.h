@@ -58,6 +58,11 @@ void durable_unseated(struct durable *d, const char *token);
  * created_ms set to the wall clock first. Errors as in durable_event(). */
 void durable_account_add(struct durable *d, struct store_account *row);
 
+/* An account's hash, kind, closed or banned time changed: row (borrowed) written in the turn's
+ * transaction; a closed_ms or banned_ms of -1 means now and is set to the wall clock first.
+ * Errors as in durable_event(). */
+void durable_account_update(struct durable *d, struct store_account *row);
+
 /*
  * End of a loop turn: queue the id counters (np, ng: the numbers the next player and game ids
  * will get, lobby_counters()) if they moved, then commit everything queued (one

@@ -248,6 +248,8 @@ static const struct handler_entry handlers[] = {
         {MSG_HISTORY, archive_history, 0},
         {MSG_RECORD, archive_record, 0},
         {MSG_REGISTER, auth_register, 1},
+        {MSG_PASSWORD_CHANGE, auth_password_change, 0},
+        {MSG_ACCOUNT_CLOSE, auth_account_close, 0},
         {MSG_TEST_CLOCK, handle_test_clock, 0},
 };
 

@@ -95,6 +95,9 @@ struct lobby_ops {
 	void (*hash)(void *arg, struct auth_job *j);
 	/* Optional (NULL: no store): write a new account (row: its created_ms is set here). */
 	void (*account_add)(void *arg, struct store_account *row);
+	/* Optional (NULL: no store): write an account's new hash, closed or banned time (row
+	 * borrowed; a closed_ms or banned_ms of -1, meaning now, is set to the wall clock). */
+	void (*account_update)(void *arg, struct store_account *row);
 	void *arg; /* passed to every op */
 };
 

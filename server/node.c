@@ -126,6 +126,17 @@ node_account_add_cb(void *arg, struct store_account *row)
 		durable_account_add(d, row);
 }
 
+/* lobby_ops.account_update: the account's new values go in the turn's transaction. */
+static void
+node_account_update_cb(void *arg, struct store_account *row)
+{
+	struct node *nd = arg;
+	struct durable *d = turn_durable(nd->turn);
+
+	if (d != NULL)
+		durable_account_update(d, row);
+}
+
 /* lobby_ops.hash: a password job to the pool (after shutdown, nowhere). */
 static void
 node_hash_cb(void *arg, struct auth_job *j)
@@ -286,6 +297,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .read = store != NULL ? node_read_cb : NULL,
 	        .hash = node_hash_cb,
 	        .account_add = store != NULL ? node_account_add_cb : NULL,
+	        .account_update = store != NULL ? node_account_update_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb, .gone = node_gone_cb, .arg = nd};

@@ -182,6 +182,8 @@ struct store_write_port {
 	                     void *ctx, struct store_error *err);
 	/* A new account (a borrowed), queued in the turn's transaction like the game writes. */
 	int (*account_add)(void *impl, const struct store_account *a, struct store_error *err);
+	/* An account's hash, kind, closed and banned times change (a borrowed; by a->id). */
+	int (*account_update)(void *impl, const struct store_account *a, struct store_error *err);
 	/* Start-up: every account, by id, to cb. Returns the count or an error. */
 	int (*accounts_load)(void *impl, int (*cb)(void *ctx, const struct store_account *a),
 	                     void *ctx, struct store_error *err);

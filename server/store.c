@@ -260,6 +260,7 @@ enum {
 	S_EVENTS_OF,
 	S_MOVES_OF,
 	S_ACCOUNT_ADD,
+	S_ACCOUNT_UPDATE,
 	S_COUNT,
 };
 
@@ -295,6 +296,9 @@ static const char *const statements[S_COUNT] = {
                        "ORDER BY seq",
         [S_ACCOUNT_ADD] = "INSERT INTO accounts (id, name, name_key, skeleton, pw_hash, kind, "
                           "created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        [S_ACCOUNT_UPDATE] =
+                "UPDATE accounts SET pw_hash = ?2, kind = ?3, closed_ms = NULLIF(?4, 0), "
+                "banned_ms = NULLIF(?5, 0) WHERE id = ?1",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -1840,6 +1844,26 @@ store_account_add(struct store *st, const struct store_account *a, struct store_
 }
 
 int
+store_account_update(struct store *st, const struct store_account *a, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (a->id <= 0 || !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
+		return store_fail(err, STORE_EINVAL, "account %lld: bad argument",
+		                  (long long)a->id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_ACCOUNT_UPDATE);
+	sqlite3_bind_int64(s, 1, a->id);
+	bind_text(s, 2, a->hash);
+	bind_text(s, 3, a->kind);
+	sqlite3_bind_int64(s, 4, a->closed_ms);
+	sqlite3_bind_int64(s, 5, a->banned_ms);
+	return store_write(st, s, "updating an account", err);
+}
+
+int
 store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
                     void *ctx, struct store_error *err)
 {
@@ -2233,6 +2257,12 @@ port_account_add(void *impl, const struct store_account *a, struct store_error *
 }
 
 static int
+port_account_update(void *impl, const struct store_account *a, struct store_error *err)
+{
+	return store_account_update(impl, a, err);
+}
+
+static int
 port_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
                    struct store_error *err)
 {
@@ -2257,6 +2287,7 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .load = port_load,
 	                                 .sessions_load = port_sessions_load,
 	                                 .account_add = port_account_add,
+	                                 .account_update = port_account_update,
 	                                 .accounts_load = port_accounts_load,
 	                                 .impl = st};
 }

@@ -179,6 +179,9 @@ int store_meta_get(struct store *st, const char *key, int64_t *value, struct sto
  * keeps the keys unique (accounts.h). */
 int store_account_add(struct store *st, const struct store_account *a, struct store_error *err);
 
+/* Queue the new hash, kind, closed and banned times of account a->id (a borrowed). */
+int store_account_update(struct store *st, const struct store_account *a, struct store_error *err);
+
 /* Start-up: every account to cb, by id. Returns the count or an error. */
 int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
                         void *ctx, struct store_error *err);

@@ -39,7 +39,7 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 664, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 704, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 288, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2560, "struct table changed: see fuzz_lobby_copy()");
 #endif

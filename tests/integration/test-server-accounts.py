@@ -59,9 +59,10 @@ def test_register_refusals(srv):
     c = srv.connect()
     for name in ("ab", "a" * 21, "bad name", "naïve"):
         r = register(c, name)
-        assert r["type"] == "error" and r["code"] == "bad_value", (name, r)
+        assert r["type"] == "error" and r["code"] == "bad_value" and r["field"] == "name", \
+            (name, r)
     r = register(c, "Carol", "short")
-    assert r["type"] == "error" and r["code"] == "bad_value", r
+    assert r["type"] == "error" and r["code"] == "bad_value" and r["field"] == "password", r
     r = register(c, "ALICE_99")  # taken without regard to case
     assert r["type"] == "error" and r["code"] == "name_taken", r
     r = register(c, "A1ice_99")  # a look-alike of it
@@ -133,6 +134,53 @@ def throttled(srv):
     c.close()
 
 
+def test_password_change_close():
+    """password_change needs the old password; account_close needs the password, says ok, then
+    bye; the closed account logs in no more and its name stays taken, also after kill -9. On a
+    server of its own (the address's failures of the other tests would throttle it)."""
+    srv = Server()
+    try:
+        change_close(srv)
+    finally:
+        srv.stop()
+
+
+def change_close(srv):
+    c = srv.connect("a guest")
+    r, _ = c.request({"type": "password_change", "old": PW, "new": "another password"})
+    assert r["type"] == "error" and r["code"] == "not_logged_in", r
+    r, _ = c.request({"type": "account_close", "password": PW})
+    assert r["type"] == "error" and r["code"] == "not_logged_in", r
+    c.close()
+    c = srv.connect()
+    assert register(c, "Frank_c")["type"] == "welcome"
+    r, _ = c.request({"type": "password_change", "old": "not it at all", "new": "new password"})
+    assert r["type"] == "error" and r["code"] == "wrong_password", r
+    r, _ = c.request({"type": "password_change", "old": PW, "new": "short"})
+    assert r["type"] == "error" and r["code"] == "bad_value" and r["field"] == "new", r
+    r, _ = c.request({"type": "password_change", "old": PW, "new": "new password"})
+    assert r["type"] == "ok" and r["request"] == "password_change", r
+    c.close()
+    c = srv.connect()
+    assert login(c, "Frank_c")["code"] == "wrong_password"
+    assert login(c, "Frank_c", "new password")["type"] == "welcome"
+    r, _ = c.request({"type": "account_close", "password": "not it at all"})
+    assert r["type"] == "error" and r["code"] == "wrong_password", r
+    r, _ = c.request({"type": "account_close", "password": "new password"})
+    assert r["type"] == "ok" and r["request"] == "account_close", r
+    bye = c.recv()
+    assert bye["type"] == "bye" and bye["reason"] == "closed", bye
+    assert c.closed()
+    for restart in (0, 1):
+        if restart:
+            srv.kill()
+            srv.__init__(db=srv.db)
+        c = srv.connect()
+        assert login(c, "Frank_c", "new password")["code"] == "wrong_password"
+        assert register(c, "frank_C")["code"] == "name_taken"
+        c.close()
+
+
 def test_restart_keeps_accounts(srv):
     srv.kill()
     srv2 = Server(db=srv.db)
@@ -202,6 +250,7 @@ def main():
             test_wrong_password, srv)
     tap.run("requests behind a login wait for it", test_order_kept, srv)
     tap.run("failed logins are throttled, then allowed again", test_throttled)
+    tap.run("password_change and account_close", test_password_change_close)
     tap.run("accounts survive kill -9", test_restart_keeps_accounts, srv)
     test_insecure_transport(tap)
     tap.done()

@@ -1028,6 +1028,13 @@ TEST(store_accounts)
 	store_write_port_init(st, &wp);
 	ASSERT_EQ(wp.accounts_load(wp.impl, account_seen, &n, &err), 1);
 	ASSERT_EQ(n, 1);
+	a.id = 1;
+	a.closed_ms = 88;
+	ASSERT_EQ(wp.account_update(wp.impl, &a, &err), 0);
+	ASSERT_EQ(wp.commit(wp.impl, &err), 0);
+	n = 0;
+	ASSERT_EQ(wp.accounts_load(wp.impl, account_seen, &n, &err), 1);
+	ASSERT_EQ(n, 0); /* closed now: account_seen counts open ones */
 	store_close(st);
 }
 
