@@ -13,6 +13,18 @@
 #include "names.h"
 #include "xmalloc.h"
 
+/* A copy of password pw (NUL-terminated), its length in *len. Returns a new block. */
+static char *
+auth_secret_dup(const char *pw, size_t *len)
+{
+	char *copy;
+
+	*len = strlen(pw);
+	copy = xmalloc(*len + 1);
+	memcpy(copy, pw, *len + 1);
+	return copy;
+}
+
 /* A new job of op for peer's request m, which waits for it: its ticket, its password copied. */
 static struct auth_job *
 auth_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum auth_op op)
@@ -20,9 +32,7 @@ auth_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enu
 	struct auth_job *j = xcalloc(1, sizeof *j);
 
 	j->op = op;
-	j->len = strlen(m->password);
-	j->password = xmalloc(j->len + 1);
-	memcpy(j->password, m->password, j->len + 1);
+	j->password = auth_secret_dup(m->password, &j->len);
 	snprintf(j->name, sizeof j->name, "%s", m->name != NULL ? m->name : "");
 	snprintf(j->addr_key, sizeof j->addr_key, "%s", peer->addr_key);
 	j->ticket = lobby_wait_add(lb, peer, m);
@@ -241,6 +251,19 @@ auth_account_request(struct lobby *lb, struct lobby_peer *peer, const struct msg
 	return a;
 }
 
+/* A new job of op about account a (its name, key and hash copied) for peer's request m. */
+static struct auth_job *
+auth_account_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                     enum auth_op op, const struct account *a)
+{
+	struct auth_job *j = auth_job_new(lb, peer, m, op);
+
+	snprintf(j->name, sizeof j->name, "%s", a->row.name);
+	snprintf(j->key, sizeof j->key, "%s", a->row.key);
+	snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
+	return j;
+}
+
 void
 auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -254,13 +277,8 @@ auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg
 	}
 	if ((a = auth_account_request(lb, peer, m)) == NULL)
 		return;
-	j = auth_job_new(lb, peer, m, AUTH_CHANGE);
-	j->len2 = strlen(m->new_password);
-	j->password2 = xmalloc(j->len2 + 1);
-	memcpy(j->password2, m->new_password, j->len2 + 1);
-	snprintf(j->name, sizeof j->name, "%s", a->row.name);
-	snprintf(j->key, sizeof j->key, "%s", a->row.key);
-	snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
+	j = auth_account_job_new(lb, peer, m, AUTH_CHANGE, a);
+	j->password2 = auth_secret_dup(m->new_password, &j->len2);
 	lb->ops.hash(lb->ops.arg, j);
 }
 
@@ -269,7 +287,6 @@ auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 {
 	struct session *s = peer->session;
 	struct account *a;
-	struct auth_job *j;
 
 	if (s->account != 0 && s->table != NULL && s->seat >= 0 &&
 	    s->table->st.status != EVENT_STATUS_FINISHED) {
@@ -279,11 +296,7 @@ auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	}
 	if ((a = auth_account_request(lb, peer, m)) == NULL)
 		return;
-	j = auth_job_new(lb, peer, m, AUTH_CLOSE);
-	snprintf(j->name, sizeof j->name, "%s", a->row.name);
-	snprintf(j->key, sizeof j->key, "%s", a->row.key);
-	snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
-	lb->ops.hash(lb->ops.arg, j);
+	lb->ops.hash(lb->ops.arg, auth_account_job_new(lb, peer, m, AUTH_CLOSE, a));
 }
 
 int
