@@ -126,6 +126,7 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 	snprintf(ss.game_id, sizeof ss.game_id, "%s", t->id);
 	ss.seat = seat;
 	ss.updated_ms = now;
+	ss.account = t->seat[seat] != NULL ? t->seat[seat]->account : 0;
 	return d->store.session_set(d->store.impl, &ss, err);
 }
 

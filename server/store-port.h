@@ -87,6 +87,7 @@ struct store_session {
 	char game_id[STORE_ID_MAX]; /* the game it is seated at */
 	int seat;
 	int64_t updated_ms;
+	int64_t account; /* the account it is logged in to (schema 7), 0 for a guest */
 };
 
 #define STORE_ACCOUNT_NAME_MAX 21   /* an account name or its key: 20 ASCII bytes and the NUL */

@@ -217,7 +217,7 @@ static const char *const migrations[] = {
          * 7: accounts (issue 21). A name is unique by its key (names_account_key(): lower
          * case); the skeleton (names_skeleton()) is what guests' names are compared by. The
          * hash is Argon2id's whole string (password.h). Closed and banned accounts keep their
-         * row: their names stay taken.
+         * row: their names stay taken. A session keeps its account (0: a guest's).
          */
         "CREATE TABLE accounts ("
         "  id INTEGER PRIMARY KEY,"
@@ -229,7 +229,9 @@ static const char *const migrations[] = {
         "  created_ms INTEGER NOT NULL,"
         "  closed_ms INTEGER,"
         "  banned_ms INTEGER);"
-        "CREATE INDEX accounts_skeleton ON accounts (skeleton);",
+        "CREATE INDEX accounts_skeleton ON accounts (skeleton);"
+        /* the account of a seated player's session, so that a restart keeps it logged in */
+        "ALTER TABLE sessions ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -285,7 +287,7 @@ static const char *const statements[S_COUNT] = {
         [S_FINISH] = "UPDATE games SET status = 'finished', ended_ms = ?2, result = ?3, "
                      "winner = ?4, reason = ?5, score0 = ?6, score1 = ?7 WHERE id = ?1",
         [S_SESSION_SET] = "INSERT OR REPLACE INTO sessions (token, player_id, name, game_id, "
-                          "seat, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                          "seat, updated_ms, account) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         [S_SESSION_DEL] = "DELETE FROM sessions WHERE token = ?1",
         [S_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
         [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
@@ -1403,6 +1405,7 @@ store_session_set(struct store *st, const struct store_session *ss, struct store
 	bind_text(s, 4, ss->game_id);
 	sqlite3_bind_int(s, 5, ss->seat);
 	sqlite3_bind_int64(s, 6, ss->updated_ms);
+	sqlite3_bind_int64(s, 7, ss->account);
 	return store_write(st, s, "saving a session", err);
 }
 
@@ -1790,8 +1793,8 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 	int rc, count = 0;
 
 	rc = sqlite3_prepare_v2(st->db,
-	                        "SELECT token, player_id, name, game_id, seat, updated_ms FROM "
-	                        "sessions ORDER BY updated_ms, token",
+	                        "SELECT token, player_id, name, game_id, seat, updated_ms, account "
+	                        "FROM sessions ORDER BY updated_ms, token",
 	                        -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "reading sessions");
@@ -1808,6 +1811,7 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 		}
 		ss.seat = sqlite3_column_int(s, 4);
 		ss.updated_ms = sqlite3_column_int64(s, 5);
+		ss.account = sqlite3_column_int64(s, 6);
 		if (cb(ctx, &ss) != 0) {
 			sqlite3_finalize(s);
 			return store_fail(err, STORE_ESTOPPED, "loading sessions stopped");

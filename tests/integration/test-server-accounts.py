@@ -237,6 +237,30 @@ def test_insecure_transport(tap):
             srv.stop()
 
 
+def test_seated_account_restart():
+    """A seated account's session is still the account's after kill -9 and a restart: its
+    token resumes it, and account requests work (password_change)."""
+    srv = Server()
+    try:
+        a = srv.connect()
+        w = register(a, "Gina_s")
+        assert w["type"] == "welcome", w
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 3})
+        assert st["type"] == "state", st
+        b = srv.connect("hal")
+        js, _ = b.request({"type": "join", "game": st["game"]})
+        assert js["type"] == "state" and js["status"] == "live", js
+        srv.kill()
+        srv.__init__(db=srv.db)
+        c = srv.connect()
+        r, _ = c.request({"type": "hello", "protocol": 1, "token": w["token"]})
+        assert r["type"] == "welcome" and r["resumed"] is True, r
+        r, _ = c.request({"type": "password_change", "old": PW, "new": "a new password"})
+        assert r["type"] == "ok", r
+    finally:
+        srv.stop()
+
+
 def main():
     tap = Tap()
     srv = Server()
@@ -252,6 +276,7 @@ def main():
     tap.run("failed logins are throttled, then allowed again", test_throttled)
     tap.run("password_change and account_close", test_password_change_close)
     tap.run("accounts survive kill -9", test_restart_keeps_accounts, srv)
+    tap.run("a seated account stays logged in across kill -9", test_seated_account_restart)
     test_insecure_transport(tap)
     tap.done()
 

@@ -768,6 +768,7 @@ TEST(store_migration_from_5)
 	ASSERT_EQ(raw_sql(path, "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
 	                        "DROP TABLE counts; DROP INDEX games_public_history;"
 	                        "DROP INDEX games_private_history; DROP TABLE accounts;"
+	                        "ALTER TABLE sessions DROP COLUMN account;"
 	                        "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
 	                        "  WHERE status = 'finished';"
 	                        "PRAGMA user_version = 5;"),
