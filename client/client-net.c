@@ -188,10 +188,19 @@ net_hello(struct client_net *net)
 	int64_t last = t->active && t->seq >= 0 && !clocks ? t->seq : -1;
 	json_t *hello;
 
-	if (net->token[0] != '\0')
+	if (net->token[0] != '\0') {
 		hello = msg_hello_new(c->opt.name, net->token, last, NULL);
-	else
+	} else if (c->opt.register_new) { /* once: later hellos log in to it */
+		c->opt.register_new = 0;
+		conn_write(net->conn,
+		           wire_encode_steal(json_pack("{s:s,s:s,s:s}", "type", "register", "name",
+		                                       c->opt.name, "password", c->opt.password)));
+		return;
+	} else {
 		hello = msg_hello_new(c->opt.name, NULL, -1, NULL);
+		if (c->opt.password != NULL) /* the account's: a login */
+			json_object_set_new(hello, "password", json_string(c->opt.password));
+	}
 	json_object_set_new(hello, "client", json_string("hokito " HOKITO_VERSION));
 	conn_write(net->conn, wire_encode_steal(hello));
 }

@@ -82,6 +82,9 @@ struct client_options {
 	const char *clock;         /* create / quick: time control "M+S" or "none", NULL = none */
 	int computer;              /* create: level of the computer opponent, 0 for a person */
 	int no_bell;               /* --no-bell: never ring the terminal bell */
+	char *password;   /* --password-file or $HOKITO_PASSWORD: log in to the account name (owned,
+	                     NULL for a guest) */
+	int register_new; /* --register: create the account name with password first */
 };
 
 #define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */

@@ -20,6 +20,7 @@
 #define PROTOCOL_SERVER_LINE_MAX  1048576 /* bytes of a server's line a client takes (2) */
 #define PROTOCOL_NAME_MAX         32      /* characters of a display name */
 #define PROTOCOL_NAME_BYTES       128     /* bytes of a display name (32 UTF-8 characters fit) */
+#define PROTOCOL_PASSWORD_MAX     1024    /* bytes of an account password (PROTOCOL.md 4.4) */
 #define PROTOCOL_TOKEN_LEN        32      /* hex digits of a session token */
 #define PROTOCOL_CODE_LEN         8       /* characters of an invite code */
 #define PROTOCOL_SPECTATOR_NAMES  50      /* names listed in a spectators object */
