@@ -233,6 +233,24 @@ net_welcome(struct client_net *net, const struct msg *m)
 	}
 }
 
+/*
+ * Whether error m, the answer to our hello or register, says that the account or the name will
+ * not do (issue 21): trying again by ourselves would not help, so the client stops.
+ */
+static int
+net_login_refused(const struct msg *m)
+{
+	static const int codes[] = {PROTO_ENAMETAKEN, PROTO_EWRONGPASSWORD, PROTO_ELOGINTHROTTLED,
+	                            PROTO_EINSECURE};
+	const char *code = json_string_value(json_object_get(m->root, "code"));
+	int rc = code != NULL ? protocol_err_parse(code) : 0;
+
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		if (rc == codes[i])
+			return 1;
+	return 0;
+}
+
 static void
 read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
@@ -268,6 +286,11 @@ read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		if (m.type == MSG_WELCOME)
 			net_welcome(net, &m);
 		net->ops->message(net->c, &m);
+		if (m.type == MSG_ERROR && !net->welcomed && net_login_refused(&m)) {
+			msg_clear(&m);
+			client_quit(net->c, 1); /* said by the message's notice */
+			return;
+		}
 		msg_clear(&m);
 	}
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """hokito logs in to an account from the command line (issue 21): --password-file with
---register creates the account, then --password-file or $HOKITO_PASSWORD logs in to it; the
-server's log says so. Prints TAP.
+--register creates the account, then --password-file or $HOKITO_PASSWORD logs in to it (the
+server's log says so); a refused login or a guest name that is an account's stops hokito with
+the server's error. Prints TAP.
 """
 import os
 import subprocess
@@ -39,6 +40,17 @@ def main():
         out = run(srv, ["--name", "Ivy_c"], env={"HOKITO_PASSWORD": "a long enough secret"})
         t.ok(srv.log_has(r"p3 \(Ivy_c\) logged in to account 1$"),
              "$HOKITO_PASSWORD logs in too", out)
+        p = subprocess.run([HOKITO, "--plain", "--port", str(srv.port), "--new-session",
+                            "--name", "Ivy_c"], input="list\n", capture_output=True, text=True,
+                           timeout=30, env=dict(os.environ, HOKITO_PASSWORD="not the secret"))
+        t.ok(p.returncode == 1 and "no account of that name and password" in p.stdout + p.stderr,
+             "a wrong password: the error, and hokito stops (status 1)", p.stdout + p.stderr)
+        p = subprocess.run([HOKITO, "--plain", "--port", str(srv.port), "--new-session",
+                            "--name", "IVY_C"], input="list\n", capture_output=True, text=True,
+                           timeout=30, env={k: v for k, v in os.environ.items()
+                                            if k != "HOKITO_PASSWORD"})
+        t.ok(p.returncode == 1 and "is an account's" in p.stdout + p.stderr,
+             "a guest named like the account: refused, and hokito stops", p.stdout + p.stderr)
         r = subprocess.run([HOKITO, "--plain", "--register", "--name", "x"],
                            capture_output=True, text=True, timeout=10,
                            env={k: v for k, v in os.environ.items() if k != "HOKITO_PASSWORD"})
