@@ -370,6 +370,13 @@ node_listen(struct node *nd, const char *host, int port, char *bound, size_t siz
 	return net_listen(nd->net, host, port, bound, size);
 }
 
+int
+node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls, char *bound,
+                size_t size)
+{
+	return net_listen_tls(nd->net, host, port, tls, bound, size);
+}
+
 static void
 node_handle_close_cb(uv_handle_t *h)
 {

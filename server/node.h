@@ -51,6 +51,10 @@ int node_offload(struct node *nd, struct store_error *err);
  */
 int node_listen(struct node *nd, const char *host, int port, char *bound, size_t size);
 
+/* Listen for TLS connections (net_listen_tls(): tls borrowed, outlives the node). */
+int node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls,
+                    char *bound, size_t size);
+
 /*
  * Begin a clean stop: the timers stop, searches are cancelled, every client is told (bye), what
  * is queued is flushed. The loop returns once every connection is closed.

@@ -8,7 +8,10 @@ a password is hashed off the loop. Prints TAP.
 """
 import os
 import socket
+import ssl
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -261,6 +264,33 @@ def test_seated_account_restart():
         srv.stop()
 
 
+def test_password_over_tls(tap):
+    """Over TLS (--listen-tls) a password is taken from any address: the connection says it is
+    encrypted."""
+    ip = outside_address()
+    if ip is None:
+        tap.ok(True, "password over TLS # SKIP no address but loopback ones")
+        return
+    certs = tempfile.mkdtemp(prefix="hokito-tls-")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit",
+                          "tls-certs.sh")
+    subprocess.run(["bash", script, "--make", certs], check=True, timeout=120,
+                   stdout=subprocess.DEVNULL)
+    srv = Server("--listen-tls", "0.0.0.0:0", "--tls-cert", os.path.join(certs, "server.pem"),
+                 "--tls-key", os.path.join(certs, "server.key"), host="0.0.0.0")
+    try:
+        c = Client(ip, srv.ports[1])
+        ctx = ssl._create_unverified_context()
+        ctx.set_alpn_protocols(["hokito/1"])
+        c.sock = ctx.wrap_socket(c.sock, server_hostname="localhost")
+        c.sock.settimeout(10)
+        r = register(c, "Tess_t")
+        tap.ok(r["type"] == "welcome", "register over TLS from %s" % ip, r)
+        c.close()
+    finally:
+        srv.stop()
+
+
 def main():
     tap = Tap()
     srv = Server()
@@ -278,6 +308,7 @@ def main():
     tap.run("accounts survive kill -9", test_restart_keeps_accounts, srv)
     tap.run("a seated account stays logged in across kill -9", test_seated_account_restart)
     test_insecure_transport(tap)
+    test_password_over_tls(tap)
     tap.done()
 
 
