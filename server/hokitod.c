@@ -74,12 +74,12 @@ usage(FILE *f)
 	        "  --linger SECS          a lost session can resume (default 300)\n"
 	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
 	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
+	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
 	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
 	        "Examples (see hokitod(8)):\n"
-	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
-	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n",
+	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
@@ -363,6 +363,7 @@ main(int argc, char **argv)
 		O_LINGER,
 		O_GRACE,
 		O_TEST_CLOCK,
+		O_INSECURE_PASSWORDS,
 		O_DB,
 		O_FSYNC_MODE,
 		O_CHECK,
@@ -386,6 +387,7 @@ main(int argc, char **argv)
 	        {"linger", required_argument, NULL, O_LINGER},
 	        {"grace", required_argument, NULL, O_GRACE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
+	        {"allow-insecure-passwords", no_argument, NULL, O_INSECURE_PASSWORDS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"check", no_argument, NULL, O_CHECK},
@@ -505,6 +507,9 @@ main(int argc, char **argv)
 			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
+			break;
+		case O_INSECURE_PASSWORDS:
+			lcfg.allow_insecure_passwords = 1;
 			break;
 		case O_CHECK:
 			check = 1;
