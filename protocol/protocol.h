@@ -21,7 +21,7 @@
 #define PROTOCOL_NAME_MAX         32      /* characters of a display name */
 #define PROTOCOL_NAME_BYTES       128     /* bytes of a display name (32 UTF-8 characters fit) */
 #define PROTOCOL_TOKEN_LEN        32      /* hex digits of a session token */
-#define PROTOCOL_CODE_LEN         8       /* characters of an invite code */
+#define PROTOCOL_CODE_LEN         16      /* characters of an invite code (80 bits) */
 #define PROTOCOL_SPECTATOR_NAMES  50      /* names listed in a spectators object */
 #define PROTOCOL_CHAT_MAX         200     /* characters of a chat line, after stripping */
 #define PROTOCOL_CHAT_BYTES       800     /* bytes of a chat line (200 UTF-8 characters fit) */
@@ -66,15 +66,18 @@ enum protocol_err {
 	PROTO_EBADMOVE = -22,        /* "bad_move" */
 	PROTO_EILLEGALMOVE = -23,    /* "illegal_move" */
 	PROTO_EINTERNAL = -24,       /* "internal" */
-	PROTO_ERATELIMITED = -25,    /* "rate_limited": too many chat lines; wait */
+	PROTO_ERATELIMITED = -25,    /* "rate_limited": too many requests of a kind; wait */
 	PROTO_ENOOFFER = -26,        /* "no_offer": accept or decline with no offer standing */
 	PROTO_EALREADYOFFERED = -27, /* "already_offered": your offer stands already */
 	PROTO_ETOOLATE = -28,        /* "too_late": abort after your first move */
 	PROTO_ECANNOTCLAIM = -29,    /* "cannot_claim": the opponent is back or has grace left */
 	PROTO_ENOTOVER = -30,        /* "not_over": rematch before the game is over */
 	PROTO_EOPPONENTGONE = -31,   /* "opponent_gone": rematch with an opponent not there */
+	PROTO_EOFFERLIMIT = -32,     /* "offer_limit": too many draw or rematch offers */
+	PROTO_ETOOMANYGAMES = -33,   /* "too_many_games": the address holds its maximum of games */
+	PROTO_ECOMPUTERBUSY = -34,   /* "computer_busy": the computer players' queue is full */
 };
-#define PROTO_ERR_COUNT 31
+#define PROTO_ERR_COUNT 34
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);
