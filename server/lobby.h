@@ -37,7 +37,9 @@
 #include "table.h"
 
 struct fanout;
+struct quota;
 struct store;
+struct throttle;
 
 #define SPECTATORS_INTERVAL 500 /* ms: at most one spectators notice per game this often */
 
@@ -73,6 +75,16 @@ struct lobby_ops {
 	 * keeps its seat, and its stored session with it. token is borrowed for the call.
 	 */
 	void (*unseated)(void *arg, const char *token);
+	/*
+	 * Optional (NULL: never busy): whether the computer players' queue is full, so that a game
+	 * against the computer is refused (computer_busy) instead of waiting behind the others.
+	 */
+	int (*think_busy)(void *arg);
+	/*
+	 * Optional (NULL): game_id is over or gone: stop its computer's search now (its move, if
+	 * one still comes, is dropped by lobby_computer_move()). game_id is borrowed for the call.
+	 */
+	void (*think_cancel)(void *arg, const char *game_id);
 	void *arg; /* passed to every op */
 };
 
@@ -88,6 +100,18 @@ struct lobby_config {
 	                                what restore_lobby() rebuilds from */
 	const struct fanout *fanout; /* borrowed, may be NULL: where every game event is
 	                                published (fanout.h); NULL: to the game's peers only */
+	/* the limits of issue 23, each 0 for none (PROTOCOL.md 2) */
+	size_t max_output;         /* a resume whose replay passes half of this gets a state */
+	unsigned rate_per_addr;    /* requests a second from one address (bursts of twice that) */
+	unsigned creates_per_addr; /* games created a minute from one address */
+	unsigned games_per_addr;   /* games not over created from one address */
+	unsigned lookup_failures;  /* failed invite code and token lookups from one address
+	                              before each next one waits (1 s, doubling to 5 min) */
+	unsigned draw_offer_moves; /* moves the opponent makes before a side may offer again */
+	unsigned rematch_offers;   /* rematch offers of one side in one game */
+	uint64_t idle_ms;          /* a connection at no game with no request for this long goes */
+	unsigned max_sessions;     /* sessions kept; past it the oldest away ones go */
+	unsigned max_thinking;     /* computer searches queued or running (node.c's pool) */
 };
 
 TAILQ_HEAD(table_queue, table);
@@ -114,7 +138,11 @@ struct lobby {
 	unsigned next_game;               /* number of the next game id */
 	uint64_t serial;                  /* tables created */
 	uint64_t finished_serial;         /* tables finished */
-	uint64_t virtual_ms; /* the time with cfg.test_clock: moved by test_clock only */
+	uint64_t virtual_ms;      /* the time with cfg.test_clock: moved by test_clock only */
+	struct quota *quota;      /* per-address requests, creates and games; NULL: no limits */
+	struct throttle *lookups; /* per-address failed lookups; NULL: no limit */
+	uint64_t limited;         /* requests refused by a per-address limit since the last tick */
+	char limited_addr[64];    /* ... the address of the last one */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -173,15 +201,45 @@ void lobby_refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 /* Refuse m with server_full when --max-games games are active. Returns whether it refused. */
 int lobby_refuse_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
+/*
+ * A request of peer arrived: refuse it with rate_limited when its address sent more than its
+ * allowance (--max-rate-per-addr). Returns whether it refused.
+ */
+int lobby_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * peer wants to create a game (create, quick, the rematch that accepts, with_computer whether
+ * against the computer): refuse it with too_many_games, rate_limited or computer_busy when its
+ * address holds or made its maximum of games, or the computer's queue is full. Returns whether it
+ * refused; when not, the game is counted for the address: lobby_table_open() with peer files it.
+ */
+int lobby_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                        int with_computer);
+
+/*
+ * peer is about to look up a secret (an invite code, a session token): refuse it with
+ * rate_limited when its address failed too many lookups lately. Returns whether it refused;
+ * when not, call lobby_lookup_end() with whether the lookup found something.
+ */
+int lobby_lookup_begin(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* The lookup begun by lobby_lookup_begin() found something (found) or not. */
+void lobby_lookup_end(struct lobby *lb, struct lobby_peer *peer, int found);
+
+/* Count a request refused by a per-address limit, for the log line of the next tick. */
+void lobby_limited(struct lobby *lb, const struct lobby_peer *peer);
+
 /* Open, live and adjourned tables: what --max-games counts. */
 unsigned lobby_active_tables(const struct lobby *lb);
 
 /*
  * A new game's table with the next game id, filed in the lobby's list and indexes; a private
- * one gets a fresh invite code. Returns the table, borrowed: the lobby owns it.
+ * one gets a fresh invite code. creator (may be NULL): the peer whose address the game counts
+ * for, once lobby_refuse_create() let it. Returns the table, borrowed: the lobby owns it.
  */
 struct table *lobby_table_open(struct lobby *lb, enum game_kind kind, const char *variant,
-                               uint64_t seed, uint64_t base_ms, uint64_t inc_ms, int is_private);
+                               uint64_t seed, uint64_t base_ms, uint64_t inc_ms, int is_private,
+                               const struct lobby_peer *creator);
 
 /* File a table made elsewhere (a restart) in the list and the indexes; the lobby takes it. */
 void lobby_table_add(struct lobby *lb, struct table *t);

@@ -36,11 +36,11 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	struct table *t;
 	json_t *ev;
 
-	if (lobby_refuse_full(lb, peer, m))
+	if (lobby_refuse_full(lb, peer, m) || lobby_refuse_create(lb, peer, m, level > 0))
 		return;
 	lobby_session_leave(lb, s);
 	t = lobby_table_open(lb, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms,
-	                     is_private);
+	                     is_private, peer);
 	if (seat < 0)
 		seat = (int)(osrand_u64() & 1);
 	table_seat(t, seat, s);
@@ -124,6 +124,23 @@ match_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
 }
 
+/*
+ * Find the game of join or watch (lobby_table_lookup()). An invite code is a secret: its lookups
+ * count against the failed lookups of the peer's address (lobby_lookup_begin()), so that codes
+ * cannot be guessed at the speed of the network. Returns 0 with *t (NULL: no such game), or -1
+ * after refusing.
+ */
+static int
+game_lookup(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table **t)
+{
+	if (m->code != NULL && lobby_lookup_begin(lb, peer, m))
+		return -1;
+	*t = lobby_table_lookup(lb, m);
+	if (m->code != NULL)
+		lobby_lookup_end(lb, peer, *t != NULL);
+	return 0;
+}
+
 /* The seat s kept in adjourned table t after leaving it (11.3), or -1. */
 static int
 kept_seat(const struct table *t, const struct session *s)
@@ -147,7 +164,8 @@ match_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "you are seated in game %s; leave it first", peer->session->table->id);
 		return;
 	}
-	t = lobby_table_lookup(lb, m);
+	if (game_lookup(lb, peer, m, &t) < 0)
+		return;
 	/* its own seat of an adjourned game is taken back with the game's id, private or not */
 	if (t == NULL && m->code == NULL) {
 		struct table *own = lobby_table_find(lb, m->game);
@@ -224,7 +242,8 @@ match_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "you are seated in game %s; leave it first", s->table->id);
 		return;
 	}
-	t = lobby_table_lookup(lb, m);
+	if (game_lookup(lb, peer, m, &t) < 0)
+		return;
 	if (t == NULL) {
 		lobby_refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		             m->code ? "invite code" : "id");
@@ -287,10 +306,11 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	struct table *n;
 	json_t *ev;
 
-	if (lobby_refuse_full(lb, peer, m))
+	if (lobby_refuse_full(lb, peer, m) ||
+	    lobby_refuse_create(lb, peer, m, t->computer[0] || t->computer[1]))
 		return;
 	n = lobby_table_open(lb, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms,
-	                     t->is_private);
+	                     t->is_private, peer);
 	t->rematch_offer = -1;
 	ev = table_event_new(t, MSG_REMATCH_STARTED);
 	json_object_set_new(ev, "new_game", json_string(n->id));
@@ -335,7 +355,8 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 /*
  * Rematch offers, after the game is over, between its two players while both are at it and
  * connected. rematch when the opponent's offer stands accepts it; rematch_decline declines it.
- * An offer lapses when either player leaves the game.
+ * An offer lapses when either player leaves the game. A side makes at most --max-rematch-offers
+ * offers in one game (offer_limit past them), so an offer and decline loop cannot grow its log.
  */
 void
 match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -393,6 +414,15 @@ match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		rematch_start(lb, peer, m, t);
 		return;
 	}
+	if (lb->cfg.rematch_offers && t->rematch_offers[s->seat] >= lb->cfg.rematch_offers) {
+		log_info("%s (%s): rematch offer refused in game %s: %u made already", s->id,
+		         s->name, t->id, t->rematch_offers[s->seat]);
+		lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
+		             "you offered a rematch %u times in this game already",
+		             t->rematch_offers[s->seat]);
+		return;
+	}
+	t->rematch_offers[s->seat]++;
 	t->rematch_offer = s->seat;
 	seq = table_offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
 	lobby_send_ok(lb, peer, m->type, seq, m->id);

@@ -34,6 +34,9 @@
 #include "log.h"
 #include "msg.h"
 #include "net.h"
+#include "osrand.h"
+#include "quota.h"
+#include "throttle.h"
 #include "xmalloc.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -62,6 +65,7 @@ struct net_client {
 	int closing;           /* reaped: the layer above was told, handles closing or flushing */
 	int open_handles;      /* handles not closed yet; the client is freed at 0 */
 	int counted;           /* counts against max_clients */
+	int addr_counted;      /* counts against max_per_addr (net.per_addr) */
 	int welcomed;          /* said hello (ops->line said so): no hello deadline any more */
 	char addr[64];         /* peer address for the log */
 	struct net_held *held; /* lines waiting for their turn's commit, in order */
@@ -94,6 +98,7 @@ struct net {
 	TAILQ_HEAD(, net_client) flushing; /* clients holding lines */
 	LIST_HEAD(, net_client) clients;   /* every client not yet freed */
 	unsigned nclients;                 /* counted clients */
+	struct quota *per_addr;            /* connections of each source address */
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
 	int stopping;
 	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
@@ -167,6 +172,8 @@ client_close_cb(uv_handle_t *h)
 	LIST_REMOVE(c, link);
 	if (c->counted)
 		n->nclients--;
+	if (c->addr_counted)
+		quota_conn_remove(n->per_addr, c->peer.addr);
 	client_held_drop(c);
 	free(c->held);
 	framer_close(&c->in);
@@ -622,9 +629,14 @@ net_connection_cb(uv_stream_t *server, int status)
 		return;
 	}
 	snprintf(c->addr, sizeof c->addr, "?");
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
 		addr_format(&ss, c->addr, sizeof c->addr);
+		if (throttle_key_from_addr((struct sockaddr *)&ss, c->peer.addr) < 0)
+			c->peer.addr[0] = '\0';
+	}
 	uv_tcp_nodelay(&c->tcp, 1);
+	if (n->cfg.keepalive_s > 0) /* a peer that vanished without a word is found and reaped */
+		uv_tcp_keepalive(&c->tcp, 1, n->cfg.keepalive_s);
 	/*
 	 * A fixed send buffer instead of the kernel's autotuning (which lets megabytes pile up for
 	 * a client that does not read, unseen by max_output): what the kernel may hold for one
@@ -640,6 +652,22 @@ net_connection_cb(uv_stream_t *server, int status)
 		client_reap_all(n);
 		return;
 	}
+	/* --- per source address (issue 23) --- */
+	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
+		char text[128];
+
+		log_warn("connection %s refused: %u connections from %s already", c->addr,
+		         n->cfg.max_per_addr, c->peer.addr);
+		snprintf(text, sizeof text,
+		         "too many connections from your address (at most %u); try again later",
+		         n->cfg.max_per_addr);
+		client_send_error(c, PROTO_ETOOMANYCLIENTS, text);
+		client_doom(c, DOOM_FLUSH);
+		client_reap_all(n);
+		return;
+	}
+	c->addr_counted = 1;
+	/* --- */
 	c->counted = 1;
 	n->nclients++;
 	log_debug("connection %s accepted (%u clients)", c->addr, n->nclients);
@@ -655,6 +683,8 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct net_ops *
 	n->cfg = *cfg;
 	n->ops = *ops;
 	n->turn_no = 1;
+	n->per_addr =
+	        quota_create(&(struct quota_config){.conns = cfg->max_per_addr}, osrand_u64());
 	TAILQ_INIT(&n->flushing);
 	LIST_INIT(&n->clients);
 	SLIST_INIT(&n->doomed);
@@ -717,5 +747,6 @@ net_free(struct net *n)
 	if (n == NULL)
 		return;
 	assert(LIST_EMPTY(&n->clients));
+	quota_free(n->per_addr);
 	free(n);
 }

@@ -93,6 +93,24 @@ node_think_cb(void *arg, const char *game_id, int64_t ply, const struct game *g,
 	think_request(nd->think, game_id, ply, g, level, seed, time_ms);
 }
 
+/* lobby_ops.think_busy */
+static int
+node_think_busy_cb(void *arg)
+{
+	struct node *nd = arg;
+
+	return think_busy(nd->think);
+}
+
+/* lobby_ops.think_cancel: the game is over; its search stops now. */
+static void
+node_think_cancel_cb(void *arg, const char *game_id)
+{
+	struct node *nd = arg;
+
+	think_cancel(nd->think, game_id);
+}
+
 /* lobby_ops.unseated: the session's stored seat goes too (written at the end of the turn). */
 static void
 node_unseated_cb(void *arg, const char *token)
@@ -191,6 +209,8 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .timer = node_timer_cb,
 	        .think = node_think_cb,
 	        .unseated = lcfg->store != NULL ? node_unseated_cb : NULL,
+	        .think_busy = node_think_busy_cb,
+	        .think_cancel = node_think_cancel_cb,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb, .gone = node_gone_cb, .arg = nd};
@@ -201,11 +221,12 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	snprintf(nd->server_name, sizeof nd->server_name, "hokitod %s", HOKITO_VERSION);
 	lc.server = nd->server_name;
 	lc.max_line = ncfg->max_line;
+	lc.max_output = ncfg->max_output;
 	fanout_local_init(&nd->fanout, NULL);
 	lc.fanout = lcfg->store != NULL ? &nd->fanout : NULL;
 	nd->lobby = lobby_create(&lc, &ops);
 	nd->net = net_create(loop, ncfg, &nops);
-	nd->think = think_create(loop, &tops);
+	nd->think = think_create(loop, &tops, lcfg->max_thinking);
 	uv_timer_init(loop, &nd->tick);
 	nd->tick.data = nd;
 	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);

@@ -176,9 +176,37 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 }
 
 /*
+ * Whether seat's new draw offer comes too soon: it offered one already, and the opponent has not
+ * moved --draw-offer-moves times since (lichess's rule), so that an offer and decline loop cannot
+ * grow the game's log. Moves alternate: the opponent made the plies at which it was to move.
+ * Refuses with offer_limit when so.
+ */
+static int
+draw_offer_too_soon(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                    const struct table *t, int seat)
+{
+	unsigned need = lb->cfg.draw_offer_moves, moved = 0;
+	int first = game_side(&t->start);
+
+	if (need == 0 || t->draw_offered_at[seat] == 0)
+		return 0;
+	for (size_t ply = (size_t)(t->draw_offered_at[seat] - 1); ply < t->nmoves; ply++)
+		if ((int)((first + ply) & 1) != seat && ++moved >= need)
+			return 0;
+	log_info("%s (%s): draw offer refused in game %s: the opponent moved %u of %u times since",
+	         peer->session->id, peer->session->name, t->id, moved, need);
+	lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
+	             "you may offer a draw again once %s has moved %u times since your last offer "
+	             "(%u so far)",
+	             table_other_side(t, seat), need, moved);
+	return 1;
+}
+
+/*
  * Draw offers. An offer stands until the opponent accepts it (the game is drawn, reason
  * "agreement"), declines it, or plays a move (the offer lapses, no event). Offering when the
- * opponent's offer stands accepts it.
+ * opponent's offer stands accepts it. A side offers again only once the opponent has moved
+ * --draw-offer-moves times (draw_offer_too_soon()).
  */
 void
 play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -200,6 +228,9 @@ play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			seq = table_finish(t, "draw", -1, "agreement");
 			break;
 		}
+		if (draw_offer_too_soon(lb, peer, m, t, s->seat))
+			return;
+		t->draw_offered_at[s->seat] = (int64_t)t->nmoves + 1;
 		t->draw_offer = s->seat;
 		seq = table_offer_emit(t, MSG_DRAW_OFFERED, s->seat);
 		break;

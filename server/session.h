@@ -23,9 +23,13 @@
 struct session;
 struct table;
 
+#define LOBBY_PEER_KEY 64 /* bytes of a source address key with its NUL (THROTTLE_KEY_MAX) */
+
 /* The game layer's view of a connection; embedded in the network layer's client. */
 struct lobby_peer {
-	struct session *session; /* set by a successful hello, NULL before and after */
+	struct session *session;   /* set by a successful hello, NULL before and after */
+	char addr[LOBBY_PEER_KEY]; /* its source address as a key (throttle_key_from_addr()):
+	                              what the per-address limits count; "" if unknown */
 };
 
 struct session {
@@ -37,6 +41,7 @@ struct session {
 	TAILQ_ENTRY(session) at_link; /* the other sessions at table (its attached list) */
 	int seat;                     /* 0 or 1 when seated at table, -1 watching */
 	uint64_t gone_at;             /* when the connection was lost (ms) */
+	uint64_t active_at;           /* its last request, real ms (--idle-timeout) */
 	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
 	unsigned chat_next;           /* next slot of chat_at */
 };
