@@ -46,31 +46,32 @@ struct hokitod {
 static void
 usage(FILE *f)
 {
+	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
-	        "usage: hokitod [OPTIONS]\n"
-	        "The hokito match server (HOKITO and OXONO, JSON lines, protocol %d).\n"
-	        "  --listen HOST:PORT     address (default %s, [::1]:PORT for IPv6;\n"
-	        "                         port 0 picks a free port)\n"
-	        "  --db PATH              SQLite store (default ./%s, or in\n"
-	        "                         $STATE_DIRECTORY under systemd; :memory: keeps none)\n"
+	        "usage: hokitod [OPTIONS]   (the hokito match server: HOKITO, OXONO; protocol %d)\n"
+	        "  --listen HOST:PORT     address (default %s; [::1]:PORT for IPv6)\n"
+	        "  --db PATH              SQLite store (./%s; in $STATE_DIRECTORY if set)\n"
 	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
 	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
-	        "  --port-file PATH       write the bound port number to PATH\n"
-	        "  --max-clients N        connections at once (default 1024)\n"
-	        "  --max-games N          games not over at once (default 10000)\n"
-	        "  --max-line BYTES       longest input line (default %d)\n"
-	        "  --max-output BYTES     output queued for a client (default 1048576)\n"
-	        "  --hello-timeout SECS   time to say hello (default 10)\n"
-	        "  --linger SECS          a lost session can resume (default 300)\n"
-	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
-	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
+	        "  --port-file PATH       write the bound port number to PATH (port 0: any)\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
+	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64):\n"
+	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
+	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
+	        "  --hello-timeout SECS (default 10)      --linger SECS (default 300)\n"
+	        "  --grace SECS (default 60)              --keep-finished N (default 20)\n"
+	        "  --max-conns-per-addr N (default 32)    --max-rate-per-addr N (default 100)\n"
+	        "  --max-creates-per-addr N (default 60)  --max-games-per-addr N (default 16)\n"
+	        "  --max-lookup-failures N (default 5)    --draw-offer-moves N (default 2)\n"
+	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
+	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
+	        "  --max-thinking N (default 32)\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
 	        "Examples:\n"
 	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
 	        "  hokitod --listen 0.0.0.0:7777 --db /var/lib/hokitod/hokito.db\n"
 	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n"
-	        "See hokitod(8).\n",
+	        "See hokitod(8) for what each flag does and its range.\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
@@ -267,6 +268,17 @@ main(int argc, char **argv)
 		O_LINGER,
 		O_GRACE,
 		O_TEST_CLOCK,
+		O_PER_ADDR_CONNS,
+		O_PER_ADDR_RATE,
+		O_PER_ADDR_CREATES,
+		O_PER_ADDR_GAMES,
+		O_LOOKUP_FAILURES,
+		O_DRAW_MOVES,
+		O_REMATCH_OFFERS,
+		O_IDLE,
+		O_KEEPALIVE,
+		O_SESSIONS,
+		O_THINKING,
 		O_DB,
 		O_FSYNC_MODE,
 		O_HELP,
@@ -285,6 +297,17 @@ main(int argc, char **argv)
 	        {"linger", required_argument, NULL, O_LINGER},
 	        {"grace", required_argument, NULL, O_GRACE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
+	        {"max-conns-per-addr", required_argument, NULL, O_PER_ADDR_CONNS},
+	        {"max-rate-per-addr", required_argument, NULL, O_PER_ADDR_RATE},
+	        {"max-creates-per-addr", required_argument, NULL, O_PER_ADDR_CREATES},
+	        {"max-games-per-addr", required_argument, NULL, O_PER_ADDR_GAMES},
+	        {"max-lookup-failures", required_argument, NULL, O_LOOKUP_FAILURES},
+	        {"draw-offer-moves", required_argument, NULL, O_DRAW_MOVES},
+	        {"max-rematch-offers", required_argument, NULL, O_REMATCH_OFFERS},
+	        {"idle-timeout", required_argument, NULL, O_IDLE},
+	        {"keepalive", required_argument, NULL, O_KEEPALIVE},
+	        {"max-sessions", required_argument, NULL, O_SESSIONS},
+	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"help", no_argument, NULL, O_HELP},
@@ -297,6 +320,8 @@ main(int argc, char **argv)
 	        .max_clients = 1024,
 	        .hello_timeout_ms = 10000,
 	        .close_timeout_ms = 2000,
+	        .max_per_addr = 32,
+	        .keepalive_s = 60,
 	};
 	struct lobby_config lcfg = {
 	        .max_games = 10000,
@@ -304,6 +329,15 @@ main(int argc, char **argv)
 	        .linger_ms = 300000,
 	        .grace_ms = 60000,
 	        .test_clock = 0,
+	        .rate_per_addr = 100,
+	        .creates_per_addr = 60,
+	        .games_per_addr = 16,
+	        .lookup_failures = 5,
+	        .draw_offer_moves = 2,
+	        .rematch_offers = 2,
+	        .idle_ms = 600000,
+	        .max_sessions = 20000,
+	        .max_thinking = 32,
 	};
 	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL, *made;
 	enum store_sync sync = STORE_SYNC_NORMAL;
@@ -387,6 +421,72 @@ main(int argc, char **argv)
 			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
+			break;
+		case O_PER_ADDR_CONNS:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-conns-per-addr wants a number from 0 to 1000000";
+			else
+				ncfg.max_per_addr = (unsigned)v;
+			break;
+		case O_PER_ADDR_RATE:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-rate-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.rate_per_addr = (unsigned)v;
+			break;
+		case O_PER_ADDR_CREATES:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-creates-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.creates_per_addr = (unsigned)v;
+			break;
+		case O_PER_ADDR_GAMES:
+			if (parse_num(optarg, 0, 10000000, &v) < 0)
+				bad = "--max-games-per-addr wants a number from 0 to 10000000";
+			else
+				lcfg.games_per_addr = (unsigned)v;
+			break;
+		case O_LOOKUP_FAILURES:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-lookup-failures wants a number from 0 to 1000000";
+			else
+				lcfg.lookup_failures = (unsigned)v;
+			break;
+		case O_DRAW_MOVES:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--draw-offer-moves wants a number from 0 to 1000";
+			else
+				lcfg.draw_offer_moves = (unsigned)v;
+			break;
+		case O_REMATCH_OFFERS:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--max-rematch-offers wants a number from 0 to 1000";
+			else
+				lcfg.rematch_offers = (unsigned)v;
+			break;
+		case O_IDLE:
+			if (parse_num(optarg, 0, 31536000, &v) < 0)
+				bad = "--idle-timeout wants seconds from 0 to 31536000";
+			else
+				lcfg.idle_ms = v * 1000;
+			break;
+		case O_KEEPALIVE:
+			if (parse_num(optarg, 0, 86400, &v) < 0)
+				bad = "--keepalive wants seconds from 0 to 86400";
+			else
+				ncfg.keepalive_s = (unsigned)v;
+			break;
+		case O_SESSIONS:
+			if (parse_num(optarg, 0, 10000000, &v) < 0)
+				bad = "--max-sessions wants a number from 0 to 10000000";
+			else
+				lcfg.max_sessions = (unsigned)v;
+			break;
+		case O_THINKING:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-thinking wants a number from 0 to 100000";
+			else
+				lcfg.max_thinking = (unsigned)v;
 			break;
 		case O_DB:
 			if (optarg[0] == '\0')
