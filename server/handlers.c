@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "archive.h"
+#include "guard.h"
 #include "handlers.h"
 #include "log.h"
 #include "match.h"
@@ -146,10 +147,10 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	if (m->token != NULL) {
-		if (lobby_lookup_begin(lb, peer, m))
+		if (guard_lookup_begin(lb, peer, m))
 			return;
 		s = session_find_token(&lb->sessions, m->token);
-		lobby_lookup_end(lb, peer, s != NULL);
+		guard_lookup_end(lb, peer, s != NULL);
 		if (s == NULL) {
 			lobby_refuse(
 			        lb, peer, m, PROTO_EBADTOKEN,
@@ -307,7 +308,7 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 		handle_test_clock(lb, peer, m);
 		return;
 	}
-	if (lobby_refuse_rate(lb, peer, m))
+	if (guard_refuse_rate(lb, peer, m))
 		return;
 	if (peer->session == NULL && (h == NULL || !h->before_hello)) {
 		lobby_refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");

@@ -14,10 +14,10 @@
  * store and the game's receivers.
  *
  * The rooms of the game layer, each of one job, point down to this one and never back: requests
- * (handlers.c) -> match management (match.c), play (play.c), archive (archive.c) -> the lobby's
- * state (here) -> a table (table.c) -> sessions (session.c); the rebuild at a restart is
- * restore.c. struct lobby is defined here for those rooms (and the dispatch fuzz target, which
- * copies it); nothing outside the game layer looks inside it.
+ * (handlers.c) -> match management (match.c), play (play.c), archive (archive.c), the limits
+ * against abuse (guard.c) -> the lobby's state (here) -> a table (table.c) -> sessions (session.c);
+ * the rebuild at a restart is restore.c. struct lobby is defined here for those rooms (and the
+ * dispatch fuzz target, which copies it); nothing outside the game layer looks inside it.
  *
  * Re-entrancy rule: ops->send and ops->close must never call back into the lobby (a peer whose
  * output overflows is closed later, by the network layer, outside the lobby's call).
@@ -201,41 +201,13 @@ void lobby_refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 /* Refuse m with server_full when --max-games games are active. Returns whether it refused. */
 int lobby_refuse_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
-/*
- * A request of peer arrived: refuse it with rate_limited when its address sent more than its
- * allowance (--max-rate-per-addr). Returns whether it refused.
- */
-int lobby_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
-
-/*
- * peer wants to create a game (create, quick, the rematch that accepts, with_computer whether
- * against the computer): refuse it with too_many_games, rate_limited or computer_busy when its
- * address holds or made its maximum of games, or the computer's queue is full. Returns whether it
- * refused; when not, the game is counted for the address: lobby_table_open() with peer files it.
- */
-int lobby_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-                        int with_computer);
-
-/*
- * peer is about to look up a secret (an invite code, a session token): refuse it with
- * rate_limited when its address failed too many lookups lately. Returns whether it refused;
- * when not, call lobby_lookup_end() with whether the lookup found something.
- */
-int lobby_lookup_begin(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
-
-/* The lookup begun by lobby_lookup_begin() found something (found) or not. */
-void lobby_lookup_end(struct lobby *lb, struct lobby_peer *peer, int found);
-
-/* Count a request refused by a per-address limit, for the log line of the next tick. */
-void lobby_limited(struct lobby *lb, const struct lobby_peer *peer);
-
 /* Open, live and adjourned tables: what --max-games counts. */
 unsigned lobby_active_tables(const struct lobby *lb);
 
 /*
  * A new game's table with the next game id, filed in the lobby's list and indexes; a private
  * one gets a fresh invite code. creator (may be NULL): the peer whose address the game counts
- * for, once lobby_refuse_create() let it. Returns the table, borrowed: the lobby owns it.
+ * for, once guard_refuse_create() let it. Returns the table, borrowed: the lobby owns it.
  */
 struct table *lobby_table_open(struct lobby *lb, enum game_kind kind, const char *variant,
                                uint64_t seed, uint64_t base_ms, uint64_t inc_ms, int is_private,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "log.h"
 #include "match.h"
 #include "osrand.h"
@@ -36,7 +37,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	struct table *t;
 	json_t *ev;
 
-	if (lobby_refuse_full(lb, peer, m) || lobby_refuse_create(lb, peer, m, level > 0))
+	if (lobby_refuse_full(lb, peer, m) || guard_refuse_create(lb, peer, m, level > 0))
 		return;
 	lobby_session_leave(lb, s);
 	t = lobby_table_open(lb, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms,
@@ -126,18 +127,18 @@ match_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 
 /*
  * Find the game of join or watch (lobby_table_lookup()). An invite code is a secret: its lookups
- * count against the failed lookups of the peer's address (lobby_lookup_begin()), so that codes
+ * count against the failed lookups of the peer's address (guard_lookup_begin()), so that codes
  * cannot be guessed at the speed of the network. Returns 0 with *t (NULL: no such game), or -1
  * after refusing.
  */
 static int
 game_lookup(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table **t)
 {
-	if (m->code != NULL && lobby_lookup_begin(lb, peer, m))
+	if (m->code != NULL && guard_lookup_begin(lb, peer, m))
 		return -1;
 	*t = lobby_table_lookup(lb, m);
 	if (m->code != NULL)
-		lobby_lookup_end(lb, peer, *t != NULL);
+		guard_lookup_end(lb, peer, *t != NULL);
 	return 0;
 }
 
@@ -307,7 +308,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	json_t *ev;
 
 	if (lobby_refuse_full(lb, peer, m) ||
-	    lobby_refuse_create(lb, peer, m, t->computer[0] || t->computer[1]))
+	    guard_refuse_create(lb, peer, m, t->computer[0] || t->computer[1]))
 		return;
 	n = lobby_table_open(lb, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms,
 	                     t->is_private, peer);

@@ -99,6 +99,8 @@ struct net {
 	LIST_HEAD(, net_client) clients;   /* every client not yet freed */
 	unsigned nclients;                 /* counted clients */
 	struct quota *per_addr;            /* connections of each source address */
+	uint64_t addr_logged_at;           /* when a refusal by per_addr was last logged */
+	unsigned addr_refused;             /* refusals since, not logged */
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
 	int stopping;
 	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
@@ -656,8 +658,16 @@ net_connection_cb(uv_stream_t *server, int status)
 	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
 		char text[128];
 
-		log_warn("connection %s refused: %u connections from %s already", c->addr,
-		         n->cfg.max_per_addr, c->peer.addr);
+		/* one line a second at most: a loop of connections must not flood the log */
+		if (uv_now(n->loop) - n->addr_logged_at >= 1000 || n->addr_logged_at == 0) {
+			log_warn("connection %s refused: %u connections from %s already (%u more "
+			         "refused since the last such line)",
+			         c->addr, n->cfg.max_per_addr, c->peer.addr, n->addr_refused);
+			n->addr_logged_at = uv_now(n->loop);
+			n->addr_refused = 0;
+		} else {
+			n->addr_refused++;
+		}
 		snprintf(text, sizeof text,
 		         "too many connections from your address (at most %u); try again later",
 		         n->cfg.max_per_addr);

@@ -12,6 +12,7 @@
 
 #include "durable.h"
 #include "fanout.h"
+#include "guard.h"
 #include "handlers.h"
 #include "hokito-config.h"
 #include "log.h"
@@ -194,6 +195,7 @@ node_tick_cb(uv_timer_t *t)
 	struct node *nd = t->data;
 
 	lobby_tick(nd->lobby);
+	guard_tick(nd->lobby);
 	net_reap(nd->net);
 }
 
