@@ -20,6 +20,13 @@
 #include "throttle.h"
 #include "xmalloc.h"
 
+/*
+ * A connection that goes on sending while its address is over its rate is closed at this many
+ * refusals in a row: a flood's error replies would cost the server more than its requests, and
+ * the others' moves would wait behind them.
+ */
+#define GUARD_REFUSED_CLOSE 50
+
 /* Count a request refused by a per-address limit, for the log line of the next tick. */
 static void
 guard_limited(struct lobby *lb, const struct lobby_peer *peer)
@@ -34,13 +41,51 @@ guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	uint64_t retry;
 
 	if (lb->quota == NULL ||
-	    quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0)
+	    quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0) {
+		peer->refused = 0;
 		return 0;
+	}
 	guard_limited(lb, peer);
+	if (++peer->refused < GUARD_REFUSED_CLOSE) {
+		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+		             "more than %u requests a second from your address; wait %llu ms",
+		             lb->cfg.rate_per_addr, (unsigned long long)retry);
+		return 1;
+	}
+	/* it does not wait: answering each costs the server more than reading it */
 	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
-	             "more than %u requests a second from your address; wait %llu ms",
-	             lb->cfg.rate_per_addr, (unsigned long long)retry);
+	             "more than %u requests a second from your address, %u refused in a row; "
+	             "closing",
+	             lb->cfg.rate_per_addr, peer->refused);
+	log_debug("connection from %s closed: %u requests in a row over its rate", peer->addr,
+	          peer->refused);
+	lb->ops.close(lb->ops.arg, peer);
 	return 1;
+}
+
+/*
+ * Whether the computer takes no more games: --max-thinking games against it are not over, or its
+ * pool holds that many searches (ops->think_busy). Each such game has one search at most, queued
+ * or running, so the pool's queue never grows past the bound, and a crowd of games against the
+ * strongest level cannot make the computer's other opponents wait for long.
+ */
+static int
+computer_full(const struct lobby *lb)
+{
+	unsigned n = 0;
+
+	if (lb->ops.think_busy != NULL && lb->ops.think_busy(lb->ops.arg))
+		return 1;
+	if (lb->cfg.max_thinking == 0)
+		return 0;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		const struct table *t = lb->tables[i];
+
+		if (t->status != TABLE_FINISHED && (t->computer[0] || t->computer[1]) &&
+		    ++n >= lb->cfg.max_thinking)
+			return 1;
+	}
+	return 0;
 }
 
 int
@@ -50,8 +95,10 @@ guard_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	uint64_t retry = 0;
 	int rc;
 
-	if (with_computer && lb->ops.think_busy != NULL && lb->ops.think_busy(lb->ops.arg)) {
-		log_warn("a game against the computer refused: its queue is full");
+	if (with_computer && computer_full(lb)) {
+		log_warn(
+		        "a game against the computer refused: %u are being played (--max-thinking)",
+		        lb->cfg.max_thinking);
 		lobby_refuse(lb, peer, m, PROTO_ECOMPUTERBUSY,
 		             "the computer players are all busy; try again in a moment");
 		return 1;

@@ -65,7 +65,7 @@ usage(FILE *f)
 	        "  --max-lookup-failures N (default 5)    --draw-offer-moves N (default 2)\n"
 	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
-	        "  --max-thinking N (default 32)\n"
+	        "  --max-thinking N (default 32)           (games against the computer at once)\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
 	        "Examples:\n"
 	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"

@@ -111,7 +111,8 @@ struct lobby_config {
 	unsigned rematch_offers;   /* rematch offers of one side in one game */
 	uint64_t idle_ms;          /* a connection at no game with no request for this long goes */
 	unsigned max_sessions;     /* sessions kept; past it the oldest away ones go */
-	unsigned max_thinking;     /* computer searches queued or running (node.c's pool) */
+	unsigned max_thinking;     /* games against the computer not over, and searches queued
+	                               or running in node.c's pool */
 };
 
 TAILQ_HEAD(table_queue, table);

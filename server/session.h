@@ -30,6 +30,7 @@ struct lobby_peer {
 	struct session *session;   /* set by a successful hello, NULL before and after */
 	char addr[LOBBY_PEER_KEY]; /* its source address as a key (throttle_key_from_addr()):
 	                              what the per-address limits count; "" if unknown */
+	unsigned refused;          /* requests refused in a row over the rate (guard.c) */
 };
 
 struct session {

@@ -39,8 +39,8 @@ int think_busy(const struct think *pool);
 
 /*
  * The game game_id is over or gone: its search, queued or running, stops now (a running one at
- * its next clock check, as at think_stop()) and its move is dropped. Searches not counted any
- * more from now on. game_id is borrowed.
+ * its next clock check, as at think_stop()) and its move is dropped; it no longer counts against
+ * the pool's maximum. game_id is borrowed.
  */
 void think_cancel(struct think *pool, const char *game_id);
 

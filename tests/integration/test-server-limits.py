@@ -174,6 +174,18 @@ def test_rate_per_addr():
         time.sleep(0.5)
         r = c.ask({"type": "ping"})
         t.ok(r.get("type") == "pong", "after a wait the address is served again", r)
+        f = srv.connect("flood")
+        f.send_raw(b"".join(b'{"type":"ping","id":%d}\n' % i for i in range(200)))
+        got = []
+        try:
+            while True:
+                got.append(f.recv())
+        except Exception:
+            pass
+        last = got[-1] if got else {}
+        t.ok(len(got) < 80 and is_error(last, "rate_limited") and "closing" in last["text"]
+             and f.closed(), "a connection that floods on regardless is closed after 50 "
+             "refusals in a row, its last error saying so", (len(got), last))
         t.ok(srv.log_has(r"requests refused by the per-address limits lately, the last from "
                          r"127\.0\.0\.1", 5),
              "a log line (at most one a second) counts the refusals", "".join(srv.log[-5:]))
