@@ -65,7 +65,7 @@ usage(FILE *f)
 	        "  --max-lookup-failures N (default 5)    --draw-offer-moves N (default 2)\n"
 	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
-	        "  --max-thinking N (default 32)           (games against the computer at once)\n"
+	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
 	        "Examples:\n"
 	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
@@ -279,6 +279,7 @@ main(int argc, char **argv)
 		O_KEEPALIVE,
 		O_SESSIONS,
 		O_THINKING,
+		O_KIBITZ,
 		O_DB,
 		O_FSYNC_MODE,
 		O_HELP,
@@ -308,6 +309,7 @@ main(int argc, char **argv)
 	        {"keepalive", required_argument, NULL, O_KEEPALIVE},
 	        {"max-sessions", required_argument, NULL, O_SESSIONS},
 	        {"max-thinking", required_argument, NULL, O_THINKING},
+	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"help", no_argument, NULL, O_HELP},
@@ -338,6 +340,7 @@ main(int argc, char **argv)
 	        .idle_ms = 600000,
 	        .max_sessions = 20000,
 	        .max_thinking = 32,
+	        .kibitz_per_game = 20,
 	};
 	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL, *made;
 	enum store_sync sync = STORE_SYNC_NORMAL;
@@ -487,6 +490,12 @@ main(int argc, char **argv)
 				bad = "--max-thinking wants a number from 0 to 100000";
 			else
 				lcfg.max_thinking = (unsigned)v;
+			break;
+		case O_KIBITZ:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-kibitz wants a number from 0 to 100000";
+			else
+				lcfg.kibitz_per_game = (unsigned)v;
 			break;
 		case O_DB:
 			if (optarg[0] == '\0')

@@ -41,7 +41,8 @@ struct quota;
 struct store;
 struct throttle;
 
-#define SPECTATORS_INTERVAL 500 /* ms: at most one spectators notice per game this often */
+#define SPECTATORS_INTERVAL 500   /* ms: at most one spectators notice per game this often */
+#define KIBITZ_WINDOW       10000 /* ms: the window of --max-kibitz */
 
 struct lobby_ops {
 	/* Queue a line for the peer. w is borrowed: take a reference (wire_ref) to keep it. */
@@ -109,6 +110,7 @@ struct lobby_config {
 	                              before each next one waits (1 s, doubling to 5 min) */
 	unsigned draw_offer_moves; /* moves the opponent makes before a side may offer again */
 	unsigned rematch_offers;   /* rematch offers of one side in one game */
+	unsigned kibitz_per_game;  /* spectators' lines one game relays per KIBITZ_WINDOW ms */
 	uint64_t idle_ms;          /* a connection at no game with no request for this long goes */
 	unsigned max_sessions;     /* sessions kept; past it the oldest away ones go */
 	unsigned max_thinking;     /* games against the computer not over, and searches queued

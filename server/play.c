@@ -116,10 +116,40 @@ play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 }
 
 /*
+ * Whether t's spectators said their --max-kibitz lines in this window already: each line goes to
+ * every spectator, so a crowd of them, each within its own allowance, would make the server write
+ * the square of their number; refused with rate_limited, the line goes nowhere. The window runs on
+ * real time (ops->now), as the chat allowance of a session does on the game layer's.
+ */
+static int
+kibitz_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
+{
+	uint64_t now = lb->ops.now(lb->ops.arg);
+
+	if (lb->cfg.kibitz_per_game == 0)
+		return 0;
+	if (t->kibitz_count == 0 || now < t->kibitz_window_ms ||
+	    now - t->kibitz_window_ms >= KIBITZ_WINDOW) {
+		t->kibitz_window_ms = now;
+		t->kibitz_count = 0;
+	}
+	if (t->kibitz_count < lb->cfg.kibitz_per_game) {
+		t->kibitz_count++;
+		return 0;
+	}
+	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+	             "the spectators of game %s said %u lines in %d seconds already; wait %llu ms",
+	             t->id, lb->cfg.kibitz_per_game, KIBITZ_WINDOW / 1000,
+	             (unsigned long long)(KIBITZ_WINDOW - (now - t->kibitz_window_ms)));
+	return 1;
+}
+
+/*
  * say: a player's line is a game event (chat) that everybody at the game gets and that is kept
  * in the log; a spectator's line is a kibitz notice for the spectators only, so players never
  * read what the audience suggests. Either way a session may say CHAT_BURST lines per
- * CHAT_WINDOW milliseconds; more are refused with rate_limited and go nowhere.
+ * CHAT_WINDOW milliseconds, and a game's spectators together --max-kibitz lines per
+ * KIBITZ_WINDOW (kibitz_full()); more are refused with rate_limited and go nowhere.
  */
 void
 play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -146,6 +176,8 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             (unsigned long long)(CHAT_WINDOW - (now - oldest)));
 		return;
 	}
+	if (s->seat < 0 && kibitz_full(lb, peer, m, t))
+		return;
 	s->chat_at[s->chat_next++ % CHAT_BURST] = now;
 	if (s->seat >= 0) {
 		json_t *ev = table_event_new(t, MSG_CHAT);

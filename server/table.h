@@ -117,6 +117,8 @@ struct table {
 	char owner[LOBBY_PEER_KEY]; /* the address its game counts for until over, or "" */
 	int64_t draw_offered_at[2]; /* nmoves + 1 when the seat last offered a draw; 0: never */
 	unsigned rematch_offers[2]; /* rematch offers each seat made */
+	uint64_t kibitz_window_ms;  /* when the current window of spectators' lines began */
+	unsigned kibitz_count;      /* spectators' lines in it (--max-kibitz) */
 };
 
 /*

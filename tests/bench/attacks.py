@@ -448,7 +448,8 @@ def a8_session_pile(args, srv, stop):
 
 
 def a9_smaller(args, srv, stop):
-    """C1 controls and U+202E in hello.client reach the log; 300 spectators' chat output."""
+    """C1 controls and U+202E in hello.client reach the log; 300 spectators' chat output (the
+    spectators on addresses of their own)."""
     c = Conn(srv.port)
     c.hello("ctl", client="evil\u009b31m\u202egnp.exe\u0085end")
     time.sleep(0.3)
@@ -463,7 +464,9 @@ def a9_smaller(args, srv, stop):
     b.ask({"type": "join", "game": st["game"]})
     specs = []
     for i in range(300):
-        s = Conn(srv.port, timeout=5)
+        # each from an address of its own (127.0.3.x, 127.0.4.x): one address holds a few
+        # connections only (--max-conns-per-addr), and the output is what is measured here
+        s = Conn(srv.port, src="127.0.%d.%d" % (3 + i // 250, 1 + i % 250), timeout=5)
         s.hello("w%d" % i)
         s.ask({"type": "watch", "game": st["game"]})
         specs.append(s)

@@ -39,9 +39,9 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 640, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 648, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 288, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2568, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2584, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4

@@ -410,6 +410,25 @@ def test_computer_queue():
         t.ok(srv.stop() == 0, "hokitod exits 0")
 
 
+def test_kibitz_per_game():
+    srv = Server("--max-kibitz", "3")
+    try:
+        a, b = srv.connect("ann"), srv.connect("bob")
+        st = a.ask({"type": "create", "kind": "hokito"})
+        b.ask({"type": "join", "game": st["game"]})
+        specs = [srv.connect("w%d" % i) for i in range(4)]
+        for s in specs:
+            s.ask({"type": "watch", "game": st["game"]})
+        got = [s.ask({"type": "say", "text": "hi"}) for s in specs]
+        t.ok(all(r["type"] == "ok" for r in got[:3]), "3 spectators' lines go", got[:3])
+        t.ok(is_error(got[3], "rate_limited") and "spectators of game" in got[3]["text"],
+             "a 4th line of the game's spectators within 10 s: rate_limited", got[3])
+        r = a.ask({"type": "say", "text": "players still talk"})
+        t.ok(r["type"] == "ok", "the players' chat is not counted", r)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
 def test_resume_state():
     srv = Server("--max-output", "4096", "--draw-offer-moves", "0")
     try:
@@ -454,4 +473,5 @@ t.run("keepalive", test_keepalive)
 t.run("sessions cap", test_sessions_cap)
 t.run("computer queue", test_computer_queue)
 t.run("resume too long for --max-output", test_resume_state)
+t.run("spectators' chat per game", test_kibitz_per_game)
 t.done()
