@@ -119,12 +119,12 @@ play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
  * Whether t's spectators said their --max-kibitz lines in this window already: each line goes to
  * every spectator, so a crowd of them, each within its own allowance, would make the server write
  * the square of their number; refused with rate_limited, the line goes nowhere. The window runs on
- * real time (ops->now), as the chat allowance of a session does on the game layer's.
+ * the game layer's time, as a session's chat allowance does (test_clock moves both).
  */
 static int
 kibitz_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
 {
-	uint64_t now = lb->ops.now(lb->ops.arg);
+	uint64_t now = lobby_time(lb);
 
 	if (lb->cfg.kibitz_per_game == 0)
 		return 0;
