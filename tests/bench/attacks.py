@@ -206,7 +206,19 @@ def a1_fill_disk(args, srv, stop):
     c.hello()
     before, t0, n, refused = srv.store_bytes(), time.time(), 0, {}
     while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 200000:
-        for r in c.batch([{"type": "create", "kind": "hokito"}, {"type": "leave"}] * 100):
+        try:
+            replies = c.batch([{"type": "create", "kind": "hokito"}, {"type": "leave"}] * 100)
+        except (OSError, ConnectionError, ValueError):
+            # the server closed the flood: count it, come back on a new connection
+            refused["closed"] = refused.get("closed", 0) + 1
+            c.close()
+            try:
+                c = Conn(srv.port)
+                c.hello()
+            except (OSError, ConnectionError, ValueError):
+                time.sleep(0.05)
+            continue
+        for r in replies:
             if r.get("type") == "error":
                 refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
             elif r.get("type") == "state":
