@@ -64,7 +64,7 @@ eval_text(const struct game *g, const struct search_result *r, struct client_eva
 	game_move_format(kind, r->best, e->best, sizeof e->best);
 	if (r->proved && v == 0) {
 		snprintf(e->text, sizeof e->text, "draw (proved)");
-	} else if (r->proved && kind == GAME_HOKITO) {
+	} else if (r->proved && game_kind_has(kind, GAME_HAS_SCORES)) {
 		snprintf(e->text, sizeof e->text, "%s wins by %d (proved)", name, eval_margin(av));
 	} else if (r->proved) {
 		int plies = eval_win_plies(av, g);
@@ -72,7 +72,7 @@ eval_text(const struct game *g, const struct search_result *r, struct client_eva
 		         plies == 1 ? "ply" : "plies");
 	} else if (v == 0) {
 		snprintf(e->text, sizeof e->text, "even");
-	} else if (kind == GAME_HOKITO) {
+	} else if (game_kind_has(kind, GAME_HAS_SCORES)) {
 		snprintf(e->text, sizeof e->text, "%s ahead by %.2f", name, (double)av / EVAL_UNIT);
 	} else {
 		snprintf(e->text, sizeof e->text, "%s ahead (%d)", name, av);
@@ -90,7 +90,7 @@ eval_over(const struct game *g, struct client_eval *e)
 	e->best[0] = '\0';
 	if (o.winner < 0)
 		snprintf(e->text, sizeof e->text, "game over: a draw");
-	else if (g->kind == GAME_HOKITO)
+	else if (game_kind_has(g->kind, GAME_HAS_SCORES))
 		snprintf(e->text, sizeof e->text, "game over: %s wins by %d",
 		         client_state_side_name(g->kind, o.winner),
 		         o.score[o.winner] - o.score[1 - o.winner]);

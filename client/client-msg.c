@@ -10,9 +10,20 @@
  * The network layer reaches it only through the callback main() hands it (struct
  * client_net_ops), so the arrows point one way: net -> messages -> state -> view.
  *
- * Game events carry the game's sequence number. The table remembers the last seq it has seen;
- * an event at or below it is already included (in a state, or seen before a reconnection) and is
- * skipped, so the replay the server sends after a resumed hello is applied exactly once.
+ * Game events and notices go through protocol's codecs, and the protocol's rules are applied
+ * there only: a state sets the table's struct event_state (event_state_decode()), each event is
+ * read by its codec (event_decode()) and applied to it (event_state_apply(): the statuses it may
+ * come in, whose turn it is, the draw offer that lapses, the result and reason of the end), and
+ * this file only shows what came of it: the board, the move list, the chat, the notices. Game
+ * events carry the game's sequence number; one at or below the seq of the table's rules is
+ * already included (in a state, or seen before a reconnection) and is skipped, so the replay the
+ * server sends after a resumed hello is applied exactly once.
+ *
+ * A broken or hostile server is shown as far as it can be read, as it always was: a state the
+ * codec refuses still shows its game, with its rules read member by member (rules_salvage()); an
+ * event the codec or the rules refuse changes nothing the rules decide, but its seq counts, and a
+ * chat line in it is still shown (event_refused()). Statuses, results and reasons are enums; their
+ * words are protocol/event.h's.
  *
  * Clocks and grace periods arrive as values in milliseconds; the table keeps each with the loop
  * time it was received at, and the views count the running one down from there.
@@ -23,6 +34,8 @@
 #include <jansson.h>
 
 #include "client.h"
+#include "event-state.h"
+#include "event.h"
 #include "protocol.h"
 
 /* A string member of a JSON object, or def. */
@@ -56,7 +69,7 @@ jcount(const json_t *obj, const char *key)
 	return n < 0 ? 0 : n > INT32_MAX ? INT32_MAX : n;
 }
 
-/* A seat name of the table's game to a side, or -1. */
+/* A seat name of the table's game to a side, or -1 (what a broken server sends included). */
 static int
 seat_side(enum game_kind kind, const char *name)
 {
@@ -67,7 +80,11 @@ seat_side(enum game_kind kind, const char *name)
 	return side;
 }
 
-/* Fill the seats from a "players" object. */
+/*
+ * Fill the seats from a state's "players" object, as far as they can be read: a state from a
+ * broken server is still shown (its rules, when event_state_decode() refuses it, are
+ * rules_salvage()'s).
+ */
 static void
 take_players(struct client_state *st, const json_t *players)
 {
@@ -92,17 +109,26 @@ take_players(struct client_state *st, const json_t *players)
 	}
 }
 
-/* Both clocks from a {"black": ms, "white": ms} object, if there is one. */
+/* A player of an event at a seat: its name, id and computer level. */
 static void
-take_clocks(struct client_state *st, const json_t *clocks)
+take_player(struct client_seat *seat, const struct event_player *p)
+{
+	snprintf(seat->name, sizeof seat->name, "%s", p->name);
+	snprintf(seat->id, sizeof seat->id, "%s", p->id);
+	seat->computer = p->computer;
+}
+
+/* Both clocks, when an event carries them. */
+static void
+take_clocks(struct client_state *st, const struct event_pair *clocks)
 {
 	struct client_table *t = &st->table;
 
-	if (!json_is_object(clocks))
+	if (!clocks->has)
 		return;
 	t->timed = 1;
 	for (int i = 0; i < 2; i++)
-		t->clock_ms[i] = jint(clocks, game_side_name(t->kind, i), t->clock_ms[i]);
+		t->clock_ms[i] = clocks->v[i];
 	t->clock_stamp = st->now;
 }
 
@@ -128,6 +154,7 @@ offer_notice(struct client *c, int side, const char *what)
 		client_notice(c, 0, "%s offers %s.", side_player(t, side), what);
 }
 
+/* The spectators of a state, as far as they can be read. */
 static void
 take_spectators(struct client_state *st, const json_t *spec)
 {
@@ -145,72 +172,81 @@ take_spectators(struct client_state *st, const json_t *spec)
 	client_state_spectators(st, list, n, (int)jcount(spec, "count"));
 }
 
-/* The end of a game in words, from the protocol's reason code. */
+/* The end of a game in words, from the reason it ended for. */
 static void
-over_words(const struct client_table *t, const char *reason, int winner, char *buf, size_t size)
+over_words(const struct client_table *t, enum event_reason reason, int winner, char *buf,
+           size_t size)
 {
 	const char *loser = winner >= 0 ? client_state_side_name(t->kind, !winner) : "";
+	struct game_move moves[GAME_MOVES_MAX];
+	int side, blocked;
 
-	if (reason == NULL)
-		reason = "";
-	if (strcmp(reason, "blocked") == 0) {
-		struct game_move moves[GAME_MOVES_MAX];
-		int side = game_side(&t->game);
+	switch (reason) {
+	case EVENT_REASON_NONE:
+		snprintf(buf, size, "%s", "");
+		return;
+	case EVENT_REASON_BLOCKED:
+		side = game_side(&t->game);
 		/* The side to move is blocked if it has no move; otherwise it is the other one. */
-		int blocked = game_moves(&t->game, moves) == 0 ? side : !side;
+		blocked = game_moves(&t->game, moves) == 0 ? side : !side;
 		if (game_over(&t->game) && game_moves(&t->game, moves) == 0)
 			snprintf(buf, size, "%s has no legal move left; the scores decide.",
 			         client_state_side_name(t->kind, blocked));
 		else
 			snprintf(buf, size, "A player has no legal move left; the scores decide.");
-	} else if (strcmp(reason, "line") == 0) {
+		return;
+	case EVENT_REASON_LINE:
 		snprintf(buf, size, "%s made a line of four.",
 		         winner >= 0 ? client_state_side_name(t->kind, winner) : "A player");
-	} else if (strcmp(reason, "full") == 0) {
+		return;
+	case EVENT_REASON_FULL:
 		snprintf(buf, size, "All 32 pawns are placed and nobody made a line.");
-	} else if (strcmp(reason, "resign") == 0) {
+		return;
+	case EVENT_REASON_RESIGN:
 		snprintf(buf, size, "%s resigned.", winner >= 0 ? loser : "A player");
-	} else if (strcmp(reason, "abandoned") == 0) {
+		return;
+	case EVENT_REASON_ABANDONED:
 		snprintf(buf, size, "The game was abandoned before it started.");
-	} else if (strcmp(reason, "time") == 0) {
+		return;
+	case EVENT_REASON_TIME:
 		snprintf(buf, size, "%s ran out of time.", winner >= 0 ? loser : "A player");
-	} else if (strcmp(reason, "agreement") == 0) {
+		return;
+	case EVENT_REASON_AGREEMENT:
 		snprintf(buf, size, "Drawn by agreement.");
-	} else if (strcmp(reason, "abort") == 0) {
+		return;
+	case EVENT_REASON_ABORT:
 		snprintf(buf, size, "The game was aborted.");
-	} else if (strcmp(reason, "disconnect") == 0) {
+		return;
+	case EVENT_REASON_DISCONNECT:
 		snprintf(buf, size, "%s left and did not come back in time.",
 		         winner >= 0 ? loser : "A player");
-	} else {
-		snprintf(buf, size, "%s", reason);
+		return;
 	}
+	snprintf(buf, size, "%s", "");
 }
 
 /*
- * A result object or a game_over event: mark the table over. The status line says so too,
- * quietly (the plain view prints the result itself), whichever message told us (a game_over, or
- * the state of a game that ended while we were away): what it said while the game was on ("The
- * game begins", "Sent c2-e4", "c3 selected") is over.
+ * The rules say the game is over (a game_over, or the state of a game that ended while we were
+ * away): mark the table over. The status line says so too, quietly (the plain view prints the
+ * result itself): what it said while the game was on ("The game begins", "Sent c2-e4", "c3
+ * selected") is over.
  */
 static void
-take_result(struct client_state *st, const json_t *res)
+take_result(struct client_state *st)
 {
 	struct client_table *t = &st->table;
 	char words[160], result[128];
-	int winner = seat_side(t->kind, jstr(res, "winner", NULL));
 
-	over_words(t, jstr(res, "reason", NULL), winner, words, sizeof words);
-	client_state_table_over(st, winner, words);
-	t->draw_offer = -1;
-	t->adjourned = 0;
-	t->aborted = strcmp(jstr(res, "result", ""), "aborted") == 0;
-	if (t->aborted)
-		t->winner = -1;
+	over_words(t, t->rules.reason, t->rules.winner, words, sizeof words);
+	client_state_table_over(st, t->rules.winner, words);
+	/* the reason too, for "White wins by resignation" (client_state_result_text) */
+	t->end_reason = t->rules.reason;
+	t->aborted = t->rules.result == EVENT_RESULT_ABORTED;
 	client_state_result_text(t, result, sizeof result);
 	client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
 }
 
-/* The match members of a state: clock, offers, both chats. */
+/* The match members of a state: clock, both chats. */
 static void
 take_match(struct client_state *st, const json_t *r, enum game_kind kind)
 {
@@ -221,11 +257,15 @@ take_match(struct client_state *st, const json_t *r, enum game_kind kind)
 
 	t->timed = json_is_object(clock);
 	if (t->timed) {
+		const json_t *remaining = json_object_get(clock, "remaining");
 		snprintf(t->control, sizeof t->control, "%s", jstr(clock, "control", ""));
-		take_clocks(st, json_object_get(clock, "remaining"));
+		if (json_is_object(remaining)) {
+			for (int i = 0; i < 2; i++)
+				t->clock_ms[i] =
+				        jint(remaining, game_side_name(kind, i), t->clock_ms[i]);
+			t->clock_stamp = st->now;
+		}
 	}
-	t->draw_offer = seat_side(kind, jstr(r, "draw_offer", NULL));
-	t->rematch_offer = seat_side(kind, jstr(r, "rematch_offer", NULL));
 	t->nchat = t->nkibitz = 0;
 	for (size_t i = 0; i < json_array_size(chat); i++) {
 		const json_t *l = json_array_get(chat, i);
@@ -240,6 +280,45 @@ take_match(struct client_state *st, const json_t *r, enum game_kind kind)
 	}
 }
 
+/*
+ * The rules of a state that event_state_decode() refuses (a broken or hostile server: members
+ * missing or wrong), read as far as they go, so that the game is still shown as it always was:
+ * its status and seq, the turn, both offers, the result if it has one, and the seats as
+ * take_players() read them. Events that follow are applied to it as to any other.
+ */
+static void
+rules_salvage(struct client_state *st, const json_t *r)
+{
+	struct client_table *t = &st->table;
+	struct event_state *rules = &t->rules;
+	struct event_outcome out;
+	struct msg_error err;
+	int64_t seq = jint(r, "seq", 0), ply = jint(r, "ply", 0);
+
+	event_state_init(rules, t->kind);
+	if (event_status_parse(jstr(r, "status", NULL), &rules->status) < 0)
+		rules->status = EVENT_STATUS_OPEN;
+	rules->seq = seq > 0 ? seq : 0;
+	rules->ply = ply > 0 ? ply : 0;
+	rules->to_move = seat_side(t->kind, jstr(r, "to_move", NULL));
+	rules->offer[EVENT_OFFER_DRAW] = seat_side(t->kind, jstr(r, "draw_offer", NULL));
+	rules->offer[EVENT_OFFER_REMATCH] = seat_side(t->kind, jstr(r, "rematch_offer", NULL));
+	if (event_outcome_decode(json_object_get(r, "result"), t->kind, &out, &err) == 0) {
+		rules->status = EVENT_STATUS_FINISHED;
+		rules->result = out.result;
+		rules->winner = out.winner;
+		rules->reason = out.reason;
+	} else if (rules->status == EVENT_STATUS_FINISHED) {
+		rules->status = EVENT_STATUS_LIVE; /* over only with a result */
+	}
+	for (int i = 0; i < 2; i++) {
+		rules->seated[i] = t->seats[i].name[0] != '\0';
+		rules->computer[i] = t->seats[i].computer;
+		rules->connected[i] = t->seats[i].connected;
+		rules->grace_over[i] = t->seats[i].grace_over;
+	}
+}
+
 static void
 handle_state(struct client *c, const struct msg *m)
 {
@@ -247,10 +326,10 @@ handle_state(struct client *c, const struct msg *m)
 	struct client_table *t = &st->table;
 	const json_t *r = m->root;
 	struct game_error err = {0, -1, ""};
+	struct msg_error merr;
 	enum game_kind kind;
 	const char *you = jstr(r, "you", "spectator");
 	const json_t *moves = json_object_get(r, "moves");
-	const json_t *result = json_object_get(r, "result");
 	int seat;
 
 	if (game_kind_parse(jstr(r, "kind", ""), &kind) < 0) {
@@ -270,139 +349,113 @@ handle_state(struct client *c, const struct msg *m)
 		if (mv != NULL)
 			snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", mv);
 	}
-	t->seq = jint(r, "seq", 0);
 	snprintf(t->invite, sizeof t->invite, "%s", jstr(r, "code", ""));
 	t->private_game = json_is_true(json_object_get(r, "private"));
 	take_players(st, json_object_get(r, "players"));
 	take_spectators(st, json_object_get(r, "spectators"));
-	t->started = strcmp(jstr(r, "status", "open"), "open") != 0;
-	t->adjourned = strcmp(jstr(r, "status", ""), "adjourned") == 0;
+	if (event_state_decode(&t->rules, r, &merr) < 0)
+		rules_salvage(st, r);
+	client_state_table_follow(st, 0);
 	t->over = 0;
-	if (json_is_object(result))
-		take_result(st, result);
+	if (event_state_over(&t->rules))
+		take_result(st);
 	take_match(st, r, kind);
 }
 
+/*
+ * What an event the rules accepted shows: the players, the board and the move list, the clocks,
+ * the chat, and a notice. What it did to the game's status, offers and seats is in t->rules
+ * already, and on the fields the views read (client_state_table_follow()).
+ */
 static void
-handle_event(struct client *c, const struct msg *m)
+event_show(struct client *c, const struct event *ev)
 {
 	struct client_state *st = &c->st;
 	struct client_table *t = &st->table;
-	const json_t *r = m->root;
-	int64_t seq = jint(r, "seq", -1);
 	struct game_error err = {0, -1, ""};
 
-	if (!t->active || strcmp(jstr(r, "game", ""), t->id) != 0)
-		return;
-	if (seq >= 0 && seq <= t->seq)
-		return; /* already included */
-	switch (m->type) {
+	switch (ev->type) {
 	case MSG_SEATED: {
-		int side = seat_side(t->kind, jstr(r, "seat", NULL));
-		const json_t *p = json_object_get(r, "player");
-		if (side >= 0) {
-			snprintf(t->seats[side].name, CLIENT_NAME_MAX, "%s", jstr(p, "name", "?"));
-			snprintf(t->seats[side].id, CLIENT_ID_MAX, "%s", jstr(p, "id", ""));
-			t->seats[side].connected = 1;
-			t->seats[side].computer = (int)jcount(p, "computer");
-			client_notice(c, 0, "%s sits down as %s.", t->seats[side].name,
-			              client_state_side_name(t->kind, side));
-		}
+		int side = ev->u.seated.seat;
+		take_player(&t->seats[side], &ev->u.seated.player);
+		client_notice(c, 0, "%s sits down as %s.", t->seats[side].name,
+		              client_state_side_name(t->kind, side));
 		break;
 	}
 	case MSG_STARTED: {
+		const struct event_started *s = &ev->u.started;
 		struct game g;
-		take_players(st, json_object_get(r, "players"));
-		for (int i = 0; i < 2; i++)
-			t->seats[i].connected = 1;
-		if (game_parse(&g, t->kind, jstr(r, "position", ""), &err) == 0)
+		for (int i = 0; i < 2; i++) {
+			take_player(&t->seats[i], &s->players[i]);
+			t->seats[i].grace_ms = 0;
+			t->seats[i].grace_stamp = st->now;
+		}
+		if (game_parse(&g, t->kind, s->position, &err) == 0)
 			t->game = g;
-		t->started = 1;
-		if (jstr(r, "clock", NULL) != NULL)
-			snprintf(t->control, sizeof t->control, "%s", jstr(r, "clock", ""));
-		take_clocks(st, json_object_get(r, "clocks"));
+		if (s->clock != NULL)
+			snprintf(t->control, sizeof t->control, "%s", s->clock);
+		take_clocks(st, &s->clocks);
 		client_notice(c, 0, "The game begins: %s vs %s.", t->seats[0].name,
 		              t->seats[1].name);
 		break;
 	}
 	case MSG_MOVED: {
-		int by = seat_side(t->kind, jstr(r, "by", NULL));
-		int rc = client_state_table_move(st, seq, jstr(r, "move", ""),
-		                                 jstr(r, "position", NULL), &err);
+		const struct event_moved *mv = &ev->u.moved;
+		int rc = client_state_table_move(st, -1, mv->move, mv->position, &err);
 		if (rc < 0)
-			client_notice(c, 1, "Could not follow the move %s: %s", jstr(r, "move", ""),
-			              err.text);
-		take_clocks(st, json_object_get(r, "clocks"));
-		if (t->draw_offer != by)
-			t->draw_offer = -1; /* it lapses when the player it was made to moves */
+			client_notice(c, 1, "Could not follow the move %s: %s", mv->move, err.text);
+		take_clocks(st, &mv->clocks);
 		/* the status line, quietly: the other side's move replaces what it said (a
 		 * selection cannot be open then: only the side to move selects) */
-		if (by >= 0 && by != t->seat)
-			client_state_notice(st, 0, "%s played %s.%s", side_player(t, by),
-			                    jstr(r, "move", ""), t->seat >= 0 ? " Your move." : "");
+		if (mv->by != t->seat)
+			client_state_notice(st, 0, "%s played %s.%s", side_player(t, mv->by),
+			                    mv->move, t->seat >= 0 ? " Your move." : "");
 		/* ... and our own move, once the server has played it, replaces the "Sent c2-e4"
-		 * the screen put there when it was sent (not when it is an event seen already) */
-		else if (by >= 0 && rc == 0)
-			client_state_notice(st, 0, "You played %s.", jstr(r, "move", ""));
+		 * the screen put there when it was sent */
+		else if (rc == 0)
+			client_state_notice(st, 0, "You played %s.", mv->move);
 		break;
 	}
 	case MSG_GAME_OVER:
-		take_clocks(st, json_object_get(r, "clocks"));
-		take_result(st, r);
+		take_clocks(st, &ev->u.game_over.clocks);
+		take_result(st);
 		break;
 	case MSG_DRAW_OFFERED:
-		t->draw_offer = seat_side(t->kind, jstr(r, "by", NULL));
-		offer_notice(c, t->draw_offer, "a draw");
+		offer_notice(c, ev->u.offer.by, "a draw");
 		break;
 	case MSG_DRAW_DECLINED:
-		client_notice(c, 0, "%s declines the draw.",
-		              side_player(t, seat_side(t->kind, jstr(r, "by", NULL))));
-		t->draw_offer = -1;
+		client_notice(c, 0, "%s declines the draw.", side_player(t, ev->u.offer.by));
 		break;
 	case MSG_CHAT:
-		client_state_chat_add(st, 0, seat_side(t->kind, jstr(r, "seat", NULL)),
-		                      jstr(json_object_get(r, "player"), "name", "?"),
-		                      jstr(r, "text", ""));
+		client_state_chat_add(st, 0, ev->u.chat.seat, ev->u.chat.player.name,
+		                      ev->u.chat.text);
 		break;
 	case MSG_GRACE_OVER: {
-		int side = seat_side(t->kind, jstr(r, "seat", NULL));
-		take_clocks(st, json_object_get(r, "clocks"));
-		if (side < 0)
-			break;
-		t->seats[side].grace_over = 1;
+		int side = ev->u.grace_over.seat;
+		take_clocks(st, &ev->u.grace_over.clocks);
 		client_notice(c, 1, "%s did not come back in time%s.", side_player(t, side),
 		              t->seat == !side ? ": you may claim the win or a draw" : "");
 		break;
 	}
-	case MSG_ADJOURNED: {
-		int side = seat_side(t->kind, jstr(r, "seat", NULL));
-		t->adjourned = 1;
-		t->draw_offer = -1;
-		if (side >= 0)
-			t->seats[side].grace_over = 1; /* its grace ran out: that is why */
+	case MSG_ADJOURNED:
 		client_notice(c, 1, "%s did not come back in time: the game is adjourned.",
-		              side_player(t, side));
+		              side_player(t, ev->u.adjourned.seat));
 		break;
-	}
 	case MSG_RESUMED:
-		t->adjourned = 0;
 		t->clock_stamp = st->now;
 		client_notice(c, 0, "Both players are back: the game goes on.");
 		break;
 	case MSG_REMATCH_OFFERED:
-		t->rematch_offer = seat_side(t->kind, jstr(r, "by", NULL));
-		offer_notice(c, t->rematch_offer, "a rematch");
+		offer_notice(c, ev->u.offer.by, "a rematch");
 		break;
 	case MSG_REMATCH_DECLINED:
-		t->rematch_offer = -1;
-		client_notice(c, 0, "%s declines the rematch.",
-		              side_player(t, seat_side(t->kind, jstr(r, "by", NULL))));
+		client_notice(c, 0, "%s declines the rematch.", side_player(t, ev->u.offer.by));
 		break;
 	case MSG_REMATCH_STARTED: {
-		snprintf(t->rematch_game, sizeof t->rematch_game, "%s", jstr(r, "new_game", ""));
-		t->rematch_offer = -1;
 		/* a spectator of a public game may follow it there */
 		char how[CLIENT_ID_MAX + 32] = "";
+		snprintf(t->rematch_game, sizeof t->rematch_game, "%s",
+		         ev->u.rematch_started.new_game);
 		if (t->seat < 0 && !t->private_game && c->opt.plain)
 			snprintf(how, sizeof how, " (watch %s to follow it)", t->rematch_game);
 		else if (t->seat < 0 && !t->private_game)
@@ -410,57 +463,152 @@ handle_event(struct client *c, const struct msg *m)
 		client_notice(c, 0, "The rematch is game %s%s.", t->rematch_game, how);
 		break;
 	}
-	default:
-		break; /* a future event type: count its seq and go on */
+	case MSG_PRESENCE: {
+		const struct event_presence *p = &ev->u.presence;
+		struct client_seat *seat = &t->seats[p->seat];
+		seat->grace_ms = p->has_grace ? p->grace_ms : 0;
+		seat->grace_stamp = st->now;
+		if (!p->connected && t->over)
+			client_notice(c, 0, "%s is offline.", side_player(t, p->seat));
+		else if (!p->connected && seat->grace_over)
+			client_notice(c, 1, "%s is away and its grace period is over.",
+			              side_player(t, p->seat));
+		else if (!p->connected)
+			client_notice(c, 1, "%s lost the connection; %lld s of grace to come back.",
+			              side_player(t, p->seat), (long long)(seat->grace_ms / 1000));
+		else
+			client_notice(c, 0, "%s is back.", side_player(t, p->seat));
+		break;
 	}
-	if (seq > t->seq)
-		t->seq = seq;
+	case MSG_KIBITZ:
+		client_state_chat_add(st, 1, -1, ev->u.kibitz.player.name, ev->u.kibitz.text);
+		break;
+	case MSG_SPECTATORS: {
+		const struct event_spectators *s = &ev->u.spectators;
+		const char *list[CLIENT_SPECTATORS];
+		int n = 0;
+		for (size_t i = 0; i < s->n && n < CLIENT_SPECTATORS; i++)
+			list[n++] = json_string_value(json_array_get(s->names_json, i));
+		client_state_spectators(st, list, n,
+		                        s->count > INT32_MAX ? INT32_MAX : (int)s->count);
+		break;
+	}
+	case MSG_YOUR_TURN:
+		break; /* we compute the legal moves ourselves; the views show whose turn it is */
+	case MSG_NONE:
+	case MSG_HELLO:
+	case MSG_LIST:
+	case MSG_CREATE:
+	case MSG_JOIN:
+	case MSG_QUICK:
+	case MSG_WATCH:
+	case MSG_MOVE:
+	case MSG_RESIGN:
+	case MSG_LEAVE:
+	case MSG_PING:
+	case MSG_SAY:
+	case MSG_DRAW_OFFER:
+	case MSG_DRAW_ACCEPT:
+	case MSG_DRAW_DECLINE:
+	case MSG_ABORT:
+	case MSG_CLAIM:
+	case MSG_REMATCH:
+	case MSG_REMATCH_DECLINE:
+	case MSG_HISTORY:
+	case MSG_RECORD:
+	case MSG_TEST_CLOCK:
+	case MSG_WELCOME:
+	case MSG_GAMES:
+	case MSG_STATE:
+	case MSG_OK:
+	case MSG_PONG:
+	case MSG_ERROR:
+	case MSG_BYE:
+	case MSG_HISTORY_PAGE:
+	case MSG_GAME_RECORD:
+	case MSG_TYPE_COUNT:
+		break; /* no codec: event_decode() never gives these */
+	}
 }
 
+/*
+ * A line about the table's game that the codec refuses (a broken or hostile server, or an event
+ * type of a later version) or whose event the rules refuse: it changes nothing the rules decide,
+ * as a line that cannot be read, but its seq still counts (PROTOCOL.md 6: a client counts the
+ * seq of event types it does not know), and a chat or kibitz line in it is shown as far as it
+ * can be read, as the client always has.
+ */
 static void
-handle_notice(struct client *c, const struct msg *m)
+event_refused(struct client *c, const struct msg *m)
 {
 	struct client_state *st = &c->st;
 	struct client_table *t = &st->table;
 	const json_t *r = m->root;
+	const char *name = jstr(json_object_get(r, "player"), "name", "?");
+
+	if ((m->type == MSG_NONE || msg_type_is_event(m->type)) &&
+	    json_is_integer(json_object_get(r, "seq")) && jint(r, "seq", -1) > t->rules.seq)
+		t->rules.seq = jint(r, "seq", -1);
+	if (m->type == MSG_CHAT)
+		client_state_chat_add(st, 0, seat_side(t->kind, jstr(r, "seat", NULL)), name,
+		                      jstr(r, "text", ""));
+	else if (m->type == MSG_KIBITZ)
+		client_state_chat_add(st, 1, -1, name, jstr(r, "text", ""));
+	client_state_table_follow(st, 0);
+}
+
+/*
+ * A game event or notice (or a line of an unknown type, which may be a later version's event):
+ * one at or below the seq already seen is included already (in a state, or seen before a
+ * reconnection) and skipped; any other is decoded by its codec (protocol/event.h), applied to the
+ * table's rules (protocol/event-state.h), and shown.
+ */
+static void
+handle_event(struct client *c, const struct msg *m)
+{
+	struct client_state *st = &c->st;
+	struct client_table *t = &st->table;
+	const json_t *r = m->root;
+	int64_t seq = jint(r, "seq", -1);
+	struct msg_error err;
+	struct event ev;
 
 	if (!t->active || strcmp(jstr(r, "game", ""), t->id) != 0)
 		return;
-	switch (m->type) {
-	case MSG_PRESENCE: {
-		int side = seat_side(t->kind, jstr(r, "seat", NULL));
-		int up = json_is_true(json_object_get(r, "connected"));
-		if (side < 0)
-			break;
-		t->seats[side].connected = up;
-		t->seats[side].grace_ms = jint(r, "grace_ms", 0);
-		t->seats[side].grace_stamp = st->now;
-		t->seats[side].grace_over = json_is_true(json_object_get(r, "grace_over"));
-		if (!up && t->over)
-			client_notice(c, 0, "%s is offline.", side_player(t, side));
-		else if (!up && t->seats[side].grace_over)
-			client_notice(c, 1, "%s is away and its grace period is over.",
-			              side_player(t, side));
-		else if (!up)
-			client_notice(c, 1, "%s lost the connection; %lld s of grace to come back.",
-			              side_player(t, side),
-			              (long long)(t->seats[side].grace_ms / 1000));
-		else
-			client_notice(c, 0, "%s is back.", side_player(t, side));
-		break;
+	if ((m->type == MSG_NONE || msg_type_is_event(m->type)) && seq >= 0 && seq <= t->rules.seq)
+		return; /* already included */
+	if (event_decode(r, t->kind, &ev, &err) < 0 ||
+	    event_state_apply(&t->rules, &ev, &err) < 0) {
+		event_refused(c, m);
+		return;
 	}
-	case MSG_KIBITZ:
-		client_state_chat_add(st, 1, -1, jstr(json_object_get(r, "player"), "name", "?"),
-		                      jstr(r, "text", ""));
+	client_state_table_follow(st, 1);
+	event_show(c, &ev);
+}
+
+/* A game summary's result (7.3): 0 or 1 the winning side, -1 drawn, -2 aborted; else -3. */
+static int
+entry_result(const json_t *res, enum game_kind kind, enum event_reason *reason)
+{
+	struct event_outcome out;
+	struct msg_error err;
+
+	*reason = EVENT_REASON_NONE;
+	if (event_outcome_decode(res, kind, &out, &err) < 0)
+		return -3;
+	*reason = out.reason;
+	switch (out.result) {
+	case EVENT_RESULT_NONE:
 		break;
-	case MSG_SPECTATORS:
-		take_spectators(st, json_object_get(r, "spectators"));
-		break;
-	case MSG_YOUR_TURN:
-		break; /* we compute the legal moves ourselves; the views show whose turn it is */
-	default:
-		break;
+	case EVENT_RESULT_WIN:
+		return out.winner;
+	case EVENT_RESULT_DRAW:
+		return -1;
+	case EVENT_RESULT_ABORTED:
+		return -2;
 	}
+	*reason = EVENT_REASON_NONE;
+	return -3;
 }
 
 static void
@@ -474,11 +622,11 @@ handle_games(struct client *c, const struct msg *m)
 		const json_t *g = json_array_get(games, i);
 		struct client_entry *e = &st->list[st->nlist];
 		const json_t *players = json_object_get(g, "players");
-		if (game_kind_parse(jstr(g, "kind", ""), &e->kind) < 0)
+		if (game_kind_parse(jstr(g, "kind", ""), &e->kind) < 0 ||
+		    event_status_parse(jstr(g, "status", NULL), &e->status) < 0)
 			continue;
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
 		snprintf(e->variant, sizeof e->variant, "%s", jstr(g, "variant", "standard"));
-		snprintf(e->status, sizeof e->status, "%s", jstr(g, "status", "?"));
 		for (int s = 0; s < 2; s++) {
 			const json_t *p = json_object_get(players, game_side_name(e->kind, s));
 			snprintf(e->players[s], CLIENT_NAME_MAX, "%s", jstr(p, "name", ""));
@@ -487,17 +635,7 @@ handle_games(struct client *c, const struct msg *m)
 		e->ply = (int)jcount(g, "ply");
 		e->private_game = json_is_true(json_object_get(g, "private"));
 		snprintf(e->clock, sizeof e->clock, "%s", jstr(g, "clock", ""));
-		{
-			const json_t *res = json_object_get(g, "result");
-			const char *r = jstr(res, "result", "");
-			int w = seat_side(e->kind, jstr(res, "winner", NULL));
-			e->result = strcmp(r, "win") == 0 && w >= 0 ? w
-			            : strcmp(r, "draw") == 0        ? -1
-			            : strcmp(r, "aborted") == 0     ? -2
-			                                            : -3;
-			snprintf(e->reason, sizeof e->reason, "%s",
-			         json_is_object(res) ? jstr(res, "reason", "") : "");
-		}
+		e->result = entry_result(json_object_get(g, "result"), e->kind, &e->reason);
 		st->nlist++;
 	}
 	/* a busy server sends the first page of its list (PROTOCOL.md 5, list) and says how long
@@ -544,6 +682,12 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		/* tried as an id (when it looked like one), then as an invite code */
 		client_notice(c, 1, "No game '%s' here: neither a game id nor an invite code.",
 		              p->arg);
+		return;
+	}
+	if (p != NULL && p->or_watch && strcmp(code, "game_full") == 0) {
+		/* client24: the lobby showed the seat open, and it went meanwhile: watch it */
+		client_notice(c, 0, "Game %s has no open seat any more: watching it.", p->arg);
+		client_request_watch(c, p->arg);
 		return;
 	}
 	if (strcmp(code, "bad_token") == 0) {
@@ -594,10 +738,11 @@ handle_history(struct client *c, const struct msg *m)
 	{
 		struct client_history_entry *e;
 		const json_t *players = json_object_get(g, "players");
-		const json_t *res = json_object_get(g, "result");
-		const char *winner = jstr(res, "winner", NULL), *names[2] = {"-", "-"};
+		const char *names[2] = {"-", "-"}, *reason = "?";
 		enum game_kind kind = GAME_HOKITO;
-		char outcome[64];
+		struct event_outcome out;
+		struct msg_error err;
+		char outcome[64] = "?";
 		int k = 0, ply;
 
 		if (c->nhistory >= CLIENT_HISTORY_MAX)
@@ -607,15 +752,20 @@ handle_history(struct client *c, const struct msg *m)
 		for (; k < 2; k++)
 			names[k] = jstr(json_object_get(players, game_side_name(kind, k)), "name",
 			                "-");
-		if (winner != NULL)
-			snprintf(outcome, sizeof outcome, "%s wins", winner);
-		else
-			snprintf(outcome, sizeof outcome, "%s", jstr(res, "result", "?"));
+		if (event_outcome_decode(json_object_get(g, "result"), kind, &out, &err) == 0) {
+			if (out.winner >= 0)
+				snprintf(outcome, sizeof outcome, "%s wins",
+				         game_side_name(kind, out.winner));
+			else
+				snprintf(outcome, sizeof outcome, "%s",
+				         event_result_name(out.result));
+			reason = event_reason_name(out.reason);
+		}
 		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
 		ply = (int)jcount(g, "ply");
 		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
-		         game_kind_name(kind), names[0], names[1], outcome,
-		         jstr(res, "reason", "?"), ply, ply == 1 ? "" : "s");
+		         game_kind_name(kind), names[0], names[1], outcome, reason, ply,
+		         ply == 1 ? "" : "s");
 	}
 	c->history_stamp++;
 }
@@ -798,23 +948,15 @@ client_msg_handle(struct client *c, const struct msg *m)
 	case MSG_BYE:
 		client_net_bye(c, jstr(m->root, "reason", ""));
 		break;
-	case MSG_YOUR_TURN:
-	case MSG_PRESENCE:
-	case MSG_SPECTATORS:
-	case MSG_KIBITZ:
-		handle_notice(c, m);
-		break;
 	default:
-		if (msg_type_is_event(m->type)) {
+		/* game events and notices, and lines of a type we do not know: it may be a later
+		 * version's event, whose seq still counts (PROTOCOL.md 6) */
+		if (m->type == MSG_NONE || event_type_known(m->type))
 			handle_event(c, m);
-		} else if (m->type == MSG_NONE && json_is_object(m->root)) {
-			/* A future event type still counts its seq (PROTOCOL.md 6). */
-			int64_t seq = jint(m->root, "seq", -1);
-			struct client_table *t = &c->st.table;
-			if (t->active && strcmp(jstr(m->root, "game", ""), t->id) == 0 &&
-			    seq > t->seq && json_object_get(m->root, "seq") != NULL)
-				t->seq = seq;
-		}
+		/* after a welcome back, the spectators notice follows what we missed (PROTOCOL.md
+		 * 4.3): a move held meanwhile may go (client_request_held_flush) */
+		if (m->type == MSG_SPECTATORS)
+			c->resync++;
 		break;
 	}
 	client_update(c);

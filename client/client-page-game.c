@@ -22,6 +22,19 @@
  * fit, shows its beginning and ends in an ellipsis. Returns the rows it takes (or would take,
  * when draw is 0).
  */
+/* The columns of a move's text in the move list: "c2-e4", "Xc5+c6". */
+static int
+move_width(enum game_kind kind)
+{
+	switch (kind) {
+	case GAME_HOKITO:
+		return 5;
+	case GAME_OXONO:
+		return 6;
+	}
+	return GAME_MOVE_TEXT - 1;
+}
+
 static int
 chat_layout(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows,
             int x, int w, int draw)
@@ -88,10 +101,11 @@ draw_panel(struct screen *s, int px, int pw)
 	char buf[256], longer[320];
 
 	attron(A_BOLD);
-	client_screen_put(y, px, pw, "%s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	client_screen_put(y, px, pw, "%s", game_kind_title(t->kind));
 	attroff(A_BOLD);
-	client_screen_put(y, px + 7 - (t->kind == GAME_OXONO), pw - 7, "%s %s game %s", t->variant,
-	                  client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
+	client_screen_put(y, px + (int)strlen(game_kind_title(t->kind)) + 1, pw - 7,
+	                  "%s %s game %s", t->variant, client_screen_glyph(s, "\xc2\xb7", "-"),
+	                  t->id);
 	if (t->invite[0]) {
 		y++;
 		client_screen_put(y, px, pw, "invite code ");
@@ -103,7 +117,7 @@ draw_panel(struct screen *s, int px, int pw)
 	attron(A_DIM);
 	client_screen_put(y, px + 2, 0, "Player");
 	client_screen_put(y, px + pw - sw, 0, "%*s", sw,
-	                  t->kind == GAME_HOKITO ? "Score" : "Reserve");
+	                  game_kind_has(t->kind, GAME_HAS_SCORES) ? "Score" : "Reserve");
 	attroff(A_DIM);
 	y++;
 	for (int i = 0; i < 2; i++) {
@@ -127,7 +141,8 @@ draw_panel(struct screen *s, int px, int pw)
 			attroff(a);
 			y++;
 		}
-		if (seat->name[0] && !seat->connected) {
+		/* our own seat is here, whatever the state of a finished game says */
+		if (seat->name[0] && !seat->connected && t->seat != i) {
 			attron(client_screen_pair(s, PAIR_ERROR) | A_BOLD);
 			if (t->over)
 				client_screen_put(y, px + nx, pw - nx, "offline");
@@ -169,6 +184,15 @@ draw_panel(struct screen *s, int px, int pw)
 		client_screen_put(y, px, pw, "Your move (%s)",
 		                  client_state_side_name(t->kind, side));
 		attroff(A_BOLD | client_screen_pair(s, PAIR_GOOD));
+	} else if (t->seats[side].computer) {
+		/* the server's computer searches: say so, or its silence looks like a hang */
+		const char *dots = client_screen_glyph(s, "\xe2\x80\xa6", "...");
+		snprintf(longer, sizeof longer, "%s to move: the computer is thinking%s",
+		         client_state_side_name(t->kind, side), dots);
+		snprintf(buf, sizeof buf, "The computer is thinking%s", dots);
+		attron(A_BOLD);
+		client_screen_putn_fit(y, px, pw, longer, buf);
+		attroff(A_BOLD);
 	} else {
 		attron(A_BOLD);
 		client_screen_put(y, px, pw, "%s to move%s", client_state_side_name(t->kind, side),
@@ -185,7 +209,17 @@ draw_panel(struct screen *s, int px, int pw)
 		if (offer >= 0)
 			snprintf(buf, sizeof buf, "%s offers a %s",
 			         client_state_side_name(t->kind, offer), what);
-		if (t->over && t->rematch_game[0]) {
+		if (c->held.move[0] || c->held.failed[0]) {
+			/* a move typed while the connection was down: here, no notice of the
+			 * reconnection overwrites what became of it */
+			if (c->held.move[0])
+				snprintf(longer, sizeof longer, "%s is kept: sent once connected",
+				         c->held.move);
+			attron(A_BOLD | client_screen_pair(s, PAIR_ERROR));
+			client_screen_putn_cut(s, y, px, pw,
+			                       c->held.move[0] ? longer : c->held.failed);
+			attroff(A_BOLD | client_screen_pair(s, PAIR_ERROR));
+		} else if (t->over && t->rematch_game[0]) {
 			client_screen_put(y, px, pw, "Rematch: game %s", t->rematch_game);
 		} else if (offer >= 0 && t->seat >= 0 && offer != t->seat) {
 			snprintf(longer, sizeof longer, "%s: %s accept, x decline", buf,
@@ -234,6 +268,10 @@ draw_panel(struct screen *s, int px, int pw)
 		int to_kibitz = kibitz_rows > 0 ? spare / 2 : 0;
 		kibitz_rows += to_kibitz;
 		chat_rows += spare - to_kibitz;
+	} else if (spare < 0 && chat_rows > 2) {
+		/* the moves want more: the players' chat keeps its heading and a line (its lines
+		 * are on the status line, and whole in the log, T) */
+		chat_rows -= -spare < chat_rows - 2 ? -spare : chat_rows - 2;
 	}
 	int bottom = end - chat_rows - kibitz_rows;
 	attron(A_BOLD);
@@ -247,6 +285,21 @@ draw_panel(struct screen *s, int px, int pw)
 		attron(A_DIM);
 		client_screen_put(y, px + 1, pw, "%s", t->over ? "none" : "none yet");
 		attroff(A_DIM);
+	}
+	if (rows > room && room > 0) {
+		/* more moves than rows (an 80x24 terminal): several numbered pairs a row, tight,
+		 * so that the room shows as many moves as it can, the latest last */
+		int mw = move_width(t->kind), cellw = 4 + 2 * mw + 1 + 2;
+		int ncol = (pw + 2) / cellw > 1 ? (pw + 2) / cellw : 1;
+		int lines = (rows + ncol - 1) / ncol, top = lines > room ? lines - room : 0;
+		for (int l = top; l < lines && y < bottom; l++, y++)
+			for (int k = 0; k < ncol && l * ncol + k < rows; k++) {
+				int r = l * ncol + k;
+				client_screen_put(y, px + k * cellw, cellw - 2, "%2d. %-*s %s",
+				                  r + 1, mw, t->moves[2 * r],
+				                  2 * r + 1 < t->nmoves ? t->moves[2 * r + 1] : "");
+			}
+		first = rows;
 	}
 	for (int r = first; r < rows && y < bottom; r++, y++) {
 		client_screen_put(y, px, 0, "%3d.", r + 1);
@@ -291,11 +344,21 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 		if (cell.empty)
 			client_screen_put(y, px + 3, pw - 3, "empty");
-		else if (t->kind == GAME_HOKITO)
-			client_screen_put(y, px + 3, pw - 3, "%s  (%d pawn%s, top %c%d)", cell.text,
-			                  cell.height, cell.height > 1 ? "s" : "",
+		else if (game_kind_has(t->kind, GAME_HAS_STACKS) && cell.height == 1)
+			client_screen_put(y, px + 3, pw - 3, "%s  (1 pawn, top %c%d)", cell.text,
 			                  cell.colour ? 'w' : 'b', cell.value);
-		else if (cell.totem)
+		else if (game_kind_has(t->kind, GAME_HAS_STACKS)) {
+			/* a stack: its height, its top and what it is worth to its owner, not the
+			 * run of its pawns' letters (s shows them) */
+			snprintf(longer, sizeof longer, "%d high, top %c%d, worth %d to %s",
+			         cell.height, cell.colour ? 'w' : 'b', cell.value,
+			         cell.height * cell.value,
+			         client_state_side_name(t->kind, cell.colour));
+			snprintf(buf, sizeof buf, "%d high, top %c%d, %d to %c", cell.height,
+			         cell.colour ? 'w' : 'b', cell.value, cell.height * cell.value,
+			         cell.colour ? 'W' : 'B');
+			client_screen_putn_fit(y, px + 3, pw - 3, longer, buf);
+		} else if (cell.totem)
 			client_screen_put(y, px + 3, pw - 3, "totem %c", cell.value ? 'O' : 'X');
 		else
 			client_screen_put(y, px + 3, pw - 3, "%s pawn %c",
@@ -403,12 +466,12 @@ draw_stack(struct screen *s)
 
 	client_state_cell(&t->game, s->cursor, &cell);
 	game_square_name(s->cursor, name);
-	h = (cell.empty || t->kind == GAME_OXONO ? 1 : cell.height) + 5;
+	h = (cell.empty || !game_kind_has(t->kind, GAME_HAS_STACKS) ? 1 : cell.height) + 5;
 	y = s->by + 1;
 	x = s->bx + 3;
 	snprintf(title, sizeof title, "Stack on %s", name);
 	client_screen_frame(s, y, x, h, w, title);
-	if (cell.empty || t->kind == GAME_OXONO) {
+	if (cell.empty || !game_kind_has(t->kind, GAME_HAS_STACKS)) {
 		client_screen_put(y + 2, x + 2, w - 4, "%s",
 		                  cell.empty ? "empty square" : cell.text);
 	} else {
@@ -442,11 +505,18 @@ draw_over(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
 	static const char keys_one[] = "Enter lobby  v replay  Esc board";
-	char buf[128], lines[3][64];
+	char buf[128], lines[3][64], reason[200];
 	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
 
 	client_state_result_text(t, buf, sizeof buf);
-	n = client_screen_wrap(t->reason, w - 4, lines, 3);
+	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
+	n = client_screen_wrap(reason, w - 4, lines, 2);
+	if (game_kind_has(t->kind, GAME_HAS_SCORES) && !t->aborted &&
+	    t->outcome.end == GAME_END_NONE)
+		/* not won by the scores: they are told apart, as scores */
+		snprintf(lines[n++], sizeof lines[0], "score: %s %d, %s %d",
+		         game_side_name(t->kind, 0), t->outcome.score[0],
+		         game_side_name(t->kind, 1), t->outcome.score[1]);
 	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
 	keys = (int)strlen(keys_one) <= w - 4;
 	h = 7 + n + (t->seat >= 0) + !keys;
@@ -545,15 +615,93 @@ draw_game_hints(struct screen *s)
 	client_screen_hints(h.pairs);
 }
 
+/*
+ * The position after the first ply moves of the game at the table: from its start, which the
+ * game's record gives (asked for when stepping back began), through the moves the client has.
+ * Returns 0, or -1 while the record has not come.
+ */
+static int
+back_position(const struct screen *s, int ply, struct game *g)
+{
+	const struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+
+	if (!c->replay.active || strcmp(c->replay.id, t->id) != 0)
+		return -1;
+	*g = c->replay.rec.start;
+	for (int i = 0; i < ply && i < t->nmoves; i++) {
+		struct game_move m;
+		struct game_error err;
+		if (game_move_parse(g, t->moves[i], &m, &err) < 0)
+			return -1;
+		game_apply(g, m);
+	}
+	return 0;
+}
+
+/* Stepping back: the earlier position, without the cursor, and a mark above it that says so. */
+static void
+draw_back(struct screen *s)
+{
+	const struct client_table *t = &s->c->st.table;
+	struct game g;
+	int ok = back_position(s, s->back_ply, &g) == 0;
+
+	client_board_draw(s, ok ? &g : &t->game,
+	                  ok && s->back_ply > 0 ? t->moves[s->back_ply - 1] : NULL, 0);
+	attron(A_BOLD | A_REVERSE);
+	if (ok)
+		client_screen_put(1, 1, COLS - 2,
+		                  " Viewing move %d of %d: [ ] step, End or a move key: live ",
+		                  s->back_ply, t->nmoves);
+	else
+		client_screen_put(1, 1, COLS - 2, " Asking for the game's start%s ",
+		                  client_screen_glyph(s, "\xe2\x80\xa6", "..."));
+	attroff(A_BOLD | A_REVERSE);
+}
+
+/*
+ * Step back (or on) to the position after ply moves; at the live position or past it, the live
+ * one again. The game's start comes with its record, asked for once.
+ */
+static void
+back_to(struct screen *s, int ply)
+{
+	struct client *c = s->c;
+	const struct client_table *t = &c->st.table;
+
+	if (ply >= t->nmoves) {
+		if (s->back_ply >= 0)
+			client_state_notice(&c->st, 0, "Back to the live position.");
+		s->back_ply = -1;
+		return;
+	}
+	if (ply < 0)
+		ply = 0;
+	if ((!c->replay.active || strcmp(c->replay.id, t->id) != 0) && s->back_ply < 0)
+		client_request_record(c, t->id);
+	client_screen_select_clear(s);
+	s->back_ply = ply;
+}
+
 static void
 draw_game(struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
 	int big = LINES >= 24 && COLS >= 3 + 36 + 2 + PANEL_MIN;
+	char reason[200];
 	int px, pw;
 
 	s->cw = big || COLS >= 3 + 36 + 2 + PANEL_MIN ? 6 : 5;
 	s->ch = LINES >= 24 ? 3 : 2;
+	/* a large terminal gets larger squares, with the whole side panel beside them */
+	if (LINES >= 3 + 6 * 5 + 8 && COLS >= 3 + 6 * 10 + 3 + 46) {
+		s->cw = 10;
+		s->ch = 5;
+	} else if (LINES >= 3 + 6 * 4 + 8 && COLS >= 3 + 6 * 8 + 3 + 40) {
+		s->cw = 8;
+		s->ch = 4;
+	}
 	s->by = 3;
 	s->bx = 3;
 	px = s->bx + 6 * s->cw + 3;
@@ -561,7 +709,14 @@ draw_game(struct screen *s)
 	if (pw > 46)
 		pw = 46;
 	client_screen_kind_colours(s, t->kind);
-	client_board_draw(s, &t->game, t->nmoves > 0 ? t->moves[t->nmoves - 1] : NULL, 1);
+	if (t->over && s->back_ply < 0) /* an OXONO line that won: marked on the board */
+		client_line_reason(t, s->win, reason, sizeof reason);
+	else
+		memset(s->win, 0, sizeof s->win);
+	if (s->back_ply >= 0)
+		draw_back(s);
+	else
+		client_board_draw(s, &t->game, t->nmoves > 0 ? t->moves[t->nmoves - 1] : NULL, 1);
 	draw_panel(s, px, pw);
 	if (s->stack)
 		draw_stack(s);
@@ -569,7 +724,7 @@ draw_game(struct screen *s)
 		draw_chatlog(s);
 		return;
 	}
-	if (t->over && !s->over_hidden && !s->stack && !s->help)
+	if (t->over && !s->over_hidden && !s->stack && !s->help && s->back_ply < 0)
 		draw_over(s);
 	draw_game_hints(s);
 }
@@ -578,11 +733,13 @@ void
 client_page_game_move(struct screen *s, const char *text)
 {
 	struct client *c = s->c;
-	char canon[GAME_MOVE_TEXT], why[256];
+	char canon[GAME_MOVE_TEXT], why[256], tidy[GAME_MOVE_TEXT];
 
+	if (client_move_tidy(c->st.table.kind, text, tidy, sizeof tidy) == 0)
+		text = tidy;
 	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
 		client_state_notice(&c->st, 1, "%s", why);
-		beep();
+		client_screen_bell(s);
 		return;
 	}
 	client_screen_select_clear(s);
@@ -609,7 +766,7 @@ board_choose(struct screen *s, int sq)
 		}
 		if (client_state_selectable(&c->st, sq, why, sizeof why) < 0) {
 			client_state_notice(&c->st, 1, "%s", why);
-			beep();
+			client_screen_bell(s);
 			return;
 		}
 		s->sel = sq;
@@ -621,7 +778,8 @@ board_choose(struct screen *s, int sq)
 	}
 	game_square_name(s->sel, a);
 	game_square_name(sq, b);
-	if (t->kind == GAME_HOKITO) {
+	switch (t->kind) {
+	case GAME_HOKITO: {
 		struct client_cell cell;
 		client_state_cell(&t->game, sq, &cell);
 		if (!cell.empty && cell.colour == t->seat && !s->dest[sq] &&
@@ -634,6 +792,9 @@ board_choose(struct screen *s, int sq)
 		snprintf(text, sizeof text, "%s-%s", a, b);
 		client_page_game_move(s, text);
 		return;
+	}
+	case GAME_OXONO:
+		break; /* the totem's square, then the pawn's: below */
 	}
 	/* OXONO: the totem first, then the pawn square. */
 	int symbol = client_state_totem(&t->game, 1) == s->sel;
@@ -649,7 +810,7 @@ board_choose(struct screen *s, int sq)
 			                    "Totem %c cannot go to %s: it moves in a straight line "
 			                    "over empty squares (or jumps out when enclosed).",
 			                    symbol ? 'O' : 'X', b);
-			beep();
+			client_screen_bell(s);
 			return;
 		}
 		s->totem_to = sq;
@@ -718,6 +879,7 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 	struct client *c = s->c;
 	const struct client_table *t = &c->st.table;
 
+	c->held.failed[0] = '\0'; /* it has been seen */
 	if (s->stack) {
 		s->stack = 0;
 		if (ch != KEY_MOUSE)
@@ -726,6 +888,38 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 	if (t->over && ch == 'v') {
 		client_page_replay_open(s, t->id, NULL);
 		return;
+	}
+	switch (ch) {
+	case '[':
+		back_to(s, s->back_ply < 0 ? t->nmoves - 1 : s->back_ply - 1);
+		return;
+	case ']':
+		if (s->back_ply >= 0)
+			back_to(s, s->back_ply + 1);
+		return;
+	case KEY_HOME:
+		back_to(s, 0);
+		return;
+	case KEY_END:
+		back_to(s, t->nmoves);
+		return;
+	case 'S':
+		client_save_start(c, NULL);
+		return;
+	case '\n':
+	case '\r':
+	case ' ':
+	case KEY_ENTER:
+	case ':':
+	case 'm':
+	case KEY_MOUSE:
+		if (s->back_ply >= 0) { /* a move key: the live position first */
+			back_to(s, t->nmoves);
+			return;
+		}
+		break;
+	default:
+		break;
 	}
 	if (t->over && !s->over_hidden) {
 		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'q') {
@@ -859,18 +1053,18 @@ game_title(const struct screen *s, char *buf, size_t size)
 {
 	const struct client_table *t = &s->c->st.table;
 
-	snprintf(buf, size, "%s %s %s game %s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO",
-	         t->variant, client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
+	snprintf(buf, size, "%s %s %s game %s", game_kind_title(t->kind), t->variant,
+	         client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
 }
 
 static const char *const game_help[] = {
         "arrows / hjkl   move the cursor",
-        "Enter / Space   select, then pick a destination",
-        "mouse click     the same as Enter on that square",
+        "Enter, Space    select, then pick a destination (or click)",
         "Esc             cancel the selection",
         ": or m          type a move (c2-e4, Xc5+c6)",
-        "s               show the whole stack under the cursor",
-        "f               turn the board round",
+        "s / f           the whole stack here / turn the board",
+        "[ ] Home End    step back through the moves (End: live)",
+        "S               save the game's record (hokito-ID.txt)",
         "r               resign",
         "d / a / x       offer a draw / accept / decline",
         "A               abort (before your first move)",
@@ -879,15 +1073,15 @@ static const char *const game_help[] = {
         "w               watching: go to the players' rematch",
         "v               replay the game, after it is over",
         "t / T           chat / the chat log, every line whole",
+        "R / B           the rules, in full / the bell on or off",
         "q               leave the game, back to the lobby",
         "Q / Ctrl-C      quit hokito",
         "",
         "HOKITO: a pawn or stack makes as many hops as its",
         "top pawn's value, each to the next occupied square;",
         "score = top value x stack height of your squares.",
-        "OXONO: move a totem (X or O), then place a pawn of",
-        "its symbol next to it; 4 in a row of one colour or",
-        "one symbol wins.",
+        "OXONO: move a totem, then place a pawn of its symbol",
+        "next to it; 4 in a row of a colour or a symbol wins.",
         NULL,
 };
 

@@ -139,6 +139,7 @@ static const char *const history_help[] = {
         "n / PgDn        older games (next page)",
         "p / PgUp        newer games (previous page)",
         "r               ask again",
+        "R               the rules of both games",
         "q / Esc         back to the lobby",
         NULL,
 };

@@ -39,7 +39,7 @@ lobby_sync_row(struct screen *s)
 static int
 lobby_joins(const struct client_entry *e)
 {
-	return strcmp(e->status, "open") == 0 && (!e->players[0][0] || !e->players[1][0]);
+	return e->status == EVENT_STATUS_OPEN && (!e->players[0][0] || !e->players[1][0]);
 }
 
 static void
@@ -114,11 +114,11 @@ draw_lobby(struct screen *s)
 			         e->result == -1   ? "drawn"
 			         : e->result == -2 ? "aborted"
 			         : e->private_game ? "private"
-			                           : e->status);
+			                           : event_status_name(e->status));
 		/* each column cut to its width, with an ellipsis where it is cut; the players by
 		 * the columns they take (a name may be wider than its bytes) */
 		client_screen_putn_cut(s, y, 2, 8, e->id);
-		client_screen_put(y, 11, 6, "%s", e->kind == GAME_OXONO ? "oxono" : "hokito");
+		client_screen_put(y, 11, 6, "%s", game_kind_name(e->kind));
 		client_screen_putn_cut(s, y, 18, 8, e->variant);
 		client_screen_putn_cut(s, y, 27, 9, state);
 		client_screen_putn_cut(s, y, px, pw, players);
@@ -153,8 +153,10 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 {
 	struct client *c = s->c;
 	const struct client_state *st = &c->st;
-	const struct client_entry *e = s->row < st->nlist ? &st->list[s->row] : NULL;
+	const struct client_entry *e;
 
+	lobby_sync_row(s); /* the row of the game chosen, wherever the list has moved it */
+	e = s->row < st->nlist ? &st->list[s->row] : NULL;
 	switch (ch) {
 	case KEY_UP:
 	case 'k':
@@ -185,7 +187,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		if (e == NULL)
 			break;
 		if (lobby_joins(e))
-			client_request_join(c, e->id);
+			client_request_join_or_watch(c, e->id);
 		else
 			client_request_watch(c, e->id);
 		break;
@@ -257,6 +259,7 @@ static const char *const lobby_help[] = {
         "r               refresh the list",
         "< / >           previous / next 100 games",
         "h               finished games: replay them",
+        "R               the rules of both games",
         "q / Ctrl-C      quit",
         NULL,
 };

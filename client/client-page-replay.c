@@ -87,13 +87,14 @@ draw_replay(struct screen *s)
 	client_screen_kind_colours(s, rec->kind);
 	if (rp->ply > 0)
 		game_move_format(rec->kind, rec->moves[rp->ply - 1], last, sizeof last);
+	memset(s->win, 0, sizeof s->win); /* the game page's line is not the replay's */
 	client_board_draw(s, &rp->pos, rp->ply > 0 ? last : NULL, 0);
 
 	attron(A_BOLD);
 	client_screen_put(y, px, pw, "Replay of game %s", rp->id);
 	attroff(A_BOLD);
 	y++;
-	client_screen_put(y, px, pw, "%s %s%s%s", rec->kind == GAME_OXONO ? "OXONO" : "HOKITO",
+	client_screen_put(y, px, pw, "%s %s%s%s", game_kind_title(rec->kind),
 	                  rec->variant[0] ? rec->variant : "standard", rec->date[0] ? ", " : "",
 	                  rec->date);
 	y += 2;
@@ -235,6 +236,7 @@ static const char *const replay_help[] = {
         "Home, g, 0       the start",
         "End, G, $        the end",
         "f                turn the board round",
+        "R                the rules of both games",
         "q / Esc          back",
         "",
         "Eval: the position judged by a short search",

@@ -21,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "protocol.h"
+#include "rules-text.h"
 #include "xmalloc.h"
 
 #define PLAIN_LINE_MAX 1024
@@ -57,6 +59,7 @@ struct plain {
 	int nchat, nkibitz;                   /* chat lines printed */
 	int draw_offer;                       /* the draw offer printed, -1 none */
 	int rematch_offer;                    /* the rematch offer printed, -1 none */
+	int tty_out;                          /* standard output is a terminal: the bell rings */
 };
 
 static void out(const char *fmt, ...)
@@ -104,9 +107,9 @@ cell_token(const struct game *g, int sq, char *buf, size_t size)
 	client_state_cell(g, sq, &cell);
 	if (cell.empty)
 		snprintf(buf, size, ".");
-	else if (g->kind == GAME_HOKITO && cell.height > 1)
+	else if (game_kind_has(g->kind, GAME_HAS_STACKS) && cell.height > 1)
 		snprintf(buf, size, "%c%dx%d", cell.colour ? 'w' : 'b', cell.value, cell.height);
-	else if (g->kind == GAME_HOKITO)
+	else if (game_kind_has(g->kind, GAME_HAS_STACKS))
 		snprintf(buf, size, "%c%d", cell.colour ? 'w' : 'b', cell.value);
 	else
 		snprintf(buf, size, "%.3s", cell.text);
@@ -126,7 +129,7 @@ print_status(struct plain *p)
 	client_state_reserves(&t->game, reserve);
 	for (int i = 0; i < 2; i++) {
 		const char *name = t->seats[i].name[0] ? t->seats[i].name : "(empty)";
-		if (t->kind == GAME_HOKITO)
+		if (game_kind_has(t->kind, GAME_HAS_SCORES))
 			snprintf(buf[i], sizeof buf[i], "%s %s%s%s score %d",
 			         game_side_name(t->kind, i), name, t->seat == i ? " (you)" : "",
 			         t->seats[i].name[0] && !t->seats[i].connected ? " [offline]" : "",
@@ -204,7 +207,7 @@ print_replay(struct plain *p)
 		    rec->player[0][0] ? rec->player[0] : "-", game_side_name(rec->kind, 1),
 		    rec->player[1][0] ? rec->player[1] : "-");
 	game_outcome(&r->pos, &o);
-	if (rec->kind == GAME_HOKITO)
+	if (game_kind_has(rec->kind, GAME_HAS_SCORES))
 		out("scores: %s %d, %s %d", game_side_name(rec->kind, 0), o.score[0],
 		    game_side_name(rec->kind, 1), o.score[1]);
 	print_position(&r->pos);
@@ -299,10 +302,17 @@ static void
 print_over(struct plain *p)
 {
 	const struct client_table *t = &p->c->st.table;
-	char buf[128];
+	char buf[128], reason[200];
 
 	client_state_result_text(t, buf, sizeof buf);
-	out("game over: %s. %s", buf, t->reason);
+	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
+	if (game_kind_has(t->kind, GAME_HAS_SCORES) && !t->aborted &&
+	    t->outcome.end == GAME_END_NONE)
+		/* not won by the scores: they are told apart, as scores */
+		out("game over: %s (score: %s %d, %s %d). %s", buf, game_side_name(t->kind, 0),
+		    t->outcome.score[0], game_side_name(t->kind, 1), t->outcome.score[1], reason);
+	else
+		out("game over: %s. %s", buf, reason);
 }
 
 static void
@@ -323,9 +333,9 @@ print_list(struct plain *p)
 			         e->result >= 0    ? game_side_name(e->kind, e->result)
 			         : e->result == -1 ? "draw"
 			                           : "no result",
-			         e->result >= 0 ? " wins" : "", e->reason);
+			         e->result >= 0 ? " wins" : "", event_reason_name(e->reason));
 		out("game %s %s %s %s %s vs %s, move %d, spectators %d%s%s%s", e->id,
-		    game_kind_name(e->kind), e->variant, e->status,
+		    game_kind_name(e->kind), e->variant, event_status_name(e->status),
 		    e->players[0][0] ? e->players[0] : "-", e->players[1][0] ? e->players[1] : "-",
 		    e->ply, e->spectators, e->clock[0] ? ", clock " : "", e->clock, result);
 	}
@@ -341,6 +351,8 @@ plain_update(struct client *c)
 
 	if (p == NULL || p->closing)
 		return;
+	client_request_held_flush(c);
+	client_save_flush(c);
 	if (st->link != p->link) {
 		p->link = st->link;
 		if (st->link == CLIENT_LINK_UP) {
@@ -420,6 +432,8 @@ plain_update(struct client *c)
 		p->history_stamp = c->history_stamp;
 		print_history(p);
 	}
+	if (c->save.path[0] && c->replay.active && strcmp(c->save.game, c->replay.id) == 0)
+		p->replay_stamp = c->replay_stamp; /* the record came for a save, not to replay */
 	if (c->replay.active && c->replay_stamp != p->replay_stamp) {
 		p->replay_stamp = c->replay_stamp;
 		print_replay(p);
@@ -428,6 +442,13 @@ plain_update(struct client *c)
 		p->want_list = 0;
 		p->list_stamp = c->list_stamp;
 		print_list(p);
+	}
+	/* the bell at the moments that call a player back, on a terminal only: in a pipe it
+	 * would be a stray byte in the lines a script reads */
+	if (client_alert_check(&c->alert, st, uv_now(c->loop)) != 0 && !c->alert.bell_off &&
+	    p->tty_out) {
+		fputs("\a", stdout);
+		fflush(stdout);
 	}
 	plain_pump(p);
 }
@@ -467,6 +488,9 @@ print_help(void)
 	out("  history [OFFSET]                   finished games, most recent first, 10 a page");
 	out("  replay [GAME]                      replay a game (no GAME: the one just over)");
 	out("  next [N] | prev [N] | first | last step through the replay");
+	out("  rules [hokito|oxono]               the rules of a game, in words");
+	out("  bell [on|off]                      the bell at your move (on a terminal)");
+	out("  save [FILE]                        the game's record to FILE (hokito-ID.txt)");
 	out("  resign | leave | quit");
 }
 
@@ -532,8 +556,10 @@ static void
 cmd_move(struct plain *p, const char *text)
 {
 	struct client *c = p->c;
-	char canon[GAME_MOVE_TEXT], why[256];
+	char canon[GAME_MOVE_TEXT], why[256], tidy[GAME_MOVE_TEXT];
 
+	if (client_move_tidy(c->st.table.kind, text, tidy, sizeof tidy) == 0)
+		text = tidy;
 	if (client_state_move_check(&c->st, text, canon, sizeof canon, why, sizeof why) < 0) {
 		out("error: %s", why);
 		return;
@@ -614,7 +640,7 @@ cmd_stack(struct plain *p, const char *sqname)
 	client_state_cell(&t->game, sq, &cell);
 	if (cell.empty)
 		out("%s: empty", sqname);
-	else if (t->kind == GAME_HOKITO)
+	else if (game_kind_has(t->kind, GAME_HAS_STACKS))
 		out("%s: %s (bottom to top; %d pawn%s, top %c%d, worth %d to %s)", sqname,
 		    cell.text, cell.height, cell.height > 1 ? "s" : "", cell.colour ? 'w' : 'b',
 		    cell.value, cell.value * cell.height, game_side_name(t->kind, cell.colour));
@@ -637,17 +663,53 @@ cmd_who(struct plain *p)
 }
 
 /* Run one command line. */
+/* The rules of a game in words (rules_text_get()): the game named, else the one at the table,
+ * else HOKITO; a line each, as they are. */
+static void
+cmd_rules(struct plain *p, const char *name)
+{
+	const struct client_table *t = &p->c->st.table;
+	enum game_kind kind = t->active ? t->kind : GAME_HOKITO;
+	const char *text, *eol;
+
+	if (name != NULL && game_kind_parse(name, &kind) < 0) {
+		out("error: usage: rules [hokito|oxono]");
+		return;
+	}
+	for (text = rules_text_get(kind); *text != '\0'; text = eol + (*eol != '\0')) {
+		eol = strchr(text, '\n');
+		if (eol == NULL)
+			eol = text + strlen(text);
+		out("%.*s", (int)(eol - text), text);
+	}
+}
+
 static void
 plain_command(struct plain *p, char *line)
 {
 	struct client *c = p->c;
-	char *args[8];
+	char *args[8], joined[64], tidy[GAME_MOVE_TEXT];
 	int n = 0;
 
 	if (strncmp(line, "say ", 4) == 0 || strcmp(line, "say") == 0) {
 		/* the rest of the line, as it is: the server cleans it */
-		if (line[3] == '\0' || line[4] == '\0')
+		const char *q = line + 4, *end;
+		int chars = 0;
+		if (line[3] == '\0' || line[4] == '\0') {
 			out("error: usage: say TEXT");
+			return;
+		}
+		/* the server keeps PROTOCOL_CHAT_MAX characters, its ends' spaces taken off */
+		while (*q == ' ')
+			q++;
+		for (end = q + strlen(q); end > q && end[-1] == ' '; end--)
+			;
+		for (const char *b = q; b < end; b++)
+			chars += (*b & 0xc0) != 0x80;
+		if (chars > PROTOCOL_CHAT_MAX)
+			out("error: a chat line is at most %d characters (this one has %d): not "
+			    "sent",
+			    PROTOCOL_CHAT_MAX, chars);
 		else
 			client_request_say(c, line + 4);
 		return;
@@ -658,6 +720,16 @@ plain_command(struct plain *p, char *line)
 		return;
 	if (strcmp(args[0], "help") == 0 || strcmp(args[0], "?") == 0) {
 		print_help();
+	} else if (strcmp(args[0], "rules") == 0 && n <= 2) {
+		cmd_rules(p, n == 2 ? args[1] : NULL);
+	} else if (strcmp(args[0], "save") == 0 && n <= 2) {
+		client_save_start(c, n == 2 ? args[1] : NULL);
+	} else if (strcmp(args[0], "bell") == 0 && n <= 2) {
+		if (n == 2 && (strcmp(args[1], "on") == 0 || strcmp(args[1], "off") == 0))
+			c->alert.bell_off = strcmp(args[1], "off") == 0;
+		else if (n == 2)
+			out("error: usage: bell [on|off]");
+		out("bell: %s", c->alert.bell_off ? "off" : "on");
 	} else if (strcmp(args[0], "quit") == 0 || strcmp(args[0], "exit") == 0) {
 		client_quit(c, 0);
 	} else if (strcmp(args[0], "list") == 0) {
@@ -766,6 +838,11 @@ plain_command(struct plain *p, char *line)
 		client_request_leave(c);
 	} else if (n == 1 && (strchr(args[0], '-') || strchr(args[0], '+'))) {
 		cmd_move(p, args[0]);
+	} else if (n <= 2 && c->st.table.active &&
+	           snprintf(joined, sizeof joined, "%s%s", args[0], n == 2 ? args[1] : "") <
+	                   (int)sizeof joined &&
+	           client_move_tidy(c->st.table.kind, joined, tidy, sizeof tidy) == 0) {
+		cmd_move(p, tidy); /* "a2a3", "a2 a3", "xc5c6" */
 	} else {
 		out("error: unknown command '%s' (try 'help')", args[0]);
 	}
@@ -941,6 +1018,7 @@ plain_start(struct client *c)
 	p->link = CLIENT_LINK_CONNECTING;
 	c->view_data = p;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	p->tty_out = isatty(STDOUT_FILENO);
 	if (type == UV_TTY) {
 		rc = uv_tty_init(c->loop, &p->input.tty, 0, 1);
 	} else if (type == UV_NAMED_PIPE) {

@@ -146,7 +146,7 @@ client_request_create(struct client *c, enum game_kind kind, const char *variant
 		json_object_set_new(msg, "opponent", json_string("computer"));
 		json_object_set_new(msg, "level", json_integer(level));
 	}
-	client_notice(c, 0, "Creating the %s game%s...", kind == GAME_OXONO ? "OXONO" : "HOKITO",
+	client_notice(c, 0, "Creating the %s game%s...", game_kind_title(kind),
 	              level > 0 ? " against the computer" : "");
 	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
 }
@@ -201,6 +201,16 @@ client_request_join(struct client *c, const char *id_or_code)
 }
 
 int
+client_request_join_or_watch(struct client *c, const char *id)
+{
+	int rc = request_target(c, MSG_JOIN, id, 0);
+
+	if (rc == 0 && c->npending > 0)
+		c->pending[c->npending - 1].or_watch = 1;
+	return rc;
+}
+
+int
 client_request_watch(struct client *c, const char *id_or_code)
 {
 	return request_target(c, MSG_WATCH, id_or_code, !looks_like_id(id_or_code));
@@ -228,20 +238,69 @@ client_request_quick(struct client *c, enum game_kind kind, const char *variant,
 	json_decref(jid);
 	if (clock != NULL)
 		json_object_set_new(msg, "clock", json_string(clock));
-	client_notice(c, 0, "Looking for %s opponent...",
-	              kind == GAME_OXONO ? "an OXONO" : "a HOKITO");
+	client_notice(c, 0, "Looking for %s opponent...", game_kind_a_title(kind));
 	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
 }
 
+/*
+ * A move typed while the connection is down is not lost: it is held, one at a time (a newer one
+ * replaces it), and the views show it. It goes once the connection is back and the server has
+ * caught us up (c->resync moves: the events we missed, or the game's state, have been applied),
+ * and only if it is still legal then, as client_state_move_check() judges it in the position we
+ * now know; otherwise the player is told why it was not sent, in the game's panel where no
+ * notice can overwrite it (held.failed, until the next key).
+ */
 int
 client_request_move(struct client *c, const char *move)
 {
+	struct client_table *t = &c->st.table;
 	int id;
-	json_t *jid = new_id(c, &id);
-	json_t *msg = msg_move_new(c->st.table.active ? c->st.table.id : NULL, move, jid);
+	json_t *jid, *msg;
 
+	if (!client_net_up(c) && t->active && t->seat >= 0 && !t->over) {
+		snprintf(c->held.move, sizeof c->held.move, "%s", move);
+		snprintf(c->held.game, sizeof c->held.game, "%s", t->id);
+		c->held.resync = c->resync;
+		c->held.failed[0] = '\0';
+		client_notice(c, 1,
+		              "Not connected: %s is kept, and sent when the connection is back if "
+		              "it is still legal.",
+		              move);
+		return 1;
+	}
+	jid = new_id(c, &id);
+	msg = msg_move_new(t->active ? t->id : NULL, move, jid);
 	json_decref(jid);
 	return request_send(c, msg, MSG_MOVE, move, 0, id);
+}
+
+void
+client_request_held_flush(struct client *c)
+{
+	struct client_held *h = &c->held;
+	const struct client_table *t = &c->st.table;
+	char canon[GAME_MOVE_TEXT], why[256];
+	const char *no = NULL;
+
+	if (h->move[0] == '\0' || !client_net_up(c))
+		return;
+	if (!t->active || strcmp(t->id, h->game) != 0)
+		no = "the game is no longer on screen";
+	else if (h->resync == c->resync)
+		return; /* not caught up yet */
+	else if (t->over)
+		no = "the game is over";
+	else if (client_state_move_check(&c->st, h->move, canon, sizeof canon, why, sizeof why) < 0)
+		no = why;
+	if (no != NULL) {
+		snprintf(h->failed, sizeof h->failed, "%s was not sent: %s", h->move, no);
+		h->move[0] = '\0';
+		client_notice(c, 1, "Your move %s", h->failed);
+		return;
+	}
+	h->move[0] = '\0';
+	if (client_request_move(c, canon) == 0)
+		client_notice(c, 0, "Sent %s, typed while the connection was down.", canon);
 }
 
 int

@@ -12,7 +12,9 @@
  * goes through client_request_*. The terminal is restored by client_screen_view.stop and, should
  * anything leave the program another way, by an atexit() handler.
  */
+#include <errno.h>
 #include <langinfo.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,27 @@ screen_draw(struct screen *s)
 		draw_help(s);
 	client_screen_bottom(s);
 	refresh();
+}
+
+/*
+ * Call the player back (client-alert.c): ring the bell at the moments that need them, unless it
+ * is off, and keep the terminal's title on whose move it is, with an OSC 2 sequence (xterm, tmux
+ * and most terminals take it as the window's or pane's title). Both are written after the screen
+ * is drawn, never in the middle of curses' output.
+ */
+static void
+screen_alert(struct screen *s)
+{
+	struct client *c = s->c;
+
+	if (!s->on)
+		return;
+	if (client_alert_check(&c->alert, &c->st, uv_now(c->loop)) != 0)
+		client_screen_bell(s);
+	if (client_alert_title(&c->alert, &c->st)) {
+		printf("\033]2;%s\007", c->alert.title);
+		fflush(stdout);
+	}
 }
 
 static void
@@ -316,6 +339,17 @@ screen_key(struct screen *s, int ch)
 	}
 	if (COLS < MIN_COLS || LINES < MIN_ROWS)
 		return;
+	if (ch == 'B') {
+		c->alert.bell_off = !c->alert.bell_off;
+		client_state_notice(&c->st, 0, "%s",
+		                    c->alert.bell_off ? "The bell is off (B turns it on)."
+		                                      : "The bell is on (B turns it off).");
+		return;
+	}
+	if (ch == 'R' && s->page != &client_page_rules) {
+		client_page_rules_open(s);
+		return;
+	}
 	screen_page(s)->key(s, ch, mp);
 }
 
@@ -368,8 +402,10 @@ screen_tick_cb(uv_timer_t *h)
 	const struct client_table *t = &s->c->st.table;
 	int away = !t->seats[0].connected || !t->seats[1].connected;
 
-	if (s->on && t->active && t->started && !t->over && (t->timed || away))
+	if (s->on && t->active && t->started && !t->over && (t->timed || away)) {
 		screen_draw(s);
+		screen_alert(s); /* our clock running low */
+	}
 }
 
 static void
@@ -390,6 +426,7 @@ screen_start(struct client *c)
 
 	s->c = c;
 	s->sel = -1;
+	s->back_ply = -1;
 	s->totem_to = -1;
 	s->cursor = 2 * 6 + 2;
 	c->view_data = s;
@@ -457,12 +494,15 @@ screen_update(struct client *c)
 
 	if (s == NULL)
 		return;
+	client_request_held_flush(c);
+	client_save_flush(c);
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;
 		s->had_chat = c->st.table.nchat;
 		s->had_kibitz = c->st.table.nkibitz;
 		client_screen_select_clear(s);
+		s->back_ply = -1;
 		s->stack = 0;
 		s->chatlog = 0;
 		s->over_hidden = 0;
@@ -522,6 +562,58 @@ screen_update(struct client *c)
 		}
 	}
 	screen_draw(s);
+	screen_alert(s);
+}
+
+/*
+ * view->ask: a question the connection cannot go on without (a server's certificate to trust on
+ * first use, with its fingerprint). It takes the whole screen and waits for the answer right
+ * here, off the loop: nothing else can go on before it is answered. Returns 1 for y, 0 for any
+ * other key (or a terminal that went away).
+ */
+static int
+screen_ask(struct client *c, const char *text)
+{
+	struct screen *s = c->view_data;
+	const char *p = text;
+	int y = 1, ch;
+
+	if (s == NULL || !s->on)
+		return 0;
+	erase();
+	attron(A_BOLD);
+	while (*p != '\0' && y < LINES - 3) {
+		int w = COLS > 4 ? COLS - 2 : 2, n = (int)strlen(p);
+
+		if (n > w) {
+			n = w;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = w;
+		}
+		mvaddnstr(y++, 1, p, n);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	attroff(A_BOLD);
+	mvaddstr(y + 1 < LINES ? y + 1 : LINES - 1, 1, "y: trust it and pin it    n: refuse (y/N)");
+	refresh();
+	for (;;) {
+		struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+
+		ch = getch();
+		if (ch != ERR && ch != KEY_RESIZE && ch != KEY_MOUSE)
+			break;
+		if (ch == ERR && ((poll(&pfd, 1, -1) < 0 && errno != EINTR) ||
+		                  (pfd.revents & (POLLHUP | POLLERR)) != 0)) {
+			ch = 'n';
+			break;
+		}
+	}
+	clearok(curscr, TRUE);
+	return ch == 'y' || ch == 'Y';
 }
 
 static void
@@ -553,4 +645,5 @@ const struct client_view client_screen_view = {
         .update = screen_update,
         .notice = screen_notice,
         .stop = screen_stop,
+        .ask = screen_ask,
 };

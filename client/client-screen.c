@@ -47,6 +47,7 @@ client_screen_colours(struct screen *s)
 		init_pair(PAIR_DEST, 16, 114);
 		init_pair(PAIR_LAST, 16, 229);
 		init_pair(PAIR_MARK_ON_LIGHT, 22, 180);
+		init_pair(PAIR_WIN, 16, 210);
 	} else {
 		init_pair(PAIR_LIGHT, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_DARK, COLOR_BLACK, COLOR_YELLOW);
@@ -58,6 +59,7 @@ client_screen_colours(struct screen *s)
 		init_pair(PAIR_DEST, COLOR_BLACK, COLOR_GREEN);
 		init_pair(PAIR_LAST, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(PAIR_MARK_ON_LIGHT, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(PAIR_WIN, COLOR_BLACK, COLOR_RED);
 	}
 	init_pair(PAIR_ERROR, COLOR_RED, -1);
 	init_pair(PAIR_GOOD, COLOR_GREEN, -1);
@@ -75,10 +77,14 @@ client_screen_kind_colours(struct screen *s, enum game_kind kind)
 {
 	if (!s->colour)
 		return;
-	if (kind == GAME_OXONO)
-		init_pair(PAIR_PAWN0, s->rich ? 16 : COLOR_WHITE, s->rich ? 211 : COLOR_MAGENTA);
-	else
+	switch (kind) {
+	case GAME_HOKITO: /* black */
 		init_pair(PAIR_PAWN0, s->rich ? 231 : COLOR_WHITE, s->rich ? 16 : COLOR_BLACK);
+		break;
+	case GAME_OXONO: /* pink */
+		init_pair(PAIR_PAWN0, s->rich ? 16 : COLOR_WHITE, s->rich ? 211 : COLOR_MAGENTA);
+		break;
+	}
 }
 
 /*
@@ -431,6 +437,7 @@ client_screen_bottom(struct screen *s)
 
 	client_screen_blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {
+		char left[16];
 		attron(A_BOLD);
 		client_screen_putn(y, 1, COLS - 1, prompts[s->prompt]);
 		attroff(A_BOLD);
@@ -438,8 +445,15 @@ client_screen_bottom(struct screen *s)
 		const char *tail = prompt_tail(s->line, COLS - x - 1);
 		client_screen_putn(y, x, COLS - x, tail);
 		{
-			const char *keys[] = {"Ctrl-U", "clear",          "Esc", "cancel",
-			                      "Enter",  sends[s->prompt], NULL};
+			/* a chat line stops where the server would: say how much is left */
+			const char *keys[] = {"Ctrl-U",         "clear", "Esc", "cancel", "Enter",
+			                      sends[s->prompt], NULL,    NULL,  NULL};
+			if (s->prompt == PROMPT_CHAT) {
+				snprintf(left, sizeof left, "%d",
+				         PROTOCOL_CHAT_MAX - client_screen_text_chars(s->line));
+				keys[6] = left;
+				keys[7] = "left";
+			}
 			client_screen_hints(keys);
 		}
 		curs_set(1);
@@ -493,6 +507,13 @@ client_screen_prompt_open(struct screen *s, enum prompt_kind kind)
 	s->prompt = kind;
 	s->line[0] = '\0';
 	s->linelen = 0;
+}
+
+void
+client_screen_bell(const struct screen *s)
+{
+	if (!s->c->alert.bell_off)
+		beep();
 }
 
 void

@@ -9,9 +9,10 @@
  *        v
  *   client-page-lobby.c    the pages, one table each: the lobby (with the create form of
  *   client-page-create.c   client-page-create.c over it), the game at a table, the history of
- *   client-page-game.c     finished games and the replay of one
- *   client-page-history.c
+ *   client-page-game.c     finished games and the replay of one, and the rules of the games
+ *   client-page-history.c  (R, over any page)
  *   client-page-replay.c
+ *   client-page-rules.c
  *        |
  *        v
  *   client-board.c         the board and the players' lines beside it (the game and the replay)
@@ -19,8 +20,9 @@
  *                          title bar, the key hints and the notice line
  *
  * Arrows point down, and between pages one way: the lobby opens the history and the create form,
- * the history and the game open the replay. struct screen is the view's state; pages read the
- * client's state and never change it, asking for everything through client_request_*.
+ * the history and the game open the replay; the view opens the rules over any of them. struct
+ * screen is the view's state; pages read the client's state and never change it, asking for
+ * everything through client_request_*.
  */
 #ifndef HOKITO_CLIENT_CLIENT_SCREEN_H
 #define HOKITO_CLIENT_CLIENT_SCREEN_H
@@ -53,6 +55,7 @@ enum {
 	PAIR_GOOD,          /* good news text */
 	PAIR_ACCENT,        /* headings */
 	PAIR_MARK_ON_LIGHT, /* marker dots on a light square */
+	PAIR_WIN,           /* a square of the line that won (OXONO) */
 };
 
 /* What the keyboard is feeding. */
@@ -97,6 +100,8 @@ struct screen {
 	int sel;          /* selected square, or -1 */
 	int totem_to;     /* OXONO: chosen totem square, or -1 */
 	uint8_t dest[36]; /* legal squares for the selection */
+	uint8_t win[36];  /* the squares of the line that won, marked (the game page sets it) */
+	int back_ply;     /* game: the earlier position shown (moves played), -1 the live one */
 	int help;         /* help overlay shown: its page, from 1; 0 when not shown */
 	int stack;        /* stack overlay shown */
 	int chatlog;      /* chat log overlay shown (T) */
@@ -120,6 +125,9 @@ struct screen {
 	int64_t hoffset;                       /* history: offset of the page asked for */
 	uint64_t hstamp;                       /* history: c->history_stamp when it was asked for */
 	char replay_want[CLIENT_ID_MAX];       /* replay: the game whose record was asked for */
+	const struct client_page *rules_back;  /* rules: the page it was opened over */
+	int rules_kind;                        /* rules: the game shown (enum game_kind) */
+	int rules_top;                         /* rules: the first row shown */
 };
 
 /*
@@ -147,6 +155,7 @@ extern const struct client_page client_page_create;  /* client-page-create.c */
 extern const struct client_page client_page_game;    /* client-page-game.c */
 extern const struct client_page client_page_history; /* client-page-history.c */
 extern const struct client_page client_page_replay;  /* client-page-replay.c */
+extern const struct client_page client_page_rules;   /* client-page-rules.c */
 
 /* A hints bar being built by state: key and label pairs, NULL after the last. */
 struct hints {
@@ -246,6 +255,9 @@ void client_screen_bottom(struct screen *s);
 /* Move a list's highlighted row one up (arrow up, k) or down (arrow down, j), within n rows. */
 void client_screen_list_step(int *row, int n, int ch);
 
+/* Ring the terminal bell, unless the player turned it off (--no-bell, B). */
+void client_screen_bell(const struct screen *s);
+
 /* Forget the selection. */
 void client_screen_select_clear(struct screen *s);
 
@@ -292,5 +304,10 @@ void client_page_history_open(struct screen *s, int64_t offset);
 /* Ask for the record of game id and show its replay once it comes; back: where q goes (NULL:
  * the main page). */
 void client_page_replay_open(struct screen *s, const char *id, const struct client_page *back);
+
+/* client-page-rules.c */
+
+/* Show the rules (of the game at the table, else HOKITO's) over the page shown; q goes back. */
+void client_page_rules_open(struct screen *s);
 
 #endif

@@ -7,15 +7,14 @@
  * arrive; the views only read it, and ask here which squares may be selected and where a
  * selection may go, so that an illegal choice is refused with the engine's reason before
  * anything is sent. It is pure: no I/O, no libuv, no curses, and the rules are read only
- * through the game interface of common/game.h.
+ * through the game interface of common/game.h and, for what the game's events decided, the
+ * struct event_state of protocol/event-state.h that the table keeps (client_state_table_follow()).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "client-state.h"
-
-static const char *const side_names[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
 
 /* Copy a string into a fixed buffer, always terminated, cut if too long. */
 static void
@@ -47,7 +46,13 @@ client_state_notice(struct client_state *st, int error, const char *fmt, ...)
 const char *
 client_state_side_name(enum game_kind kind, int side)
 {
-	return side_names[kind == GAME_OXONO][side != 0];
+	switch (kind) {
+	case GAME_HOKITO:
+		return side != 0 ? "White" : "Black";
+	case GAME_OXONO:
+		return side != 0 ? "Black" : "Pink";
+	}
+	return side != 0 ? "Second" : "First";
 }
 
 void
@@ -127,6 +132,23 @@ client_state_table_move(struct client_state *st, int64_t seq, const char *move,
 }
 
 void
+client_state_table_follow(struct client_state *st, int seats)
+{
+	struct client_table *t = &st->table;
+	const struct event_state *r = &t->rules;
+
+	t->seq = r->seq;
+	t->started = r->status != EVENT_STATUS_OPEN;
+	t->adjourned = r->status == EVENT_STATUS_ADJOURNED;
+	t->draw_offer = r->offer[EVENT_OFFER_DRAW];
+	t->rematch_offer = r->offer[EVENT_OFFER_REMATCH];
+	for (int i = 0; seats && i < 2; i++) {
+		t->seats[i].connected = r->connected[i];
+		t->seats[i].grace_over = r->grace_over[i];
+	}
+}
+
+void
 client_state_table_over(struct client_state *st, int winner, const char *reason)
 {
 	struct client_table *t = &st->table;
@@ -173,39 +195,35 @@ client_state_cell(const struct game *g, int sq, struct client_cell *cell)
 		return;
 	}
 	len = strlen(cell->text);
-	if (g->kind == GAME_HOKITO) {
+	switch (g->kind) {
+	case GAME_HOKITO:
 		/* Bottom to top, two characters a pawn: the top pawn is the last pair. */
 		cell->height = (int)(len / 2);
 		cell->colour = cell->text[len - 2] == 'w';
 		cell->value = cell->text[len - 1] - '0';
 		return;
-	}
-	if (cell->text[0] == 'X' || cell->text[0] == 'O') {
-		cell->totem = 1;
-		cell->value = cell->text[0] == 'O';
+	case GAME_OXONO:
+		if (cell->text[0] == 'X' || cell->text[0] == 'O') {
+			cell->totem = 1;
+			cell->value = cell->text[0] == 'O';
+			return;
+		}
+		cell->height = 1;
+		cell->colour = cell->text[0] == 'b';
+		cell->value = len > 1 && cell->text[1] == 'o';
 		return;
 	}
-	cell->height = 1;
-	cell->colour = cell->text[0] == 'b';
-	cell->value = len > 1 && cell->text[1] == 'o';
 }
 
 void
 client_state_reserves(const struct game *g, int reserve[2][2])
 {
-	struct client_cell cell;
-
 	memset(reserve, 0, sizeof(int[2][2]));
-	if (g->kind != GAME_OXONO)
+	if (!game_kind_has(g->kind, GAME_HAS_RESERVES))
 		return;
 	for (int c = 0; c < 2; c++)
 		for (int s = 0; s < 2; s++)
-			reserve[c][s] = 8;
-	for (int sq = 0; sq < GAME_SQUARES; sq++) {
-		client_state_cell(g, sq, &cell);
-		if (!cell.empty && !cell.totem)
-			reserve[cell.colour][cell.value]--;
-	}
+			reserve[c][s] = game_reserve(g, c, s);
 }
 
 int
@@ -213,8 +231,12 @@ client_state_totem(const struct game *g, int symbol)
 {
 	struct client_cell cell;
 
-	if (g->kind != GAME_OXONO)
+	switch (g->kind) {
+	case GAME_HOKITO:
 		return -1;
+	case GAME_OXONO:
+		break;
+	}
 	for (int sq = 0; sq < GAME_SQUARES; sq++) {
 		client_state_cell(g, sq, &cell);
 		if (cell.totem && cell.value == symbol)
@@ -275,17 +297,23 @@ client_state_destinations(const struct game *g, int from, int totem_to, uint8_t 
 	int symbol = -1;
 
 	memset(mask, 0, 36);
-	if (g->kind == GAME_OXONO) {
+	switch (g->kind) {
+	case GAME_HOKITO:
+		break;
+	case GAME_OXONO:
+		/* a move names its totem by symbol (from), the totem's square (to), the pawn's
+		   (place) */
 		if (from == client_state_totem(g, 0))
 			symbol = 0;
 		else if (from == client_state_totem(g, 1))
 			symbol = 1;
 		if (symbol < 0)
 			return 0;
+		break;
 	}
 	for (int i = 0; i < n; i++) {
 		int sq;
-		if (g->kind == GAME_HOKITO) {
+		if (symbol < 0) {
 			if (moves[i].from != from)
 				continue;
 			sq = moves[i].to;
@@ -319,7 +347,9 @@ client_state_selectable(const struct client_state *st, int sq, char *why, size_t
 	if (move_refused(st, why, size, &code) < 0)
 		return -1;
 	client_state_cell(&t->game, sq, &cell);
-	if (t->kind == GAME_HOKITO) {
+	switch (t->kind) {
+	case GAME_HOKITO:
+		/* a pawn or stack of one's own colour that can make its hops */
 		if (cell.empty) {
 			snprintf(why, size, "%s is empty: pick one of your pawns or stacks.", name);
 			return -1;
@@ -338,23 +368,28 @@ client_state_selectable(const struct client_state *st, int sq, char *why, size_t
 			return -1;
 		}
 		return 0;
+	case GAME_OXONO:
+		/* a totem whose symbol one still holds, with somewhere to go */
+		if (!cell.totem) {
+			snprintf(
+			        why, size,
+			        "Pick a totem first (X on the board, or O), then a square for it.");
+			return -1;
+		}
+		client_state_reserves(&t->game, reserve);
+		if (reserve[t->seat][cell.value] == 0) {
+			snprintf(why, size, "You have no %c pawns left: move the other totem.",
+			         cell.value ? 'O' : 'X');
+			return -1;
+		}
+		if (client_state_destinations(&t->game, sq, -1, mask) == 0) {
+			snprintf(why, size, "Totem %c cannot move.", cell.value ? 'O' : 'X');
+			return -1;
+		}
+		return 0;
 	}
-	if (!cell.totem) {
-		snprintf(why, size,
-		         "Pick a totem first (X on the board, or O), then a square for it.");
-		return -1;
-	}
-	client_state_reserves(&t->game, reserve);
-	if (reserve[t->seat][cell.value] == 0) {
-		snprintf(why, size, "You have no %c pawns left: move the other totem.",
-		         cell.value ? 'O' : 'X');
-		return -1;
-	}
-	if (client_state_destinations(&t->game, sq, -1, mask) == 0) {
-		snprintf(why, size, "Totem %c cannot move.", cell.value ? 'O' : 'X');
-		return -1;
-	}
-	return 0;
+	snprintf(why, size, "This client cannot play %s.", game_kind_a_title(t->kind));
+	return -1;
 }
 
 int
@@ -389,6 +424,43 @@ client_state_result_text(const struct client_table *t, char *buf, size_t size)
 	}
 	if (winner < 0 && o->end != GAME_END_NONE)
 		winner = o->winner;
+	if (o->end == GAME_END_NONE) {
+		/*
+		 * client24: a game the rules did not end (a resignation, a flag, a player who left,
+		 * an agreement) is not won by its scores: say how it was won, not "35 to 36".
+		 */
+		const char *how = NULL;
+
+		switch (t->end_reason) {
+		case EVENT_REASON_RESIGN:
+			how = "by resignation";
+			break;
+		case EVENT_REASON_TIME:
+			how = "on time";
+			break;
+		case EVENT_REASON_DISCONNECT:
+			how = "by forfeit";
+			break;
+		case EVENT_REASON_AGREEMENT:
+			how = "by agreement";
+			break;
+		case EVENT_REASON_NONE:
+		case EVENT_REASON_BLOCKED:
+		case EVENT_REASON_LINE:
+		case EVENT_REASON_FULL:
+		case EVENT_REASON_ABANDONED:
+		case EVENT_REASON_ABORT:
+			break; /* the rules ended it: the scores say how */
+		}
+		if (how != NULL) {
+			if (winner < 0)
+				snprintf(buf, size, "Draw %s", how);
+			else
+				snprintf(buf, size, "%s wins %s",
+				         client_state_side_name(t->kind, winner), how);
+			return;
+		}
+	}
 	client_state_outcome_text(t->kind, winner, o->score, buf, size);
 }
 
@@ -396,7 +468,7 @@ void
 client_state_outcome_text(enum game_kind kind, int winner, const int score[2], char *buf,
                           size_t size)
 {
-	if (kind == GAME_HOKITO) {
+	if (game_kind_has(kind, GAME_HAS_SCORES)) {
 		if (winner < 0)
 			snprintf(buf, size, "Draw, %d to %d", score[0], score[1]);
 		else

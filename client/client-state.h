@@ -5,6 +5,12 @@
  * clocks, chat), with the pure functions that change them and read facts off them for the views.
  * This is the bottom layer of the client: it includes no other header of client/, does no I/O
  * and never calls back up (the network, the messages, the views all sit above it).
+ *
+ * What the protocol's rules decide about the game at the table (its status, seq, offers, result
+ * and reason, who is connected) is kept once, as the struct event_state of protocol/event-state.h
+ * that the messages apply each event to (table.rules); client_state_table_follow() copies it onto
+ * the few plain fields the views read (started, adjourned, draw_offer...). Statuses, results and
+ * reasons are enums here; their words are protocol/event.h's, for display only.
  */
 #ifndef HOKITO_CLIENT_CLIENT_STATE_H
 #define HOKITO_CLIENT_CLIENT_STATE_H
@@ -12,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event-state.h"
 #include "game.h"
 
 #define CLIENT_NAME_MAX    129   /* a display name, with its NUL (32 UTF-8 characters fit) */
@@ -37,14 +44,14 @@ struct client_entry {
 	char id[CLIENT_ID_MAX];
 	enum game_kind kind;
 	char variant[CLIENT_VARIANT_MAX];
-	char status[16];                  /* "open", "live" or "finished" */
+	enum event_status status;
 	char players[2][CLIENT_NAME_MAX]; /* "" for an empty seat */
 	int spectators;
 	int ply; /* moves played */
 	int private_game;
 	char clock[16]; /* the time control ("5+3"), "" without a clock */
 	int result; /* a finished game's: 0 or 1 the winning side, -1 drawn, -2 aborted; else -3 */
-	char reason[16]; /* ... and why ("resign"), "" when not over */
+	enum event_reason reason; /* ... and why; EVENT_REASON_NONE when not over */
 };
 
 /* A player seated at the table. */
@@ -75,10 +82,12 @@ struct client_table {
 	enum game_kind kind;
 	char variant[CLIENT_VARIANT_MAX];
 	int seat;    /* our side (0 or 1), or -1 when watching */
-	int started; /* both seats filled and play begun */
+	int started; /* both seats filled and play begun (rules: not open) */
 	struct client_seat seats[2];
-	struct game game; /* the current position */
-	int64_t seq;      /* last game event sequence number seen, -1 none */
+	struct game game;         /* the current position */
+	struct event_state rules; /* what the game's events decided (the views read the fields
+	                             client_state_table_follow() copies from it) */
+	int64_t seq;              /* rules.seq: the last game event seen; -1 at no table */
 	char moves[CLIENT_MOVES_MAX][GAME_MOVE_TEXT]; /* move list, first move first */
 	int nmoves;
 	char spectators[CLIENT_SPECTATORS][CLIENT_NAME_MAX];
@@ -88,14 +97,15 @@ struct client_table {
 	int winner;                  /* when over: the winning side, or -1 for a draw */
 	int aborted;                 /* when over: it ended without result (aborted, abandoned) */
 	char reason[160];            /* when over: why it ended, in words */
+	enum event_reason end_reason; /* when over: how it ended; EVENT_REASON_NONE before */
 	/* match management (PROTOCOL.md 11) */
 	int timed;                        /* the game has a clock */
 	char control[24];                 /* its time control, "5+3" */
 	int64_t clock_ms[2];              /* both clocks as of clock_stamp */
 	uint64_t clock_stamp;             /* when clock_ms was received (loop time, ms) */
-	int adjourned;                    /* status "adjourned": waiting for both players */
-	int draw_offer;                   /* side whose draw offer stands, or -1 */
-	int rematch_offer;                /* side whose rematch offer stands, or -1 */
+	int adjourned;                    /* rules: adjourned, waiting for both players */
+	int draw_offer;                   /* rules: side whose draw offer stands, or -1 */
+	int rematch_offer;                /* rules: side whose rematch offer stands, or -1 */
 	char rematch_game[CLIENT_ID_MAX]; /* the rematch's game id once it started */
 	struct client_chat chat[CLIENT_CHAT_KEEP];   /* players' chat, a ring */
 	int nchat;                                   /* lines ever received */
@@ -157,6 +167,12 @@ int client_state_table_open(struct client_state *st, enum game_kind kind, const 
  */
 int client_state_table_move(struct client_state *st, int64_t seq, const char *move,
                             const char *position, struct game_error *err);
+
+/*
+ * Copy what the rules say (t->rules) onto the fields the views read: seq, started, adjourned,
+ * both offers and, with seats, each seat's connection and grace_over.
+ */
+void client_state_table_follow(struct client_state *st, int seats);
 
 /*
  * The game ended: winner is a side or -1 for a draw; reason is the server's words (may be NULL).
@@ -233,7 +249,10 @@ const struct client_chat *client_state_chat_get(const struct client_table *t, in
  */
 const struct client_chat *client_state_chat_log(const struct client_table *t, int i, int *kibitz);
 
-/* One line describing the outcome: "Black wins 34 to 28", "Draw", "No result" (aborted), ... */
+/*
+ * One line describing the outcome: "Black wins, 34 to 28" (by the scores), "Draw", "White wins
+ * by resignation", "Pink wins on time", "Draw by agreement", "No result" (aborted), ...
+ */
 void client_state_result_text(const struct client_table *t, char *buf, size_t size);
 
 /* The same for a game of kind won by side winner (-1: a draw) with these HOKITO scores. */

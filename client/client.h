@@ -12,8 +12,10 @@
  *        v
  *   client-msg.c      what each server message means: changes of the state, notices
  *   client-eval.c     the replay's evaluations, on the thread pool
+ *   client-save.c     the game's record saved to a file (asked for, then written off the loop)
  *        |
- *   client-request.c  what a view may ask of the server, encoded and sent
+ *   client-request.c  what a view may ask of the server, encoded and sent; a move typed while
+ *        |            the connection is down is held there and sent once it is back
  *   client-replay.c   a game replayed from its record
  *        |
  *   client-net.c      libuv TCP connection, framing, reconnection with the session token
@@ -21,6 +23,9 @@
  *        v            decoded message to the callback main() gave it (client_msg_handle)
  *   client.c          struct client, the hub: notices, redraws, quitting, through the view table
  *   client-state.c    what the client knows (client-state.h); pure, no I/O
+ *   client-alert.c    when to ring the bell, and the terminal's title; pure
+ *   client-line.c     the line that won an OXONO game, in words; pure
+ *   client-move.c     a typed move made into the notation; pure
  *
  * A view never talks to the socket: it asks for things through client_request_*, which encodes
  * the request and hands it to the network layer. The network layer decodes whole messages and
@@ -38,6 +43,7 @@
 #include "client-state.h"
 #include "game.h"
 #include "record.h"
+#include "tls-link.h"
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -64,18 +70,43 @@ enum client_action {
 struct client_options {
 	const char *host;
 	int port;
-	const char *name;          /* display name; never NULL after parsing */
-	int plain;                 /* --plain: the line view instead of curses */
-	int no_color;              /* --no-color or NO_COLOR set */
-	int resume;                /* use a stored session token (0 with --new-session) */
-	enum client_action action; /* what to do once connected */
-	enum game_kind kind;       /* create / quick: the game */
-	const char *variant;       /* create / quick: variant name, NULL = standard */
-	int seat;                  /* create: 0, 1, or -1 for random */
-	int private_game;          /* create: private game with an invite code */
-	const char *target;        /* join / watch: game id or invite code */
-	const char *clock;         /* create / quick: time control "M+S" or "none", NULL = none */
-	int computer;              /* create: level of the computer opponent, 0 for a person */
+	const char *name;            /* display name; never NULL after parsing */
+	int plain;                   /* --plain: the line view instead of curses */
+	int no_color;                /* --no-color or NO_COLOR set */
+	int resume;                  /* use a stored session token (0 with --new-session) */
+	enum client_action action;   /* what to do once connected */
+	enum game_kind kind;         /* create / quick: the game */
+	const char *variant;         /* create / quick: variant name, NULL = standard */
+	int seat;                    /* create: 0, 1, or -1 for random */
+	int private_game;            /* create: private game with an invite code */
+	const char *target;          /* join / watch: game id or invite code */
+	const char *clock;           /* create / quick: time control "M+S" or "none", NULL = none */
+	int computer;                /* create: level of the computer opponent, 0 for a person */
+	int no_bell;                 /* --no-bell: never ring the terminal bell */
+	struct tls_link_options tls; /* --tls, --tls-ca, --tls-accept-new, --tls-insecure */
+};
+
+#define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */
+
+/* What client_alert_check() found: the moments that call a seated player back. */
+enum client_alert_why {
+	CLIENT_ALERT_STARTED = 1 << 0,  /* the game has started */
+	CLIENT_ALERT_MOVED = 1 << 1,    /* the opponent moved: our move */
+	CLIENT_ALERT_LOW_TIME = 1 << 2, /* our clock is low on our move */
+	CLIENT_ALERT_OFFER = 1 << 3,    /* the opponent offers a draw or a rematch */
+	CLIENT_ALERT_OVER = 1 << 4,     /* the game is over */
+};
+
+/* What client-alert.c has seen of the table, so that each moment rings once. */
+struct client_alert {
+	int bell_off;              /* --no-bell, or turned off with the B key (bell off) */
+	char game[CLIENT_ID_MAX];  /* the table the facts below are of, "" for none */
+	int seat;                  /* our seat there, -1 watching */
+	int started, over, nmoves; /* as last seen */
+	int low;                   /* our clock was low on our move */
+	int draw_offer;            /* the offers last seen, -1 for none */
+	int rematch_offer;
+	char title[2 * CLIENT_NAME_MAX + 40]; /* the terminal title last returned */
 };
 
 /*
@@ -92,6 +123,12 @@ struct client_view {
 	void (*notice)(struct client *c, int error, const char *text);
 	/* Close the view's handles and restore the terminal; safe to call twice. */
 	void (*stop)(struct client *c);
+	/*
+	 * Ask the user a yes/no question (text: the question, with what it is about), waiting for
+	 * the answer. Returns 1 for yes, 0 for no. NULL: the view cannot ask (--plain answers with
+	 * its flags instead).
+	 */
+	int (*ask)(struct client *c, const char *text);
 };
 
 struct client_net; /* client-net.c */
@@ -102,6 +139,7 @@ struct client_pending {
 	int type;                /* enum msg_type of the request */
 	char arg[CLIENT_ID_MAX]; /* join/watch: what was asked for */
 	int by_code;             /* join/watch: arg was sent as an invite code */
+	int or_watch;            /* join: its seat taken meanwhile (game_full), watch the game */
 };
 
 #define CLIENT_PENDING_MAX 32
@@ -140,6 +178,27 @@ struct client_replay {
 
 struct client_evaluator;
 
+/* A move typed while the connection was down (client-request.c). */
+struct client_held {
+	char move[GAME_MOVE_TEXT]; /* the move, "" for none */
+	char game[CLIENT_ID_MAX];  /* the game it is for */
+	uint64_t resync;           /* c->resync when it was typed: it goes once that moves */
+	char failed[GAME_MOVE_TEXT + 300]; /* "c2-e4 was not sent: why", until the next key */
+};
+
+/* A save of the game's record to a file (client-save.c). */
+struct client_save {
+	char path[512];           /* the file, "" when no save is asked for */
+	char game[CLIENT_ID_MAX]; /* the game whose record is saved */
+	unsigned gen;             /* c->replay.gen when asked: its record has come once it moves */
+	uv_fs_t req;              /* open, write, close, one after the other */
+	char *buf;                /* owned while busy: the record text being written */
+	size_t len;
+	uv_file fd;
+	int rc;   /* the write's error, reported after the close */
+	int busy; /* the file is being written */
+};
+
 /* The whole program: one per process, owned by main() (client-main.c). */
 struct client {
 	uv_loop_t *loop;
@@ -164,10 +223,15 @@ struct client {
 	struct client_replay replay;           /* the game being replayed, if active */
 	struct client_evaluator *eval;         /* client-eval.c's search, NULL until needed */
 	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
-	uv_timer_t lobby_timer;                /* refreshes the lobby list while it is shown */
-	uv_signal_t sig[3];                    /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
-	int quitting;                          /* client_quit() was called */
-	void (*stop)(struct client *c);        /* main()'s part of client_quit(), or NULL */
+	struct client_alert alert;             /* the bell and the title (client-alert.c) */
+	struct client_held held;               /* a move typed while the connection was down */
+	struct client_save save;               /* the record being saved to a file */
+	uint64_t
+	        resync; /* bumped when the server has caught us up after a welcome (client-msg.c) */
+	uv_timer_t lobby_timer;         /* refreshes the lobby list while it is shown */
+	uv_signal_t sig[3];             /* SIGINT, SIGTERM, SIGHUP: quit cleanly */
+	int quitting;                   /* client_quit() was called */
+	void (*stop)(struct client *c); /* main()'s part of client_quit(), or NULL */
 	int exit_code;
 };
 
@@ -189,6 +253,57 @@ void client_notice(struct client *c, int error, const char *fmt, ...)
 /* The state changed: let the view redraw. */
 void client_update(struct client *c);
 
+/* client-alert.c: the bell and the terminal title; pure, the views ring and write them. */
+
+/* Start with nothing seen; bell_off from --no-bell. */
+void client_alert_init(struct client_alert *a, int bell_off);
+
+/*
+ * The moments that call a seated player back that came since the last call (the game started,
+ * the opponent moved, our clock went low, an offer, the end): a mask of enum client_alert_why,
+ * 0 for none. now is the loop time, for the clocks. Whether to ring is the caller's, by bell_off.
+ */
+int client_alert_check(struct client_alert *a, const struct client_state *st, uint64_t now);
+
+/*
+ * The terminal title for the state ("hokito: your move vs bob", "hokito: bob to move",
+ * "hokito: lobby"), with no control character in it: returns 1 and leaves it in a->title when it
+ * differs from the last one, else 0.
+ */
+int client_alert_title(struct client_alert *a, const struct client_state *st);
+
+/*
+ * client-move.c: a typed move made into the notation where it reads one way only ("A2-A3",
+ * " a2-a3 ", "a2a3" give "a2-a3"; "xc5c6" gives "Xc5+c6"). Returns 0 with the move in out, or
+ * -1 when text is not such a move (it is then left for the rules to refuse).
+ */
+int client_move_tidy(enum game_kind kind, const char *text, char *out, size_t size);
+
+/*
+ * client-line.c: the line of four (or more) that won OXONO position g, the one through square
+ * through (the last pawn placed; -1 for any) if there is one: its squares set in mask, and what
+ * made it in words ("four pinks in a row on rank 3", "four X in column c") in words (may be
+ * NULL). Returns its length, or 0 when g has no such line (and for HOKITO).
+ */
+int client_line_find(const struct game *g, int through, uint8_t mask[36], char *words, size_t size);
+
+/*
+ * The words of the end of the game at the table: t->reason, or for an OXONO line what made it
+ * ("Pink made four pinks in a row on rank 3."), written to buf; the line's squares in mask
+ * (may be NULL). client-line.c.
+ */
+void client_line_reason(const struct client_table *t, uint8_t *mask, char *buf, size_t size);
+
+/*
+ * client-save.c: save the record of the game at the table to path (NULL or "": hokito-ID.txt in
+ * the current directory), in the format of common/FORMATS.md: asks the server for the game's
+ * record, then writes it off the loop. Returns 0, or -1 after telling the user why not.
+ */
+int client_save_start(struct client *c, const char *path);
+
+/* The record asked for by a save has come: write it. The views call it at every update. */
+void client_save_flush(struct client *c);
+
 /* client-msg.c */
 
 /*
@@ -206,11 +321,19 @@ int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
                          const char *clock);
 int client_request_watch(struct client *c, const char *id_or_code);
+/* Join game id as the lobby showed it open; if its seat was taken meanwhile, watch it. */
+int client_request_join_or_watch(struct client *c, const char *id);
 /* Watch again the game on screen, as it was asked for (a new session after a restart). */
 int client_request_rewatch(struct client *c);
 /* Join (join = 1) or watch a private game by its invite code. */
 int client_request_by_code(struct client *c, int join, const char *code);
+/* Returns 1 when the connection is down: the move is held (client_request_held_flush()). */
 int client_request_move(struct client *c, const char *move);
+/*
+ * Send the move held while the connection was down, once the server has caught us up, if it is
+ * still legal; else say why not (c->held.failed). The views call it at every update.
+ */
+void client_request_held_flush(struct client *c);
 int client_request_resign(struct client *c);
 int client_request_leave(struct client *c);
 /* A request of a game without members: draw_offer, draw_accept, draw_decline, abort, rematch,

@@ -49,10 +49,12 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 {
 	int me = game_side(g);
 	const char *mine = game_side_name(g->kind, me), *theirs = game_side_name(g->kind, me ^ 1);
-	int plies = g->kind == GAME_OXONO ? eval_win_plies(r->score, g) : 0;
+	/* With scores (HOKITO), a final score is a margin; without (OXONO), a win's speed. */
+	int margin = game_kind_has(g->kind, GAME_HAS_SCORES);
+	int plies = margin ? 0 : eval_win_plies(r->score, g);
 
 	if (!r->proved && (r->proof & SEARCH_PROOF_LOWER) && r->score >= EVAL_WIN) {
-		if (g->kind == GAME_HOKITO)
+		if (margin)
 			printf("result: %s wins by at least %d (proved)\n", mine,
 			       eval_margin(r->score));
 		else
@@ -61,7 +63,7 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 		return;
 	}
 	if (!r->proved && (r->proof & SEARCH_PROOF_UPPER) && r->score <= -EVAL_WIN) {
-		if (g->kind == GAME_HOKITO)
+		if (margin)
 			printf("result: %s wins by at least %d (proved)\n", theirs,
 			       -eval_margin(r->score));
 		else
@@ -69,20 +71,20 @@ engine_analyse_score(const struct game *g, const struct search_result *r)
 		return;
 	}
 	if (!r->proved) {
-		if (g->kind == GAME_HOKITO)
+		if (margin)
 			printf("score: %+.2f (points of margin for %s, estimated)\n",
 			       (double)r->score / EVAL_UNIT, mine);
 		else
 			printf("score: %+d (for %s, estimated)\n", r->score, mine);
 		return;
 	}
-	if (g->kind == GAME_HOKITO) {
-		int margin = eval_margin(r->score);
-		if (margin == 0)
+	if (margin) {
+		int m = eval_margin(r->score);
+		if (m == 0)
 			printf("result: draw (proved)\n");
 		else
-			printf("result: %s wins by %d (proved)\n", margin > 0 ? mine : theirs,
-			       margin > 0 ? margin : -margin);
+			printf("result: %s wins by %d (proved)\n", m > 0 ? mine : theirs,
+			       m > 0 ? m : -m);
 		return;
 	}
 	if (r->score == 0) {

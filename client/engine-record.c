@@ -98,8 +98,10 @@ engine_record(struct engine_opts *o)
 		printf("result: draw%s\n", how);
 	else if (r->result != RECORD_UNFINISHED)
 		printf("result: %s wins%s\n", game_side_name(r->kind, r->result), how);
-	if (r->kind == GAME_HOKITO && (r->result != RECORD_UNFINISHED || out.end != GAME_END_NONE))
-		printf("score: black %d white %d\n", out.score[0], out.score[1]);
+	if (game_kind_has(r->kind, GAME_HAS_SCORES) &&
+	    (r->result != RECORD_UNFINISHED || out.end != GAME_END_NONE))
+		printf("score: %s %d %s %d\n", game_side_name(r->kind, 0), out.score[0],
+		       game_side_name(r->kind, 1), out.score[1]);
 	free(r);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "game.h"
 #include "hokito-config.h"
 #include "record.h"
+#include "rules-text.h"
 #include "xmalloc.h"
 
 struct engine_cmd {
@@ -171,8 +172,9 @@ engine_print_outcome(const struct game *g)
 		printf("result: draw\n");
 	else
 		printf("result: %s wins\n", game_side_name(g->kind, out.winner));
-	if (g->kind == GAME_HOKITO)
-		printf("score: black %d white %d\n", out.score[0], out.score[1]);
+	if (game_kind_has(g->kind, GAME_HAS_SCORES))
+		printf("score: %s %d %s %d\n", game_side_name(g->kind, 0), out.score[0],
+		       game_side_name(g->kind, 1), out.score[1]);
 }
 
 static int
@@ -272,6 +274,16 @@ engine_play(struct engine_opts *o)
 	return 0;
 }
 
+/* The rules of the game in words, as the client's rules page and hokito(6) show them. */
+static int
+engine_rules(struct engine_opts *o)
+{
+	if (o->nargs > 0)
+		return engine_fail(EXIT_USAGE, "rules takes no argument ('%s')", o->args[0]);
+	fputs(rules_text_get(o->kind), stdout);
+	return 0;
+}
+
 static const struct engine_cmd engine_cmds[] = {
         {"start", "start [--game G] [--seed N] [--variant V]", "print a start position",
          "  --seed N      the seed of the random setup (default: a random one)\n"
@@ -303,19 +315,25 @@ static const struct engine_cmd engine_cmds[] = {
          " --time --depth ", engine_analyse, NULL},
         {"bot",
          "bot [--host H] [--port P] [--game G] [--level N] [--games K] [--name NAME] "
-         "[--time MS] [--seed N]",
+         "[--time MS] [--seed N] [--tls] [--tls-ca FILE] [--tls-accept-new]",
          "play over the network as an ordinary player",
-         "  --host H      the server's address (default 127.0.0.1)\n"
+         "  --host H      the server's address (default 127.0.0.1; hokitos://H:P: TLS)\n"
          "  --port P      the server's port (default 7777)\n"
          "  --level N     strength 1 (beginner) to 8 (full strength; default 8)\n"
          "  --games K     leave after K games (default: play on)\n"
          "  --name NAME   the display name (default bot-lN)\n"
          "  --time MS     think MS milliseconds per move instead of the level's node budget\n"
          "  --seed N      the seed of the level's noise (default 0)\n"
+         "  --tls         TLS: the system's CAs check the server; --tls-ca FILE: this CA\n"
+         "                instead; else the certificate must be pinned already, or\n"
+         "                --tls-accept-new pins it (a bot never asks); --tls-insecure:\n"
+         "                no checks (tests only, and it says so)\n"
          "\nThe bot quick-pairs for the game kind (--game): it joins a waiting player or\n"
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
-         " --host --port --level --games --name --time --seed ", engine_bot, NULL},
+         " --host --port --level --games --name --time --seed --tls --tls-ca --tls-accept-new "
+         "--tls-insecure ",
+         engine_bot, NULL},
         {"record", "record [--game G] FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed, and must agree if given.\n"
          "FILE - reads standard input.\n"
@@ -323,6 +341,10 @@ static const struct engine_cmd engine_cmds[] = {
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
          "", engine_record, "the record's game, hokito or oxono (checked)"},
+        {"rules", "rules [--game G]", "print the rules of the game, in words",
+         "\nThe same words as the client's rules page (R) and hokito(6)'s RULES.\n"
+         "\nexample:\n  hokito-engine rules --game oxono\n",
+         "", engine_rules, NULL},
 };
 
 #define ENGINE_NCMDS (sizeof engine_cmds / sizeof engine_cmds[0])
@@ -421,15 +443,27 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 			o->divide = 1;
 			continue;
 		}
+		if (strcmp(arg, "--tls") == 0 || strcmp(arg, "--tls-accept-new") == 0 ||
+		    strcmp(arg, "--tls-insecure") == 0) {
+			if (value != NULL)
+				return engine_fail(EXIT_USAGE, "option %s takes no value", arg);
+			o->tls.tls = 1;
+			o->tls.accept_new |= strcmp(arg, "--tls-accept-new") == 0;
+			o->tls.insecure |= strcmp(arg, "--tls-insecure") == 0;
+			continue;
+		}
 		if (value == NULL) {
 			if (i + 1 >= argc)
 				return engine_fail(EXIT_USAGE, "option %s needs a value", arg);
 			value = argv[++i];
 		}
 		if (strcmp(arg, "--game") == 0) {
-			if (game_kind_parse(value, &o->kind) < 0)
-				return engine_fail(EXIT_USAGE,
-				                   "unknown game '%s' (hokito or oxono)", value);
+			if (game_kind_parse(value, &o->kind) < 0) {
+				char kinds[128];
+				game_kind_list(kinds, sizeof kinds, ", ", " or ");
+				return engine_fail(EXIT_USAGE, "unknown game '%s' (%s)", value,
+				                   kinds);
+			}
 			o->have_kind = 1;
 		} else if (strcmp(arg, "--seed") == 0) {
 			if (engine_number(value, UINT64_MAX, &o->seed) < 0)
@@ -442,6 +476,9 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 			o->variant = value;
 		} else if (strcmp(arg, "--host") == 0) {
 			o->host = value;
+		} else if (strcmp(arg, "--tls-ca") == 0) {
+			o->tls.ca_file = value;
+			o->tls.tls = 1;
 		} else if (strcmp(arg, "--name") == 0) {
 			o->name = value;
 		} else if (strcmp(arg, "--time") == 0) {
@@ -533,8 +570,7 @@ engine_main(int argc, char **argv)
 	 * does not exist (checked once --game, wherever it stands, is known). */
 	if (o.variant != NULL && o.variant[0] == '\0')
 		return engine_fail(EXIT_USAGE, "unknown variant '' for %s (known: %s)",
-		                   game_kind_name(o.kind),
-		                   o.kind == GAME_HOKITO ? "standard, random36" : "standard");
+		                   game_kind_name(o.kind), game_class_of(o.kind)->variant_text);
 	if (game_variant_check(o.kind, o.variant, &err) < 0)
 		return engine_fail(EXIT_USAGE, "%s", err.text);
 	return cmd->run(&o);

@@ -12,8 +12,8 @@
  * Scores depend on the position alone, never on the search path, so a transposition table can
  * keep them. A heuristic score always stays inside +-EVAL_HEUR_MAX.
  *
- * This module reads the games' own structs (hokito.h, oxono.h); it never allocates, never does
- * I/O and keeps no state.
+ * Each game's evaluation is its class's hooks (game-class.h), in its rules file; this module
+ * dispatches to them. It never allocates, never does I/O and keeps no state.
  */
 #ifndef HOKITO_COMMON_EVAL_H
 #define HOKITO_COMMON_EVAL_H
@@ -22,21 +22,7 @@
 
 #include "game.h"
 
-#define EVAL_UNIT     16    /* one point of HOKITO score margin, one ply of OXONO speed */
-#define EVAL_WIN      30000 /* a won game is worth at least this */
-#define EVAL_HEUR_MAX 8000  /* bound of every heuristic score */
-#define EVAL_INF      32000 /* above every score */
-
-/*
- * Per-node context for move ordering: what eval_move_score() needs about the position, computed
- * once for all its moves.
- */
-struct eval_order {
-	uint64_t win; /* OXONO: squares where the mover's pawn would make a line (any symbol) */
-	uint64_t winsym[2]; /* OXONO: squares where a pawn of symbol t makes a symbol or colour line
-	                     */
-	uint64_t block;     /* OXONO: squares where the opponent's colour would make a line */
-};
+/* EVAL_UNIT, EVAL_WIN, EVAL_HEUR_MAX, EVAL_INF and struct eval_order: game-class.h. */
 
 /* Whether a score is a won or lost game (a draw is 0, like an even heuristic). */
 static inline int
@@ -46,13 +32,21 @@ eval_is_decided(int score)
 }
 
 /* The value of a finished game for its side to move. */
-int eval_final(const struct game *g);
+static inline int
+eval_final(const struct game *g)
+{
+	return game_class(g)->eval_final(g->state);
+}
 
 /*
  * The value of a position where the search stops. Sets *exact to 1 when the score is proved (the
  * game is over, or the side to move wins with its next move) and to 0 for a heuristic guess.
  */
-int eval_leaf(const struct game *g, int *exact);
+static inline int
+eval_leaf(const struct game *g, int *exact)
+{
+	return game_class(g)->eval_leaf(g->state, exact);
+}
 
 /* The final HOKITO score margin (side to move's view) of a final score. */
 int eval_margin(int score);

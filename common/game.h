@@ -1,10 +1,11 @@
 /*
- * game.h: the one game interface that HOKITO and OXONO both implement.
+ * game.h: the one game interface that every game kind implements (HOKITO, OXONO).
  *
  * The server, the client, the engine tool and the bots are written once against this interface
- * and never look inside a game's own representation. A `struct game` is a plain value: copy it to
- * keep a position, assign it to undo a move. Nothing here allocates, does I/O or keeps global
- * state; every function is safe to call from any thread on distinct values.
+ * and never look inside a game's own representation: each call goes to the game's class
+ * (game-class.h), found in the registry (games.h) by the value's kind. A `struct game` is a plain
+ * value: copy it to keep a position, assign it to undo a move. Nothing here allocates, does I/O or
+ * keeps global state; every function is safe to call from any thread on distinct values.
  *
  * Squares are numbered 0..35: square = rank_index * 6 + file_index, so a1 = 0, f1 = 5, a6 = 30,
  * f6 = 35. The text formats (positions, moves) are documented in common/FORMATS.md.
@@ -16,23 +17,45 @@
 #include <stdint.h>
 
 #include "game-base.h"
-#include "hokito.h"
-#include "oxono.h"
+#include "game-class.h"
+#include "games.h"
 
-/* The state of one game: a plain value. */
+/*
+ * The state of one game: a plain value. The game's own state struct lives in state[], read and
+ * written only by its class's hooks; GAME_STATE_MAX is the largest any game may need.
+ */
 struct game {
 	enum game_kind kind;
-	union {
-		struct hokito hk;
-		struct oxono ox;
-	} u;
+	_Alignas(8) unsigned char state[GAME_STATE_MAX]; /* the class's state struct */
 };
 
-/* Parse a game kind name ("hokito" or "oxono"). Returns 0 or GAME_EINVAL. */
+/* The class of g's kind. Borrowed, static. */
+static inline const struct game_class *
+game_class(const struct game *g)
+{
+	return game_class_of(g->kind);
+}
+
+/* Parse a game kind name ("hokito", "oxono", ...). Returns 0 or GAME_EINVAL. */
 int game_kind_parse(const char *name, enum game_kind *kind);
 
 /* The lower-case name of a game kind ("hokito", "oxono"). Returns a static string. */
 const char *game_kind_name(enum game_kind kind);
+
+/*
+ * Write the names of every kind into buf, joined by sep and the last two by last: ("hokito or
+ * oxono" with ", " and " or "). Returns the length, or GAME_ENOSPC.
+ */
+int game_kind_list(char *buf, size_t size, const char *sep, const char *last);
+
+/* The name of a game kind for people ("HOKITO", "OXONO"). Returns a static string. */
+const char *game_kind_title(enum game_kind kind);
+
+/* The title after "a" or "an", for sentences: "a HOKITO", "an OXONO". Returns a static string. */
+const char *game_kind_a_title(enum game_kind kind);
+
+/* Whether a kind has a fact (enum game_facts: scores, reserves). */
+int game_kind_has(enum game_kind kind, unsigned fact);
 
 /*
  * The name of a side: side 0 moves first ("black" in HOKITO, "pink" in OXONO), side 1 second
@@ -70,16 +93,28 @@ int game_parse(struct game *g, enum game_kind kind, const char *text, struct gam
 int game_format(const struct game *g, char *buf, size_t size);
 
 /* The side to move: 0 or 1. */
-int game_side(const struct game *g);
+static inline int
+game_side(const struct game *g)
+{
+	return game_class(g)->side_to_move(g->state);
+}
 
 /* Number of moves played since the start position (counted from the position's pawns). */
-int game_ply(const struct game *g);
+static inline int
+game_ply(const struct game *g)
+{
+	return game_class(g)->ply(g->state);
+}
 
 /*
  * Fill moves (room for GAME_MOVES_MAX) with every legal move of the side to move, in a fixed
  * order. Returns the count; 0 when the game is over.
  */
-int game_moves(const struct game *g, struct game_move *moves);
+static inline int
+game_moves(const struct game *g, struct game_move *moves)
+{
+	return game_class(g)->moves(g->state, moves);
+}
 
 /*
  * Parse a move text and check that it is legal in g. Returns 0 with *m set, GAME_ESYNTAX for a
@@ -96,13 +131,21 @@ int game_move_format(enum game_kind kind, struct game_move m, char *buf, size_t 
 int game_move_legal(const struct game *g, struct game_move m);
 
 /* Apply a legal move. The caller guarantees legality (game_move_parse or game_moves). */
-void game_apply(struct game *g, struct game_move m);
+static inline void
+game_apply(struct game *g, struct game_move m)
+{
+	game_class(g)->apply(g->state, m);
+}
 
 /* How the game stands: over or not, who won, and the scores. */
 void game_outcome(const struct game *g, struct game_outcome *o);
 
 /* Whether the game is over. */
-int game_over(const struct game *g);
+static inline int
+game_over(const struct game *g)
+{
+	return game_class(g)->over(g->state);
+}
 
 /*
  * The leaf count of the move tree of the given depth below g (perft). A finished game has no
@@ -114,17 +157,8 @@ uint64_t game_perft(const struct game *g, int depth);
  * text (OXONO). Returns the length or GAME_ENOSPC. */
 int game_cell_format(const struct game *g, int sq, char *buf, size_t size);
 
-/* Parse a square name ("a1".."f6"). Returns the square, or GAME_ESYNTAX. */
-int game_square_parse(const char *text);
-
-/* Write a square's name (3 bytes with the NUL). */
-void game_square_name(int sq, char buf[3]);
-
-/* Fill err (if not NULL) and return code: the one way errors are reported in common/. */
-int game_error_set(struct game_error *err, int code, int pos, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 4, 5)))
-#endif
-        ;
+/* The pawns of a symbol (0 X, 1 O) that side still has to place, in a game with reserves
+ * (GAME_HAS_RESERVES: OXONO); 0 in a game without. */
+int game_reserve(const struct game *g, int side, int symbol);
 
 #endif

@@ -5,12 +5,15 @@
  * for display, and beside it what the rules actually read: a stack's top pawn and whether it is a
  * single pawn, as bitboards, and for every occupied square its nearest occupied neighbour in each
  * of the four directions (the squares a hop lands on). Nothing here allocates or does I/O. Side 0
- * is Black (moves first), side 1 is White. Callers normally use game.h instead.
+ * is Black (moves first), side 1 is White. Callers normally use game.h instead; the class
+ * hokito_class (defined at the end of hokito.c with the evaluation and hashing) is how they reach
+ * it.
  */
 #ifndef HOKITO_COMMON_HOKITO_H
 #define HOKITO_COMMON_HOKITO_H
 
 #include "game-base.h"
+#include "game-class.h"
 
 #define HOKITO_PAWNS 36
 #define HOKITO_NONE  36 /* "no square": a link past the edge; row 36 of link[] links to itself */
@@ -72,6 +75,9 @@ hokito_destinations(const struct hokito *h, int sq)
 
 	return hokito_reach(h, sq, h->topval[sq]) & land;
 }
+
+/* The class of HOKITO (game-class.h), listed in the registry (games.c). */
+extern const struct game_class hokito_class;
 
 /* Standard setup (random36 = 0) or variant random36, from seed. */
 void hokito_start(struct hokito *h, int random36, uint64_t seed);

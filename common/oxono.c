@@ -12,9 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "game.h"
 #include "oxono.h"
 #include "rng.h"
+
+static_assert(sizeof(struct oxono) <= GAME_STATE_MAX, "struct oxono must fit struct game");
 
 #define BOARD  0xfffffffffULL /* the 36 squares */
 #define FILE_A 0x041041041ULL /* a1, a2, ..., a6 */
@@ -39,18 +40,6 @@ enum dest_kind {
 	DEST_JUMP,  /* enclosed: over the run of occupied squares next to it */
 	DEST_ANY,   /* enclosed with no jump: to any empty square */
 };
-
-HOT int
-popcount(uint64_t b)
-{
-	return __builtin_popcountll(b);
-}
-
-HOT int
-lowest(uint64_t b)
-{
-	return __builtin_ctzll(b);
-}
 
 /* The squares orthogonally next to the squares of b. */
 HOT uint64_t
@@ -503,14 +492,14 @@ oxono_moves(const struct oxono *x, struct game_move *moves)
 		dests = totem_dests(x->totem[t], occ, &kind);
 		free = ~(pawns | BIT(x->totem[t ^ 1])) & BOARD;
 		for (; dests; dests &= dests - 1) {
-			int to = lowest(dests);
+			int to = game_lowest(dests);
 			uint64_t pl = placements(to, free & ~BIT(to));
 
 			for (; pl; pl &= pl - 1) {
 				assert(n < GAME_MOVES_MAX);
 				moves[n].from = (uint8_t)t;
 				moves[n].to = (uint8_t)to;
-				moves[n].place = (uint8_t)lowest(pl);
+				moves[n].place = (uint8_t)game_lowest(pl);
 				n++;
 			}
 		}
@@ -523,13 +512,13 @@ static void
 squares_text(uint64_t b, char *buf, size_t size)
 {
 	size_t n = 0;
-	int k = popcount(b), i = 0;
+	int k = game_popcount(b), i = 0;
 
 	buf[0] = '\0';
 	for (; b && n + 8 < size; b &= b - 1, i++) {
 		char name[3];
 
-		game_square_name(lowest(b), name);
+		game_square_name(game_lowest(b), name);
 		n += (size_t)snprintf(buf + n, size - n, "%s%s",
 		                      i == 0       ? ""
 		                      : i == k - 1 ? " or "
@@ -639,7 +628,7 @@ oxono_move_parse(const struct oxono *x, const char *text, struct game_move *m,
 			                      totem_letters[t]);
 		if (!(free & BIT(place)))
 			return game_error_set(err, GAME_EILLEGAL, 4, "%s is occupied", pl_name);
-		game_square_name(lowest(pl), list);
+		game_square_name(game_lowest(pl), list);
 		return game_error_set(err, GAME_EILLEGAL, 4,
 		                      "%s is not next to the totem while %s is free", pl_name,
 		                      list);
@@ -709,22 +698,22 @@ oxono_outcome(const struct oxono *x, struct game_outcome *o)
 int
 oxono_ply(const struct oxono *x)
 {
-	return popcount(x->colour[0] | x->colour[1]);
+	return game_popcount(x->colour[0] | x->colour[1]);
 }
 
 /*
  * The number of moves of a position that is still going on, without listing them (the last
  * level of perft). A slide always has a free square next to the totem's new square (the square
  * it came through), so its moves are the pairs (destination, free square next to it): counted
- * per direction as popcount(shift(dests) & free). Jumps and free moves may fall back to "any
+ * per direction as game_popcount(shift(dests) & free). Jumps and free moves may fall back to "any
  * empty square", so they are counted per destination.
  */
 /* Slide moves: pairs (destination, free square next to it), counted direction by direction. */
 HOT int
 count_slides(uint64_t dests, uint64_t free)
 {
-	return popcount(east(dests) & free) + popcount(west(dests) & free) +
-	       popcount(north(dests) & free) + popcount(south(dests) & free);
+	return game_popcount(east(dests) & free) + game_popcount(west(dests) & free) +
+	       game_popcount(north(dests) & free) + game_popcount(south(dests) & free);
 }
 
 /* The number of moves of the totem on sq (the other totem on other), pawns on the board. */
@@ -739,9 +728,9 @@ count_totem(int sq, int other, uint64_t pawns)
 	if (kind == DEST_SLIDE)
 		return count_slides(dests, free);
 	for (; dests; dests &= dests - 1) {
-		uint64_t near = neighbours(BIT(lowest(dests))) & free;
+		uint64_t near = neighbours(BIT(game_lowest(dests))) & free;
 
-		n += near ? popcount(near) : popcount(free) - 1;
+		n += near ? game_popcount(near) : game_popcount(free) - 1;
 	}
 	return n;
 }
@@ -822,7 +811,7 @@ count_slide_children(const struct oxono *x, int t, int to, uint64_t pl)
 			ucount = count_slides(udests, ~(pawns | tb) & BOARD);
 	}
 	for (; pl; pl &= pl - 1) {
-		int place = lowest(pl);
+		int place = game_lowest(pl);
 		uint64_t b = BIT(place);
 
 		if (line_through(x->colour[c] | b, place) || line_through(x->symbol[t] | b, place))
@@ -838,7 +827,7 @@ count_slide_children(const struct oxono *x, int t, int to, uint64_t pl)
 		}
 		if (x->reserve[o][u]) {
 			if (uslides && !(udests & b))
-				n += (uint64_t)(ucount - popcount(neighbours(b) & udests));
+				n += (uint64_t)(ucount - game_popcount(neighbours(b) & udests));
 			else
 				n += (uint64_t)count_totem(us, to, pawns | b);
 		}
@@ -879,7 +868,7 @@ perft(const struct oxono *x, int depth)
 		dests = totem_dests(x->totem[t], occ, &kind);
 		free = ~(pawns | BIT(x->totem[t ^ 1])) & BOARD;
 		for (; dests; dests &= dests - 1) {
-			int to = lowest(dests);
+			int to = game_lowest(dests);
 			uint64_t pl = placements(to, free & ~BIT(to));
 
 			if (depth == 2 && kind == DEST_SLIDE) {
@@ -888,13 +877,13 @@ perft(const struct oxono *x, int depth)
 			}
 			if (depth == 2) {
 				for (; pl; pl &= pl - 1)
-					n += count_moves_after(x, t, to, lowest(pl));
+					n += count_moves_after(x, t, to, game_lowest(pl));
 				continue;
 			}
 			for (; pl; pl &= pl - 1) {
 				struct oxono child = *x;
 
-				apply(&child, t, to, lowest(pl));
+				apply(&child, t, to, game_lowest(pl));
 				if (child.end != GAME_END_NONE)
 					continue;
 				n += perft(&child, depth - 1);
@@ -913,3 +902,364 @@ oxono_perft(const struct oxono *x, int depth)
 		return 0;
 	return perft(x, depth);
 }
+
+/*
+ * Evaluation (see eval.h and the class's hooks). A game is won by the first line of four, so the
+ * evaluation is about lines. A "threat" is an empty square that would complete four of a colour
+ * or of a symbol. First the leaf checks, exactly, whether the side to move can place a winning
+ * pawn this turn (some totem of a symbol it still holds can reach a square next to a winning
+ * square, or the placement falls back to any empty square); if so the position is a proved win.
+ * Otherwise it counts colour threats (own ones are good, the opponent's bad) and open windows of
+ * four that hold two or more pawns of a colour and nothing of the other. The totem rule is re-read
+ * here so that a leaf costs one pass instead of generating and applying moves.
+ */
+#define ROW_ABC  (FILE_A * 7) /* files a..c: where a row window of four can start */
+#define LOW3ROWS 0x3ffffULL   /* ranks 1..3: where a column window of four can start */
+
+/* Weights: a colour threat square, an open window holding two or three pawns. */
+#define OX_THREAT 48
+#define OX_TWO    4
+#define OX_THREE  10
+
+/* Compiled with and without POPCNT, as perft is (not with clang: see hokito.c). */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute) && !defined(__clang__)
+#if __has_attribute(target_clones)
+#define EVAL_CLONES __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef EVAL_CLONES
+#define EVAL_CLONES
+#endif
+
+/* OXONO: the squares orthogonally next to the squares of b. */
+static inline uint64_t
+ox_neighbours(uint64_t b)
+{
+	return (((b << 1) & ~FILE_A) | ((b >> 1) & ~FILE_F) | (b << 6) | (b >> 6)) & BOARD;
+}
+
+/*
+ * OXONO: the squares of e where one more pawn of b completes four in a row or a column. For every
+ * window of four, the one square of e when the other three are in b.
+ */
+static uint64_t
+ox_completions(uint64_t b, uint64_t e)
+{
+	uint64_t t = 0;
+
+	t |= e & (b >> 1) & (b >> 2) & (b >> 3) & ROW_ABC;
+	t |= (b & (e >> 1) & (b >> 2) & (b >> 3) & ROW_ABC) << 1;
+	t |= (b & (b >> 1) & (e >> 2) & (b >> 3) & ROW_ABC) << 2;
+	t |= (b & (b >> 1) & (b >> 2) & (e >> 3) & ROW_ABC) << 3;
+	t |= e & (b >> 6) & (b >> 12) & (b >> 18) & LOW3ROWS;
+	t |= (b & (e >> 6) & (b >> 12) & (b >> 18) & LOW3ROWS) << 6;
+	t |= (b & (b >> 6) & (e >> 12) & (b >> 18) & LOW3ROWS) << 12;
+	t |= (b & (b >> 6) & (b >> 12) & (e >> 18) & LOW3ROWS) << 18;
+	return t;
+}
+
+/* OXONO: where the totem on sq may go (the movement rule of oxono.c, in one place). */
+static uint64_t
+ox_totem_dests(int sq, uint64_t occ)
+{
+	static const int dfile[4] = {1, -1, 0, 0}, dstep[4] = {1, -1, 6, -6};
+	uint64_t empty = ~occ & BOARD, dests = 0;
+
+	for (int d = 0; d < 4; d++) {
+		int f = sq % 6, s = sq;
+		int slide = (ox_neighbours(BIT(sq)) & empty) != 0;
+		for (;;) {
+			f += dfile[d];
+			s += dstep[d];
+			if (f < 0 || f > 5 || s < 0 || s >= 36)
+				break;
+			if (slide) {
+				if (occ & BIT(s))
+					break;
+				dests |= BIT(s);
+			} else if (!(occ & BIT(s))) {
+				dests |= BIT(s);
+				break;
+			}
+		}
+	}
+	if ((ox_neighbours(BIT(sq)) & empty) == 0 && dests == 0)
+		return empty;
+	return dests;
+}
+
+/*
+ * OXONO: whether the side to move can make a line this turn. For each symbol it holds: the
+ * squares where its pawn of that symbol completes a line of its colour or of the symbol, against
+ * the placements each destination of that totem allows.
+ */
+static inline int
+ox_win_now(const struct oxono *x)
+{
+	int me = x->side;
+	uint64_t pawns = x->colour[0] | x->colour[1];
+	uint64_t occ = pawns | BIT(x->totem[0]) | BIT(x->totem[1]);
+	uint64_t nonpawn = ~pawns & BOARD;
+	uint64_t mine = ox_completions(x->colour[me], nonpawn);
+
+	for (int t = 0; t < 2; t++) {
+		uint64_t win, free, dests;
+
+		if (x->reserve[me][t] == 0)
+			continue;
+		win = mine | ox_completions(x->symbol[t], nonpawn);
+		free = nonpawn & ~BIT(x->totem[t ^ 1]);
+		if ((win & free) == 0)
+			continue;
+		dests = ox_totem_dests(x->totem[t], occ);
+		for (; dests; dests &= dests - 1) {
+			int to = game_lowest(dests);
+			uint64_t f = free & ~BIT(to);
+			uint64_t near = ox_neighbours(BIT(to)) & f;
+			if ((near ? near : f) & win)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* An OXONO win at ply p scores EVAL_WIN + EVAL_UNIT * (OX_WIN_PLY - p): sooner is better. */
+#define OX_WIN_PLY OXONO_WIN_PLY
+
+static int
+ox_final(const struct oxono *x)
+{
+	int ply = game_popcount(x->colour[0] | x->colour[1]);
+	int v = EVAL_WIN + EVAL_UNIT * (OX_WIN_PLY - ply);
+
+	if (x->end != GAME_END_LINE)
+		return 0;
+	return x->winner == x->side ? v : -v;
+}
+
+/* OXONO: open windows of four for the pawns b (e: squares that may still take them). */
+static inline int
+ox_windows(uint64_t b, uint64_t e)
+{
+	uint64_t ok = b | e;
+	int sum = 0;
+
+	for (int s = 0; s < 36; s++) {
+		uint64_t w[2] = {0, 0};
+		if (s % 6 <= 2)
+			w[0] = 0xfULL << s;
+		if (s < 18)
+			w[1] = 0x41041ULL << s;
+		for (int k = 0; k < 2; k++) {
+			int n;
+			if (w[k] == 0 || (w[k] & ok) != w[k])
+				continue;
+			n = game_popcount(w[k] & b);
+			sum += n == 2 ? OX_TWO : n == 3 ? OX_THREE : 0;
+		}
+	}
+	return sum;
+}
+
+EVAL_CLONES static int
+ox_eval_leaf(const void *st, int *exact)
+{
+	const struct oxono *x = st;
+	int me = x->side, op = me ^ 1;
+	uint64_t nonpawn = ~(x->colour[0] | x->colour[1]) & BOARD;
+	int v;
+
+	if (x->end != GAME_END_NONE) {
+		*exact = 1;
+		return ox_final(x);
+	}
+	if (ox_win_now(x)) {
+		*exact = 1;
+		return EVAL_WIN + EVAL_UNIT * (OX_WIN_PLY - (game_popcount(~nonpawn & BOARD) + 1));
+	}
+	*exact = 0;
+	v = OX_THREAT * (game_popcount(ox_completions(x->colour[me], nonpawn)) -
+	                 game_popcount(ox_completions(x->colour[op], nonpawn)));
+	v += ox_windows(x->colour[me], nonpawn) - ox_windows(x->colour[op], nonpawn);
+	return v;
+}
+
+static int
+ox_eval_final(const void *st)
+{
+	return ox_final(st);
+}
+
+EVAL_CLONES static void
+ox_order_init(struct eval_order *o, const void *st)
+{
+	const struct oxono *x = st;
+	uint64_t nonpawn, mine;
+	int me;
+
+	me = x->side;
+	nonpawn = ~(x->colour[0] | x->colour[1]) & BOARD;
+	mine = ox_completions(x->colour[me], nonpawn);
+	o->winsym[0] = mine | ox_completions(x->symbol[0], nonpawn);
+	o->winsym[1] = mine | ox_completions(x->symbol[1], nonpawn);
+	o->win = o->winsym[0] | o->winsym[1];
+	o->block = ox_completions(x->colour[me ^ 1], nonpawn) | o->win;
+}
+
+EVAL_CLONES static int
+ox_move_score(const struct eval_order *o, const void *st, struct game_move m)
+{
+	const struct oxono *x = st;
+
+	if (o->winsym[m.from & 1] & BIT(m.place))
+		return 1000;
+	if (o->block & BIT(m.place))
+		return 100;
+	return game_popcount(ox_neighbours(BIT(m.place)) & x->colour[x->side]);
+}
+
+/* The Zobrist key: each pawn's colour and symbol and each totem's square (the reserves follow
+ * from the board), the side to move, and the kind's own key. */
+static uint64_t
+ox_hash(const void *st, const uint64_t keys[GAME_KEYS])
+{
+	const struct oxono *x = st;
+	uint64_t key = keys[GAME_KEY_KIND] ^ (x->side ? keys[GAME_KEY_SIDE] : 0);
+
+	key ^= keys[GAME_KEYS_TOTEM + x->totem[0]] ^ keys[GAME_KEYS_TOTEM + 36 + x->totem[1]];
+	for (uint64_t b = x->colour[0] | x->colour[1]; b; b &= b - 1) {
+		int sq = game_lowest(b);
+		int k = (int)((x->colour[1] >> sq) & 1) * 2 + (int)((x->symbol[1] >> sq) & 1);
+		key ^= keys[GAME_KEYS_OXONO + sq * 4 + k];
+	}
+	return key;
+}
+
+/* The class's hooks over the typed functions above. */
+static void
+ox_start(void *st, int variant, uint64_t seed)
+{
+	(void)variant;
+	oxono_start(st, seed);
+}
+
+static int
+ox_parse(void *st, const char *text, struct game_error *err)
+{
+	return oxono_parse(st, text, err);
+}
+
+static int
+ox_format(const void *st, char *buf, size_t size)
+{
+	return oxono_format(st, buf, size);
+}
+
+static int
+ox_cell_format(const void *st, int sq, char *buf, size_t size)
+{
+	return oxono_cell_format(st, sq, buf, size);
+}
+
+static int
+ox_side(const void *st)
+{
+	return ((const struct oxono *)st)->side;
+}
+
+static int
+ox_ply(const void *st)
+{
+	return oxono_ply(st);
+}
+
+static int
+ox_moves(const void *st, struct game_move *moves)
+{
+	return oxono_moves(st, moves);
+}
+
+static int
+ox_move_parse(const void *st, const char *text, struct game_move *m, struct game_error *err)
+{
+	return oxono_move_parse(st, text, m, err);
+}
+
+static void
+ox_apply(void *st, struct game_move m)
+{
+	oxono_apply(st, m);
+}
+
+static void
+ox_outcome(const void *st, struct game_outcome *o)
+{
+	oxono_outcome(st, o);
+}
+
+static int
+ox_over(const void *st)
+{
+	return ((const struct oxono *)st)->end != GAME_END_NONE;
+}
+
+static uint64_t
+ox_perft(const void *st, int depth)
+{
+	return oxono_perft(st, depth);
+}
+
+static int
+ox_reserve(const void *st, int side, int symbol)
+{
+	return ((const struct oxono *)st)->reserve[side][symbol];
+}
+
+static const char *const ox_variants[] = {"standard", NULL};
+static const char *const ox_ends[] = {"line", "full", NULL};
+
+const struct game_class oxono_class = {
+        .kind = GAME_OXONO,
+        .name = "oxono",
+        .title = "OXONO",
+        .a_title = "an OXONO",
+        .side = {"pink", "black"},
+        .side_header = {"Pink", "Black"},
+        .variants = ox_variants,
+        .variant_text = "standard",
+        .ends = ox_ends,
+        .facts = GAME_HAS_RESERVES | GAME_WIN_STOPS,
+        .history_stride = 36,
+        /* Tuned by matches between adjacent levels (tests/bench/LEVELS.md). */
+        .levels =
+                {
+                        {1, 0, 400},   /* 1: one ply, judgement blurred by large noise */
+                        {1, 0, 8},     /* 2: one ply */
+                        {2, 0, 8},     /* 3: two plies */
+                        {3, 0, 4},     /* 4: three plies */
+                        {4, 0, 0},     /* 5: four plies */
+                        {0, 25000, 0}, /* 6 to 8: node budgets, ten times apart */
+                        {0, 250000, 0},
+                        {0, 2500000, 0},
+                },
+        .state_size = sizeof(struct oxono),
+        .start = ox_start,
+        .parse = ox_parse,
+        .format = ox_format,
+        .cell_format = ox_cell_format,
+        .side_to_move = ox_side,
+        .ply = ox_ply,
+        .moves = ox_moves,
+        .move_parse = ox_move_parse,
+        .move_format = oxono_move_format,
+        .apply = ox_apply,
+        .outcome = ox_outcome,
+        .over = ox_over,
+        .perft = ox_perft,
+        .reserve = ox_reserve,
+        .eval_final = ox_eval_final,
+        .eval_leaf = ox_eval_leaf,
+        .order_init = ox_order_init,
+        .move_score = ox_move_score,
+        .hash = ox_hash,
+};

@@ -3,12 +3,14 @@
  *
  * The position is a handful of bitboards (pawns by colour and by symbol), the two totems'
  * squares, the reserves and the side to move. Nothing here allocates or does I/O. Side 0 is Pink
- * (moves first), side 1 is Black; symbol 0 is X, symbol 1 is O. Callers normally use game.h.
+ * (moves first), side 1 is Black; symbol 0 is X, symbol 1 is O. Callers normally use game.h,
+ * through the class oxono_class (at the end of oxono.c, with the evaluation and hashing).
  */
 #ifndef HOKITO_COMMON_OXONO_H
 #define HOKITO_COMMON_OXONO_H
 
 #include "game-base.h"
+#include "game-class.h"
 
 struct oxono {
 	uint64_t colour[2];    /* bitboards: pawns of Pink (0) / Black (1) */
@@ -19,6 +21,12 @@ struct oxono {
 	uint8_t end;           /* enum game_end; FULL also when the mover has no pawn left */
 	int8_t winner;         /* side that made a line, -1 otherwise */
 };
+
+/* The class of OXONO (game-class.h), listed in the registry (games.c). */
+extern const struct game_class oxono_class;
+
+/* An OXONO win at ply p scores EVAL_WIN + EVAL_UNIT * (OXONO_WIN_PLY - p): sooner is better. */
+#define OXONO_WIN_PLY 33
 
 /* Set up the start position; seed decides which of c3/d4 holds totem X. */
 void oxono_start(struct oxono *x, uint64_t seed);

@@ -34,7 +34,6 @@ static const int header_rank[H_COUNT] = {0, 1, 2, 2, 3, 4, 5, 6, 7, 8};
 static const char *const header_fixed[H_COUNT] = {
         "Game", "Variant", "Seed", "Position", NULL, NULL, "Date", "Result", "Reason", "Score",
 };
-static const char *const side_header[2][2] = {{"Black", "White"}, {"Pink", "Black"}};
 
 /* The results a reason can go with, when the moves do not end the game. */
 enum {
@@ -360,7 +359,7 @@ static const char *
 header_name(int h, enum game_kind kind)
 {
 	if (h == H_SIDE0 || h == H_SIDE1)
-		return side_header[kind == GAME_OXONO][h == H_SIDE1];
+		return game_class_of(kind)->side_header[h == H_SIDE1];
 	return header_fixed[h];
 }
 
@@ -475,9 +474,12 @@ rp_header_value(struct rp *p, struct record *r, int h, const char *value, size_t
 
 	switch (h) {
 	case H_GAME:
-		if (game_kind_parse(value, &r->kind) < 0)
-			return rp_fail(p, at, RECORD_ESYNTAX, "unknown game '%s' (hokito or oxono)",
-			               value);
+		if (game_kind_parse(value, &r->kind) < 0) {
+			char kinds[128];
+			game_kind_list(kinds, sizeof kinds, ", ", " or ");
+			return rp_fail(p, at, RECORD_ESYNTAX, "unknown game '%s' (%s)", value,
+			               kinds);
+		}
 		return 0;
 	case H_VARIANT:
 		if (value[0] == '\0' || game_variant_check(r->kind, value, &gerr) < 0)
@@ -543,9 +545,9 @@ rp_header_value(struct rp *p, struct record *r, int h, const char *value, size_t
 		snprintf(r->reason, sizeof r->reason, "%.15s", value);
 		return 0;
 	case H_SCORE:
-		if (r->kind == GAME_OXONO)
-			return rp_fail(p, at, RECORD_ESYNTAX,
-			               "an OXONO record has no Score header");
+		if (!game_kind_has(r->kind, GAME_HAS_SCORES))
+			return rp_fail(p, at, RECORD_ESYNTAX, "an %s record has no Score header",
+			               game_kind_title(r->kind));
 		dash = strchr(value, '-');
 		if (dash == NULL || (size_t)(dash - value) > 5)
 			return rp_fail(p, at, RECORD_ESYNTAX,
@@ -908,7 +910,7 @@ record_write(struct record *r, char *buf, size_t size, struct record_error *err)
 	size_t col = 0;
 	int number = 1, rc;
 
-	if (r->kind != GAME_HOKITO && r->kind != GAME_OXONO)
+	if ((int)r->kind < 0 || (int)r->kind >= game_class_count)
 		return record_fail(err, RECORD_EINVAL, "unknown game kind %d", (int)r->kind);
 	if (game_variant_check(r->kind, variant, &gerr) < 0)
 		return record_fail(err, RECORD_EINVAL, "%s", gerr.text);
@@ -954,13 +956,13 @@ record_write(struct record *r, char *buf, size_t size, struct record_error *err)
 	}
 	for (int s = 0; s < 2; s++)
 		if (r->player[s][0] != '\0')
-			out_header(&o, side_header[r->kind == GAME_OXONO][s], r->player[s]);
+			out_header(&o, game_class_of(r->kind)->side_header[s], r->player[s]);
 	if (r->date[0] != '\0')
 		out_header(&o, "Date", r->date);
 	out_header(&o, "Result", record_result_name(r->kind, r->result));
 	if (r->reason[0] != '\0')
 		out_header(&o, "Reason", r->reason);
-	if (r->kind == GAME_HOKITO) {
+	if (game_kind_has(r->kind, GAME_HAS_SCORES)) {
 		game_outcome(&r->final, &oc);
 		snprintf(num, sizeof num, "%d-%d", oc.score[0], oc.score[1]);
 		out_header(&o, "Score", num);

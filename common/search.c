@@ -26,6 +26,7 @@
  * memory is the caller's when given to search_tt_init(). No I/O, no globals, and no allocation
  * after search_create().
  */
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@
 #define SEARCH_TT_BOUND    3
 #define SEARCH_HISTORY     (2 * 36 * 36)
 #define SEARCH_CHECK_EVERY 1024
+
+static_assert(SEARCH_LEVEL_MAX == GAME_LEVELS, "a class lists every level");
 
 struct search {
 	struct search_tt tt;         /* the table; over tt_mem when made by search_create() */
@@ -63,13 +66,12 @@ move_eq(struct game_move a, struct game_move b)
 	return a.from == b.from && a.to == b.to && a.place == b.place;
 }
 
-/* The history slot of a move: HOKITO (from, to), OXONO (totem, to, place). */
+/* The history slot of a move, by its class's stride: HOKITO (from, to), OXONO (totem, to, place).
+ */
 static inline int
-history_index(enum game_kind kind, struct game_move m)
+history_index(const struct game_class *c, struct game_move m)
 {
-	if (kind == GAME_HOKITO)
-		return m.from * 36 + m.to;
-	return (m.from * 36 + m.to) * 36 + m.place;
+	return (m.from * 36 + m.to) * c->history_stride + m.place;
 }
 
 int
@@ -199,13 +201,14 @@ order_moves(struct search *s, const struct game *g, int ply, int n, struct game_
 {
 	struct game_move *moves = s->moves[ply];
 	int *order = s->order[ply];
+	const struct game_class *c = game_class(g);
 	struct eval_order ctx;
 
 	eval_order_init(&ctx, g);
 	for (int i = 0; i < n; i++) {
 		struct game_move m = moves[i];
-		int h = s->history[history_index(g->kind, m)];
-		int v = eval_move_score(&ctx, g, m) * 65536;
+		int h = s->history[history_index(c, m)];
+		int v = c->move_score(&ctx, g->state, m) * 65536;
 		if (has_ttmove && move_eq(m, ttmove))
 			v = INT_MAX;
 		else if (move_eq(m, s->killer[ply][0]))
@@ -241,9 +244,9 @@ pick_move(struct search *s, int ply, int i, int n)
 
 /* A quiet move caused a cutoff at ply: remember it. */
 static void
-note_cutoff(struct search *s, enum game_kind kind, int ply, int depth, struct game_move m)
+note_cutoff(struct search *s, const struct game_class *c, int ply, int depth, struct game_move m)
 {
-	int *h = &s->history[history_index(kind, m)];
+	int *h = &s->history[history_index(c, m)];
 
 	if (!move_eq(s->killer[ply][0], m)) {
 		s->killer[ply][1] = s->killer[ply][0];
@@ -359,7 +362,7 @@ search_node(struct search *s, const struct game *g, int depth, int alpha, int be
 				       (size_t)s->pvlen[ply + 1] * sizeof(struct game_move));
 				s->pvlen[ply] = s->pvlen[ply + 1] + 1;
 				if (alpha >= beta) {
-					note_cutoff(s, g->kind, ply, depth, m);
+					note_cutoff(s, game_class(g), ply, depth, m);
 					break;
 				}
 			}
@@ -411,9 +414,10 @@ search_run(struct search *s, const struct game *g, const struct search_limits *l
 		if (r->pvlen > 0)
 			r->best = r->pv[0];
 		s->may_stop = 1;
-		/* Solved; or, in OXONO, a win is proved (and the quickest one comes first). */
-		if (r->proved ||
-		    (g->kind == GAME_OXONO && (proof & SEARCH_PROOF_LOWER) && v >= EVAL_WIN))
+		/* Solved; or, in OXONO (GAME_WIN_STOPS), a win is proved (and the quickest one
+		 * comes first). */
+		if (r->proved || ((game_class(g)->facts & GAME_WIN_STOPS) &&
+		                  (proof & SEARCH_PROOF_LOWER) && v >= EVAL_WIN))
 			break;
 		if (lim->nodes != 0 && s->nodes >= lim->nodes)
 			break;
@@ -426,52 +430,20 @@ search_run(struct search *s, const struct game *g, const struct search_limits *l
 }
 
 /*
- * The levels. Low levels see a few plies and misjudge positions by a deterministic noise (in
- * eval.h units: EVAL_UNIT is one point of HOKITO margin); higher levels search more nodes. Each
- * game has its own table, tuned by matches between adjacent levels (tests/bench/LEVELS.md):
- * in HOKITO two plies end on the opponent's move and play no better than one, so HOKITO goes
- * from one ply to three; and near full strength a few times more nodes buys less and less, so
- * the top budgets are spaced further apart. Level 8 stays within about two seconds a move.
+ * The levels are in each game's class (game-class.h): low levels see a few plies and misjudge
+ * positions by a deterministic noise (in eval.h units: EVAL_UNIT is one point of HOKITO margin);
+ * higher levels search more nodes. Each game's table is tuned by matches between adjacent levels
+ * (tests/bench/LEVELS.md); near full strength a few times more nodes buys less and less, so the
+ * top budgets are spaced further apart. Level 8 stays within about two seconds a move.
  */
-struct search_level {
-	int depth;      /* deepest iteration in plies, 0: by nodes */
-	uint64_t nodes; /* node budget, 0: by depth */
-	int noise;      /* amplitude of the evaluation noise */
-};
-
-static const struct search_level search_levels[2][SEARCH_LEVEL_MAX] = {
-        {
-                /* HOKITO */
-                {1, 0, 1000},  /* 1: one ply, judgement blurred by large noise */
-                {1, 0, 16},    /* 2: one ply */
-                {3, 0, 64},    /* 3: three plies, four points of noise */
-                {4, 0, 8},     /* 4: four plies */
-                {0, 50000, 0}, /* 5 to 8: node budgets */
-                {0, 250000, 0},
-                {0, 800000, 0},
-                {0, 2500000, 0},
-        },
-        {
-                /* OXONO */
-                {1, 0, 400},   /* 1: one ply, judgement blurred by large noise */
-                {1, 0, 8},     /* 2: one ply */
-                {2, 0, 8},     /* 3: two plies */
-                {3, 0, 4},     /* 4: three plies */
-                {4, 0, 0},     /* 5: four plies */
-                {0, 25000, 0}, /* 6 to 8: node budgets, ten times apart */
-                {0, 250000, 0},
-                {0, 2500000, 0},
-        },
-};
-
 int
 search_level_limits(int level, enum game_kind kind, uint64_t seed, struct search_limits *lim)
 {
-	const struct search_level *l;
+	const struct game_level *l;
 
 	if (level < SEARCH_LEVEL_MIN || level > SEARCH_LEVEL_MAX)
 		return GAME_EINVAL;
-	l = &search_levels[kind == GAME_OXONO][level - 1];
+	l = &game_class_of(kind)->levels[level - 1];
 	memset(lim, 0, sizeof *lim);
 	lim->depth = l->depth;
 	lim->nodes = l->nodes;

@@ -1,5 +1,6 @@
 /*
- * durable.h: hokitod's game events on their way to the store (store.h), and the group commit.
+ * durable.h: hokitod's game events on their way to the store (its write port, store-port.h), and
+ * the group commit.
  *
  * Every game event is published once through the fan-out port (fanout.h), whose in-process
  * backend hands it here with all it needs (the table, whose seats carry the seated players'
@@ -20,29 +21,31 @@
 #include <jansson.h>
 
 #include "msg.h"
-#include "store.h"
+#include "store-port.h"
 #include "table.h"
 #include "wire.h"
 
 struct durable;
 
 /*
- * Write game events to st (borrowed for the durable's life); next_player and next_game are the
- * id counters as the store holds them now. Returns a new durable.
+ * Write game events through the store's write port st (copied; its impl borrowed for the
+ * durable's life); next_player and next_game are the id counters as the store holds them now.
+ * Returns a new durable.
  */
-struct durable *durable_create(struct store *st, unsigned next_player, unsigned next_game);
+struct durable *durable_create(const struct store_write_port *st, unsigned next_player,
+                               unsigned next_game);
 
 /* Log the commit timings (durable_stats_log()) and free. Does not commit. Accepts NULL. */
 void durable_free(struct durable *d);
 
 /*
- * Queue the writes of one event of t (ev and w borrowed; ev is NULL for moved, whose move is t's
- * last: struct fanout). A seated event's player session is written from t's seat (its token). A
- * store error is kept and returned by the next durable_commit(): the event has already happened in
- * memory, so the server must stop before anybody hears of it.
+ * Queue the writes of one event of t (ev and w borrowed; ev is already applied to t, so a moved
+ * event's move is t's last: struct fanout). A seated event's player session is written from t's
+ * seat (its token). A store error is kept and returned by the next durable_commit(): the event has
+ * already happened in memory, so the server must stop before anybody hears of it.
  */
 void durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
-                   const json_t *ev, const struct wire *w);
+                   const struct event *ev, const struct wire *w);
 
 /*
  * The ops->unseated hook: the session of token holds no seat any more; its stored session goes

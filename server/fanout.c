@@ -13,7 +13,7 @@
 /* fanout.publish: the store, then this process's receivers. */
 static void
 fanout_local_publish(const struct fanout *fo, struct table *t, int64_t seq, enum msg_type type,
-                     const json_t *ev, struct wire *w, const struct session *skip)
+                     const struct event *ev, struct wire *w, const struct session *skip)
 {
 	if (fo->arg != NULL)
 		durable_event(fo->arg, t, seq, type, ev, w);

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "event.h"
 #include "msg.h"
 #include "wire.h"
 
@@ -28,12 +29,11 @@ struct fanout {
 	/*
 	 * Publish event seq of type of game t to everyone who must have it: the store, then every
 	 * receiver connected at t except skip (may be NULL). w, its line, is borrowed (receivers
-	 * take references); ev is the event object, borrowed, or NULL for moved, whose line is
-	 * written without one (table_play()): the move is then t's last. Must not call back into
-	 * the game layer.
+	 * take references); ev is the event (event.h), borrowed, already applied to t (a moved
+	 * event's move is t's last). Must not call back into the game layer.
 	 */
 	void (*publish)(const struct fanout *fo, struct table *t, int64_t seq, enum msg_type type,
-	                const json_t *ev, struct wire *w, const struct session *skip);
+	                const struct event *ev, struct wire *w, const struct session *skip);
 	void *arg; /* the backend's own (in-process: the store writer, durable.h, or NULL) */
 };
 

@@ -81,7 +81,7 @@ computer_full(const struct lobby *lb)
 	for (size_t i = 0; i < lb->ntables; i++) {
 		const struct table *t = lb->tables[i];
 
-		if (t->status != TABLE_FINISHED && (t->computer[0] || t->computer[1]) &&
+		if (t->st.status != EVENT_STATUS_FINISHED && (t->computer[0] || t->computer[1]) &&
 		    ++n >= lb->cfg.max_thinking)
 			return 1;
 	}
@@ -173,9 +173,9 @@ idle_close(struct lobby *lb, uint64_t real_now)
 static int
 session_evictable(const struct session *s)
 {
-	return s->peer == NULL &&
-	       !(s->table != NULL && s->seat >= 0 &&
-	         (s->table->status == TABLE_LIVE || s->table->status == TABLE_ADJOURNED));
+	return s->peer == NULL && !(s->table != NULL && s->seat >= 0 &&
+	                            (s->table->st.status == EVENT_STATUS_LIVE ||
+	                             s->table->st.status == EVENT_STATUS_ADJOURNED));
 }
 
 /* Order of eviction: away the longest first. */

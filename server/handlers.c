@@ -10,10 +10,17 @@
  * rooms: match management (match.c), a player's play (play.c), the archive (archive.c); the few
  * that belong to no game (hello, list, ping, test_clock) are here. Part of the game layer: no
  * libuv here.
+ *
+ * Replies keep the order of a connection's requests (PROTOCOL.md 3 and 9), also when one of them
+ * reads the store off the loop (history, record: archive.c): while its read is out, the
+ * connection's next requests wait in the lobby (lobby_wait_queue()); handlers_read_done() replies
+ * when the answer comes and then dispatches them, in order, until one reads again. Other
+ * connections are not held.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "archive.h"
 #include "guard.h"
@@ -116,23 +123,19 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		lobby_spectators_changed(lb, t);
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
 		/* the notice of 4.3 comes now, whether or not the others' waits (coalescing) */
-		json_t *o = msg_new(MSG_SPECTATORS, NULL);
-
-		json_object_set_new(o, "game", json_string(t->id));
-		json_object_set_new(o, "spectators", table_spectators_new(t));
-		lobby_send(lb, peer, o);
+		lobby_send(lb, peer, table_spectators_notice_new(t));
 	}
 	if (s->seat >= 0 && !was_connected) {
 		table_presence_notify(t, s->seat, 1);
-		if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+		if (t->st.status == EVENT_STATUS_LIVE || t->st.status == EVENT_STATUS_ADJOURNED)
 			table_seat_back(t, s->seat);
 	}
 	/* who else is away now: the presence notices missed while disconnected are not replayed */
-	if (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)
+	if (t->st.status == EVENT_STATUS_LIVE || t->st.status == EVENT_STATUS_ADJOURNED)
 		for (int i = 0; i < 2; i++)
 			if (i != s->seat && t->seat_taken[i] && !table_connected(t, i))
 				lobby_send(lb, peer, table_presence_new(t, i));
-	if (s->seat >= 0 && t->status == TABLE_LIVE && game_side(&t->game) == s->seat)
+	if (s->seat >= 0 && t->st.status == EVENT_STATUS_LIVE && game_side(&t->game) == s->seat)
 		table_your_turn(t);
 }
 
@@ -187,11 +190,12 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	json_t *o = msg_new(MSG_GAMES, NULL), *games = json_array();
 	size_t n = 0, kept = 0;
 
-	static const enum table_status order[] = {TABLE_OPEN, TABLE_LIVE, TABLE_ADJOURNED};
+	static const enum event_status order[] = {EVENT_STATUS_OPEN, EVENT_STATUS_LIVE,
+	                                          EVENT_STATUS_ADJOURNED};
 
 	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < lb->ntables; i++)
-			if (lb->tables[i]->status == order[k] && !lb->tables[i]->is_private)
+			if (lb->tables[i]->st.status == order[k] && !lb->tables[i]->is_private)
 				list_page_add(games, m, n++, lb->tables[i]);
 	/*
 	 * The keep_finished public games most recently finished, newest first (the finished list is
@@ -303,6 +307,11 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	const struct handler_entry *h = handler_find(m->type);
 	struct table *before;
 
+	/* behind a store read of its own: it waits its turn (handlers_read_done()) */
+	if (peer->wait != NULL) {
+		lobby_wait_queue(lb, peer->wait, m);
+		return;
+	}
 	if (m->type == MSG_TEST_CLOCK && !lb->cfg.test_clock) {
 		/* not a request here: unknown_type, before hello too, as any unknown type */
 		handle_test_clock(lb, peer, m);
@@ -325,6 +334,39 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	lobby_touched(lb, before);
 	if (peer->session != NULL && peer->session->table != before)
 		lobby_touched(lb, peer->session->table);
+	lobby_prune(lb);
+	lobby_arm(lb);
+}
+
+void
+handlers_read_done(struct lobby *lb, struct archive_read *r)
+{
+	struct lobby_wait *w = lobby_wait_find(lb, r->ticket);
+	struct lobby_peer *peer;
+	struct lobby_queued *q;
+
+	if (w == NULL) { /* its connection is gone */
+		archive_read_free(r);
+		return;
+	}
+	peer = w->peer;
+	peer->wait = NULL;
+	archive_reply(lb, peer, &w->request, r);
+	archive_read_free(r);
+	/* the requests that came meanwhile, in order, until one of them reads again */
+	while (peer->wait == NULL && (q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		w->nqueued--;
+		handlers_dispatch(lb, peer, &q->m);
+		msg_clear(&q->m);
+		free(q);
+	}
+	if (peer->wait != NULL) { /* the rest waits behind the new read */
+		STAILQ_CONCAT(&peer->wait->queued, &w->queued);
+		peer->wait->nqueued += w->nqueued;
+	}
+	w->peer = NULL;
+	lobby_wait_drop(lb, w);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }

@@ -17,12 +17,18 @@
  * (ops->timer); lobby_wake() acts on what is due. The requests themselves are handled by the
  * rooms above this one (handlers.c and what it dispatches to), which call down into here; nothing
  * here calls up into them.
+ *
+ * A store read (history, record) runs off the loop's thread (ops->read); meanwhile its
+ * connection's later requests wait here, in its struct lobby_wait, found by the read's ticket.
+ * The lobby keeps the waits only: the read is started by archive.c, and handlers.c replies and
+ * hands the waiting requests over in order when the answer comes (handlers_read_done()).
  */
 #include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "lobby.h"
 #include "log.h"
@@ -66,6 +72,7 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	TAILQ_INIT(&lb->held);
 	SLIST_INIT(&lb->release);
 	LIST_INIT(&lb->spect_waiting);
+	TAILQ_INIT(&lb->waits);
 	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr) {
 		struct quota_config qc = {.rate = cfg->rate_per_addr,
 		                          .creates = cfg->creates_per_addr,
@@ -89,6 +96,10 @@ lobby_free(struct lobby *lb)
 {
 	if (lb == NULL)
 		return;
+	while (!TAILQ_EMPTY(&lb->waits)) {
+		TAILQ_FIRST(&lb->waits)->peer = NULL; /* its connection may be freed by now */
+		lobby_wait_drop(lb, TAILQ_FIRST(&lb->waits));
+	}
 	for (size_t i = 0; i < lb->ntables; i++)
 		table_free(lb->tables[i]);
 	session_registry_close(&lb->sessions);
@@ -286,7 +297,7 @@ table_owner_release(struct lobby *lb, struct table *t)
 void
 lobby_finished_touch(struct lobby *lb, struct table *t)
 {
-	if (t->status != TABLE_FINISHED || t->finish_counted)
+	if (t->st.status != EVENT_STATUS_FINISHED || t->finish_counted)
 		return;
 	table_owner_release(lb, t);
 	if (lb->ops.think_cancel != NULL && (t->computer[0] || t->computer[1]))
@@ -296,8 +307,9 @@ lobby_finished_touch(struct lobby *lb, struct table *t)
 	for (int i = 0; i < 2; i++)
 		if (t->seat[i] != NULL && t->seat[i]->peer == NULL)
 			t->seat[i]->gone_at = lobby_time(lb);
-	log_info("game %s over: %s %s (%s) after %zu moves", t->id, t->result,
-	         t->winner >= 0 ? game_side_name(t->kind, t->winner) : "-", t->reason, t->nmoves);
+	log_info("game %s over: %s %s (%s) after %zu moves", t->id, event_result_name(t->st.result),
+	         t->st.winner >= 0 ? game_side_name(t->kind, t->st.winner) : "-",
+	         event_reason_name(t->st.reason), t->nmoves);
 }
 
 /*
@@ -312,7 +324,7 @@ lobby_session_leave(struct lobby *lb, struct session *s)
 
 	if (t == NULL)
 		return;
-	assert(!(s->seat >= 0 && t->status == TABLE_LIVE));
+	assert(!(s->seat >= 0 && t->st.status == EVENT_STATUS_LIVE));
 	if (s->seat < 0) {
 		table_attach(NULL, s);
 		if (s->peer != NULL) {
@@ -321,17 +333,17 @@ lobby_session_leave(struct lobby *lb, struct session *s)
 		}
 		return;
 	}
-	if (t->status != TABLE_ADJOURNED && lb->ops.unseated != NULL)
+	if (t->st.status != EVENT_STATUS_ADJOURNED && lb->ops.unseated != NULL)
 		lb->ops.unseated(lb->ops.arg, s->token);
-	if (t->status == TABLE_OPEN) {
-		table_finish(t, "aborted", -1, "abandoned");
+	if (t->st.status == EVENT_STATUS_OPEN) {
+		table_finish(t, EVENT_RESULT_ABORTED, -1, EVENT_REASON_ABANDONED);
 		lobby_finished_touch(lb, t);
 	}
-	t->rematch_offer = -1; /* a rematch needs both players at the game */
+	t->st.offer[EVENT_OFFER_REMATCH] = -1; /* a rematch needs both players at the game */
 	t->seat[s->seat] = NULL;
 	table_attach(NULL, s);
 	s->seat = -1;
-	if (t->status == TABLE_FINISHED)
+	if (t->st.status == EVENT_STATUS_FINISHED)
 		lobby_released(lb, t); /* its game may have been held for it */
 }
 
@@ -532,7 +544,7 @@ lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const ch
 	if (t == NULL)
 		goto out;
 	t->thinking = 0;
-	if (t->status != TABLE_LIVE || (int64_t)t->nmoves != ply ||
+	if (t->st.status != EVENT_STATUS_LIVE || t->st.ply != ply ||
 	    t->computer[game_side(&t->game)] == 0) {
 		log_debug("game %s: the computer's move for ply %lld came too late", game_id,
 		          (long long)ply);
@@ -548,7 +560,7 @@ lobby_computer_move(struct lobby *lb, const char *game_id, int64_t ply, const ch
 		 */
 		log_error("game %s: the computer's move '%s' was refused: %s; it resigns", t->id,
 		          move, gerr.text);
-		table_finish(t, "win", 1 - side, "resign");
+		table_finish(t, EVENT_RESULT_WIN, 1 - side, EVENT_REASON_RESIGN);
 		lobby_finished_touch(lb, t);
 		goto out;
 	}
@@ -572,7 +584,8 @@ out:
 static int
 table_desert_mark(struct table *t, uint64_t now)
 {
-	if (t == NULL || (t->status != TABLE_LIVE && t->status != TABLE_ADJOURNED) ||
+	if (t == NULL ||
+	    (t->st.status != EVENT_STATUS_LIVE && t->st.status != EVENT_STATUS_ADJOURNED) ||
 	    (!t->computer[0] && table_connected(t, 0)) ||
 	    (!t->computer[1] && table_connected(t, 1))) {
 		if (t != NULL)
@@ -626,6 +639,8 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 	struct session *s = peer->session;
 	struct table *t;
 
+	if (peer->wait != NULL)
+		lobby_wait_drop(lb, peer->wait); /* its read's answer will find nobody */
 	if (s == NULL)
 		return;
 	t = s->table;
@@ -661,7 +676,7 @@ table_desert_check(struct lobby *lb, struct table *t, uint64_t now)
 		return;
 	log_info("game %s: no player for %llu s", t->id,
 	         (unsigned long long)((now - t->deserted_since) / 1000));
-	table_finish(t, "aborted", -1, "abandoned");
+	table_finish(t, EVENT_RESULT_ABORTED, -1, EVENT_REASON_ABANDONED);
 	lobby_finished_touch(lb, t);
 }
 
@@ -676,7 +691,8 @@ lobby_tick(struct lobby *lb)
 
 		if (s->peer != NULL || now - s->gone_at < lb->cfg.linger_ms ||
 		    (s->table != NULL && s->seat >= 0 &&
-		     (s->table->status == TABLE_LIVE || s->table->status == TABLE_ADJOURNED))) {
+		     (s->table->st.status == EVENT_STATUS_LIVE ||
+		      s->table->st.status == EVENT_STATUS_ADJOURNED))) {
 			lb->sessions.all[kept++] = s;
 			continue;
 		}
@@ -755,4 +771,72 @@ lobby_wake(struct lobby *lb)
 	spectators_flush(lb);
 	lobby_prune(lb);
 	lobby_arm(lb);
+}
+
+/* --- Store reads out (ops->read): the requests of their connections wait in order. --- */
+
+/* Requests one connection may send while a read of its own is out; more closes it. */
+#define LOBBY_WAIT_MAX 4096
+
+uint64_t
+lobby_wait_add(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct lobby_wait *w = xcalloc(1, sizeof *w);
+
+	w->ticket = ++lb->read_ticket;
+	w->peer = peer;
+	w->request = *m;
+	json_incref(w->request.root);
+	STAILQ_INIT(&w->queued);
+	TAILQ_INSERT_TAIL(&lb->waits, w, link);
+	peer->wait = w;
+	return w->ticket;
+}
+
+struct lobby_wait *
+lobby_wait_find(struct lobby *lb, uint64_t ticket)
+{
+	struct lobby_wait *w;
+
+	TAILQ_FOREACH(w, &lb->waits, link)
+	if (w->ticket == ticket)
+		return w;
+	return NULL;
+}
+
+void
+lobby_wait_queue(struct lobby *lb, struct lobby_wait *w, const struct msg *m)
+{
+	struct lobby_queued *q;
+
+	if (w->nqueued >= LOBBY_WAIT_MAX) {
+		if (w->nqueued++ == LOBBY_WAIT_MAX) {
+			log_info("a connection sent %d requests behind a store read: closing it",
+			         LOBBY_WAIT_MAX);
+			lb->ops.close(lb->ops.arg, w->peer);
+		}
+		return;
+	}
+	q = xcalloc(1, sizeof *q);
+	q->m = *m;
+	json_incref(q->m.root);
+	STAILQ_INSERT_TAIL(&w->queued, q, link);
+	w->nqueued++;
+}
+
+void
+lobby_wait_drop(struct lobby *lb, struct lobby_wait *w)
+{
+	struct lobby_queued *q;
+
+	TAILQ_REMOVE(&lb->waits, w, link);
+	while ((q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		msg_clear(&q->m);
+		free(q);
+	}
+	msg_clear(&w->request);
+	if (w->peer != NULL && w->peer->wait == w)
+		w->peer->wait = NULL;
+	free(w);
 }

@@ -15,12 +15,13 @@
 #include "log.h"
 #include "match.h"
 #include "osrand.h"
+#include "play.h"
 
 /* Whether s is seated in a game that is not over (open, live or adjourned). */
 static int
 seated_active(const struct session *s)
 {
-	return s->table != NULL && s->seat >= 0 && s->table->status != TABLE_FINISHED;
+	return s->table != NULL && s->seat >= 0 && s->table->st.status != EVENT_STATUS_FINISHED;
 }
 
 /*
@@ -35,7 +36,6 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 {
 	struct session *s = peer->session;
 	struct table *t;
-	json_t *ev;
 
 	if (lobby_refuse_full(lb, peer, m) || guard_refuse_create(lb, peer, m, level > 0))
 		return;
@@ -45,10 +45,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	if (seat < 0)
 		seat = (int)(osrand_u64() & 1);
 	table_seat(t, seat, s);
-	ev = table_event_new(t, MSG_SEATED);
-	json_object_set_new(ev, "seat", json_string(game_side_name(kind, seat)));
-	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-	table_emit(t, ev, s);
+	table_seated_emit(t, seat, s);
 	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s%s", s->id, s->name, t->id,
 	         game_kind_name(kind), variant, is_private ? "private" : "public",
 	         game_side_name(kind, seat), t->control, level > 0 ? ", against the computer" : "");
@@ -57,10 +54,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 
 		snprintf(cid, sizeof cid, "p%u", lb->next_player++);
 		table_seat_computer(t, 1 - seat, level, cid);
-		ev = table_event_new(t, MSG_SEATED);
-		json_object_set_new(ev, "seat", json_string(game_side_name(kind, 1 - seat)));
-		json_object_set_new(ev, "player", table_player_new(t, 1 - seat));
-		table_emit(t, ev, s);
+		table_seated_emit(t, 1 - seat, s);
 		table_start(t, s);
 		lobby_finished_touch(lb, t);
 	}
@@ -74,15 +68,11 @@ do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct t
 {
 	struct session *s = peer->session;
 	int seat;
-	json_t *ev;
 
 	lobby_session_leave(lb, s);
 	seat = t->seat_taken[0] ? 1 : 0;
 	table_seat(t, seat, s);
-	ev = table_event_new(t, MSG_SEATED);
-	json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, seat)));
-	json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-	table_emit(t, ev, s);
+	table_seated_emit(t, seat, s);
 	table_start(t, s);
 	lobby_finished_touch(lb, t);
 	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,
@@ -146,7 +136,7 @@ game_lookup(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, stru
 static int
 kept_seat(const struct table *t, const struct session *s)
 {
-	if (t == NULL || t->status != TABLE_ADJOURNED)
+	if (t == NULL || t->st.status != EVENT_STATUS_ADJOURNED)
 		return -1;
 	for (int i = 0; i < 2; i++)
 		if (t->seat[i] == NULL && t->seat_taken[i] && strcmp(t->seat_id[i], s->id) == 0)
@@ -183,12 +173,13 @@ match_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		seat_return(lb, peer, m, t, seat);
 		return;
 	}
-	if (t->status != TABLE_OPEN) {
+	if (t->st.status != EVENT_STATUS_OPEN) {
 		lobby_refuse(lb, peer, m, PROTO_EGAMEFULL, "game %s has no open seat (it is %s)",
 		             t->id,
-		             t->status == TABLE_FINISHED    ? "over"
-		             : t->status == TABLE_ADJOURNED ? "adjourned, its players' seats kept"
-		                                            : "being played");
+		             t->st.status == EVENT_STATUS_FINISHED ? "over"
+		             : t->st.status == EVENT_STATUS_ADJOURNED
+		                     ? "adjourned, its players' seats kept"
+		                     : "being played");
 		return;
 	}
 	do_join(lb, peer, m, t);
@@ -208,7 +199,7 @@ match_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		struct table *t = lb->tables[i];
 		int seat = t->seat_taken[0] ? 0 : 1;
 
-		if (t->status != TABLE_OPEN || t->is_private || t->kind != m->kind ||
+		if (t->st.status != EVENT_STATUS_OPEN || t->is_private || t->kind != m->kind ||
 		    strcmp(t->variant, m->variant) != 0 || t->seat[seat] == s ||
 		    !table_connected(t, seat) || t->base_ms != m->clock_base_ms ||
 		    t->inc_ms != m->clock_inc_ms)
@@ -275,12 +266,12 @@ match_leave(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	struct table *kept = NULL;
 	int seat = s->seat;
 
-	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_LIVE) {
+	if (s->table != NULL && s->seat >= 0 && s->table->st.status == EVENT_STATUS_LIVE) {
 		lobby_refuse(lb, peer, m, PROTO_EINGAME, "game %s is being played; resign first",
 		             s->table->id);
 		return;
 	}
-	if (s->table != NULL && s->seat >= 0 && s->table->status == TABLE_ADJOURNED) {
+	if (s->table != NULL && s->seat >= 0 && s->table->st.status == EVENT_STATUS_ADJOURNED) {
 		kept = s->table;
 		log_info("%s (%s) left adjourned game %s (the seat is kept)", s->id, s->name,
 		         kept->id);
@@ -304,18 +295,16 @@ static void
 rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
 {
 	struct session *p[2] = {t->seat[0], t->seat[1]}; /* NULL for the computer's seat */
+	struct event ev = {.type = MSG_REMATCH_STARTED};
 	struct table *n;
-	json_t *ev;
 
 	if (lobby_refuse_full(lb, peer, m) ||
 	    guard_refuse_create(lb, peer, m, t->computer[0] || t->computer[1]))
 		return;
 	n = lobby_table_open(lb, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms,
 	                     t->is_private, peer);
-	t->rematch_offer = -1;
-	ev = table_event_new(t, MSG_REMATCH_STARTED);
-	json_object_set_new(ev, "new_game", json_string(n->id));
-	table_emit(t, ev, NULL);
+	ev.u.rematch_started.new_game = n->id;
+	table_emit(t, &ev, NULL); /* the offer is taken up: no offer stands any more */
 	for (int i = 0; i < 2; i++) {
 		t->seat[i] = NULL;
 		if (p[i] == NULL)
@@ -335,10 +324,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		else
 			table_seat(n, 1 - i, p[i]);
 		n->seat[1 - i] = NULL;
-		ev = table_event_new(n, MSG_SEATED);
-		json_object_set_new(ev, "seat", json_string(game_side_name(n->kind, 1 - i)));
-		json_object_set_new(ev, "player", table_player_new(n, 1 - i));
-		table_emit(n, ev, NULL);
+		table_seated_emit(n, 1 - i, NULL);
 	}
 	table_start(n, NULL);
 	for (int i = 0; i < 2; i++)
@@ -355,17 +341,18 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 
 /*
  * Rematch offers, after the game is over, between its two players while both are at it and
- * connected. rematch when the opponent's offer stands accepts it; rematch_decline declines it.
- * An offer lapses when either player leaves the game. A side makes at most --max-rematch-offers
- * offers in one game (offer_limit past them), so an offer and decline loop cannot grow its log.
+ * connected. rematch when the opponent's offer stands accepts it; rematch_decline declines it
+ * (event_state_answer(), the rule of draw offers too). An offer lapses when either player leaves
+ * the game. A side makes at most --max-rematch-offers offers in one game (offer_limit past them,
+ * play_offer_answer()), so an offer and decline loop cannot grow its log.
  */
 void
 match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
 	struct table *t = s->table;
-	int other;
-	int64_t seq;
+	int other, rc;
+	int64_t seq = -1;
 
 	if (t == NULL || (m->game != NULL && strcmp(m->game, t->id) != 0)) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTSEATED, "you are not seated in that game");
@@ -375,56 +362,39 @@ match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		lobby_refuse(lb, peer, m, PROTO_ESPECTATOR, "spectators cannot ask for a rematch");
 		return;
 	}
-	if (t->status == TABLE_OPEN) {
+	if (t->st.status == EVENT_STATUS_OPEN) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTSTARTED, "game %s waits for its second player",
 		             t->id);
 		return;
 	}
-	if (t->status != TABLE_FINISHED) {
+	if (t->st.status != EVENT_STATUS_FINISHED) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTOVER, "game %s is not over", t->id);
 		return;
 	}
 	other = 1 - s->seat;
-	if (m->type == MSG_REMATCH_DECLINE) {
-		if (t->rematch_offer != other) {
-			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a rematch",
-			             table_other_side(t, s->seat));
-			return;
-		}
-		t->rematch_offer = -1;
-		seq = table_offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
-		lobby_send_ok(lb, peer, m->type, seq, m->id);
-		return;
-	}
-	if (t->computer[other] > 0) {
+	if (m->type == MSG_REMATCH && t->computer[other] > 0) {
 		/* the computer accepts at once */
 		rematch_start(lb, peer, m, t);
 		return;
 	}
-	if (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t) {
+	if (m->type == MSG_REMATCH &&
+	    (!t->seat_taken[other] || !table_connected(t, other) || t->seat[other]->table != t)) {
 		lobby_refuse(lb, peer, m, PROTO_EOPPONENTGONE, "%s is no longer at game %s",
 		             table_other_side(t, s->seat), t->id);
 		return;
 	}
-	if (t->rematch_offer == s->seat) {
-		lobby_refuse(lb, peer, m, PROTO_EALREADYOFFERED,
-		             "your rematch offer stands already");
+	if ((rc = play_offer_answer(lb, peer, m, t, "rematch")) < 0)
 		return;
-	}
-	if (t->rematch_offer == other) {
+	switch ((enum event_answer)rc) {
+	case EVENT_ANSWER_OFFER:
+		seq = table_offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
+		break;
+	case EVENT_ANSWER_ACCEPT:
 		rematch_start(lb, peer, m, t);
 		return;
+	case EVENT_ANSWER_DECLINE:
+		seq = table_offer_emit(t, MSG_REMATCH_DECLINED, s->seat);
+		break;
 	}
-	if (lb->cfg.rematch_offers && t->rematch_offers[s->seat] >= lb->cfg.rematch_offers) {
-		log_info("%s (%s): rematch offer refused in game %s: %u made already", s->id,
-		         s->name, t->id, t->rematch_offers[s->seat]);
-		lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
-		             "you offered a rematch %u times in this game already",
-		             t->rematch_offers[s->seat]);
-		return;
-	}
-	t->rematch_offers[s->seat]++;
-	t->rematch_offer = s->seat;
-	seq = table_offer_emit(t, MSG_REMATCH_OFFERED, s->seat);
 	lobby_send_ok(lb, peer, m->type, seq, m->id);
 }

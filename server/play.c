@@ -38,12 +38,12 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             m->type == MSG_MOVE ? "move" : msg_type_name(m->type));
 		return NULL;
 	}
-	if (t->status == TABLE_OPEN) {
+	if (t->st.status == EVENT_STATUS_OPEN) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTSTARTED, "game %s waits for its second player",
 		             t->id);
 		return NULL;
 	}
-	if (t->status == TABLE_FINISHED) {
+	if (t->st.status == EVENT_STATUS_FINISHED) {
 		lobby_refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over", t->id);
 		return NULL;
 	}
@@ -51,10 +51,10 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (table_clock_check(t)) {
 		lobby_finished_touch(lb, t);
 		lobby_refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over: %s ran out of time",
-		             t->id, game_side_name(t->kind, t->winner == 0 ? 1 : 0));
+		             t->id, game_side_name(t->kind, t->st.winner == 0 ? 1 : 0));
 		return NULL;
 	}
-	if (t->status == TABLE_ADJOURNED && m->type != MSG_RESIGN) {
+	if (t->st.status == EVENT_STATUS_ADJOURNED && m->type != MSG_RESIGN) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTSTARTED,
 		             "game %s is adjourned: it goes on when both players are back", t->id);
 		return NULL;
@@ -83,7 +83,7 @@ play_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	rc = game_move_parse(&t->game, m->move, &mv, &gerr);
 	if (rc == GAME_ESYNTAX) {
 		lobby_refuse(lb, peer, m, PROTO_EBADMOVE, "'%.40s' is not %s move: %s", m->move,
-		             t->kind == GAME_OXONO ? "an OXONO" : "a HOKITO", gerr.text);
+		             game_kind_a_title(t->kind), gerr.text);
 		return;
 	}
 	if (rc == GAME_EILLEGAL) {
@@ -110,7 +110,7 @@ play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 
 	if (t == NULL)
 		return;
-	seq = table_finish(t, "win", 1 - s->seat, "resign");
+	seq = table_finish(t, EVENT_RESULT_WIN, 1 - s->seat, EVENT_REASON_RESIGN);
 	lobby_finished_touch(lb, t);
 	lobby_send_ok(lb, peer, MSG_RESIGN, seq, m->id);
 }
@@ -157,7 +157,7 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	struct session *s = peer->session;
 	struct table *t = s->table;
 	uint64_t now = lobby_time(lb), oldest = s->chat_at[s->chat_next % CHAT_BURST];
-	json_t *line;
+	struct event_player player = {s->id, s->name, 0};
 	int64_t seq = -1;
 
 	if (t == NULL) {
@@ -180,29 +180,14 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	s->chat_at[s->chat_next++ % CHAT_BURST] = now;
 	if (s->seat >= 0) {
-		json_t *ev = table_event_new(t, MSG_CHAT);
+		struct event ev = {.type = MSG_CHAT};
 
-		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, s->seat)));
-		json_object_set_new(ev, "player", msg_player_new(s->id, s->name));
-		json_object_set_new(ev, "text", json_string(m->text));
-		line = json_pack("{s:s,s:o,s:s}", "seat", game_side_name(t->kind, s->seat),
-		                 "player", msg_player_new(s->id, s->name), "text", m->text);
-		table_chat_keep(t, 0, line);
-		seq = table_emit(t, ev, NULL);
+		ev.u.chat.seat = s->seat;
+		ev.u.chat.player = player;
+		ev.u.chat.text = m->text;
+		seq = table_emit(t, &ev, NULL);
 	} else {
-		json_t *o = msg_new(MSG_KIBITZ, NULL);
-		struct wire *w;
-
-		json_object_set_new(o, "game", json_string(t->id));
-		json_object_set_new(o, "player", msg_player_new(s->id, s->name));
-		json_object_set_new(o, "text", json_string(m->text));
-		line = json_pack("{s:o,s:s}", "player", msg_player_new(s->id, s->name), "text",
-		                 m->text);
-		table_chat_keep(t, 1, line);
-		w = wire_encode_steal(o);
-		for (size_t i = 0; i < t->nwatchers; i++)
-			table_send(t, t->watchers[i], w);
-		wire_unref(w);
+		table_kibitz(t, &player, m->text);
 	}
 	lobby_send_ok(lb, peer, MSG_SAY, seq, m->id);
 }
@@ -235,52 +220,82 @@ draw_offer_too_soon(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 }
 
 /*
+ * Whether seat's rematch offer passes --max-rematch-offers in game t, so that an offer and
+ * decline loop cannot grow its log. Refuses with offer_limit when so.
+ */
+static int
+rematch_offers_spent(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                     const struct table *t, int seat)
+{
+	unsigned most = lb->cfg.rematch_offers;
+
+	if (most == 0 || t->rematch_offers[seat] < most)
+		return 0;
+	log_info("%s (%s): rematch offer refused in game %s: %u made already", peer->session->id,
+	         peer->session->name, t->id, t->rematch_offers[seat]);
+	lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
+	             "you offered a rematch %u times in this game already",
+	             t->rematch_offers[seat]);
+	return 1;
+}
+
+/*
+ * The rule of offers is event_state_answer()'s; the limits on new offers (--draw-offer-moves,
+ * --max-rematch-offers) are the server's policy over its counts, kept in t and checked here
+ * only, when the answer is a new offer.
+ */
+int
+play_offer_answer(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t,
+                  const char *what)
+{
+	int seat = peer->session->seat, rc = event_state_answer(&t->st, m->type, seat);
+
+	if (rc == PROTO_EALREADYOFFERED)
+		lobby_refuse(lb, peer, m, rc, "your %s offer stands already", what);
+	else if (rc < 0)
+		lobby_refuse(lb, peer, m, rc, "%s has not offered a %s", table_other_side(t, seat),
+		             what);
+	if (rc != EVENT_ANSWER_OFFER)
+		return rc < 0 ? -1 : rc;
+	if (m->type == MSG_DRAW_OFFER) {
+		if (draw_offer_too_soon(lb, peer, m, t, seat))
+			return -1;
+		t->draw_offered_at[seat] = (int64_t)t->nmoves + 1;
+	} else {
+		if (rematch_offers_spent(lb, peer, m, t, seat))
+			return -1;
+		t->rematch_offers[seat]++;
+	}
+	return rc;
+}
+
+/*
  * Draw offers. An offer stands until the opponent accepts it (the game is drawn, reason
  * "agreement"), declines it, or plays a move (the offer lapses, no event). Offering when the
- * opponent's offer stands accepts it. A side offers again only once the opponent has moved
- * --draw-offer-moves times (draw_offer_too_soon()).
+ * opponent's offer stands accepts it. The rule is event_state_answer()'s, the same as rematches'.
+ * A side offers again only once the opponent has moved --draw-offer-moves times
+ * (play_offer_answer()).
  */
 void
 play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
 	struct table *t = player_table(lb, peer, m);
-	int64_t seq;
+	int64_t seq = -1;
+	int rc;
 
 	if (t == NULL)
 		return;
-	switch (m->type) {
-	case MSG_DRAW_OFFER:
-		if (t->draw_offer == s->seat) {
-			lobby_refuse(lb, peer, m, PROTO_EALREADYOFFERED,
-			             "your draw offer stands already");
-			return;
-		}
-		if (t->draw_offer == 1 - s->seat) {
-			seq = table_finish(t, "draw", -1, "agreement");
-			break;
-		}
-		if (draw_offer_too_soon(lb, peer, m, t, s->seat))
-			return;
-		t->draw_offered_at[s->seat] = (int64_t)t->nmoves + 1;
-		t->draw_offer = s->seat;
+	if ((rc = play_offer_answer(lb, peer, m, t, "draw")) < 0)
+		return;
+	switch ((enum event_answer)rc) {
+	case EVENT_ANSWER_OFFER:
 		seq = table_offer_emit(t, MSG_DRAW_OFFERED, s->seat);
 		break;
-	case MSG_DRAW_ACCEPT:
-		if (t->draw_offer != 1 - s->seat) {
-			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a draw",
-			             table_other_side(t, s->seat));
-			return;
-		}
-		seq = table_finish(t, "draw", -1, "agreement");
+	case EVENT_ANSWER_ACCEPT:
+		seq = table_finish(t, EVENT_RESULT_DRAW, -1, EVENT_REASON_AGREEMENT);
 		break;
-	default:
-		if (t->draw_offer != 1 - s->seat) {
-			lobby_refuse(lb, peer, m, PROTO_ENOOFFER, "%s has not offered a draw",
-			             table_other_side(t, s->seat));
-			return;
-		}
-		t->draw_offer = -1;
+	case EVENT_ANSWER_DECLINE:
 		seq = table_offer_emit(t, MSG_DRAW_DECLINED, s->seat);
 		break;
 	}
@@ -291,27 +306,24 @@ play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 /*
  * Abort: a player who has not made a move yet in this game may end it without a result (the
  * first player before its first move, the second player before its first move), on either
- * player's turn.
+ * player's turn (event_state_may_abort()).
  */
 void
 play_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
 	struct table *t = player_table(lb, peer, m);
-	int first, moved;
 	int64_t seq;
 
 	if (t == NULL)
 		return;
-	first = game_side(&t->start);
-	moved = t->nmoves > (size_t)(s->seat == first ? 0 : 1);
-	if (moved) {
+	if (!event_state_may_abort(&t->st, s->seat)) {
 		lobby_refuse(lb, peer, m, PROTO_ETOOLATE,
 		             "a game can be aborted only by a player who has not moved yet; resign "
 		             "instead");
 		return;
 	}
-	seq = table_finish(t, "aborted", -1, "abort");
+	seq = table_finish(t, EVENT_RESULT_ABORTED, -1, EVENT_REASON_ABORT);
 	lobby_finished_touch(lb, t);
 	lobby_send_ok(lb, peer, MSG_ABORT, seq, m->id);
 }
@@ -336,8 +348,8 @@ play_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             table_other_side(t, s->seat));
 		return;
 	}
-	seq = table_finish(t, m->claim_draw ? "draw" : "win", m->claim_draw ? -1 : s->seat,
-	                   "disconnect");
+	seq = m->claim_draw ? table_finish(t, EVENT_RESULT_DRAW, -1, EVENT_REASON_DISCONNECT)
+	                    : table_finish(t, EVENT_RESULT_WIN, s->seat, EVENT_REASON_DISCONNECT);
 	lobby_finished_touch(lb, t);
 	lobby_send_ok(lb, peer, MSG_CLAIM, seq, m->id);
 }

@@ -20,6 +20,7 @@
 #define CHAT_BURST  5     /* chat lines a session may send ... */
 #define CHAT_WINDOW 10000 /* ... within this many milliseconds */
 
+struct lobby_wait;
 struct session;
 struct table;
 
@@ -31,6 +32,7 @@ struct lobby_peer {
 	char addr[LOBBY_PEER_KEY]; /* its source address as a key (throttle_key_from_addr()):
 	                              what the per-address limits count; "" if unknown */
 	unsigned refused;          /* requests refused in a row over the rate (guard.c) */
+	struct lobby_wait *wait;   /* a store read of its request is out: its next requests wait */
 };
 
 struct session {

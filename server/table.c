@@ -3,10 +3,12 @@
  *
  * A table owns its game value, its move list and its event log (one wire reference per event).
  * It does not own sessions: it points at the seated ones and the connected spectators, and the
- * lobby detaches them before a table is freed. Events go out in exactly one place, emit_line()
- * (behind table_emit(), and table_play() for moved, which is written without a jansson tree):
- * the seq is the log's length plus one, the event is encoded once, and the same wire goes to the
- * log and is published once through the fan-out port (fanout.h: the store, then every receiver).
+ * lobby detaches them before a table is freed. Events go out in exactly one place, table_emit():
+ * each is a plain struct event (event.h) numbered the log's length plus one, applied to the
+ * table's struct event_state (event-state.h: the status, offers, ply and end a game's events
+ * decide live there, by the same rules the restore and the client apply), encoded once by its
+ * codec (event_wire(): moved without a jansson tree), and the same wire goes to the log and is
+ * published once through the fan-out port (fanout.h: the store, then every receiver).
  * Reconnection replays the log, so a resumed client gets the very bytes the others got. A table
  * is handed its clock and callbacks at creation (struct table_env, table.h) and never calls into
  * the lobby. Part of the game layer: no libuv here.
@@ -40,6 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event-state.h"
+#include "event.h"
 #include "store.h"
 #include "table.h"
 #include "xmalloc.h"
@@ -66,9 +70,7 @@ table_create(const struct table_env *env, const char *id, enum game_kind kind, c
 	t->kind = kind;
 	snprintf(t->variant, sizeof t->variant, "%s", variant);
 	t->seed = seed;
-	t->winner = -1;
-	t->draw_offer = -1;
-	t->rematch_offer = -1;
+	event_state_init(&t->st, kind);
 	t->heap_index = SIZE_MAX;
 	TAILQ_INIT(&t->attached);
 	t->timed = base_ms > 0;
@@ -109,114 +111,104 @@ restore_fail(char *why, size_t size, const char *fmt, ...)
 	return -1;
 }
 
-/* The static word of a stored result or reason (the table keeps pointers), or NULL. */
-static const char *
-word_static(const char *word, const char *const *words)
+/* The line a players' chat event leaves in the state's "chat". Returns a new reference. */
+static json_t *
+chat_line_new(enum game_kind kind, const struct event_chat *c)
 {
-	for (size_t i = 0; words[i] != NULL; i++)
-		if (strcmp(word, words[i]) == 0)
-			return words[i];
-	return NULL;
+	return json_pack("{s:s,s:o,s:s}", "seat", game_side_name(kind, c->seat), "player",
+	                 msg_player_new(c->player.id, c->player.name), "text", c->text);
 }
 
-/* A seat named by member key of event o: 0 or 1, or -1 when absent or not a seat. */
-static int
-event_seat(const struct table *t, const json_t *o, const char *key)
+/* Add a line (stolen) to a chat ring of n lines ever said. */
+static void
+chat_keep(json_t **ring, unsigned *n, json_t *line)
 {
-	const char *name = json_string_value(json_object_get(o, key));
-	int seat;
-
-	if (name == NULL || game_side_parse(t->kind, name, &seat) < 0)
-		return -1;
-	return seat;
+	json_decref(ring[*n % CHAT_KEEP]);
+	ring[*n % CHAT_KEEP] = line;
+	(*n)++;
 }
 
 /*
- * Read back one stored event into the table: what the game layer keeps besides the position and
- * the log. The position itself came from the store's replay; here the lines are only checked to be
- * the events they claim to be, and their side effects redone in the same order as when they
- * happened (table_play(), handle_draw() ... ): the status, the clocks carried by the event, the
- * draw and rematch offers, the players' chat.
+ * What an event does to the table besides its line, the same for an event emitted now and one
+ * read back at a restart: it is applied to t->st (event-state.h holds the rules of each event:
+ * the statuses it may come in, its seq, the offers it makes or ends ...), a move's text joins the
+ * move list, a chat line is kept for the state of late comers. Returns 0, or PROTO_EBADVALUE with
+ * err filled (nothing changed) when the event does not fit the game.
  */
 static int
-restore_event(struct table *t, const struct store_event *e, const json_t *o, char *why, size_t size)
+table_event_apply(struct table *t, const struct event *ev, struct msg_error *err)
 {
-	const char *type = json_string_value(json_object_get(o, "type"));
-	const char *game = json_string_value(json_object_get(o, "game"));
-	const json_t *clocks = json_object_get(o, "clocks");
-	int by = event_seat(t, o, "by");
+	int rc = event_state_apply(&t->st, ev, err);
 
-	if (type == NULL || strcmp(type, e->type) != 0 || game == NULL ||
-	    strcmp(game, t->id) != 0 || json_integer_value(json_object_get(o, "seq")) != e->seq)
-		return restore_fail(why, size,
-		                    "game '%s': event %" PRId64 " is not the stored '%s' of this "
-		                    "game",
-		                    t->id, e->seq, e->type);
-	if (strcmp(type, "seated") == 0) {
-		/* the computer's seat is known by its player object (it has no session) */
-		const json_t *level = json_object_get(json_object_get(o, "player"), "computer");
-		int seat = event_seat(t, o, "seat");
-		if (seat < 0)
-			return restore_fail(why, size,
-			                    "game '%s': seated event %" PRId64 " has no seat",
-			                    t->id, e->seq);
-		if (level != NULL &&
-		    (!json_is_integer(level) || json_integer_value(level) < PROTOCOL_LEVEL_MIN ||
-		     json_integer_value(level) > PROTOCOL_LEVEL_MAX))
-			return restore_fail(why, size,
-			                    "game '%s': seated event %" PRId64 " has a bad level",
-			                    t->id, e->seq);
-		t->computer[seat] = level != NULL ? (int)json_integer_value(level) : 0;
-	} else if (strcmp(type, "started") == 0) {
-		t->status = TABLE_LIVE;
-	} else if (strcmp(type, "moved") == 0) {
-		const char *move = json_string_value(json_object_get(o, "move"));
-		if (move == NULL || e->move == NULL || strcmp(move, e->move) != 0 || by < 0)
-			return restore_fail(why, size,
-			                    "game '%s': event %" PRId64 " is not the move '%s'",
-			                    t->id, e->seq, e->move ? e->move : "");
-		if (t->draw_offer != by)
-			t->draw_offer = -1;
+	if (rc < 0)
+		return rc;
+	if (ev->type == MSG_MOVED) {
 		t->moves = xgrow(t->moves, t->nmoves, &t->moves_cap, sizeof *t->moves, 64);
-		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", move);
-	} else if (strcmp(type, "game_over") == 0) {
-		t->status = TABLE_FINISHED;
-		t->draw_offer = -1;
-	} else if (strcmp(type, "draw_offered") == 0) {
-		t->draw_offer = by;
-	} else if (strcmp(type, "draw_declined") == 0) {
-		t->draw_offer = -1;
-	} else if (strcmp(type, "adjourned") == 0) {
-		t->status = TABLE_ADJOURNED;
-		t->draw_offer = -1;
-	} else if (strcmp(type, "resumed") == 0) {
-		t->status = TABLE_LIVE;
-	} else if (strcmp(type, "rematch_offered") == 0) {
-		t->rematch_offer = by;
-	} else if (strcmp(type, "rematch_declined") == 0 || strcmp(type, "rematch_started") == 0) {
-		t->rematch_offer = -1;
-	} else if (strcmp(type, "chat") == 0) {
-		json_t *player = json_object_get(o, "player");
-		const char *text = json_string_value(json_object_get(o, "text"));
-		int seat = event_seat(t, o, "seat");
-		if (!json_is_object(player) || text == NULL || seat < 0)
-			return restore_fail(why, size,
-			                    "game '%s': chat event %" PRId64 " is malformed", t->id,
-			                    e->seq);
-		table_chat_keep(t, 0,
-		                json_pack("{s:s,s:O,s:s}", "seat", game_side_name(t->kind, seat),
-		                          "player", player, "text", text));
+		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", ev->u.moved.move);
+	} else if (ev->type == MSG_CHAT) {
+		chat_keep(t->chat, &t->nchat, chat_line_new(t->kind, &ev->u.chat));
 	}
-	if (json_is_object(clocks) && t->timed) {
-		for (int i = 0; i < 2; i++) {
-			json_t *v = json_object_get(clocks, game_side_name(t->kind, i));
-			if (!json_is_integer(v) || json_integer_value(v) < 0)
-				return restore_fail(why, size,
-				                    "game '%s': event %" PRId64 " has bad clocks",
-				                    t->id, e->seq);
-			t->remaining[i] = (int64_t)json_integer_value(v);
-		}
-	}
+	return 0;
+}
+
+/*
+ * Read back one stored event into the table. Its line is decoded by the event's codec (event.h,
+ * which checks every member), must be the event the store's row says (type, game, seq, and the
+ * move of a moved event: the store replayed the position from the rows), and is applied as it was
+ * when it happened (table_event_apply()), so a log whose events do not follow each other is
+ * refused.
+ */
+static int
+restore_event(struct table *t, const struct store_event *e, char *why, size_t size)
+{
+	json_t *o = json_loads(e->body, JSON_REJECT_DUPLICATES, NULL);
+	struct msg_error err;
+	struct event ev;
+	int rc = 0;
+
+	if (!json_is_object(o))
+		rc = restore_fail(why, size,
+		                  "game '%s': the stored line of event %" PRId64
+		                  " is not a JSON object",
+		                  t->id, e->seq);
+	else if (event_decode(o, t->kind, &ev, &err) < 0)
+		rc = restore_fail(why, size, "game '%s': event %" PRId64 ": %s", t->id, e->seq,
+		                  err.text);
+	else if (!msg_type_is_event(ev.type) || ev.type != msg_type_parse(e->type) ||
+	         strcmp(ev.game, t->id) != 0 || ev.seq != e->seq)
+		rc = restore_fail(why, size,
+		                  "game '%s': event %" PRId64 " is not the stored '%s' of this "
+		                  "game",
+		                  t->id, e->seq, e->type);
+	else if (ev.type == MSG_MOVED && (e->move == NULL || strcmp(ev.u.moved.move, e->move) != 0))
+		rc = restore_fail(why, size, "game '%s': event %" PRId64 " is not the move '%s'",
+		                  t->id, e->seq, e->move ? e->move : "");
+	else if (table_event_apply(t, &ev, &err) < 0)
+		rc = restore_fail(why, size, "game '%s': event %" PRId64 ": %s", t->id, e->seq,
+		                  err.text);
+	json_decref(o);
+	return rc;
+}
+
+/*
+ * Whether the end a finished game's row records is the one its game_over said: the words must be
+ * ours and agree with the events.
+ */
+static int
+restore_end_check(const struct table *t, const struct store_game *g, char *why, size_t size)
+{
+	enum event_result result;
+	enum event_reason reason;
+
+	if (event_result_parse(g->result, &result) < 0 ||
+	    event_reason_parse(g->reason, &reason) < 0)
+		return restore_fail(why, size, "game '%s': unknown result '%s' or reason '%s'",
+		                    g->id, g->result, g->reason);
+	if (result != t->st.result || reason != t->st.reason || g->winner != t->st.winner)
+		return restore_fail(why, size,
+		                    "game '%s' is stored as %s (%s) but its game_over says %s (%s)",
+		                    g->id, g->result, g->reason, event_result_name(t->st.result),
+		                    event_reason_name(t->st.reason));
 	return 0;
 }
 
@@ -225,12 +217,8 @@ table_restore(const struct table_env *env, const struct store_game *g, const str
               size_t nev, const struct game *start, const struct game *position, char *why,
               size_t size)
 {
-	static const char *const results[] = {"win", "draw", "aborted", NULL};
-	static const char *const reasons[] = {"blocked",    "line", "full",      "resign",
-	                                      "abandoned",  "time", "agreement", "abort",
-	                                      "disconnect", NULL};
 	uint64_t base_ms = 0, inc_ms = 0;
-	enum table_status want;
+	enum event_status want;
 	struct table *t;
 	int rc = 0;
 
@@ -248,46 +236,35 @@ table_restore(const struct table_env *env, const struct store_game *g, const str
 		snprintf(t->seat_name[i], sizeof t->seat_name[i], "%s", g->seat_name[i]);
 	}
 	for (size_t i = 0; i < nev && rc == 0; i++) {
-		json_t *o = json_loads(ev[i].body, JSON_REJECT_DUPLICATES, NULL);
-		if (!json_is_object(o))
-			rc = restore_fail(why, size,
-			                  "game '%s': the stored line of event %" PRId64
-			                  " is not a JSON object",
-			                  g->id, ev[i].seq);
-		else
-			rc = restore_event(t, &ev[i], o, why, size);
-		json_decref(o);
+		rc = restore_event(t, &ev[i], why, size);
 		if (rc == 0) {
 			t->log = xgrow(t->log, t->nlog, &t->log_cap, sizeof *t->log, 16);
 			t->log[t->nlog++] = wire_text(ev[i].body, strlen(ev[i].body));
 		}
 	}
-	want = strcmp(g->status, "open") == 0        ? TABLE_OPEN
-	       : strcmp(g->status, "live") == 0      ? TABLE_LIVE
-	       : strcmp(g->status, "adjourned") == 0 ? TABLE_ADJOURNED
-	                                             : TABLE_FINISHED;
-	if (rc == 0 && t->status != want)
+	if (rc == 0 && event_status_parse(g->status, &want) < 0)
+		rc = restore_fail(why, size, "game '%s': unknown status '%s'", g->id, g->status);
+	if (rc == 0 && t->st.status != want)
 		rc = restore_fail(why, size,
 		                  "game '%s' is stored as %s but its events say otherwise", g->id,
 		                  g->status);
-	if (rc == 0 && t->nmoves != (size_t)g->ply)
-		rc = restore_fail(why, size, "game '%s': %zu moves in its events, %d stored", g->id,
-		                  t->nmoves, g->ply);
-	if (rc == 0 && t->status == TABLE_FINISHED) {
-		t->result = word_static(g->result, results);
-		t->reason = word_static(g->reason, reasons);
-		t->winner = g->winner;
-		t->score[0] = g->score[0];
-		t->score[1] = g->score[1];
-		if (t->result == NULL || t->reason == NULL)
-			rc = restore_fail(why, size,
-			                  "game '%s': unknown result '%s' or reason '%s'", g->id,
-			                  g->result, g->reason);
-	}
+	if (rc == 0 && t->st.ply != g->ply)
+		rc = restore_fail(why, size,
+		                  "game '%s': %" PRId64 " moves in its events, %d stored", g->id,
+		                  t->st.ply, g->ply);
+	if (rc == 0 && t->st.status == EVENT_STATUS_FINISHED)
+		rc = restore_end_check(t, g, why, size);
 	if (rc < 0) {
 		table_free(t);
 		return NULL;
 	}
+	/* what the events said besides the status, the offers and the end, kept in st */
+	for (int i = 0; i < 2; i++) {
+		t->computer[i] = t->st.computer[i];
+		if (t->timed && t->st.clocks.has)
+			t->remaining[i] = t->st.clocks.v[i];
+	}
+	/* not st.grace_over: after a restart every seated player has a whole grace (12.1) */
 	t->start = *start;
 	t->game = *position;
 	t->settled_at = table_now(t); /* the clock of the side to move runs from now */
@@ -317,46 +294,27 @@ table_seq(const struct table *t)
 	return (int64_t)t->nlog;
 }
 
-json_t *
-table_event_new(const struct table *t, enum msg_type type)
-{
-	json_t *ev = msg_new(type, NULL);
-
-	json_object_set_new(ev, "game", json_string(t->id));
-	json_object_set_new(ev, "seq", json_integer(table_seq(t) + 1));
-	return ev;
-}
-
-/*
- * Emit the next event of type: w is its line (stolen: the log keeps that reference), ev the
- * object (borrowed; NULL for moved, see struct fanout). It is kept in the log, then published
- * once through the fan-out port (fanout.h). Returns its seq.
- */
-static int64_t
-emit_line(struct table *t, enum msg_type type, const json_t *ev, struct wire *w,
-          const struct session *skip)
+int64_t
+table_emit(struct table *t, struct event *ev, const struct session *skip)
 {
 	const struct fanout *fo = t->env->fanout;
-	int64_t seq = table_seq(t) + 1;
+	struct msg_error err;
+	struct wire *w;
 
-	assert(ev == NULL || json_integer_value(json_object_get(ev, "seq")) == seq);
+	ev->kind = t->kind;
+	ev->game = t->id;
+	ev->seq = table_seq(t) + 1;
+	/* the table made this event: one that does not fit its game is our bug */
+	if (table_event_apply(t, ev, &err) < 0)
+		abort();
+	w = event_wire(ev); /* a moved event is written without a jansson tree */
 	t->log = xgrow(t->log, t->nlog, &t->log_cap, sizeof *t->log, 16);
 	t->log[t->nlog++] = w;
 	if (fo != NULL)
-		fo->publish(fo, t, seq, type, ev, w, skip);
+		fo->publish(fo, t, ev->seq, ev->type, ev, w, skip);
 	else
 		table_broadcast(t, w, skip);
-	return seq;
-}
-
-int64_t
-table_emit(struct table *t, json_t *ev, const struct session *skip)
-{
-	const char *type = json_string_value(json_object_get(ev, "type"));
-	int64_t seq = emit_line(t, msg_type_parse(type), ev, wire_encode(ev), skip);
-
-	json_decref(ev);
-	return seq;
+	return ev->seq;
 }
 
 void
@@ -383,7 +341,8 @@ unsettled(const struct table *t, int seat)
 {
 	uint64_t now = table_now(t);
 
-	if (t->status != TABLE_LIVE || game_side(&t->game) != seat || now <= t->settled_at)
+	if (t->st.status != EVENT_STATUS_LIVE || game_side(&t->game) != seat ||
+	    now <= t->settled_at)
 		return 0;
 	return (int64_t)(now - t->settled_at);
 }
@@ -407,6 +366,13 @@ table_grace_now(const struct table *t, int seat)
 	return g > 0 ? g : 0;
 }
 
+/* Whether a dropped player's grace is spent in the game's status (live or adjourned). */
+static int
+grace_runs(const struct table *t)
+{
+	return t->st.status == EVENT_STATUS_LIVE || t->st.status == EVENT_STATUS_ADJOURNED;
+}
+
 /* The player object of a seat, or null. */
 static json_t *
 seat_player_new(const struct table *t, int seat, int with_connected)
@@ -421,18 +387,19 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 	if (!with_connected)
 		return p;
 	json_object_set_new(p, "connected", json_boolean(table_connected(t, seat)));
-	if (!table_connected(t, seat) &&
-	    (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)) {
+	if (!table_connected(t, seat) && grace_runs(t)) {
 		json_object_set_new(p, "grace_ms", json_integer(table_grace_now(t, seat)));
 		json_object_set_new(p, "grace_over", json_boolean(t->grace_over[seat]));
 	}
 	return p;
 }
 
-json_t *
-table_player_new(const struct table *t, int seat)
+struct event_player
+table_player(const struct table *t, int seat)
 {
-	return seat_player_new(t, seat, 0);
+	struct event_player p = {t->seat_id[seat], t->seat_name[seat], t->computer[seat]};
+
+	return p;
 }
 
 /* {"black": P, "white": P} in seat order. */
@@ -447,58 +414,51 @@ players_new(const struct table *t, int with_connected)
 	return o;
 }
 
-/* {"black": n, "white": n}. */
-static json_t *
-scores_new(const struct table *t, const int score[2])
+/* The HOKITO scores of the table's position (has = 0 in another kind). */
+static struct event_pair
+scores_pair(const struct table *t)
 {
-	json_t *o = json_object();
+	struct event_pair p = {.has = game_kind_has(t->kind, GAME_HAS_SCORES)};
+	struct game_outcome o;
 
-	for (int i = 0; i < 2; i++)
-		json_object_set_new(o, game_side_name(t->kind, i), json_integer(score[i]));
-	return o;
+	if (p.has) {
+		game_outcome(&t->game, &o);
+		p.v[0] = o.score[0];
+		p.v[1] = o.score[1];
+	}
+	return p;
 }
 
-/* The current HOKITO scores of the table's position. */
+/* Both clocks as of the last settlement (has = 0 without a clock). */
+static struct event_pair
+clocks_pair(const struct table *t)
+{
+	struct event_pair p = {.has = t->timed, .v = {t->remaining[0], t->remaining[1]}};
+
+	return p;
+}
+
+/* The current HOKITO scores of the table's position: {"black": n, "white": n}. */
 static json_t *
 current_scores_new(const struct table *t)
 {
-	struct game_outcome o;
+	struct event_pair p = scores_pair(t);
+	json_t *o = json_object();
 
-	game_outcome(&t->game, &o);
-	return scores_new(t, o.score);
-}
-
-static json_t *
-result_new(const struct table *t)
-{
-	json_t *o;
-
-	if (t->status != TABLE_FINISHED)
-		return json_null();
-	o = json_object();
-	json_object_set_new(o, "result", json_string(t->result));
-	json_object_set_new(o, "winner",
-	                    t->winner >= 0 ? json_string(game_side_name(t->kind, t->winner))
-	                                   : json_null());
-	json_object_set_new(o, "reason", json_string(t->reason));
-	if (t->kind == GAME_HOKITO)
-		json_object_set_new(o, "scores", scores_new(t, t->score));
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(o, game_side_name(t->kind, i), json_integer(p.v[i]));
 	return o;
 }
 
-static const char *
-status_name(enum table_status s)
+/* The result object of a finished game (its game_over's), or null. */
+static json_t *
+result_new(const struct table *t)
 {
-	switch (s) {
-	case TABLE_OPEN:
-		return "open";
-	case TABLE_LIVE:
-		return "live";
-	case TABLE_ADJOURNED:
-		return "adjourned";
-	default:
-		return "finished";
-	}
+	struct event_outcome out = {t->st.result, t->st.winner, t->st.reason, t->st.scores};
+
+	if (t->st.status != EVENT_STATUS_FINISHED)
+		return json_null();
+	return event_outcome_encode(t->kind, &out);
 }
 
 /* The position text of g. */
@@ -516,7 +476,7 @@ position_new(const struct game *g)
 static json_t *
 to_move_new(const struct table *t)
 {
-	if (t->status != TABLE_LIVE)
+	if (t->st.status != EVENT_STATUS_LIVE)
 		return json_null();
 	return json_string(game_side_name(t->kind, game_side(&t->game)));
 }
@@ -545,8 +505,8 @@ clock_state_new(const struct table *t)
 	                              (json_int_t)remaining_now(t, 0), game_side_name(t->kind, 1),
 	                              (json_int_t)remaining_now(t, 1)));
 	json_object_set_new(o, "running",
-	                    t->status == TABLE_LIVE ? seat_or_null(t, game_side(&t->game))
-	                                            : json_null());
+	                    t->st.status == EVENT_STATUS_LIVE ? seat_or_null(t, game_side(&t->game))
+	                                                      : json_null());
 	return o;
 }
 
@@ -560,17 +520,6 @@ chat_ring_new(json_t *const *ring, unsigned n)
 	for (unsigned i = first; i < n; i++)
 		json_array_append(a, ring[i % CHAT_KEEP]);
 	return a;
-}
-
-void
-table_chat_keep(struct table *t, int kibitz, json_t *line)
-{
-	json_t **ring = kibitz ? t->kibitz : t->chat;
-	unsigned *n = kibitz ? &t->nkibitz : &t->nchat;
-
-	json_decref(ring[*n % CHAT_KEEP]);
-	ring[*n % CHAT_KEEP] = line;
-	(*n)++;
 }
 
 json_t *
@@ -588,7 +537,7 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	json_object_set_new(o, "private", json_boolean(t->is_private));
 	if (t->is_private && seated)
 		json_object_set_new(o, "code", json_string(t->code));
-	json_object_set_new(o, "status", json_string(status_name(t->status)));
+	json_object_set_new(o, "status", json_string(event_status_name(t->st.status)));
 	json_object_set_new(o, "seq", json_integer(table_seq(t)));
 	json_object_set_new(
 	        o, "you",
@@ -603,26 +552,27 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	}
 	json_object_set_new(o, "cells", cells);
 	json_object_set_new(o, "to_move", to_move_new(t));
-	json_object_set_new(o, "ply", json_integer((json_int_t)t->nmoves));
+	json_object_set_new(o, "ply", json_integer((json_int_t)t->st.ply));
 	for (size_t i = 0; i < t->nmoves; i++)
 		json_array_append_new(moves, json_string(t->moves[i]));
 	json_object_set_new(o, "moves", moves);
-	if (t->kind == GAME_HOKITO) {
+	if (game_kind_has(t->kind, GAME_HAS_SCORES))
 		json_object_set_new(o, "scores", current_scores_new(t));
-	} else {
+	if (game_kind_has(t->kind, GAME_HAS_RESERVES)) {
 		json_t *r = json_object();
 
 		for (int c = 0; c < 2; c++)
 			json_object_set_new(r, game_side_name(t->kind, c),
-			                    json_pack("{s:i,s:i}", "x", t->game.u.ox.reserve[c][0],
-			                              "o", t->game.u.ox.reserve[c][1]));
+			                    json_pack("{s:i,s:i}", "x",
+			                              game_reserve(&t->game, c, 0), "o",
+			                              game_reserve(&t->game, c, 1)));
 		json_object_set_new(o, "reserves", r);
 	}
 	json_object_set_new(o, "result", result_new(t));
 	json_object_set_new(o, "spectators", table_spectators_new(t));
 	json_object_set_new(o, "clock", clock_state_new(t));
-	json_object_set_new(o, "draw_offer", seat_or_null(t, t->draw_offer));
-	json_object_set_new(o, "rematch_offer", seat_or_null(t, t->rematch_offer));
+	json_object_set_new(o, "draw_offer", seat_or_null(t, t->st.offer[EVENT_OFFER_DRAW]));
+	json_object_set_new(o, "rematch_offer", seat_or_null(t, t->st.offer[EVENT_OFFER_REMATCH]));
 	json_object_set_new(o, "chat", chat_ring_new(t->chat, t->nchat));
 	if (!seated)
 		json_object_set_new(o, "kibitz", chat_ring_new(t->kibitz, t->nkibitz));
@@ -639,10 +589,10 @@ table_summary_new(const struct table *t)
 	json_object_set_new(o, "game", json_string(t->id));
 	json_object_set_new(o, "kind", json_string(game_kind_name(t->kind)));
 	json_object_set_new(o, "variant", json_string(t->variant));
-	json_object_set_new(o, "status", json_string(status_name(t->status)));
+	json_object_set_new(o, "status", json_string(event_status_name(t->st.status)));
 	json_object_set_new(o, "players", players_new(t, 0));
 	json_object_set_new(o, "spectators", json_integer((json_int_t)t->nwatchers));
-	json_object_set_new(o, "ply", json_integer((json_int_t)t->nmoves));
+	json_object_set_new(o, "ply", json_integer((json_int_t)t->st.ply));
 	json_object_set_new(o, "result", result_new(t));
 	json_object_set_new(o, "clock", t->timed ? json_string(t->control) : json_null());
 	return o;
@@ -658,15 +608,46 @@ table_spectators_new(const struct table *t)
 	return json_pack("{s:I,s:o}", "count", (json_int_t)t->nwatchers, "names", names);
 }
 
+/* A notice of type about t: its head (notices have no seq); the caller fills its member. */
+static struct event
+notice_new(const struct table *t, enum msg_type type)
+{
+	struct event ev = {.type = type, .kind = t->kind, .game = t->id, .seq = -1};
+
+	return ev;
+}
+
+/* The spectators notice of t; names (PROTOCOL_SPECTATOR_NAMES of room) gets what it lists. */
+static struct event
+spectators_notice(const struct table *t, const char **names)
+{
+	struct event ev = notice_new(t, MSG_SPECTATORS);
+	size_t n;
+
+	for (n = 0; n < t->nwatchers && n < PROTOCOL_SPECTATOR_NAMES; n++)
+		names[n] = t->watchers[n]->name;
+	ev.u.spectators.count = (int64_t)t->nwatchers;
+	ev.u.spectators.names = names;
+	ev.u.spectators.n = n;
+	return ev;
+}
+
+json_t *
+table_spectators_notice_new(const struct table *t)
+{
+	const char *names[PROTOCOL_SPECTATOR_NAMES];
+	struct event ev = spectators_notice(t, names);
+
+	return event_encode(&ev);
+}
+
 void
 table_spectators_notify(struct table *t)
 {
-	json_t *o = msg_new(MSG_SPECTATORS, NULL);
-	struct wire *w;
+	const char *names[PROTOCOL_SPECTATOR_NAMES];
+	struct event ev = spectators_notice(t, names);
+	struct wire *w = event_wire(&ev);
 
-	json_object_set_new(o, "game", json_string(t->id));
-	json_object_set_new(o, "spectators", table_spectators_new(t));
-	w = wire_encode_steal(o);
 	table_broadcast(t, w, NULL);
 	wire_unref(w);
 }
@@ -681,7 +662,7 @@ table_your_turn(struct table *t)
 	struct wire *w;
 	int n;
 
-	if (t->status != TABLE_LIVE)
+	if (t->st.status != EVENT_STATUS_LIVE)
 		return;
 	if (t->computer[game_side(&t->game)] > 0) {
 		table_computer_think(t);
@@ -700,6 +681,7 @@ table_your_turn(struct table *t)
 		                     GAME_MOVE_TEXT) < 0)
 			abort();
 	}
+	/* the notice of every move: written without a jansson tree, as moved is (event_wire()) */
 	w = msg_your_turn_wire(t->id, table_seq(t), list, (size_t)n);
 	free(list);
 	table_send(t, s, w);
@@ -782,7 +764,7 @@ table_computer_think(struct table *t)
 	int side = game_side(&t->game);
 	uint64_t time_ms = TABLE_THINK_MAX_MS;
 
-	if (t->status != TABLE_LIVE || t->computer[side] == 0 || t->thinking ||
+	if (t->st.status != EVENT_STATUS_LIVE || t->computer[side] == 0 || t->thinking ||
 	    env->think == NULL || game_over(&t->game))
 		return;
 	if (t->timed) {
@@ -794,57 +776,56 @@ table_computer_think(struct table *t)
 			time_ms = (uint64_t)share;
 	}
 	t->thinking = 1;
-	env->think(env->arg, t->id, (int64_t)t->nmoves, &t->game, t->computer[side],
-	           t->seed ^ ((uint64_t)t->nmoves * 0x9e3779b97f4a7c15ULL), time_ms);
+	env->think(env->arg, t->id, t->st.ply, &t->game, t->computer[side],
+	           t->seed ^ ((uint64_t)t->st.ply * 0x9e3779b97f4a7c15ULL), time_ms);
 }
 
 int64_t
-table_finish(struct table *t, const char *result, int winner, const char *reason)
+table_finish(struct table *t, enum event_result result, int winner, enum event_reason reason)
 {
-	struct game_outcome o;
-	json_t *ev;
+	struct event ev = {.type = MSG_GAME_OVER};
+	struct event_game_over *g = &ev.u.game_over;
 
+	assert(event_reason_allows(reason, result) &&
+	       (result == EVENT_RESULT_WIN) == (winner >= 0));
 	table_clock_settle(t);
-	game_outcome(&t->game, &o);
-	t->status = TABLE_FINISHED;
-	t->draw_offer = -1;
-	t->result = result;
-	t->winner = winner;
-	t->reason = reason;
-	t->score[0] = o.score[0];
-	t->score[1] = o.score[1];
-	ev = table_event_new(t, MSG_GAME_OVER);
-	json_object_set_new(ev, "result", json_string(result));
-	json_object_set_new(ev, "winner",
-	                    winner >= 0 ? json_string(game_side_name(t->kind, winner))
-	                                : json_null());
-	json_object_set_new(ev, "reason", json_string(reason));
-	json_object_set_new(ev, "ply", json_integer((json_int_t)t->nmoves));
-	if (t->kind == GAME_HOKITO)
-		json_object_set_new(ev, "scores", scores_new(t, t->score));
-	if (t->timed)
-		json_object_set_new(ev, "clocks", table_clocks_new(t));
-	return table_emit(t, ev, NULL);
+	g->outcome.result = result;
+	g->outcome.winner = winner;
+	g->outcome.reason = reason;
+	g->outcome.scores = scores_pair(t);
+	g->ply = t->st.ply;
+	g->clocks = clocks_pair(t);
+	return table_emit(t, &ev, NULL);
+}
+
+int64_t
+table_seated_emit(struct table *t, int seat, const struct session *skip)
+{
+	struct event ev = {.type = MSG_SEATED};
+
+	ev.u.seated.seat = seat;
+	ev.u.seated.player = table_player(t, seat);
+	return table_emit(t, &ev, skip);
 }
 
 void
 table_start(struct table *t, const struct session *skip)
 {
-	json_t *ev = table_event_new(t, MSG_STARTED);
+	struct event ev = {.type = MSG_STARTED};
+	struct event_started *s = &ev.u.started;
+	char position[GAME_TEXT_MAX];
 
-	t->status = TABLE_LIVE;
 	t->settled_at = table_now(t); /* the first player's clock starts now */
-	json_object_set_new(ev, "kind", json_string(game_kind_name(t->kind)));
-	json_object_set_new(ev, "variant", json_string(t->variant));
-	json_object_set_new(ev, "players", players_new(t, 0));
-	json_object_set_new(ev, "position", position_new(&t->game));
-	json_object_set_new(ev, "to_move",
-	                    json_string(game_side_name(t->kind, game_side(&t->game))));
-	if (t->timed) {
-		json_object_set_new(ev, "clock", json_string(t->control));
-		json_object_set_new(ev, "clocks", table_clocks_new(t));
-	}
-	table_emit(t, ev, skip);
+	if (game_format(&t->game, position, sizeof position) < 0)
+		abort();
+	s->variant = t->variant;
+	for (int i = 0; i < 2; i++)
+		s->players[i] = table_player(t, i);
+	s->position = position;
+	s->to_move = game_side(&t->game);
+	s->clock = t->timed ? t->control : NULL;
+	s->clocks = clocks_pair(t);
+	table_emit(t, &ev, skip);
 	/* a start position can already be over (HOKITO: a side without a move) */
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
@@ -852,16 +833,18 @@ table_start(struct table *t, const struct session *skip)
 
 /*
  * Play a legal move: the caller validated it with game_move_parse() against this very position.
- * Apply it to the authoritative game, record its canonical text, emit moved, and game_over when
- * the rules say the game ended. Returns the seq of the moved event.
+ * Apply it to the authoritative game, emit moved (which records its canonical text, and makes a
+ * draw offer made to the mover lapse: event-state.h), and game_over when the rules say the game
+ * ended. The event of every move is on the stack and its line is written directly (event_wire()):
+ * nothing is allocated for it but the line. Returns the seq of the moved event.
  */
 int64_t
 table_play(struct table *t, struct game_move m)
 {
 	int side = game_side(&t->game);
 	char text[GAME_MOVE_TEXT], position[GAME_TEXT_MAX];
-	struct game_outcome o;
-	struct msg_moved mv;
+	struct event ev = {.type = MSG_MOVED};
+	struct event_moved *mv = &ev.u.moved;
 	int64_t seq;
 
 	if (game_move_format(t->kind, m, text, sizeof text) < 0)
@@ -869,36 +852,17 @@ table_play(struct table *t, struct game_move m)
 	table_clock_settle(t);
 	if (t->timed)
 		t->remaining[side] += (int64_t)t->inc_ms;
-	/* an offer lapses when the player it was made to moves; one's own offer stands */
-	if (t->draw_offer != side)
-		t->draw_offer = -1;
 	game_apply(&t->game, m);
-	t->moves = xgrow(t->moves, t->nmoves, &t->moves_cap, sizeof *t->moves, 64);
-	memcpy(t->moves[t->nmoves++], text, sizeof text);
-	/* the line of the one event of every move is written directly (msg_moved_wire()) */
 	if (game_format(&t->game, position, sizeof position) < 0)
 		abort();
-	memset(&mv, 0, sizeof mv);
-	mv.game = t->id;
-	mv.seq = table_seq(t) + 1;
-	mv.by = game_side_name(t->kind, side);
-	mv.move = text;
-	mv.ply = (int64_t)t->nmoves;
-	mv.position = position;
-	mv.to_move = game_over(&t->game) ? NULL : game_side_name(t->kind, game_side(&t->game));
-	for (int i = 0; i < 2; i++) {
-		mv.side[i] = game_side_name(t->kind, i);
-		mv.clocks[i] = t->remaining[i];
-	}
-	if (t->kind == GAME_HOKITO) {
-		game_outcome(&t->game, &o);
-		mv.has_scores = 1;
-		mv.scores[0] = o.score[0];
-		mv.scores[1] = o.score[1];
-	}
-	mv.has_clocks = t->timed;
-	/* no object for the fan-out: the move is the table's last (struct fanout) */
-	seq = emit_line(t, MSG_MOVED, NULL, msg_moved_wire(&mv), NULL);
+	mv->by = side;
+	mv->move = text;
+	mv->ply = t->st.ply + 1;
+	mv->position = position;
+	mv->to_move = game_over(&t->game) ? -1 : game_side(&t->game);
+	mv->scores = scores_pair(t);
+	mv->clocks = clocks_pair(t);
+	seq = table_emit(t, &ev, NULL);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
 	return seq;
@@ -907,12 +871,12 @@ table_play(struct table *t, struct game_move m)
 int64_t
 table_finish_by_rules(struct table *t)
 {
-	static const char *const reasons[] = {"none", "blocked", "line", "full"};
 	struct game_outcome o;
 
 	game_outcome(&t->game, &o);
-	assert(o.end != GAME_END_NONE && (int)o.end < 4);
-	return table_finish(t, o.winner >= 0 ? "win" : "draw", o.winner, reasons[o.end]);
+	assert(o.end != GAME_END_NONE);
+	return table_finish(t, o.winner >= 0 ? EVENT_RESULT_WIN : EVENT_RESULT_DRAW, o.winner,
+	                    event_reason_of_end(o.end));
 }
 
 void
@@ -923,22 +887,12 @@ table_clock_settle(struct table *t)
 	int side = game_side(&t->game);
 
 	t->settled_at = now;
-	if (t->status != TABLE_LIVE)
+	if (t->st.status != EVENT_STATUS_LIVE)
 		return;
 	if (t->timed)
 		t->remaining[side] = t->remaining[side] > spent ? t->remaining[side] - spent : 0;
 	if (!table_connected(t, side) && !t->grace_over[side])
 		t->grace_left[side] = t->grace_left[side] > spent ? t->grace_left[side] - spent : 0;
-}
-
-json_t *
-table_clocks_new(const struct table *t)
-{
-	json_t *o = json_object();
-
-	for (int i = 0; i < 2; i++)
-		json_object_set_new(o, game_side_name(t->kind, i), json_integer(t->remaining[i]));
-	return o;
 }
 
 uint64_t
@@ -947,7 +901,7 @@ table_deadline(const struct table *t)
 	uint64_t d = UINT64_MAX;
 	int side;
 
-	if (t->status != TABLE_LIVE)
+	if (t->st.status != EVENT_STATUS_LIVE)
 		return d;
 	side = game_side(&t->game);
 	if (t->timed)
@@ -961,16 +915,16 @@ table_deadline(const struct table *t)
 int
 table_clock_check(struct table *t)
 {
+	struct event ev = {.type = MSG_GRACE_OVER};
 	int side;
-	json_t *ev;
 
-	if (t->status != TABLE_LIVE)
+	if (t->st.status != EVENT_STATUS_LIVE)
 		return 0;
 	table_clock_settle(t);
 	side = game_side(&t->game);
 	if (t->timed && t->remaining[side] == 0) {
 		/* HOKITO and OXONO alike: running out of time loses, whatever the board says */
-		table_finish(t, "win", 1 - side, "time");
+		table_finish(t, EVENT_RESULT_WIN, 1 - side, EVENT_REASON_TIME);
 		return 1;
 	}
 	if (table_connected(t, side) || t->grace_over[side] || t->grace_left[side] > 0)
@@ -978,39 +932,53 @@ table_clock_check(struct table *t)
 	t->grace_over[side] = 1;
 	if (t->timed) {
 		/* the opponent may claim the win or a draw from now on */
-		ev = table_event_new(t, MSG_GRACE_OVER);
-		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, side)));
-		json_object_set_new(ev, "clocks", table_clocks_new(t));
+		ev.u.grace_over.seat = side;
+		ev.u.grace_over.clocks = clocks_pair(t);
 	} else {
 		/* without a clock nobody can lose on time: the game waits for both players */
-		t->status = TABLE_ADJOURNED;
-		t->draw_offer = -1;
-		ev = table_event_new(t, MSG_ADJOURNED);
-		json_object_set_new(ev, "seat", json_string(game_side_name(t->kind, side)));
+		ev.type = MSG_ADJOURNED;
+		ev.u.adjourned.seat = side;
 	}
-	table_emit(t, ev, NULL);
+	table_emit(t, &ev, NULL);
 	return 0;
 }
 
 void
 table_seat_back(struct table *t, int seat)
 {
-	json_t *ev;
+	struct event ev = {.type = MSG_RESUMED};
 
 	t->grace_left[seat] = (int64_t)t->env->grace_ms;
 	t->grace_over[seat] = 0;
-	if (t->status != TABLE_ADJOURNED || !table_connected(t, 0) || !table_connected(t, 1))
+	if (t->st.status != EVENT_STATUS_ADJOURNED || !table_connected(t, 0) ||
+	    !table_connected(t, 1))
 		return;
-	t->status = TABLE_LIVE;
 	t->settled_at = table_now(t);
 	for (int i = 0; i < 2; i++) {
 		t->grace_left[i] = (int64_t)t->env->grace_ms;
 		t->grace_over[i] = 0;
 	}
-	ev = table_event_new(t, MSG_RESUMED);
-	json_object_set_new(ev, "to_move",
-	                    json_string(game_side_name(t->kind, game_side(&t->game))));
-	table_emit(t, ev, NULL);
+	ev.u.resumed.to_move = game_side(&t->game);
+	table_emit(t, &ev, NULL);
+}
+
+/* The presence notice of seat: with the grace left when has_grace. */
+static struct event
+presence_new(const struct table *t, int seat, int connected, int has_grace)
+{
+	struct event ev = notice_new(t, MSG_PRESENCE);
+	struct event_presence *p = &ev.u.presence;
+
+	p->seat = seat;
+	p->player = table_player(t, seat);
+	p->player.computer = 0; /* a person's seat: the computer never goes */
+	p->connected = connected;
+	p->has_grace = has_grace;
+	if (has_grace) {
+		p->grace_ms = table_grace_now(t, seat);
+		p->grace_over = t->grace_over[seat];
+	}
+	return ev;
 }
 
 /*
@@ -1021,18 +989,9 @@ table_seat_back(struct table *t, int seat)
 void
 table_presence_notify(struct table *t, int seat, int connected)
 {
-	json_t *o = msg_new(MSG_PRESENCE, NULL);
-	struct wire *w;
+	struct event ev = presence_new(t, seat, connected, !connected && grace_runs(t));
+	struct wire *w = event_wire(&ev);
 
-	json_object_set_new(o, "game", json_string(t->id));
-	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
-	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
-	json_object_set_new(o, "connected", json_boolean(connected));
-	if (!connected && (t->status == TABLE_LIVE || t->status == TABLE_ADJOURNED)) {
-		json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
-		json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
-	}
-	w = wire_encode_steal(o);
 	table_broadcast(t, w, t->seat[seat]);
 	wire_unref(w);
 }
@@ -1040,25 +999,36 @@ table_presence_notify(struct table *t, int seat, int connected)
 json_t *
 table_presence_new(const struct table *t, int seat)
 {
-	json_t *o = msg_new(MSG_PRESENCE, NULL);
+	struct event ev = presence_new(t, seat, 0, 1);
 
-	json_object_set_new(o, "game", json_string(t->id));
-	json_object_set_new(o, "seat", json_string(game_side_name(t->kind, seat)));
-	json_object_set_new(o, "player", msg_player_new(t->seat_id[seat], t->seat_name[seat]));
-	json_object_set_new(o, "connected", json_false());
-	json_object_set_new(o, "grace_ms", json_integer(table_grace_now(t, seat)));
-	json_object_set_new(o, "grace_over", json_boolean(t->grace_over[seat]));
-	return o;
+	return event_encode(&ev);
 }
 
 /* An offer event (draw_offered, draw_declined, rematch_*) by seat. Returns its seq. */
 int64_t
 table_offer_emit(struct table *t, enum msg_type type, int seat)
 {
-	json_t *ev = table_event_new(t, type);
+	struct event ev = {.type = type};
 
-	json_object_set_new(ev, "by", json_string(game_side_name(t->kind, seat)));
-	return table_emit(t, ev, NULL);
+	ev.u.offer.by = seat;
+	return table_emit(t, &ev, NULL);
+}
+
+void
+table_kibitz(struct table *t, const struct event_player *player, const char *text)
+{
+	struct event ev = notice_new(t, MSG_KIBITZ);
+	struct wire *w;
+
+	ev.u.kibitz.player = *player;
+	ev.u.kibitz.text = text;
+	w = event_wire(&ev);
+	for (size_t i = 0; i < t->nwatchers; i++)
+		table_send(t, t->watchers[i], w);
+	wire_unref(w);
+	chat_keep(t->kibitz, &t->nkibitz,
+	          json_pack("{s:o,s:s}", "player", msg_player_new(player->id, player->name), "text",
+	                    text));
 }
 
 const char *

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "event-state.h"
+#include "event.h"
 #include "fanout.h"
 #include "game.h"
 #include "protocol.h"
@@ -42,13 +44,6 @@ struct table_env {
 	uint64_t grace_ms; /* a dropped player's grace period */
 };
 
-enum table_status {
-	TABLE_OPEN = 0, /* waiting for its second player */
-	TABLE_LIVE = 1,
-	TABLE_FINISHED = 2,
-	TABLE_ADJOURNED = 3, /* no clock, a player's grace ran out: waits for both players */
-};
-
 #define CHAT_KEEP           50  /* chat lines a table keeps for the state of late comers */
 #define SPECTATORS_INTERVAL 500 /* ms: at most one spectators notice per game this often */
 
@@ -60,7 +55,12 @@ struct table {
 	uint64_t seed;    /* of the start position */
 	int is_private;
 	char code[PROTOCOL_CODE_LEN + 1]; /* invite code of a private game, "" otherwise */
-	enum table_status status;
+	/*
+	 * What its events decided (event-state.h), every emitted event applied: the status, the seq
+	 * and ply reached, the offers that stand, and the end (result, winner, reason, final
+	 * scores) once st.status is EVENT_STATUS_FINISHED.
+	 */
+	struct event_state st;
 	uint64_t serial;          /* creation order */
 	uint64_t finished_serial; /* order of finishing, for pruning */
 	struct game start;        /* the start position */
@@ -79,11 +79,6 @@ struct table {
 	size_t nlog, log_cap;
 	struct session **watchers; /* connected spectators, in order of arrival */
 	size_t nwatchers, watchers_cap;
-	/* the end, when status is TABLE_FINISHED */
-	const char *result; /* "win", "draw", "aborted" */
-	int winner;         /* seat, or -1 */
-	const char *reason; /* "blocked", "line", "full", "resign", "abandoned", "time", ... */
-	int score[2];       /* HOKITO scores at the end */
 	/* clocks and grace: times are env->now milliseconds (lobby_time()) */
 	int timed;                 /* the game has a clock */
 	char control[48];          /* the time control text: "5+3", or "none" */
@@ -93,8 +88,6 @@ struct table {
 	int64_t grace_left[2];     /* ms of grace left to each seat while it is disconnected */
 	int grace_over[2];         /* the seat's grace ran out (grace_over or adjourned emitted) */
 	uint64_t settled_at;       /* when remaining and grace_left were last brought up to date */
-	int draw_offer;            /* seat whose draw offer stands, or -1 */
-	int rematch_offer;         /* seat whose rematch offer stands, or -1 */
 	json_t *chat[CHAT_KEEP];   /* players' chat lines {"seat","player","text"}, a ring */
 	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
 	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
@@ -145,16 +138,16 @@ void table_free(struct table *t);
 /* The seq of the last event (0 if none). */
 int64_t table_seq(const struct table *t);
 
-/* A new event object {"type", "game", "seq"} numbered as the table's next event. */
-json_t *table_event_new(const struct table *t, enum msg_type type);
-
 /*
- * Emit a game event: the only way events come to be. Steals ev (from table_event_new()), encodes
- * it once, appends it to the log, and publishes it once through env->fanout (fanout.h): the
- * store, then the same wire to every connected player and spectator except skip (may be NULL);
- * without a fan-out port, to those receivers only. Returns its seq.
+ * Emit a game event: the only way events come to be. The caller fills ev->type and the member
+ * of ev->u named after it (strings borrowed for the call); this fills the head (kind, game, and
+ * seq: the table's next), applies the event to t->st (event_state_apply(): an event that does not
+ * fit there is our bug and aborts), keeps a move's text and a chat line, encodes the line once
+ * (event_wire()), appends it to the log, and publishes it once through env->fanout (fanout.h):
+ * the store, then the same wire to every connected player and spectator except skip (may be
+ * NULL); without a fan-out port, to those receivers only. Returns its seq.
  */
-int64_t table_emit(struct table *t, json_t *ev, const struct session *skip);
+int64_t table_emit(struct table *t, struct event *ev, const struct session *skip);
 
 /* Send a line (borrowed) to everyone connected at the table except skip. */
 void table_broadcast(struct table *t, struct wire *w, const struct session *skip);
@@ -170,6 +163,9 @@ json_t *table_summary_new(const struct table *t);
 
 /* The spectators object {"count", "names"}. Returns a new reference. */
 json_t *table_spectators_new(const struct table *t);
+
+/* The spectators notice {"type","game","spectators"}. Returns a new reference. */
+json_t *table_spectators_notice_new(const struct table *t);
 
 /* Send the spectators notice to everyone connected at the table. */
 void table_spectators_notify(struct table *t);
@@ -195,12 +191,15 @@ void table_attach(struct table *t, struct session *s);
 
 /*
  * Seat the server's computer at level (with player id and display name): no session, always
- * connected. The caller emits the seated event (table_player_new() gives its player object).
+ * connected. The caller emits the seated event (table_seated_emit()).
  */
 void table_seat_computer(struct table *t, int seat, int level, const char *id);
 
-/* The player object of a seat, with "computer" for the computer's. Returns a new reference. */
-json_t *table_player_new(const struct table *t, int seat);
+/* Emit the seated event of seat (taken) to all but skip (may be NULL). Returns its seq. */
+int64_t table_seated_emit(struct table *t, int seat, const struct session *skip);
+
+/* The player of a seat as events carry it (strings borrowed from t). */
+struct event_player table_player(const struct table *t, int seat);
 
 /* Whether the seat's player is connected (the computer always is). */
 int table_connected(const struct table *t, int seat);
@@ -208,8 +207,12 @@ int table_connected(const struct table *t, int seat);
 /* If the game is live and the computer is to move, ask env->think for its move (once a ply). */
 void table_computer_think(struct table *t);
 
-/* Mark the game finished with this result and emit game_over. Returns its seq. */
-int64_t table_finish(struct table *t, const char *result, int winner, const char *reason);
+/*
+ * Finish the game: emit game_over with this result, winner (the seat that won a win, else -1)
+ * and reason (event_reason_allows(reason, result)). Returns its seq.
+ */
+int64_t table_finish(struct table *t, enum event_result result, int winner,
+                     enum event_reason reason);
 
 /* Start the game (both seats taken): status live, emit started to all but skip. */
 void table_start(struct table *t, const struct session *skip);
@@ -230,9 +233,6 @@ int64_t table_finish_by_rules(struct table *t);
  */
 void table_clock_settle(struct table *t);
 
-/* {"black": ms, "white": ms}, the clocks as of the last settlement. Returns a new reference. */
-json_t *table_clocks_new(const struct table *t);
-
 /* A seat's grace left as of now (ms). */
 int64_t table_grace_now(const struct table *t, int seat);
 
@@ -249,8 +249,11 @@ int table_clock_check(struct table *t);
 /* A seat's player came back: fresh grace; an adjourned game with both players back resumes. */
 void table_seat_back(struct table *t, int seat);
 
-/* Add a chat line (stolen) to the players' (kibitz 0) or spectators' (1) ring. */
-void table_chat_keep(struct table *t, int kibitz, json_t *line);
+/*
+ * A spectator's line: the kibitz notice, to the spectators only (players never read what the
+ * audience suggests), kept for the state of late comers. player and text are borrowed.
+ */
+void table_kibitz(struct table *t, const struct event_player *player, const char *text);
 
 /*
  * A presence notice about seat of t, to everyone else there: in a game of any status, with the

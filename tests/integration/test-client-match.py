@@ -94,7 +94,8 @@ def test_plain(tap, port, tmp, clock):
     tap.check(bob.expect(r"^error: at most 5 chat lines in 10 seconds", 10),
               "the rate limit is reported as an error", bob.text()[-400:])
     clock.advance(302000)
-    tap.check(alice.expect(r"^game over: Black wins, \d+ to \d+\. White ran out of time\.$", 10)
+    tap.check(alice.expect(r"^game over: Black wins on time \(score: black \d+, white \d+\)\. "
+                           r"White ran out of time\.$", 10)
               and bob.expect(r"^game over: .*White ran out of time", 10)
               and bob.expect(r"^clocks: black 4:51, white 0:00\.0", 5),
               "the flag falls: loss on time", bob.text()[-600:])

@@ -77,7 +77,7 @@ HK_START_1 = None  # filled by test_start
 # -- help and usage ------------------------------------------------------------------------------
 
 def test_help():
-    for cmd in ("start", "moves", "perft", "play"):
+    for cmd in ("start", "moves", "perft", "play", "rules"):
         rc, out, err = engine(cmd, "--help")
         d = []
         if rc != 0:
@@ -122,7 +122,7 @@ def test_usage_lines():
     """The usage line of every COMMAND --help names the options the command takes, as the
     SYNOPSIS of hokito-engine(6) does (record's had left out [--game G])."""
     synopsis = man_synopsis()
-    for cmd in ("start", "moves", "perft", "play", "analyse", "bot", "record"):
+    for cmd in ("start", "moves", "perft", "play", "analyse", "bot", "record", "rules"):
         rc, out, err = engine(cmd, "--help")
         first = out.splitlines()[0] if out else ""
         want = "usage: " + synopsis.get(cmd, "(no SYNOPSIS line for %s)" % cmd)
@@ -658,8 +658,28 @@ def test_error_one_line():
         check("error stays one line of UTF-8: %s" % name, d)
 
 
+def test_rules():
+    """rules --game G prints the rules of G in words (the client's rules page and hokito(6) show
+    the same): plain ASCII, at most 76 columns; HOKITO's by default; it takes no argument."""
+    for game, words in (("hokito", ("HOKITO:", "THE AIM", "hops")),
+                        ("oxono", ("OXONO:", "totem", "four"))):
+        rc, out, err = engine("rules", "--game", game)
+        d = [] if rc == 0 and not err else [show(rc, out, err)]
+        d += ["no %r" % w for w in words if w not in out]
+        d += ["line over 76 columns or not ASCII: %r" % l for l in out.splitlines()
+              if len(l) > 76 or not l.isascii()]
+        check("rules --game %s prints its rules, ASCII, 76 columns" % game, d)
+    rc, out, err = engine("rules")
+    check("rules without --game: HOKITO's", [] if rc == 0 and out.startswith("HOKITO:") else
+          [show(rc, out, err)])
+    check("bad usage exits 2: rules with an argument", expect_error(("rules", "x"), 2,
+                                                                    one_line=False))
+    check("bad usage exits 2: rules --game chess",
+          expect_error(("rules", "--game", "chess"), 2, one_line=False))
+
+
 def main():
-    for t in (test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start,
+    for t in (test_rules, test_help, test_usage_lines, test_help_examples, test_bad_usage, test_start,
               test_moves, test_perft, test_play, test_illegal_moves, test_bad_texts,
               test_long_input, test_output_error, test_error_one_line, test_record_reason):
         try:

@@ -4,7 +4,9 @@
  *
  * The checks are the ones a player meets: a move refused before anything is sent and why, a
  * replayed event applied once, clocks and grace periods counting down on the right turns, the
- * chat kept as a ring (and both chats read back together, in order), and the words of a result.
+ * chat kept as a ring (and both chats read back together, in order), the words of a result, and
+ * what the protocol's rules decide (the table's struct event_state, applied event by event through
+ * protocol's codecs) shown on the fields the views read.
  */
 #include "client.h"
 #include "test.h"
@@ -216,6 +218,78 @@ TEST(outcome_words)
 	ASSERT_STR_EQ(buf, "Draw");
 }
 
+/* Decode line as an event of st's game and apply it to the table's rules; the return code. */
+static int
+apply_line(struct client_state *st, const char *line)
+{
+	struct msg_error err;
+	struct event ev;
+	json_t *o = json_loads(line, 0, NULL);
+	int rc = o == NULL ? -1 : event_decode(o, st->table.kind, &ev, &err);
+
+	if (rc == 0)
+		rc = event_state_apply(&st->table.rules, &ev, &err);
+	if (rc == 0)
+		client_state_table_follow(st, 1);
+	json_decref(o);
+	return rc;
+}
+
+/*
+ * The rules say (protocol/event-state.c, tested in test-event.c), the views show: a draw offer
+ * that lapsed, an adjournment with whose grace ran out, a move refused in it (nothing changes),
+ * and the turn back after resumed.
+ */
+TEST(rules_shown_on_the_table)
+{
+	static struct client_state st;
+	struct client_table *t = &st.table;
+	struct event_state *r = &t->rules;
+
+	ASSERT_EQ(table(&st, 0), 0);
+	event_state_init(r, GAME_HOKITO);
+	r->status = EVENT_STATUS_LIVE;
+	r->seq = 3;
+	r->to_move = r->first = 0;
+	for (int i = 0; i < 2; i++)
+		r->seated[i] = r->connected[i] = 1;
+	client_state_table_follow(&st, 1);
+	ASSERT_EQ(t->started, 1);
+	ASSERT_EQ(t->draw_offer, -1);
+
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"draw_offered\",\"game\":\"g1\",\"seq\":4,"
+	                          "\"by\":\"white\"}"),
+	          0);
+	ASSERT_EQ(t->draw_offer, 1);
+	ASSERT_EQ(t->seq, 4);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"moved\",\"game\":\"g1\",\"seq\":5,\"by\":"
+	                          "\"black\",\"move\":\"a1-a2\",\"ply\":1,\"position\":\"p\","
+	                          "\"to_move\":\"white\"}"),
+	          0);
+	ASSERT_EQ(t->draw_offer, -1); /* made to black, who moved */
+	ASSERT_EQ(t->seq, 5);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"adjourned\",\"game\":\"g1\",\"seq\":6,"
+	                          "\"seat\":\"black\"}"),
+	          0);
+	ASSERT_EQ(t->adjourned, 1);
+	ASSERT_EQ(t->draw_offer, -1);
+	ASSERT_EQ(t->seats[0].grace_over, 1);
+	ASSERT_EQ(t->seats[1].grace_over, 0);
+	ASSERT(!client_state_our_turn(&st));
+
+	/* no move in an adjourned game: refused, and nothing changes */
+	ASSERT(apply_line(&st, "{\"type\":\"moved\",\"game\":\"g1\",\"seq\":7,\"by\":"
+	                       "\"white\",\"move\":\"a6-a5\",\"ply\":2,\"position\":\"p\","
+	                       "\"to_move\":\"black\"}") < 0);
+	ASSERT_EQ(t->seq, 6);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"resumed\",\"game\":\"g1\",\"seq\":7,"
+	                          "\"to_move\":\"black\"}"),
+	          0);
+	ASSERT_EQ(t->adjourned, 0);
+	ASSERT_EQ(t->seats[0].grace_over, 0);
+	ASSERT(client_state_our_turn(&st));
+}
+
 int
 main(void)
 {
@@ -226,5 +300,6 @@ main(void)
 	RUN(chat_ring_keeps_the_latest);
 	RUN(chat_log_keeps_both_chats_in_order);
 	RUN(outcome_words);
+	RUN(rules_shown_on_the_table);
 	TEST_END();
 }

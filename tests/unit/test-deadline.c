@@ -27,7 +27,7 @@ static const struct table_env env = {.now = now_cb, .grace_ms = 1000};
 static void
 table_at(struct table *t, uint64_t d)
 {
-	t->status = TABLE_LIVE;
+	t->st.status = EVENT_STATUS_LIVE;
 	t->computer[0] = t->computer[1] = 1;
 	t->settled_at = 0;
 	t->remaining[0] = t->remaining[1] = (int64_t)d;
@@ -55,7 +55,7 @@ TEST(deadline_random_against_scan)
 			deadline_remove(&dh, t[i]);
 			break;
 		case 1:
-			t[i]->status = TABLE_FINISHED; /* no deadline: out of the heap */
+			t[i]->st.status = EVENT_STATUS_FINISHED; /* no deadline: out of the heap */
 			deadline_refresh(&dh, t[i]);
 			ASSERT_U64_EQ(t[i]->heap_index, SIZE_MAX);
 			break;

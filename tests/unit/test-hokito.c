@@ -5,6 +5,7 @@
  * test shows just the pawns that matter.
  */
 #include "game.h"
+#include "hokito.h"
 #include "test.h"
 
 /* Build a position from "sq=stack ..." and the side letter; aborts the test run on bad input. */

@@ -7,6 +7,7 @@
  * independent Python reference (tests/ref/rules_ref.py).
  */
 #include "game.h"
+#include "oxono.h"
 #include "rng.h"
 #include "test.h"
 
