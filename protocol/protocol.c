@@ -22,6 +22,7 @@ static const char *const err_names[PROTO_ERR_COUNT] = {
         "rate_limited",   "no_offer",         "already_offered",    "too_late",
         "cannot_claim",   "not_over",         "opponent_gone",      "name_taken",
         "wrong_password", "login_throttled",  "insecure_transport", "not_logged_in",
+        "offer_limit",    "too_many_games",   "computer_busy",
 };
 
 const char *

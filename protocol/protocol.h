@@ -22,7 +22,7 @@
 #define PROTOCOL_NAME_BYTES       128     /* bytes of a display name (32 UTF-8 characters fit) */
 #define PROTOCOL_PASSWORD_MAX     1024    /* bytes of an account password (PROTOCOL.md 4.4) */
 #define PROTOCOL_TOKEN_LEN        32      /* hex digits of a session token */
-#define PROTOCOL_CODE_LEN         8       /* characters of an invite code */
+#define PROTOCOL_CODE_LEN         16      /* characters of an invite code (80 bits) */
 #define PROTOCOL_SPECTATOR_NAMES  50      /* names listed in a spectators object */
 #define PROTOCOL_CHAT_MAX         200     /* characters of a chat line, after stripping */
 #define PROTOCOL_CHAT_BYTES       800     /* bytes of a chat line (200 UTF-8 characters fit) */
@@ -67,7 +67,7 @@ enum protocol_err {
 	PROTO_EBADMOVE = -22,        /* "bad_move" */
 	PROTO_EILLEGALMOVE = -23,    /* "illegal_move" */
 	PROTO_EINTERNAL = -24,       /* "internal" */
-	PROTO_ERATELIMITED = -25,    /* "rate_limited": too many chat lines; wait */
+	PROTO_ERATELIMITED = -25,    /* "rate_limited": too many requests of a kind; wait */
 	PROTO_ENOOFFER = -26,        /* "no_offer": accept or decline with no offer standing */
 	PROTO_EALREADYOFFERED = -27, /* "already_offered": your offer stands already */
 	PROTO_ETOOLATE = -28,        /* "too_late": abort after your first move */
@@ -79,8 +79,11 @@ enum protocol_err {
 	PROTO_ELOGINTHROTTLED = -34, /* "login_throttled": too many failures; retry_ms says when */
 	PROTO_EINSECURE = -35,       /* "insecure_transport": a password in clear over a network */
 	PROTO_ENOTLOGGEDIN = -36,    /* "not_logged_in": an account's request from a guest */
+	PROTO_EOFFERLIMIT = -37,     /* "offer_limit": too many draw or rematch offers */
+	PROTO_ETOOMANYGAMES = -38,   /* "too_many_games": the address holds its maximum of games */
+	PROTO_ECOMPUTERBUSY = -39,   /* "computer_busy": the computer players' queue is full */
 };
-#define PROTO_ERR_COUNT 36
+#define PROTO_ERR_COUNT 39
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

@@ -34,7 +34,7 @@ auth_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enu
 	j->op = op;
 	j->password = auth_secret_dup(m->password, &j->len);
 	snprintf(j->name, sizeof j->name, "%s", m->name != NULL ? m->name : "");
-	snprintf(j->addr_key, sizeof j->addr_key, "%s", peer->addr_key);
+	snprintf(j->addr_key, sizeof j->addr_key, "%s", peer->addr);
 	j->ticket = lobby_wait_add(lb, peer, m);
 	lb->accounts.jobs_out++;
 	return j;
@@ -200,15 +200,14 @@ auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (!valid) /* a name no account can have: counted under the address only */
 		snprintf(key, sizeof key, "-");
 	if (throttle_check(lb->accounts.by_account, key, now, &retry_a) == THROTTLE_EAGAIN ||
-	    throttle_check(lb->accounts.by_addr, peer->addr_key, now, &retry_b) ==
-	            THROTTLE_EAGAIN) {
+	    throttle_check(lb->accounts.by_addr, peer->addr, now, &retry_b) == THROTTLE_EAGAIN) {
 		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
 		return;
 	}
 	if (!auth_room(lb, peer, m))
 		return;
 	throttle_begin(lb->accounts.by_account, key, now, &retry_a);
-	throttle_begin(lb->accounts.by_addr, peer->addr_key, now, &retry_b);
+	throttle_begin(lb->accounts.by_addr, peer->addr, now, &retry_b);
 	if (valid)
 		a = accounts_find(&lb->accounts, key);
 	if (a != NULL && (a->row.closed_ms != 0 || a->row.banned_ms != 0))
@@ -239,15 +238,14 @@ auth_account_request(struct lobby *lb, struct lobby_peer *peer, const struct msg
 	if (!auth_transport_ok(lb, peer, m))
 		return NULL;
 	if (throttle_check(lb->accounts.by_account, a->row.key, now, &retry_a) == THROTTLE_EAGAIN ||
-	    throttle_check(lb->accounts.by_addr, peer->addr_key, now, &retry_b) ==
-	            THROTTLE_EAGAIN) {
+	    throttle_check(lb->accounts.by_addr, peer->addr, now, &retry_b) == THROTTLE_EAGAIN) {
 		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
 		return NULL;
 	}
 	if (!auth_room(lb, peer, m))
 		return NULL;
 	throttle_begin(lb->accounts.by_account, a->row.key, now, &retry_a);
-	throttle_begin(lb->accounts.by_addr, peer->addr_key, now, &retry_b);
+	throttle_begin(lb->accounts.by_addr, peer->addr, now, &retry_b);
 	return a;
 }
 

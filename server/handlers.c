@@ -3,7 +3,8 @@
  *
  * The network layer hands over a whole request that msg_request_decode() validated in form; its
  * type picks an entry of handlers[] (tmux's command table): adding a request is one handler and
- * one line. What every request shares is done here once: before hello only hello is served, and
+ * one line. What every request shares is done here once: the allowance of requests of the
+ * peer's address (--max-rate-per-addr) is checked, before hello only hello is served, and
  * after each request the deadlines of the requester's game (before and after it) are filed again,
  * finished games pruned, and the next wake-up asked for. The handlers themselves live in their
  * rooms: match management (match.c), a player's play (play.c), the archive (archive.c); the few
@@ -23,6 +24,7 @@
 
 #include "archive.h"
 #include "auth.h"
+#include "guard.h"
 #include "handlers.h"
 #include "log.h"
 #include "match.h"
@@ -36,9 +38,33 @@ struct handler_entry {
 };
 
 /*
+ * Whether the replay of t's events after seq from fits in half of --max-output (the other half is
+ * for the notices that follow and what the game sends meanwhile): a longer one would get the
+ * connection dropped before the player is back, and the client would try again for ever. The
+ * full state is sent instead (PROTOCOL.md 4.3); it is far shorter than a long log.
+ */
+static int
+replay_fits(const struct lobby *lb, const struct table *t, size_t from)
+{
+	size_t bytes = 0;
+
+	if (lb->cfg.max_output == 0)
+		return 1;
+	for (size_t i = from; i < t->nlog; i++)
+		if ((bytes += t->log[i]->len) > lb->cfg.max_output / 2) {
+			log_info("game %s: a replay of %zu events passes half of --max-output: the "
+			         "state is sent instead",
+			         t->id, t->nlog - from);
+			return 0;
+		}
+	return 1;
+}
+
+/*
  * Resume a session on a new connection. The client says which seq it saw last: if the log holds
- * every event after it, those very lines are sent again (nothing else is needed to catch up);
- * otherwise a full state. Notices are about the present, so the current ones follow.
+ * every event after it and they fit (replay_fits()), those very lines are sent again (nothing
+ * else is needed to catch up); otherwise a full state. Notices are about the present, so the
+ * current ones follow.
  */
 static void
 hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct session *s)
@@ -69,7 +95,8 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		return;
 	if (s->seat < 0 && !was_connected)
 		table_watcher_add(t, s); /* back on the list, as its state says */
-	if (m->has_last_seq && m->last_seq <= table_seq(t)) {
+	if (m->has_last_seq && m->last_seq <= table_seq(t) &&
+	    replay_fits(lb, t, (size_t)m->last_seq)) {
 		for (size_t i = (size_t)m->last_seq; i < t->nlog; i++)
 			lb->ops.send(lb->ops.arg, peer, t->log[i]);
 	} else {
@@ -106,7 +133,10 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return;
 	}
 	if (m->token != NULL) {
+		if (guard_lookup_begin(lb, peer, m))
+			return;
 		s = session_find_token(&lb->sessions, m->token);
+		guard_lookup_end(lb, peer, s != NULL);
 		if (s == NULL) {
 			lobby_refuse(
 			        lb, peer, m, PROTO_EBADTOKEN,
@@ -279,10 +309,14 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 		handle_test_clock(lb, peer, m);
 		return;
 	}
+	if (guard_refuse_rate(lb, peer, m))
+		return;
 	if (peer->session == NULL && (h == NULL || !h->before_hello)) {
 		lobby_refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");
 		return;
 	}
+	if (peer->session != NULL)
+		peer->session->active_at = lb->ops.now(lb->ops.arg); /* --idle-timeout */
 	/* a request changes the deadlines of the requester's game only, before and after it */
 	before = peer->session != NULL ? peer->session->table : NULL;
 	if (h != NULL)

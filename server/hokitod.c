@@ -55,33 +55,33 @@ struct hokitod {
 static void
 usage(FILE *f)
 {
+	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
-	        "usage: hokitod [OPTIONS]\n"
-	        "The hokito match server (HOKITO and OXONO, JSON lines, protocol %d).\n"
+	        "usage: hokitod [OPTIONS]   (the hokito match server: HOKITO, OXONO; protocol %d)\n"
 	        "  --listen HOST:PORT     address (default %s; [::1]:PORT for IPv6)\n"
 	        "  --listen-tls HOST:PORT TLS too, or alone: --tls-cert FILE, --tls-key FILE\n"
 	        "                         (PEM; --tls-ca FILE: its chain); SIGHUP reloads them\n"
-	        "  --db PATH              SQLite store (default ./%s, or in\n"
-	        "                         $STATE_DIRECTORY under systemd; :memory: keeps none)\n"
+	        "  --db PATH              SQLite store (./%s; in $STATE_DIRECTORY if set)\n"
 	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
 	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
 	        "  --port-file PATH       write the bound port numbers (plain, TLS) to PATH\n"
-	        "  --max-clients N        connections at once (default 1024)\n"
-	        "  --max-games N          games not over at once (default 10000)\n"
-	        "  --max-line BYTES       longest input line (default %d)\n"
-	        "  --max-output BYTES     output queued for a client (default 1048576)\n"
-	        "  --hello-timeout SECS   time to say hello (default 10)\n"
-	        "  --linger SECS          a lost session can resume (default 300)\n"
-	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
-	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
-	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
 	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
+	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
+	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
+	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
+	        "  --hello-timeout SECS (default 10)      --linger SECS (default 300)\n"
+	        "  --grace SECS (default 60)              --keep-finished N (default 20)\n"
+	        "  --max-conns-per-addr N (default 32)    --max-rate-per-addr N (default 100)\n"
+	        "  --max-creates-per-addr N (default 60)  --max-games-per-addr N (default 16)\n"
+	        "  --max-lookup-failures N (default 5)    --draw-offer-moves N (default 2)\n"
+	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
+	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
+	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
+	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
 	        "  -h, --help             this help;  -V, --version  the version\n"
-	        "Examples (see hokitod(8)):\n"
-	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n",
-	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
-	        DEFAULT_DB);
+	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
+	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
 }
 
 /* Parse a whole decimal number in [min, max]. Returns 0 or -1. */
@@ -364,6 +364,18 @@ main(int argc, char **argv)
 		O_GRACE,
 		O_TEST_CLOCK,
 		O_INSECURE_PASSWORDS,
+		O_PER_ADDR_CONNS,
+		O_PER_ADDR_RATE,
+		O_PER_ADDR_CREATES,
+		O_PER_ADDR_GAMES,
+		O_LOOKUP_FAILURES,
+		O_DRAW_MOVES,
+		O_REMATCH_OFFERS,
+		O_IDLE,
+		O_KEEPALIVE,
+		O_SESSIONS,
+		O_THINKING,
+		O_KIBITZ,
 		O_DB,
 		O_FSYNC_MODE,
 		O_CHECK,
@@ -388,6 +400,18 @@ main(int argc, char **argv)
 	        {"grace", required_argument, NULL, O_GRACE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
 	        {"allow-insecure-passwords", no_argument, NULL, O_INSECURE_PASSWORDS},
+	        {"max-conns-per-addr", required_argument, NULL, O_PER_ADDR_CONNS},
+	        {"max-rate-per-addr", required_argument, NULL, O_PER_ADDR_RATE},
+	        {"max-creates-per-addr", required_argument, NULL, O_PER_ADDR_CREATES},
+	        {"max-games-per-addr", required_argument, NULL, O_PER_ADDR_GAMES},
+	        {"max-lookup-failures", required_argument, NULL, O_LOOKUP_FAILURES},
+	        {"draw-offer-moves", required_argument, NULL, O_DRAW_MOVES},
+	        {"max-rematch-offers", required_argument, NULL, O_REMATCH_OFFERS},
+	        {"idle-timeout", required_argument, NULL, O_IDLE},
+	        {"keepalive", required_argument, NULL, O_KEEPALIVE},
+	        {"max-sessions", required_argument, NULL, O_SESSIONS},
+	        {"max-thinking", required_argument, NULL, O_THINKING},
+	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"check", no_argument, NULL, O_CHECK},
@@ -401,6 +425,8 @@ main(int argc, char **argv)
 	        .max_clients = 1024,
 	        .hello_timeout_ms = 10000,
 	        .close_timeout_ms = 2000,
+	        .max_per_addr = 32,
+	        .keepalive_s = 60,
 	};
 	struct lobby_config lcfg = {
 	        .max_games = 10000,
@@ -408,6 +434,16 @@ main(int argc, char **argv)
 	        .linger_ms = 300000,
 	        .grace_ms = 60000,
 	        .test_clock = 0,
+	        .rate_per_addr = 100,
+	        .creates_per_addr = 60,
+	        .games_per_addr = 16,
+	        .lookup_failures = 5,
+	        .draw_offer_moves = 2,
+	        .rematch_offers = 2,
+	        .idle_ms = 600000,
+	        .max_sessions = 20000,
+	        .max_thinking = 32,
+	        .kibitz_per_game = 20,
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
 	struct tls_server_config tcfg = {NULL, NULL, NULL};
@@ -510,6 +546,78 @@ main(int argc, char **argv)
 			break;
 		case O_INSECURE_PASSWORDS:
 			lcfg.allow_insecure_passwords = 1;
+			break;
+		case O_PER_ADDR_CONNS:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-conns-per-addr wants a number from 0 to 1000000";
+			else
+				ncfg.max_per_addr = (unsigned)v;
+			break;
+		case O_PER_ADDR_RATE:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-rate-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.rate_per_addr = (unsigned)v;
+			break;
+		case O_PER_ADDR_CREATES:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-creates-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.creates_per_addr = (unsigned)v;
+			break;
+		case O_PER_ADDR_GAMES:
+			if (parse_num(optarg, 0, 10000000, &v) < 0)
+				bad = "--max-games-per-addr wants a number from 0 to 10000000";
+			else
+				lcfg.games_per_addr = (unsigned)v;
+			break;
+		case O_LOOKUP_FAILURES:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-lookup-failures wants a number from 0 to 1000000";
+			else
+				lcfg.lookup_failures = (unsigned)v;
+			break;
+		case O_DRAW_MOVES:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--draw-offer-moves wants a number from 0 to 1000";
+			else
+				lcfg.draw_offer_moves = (unsigned)v;
+			break;
+		case O_REMATCH_OFFERS:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--max-rematch-offers wants a number from 0 to 1000";
+			else
+				lcfg.rematch_offers = (unsigned)v;
+			break;
+		case O_IDLE:
+			if (parse_num(optarg, 0, 31536000, &v) < 0)
+				bad = "--idle-timeout wants seconds from 0 to 31536000";
+			else
+				lcfg.idle_ms = v * 1000;
+			break;
+		case O_KEEPALIVE:
+			if (parse_num(optarg, 0, 86400, &v) < 0)
+				bad = "--keepalive wants seconds from 0 to 86400";
+			else
+				ncfg.keepalive_s = (unsigned)v;
+			break;
+		case O_SESSIONS:
+			if (parse_num(optarg, 0, 10000000, &v) < 0)
+				bad = "--max-sessions wants a number from 0 to 10000000";
+			else
+				lcfg.max_sessions = (unsigned)v;
+			break;
+		case O_THINKING:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-thinking wants a number from 0 to 100000";
+			else
+				lcfg.max_thinking = (unsigned)v;
+			break;
+		case O_KIBITZ:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-kibitz wants a number from 0 to 100000";
+			else
+				lcfg.kibitz_per_game = (unsigned)v;
 			break;
 		case O_CHECK:
 			check = 1;

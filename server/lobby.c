@@ -33,6 +33,8 @@
 #include "lobby.h"
 #include "log.h"
 #include "osrand.h"
+#include "quota.h"
+#include "throttle.h"
 #include "xmalloc.h"
 
 #define CODE_ALPHABET "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -72,6 +74,21 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	LIST_INIT(&lb->spect_waiting);
 	TAILQ_INIT(&lb->waits);
 	accounts_init(&lb->accounts);
+	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr) {
+		struct quota_config qc = {.rate = cfg->rate_per_addr,
+		                          .creates = cfg->creates_per_addr,
+		                          .games = cfg->games_per_addr};
+
+		lb->quota = quota_create(&qc, osrand_u64());
+	}
+	if (cfg->lookup_failures) {
+		struct throttle_config tc = throttle_config_default;
+
+		/* throttle.h counts free the failures before the first delay: N fail, the next
+		 * waits */
+		tc.free_failures = cfg->lookup_failures - 1;
+		lb->lookups = throttle_create(&tc, osrand_u64());
+	}
 	return lb;
 }
 
@@ -92,6 +109,8 @@ lobby_free(struct lobby *lb)
 	strmap_close(&lb->by_game);
 	strmap_close(&lb->by_code);
 	accounts_close(&lb->accounts);
+	quota_free(lb->quota);
+	throttle_free(lb->lookups);
 	free(lb);
 }
 
@@ -265,13 +284,26 @@ lobby_released(struct lobby *lb, struct table *t)
 	SLIST_INSERT_HEAD(&lb->release, t, release_link);
 }
 
+/* t's game is over or gone: it no longer counts for the address that created it. */
+static void
+table_owner_release(struct lobby *lb, struct table *t)
+{
+	if (t->owner[0] == '\0' || lb->quota == NULL)
+		return;
+	quota_game_done(lb->quota, t->owner);
+	t->owner[0] = '\0';
+}
+
 /* A game may just have finished: count it; seated sessions that are disconnected linger from now
- * on. */
+ * on. The computer's search of a game that ends stops at once (ops->think_cancel). */
 void
 lobby_finished_touch(struct lobby *lb, struct table *t)
 {
 	if (t->st.status != EVENT_STATUS_FINISHED || t->finish_counted)
 		return;
+	table_owner_release(lb, t);
+	if (lb->ops.think_cancel != NULL && (t->computer[0] || t->computer[1]))
+		lb->ops.think_cancel(lb->ops.arg, t->id); /* its search stops now, not on time */
 	lobby_finished_append(lb, t);
 	deadline_remove(&lb->deadlines, t);
 	for (int i = 0; i < 2; i++)
@@ -333,6 +365,7 @@ table_drop(struct lobby *lb, struct table *t)
 		table_attach(NULL, s);
 	}
 	log_debug("game %s forgotten", t->id);
+	table_owner_release(lb, t);
 	strmap_del(&lb->by_game, t->id);
 	if (t->is_private)
 		strmap_del(&lb->by_code, t->code);
@@ -434,8 +467,12 @@ lobby_session_new(struct lobby *lb, const char *name)
 {
 	char id[16];
 
+	struct session *s;
+
 	snprintf(id, sizeof id, "p%u", lb->next_player++);
-	return session_new(&lb->sessions, id, name);
+	s = session_new(&lb->sessions, id, name);
+	s->active_at = lb->ops.now(lb->ops.arg);
+	return s;
 }
 
 /*
@@ -489,7 +526,8 @@ lobby_refuse_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 
 struct table *
 lobby_table_open(struct lobby *lb, enum game_kind kind, const char *variant, uint64_t seed,
-                 uint64_t base_ms, uint64_t inc_ms, int is_private)
+                 uint64_t base_ms, uint64_t inc_ms, int is_private,
+                 const struct lobby_peer *creator)
 {
 	struct table *t;
 	char id[16];
@@ -503,6 +541,8 @@ lobby_table_open(struct lobby *lb, enum game_kind kind, const char *variant, uin
 			osrand_text(t->code, PROTOCOL_CODE_LEN, CODE_ALPHABET);
 		while (code_used(lb, t->code));
 	}
+	if (creator != NULL && lb->quota != NULL && lb->cfg.games_per_addr)
+		snprintf(t->owner, sizeof t->owner, "%s", creator->addr);
 	lobby_table_add(lb, t);
 	return t;
 }

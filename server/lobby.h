@@ -14,10 +14,10 @@
  * store and the game's receivers.
  *
  * The rooms of the game layer, each of one job, point down to this one and never back: requests
- * (handlers.c) -> match management (match.c), play (play.c), archive (archive.c) -> the lobby's
- * state (here) -> a table (table.c) -> sessions (session.c); the rebuild at a restart is
- * restore.c. struct lobby is defined here for those rooms (and the dispatch fuzz target, which
- * copies it); nothing outside the game layer looks inside it.
+ * (handlers.c) -> match management (match.c), play (play.c), archive (archive.c), the limits
+ * against abuse (guard.c) -> the lobby's state (here) -> a table (table.c) -> sessions (session.c);
+ * the rebuild at a restart is restore.c. struct lobby is defined here for those rooms (and the
+ * dispatch fuzz target, which copies it); nothing outside the game layer looks inside it.
  *
  * Re-entrancy rule: ops->send and ops->close must never call back into the lobby (a peer whose
  * output overflows is closed later, by the network layer, outside the lobby's call).
@@ -41,8 +41,11 @@
 struct archive_read;
 struct auth_job;
 struct fanout;
+struct quota;
+struct throttle;
 
-#define SPECTATORS_INTERVAL 500 /* ms: at most one spectators notice per game this often */
+#define SPECTATORS_INTERVAL 500   /* ms: at most one spectators notice per game this often */
+#define KIBITZ_WINDOW       10000 /* ms: the window of --max-kibitz */
 
 struct lobby_ops {
 	/* Queue a line for the peer. w is borrowed: take a reference (wire_ref) to keep it. */
@@ -76,6 +79,16 @@ struct lobby_ops {
 	 * keeps its seat, and its stored session with it. token is borrowed for the call.
 	 */
 	void (*unseated)(void *arg, const char *token);
+	/*
+	 * Optional (NULL: never busy): whether the computer players' queue is full, so that a game
+	 * against the computer is refused (computer_busy) instead of waiting behind the others.
+	 */
+	int (*think_busy)(void *arg);
+	/*
+	 * Optional (NULL): game_id is over or gone: stop its computer's search now (its move, if
+	 * one still comes, is dropped by lobby_computer_move()). game_id is borrowed for the call.
+	 */
+	void (*think_cancel)(void *arg, const char *game_id);
 	/*
 	 * Optional (NULL: the server keeps no store; history is empty and record finds nothing).
 	 * Run store read r off the loop's thread (archive_read_run() on a read port, archive.h) and
@@ -114,6 +127,20 @@ struct lobby_config {
 	                                         rebuilds from (history and record: ops->read) */
 	const struct fanout *fanout;          /* borrowed, may be NULL: where every game event is
 	                                         published (fanout.h); NULL: to the game's peers only */
+	/* the limits of issue 23, each 0 for none (PROTOCOL.md 2) */
+	size_t max_output;         /* a resume whose replay passes half of this gets a state */
+	unsigned rate_per_addr;    /* requests a second from one address (bursts of twice that) */
+	unsigned creates_per_addr; /* games created a minute from one address */
+	unsigned games_per_addr;   /* games not over created from one address */
+	unsigned lookup_failures;  /* failed invite code and token lookups from one address
+	                              before each next one waits (1 s, doubling to 5 min) */
+	unsigned draw_offer_moves; /* moves the opponent makes before a side may offer again */
+	unsigned rematch_offers;   /* rematch offers of one side in one game */
+	unsigned kibitz_per_game;  /* spectators' lines one game relays per KIBITZ_WINDOW ms */
+	uint64_t idle_ms;          /* a connection at no game with no request for this long goes */
+	unsigned max_sessions;     /* sessions kept; past it the oldest away ones go */
+	unsigned max_thinking;     /* games against the computer not over, and searches queued
+	                               or running in node.c's pool */
 };
 
 /* A request waiting in the lobby for its turn behind a store read of the same connection. */
@@ -161,7 +188,11 @@ struct lobby {
 	unsigned next_game;               /* number of the next game id */
 	uint64_t serial;                  /* tables created */
 	uint64_t finished_serial;         /* tables finished */
-	uint64_t virtual_ms; /* the time with cfg.test_clock: moved by test_clock only */
+	uint64_t virtual_ms;      /* the time with cfg.test_clock: moved by test_clock only */
+	struct quota *quota;      /* per-address requests, creates and games; NULL: no limits */
+	struct throttle *lookups; /* per-address failed lookups; NULL: no limit */
+	uint64_t limited;         /* requests refused by a per-address limit since the last tick */
+	char limited_addr[64];    /* ... the address of the last one */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;     /* the last store read's ticket */
@@ -229,10 +260,12 @@ unsigned lobby_active_tables(const struct lobby *lb);
 
 /*
  * A new game's table with the next game id, filed in the lobby's list and indexes; a private
- * one gets a fresh invite code. Returns the table, borrowed: the lobby owns it.
+ * one gets a fresh invite code. creator (may be NULL): the peer whose address the game counts
+ * for, once guard_refuse_create() let it. Returns the table, borrowed: the lobby owns it.
  */
 struct table *lobby_table_open(struct lobby *lb, enum game_kind kind, const char *variant,
-                               uint64_t seed, uint64_t base_ms, uint64_t inc_ms, int is_private);
+                               uint64_t seed, uint64_t base_ms, uint64_t inc_ms, int is_private,
+                               const struct lobby_peer *creator);
 
 /* File a table made elsewhere (a restart) in the list and the indexes; the lobby takes it. */
 void lobby_table_add(struct lobby *lb, struct table *t);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "log.h"
 #include "match.h"
 #include "osrand.h"
@@ -36,11 +37,11 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	struct session *s = peer->session;
 	struct table *t;
 
-	if (lobby_refuse_full(lb, peer, m))
+	if (lobby_refuse_full(lb, peer, m) || guard_refuse_create(lb, peer, m, level > 0))
 		return;
 	lobby_session_leave(lb, s);
 	t = lobby_table_open(lb, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms,
-	                     is_private);
+	                     is_private, peer);
 	if (seat < 0)
 		seat = (int)(osrand_u64() & 1);
 	table_seat(t, seat, s);
@@ -114,6 +115,23 @@ match_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
 }
 
+/*
+ * Find the game of join or watch (lobby_table_lookup()). An invite code is a secret: its lookups
+ * count against the failed lookups of the peer's address (guard_lookup_begin()), so that codes
+ * cannot be guessed at the speed of the network. Returns 0 with *t (NULL: no such game), or -1
+ * after refusing.
+ */
+static int
+game_lookup(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table **t)
+{
+	if (m->code != NULL && guard_lookup_begin(lb, peer, m))
+		return -1;
+	*t = lobby_table_lookup(lb, m);
+	if (m->code != NULL)
+		guard_lookup_end(lb, peer, *t != NULL);
+	return 0;
+}
+
 /* The seat s kept in adjourned table t after leaving it (11.3), or -1. */
 static int
 kept_seat(const struct table *t, const struct session *s)
@@ -137,7 +155,8 @@ match_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "you are seated in game %s; leave it first", peer->session->table->id);
 		return;
 	}
-	t = lobby_table_lookup(lb, m);
+	if (game_lookup(lb, peer, m, &t) < 0)
+		return;
 	/* its own seat of an adjourned game is taken back with the game's id, private or not */
 	if (t == NULL && m->code == NULL) {
 		struct table *own = lobby_table_find(lb, m->game);
@@ -215,7 +234,8 @@ match_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "you are seated in game %s; leave it first", s->table->id);
 		return;
 	}
-	t = lobby_table_lookup(lb, m);
+	if (game_lookup(lb, peer, m, &t) < 0)
+		return;
 	if (t == NULL) {
 		lobby_refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		             m->code ? "invite code" : "id");
@@ -278,10 +298,11 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 	struct event ev = {.type = MSG_REMATCH_STARTED};
 	struct table *n;
 
-	if (lobby_refuse_full(lb, peer, m))
+	if (lobby_refuse_full(lb, peer, m) ||
+	    guard_refuse_create(lb, peer, m, t->computer[0] || t->computer[1]))
 		return;
 	n = lobby_table_open(lb, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms,
-	                     t->is_private);
+	                     t->is_private, peer);
 	ev.u.rematch_started.new_game = n->id;
 	table_emit(t, &ev, NULL); /* the offer is taken up: no offer stands any more */
 	for (int i = 0; i < 2; i++) {
@@ -322,7 +343,8 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
  * Rematch offers, after the game is over, between its two players while both are at it and
  * connected. rematch when the opponent's offer stands accepts it; rematch_decline declines it
  * (event_state_answer(), the rule of draw offers too). An offer lapses when either player leaves
- * the game.
+ * the game. A side makes at most --max-rematch-offers offers in one game (offer_limit past them,
+ * play_offer_answer()), so an offer and decline loop cannot grow its log.
  */
 void
 match_rematch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)

@@ -46,6 +46,8 @@
 #include "log.h"
 #include "msg.h"
 #include "net.h"
+#include "osrand.h"
+#include "quota.h"
 #include "throttle.h"
 #include "tls.h"
 #include "xmalloc.h"
@@ -76,6 +78,7 @@ struct net_client {
 	int closing;           /* reaped: the layer above was told, handles closing or flushing */
 	int open_handles;      /* handles not closed yet; the client is freed at 0 */
 	int counted;           /* counts against max_clients */
+	int addr_counted;      /* counts against max_per_addr (net.per_addr) */
 	int welcomed;          /* said hello (ops->line said so): no hello deadline any more */
 	char addr[64];         /* peer address for the log */
 	struct net_held *held; /* lines waiting for their turn's commit, in order */
@@ -120,6 +123,9 @@ struct net {
 	TAILQ_HEAD(, net_client) flushing; /* clients holding lines */
 	LIST_HEAD(, net_client) clients;   /* every client not yet freed */
 	unsigned nclients;                 /* counted clients */
+	struct quota *per_addr;            /* connections of each source address */
+	uint64_t addr_logged_at;           /* when a refusal by per_addr was last logged */
+	unsigned addr_refused;             /* refusals since, not logged */
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
 	int stopping;
 	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
@@ -196,6 +202,8 @@ client_close_cb(uv_handle_t *h)
 	LIST_REMOVE(c, link);
 	if (c->counted)
 		n->nclients--;
+	if (c->addr_counted)
+		quota_conn_remove(n->per_addr, c->peer.addr);
 	client_held_drop(c);
 	free(c->held);
 	framer_close(&c->in);
@@ -815,15 +823,15 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 }
 
 /*
- * What the game layer knows of where c comes from (accounts, issue 21): its address's throttle
- * key, and whether it is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z). Whether
- * the connection is encrypted (peer.encrypted) is set where TLS is chosen, at accept.
+ * What the game layer knows of where c comes from: its address's key (per-address limits, the
+ * login throttle), and whether it is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z).
+ * Whether the connection is encrypted (peer.encrypted) is set where TLS is chosen, at accept.
  */
 static void
 client_origin(struct net_client *c, const struct sockaddr_storage *ss)
 {
-	if (throttle_key_from_addr((const struct sockaddr *)ss, c->peer.addr_key) < 0)
-		snprintf(c->peer.addr_key, sizeof c->peer.addr_key, "?");
+	if (throttle_key_from_addr((const struct sockaddr *)ss, c->peer.addr) < 0)
+		c->peer.addr[0] = '\0';
 	if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
 
@@ -891,9 +899,11 @@ net_connection_cb(uv_stream_t *server, int status)
 	snprintf(c->addr, sizeof c->addr, "?");
 	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
 		addr_format(&ss, c->addr, sizeof c->addr);
-		client_origin(c, &ss); /* accounts: the throttle's key, loopback or not */
+		client_origin(c, &ss); /* its address's key, loopback or not */
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
+	if (n->cfg.keepalive_s > 0) /* a peer that vanished without a word is found and reaped */
+		uv_tcp_keepalive(&c->tcp, 1, n->cfg.keepalive_s);
 	/*
 	 * A fixed send buffer instead of the kernel's autotuning (which lets megabytes pile up for
 	 * a client that does not read, unseen by max_output): what the kernel may hold for one
@@ -909,6 +919,30 @@ net_connection_cb(uv_stream_t *server, int status)
 		client_reap_all(n);
 		return;
 	}
+	/* --- per source address (issue 23) --- */
+	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
+		char text[128];
+
+		/* one line a second at most: a loop of connections must not flood the log */
+		if (uv_now(n->loop) - n->addr_logged_at >= 1000 || n->addr_logged_at == 0) {
+			log_warn("connection %s refused: %u connections from %s already (%u more "
+			         "refused since the last such line)",
+			         c->addr, n->cfg.max_per_addr, c->peer.addr, n->addr_refused);
+			n->addr_logged_at = uv_now(n->loop);
+			n->addr_refused = 0;
+		} else {
+			n->addr_refused++;
+		}
+		snprintf(text, sizeof text,
+		         "too many connections from your address (at most %u); try again later",
+		         n->cfg.max_per_addr);
+		client_send_error(c, PROTO_ETOOMANYCLIENTS, text);
+		client_doom(c, DOOM_FLUSH);
+		client_reap_all(n);
+		return;
+	}
+	c->addr_counted = 1;
+	/* --- */
 	c->counted = 1;
 	n->nclients++;
 	log_debug("connection %s accepted%s (%u clients)", c->addr, c->tls != NULL ? " (TLS)" : "",
@@ -925,6 +959,8 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct net_ops *
 	n->cfg = *cfg;
 	n->ops = *ops;
 	n->turn_no = 1;
+	n->per_addr =
+	        quota_create(&(struct quota_config){.conns = cfg->max_per_addr}, osrand_u64());
 	TAILQ_INIT(&n->flushing);
 	LIST_INIT(&n->clients);
 	SLIST_INIT(&n->doomed);
@@ -1009,5 +1045,6 @@ net_free(struct net *n)
 	if (n == NULL)
 		return;
 	assert(LIST_EMPTY(&n->clients));
+	quota_free(n->per_addr);
 	free(n);
 }

@@ -3,7 +3,8 @@
  *
  * It cuts bytes into whole lines for the layer above (ops->line) and writes back the lines it is
  * given (net_send()), and it enforces the limits that protect the server: line length, hello
- * deadline, pending output per client, number of clients. It knows nothing about games: what a
+ * deadline, pending output per client, number of clients, connections per source address (an
+ * IPv4 address or an IPv6 /64, quota.h), TCP keepalive. It knows nothing about games: what a
  * line means, and who a peer is, are the layer above's (node.c). Output is held per turn until the
  * turn pipeline (turn.h) releases it. A second listener may take TLS connections
  * (net_listen_tls()): the engine of protocol/tls.h wraps their bytes, and every limit holds for
@@ -26,6 +27,8 @@ struct net_config {
 	unsigned max_clients;      /* connections served at once */
 	uint64_t hello_timeout_ms; /* time to say hello */
 	uint64_t close_timeout_ms; /* time a closing connection may take to flush */
+	unsigned max_per_addr;     /* connections at once from one address (0: no limit) */
+	unsigned keepalive_s;      /* TCP keepalive: idle seconds before the first probe (0: off) */
 };
 
 /*

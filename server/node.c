@@ -18,6 +18,7 @@
 #include "archive.h"
 #include "durable.h"
 #include "fanout.h"
+#include "guard.h"
 #include "handlers.h"
 #include "hasher.h"
 #include "hokito-config.h"
@@ -102,6 +103,24 @@ node_think_cb(void *arg, const char *game_id, int64_t ply, const struct game *g,
 	struct node *nd = arg;
 
 	think_request(nd->think, game_id, ply, g, level, seed, time_ms);
+}
+
+/* lobby_ops.think_busy */
+static int
+node_think_busy_cb(void *arg)
+{
+	struct node *nd = arg;
+
+	return think_busy(nd->think);
+}
+
+/* lobby_ops.think_cancel: the game is over; its search stops now. */
+static void
+node_think_cancel_cb(void *arg, const char *game_id)
+{
+	struct node *nd = arg;
+
+	think_cancel(nd->think, game_id);
 }
 
 /* lobby_ops.unseated: the session's stored seat goes too (written at the end of the turn). */
@@ -229,6 +248,7 @@ node_tick_cb(uv_timer_t *t)
 	struct node *nd = t->data;
 
 	lobby_tick(nd->lobby);
+	guard_tick(nd->lobby);
 	net_reap(nd->net);
 }
 
@@ -294,6 +314,8 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .timer = node_timer_cb,
 	        .think = node_think_cb,
 	        .unseated = store != NULL ? node_unseated_cb : NULL,
+	        .think_busy = node_think_busy_cb,
+	        .think_cancel = node_think_cancel_cb,
 	        .read = store != NULL ? node_read_cb : NULL,
 	        .hash = node_hash_cb,
 	        .account_add = store != NULL ? node_account_add_cb : NULL,
@@ -308,6 +330,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	snprintf(nd->server_name, sizeof nd->server_name, "hokitod %s", HOKITO_VERSION);
 	lc.server = nd->server_name;
 	lc.max_line = ncfg->max_line;
+	lc.max_output = ncfg->max_output;
 	fanout_local_init(&nd->fanout, NULL);
 	lc.fanout = store != NULL ? &nd->fanout : NULL;
 	lc.store = NULL;
@@ -317,7 +340,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	}
 	nd->lobby = lobby_create(&lc, &ops);
 	nd->net = net_create(loop, ncfg, &nops);
-	nd->think = think_create(loop, &tops);
+	nd->think = think_create(loop, &tops, lcfg->max_thinking);
 	nd->hasher = hasher_create(loop, node_hash_done_cb, nd);
 	uv_timer_init(loop, &nd->tick);
 	nd->tick.data = nd;

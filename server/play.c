@@ -116,10 +116,40 @@ play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 }
 
 /*
+ * Whether t's spectators said their --max-kibitz lines in this window already: each line goes to
+ * every spectator, so a crowd of them, each within its own allowance, would make the server write
+ * the square of their number; refused with rate_limited, the line goes nowhere. The window runs on
+ * the game layer's time, as a session's chat allowance does (test_clock moves both).
+ */
+static int
+kibitz_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
+{
+	uint64_t now = lobby_time(lb);
+
+	if (lb->cfg.kibitz_per_game == 0)
+		return 0;
+	if (t->kibitz_count == 0 || now < t->kibitz_window_ms ||
+	    now - t->kibitz_window_ms >= KIBITZ_WINDOW) {
+		t->kibitz_window_ms = now;
+		t->kibitz_count = 0;
+	}
+	if (t->kibitz_count < lb->cfg.kibitz_per_game) {
+		t->kibitz_count++;
+		return 0;
+	}
+	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+	             "the spectators of game %s said %u lines in %d seconds already; wait %llu ms",
+	             t->id, lb->cfg.kibitz_per_game, KIBITZ_WINDOW / 1000,
+	             (unsigned long long)(KIBITZ_WINDOW - (now - t->kibitz_window_ms)));
+	return 1;
+}
+
+/*
  * say: a player's line is a game event (chat) that everybody at the game gets and that is kept
  * in the log; a spectator's line is a kibitz notice for the spectators only, so players never
  * read what the audience suggests. Either way a session may say CHAT_BURST lines per
- * CHAT_WINDOW milliseconds; more are refused with rate_limited and go nowhere.
+ * CHAT_WINDOW milliseconds, and a game's spectators together --max-kibitz lines per
+ * KIBITZ_WINDOW (kibitz_full()); more are refused with rate_limited and go nowhere.
  */
 void
 play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -146,6 +176,8 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             (unsigned long long)(CHAT_WINDOW - (now - oldest)));
 		return;
 	}
+	if (s->seat < 0 && kibitz_full(lb, peer, m, t))
+		return;
 	s->chat_at[s->chat_next++ % CHAT_BURST] = now;
 	if (s->seat >= 0) {
 		struct event ev = {.type = MSG_CHAT};
@@ -160,9 +192,61 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	lobby_send_ok(lb, peer, MSG_SAY, seq, m->id);
 }
 
+/*
+ * Whether seat's new draw offer comes too soon: it offered one already, and the opponent has not
+ * moved --draw-offer-moves times since (lichess's rule), so that an offer and decline loop cannot
+ * grow the game's log. Moves alternate: the opponent made the plies at which it was to move.
+ * Refuses with offer_limit when so.
+ */
+static int
+draw_offer_too_soon(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                    const struct table *t, int seat)
+{
+	unsigned need = lb->cfg.draw_offer_moves, moved = 0;
+	int first = game_side(&t->start);
+
+	if (need == 0 || t->draw_offered_at[seat] == 0)
+		return 0;
+	for (size_t ply = (size_t)(t->draw_offered_at[seat] - 1); ply < t->nmoves; ply++)
+		if ((int)((first + ply) & 1) != seat && ++moved >= need)
+			return 0;
+	log_info("%s (%s): draw offer refused in game %s: the opponent moved %u of %u times since",
+	         peer->session->id, peer->session->name, t->id, moved, need);
+	lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
+	             "you may offer a draw again once %s has moved %u times since your last offer "
+	             "(%u so far)",
+	             table_other_side(t, seat), need, moved);
+	return 1;
+}
+
+/*
+ * Whether seat's rematch offer passes --max-rematch-offers in game t, so that an offer and
+ * decline loop cannot grow its log. Refuses with offer_limit when so.
+ */
+static int
+rematch_offers_spent(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                     const struct table *t, int seat)
+{
+	unsigned most = lb->cfg.rematch_offers;
+
+	if (most == 0 || t->rematch_offers[seat] < most)
+		return 0;
+	log_info("%s (%s): rematch offer refused in game %s: %u made already", peer->session->id,
+	         peer->session->name, t->id, t->rematch_offers[seat]);
+	lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
+	             "you offered a rematch %u times in this game already",
+	             t->rematch_offers[seat]);
+	return 1;
+}
+
+/*
+ * The rule of offers is event_state_answer()'s; the limits on new offers (--draw-offer-moves,
+ * --max-rematch-offers) are the server's policy over its counts, kept in t and checked here
+ * only, when the answer is a new offer.
+ */
 int
-play_offer_answer(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-                  const struct table *t, const char *what)
+play_offer_answer(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t,
+                  const char *what)
 {
 	int seat = peer->session->seat, rc = event_state_answer(&t->st, m->type, seat);
 
@@ -171,13 +255,26 @@ play_offer_answer(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	else if (rc < 0)
 		lobby_refuse(lb, peer, m, rc, "%s has not offered a %s", table_other_side(t, seat),
 		             what);
-	return rc < 0 ? -1 : rc;
+	if (rc != EVENT_ANSWER_OFFER)
+		return rc < 0 ? -1 : rc;
+	if (m->type == MSG_DRAW_OFFER) {
+		if (draw_offer_too_soon(lb, peer, m, t, seat))
+			return -1;
+		t->draw_offered_at[seat] = (int64_t)t->nmoves + 1;
+	} else {
+		if (rematch_offers_spent(lb, peer, m, t, seat))
+			return -1;
+		t->rematch_offers[seat]++;
+	}
+	return rc;
 }
 
 /*
  * Draw offers. An offer stands until the opponent accepts it (the game is drawn, reason
  * "agreement"), declines it, or plays a move (the offer lapses, no event). Offering when the
  * opponent's offer stands accepts it. The rule is event_state_answer()'s, the same as rematches'.
+ * A side offers again only once the opponent has moved --draw-offer-moves times
+ * (play_offer_answer()).
  */
 void
 play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)

@@ -23,10 +23,12 @@ void play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 /*
  * What draw or rematch request m by the peer's seat at t comes to (event_state_answer(), the one
  * rule of offers): an enum event_answer, or -1 after refusing it (already_offered, no_offer);
- * what is "draw" or "rematch", for the refusal's text. For match.c's rematches too.
+ * what is "draw" or "rematch", for the refusal's text. For match.c's rematches too. A new offer
+ * also passes the server's limits (--draw-offer-moves, --max-rematch-offers; -1 after refusing
+ * it with offer_limit) and is counted in t for them.
  */
 int play_offer_answer(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-                      const struct table *t, const char *what);
+                      struct table *t, const char *what);
 
 /* abort: end the game without a result, by a player who has not moved yet. */
 void play_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);

@@ -24,13 +24,18 @@ struct lobby_wait;
 struct session;
 struct table;
 
+#define LOBBY_PEER_KEY 64 /* bytes of a source address key with its NUL (THROTTLE_KEY_MAX) */
+
 /* The game layer's view of a connection; embedded in the network layer's client. */
 struct lobby_peer {
-	struct session *session; /* set by a successful hello, NULL before and after */
-	struct lobby_wait *wait; /* a store read of its request is out: its next requests wait */
-	char addr_key[64];       /* the source address's throttle key (throttle_key_from_addr) */
-	int loopback;            /* the peer's address is a loopback one */
-	int encrypted;           /* the connection is encrypted (TLS); 0 on plain TCP */
+	struct session *session;   /* set by a successful hello, NULL before and after */
+	char addr[LOBBY_PEER_KEY]; /* its source address as a key (throttle_key_from_addr()):
+	                              what the per-address limits and the login throttle count;
+	                              "" if unknown */
+	unsigned refused;          /* requests refused in a row over the rate (guard.c) */
+	struct lobby_wait *wait;   /* a store read of its request is out: its next requests wait */
+	int loopback;              /* the peer's address is a loopback one */
+	int encrypted;             /* the connection is encrypted (TLS); 0 on plain TCP */
 };
 
 struct session {
@@ -42,6 +47,7 @@ struct session {
 	TAILQ_ENTRY(session) at_link; /* the other sessions at table (its attached list) */
 	int seat;                     /* 0 or 1 when seated at table, -1 watching */
 	uint64_t gone_at;             /* when the connection was lost (ms) */
+	uint64_t active_at;           /* its last request, real ms (--idle-timeout) */
 	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
 	unsigned chat_next;           /* next slot of chat_at */
 	int64_t account;              /* the account logged in to (accounts.h), 0 for a guest */

@@ -6,16 +6,19 @@
  * makes and frees its own search there; nothing it touches is shared with the loop except its
  * cancel flag, an atomic. Its after-work callback, back on the loop, hands the move to ops->move
  * by game id and ply (the game layer's lobby_computer_move()), which drops it if the game went on
- * or went away meanwhile: so a game that ends, or a table that is freed, never needs its search
- * stopped. At shutdown (think_stop()), queued items are cancelled and running ones told to stop at
- * their next clock check; the loop runs until their callbacks are done, and their moves are
- * dropped. It owns its work items; it knows nothing of the lobby or the connections.
+ * or went away meanwhile. A game that ends stops its search at once (think_cancel(): the search
+ * polls its clock, common/search.h, and a cancelled job's clock reads as far past its time), so
+ * that it does not hold a thread of the pool for nothing; so does a shutdown (think_stop()). The
+ * loop runs until their callbacks are done, and their moves are dropped. Searches not cancelled
+ * are counted against the pool's maximum (think_busy()). It owns its work items; it knows nothing
+ * of the lobby or the connections.
  */
 #include <assert.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/queue.h>
 
 #include "log.h"
@@ -38,6 +41,7 @@ struct think_job {
 	struct game pos;             /* its own copy of the position */
 	struct search_limits lim;    /* the level's budget and the time cap */
 	atomic_int cancel;           /* set by the loop thread: stop as soon as possible */
+	int cancelled;               /* (loop thread) cancelled: its move is dropped, not counted */
 	int rc;                      /* search_run()'s result */
 	struct search_result result; /* what it found */
 	uint64_t ms;                 /* how long it took */
@@ -47,16 +51,19 @@ struct think {
 	uv_loop_t *loop;
 	struct think_ops ops;
 	LIST_HEAD(, think_job) jobs; /* searches queued or running */
+	unsigned njobs;              /* of which not cancelled */
+	unsigned max;                /* searches held at most (0: no bound) */
 	int stopping;
 };
 
 struct think *
-think_create(uv_loop_t *loop, const struct think_ops *ops)
+think_create(uv_loop_t *loop, const struct think_ops *ops, unsigned max)
 {
 	struct think *pool = xcalloc(1, sizeof *pool);
 
 	pool->loop = loop;
 	pool->ops = *ops;
+	pool->max = max;
 	LIST_INIT(&pool->jobs);
 	return pool;
 }
@@ -93,7 +100,9 @@ think_after_cb(uv_work_t *req, int status)
 	char text[GAME_MOVE_TEXT];
 
 	LIST_REMOVE(th, link);
-	if (status == 0 && th->rc == 0 && !pool->stopping &&
+	if (!th->cancelled)
+		pool->njobs--;
+	if (status == 0 && th->rc == 0 && !pool->stopping && !th->cancelled &&
 	    game_move_format(th->pos.kind, th->result.best, text, sizeof text) >= 0) {
 		log_debug("game %s: the computer found %s at depth %d, %llu nodes, %llu ms",
 		          th->game_id, text, th->result.depth, (unsigned long long)th->result.nodes,
@@ -126,6 +135,37 @@ think_request(void *arg, const char *game_id, int64_t ply, const struct game *g,
 		return;
 	}
 	LIST_INSERT_HEAD(&pool->jobs, th, link);
+	pool->njobs++;
+}
+
+int
+think_busy(const struct think *pool)
+{
+	return pool->max > 0 && pool->njobs >= pool->max;
+}
+
+/* Stop th: cancelled if still queued, else told to stop at its next clock check. */
+static void
+think_job_cancel(struct think *pool, struct think_job *th)
+{
+	if (!th->cancelled) {
+		th->cancelled = 1;
+		pool->njobs--;
+	}
+	atomic_store(&th->cancel, 1);
+	uv_cancel((uv_req_t *)&th->req); /* fails for a running search: it stops by itself */
+}
+
+void
+think_cancel(struct think *pool, const char *game_id)
+{
+	struct think_job *th;
+
+	LIST_FOREACH(th, &pool->jobs, link)
+	if (strcmp(th->game_id, game_id) == 0) {
+		log_debug("game %s: its computer's search is stopped", game_id);
+		think_job_cancel(pool, th);
+	}
 }
 
 void
@@ -135,11 +175,7 @@ think_stop(struct think *pool)
 
 	pool->stopping = 1;
 	LIST_FOREACH(th, &pool->jobs, link)
-	{
-		atomic_store(&th->cancel, 1);
-		uv_cancel(
-		        (uv_req_t *)&th->req); /* fails for a running search: it stops by itself */
-	}
+	think_job_cancel(pool, th);
 }
 
 void

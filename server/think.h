@@ -4,7 +4,9 @@
  *
  * It knows the rules engine and the search (common/), not the lobby: a found move goes to
  * ops->move with the game id and ply it was asked for, and the game layer decides there whether
- * it still counts (lobby_computer_move()).
+ * it still counts (lobby_computer_move()). A game that ends cancels its search (think_cancel()),
+ * and the pool is bounded (think_busy()): a crowd of abandoned games against the strongest level
+ * cannot make the computer's other opponents wait.
  */
 #ifndef HOKITO_SERVER_THINK_H
 #define HOKITO_SERVER_THINK_H
@@ -26,8 +28,21 @@ struct think_ops {
 	void *arg;
 };
 
-/* A pool on loop; ops is copied. Returns a new pool; free it with think_free(). */
-struct think *think_create(uv_loop_t *loop, const struct think_ops *ops);
+/*
+ * A pool on loop holding at most max searches queued or running (0: no bound; think_busy());
+ * ops is copied. Returns a new pool; free it with think_free().
+ */
+struct think *think_create(uv_loop_t *loop, const struct think_ops *ops, unsigned max);
+
+/* Whether the pool holds its maximum of searches (a new game against the computer must wait). */
+int think_busy(const struct think *pool);
+
+/*
+ * The game game_id is over or gone: its search, queued or running, stops now (a running one at
+ * its next clock check, as at think_stop()) and its move is dropped; it no longer counts against
+ * the pool's maximum. game_id is borrowed.
+ */
+void think_cancel(struct think *pool, const char *game_id);
 
 /*
  * Queue a search for position g (copied: borrowed for this call only) at level, with the noise

@@ -87,6 +87,13 @@ if "$hokitod" --help | grep -q -- '--db'; then
 	hk_db=(--db :memory:)
 fi
 
+# every loadgen connection comes from 127.0.0.1: the per-address limits of issue 23 would measure
+# themselves, not the server
+if "$hokitod" --help | grep -q -- '--max-rate-per-addr'; then
+	hk_db+=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
+		--max-games-per-addr 0 --max-lookup-failures 0)
+fi
+
 # start_hokitod [flags...]: sets hk_pid, hk_port
 start_hokitod() {
 	rm -f "$tmp/hk.port"

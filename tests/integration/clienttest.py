@@ -63,7 +63,12 @@ class Server:
         self.log = open(os.path.join(tmp, "hokitod.log"), "w")
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", "127.0.0.1:0", "--port-file", self.port_file,
-             "--log-level", "debug", "--db", os.path.join(tmp, "hokito.db")] + list(args),
+             "--log-level", "debug", "--db", os.path.join(tmp, "hokito.db"),
+             # every test client comes from 127.0.0.1: no per-address limits (issue 23);
+             # test-client-plain.py fills one game's state with 50 spectators' lines at once
+             "--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
+             "--max-creates-per-addr", "0", "--max-games-per-addr", "0",
+             "--max-lookup-failures", "0", "--max-kibitz", "0"] + list(args),
             stdout=self.log, stderr=self.log)
         ok = wait_for(lambda: os.path.exists(self.port_file) and
                       open(self.port_file).read().strip(), 10)

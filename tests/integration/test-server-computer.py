@@ -132,8 +132,9 @@ def resign_while_thinking():
         over = others[-1]
         t.ok(over["winner"] == "black" and over["reason"] == "resign", "the computer wins",
              over)
-        t.ok(srv.log_has(r"computer's move for ply 0 came too late", THINK),
-             "its late move is dropped", "".join(srv.log[-5:]))
+        t.ok(srv.log_has(r"game %s: its computer's search is stopped" % st["game"], THINK),
+             "its search is stopped at once (issue 23), its move dropped",
+             "".join(srv.log[-5:]))
         t.ok(a.quiet(0.5), "and nobody hears of it")
         # a rematch: the computer accepts at once, colours swapped, same level
         rs, others = a.request({"type": "rematch"})

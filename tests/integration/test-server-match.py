@@ -680,7 +680,10 @@ def no_test_clock(t):
 
 def main():
     t = Tap()
-    srv = Server("--test-clock", "--grace", str(GRACE_MS // 1000))
+    # offers again without moves between them: no --draw-offer-moves limit here (issue 23's
+    # limit on draw and rematch offers is pinned by test-server-limits.py)
+    srv = Server("--test-clock", "--grace", str(GRACE_MS // 1000), "--draw-offer-moves", "0",
+                 "--max-rematch-offers", "0")
     try:
         t.run("clocks and increment", clocks_and_increment, t, srv)
         t.run("time forfeit", time_forfeit, t, srv)

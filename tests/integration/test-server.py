@@ -175,7 +175,7 @@ def quick_private_resign_leave(t, srv):
     h = srv.connect("hugo")
     p, _ = f.request({"type": "create", "kind": "oxono", "private": True, "seat": "random"})
     code = p.get("code")
-    t.ok(p["type"] == "state" and p["private"] is True and isinstance(code, str) and len(code) == 8
+    t.ok(p["type"] == "state" and p["private"] is True and isinstance(code, str) and len(code) == 16
          and p["you"] in ("pink", "black"), "a private game has an invite code", p)
     lst, _ = h.request({"type": "list"})
     t.ok(all(x["game"] != p["game"] for x in lst["games"]), "a private game is not listed")

@@ -1,0 +1,249 @@
+/*
+ * guard.c: the game layer's limits against abuse (issue 23): the allowances of each source
+ * address (requests a second, creates a minute, games not over: quota.h), its failed lookups of
+ * secrets (invite codes, tokens: throttle.h), the idle timeout of connections at no game, and the
+ * cap on sessions kept for resume.
+ *
+ * A room above the lobby's state, as match.c and play.c are: the request handlers ask it before
+ * they act, and the node's tick runs guard_tick(). It owns nothing: the tables of allowances are
+ * the lobby's (struct lobby: quota, lookups), made from its config, so that a game's count for
+ * its creator's address is given back where the lobby sees the game end. Refusals are coded
+ * errors to the peer and one log line a second at most, so that an attacker cannot flood the log
+ * either. Part of the game layer: no libuv here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "guard.h"
+#include "log.h"
+#include "quota.h"
+#include "throttle.h"
+#include "xmalloc.h"
+
+/*
+ * A connection that goes on sending while its address is over its rate is closed at this many
+ * refusals in a row: a flood's error replies would cost the server more than its requests, and
+ * the others' moves would wait behind them.
+ */
+#define GUARD_REFUSED_CLOSE 50
+
+/* Count a request refused by a per-address limit, for the log line of the next tick. */
+static void
+guard_limited(struct lobby *lb, const struct lobby_peer *peer)
+{
+	lb->limited++;
+	snprintf(lb->limited_addr, sizeof lb->limited_addr, "%s", peer->addr);
+}
+
+int
+guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t retry;
+
+	if (lb->quota == NULL ||
+	    quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0) {
+		peer->refused = 0;
+		return 0;
+	}
+	guard_limited(lb, peer);
+	if (++peer->refused < GUARD_REFUSED_CLOSE) {
+		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+		             "more than %u requests a second from your address; wait %llu ms",
+		             lb->cfg.rate_per_addr, (unsigned long long)retry);
+		return 1;
+	}
+	/* it does not wait: answering each costs the server more than reading it */
+	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+	             "more than %u requests a second from your address, %u refused in a row; "
+	             "closing",
+	             lb->cfg.rate_per_addr, peer->refused);
+	log_debug("connection from %s closed: %u requests in a row over its rate", peer->addr,
+	          peer->refused);
+	lb->ops.close(lb->ops.arg, peer);
+	return 1;
+}
+
+/*
+ * Whether the computer takes no more games: --max-thinking games against it are not over, or its
+ * pool holds that many searches (ops->think_busy). Each such game has one search at most, queued
+ * or running, so the pool's queue never grows past the bound, and a crowd of games against the
+ * strongest level cannot make the computer's other opponents wait for long.
+ */
+static int
+computer_full(const struct lobby *lb)
+{
+	unsigned n = 0;
+
+	if (lb->ops.think_busy != NULL && lb->ops.think_busy(lb->ops.arg))
+		return 1;
+	if (lb->cfg.max_thinking == 0)
+		return 0;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		const struct table *t = lb->tables[i];
+
+		if (t->st.status != EVENT_STATUS_FINISHED && (t->computer[0] || t->computer[1]) &&
+		    ++n >= lb->cfg.max_thinking)
+			return 1;
+	}
+	return 0;
+}
+
+int
+guard_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                    int with_computer)
+{
+	uint64_t retry = 0;
+	int rc;
+
+	if (with_computer && computer_full(lb)) {
+		log_warn(
+		        "a game against the computer refused: %u are being played (--max-thinking)",
+		        lb->cfg.max_thinking);
+		lobby_refuse(lb, peer, m, PROTO_ECOMPUTERBUSY,
+		             "the computer players are all busy; try again in a moment");
+		return 1;
+	}
+	if (lb->quota == NULL)
+		return 0;
+	rc = quota_create_begin(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry);
+	if (rc == 0)
+		return 0;
+	guard_limited(lb, peer);
+	if (rc == QUOTA_EFULL)
+		lobby_refuse(lb, peer, m, PROTO_ETOOMANYGAMES,
+		             "your address holds %u games not over already; finish one first",
+		             lb->cfg.games_per_addr);
+	else
+		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+		             "more than %u games created a minute from your address; wait %llu ms",
+		             lb->cfg.creates_per_addr, (unsigned long long)retry);
+	return 1;
+}
+
+int
+guard_lookup_begin(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t retry = 0;
+
+	if (lb->lookups == NULL || throttle_begin(lb->lookups, peer->addr, lb->ops.now(lb->ops.arg),
+	                                          &retry) != THROTTLE_EAGAIN)
+		return 0;
+	guard_limited(lb, peer);
+	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+	             "too many failed lookups of invite codes and tokens from your address; "
+	             "wait %llu ms",
+	             (unsigned long long)retry);
+	return 1;
+}
+
+void
+guard_lookup_end(struct lobby *lb, struct lobby_peer *peer, int found)
+{
+	if (lb->lookups != NULL && found)
+		throttle_success(lb->lookups, peer->addr);
+}
+
+/*
+ * A connection that said hello but is at no game, and sent nothing for --idle-timeout, is closed
+ * (bye, reason "idle"): such connections would hold --max-clients places for ever. Its session
+ * stays for --linger, as any lost connection's, so the player may come back with its token.
+ */
+static void
+idle_close(struct lobby *lb, uint64_t real_now)
+{
+	for (size_t i = 0; i < lb->sessions.n; i++) {
+		struct session *s = lb->sessions.all[i];
+		struct lobby_peer *peer = s->peer;
+
+		if (peer == NULL || s->table != NULL || real_now - s->active_at < lb->cfg.idle_ms)
+			continue;
+		log_info("%s (%s) closed: idle for %llu s at no game", s->id, s->name,
+		         (unsigned long long)((real_now - s->active_at) / 1000));
+		lobby_send(lb, peer,
+		           msg_bye_new("idle", "no request for a long time while at no game"));
+		peer->session = NULL;
+		s->peer = NULL;
+		s->gone_at = lobby_time(lb);
+		lb->ops.close(lb->ops.arg, peer);
+	}
+}
+
+/* Whether s may be forgotten before --linger when sessions pass --max-sessions: it is away,
+ * and not seated in a game that waits for it. */
+static int
+session_evictable(const struct session *s)
+{
+	return s->peer == NULL && !(s->table != NULL && s->seat >= 0 &&
+	                            (s->table->st.status == EVENT_STATUS_LIVE ||
+	                             s->table->st.status == EVENT_STATUS_ADJOURNED));
+}
+
+/* Order of eviction: away the longest first. */
+static int
+session_gone_cmp(const void *a, const void *b)
+{
+	const struct session *x = *(struct session *const *)a, *y = *(struct session *const *)b;
+
+	return x->gone_at < y->gone_at ? -1 : x->gone_at > y->gone_at;
+}
+
+/*
+ * Past --max-sessions, the sessions away the longest go first (once a tick, so the count may
+ * pass the cap by what a second brings): a loop of connect, hello, close cannot fill the memory
+ * with sessions kept for --linger. Seated players of live or adjourned games are never taken.
+ */
+static void
+sessions_cap(struct lobby *lb)
+{
+	struct session **away;
+	size_t n = 0, excess, kept = 0, dropped = 0, total = lb->sessions.n;
+
+	if (lb->cfg.max_sessions == 0 || lb->sessions.n <= lb->cfg.max_sessions)
+		return;
+	excess = lb->sessions.n - lb->cfg.max_sessions;
+	away = xmalloc(lb->sessions.n * sizeof *away);
+	for (size_t i = 0; i < lb->sessions.n; i++)
+		if (session_evictable(lb->sessions.all[i]))
+			away[n++] = lb->sessions.all[i];
+	qsort(away, n, sizeof *away, session_gone_cmp);
+	if (excess > n)
+		excess = n;
+	for (size_t i = 0; i < excess; i++)
+		away[i]->gone_at = UINT64_MAX; /* marked: no session is away since then */
+	for (size_t i = 0; i < lb->sessions.n; i++) {
+		struct session *s = lb->sessions.all[i];
+
+		if (s->gone_at != UINT64_MAX || s->peer != NULL) {
+			lb->sessions.all[kept++] = s;
+			continue;
+		}
+		lobby_session_leave(lb, s);
+		session_forget(&lb->sessions, s);
+		dropped++;
+	}
+	lb->sessions.n = kept;
+	free(away);
+	log_warn("%zu sessions, past --max-sessions %u: the %zu away the longest forgotten", total,
+	         lb->cfg.max_sessions, dropped);
+}
+
+void
+guard_tick(struct lobby *lb)
+{
+	uint64_t real_now = lb->ops.now(lb->ops.arg);
+
+	if (lb->limited > 0) {
+		log_warn("%llu requests refused by the per-address limits lately, the last from %s",
+		         (unsigned long long)lb->limited, lb->limited_addr);
+		lb->limited = 0;
+	}
+	if (lb->quota != NULL)
+		quota_expire(lb->quota, real_now);
+	if (lb->lookups != NULL)
+		throttle_expire(lb->lookups, real_now);
+	if (lb->cfg.idle_ms > 0)
+		idle_close(lb, real_now);
+	sessions_cap(lb);
+	lobby_prune(lb);
+	lobby_arm(lb);
+}

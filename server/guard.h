@@ -1,0 +1,47 @@
+/*
+ * guard.h: the game layer's limits against abuse (issue 23), asked by the request handlers before
+ * they act, and run once a second by the node (guard_tick()): per source address (an IPv4
+ * address or an IPv6 /64, struct lobby_peer's addr) the requests a second, the games created a
+ * minute and held, the failed lookups of invite codes and tokens; the idle timeout of connections
+ * at no game; the cap on sessions. Each limit is lobby_config's (0: none); see PROTOCOL.md 2.
+ */
+#ifndef HOKITO_SERVER_GUARD_H
+#define HOKITO_SERVER_GUARD_H
+
+#include "lobby.h"
+
+/*
+ * A request of peer arrived: refuse it with rate_limited when its address sent more than its
+ * allowance (--max-rate-per-addr). Returns whether it refused.
+ */
+int guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * peer wants to create a game (create, quick, the rematch that accepts; with_computer: against
+ * the computer): refuse it with computer_busy when the computer's queue is full, too_many_games
+ * when its address holds its maximum of games not over, or rate_limited when it created its
+ * maximum this minute. Returns whether it refused; when not, the game is counted for the address:
+ * lobby_table_open() with peer as the creator files it, and the lobby gives it back at its end.
+ */
+int guard_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                        int with_computer);
+
+/*
+ * peer is about to look up a secret (an invite code, a session token): refuse it with
+ * rate_limited when its address failed too many lookups lately (--max-lookup-failures, then
+ * growing delays). Returns whether it refused; when not, call guard_lookup_end() with whether
+ * the lookup found something.
+ */
+int guard_lookup_begin(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* The lookup begun by guard_lookup_begin() found something (found) or not. */
+void guard_lookup_end(struct lobby *lb, struct lobby_peer *peer, int found);
+
+/*
+ * Once a second (the node's tick, beside lobby_tick()): log the refusals since the last tick,
+ * forget the addresses that hold nothing, close the connections idle at no game past
+ * --idle-timeout, and forget the sessions away the longest past --max-sessions.
+ */
+void guard_tick(struct lobby *lb);
+
+#endif
