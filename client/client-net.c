@@ -64,6 +64,7 @@ struct client_net {
 	uint64_t lost_at;                 /* loop time the last welcomed connection was lost (ms) */
 	int stopping;                     /* client_net_stop() was called */
 	int replaced;                     /* bye "replaced": do not come back */
+	int idle;                         /* bye "idle": come back when the user does something */
 	char token[CLIENT_TOKEN_MAX];     /* the session token, "" before the first welcome */
 	struct tls_client *tls;           /* owned: the trust of --tls, or NULL in clear */
 };
@@ -117,6 +118,17 @@ net_lost(struct client_net *net, int status)
 	if (net->replaced) {
 		c->st.link = CLIENT_LINK_FAILED;
 		client_quit(c, 1);
+		return;
+	}
+	if (net->idle) {
+		/* the server closed a connection that was at no game and quiet for --idle-timeout:
+		   coming back at once would only hold its slot again; the next key does (wake) */
+		c->st.link = CLIENT_LINK_DOWN;
+		client_notice(c, 1,
+		              "Disconnected after a long time idle at no game: %s to "
+		              "reconnect.",
+		              c->opt.plain ? "type a command" : "press a key");
+		client_update(c);
 		return;
 	}
 	if (net->attempts == 0)
@@ -579,9 +591,24 @@ client_net_bye(struct client *c, const char *reason)
 	if (strcmp(reason, "replaced") == 0) {
 		net->replaced = 1;
 		client_notice(c, 1, "This session was taken over by another hokito; closing.");
+	} else if (strcmp(reason, "idle") == 0) {
+		net->idle = 1;
 	} else {
 		client_notice(c, 1, "The server is shutting down; we will reconnect.");
 	}
+}
+
+void
+client_net_wake(struct client *c)
+{
+	struct client_net *net = c->net;
+
+	if (net == NULL || !net->idle)
+		return;
+	net->idle = 0;
+	net->attempts = 0;
+	client_notice(c, 0, "Reconnecting...");
+	uv_timer_start(&net->retry, retry_cb, 0, 0);
 }
 
 void

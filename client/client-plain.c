@@ -948,6 +948,7 @@ plain_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	struct plain *p = s->data;
 
 	if (nread > 0) {
+		client_request_wake(p->c);
 		plain_input(p, buf->base, (size_t)nread);
 		return;
 	}

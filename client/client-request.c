@@ -275,6 +275,12 @@ client_request_move(struct client *c, const char *move)
 }
 
 void
+client_request_wake(struct client *c)
+{
+	client_net_wake(c);
+}
+
+void
 client_request_held_flush(struct client *c)
 {
 	struct client_held *h = &c->held;

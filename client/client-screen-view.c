@@ -364,6 +364,7 @@ screen_input_cb(uv_poll_t *h, int status, int events)
 		return;
 	}
 	while (s->on && (ch = getch()) != ERR) {
+		client_request_wake(s->c);
 		screen_key(s, ch);
 		if (s->c->quitting)
 			return;

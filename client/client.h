@@ -337,6 +337,9 @@ int client_request_move(struct client *c, const char *move);
  * still legal; else say why not (c->held.failed). The views call it at every update.
  */
 void client_request_held_flush(struct client *c);
+
+/* The user did something: come back if the server closed us as idle (client_net_wake()). */
+void client_request_wake(struct client *c);
 int client_request_resign(struct client *c);
 int client_request_leave(struct client *c);
 /* A request of a game without members: draw_offer, draw_accept, draw_decline, abort, rematch,
@@ -401,6 +404,12 @@ void client_net_token_refused(struct client *c);
 
 /* The server said bye: "shutdown" (reconnect later) or "replaced" (stop for good). */
 void client_net_bye(struct client *c, const char *reason);
+
+/*
+ * The user did something (a key, a command): a connection the server closed as idle (bye
+ * "idle") is made again. Nothing otherwise.
+ */
+void client_net_wake(struct client *c);
 
 /* Close the connection for good; the handles are freed in their close callbacks. */
 void client_net_stop(struct client *c);

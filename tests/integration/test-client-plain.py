@@ -636,6 +636,38 @@ def test_busy_server(tap):
         ct.cleanup(tmp)
 
 
+def test_idle(tap):
+    """A client left at no game past the server's --idle-timeout is closed with bye "idle": it
+    says so and waits for its user instead of coming straight back (which would hold the
+    connection the timeout freed); the next command reconnects it, to the same session."""
+    tmp = ct.tmpdir()
+    srv = ct.Server(tmp, ["--idle-timeout", "1"])
+    log = os.path.join(tmp, "hokitod.log")
+
+    def hellos():
+        with open(log) as f:
+            text = f.read()
+        return text.count("(idler) said hello") + text.count("(idler) resumed")
+    p = ct.Plain(srv.port, "idler", [], os.path.join(tmp, "idler"))
+    try:
+        tap.check(p.expect(r"Disconnected after a long time idle at no game: type a command "
+                           r"to reconnect\.", 10),
+                  "--plain: closed as idle, the client says so and how to come back", p.text())
+        time.sleep(2.5)
+        tap.check(hellos() == 1, "and does not reconnect by itself", open(log).read()[-600:])
+        p.send("list")
+        tap.check(p.expect(r"^games: ", 10) and wait_for_hellos(hellos, 2),
+                  "a command reconnects it and runs", p.text())
+    finally:
+        p.close()
+        srv.stop()
+        ct.cleanup(tmp)
+
+
+def wait_for_hellos(hellos, n):
+    return ct.wait_for(lambda: hellos() >= n, 5)
+
+
 def main(tap):
     tmp = ct.tmpdir()
     server = ct.Server(tmp)
@@ -650,6 +682,7 @@ def main(tap):
         test_hostile_text(tap)
         test_hostile_numbers(tap)
         test_busy_server(tap)
+        test_idle(tap)
         give_up.check(tap)
     finally:
         server.stop()
