@@ -145,6 +145,7 @@ client_state_table_follow(struct client_state *st, int seats)
 	for (int i = 0; seats && i < 2; i++) {
 		t->seats[i].connected = r->connected[i];
 		t->seats[i].grace_over = r->grace_over[i];
+		t->seats[i].claimable = r->claimable[i];
 	}
 }
 

@@ -47,7 +47,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: hokitod [OPTIONS]\n"
+	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "The hokito match server (HOKITO and OXONO, JSON lines, protocol %d).\n"
 	        "  --listen HOST:PORT     address (default %s, [::1]:PORT for IPv6;\n"
 	        "                         port 0 picks a free port)\n"
@@ -63,13 +63,13 @@ usage(FILE *f)
 	        "  --hello-timeout SECS   time to say hello (default 10)\n"
 	        "  --linger SECS          a lost session can resume (default 300)\n"
 	        "  --grace SECS           a dropped player's grace, own turns (default 60)\n"
+	        "  --adjourn-claim SECS   adjourned: wait before a claim (default 300)\n"
+	        "  --first-move SECS      time for each side's first move (default 30)\n"
 	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
-	        "  -h, --help             this help;  -V, --version  the version\n"
 	        "Examples:\n"
 	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
 	        "  hokitod --listen 0.0.0.0:7777 --db /var/lib/hokitod/hokito.db\n"
-	        "  hokitod --listen [::1]:0 --port-file port --db :memory:\n"
 	        "See hokitod(8).\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
@@ -266,6 +266,8 @@ main(int argc, char **argv)
 		O_KEEP,
 		O_LINGER,
 		O_GRACE,
+		O_ADJOURN_CLAIM,
+		O_FIRST_MOVE,
 		O_TEST_CLOCK,
 		O_DB,
 		O_FSYNC_MODE,
@@ -284,6 +286,8 @@ main(int argc, char **argv)
 	        {"keep-finished", required_argument, NULL, O_KEEP},
 	        {"linger", required_argument, NULL, O_LINGER},
 	        {"grace", required_argument, NULL, O_GRACE},
+	        {"adjourn-claim", required_argument, NULL, O_ADJOURN_CLAIM},
+	        {"first-move", required_argument, NULL, O_FIRST_MOVE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -303,6 +307,8 @@ main(int argc, char **argv)
 	        .keep_finished = 20,
 	        .linger_ms = 300000,
 	        .grace_ms = 60000,
+	        .adjourn_claim_ms = 300000,
+	        .first_move_ms = 30000,
 	        .test_clock = 0,
 	};
 	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL, *made;
@@ -384,6 +390,18 @@ main(int argc, char **argv)
 				bad = "--grace wants seconds from 0 to 86400";
 			else
 				lcfg.grace_ms = v * 1000;
+			break;
+		case O_ADJOURN_CLAIM:
+			if (parse_num(optarg, 0, 31536000, &v) < 0)
+				bad = "--adjourn-claim wants seconds from 0 to 31536000";
+			else
+				lcfg.adjourn_claim_ms = v * 1000;
+			break;
+		case O_FIRST_MOVE:
+			if (parse_num(optarg, 0, 86400, &v) < 0)
+				bad = "--first-move wants seconds from 0 to 86400";
+			else
+				lcfg.first_move_ms = v * 1000;
 			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;

@@ -83,6 +83,8 @@ struct lobby_config {
 	size_t max_line;             /* told to clients in welcome */
 	const char *server;          /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
 	uint64_t grace_ms;           /* a dropped player's grace period, counted on its own turns */
+	uint64_t adjourn_claim_ms;   /* after an adjournment, the wait before a claim */
+	uint64_t first_move_ms;      /* each side's first move in a timed game; 0: none */
 	int test_clock;              /* time is virtual and moved only by test_clock requests */
 	struct store *store;         /* borrowed, may be NULL: answers history and record, and is
 	                                what restore_lobby() rebuilds from */

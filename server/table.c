@@ -264,10 +264,16 @@ table_restore(const struct table_env *env, const struct store_game *g, const str
 		if (t->timed && t->st.clocks.has)
 			t->remaining[i] = t->st.clocks.v[i];
 	}
-	/* not st.grace_over: after a restart every seated player has a whole grace (12.1) */
+	/*
+	 * not st.grace_over: after a restart every seated player has a whole grace (12.1); but an
+	 * adjourned game's grace is over, and the wait before a claim starts again (11.3)
+	 */
+	for (int i = 0; i < 2 && t->st.status == EVENT_STATUS_ADJOURNED; i++)
+		t->grace_over[i] = t->st.grace_over[i];
 	t->start = *start;
 	t->game = *position;
 	t->settled_at = table_now(t); /* the clock of the side to move runs from now */
+	t->adjourned_at = t->settled_at;
 	return t;
 }
 
@@ -390,6 +396,7 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 	if (!table_connected(t, seat) && grace_runs(t)) {
 		json_object_set_new(p, "grace_ms", json_integer(table_grace_now(t, seat)));
 		json_object_set_new(p, "grace_over", json_boolean(t->grace_over[seat]));
+		json_object_set_new(p, "claimable", json_boolean(table_claimable(t, seat)));
 	}
 	return p;
 }
@@ -895,12 +902,35 @@ table_clock_settle(struct table *t)
 		t->grace_left[side] = t->grace_left[side] > spent ? t->grace_left[side] - spent : 0;
 }
 
+int
+table_claimable(const struct table *t, int seat)
+{
+	if (table_connected(t, seat) || !t->grace_over[seat])
+		return 0;
+	return t->st.status == EVENT_STATUS_LIVE ||
+	       (t->st.status == EVENT_STATUS_ADJOURNED && t->st.claimable[seat]);
+}
+
+/*
+ * Whether seat's player, away from an adjourned game since its grace ran out, has not been
+ * given the grace_over of the wait after the adjournment yet.
+ */
+static int
+adjourn_waits(const struct table *t, int seat)
+{
+	return t->st.status == EVENT_STATUS_ADJOURNED && t->grace_over[seat] &&
+	       !table_connected(t, seat) && !t->st.claimable[seat];
+}
+
 uint64_t
 table_deadline(const struct table *t)
 {
 	uint64_t d = UINT64_MAX;
 	int side;
 
+	for (int i = 0; i < 2; i++)
+		if (adjourn_waits(t, i))
+			return t->adjourned_at + t->env->adjourn_claim_ms;
 	if (t->st.status != EVENT_STATUS_LIVE)
 		return d;
 	side = game_side(&t->game);
@@ -918,6 +948,16 @@ table_clock_check(struct table *t)
 	struct event ev = {.type = MSG_GRACE_OVER};
 	int side;
 
+	for (int i = 0; i < 2; i++) {
+		/* an untimed game needs an end too: the opponent may claim it from now on */
+		if (adjourn_waits(t, i) &&
+		    table_now(t) >= t->adjourned_at + t->env->adjourn_claim_ms) {
+			ev.u.grace_over.seat = i;
+			ev.u.grace_over.clocks = clocks_pair(t);
+			table_emit(t, &ev, NULL);
+			return 0;
+		}
+	}
 	if (t->st.status != EVENT_STATUS_LIVE)
 		return 0;
 	table_clock_settle(t);
@@ -938,6 +978,7 @@ table_clock_check(struct table *t)
 		/* without a clock nobody can lose on time: the game waits for both players */
 		ev.type = MSG_ADJOURNED;
 		ev.u.adjourned.seat = side;
+		t->adjourned_at = table_now(t);
 	}
 	table_emit(t, &ev, NULL);
 	return 0;

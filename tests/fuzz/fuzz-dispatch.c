@@ -39,9 +39,9 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 488, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 520, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2560, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2576, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4
@@ -329,6 +329,8 @@ fuzz_snapshot_init(void)
 	        .max_line = 4096,
 	        .server = "hokitod fuzz",
 	        .grace_ms = 500,
+	        .adjourn_claim_ms = 700,
+	        .first_move_ms = 400,
 	        .test_clock = 0,
 	};
 

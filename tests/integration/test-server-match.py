@@ -320,6 +320,74 @@ def adjourn(t, srv):
     b2.close()
 
 
+ADJOURN_CLAIM_MS = 300000
+
+
+def adjourn_claim(t, srv):
+    """PROTOCOL.md 11.3: an untimed game has an end too. --adjourn-claim (300 s here, the
+    default) after the adjournment, the away player still away, everyone gets grace_over for it
+    and the present player may claim the win or a draw; a player back in time takes that away."""
+    gm = Game(srv, None)
+    gm.move(gm.a)
+    gm.b.close()
+    gm.a.wait_for("presence")
+    gm.advance(GRACE_MS)
+    gm.a.wait_for("adjourned")
+    gm.c.wait_for("adjourned")
+    r = gm.a.ask({"type": "claim", "result": "win"})
+    t.ok(r["type"] == "error" and r["code"] == "not_started" and "grace_over" in r["text"],
+         "no claim yet right after the adjournment: the message says when", r)
+    w = gm.k.ask({"type": "watch", "game": gm.g})
+    t.ok(w["players"]["white"]["grace_over"] is True
+         and w["players"]["white"]["claimable"] is False,
+         "the state says the away player's grace is over, not yet claimable", w["players"])
+    gm.k.ask({"type": "leave"})
+    gm.advance(ADJOURN_CLAIM_MS - 1)
+    t.ok(all(m["type"] != "grace_over" for m in peek(gm.a)), "nothing before the wait is over")
+    gm.advance(1)
+    go = gm.a.wait_for("grace_over")
+    goc = gm.c.wait_for("grace_over")
+    t.ok(go["seat"] == "white" and "clocks" not in go and go == goc,
+         "at the end of the wait everyone gets grace_over for the away player (no clocks)", go)
+    w = gm.k.ask({"type": "watch", "game": gm.g})
+    t.ok(w["status"] == "adjourned" and w["players"]["white"]["claimable"] is True,
+         "the game stays adjourned, now claimable", w)
+    ok = gm.a.ask({"type": "claim", "result": "win"})
+    over = gm.a.wait_for("game_over")
+    t.ok(ok["type"] == "ok" and over["result"] == "win" and over["winner"] == "black"
+         and over["reason"] == "disconnect", "the present player claims the win", (ok, over))
+    gm.close()
+
+    # a draw may be claimed too; the away player back in time leaves nothing to claim
+    gm = Game(srv, None)
+    gm.move(gm.a)
+    token = gm.b.token
+    gm.b.close()
+    gm.a.wait_for("presence")
+    gm.advance(GRACE_MS)
+    gm.a.wait_for("adjourned")
+    gm.advance(ADJOURN_CLAIM_MS // 2)
+    b2 = srv.connect()
+    b2.ask({"type": "hello", "protocol": 1, "token": token})
+    b2.wait_for("resumed")
+    gm.advance(ADJOURN_CLAIM_MS)
+    t.ok(all(m["type"] != "grace_over" for m in peek(gm.a)),
+         "a player back before the end of the wait: no grace_over")
+    gm.move(b2)
+    b2.close()
+    gm.a.wait_for("presence")
+    gm.move(gm.a)
+    gm.advance(GRACE_MS)
+    gm.a.wait_for("adjourned")
+    gm.advance(ADJOURN_CLAIM_MS)
+    gm.a.wait_for("grace_over")
+    ok = gm.a.ask({"type": "claim", "result": "draw"})
+    over = gm.a.wait_for("game_over")
+    t.ok(ok["type"] == "ok" and over["result"] == "draw" and over["reason"] == "disconnect",
+         "after a new adjournment and a new wait, a draw may be claimed", (ok, over))
+    gm.close()
+
+
 def adjourn_private(t, srv):
     """PROTOCOL.md 11.3: a player who left an adjourned game takes its seat back with join of
     the game's id, also when the game is private (others still need its code)."""
@@ -690,6 +758,7 @@ def main():
         t.run("grace only on own turn", grace_only_on_own_turn, t, srv)
         t.run("adjourn", adjourn, t, srv)
         t.run("adjourn a private game", adjourn_private, t, srv)
+        t.run("adjourn, then claim", adjourn_claim, t, srv)
         t.run("chat", chat, t, srv)
         t.run("rematch", rematch, t, srv)
         t.run("rematch of a private game", rematch_private, t, srv)
