@@ -260,6 +260,7 @@ take_match(struct client_state *st, const json_t *r, enum game_kind kind)
 	if (t->timed) {
 		const json_t *remaining = json_object_get(clock, "remaining");
 		snprintf(t->control, sizeof t->control, "%s", jstr(clock, "control", ""));
+		t->first_move_timer = jint(clock, "first_move_ms", 0) > 0;
 		if (json_is_object(remaining)) {
 			for (int i = 0; i < 2; i++)
 				t->clock_ms[i] =

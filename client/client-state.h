@@ -100,14 +100,15 @@ struct client_table {
 	char reason[160];             /* when over: why it ended, in words */
 	enum event_reason end_reason; /* when over: how it ended; EVENT_REASON_NONE before */
 	/* match management (PROTOCOL.md 11) */
-	int timed;                        /* the game has a clock */
-	char control[24];                 /* its time control, "5+3" */
-	int64_t clock_ms[2];              /* both clocks as of clock_stamp */
-	uint64_t clock_stamp;             /* when clock_ms was received (loop time, ms) */
-	int adjourned;                    /* rules: adjourned, waiting for both players */
-	int draw_offer;                   /* rules: side whose draw offer stands, or -1 */
-	int rematch_offer;                /* rules: side whose rematch offer stands, or -1 */
-	char rematch_game[CLIENT_ID_MAX]; /* the rematch's game id once it started */
+	int timed;            /* the game has a clock */
+	char control[24];     /* its time control, "5+3" */
+	int64_t clock_ms[2];  /* both clocks as of clock_stamp */
+	uint64_t clock_stamp; /* when clock_ms was received (loop time, ms) */
+	int first_move_timer; /* a side's clock stands before its first move (state.clock) */
+	int adjourned;        /* rules: adjourned, waiting for both players */
+	int draw_offer;       /* rules: side whose draw offer stands, or -1 */
+	int rematch_offer;    /* rules: side whose rematch offer stands, or -1 */
+	char rematch_game[CLIENT_ID_MAX];            /* the rematch's game id once it started */
 	struct client_chat chat[CLIENT_CHAT_KEEP];   /* players' chat, a ring */
 	int nchat;                                   /* lines ever received */
 	struct client_chat kibitz[CLIENT_CHAT_KEEP]; /* spectators' chat, a ring */

@@ -50,8 +50,14 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	/* a flag that fell before the wake-up fired ends the game now */
 	if (table_clock_check(t)) {
 		lobby_finished_touch(lb, t);
-		lobby_refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over: %s ran out of time",
-		             t->id, game_side_name(t->kind, t->st.winner == 0 ? 1 : 0));
+		if (t->st.reason == EVENT_REASON_ABORT)
+			lobby_refuse(lb, peer, m, PROTO_EGAMEOVER,
+			             "game %s is aborted: %s did not make its first move in time",
+			             t->id, game_side_name(t->kind, game_side(&t->game)));
+		else
+			lobby_refuse(lb, peer, m, PROTO_EGAMEOVER,
+			             "game %s is over: %s ran out of time", t->id,
+			             game_side_name(t->kind, t->st.winner == 0 ? 1 : 0));
 		return NULL;
 	}
 	if (t->st.status == EVENT_STATUS_ADJOURNED && m->type != MSG_RESIGN &&

@@ -91,6 +91,8 @@ struct table {
 	int grace_over[2];         /* the seat's grace ran out (grace_over or adjourned emitted) */
 	uint64_t settled_at;       /* when remaining and grace_left were last brought up to date */
 	uint64_t adjourned_at;     /* when the game was adjourned (or restored adjourned) */
+	uint64_t first_move_ms;    /* each side's time for its first move (11.1), 0: none */
+	int64_t first_left;        /* ms left, as of settled_at, for the first move pending */
 	json_t *chat[CHAT_KEEP];   /* players' chat lines {"seat","player","text"}, a ring */
 	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
 	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
@@ -237,6 +239,12 @@ void table_clock_settle(struct table *t);
  */
 int table_claimable(const struct table *t, int seat);
 
+/*
+ * Whether the side to move has its first move to make in a game with a first-move timer: its
+ * clock stands and first_left runs instead (11.1). Returns 1 or 0.
+ */
+int table_first_move_pending(const struct table *t);
+
 /* A seat's grace left as of now (ms). */
 int64_t table_grace_now(const struct table *t, int seat);
 
@@ -244,7 +252,8 @@ int64_t table_grace_now(const struct table *t, int seat);
 uint64_t table_deadline(const struct table *t);
 
 /*
- * Settle and act on what is due: a flag that fell ends the game (reason "time"); a grace that
+ * Settle and act on what is due: a first move not made in time aborts the game (reason "abort");
+ * a flag that fell ends the game (reason "time"); a grace that
  * ran out emits grace_over (timed game) or adjourns the game (no clock); env->adjourn_claim_ms
  * after an adjournment with the away player still away, grace_over for it (a claim may follow).
  * Returns 1 if the game finished, else 0.

@@ -41,7 +41,7 @@
 #if defined(__x86_64__) && defined(__LP64__)
 _Static_assert(sizeof(struct lobby) == 520, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2576, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2592, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4

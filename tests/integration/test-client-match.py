@@ -380,7 +380,8 @@ def test_restart_clock(tap):
     while it is down (PROTOCOL.md 12.1), so the full screen and --plain, back at their game,
     show the clock of the side to move as the server has it, not short by the downtime."""
     tmp = ct.tmpdir()
-    server = ct.Server(tmp, ["--test-clock"])  # game time stands still but for test_clock
+    # game time stands still but for test_clock; clocks run from the start (no first-move timer)
+    server = ct.Server(tmp, ["--test-clock", "--first-move", "0"])
     proxy = ct.Proxy(server.port)
     tmux = ct.Tmux("match-restart")
     env = {"XDG_STATE_HOME": os.path.join(tmp, "ada"), "TERM": "xterm-256color",
@@ -405,7 +406,7 @@ def test_restart_clock(tap):
         proxy.hold()
         os.remove(server.port_file)
         time.sleep(10)
-        server = ct.Server(tmp, ["--test-clock"])
+        server = ct.Server(tmp, ["--test-clock", "--first-move", "0"])
         proxy.upstream = server.port
         proxy.release()
         # by now black's clock reads 4:50 or less on screen until the client is back; then
@@ -432,7 +433,7 @@ def test_restart_clock(tap):
 
 def main(tap):
     tmp = ct.tmpdir()
-    server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE)])
+    server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE), "--first-move", "0"])
     clock = Clock(server.port)
     try:
         test_plain(tap, server.port, tmp, clock)

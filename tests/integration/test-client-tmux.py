@@ -651,7 +651,7 @@ def game_end(tap, tmux, tmp):
     resign. The selection, its notice and the question go: the status line says how it ended."""
     clock_dir = os.path.join(tmp, "clock")
     os.makedirs(clock_dir)
-    server = ct.Server(clock_dir, ["--test-clock"])
+    server = ct.Server(clock_dir, ["--test-clock", "--first-move", "0"])
     clock = serverlib.Client("127.0.0.1", server.port)
     ben = None
     try:

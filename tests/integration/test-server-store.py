@@ -151,7 +151,7 @@ def history_and_record():
 def rebuild_match():
     """Clock, draw offer and chat survive a kill -9 (the spectators' kibitz does not, PROTOCOL.md
     12.1); the clock does not run while down."""
-    srv = Server("--test-clock")
+    srv = Server("--test-clock", "--first-move", "0")
     db = srv.db
     a = srv.connect("ann")
     b = srv.connect("ben")
@@ -170,7 +170,7 @@ def rebuild_match():
     ok, _ = b.request({"type": "draw_offer"})
     seen = a.wait_for("draw_offered")
     srv.stop(signal.SIGKILL)
-    srv = Server("--test-clock", db=db)
+    srv = Server("--test-clock", "--first-move", "0", db=db)
     try:
         a2 = srv.connect()
         r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token,
@@ -300,7 +300,8 @@ def timers_restart():
     when both players are back, an open private game is joined by its code, and a live game
     none of its players comes back to is adjourned --grace after the start and abandoned --linger
     after it. The clocks go on from the grace_over stored last (5+0: white 290 s)."""
-    args = ("--test-clock", "--grace", "10", "--linger", "30")
+    # no first-move timer: these clocks run from the start, as they did before it came
+    args = ("--test-clock", "--grace", "10", "--linger", "30", "--first-move", "0")
     srv = Server(*args)
     db = srv.db
     tk = srv.connect("tm-clock")
