@@ -307,6 +307,13 @@ event_state_answer(const struct event_state *st, enum msg_type request, int seat
 }
 
 int
+event_state_unplayed(const struct event_state *st)
+{
+	return st->status == EVENT_STATUS_FINISHED && st->result == EVENT_RESULT_ABORTED &&
+	       st->ply == 0;
+}
+
+int
 event_state_may_abort(const struct event_state *st, int seat)
 {
 	return st->ply <= (seat == st->first ? 0 : 1);

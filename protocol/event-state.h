@@ -85,6 +85,13 @@ int event_state_offer_after_move(int offer, int mover);
 /* Whether the game is over (game_over came). */
 int event_state_over(const struct event_state *st);
 
+/*
+ * Whether the game never started: it is over, aborted, with no move played (an open game that
+ * expired, an abort, a first move missed). Such a game is left out of the lobby list and the
+ * history (PROTOCOL.md 5). Returns 1 or 0.
+ */
+int event_state_unplayed(const struct event_state *st);
+
 /* What an offer request comes to (event_state_answer()). */
 enum event_answer {
 	EVENT_ANSWER_OFFER,  /* a new offer: emit draw_offered / rematch_offered */

@@ -72,6 +72,8 @@ history_entry_new(const struct store_game *g)
 		                            ? msg_player_new(g->seat_id[i], g->seat_name[i])
 		                            : json_null());
 	json_object_set_new(o, "players", players);
+	if (g->is_private)
+		json_object_set_new(o, "private", json_true()); /* only its players see it */
 	json_object_set_new(o, "ply", json_integer(g->ply));
 	json_object_set_new(o, "result", history_result_new(g));
 	json_object_set_new(o, "clock",
@@ -83,7 +85,10 @@ history_entry_new(const struct store_game *g)
 	return o;
 }
 
-/* history: a page of finished public games from the store, most recent first. */
+/*
+ * history: a page of finished games from the store, most recent first: the public ones and the
+ * private ones the asking player played in, never a game that never started.
+ */
 static void
 handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -94,8 +99,8 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	int n = 0;
 
 	if (lb->cfg.store != NULL &&
-	    (n = store_history(lb->cfg.store, (size_t)m->offset, (size_t)m->limit, page, &total,
-	                       &err)) < 0) {
+	    (n = store_history(lb->cfg.store, (size_t)m->offset, (size_t)m->limit,
+	                       peer->session->id, page, &total, &err)) < 0) {
 		log_error("store: %s", err.text);
 		free(page);
 		json_decref(games);

@@ -1584,7 +1584,7 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
  * and ?2 (a query without ?2 ignores p2).
  */
 static int
-store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
+store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2, const char *p3,
                   struct store_game **out, size_t *n, struct store_error *err)
 {
 	struct store_game *games = NULL;
@@ -1597,6 +1597,8 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2,
 	sqlite3_bind_int64(s, 1, p1);
 	if (sqlite3_bind_parameter_count(s) >= 2)
 		sqlite3_bind_int64(s, 2, p2);
+	if (sqlite3_bind_parameter_count(s) >= 3)
+		sqlite3_bind_text(s, 3, p3, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		games = xgrow(games, len, &cap, sizeof *games, 16);
 		if ((rc = store_game_row(st, s, &games[len], err)) < 0) {
@@ -1630,7 +1632,7 @@ store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx, struc
 	size_t n;
 	int rc, count = 0;
 
-	if ((rc = store_games_query(st, sql, recent, 0, &games, &n, err)) < 0)
+	if ((rc = store_games_query(st, sql, recent, 0, NULL, &games, &n, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct store_event *ev;
@@ -1690,27 +1692,53 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 	return count;
 }
 
-int
-store_history(struct store *st, size_t offset, size_t limit, struct store_game *out, int64_t *total,
-              struct store_error *err)
+/*
+ * The games of the history: finished, public or played by ?3 (NULL: nobody), and started (not
+ * aborted before any move: event_state_unplayed()).
+ */
+#define HISTORY_WHERE                                                                              \
+	"status = 'finished' AND (private = 0 OR seat0_id = ?3 OR seat1_id = ?3) AND NOT "         \
+	"(result = 'aborted' AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = "         \
+	"games.id AND events.move IS NOT NULL))"
+
+/* The number of games in the history of player (may be NULL) into *total. */
+static int
+store_history_count(struct store *st, const char *player, int64_t *total, struct store_error *err)
 {
-	static const char sql[] = "SELECT " GAME_COLUMNS " FROM games WHERE status = 'finished' "
-	                          "AND private = 0 ORDER BY ended_ms DESC, serial DESC "
-	                          "LIMIT ?1 OFFSET ?2";
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM games WHERE " HISTORY_WHERE, -1,
+	                            &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "counting the history");
+	sqlite3_bind_text(s, 3, player, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*total = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(st, rc, err, "counting the history");
+	return 0;
+}
+
+int
+store_history(struct store *st, size_t offset, size_t limit, const char *player,
+              struct store_game *out, int64_t *total, struct store_error *err)
+{
+	static const char sql[] = "SELECT " GAME_COLUMNS " FROM games WHERE " HISTORY_WHERE
+	                          " ORDER BY ended_ms DESC, serial DESC LIMIT ?1 OFFSET ?2";
 	struct store_game *games;
 	size_t n;
 	int rc;
 
 	if (limit > INT32_MAX)
 		return store_fail(err, STORE_EINVAL, "history: limit too large");
-	if (total != NULL &&
-	    (rc = store_int(st,
-	                    "SELECT COUNT(*) FROM games WHERE status = 'finished' AND private = 0",
-	                    total, err)) < 0)
+	if (total != NULL && (rc = store_history_count(st, player, total, err)) < 0)
 		return rc;
 	if (limit == 0 || offset > INT32_MAX)
 		return 0; /* an offset that large is past the end of any store */
-	if ((rc = store_games_query(st, sql, (int64_t)limit, (int64_t)offset, &games, &n, err)) < 0)
+	if ((rc = store_games_query(st, sql, (int64_t)limit, (int64_t)offset, player, &games, &n,
+	                            err)) < 0)
 		return rc;
 	if (n > 0)
 		memcpy(out, games, n * sizeof *games);

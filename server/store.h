@@ -273,13 +273,15 @@ int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct stor
                         void *ctx, struct store_error *err);
 
 /*
- * Finished public games, most recent first (by end time, then creation), skipping offset and
- * giving at most limit into out (room for limit). *total (may be NULL) gets the number of finished
- * public games (private games are never listed: they are reached only by their invite code).
- * Returns the number written to out (0 past the end, for any offset), or a negative error.
+ * The history that player (a player id, borrowed; NULL for nobody) sees: finished games that
+ * are public or that player played in (a private game is listed for its own players only), left
+ * out the games that never started (aborted before any move), most recent first (by end time,
+ * then creation), skipping offset and giving at most limit into out (room for limit). *total
+ * (may be NULL) gets the number of such games. Returns the number written to out (0 past the
+ * end, for any offset), or a negative error.
  */
-int store_history(struct store *st, size_t offset, size_t limit, struct store_game *out,
-                  int64_t *total, struct store_error *err);
+int store_history(struct store *st, size_t offset, size_t limit, const char *player,
+                  struct store_game *out, int64_t *total, struct store_error *err);
 
 /*
  * One game and its events. Returns 0 with *g filled and *events a new array of *nevents events

@@ -562,6 +562,11 @@ TEST(event_state_adjourned_claim)
 	          0);
 	ASSERT_EQ(st.claimable[0], 0);
 	ASSERT_EQ(st.status, EVENT_STATUS_LIVE);
+	ASSERT_EQ(event_state_unplayed(&st), 0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"game_over\",\"game\":\"g4\",\"seq\":8,\"result\":"
+	                          "\"aborted\",\"winner\":null,\"reason\":\"abort\",\"ply\":0}"),
+	          0);
+	ASSERT_EQ(event_state_unplayed(&st), 1); /* aborted with no move: never started */
 	/* grace_over has no place in an open or finished game */
 	event_state_init(&st, GAME_HOKITO);
 	ASSERT_EQ(apply_line(&st, "{\"type\":\"grace_over\",\"game\":\"g4\",\"seq\":1,\"seat\":"

@@ -273,17 +273,17 @@ TEST(store_history_paging)
 	}
 	ASSERT_EQ(add_game(st, "g26", GAME_HOKITO, 1, 2000), 0); /* live: not history */
 	ASSERT_EQ(store_commit(st, &err), 0);
-	ASSERT_EQ(store_history(st, 0, 10, page, &total, &err), 10);
+	ASSERT_EQ(store_history(st, 0, 10, NULL, page, &total, &err), 10);
 	ASSERT_EQ(total, 25);
 	ASSERT_STR_EQ(page[0].id, "g1");
 	ASSERT_STR_EQ(page[9].id, "g10");
-	ASSERT_EQ(store_history(st, 20, 10, page, NULL, &err), 5);
+	ASSERT_EQ(store_history(st, 20, 10, NULL, page, NULL, &err), 5);
 	ASSERT_STR_EQ(page[4].id, "g25");
 	ASSERT_STR_EQ(page[4].status, "finished");
-	ASSERT_EQ(store_history(st, 30, 10, page, NULL, &err), 0);
-	ASSERT_EQ(store_history(st, (size_t)1 << 62, 10, page, &total, &err), 0);
+	ASSERT_EQ(store_history(st, 30, 10, NULL, page, NULL, &err), 0);
+	ASSERT_EQ(store_history(st, (size_t)1 << 62, 10, NULL, page, &total, &err), 0);
 	ASSERT_EQ(total, 25);
-	ASSERT_EQ(store_history(st, 0, 0, page, &total, &err), 0);
+	ASSERT_EQ(store_history(st, 0, 0, NULL, page, &total, &err), 0);
 	store_close(st);
 }
 
