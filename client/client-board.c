@@ -19,11 +19,25 @@
  * board turned; black, spectators, replays and OXONO (no home ranks) see rank 1 at the bottom.
  * The f key turns it from there.
  */
+/* Whether a kind's second side sees the board turned: HOKITO's sides start on opposite halves. */
+static int
+board_turns_for_second(enum game_kind kind)
+{
+	switch (kind) {
+	case GAME_HOKITO:
+		return 1;
+	case GAME_OXONO:
+		return 0;
+	}
+	return 0;
+}
+
 static int
 board_turned(const struct screen *s)
 {
 	const struct client_table *t = &s->c->st.table;
-	int own = s->page == NULL && t->active && t->game.kind == GAME_HOKITO && t->seat == 1;
+	int own = s->page == NULL && t->active && board_turns_for_second(t->game.kind) &&
+	          t->seat == 1;
 
 	return own != s->flip;
 }
@@ -55,14 +69,20 @@ last_move_squares(enum game_kind kind, const char *m, int out[3])
 	out[0] = out[1] = out[2] = -1;
 	if (m == NULL)
 		return;
-	if (kind == GAME_HOKITO) {
+	switch (kind) {
+	case GAME_HOKITO: { /* "c2-e4": from and to */
 		const char *dash = strrchr(m, '-');
 		out[0] = game_square_parse(m);
 		if (dash != NULL)
 			out[1] = game_square_parse(dash + 1);
-	} else if (strlen(m) >= 6) {
-		out[0] = game_square_parse(m + 1);
-		out[1] = game_square_parse(m + 4);
+		break;
+	}
+	case GAME_OXONO: /* "Xc5+c6": the totem's square and the pawn's */
+		if (strlen(m) >= 6) {
+			out[0] = game_square_parse(m + 1);
+			out[1] = game_square_parse(m + 4);
+		}
+		break;
 	}
 	for (int i = 0; i < 3; i++)
 		if (out[i] < 0)
@@ -84,7 +104,7 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 	int is_last = sq == last[0] || sq == last[1];
 	int is_win = s->win[sq];
 	attr_t bg;
-	char chip[8];
+	char chip[8] = "";
 	int mid;
 
 	client_state_cell(g, sq, &cell);
@@ -134,11 +154,18 @@ draw_square(struct screen *s, const struct game *g, int sq, const int last[3], i
 		attr_t a = client_screen_pair(s, cell.colour ? PAIR_PAWN1 : PAIR_PAWN0) | A_BOLD;
 		if (!s->colour && cell.colour == 1)
 			a = A_BOLD;
-		if (g->kind == GAME_HOKITO)
-			snprintf(chip, sizeof chip, "%c%d", cell.colour ? 'W' : 'B', cell.value);
-		else
-			snprintf(chip, sizeof chip, "%c%c", cell.colour ? 'B' : 'P',
+		/* the owner's initial, then what the pawn is: its value, or its symbol */
+		switch (g->kind) {
+		case GAME_HOKITO:
+			snprintf(chip, sizeof chip, "%c%d",
+			         client_state_side_name(g->kind, cell.colour)[0], cell.value);
+			break;
+		case GAME_OXONO:
+			snprintf(chip, sizeof chip, "%c%c",
+			         client_state_side_name(g->kind, cell.colour)[0],
 			         cell.value ? 'O' : 'X');
+			break;
+		}
 		attron(a);
 		/* a 5-column cell keeps its last column for the cursor's "]" */
 		client_screen_put(y + mid, x + (s->cw > 5 ? (s->cw - 4) / 2 : 1), 0,
@@ -201,10 +228,7 @@ draw_side_chip(struct screen *s, int y, int x, enum game_kind kind, int side)
 	if (!s->colour && side)
 		a = A_BOLD;
 	attron(a);
-	if (kind == GAME_HOKITO)
-		client_screen_put(y, x, 0, " %c ", side ? 'W' : 'B');
-	else
-		client_screen_put(y, x, 0, " %c ", side ? 'B' : 'P');
+	client_screen_put(y, x, 0, " %c ", client_state_side_name(kind, side)[0]);
 	attroff(a);
 }
 
@@ -212,7 +236,8 @@ void
 client_board_player_line(struct screen *s, int y, int px, int pw, const struct game *g, int side,
                          int tomove, const char *name)
 {
-	int wide = pw >= 34, nx = wide ? 13 : 6, vw = g->kind == GAME_HOKITO ? 2 : 5;
+	int wide = pw >= 34, nx = wide ? 13 : 6, scores = game_kind_has(g->kind, GAME_HAS_SCORES),
+	    vw = scores ? 2 : 5;
 	struct game_outcome o;
 	int reserve[2][2];
 	char buf[32];
@@ -230,7 +255,7 @@ client_board_player_line(struct screen *s, int y, int px, int pw, const struct g
 	attroff(A_BOLD);
 	game_outcome(g, &o);
 	client_state_reserves(g, reserve);
-	if (g->kind == GAME_HOKITO)
+	if (scores)
 		snprintf(buf, sizeof buf, "%d", o.score[side]);
 	else
 		snprintf(buf, sizeof buf, "X%d O%d", reserve[side][0], reserve[side][1]);

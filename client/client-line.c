@@ -60,8 +60,12 @@ client_line_find(const struct game *g, int through, uint8_t mask[36], char *word
 	memset(mask, 0, 36);
 	if (words != NULL && size > 0)
 		words[0] = '\0';
-	if (g->kind != GAME_OXONO)
-		return 0;
+	switch (g->kind) {
+	case GAME_HOKITO:
+		return 0; /* no lines: stacks and scores */
+	case GAME_OXONO:
+		break;
+	}
 	/* two passes: a line through the square given first, then any */
 	for (int pass = 0; pass < 2 && !found; pass++)
 		for (int column = 0; column < 2 && !found; column++)

@@ -34,19 +34,20 @@ usage(FILE *f)
 	      "  quick [hokito|oxono] [--variant V] [--clock M+S]  play the first one waiting\n"
 	      "  watch ID|CODE       watch a game\n"
 	      "Options:\n"
-	      "  --host H            server address (default " CLIENT_DEFAULT_HOST ")\n"
+	      "  --host H            server address (default " CLIENT_DEFAULT_HOST
+	      "; hokitos://H:P: TLS)\n"
 	      "  --port P            server port (default 7777)\n"
 	      "  --name NAME         your display name (default: $USER)\n"
 	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
 	      "  --no-color, --no-bell  no colours (NO_COLOR set does it too); no bell\n"
 	      "  --new-session       do not resume the session stored for this name\n"
+	      "  --tls               TLS: the system's CAs (--tls-ca FILE: its own) check the\n"
+	      "                      server, else it is pinned on first use (--tls-accept-new)\n"
 	      "  -h, --help          this help;  -V, --version  the version\n"
 	      "Examples:\n"
 	      "  hokito --name alice                      the lobby of the local server\n"
 	      "  hokito --name alice create --seat black  a HOKITO game, playing Black\n"
-	      "  hokito create oxono --private            a private OXONO game with a code\n"
-	      "  hokito create --computer 3               a HOKITO game against the computer\n"
-	      "  hokito --host example.org join g12       join game g12 (or watch g12)\n"
+	      "  hokito --host hokitos://example.org:7778 join g12   join g12 over TLS\n"
 	      "  echo list | hokito --plain               list the games, line by line\n"
 	      "In a game, press ? for the keys; in --plain mode, type help.\n",
 	      f);
@@ -113,7 +114,7 @@ parse_args(int argc, char **argv, struct client_options *o)
 	const char *nc = getenv("NO_COLOR");
 	const char *seat = NULL;
 	const char *pos[3] = {NULL, NULL, NULL};
-	int npos = 0;
+	int npos = 0, url_port = 0, port_given = 0;
 
 	memset(o, 0, sizeof *o);
 	o->host = CLIENT_DEFAULT_HOST;
@@ -131,7 +132,31 @@ parse_args(int argc, char **argv, struct client_options *o)
 			printf("hokito %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
 			exit(0);
 		} else if (is_opt(a, "--host")) {
-			o->host = host_value(opt_value(argc, argv, &i, "--host"));
+			static char url_host[256]; /* the host of a hokitos:// address */
+			int r;
+
+			v = opt_value(argc, argv, &i, "--host");
+			r = tls_link_url(v, url_host, sizeof url_host, &url_port);
+			if (r < 0) {
+				fprintf(stderr,
+				        "hokito: --host: '%s' is not an address "
+				        "hokitos://HOST:PORT\n",
+				        v);
+				exit(2);
+			}
+			o->host = r > 0 ? url_host : host_value(v);
+			o->tls.tls |= r > 0;
+		} else if (strcmp(a, "--tls") == 0) {
+			o->tls.tls = 1;
+		} else if (is_opt(a, "--tls-ca")) {
+			o->tls.ca_file = opt_value(argc, argv, &i, "--tls-ca");
+			o->tls.tls = 1;
+		} else if (strcmp(a, "--tls-accept-new") == 0) {
+			o->tls.accept_new = 1;
+			o->tls.tls = 1;
+		} else if (strcmp(a, "--tls-insecure") == 0) {
+			o->tls.insecure = 1;
+			o->tls.tls = 1;
 		} else if (is_opt(a, "--port")) {
 			char *end;
 			v = opt_value(argc, argv, &i, "--port");
@@ -143,6 +168,7 @@ parse_args(int argc, char **argv, struct client_options *o)
 				exit(2);
 			}
 			o->port = (int)p;
+			port_given = 1;
 		} else if (is_opt(a, "--name")) {
 			o->name = opt_value(argc, argv, &i, "--name");
 		} else if (is_opt(a, "--variant")) {
@@ -188,6 +214,8 @@ parse_args(int argc, char **argv, struct client_options *o)
 			exit(2);
 		}
 	}
+	if (url_port != 0 && !port_given)
+		o->port = url_port;
 	if (protocol_name_check(o->name) < 0) {
 		/* the name may come from $USER: say where, and how to give another */
 		if (o->name == user)

@@ -35,24 +35,27 @@ client_move_tidy(enum game_kind kind, const char *text, char *out, size_t size)
 		t[n++] = (char)tolower((unsigned char)*p);
 	}
 	t[n] = '\0';
-	if (kind == GAME_HOKITO) {
+	switch (kind) {
+	case GAME_HOKITO:
 		/* "a2a3", "a2-a3" */
 		if (n == 4 && is_square(t) && is_square(t + 2))
 			return snprintf(out, size, "%.2s-%.2s", t, t + 2) < (int)size ? 0 : -1;
 		if (n == 5 && is_square(t) && t[2] == '-' && is_square(t + 3))
 			return snprintf(out, size, "%s", t) < (int)size ? 0 : -1;
 		return -1;
-	}
-	/* OXONO: "xc5c6", "Xc5+c6", "x c5 + c6" */
-	if ((t[0] == 'x' || t[0] == 'o') && is_square(t + 1)) {
-		const char *to = t + 3;
-		if (*to == '+' || *to == '-')
-			to++;
-		if (is_square(to) && to[2] == '\0')
-			return snprintf(out, size, "%c%.2s+%.2s", toupper((unsigned char)t[0]),
-			                t + 1, to) < (int)size
-			               ? 0
-			               : -1;
+	case GAME_OXONO:
+		/* "xc5c6", "Xc5+c6", "x c5 + c6" */
+		if ((t[0] == 'x' || t[0] == 'o') && is_square(t + 1)) {
+			const char *to = t + 3;
+			if (*to == '+' || *to == '-')
+				to++;
+			if (is_square(to) && to[2] == '\0')
+				return snprintf(out, size, "%c%.2s+%.2s",
+				                toupper((unsigned char)t[0]), t + 1, to) < (int)size
+				               ? 0
+				               : -1;
+		}
+		return -1;
 	}
 	return -1;
 }

@@ -15,6 +15,14 @@
  * connection (bye): the read loop checks after each line that the connection is still ours. A
  * write request owns its wire reference until its callback. The struct client_net itself is
  * freed in the close callback of its timer, after client_net_stop().
+ *
+ * TLS (--tls, or a hokitos:// address): each connection runs through a struct tls_link
+ * (tls-link.h), made once TCP is connected; the hello is held until the handshake ends and the
+ * server is trusted. A server no CA vouches for and that is not pinned is trusted on first use:
+ * the full screen asks (view->ask, with the fingerprint), --plain needs --tls-accept-new. A
+ * certificate that fails its checks, or differs from the pinned one, ends the program with the
+ * reason (status 1): trying again would not mend it. --tls-insecure says at every connection that
+ * nothing is checked.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +45,7 @@ struct net_conn {
 	uv_connect_t connect;   /* the connect request */
 	struct client_net *net; /* the owner, or NULL once let go */
 	struct framer framer;   /* input lines */
+	struct tls_link *tls;   /* owned: TLS of this connection, or NULL in clear */
 };
 
 struct net_write {
@@ -56,6 +65,7 @@ struct client_net {
 	int stopping;                     /* client_net_stop() was called */
 	int replaced;                     /* bye "replaced": do not come back */
 	char token[CLIENT_TOKEN_MAX];     /* the session token, "" before the first welcome */
+	struct tls_client *tls;           /* owned: the trust of --tls, or NULL in clear */
 };
 
 static void net_connect(struct client_net *net);
@@ -67,6 +77,7 @@ conn_close_cb(uv_handle_t *h)
 	struct net_conn *conn = container_of(h, struct net_conn, tcp);
 
 	framer_close(&conn->framer);
+	tls_link_free(conn->tls);
 	free(conn);
 }
 
@@ -158,10 +169,17 @@ write_cb(uv_write_t *req, int status)
 static int
 conn_write(struct net_conn *conn, struct wire *wire)
 {
-	struct net_write *w = xmalloc(sizeof *w);
+	struct net_write *w;
 	uv_buf_t buf = uv_buf_init(wire->data, (unsigned)wire->len);
+	struct tls_error err;
 	int rc;
 
+	if (conn->tls != NULL) {
+		rc = tls_link_write(conn->tls, wire->data, wire->len, &err);
+		wire_unref(wire);
+		return rc < 0 ? UV_EPROTO : 0;
+	}
+	w = xmalloc(sizeof *w);
 	w->wire = wire;
 	rc = uv_write(&w->req, (uv_stream_t *)&conn->tcp, &buf, 1, write_cb);
 	if (rc < 0) {
@@ -203,6 +221,10 @@ alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	char *base;
 	size_t size;
 
+	if (conn->tls != NULL) {
+		tls_link_alloc(conn->tls, buf);
+		return;
+	}
 	framer_space(&conn->framer, NET_READ_MIN, &base, &size);
 	*buf = uv_buf_init(base, (unsigned)size);
 }
@@ -224,6 +246,87 @@ net_welcome(struct client_net *net, const struct msg *m)
 	}
 }
 
+/* A TLS failure that trying again would not mend: say why, and end (status 1). */
+static void
+net_tls_fatal(struct client_net *net, const char *text)
+{
+	struct client *c = net->c;
+
+	net_drop(net);
+	c->st.link = CLIENT_LINK_FAILED;
+	client_notice(c, 1, "TLS: %s", text);
+	client_quit(c, 1);
+}
+
+/*
+ * The server's certificate is neither verified nor pinned (err->text says so, with its
+ * fingerprint): the full screen asks; --plain accepts it with --tls-accept-new and otherwise
+ * refuses, saying how to accept it. Accepted, it is pinned and the connection goes on. Returns 0
+ * to go on, -1 when the connection is gone.
+ */
+static int
+net_tls_new_host(struct client_net *net, const struct tls_error *asked)
+{
+	struct client *c = net->c;
+	struct tls_error err;
+	char question[sizeof asked->text + 64];
+	int yes;
+
+	if (c->opt.tls.accept_new) {
+		yes = 1;
+	} else if (c->view != NULL && c->view->ask != NULL) {
+		snprintf(question, sizeof question, "%s. Trust it?", asked->text);
+		yes = c->view->ask(c, question);
+	} else {
+		snprintf(question, sizeof question,
+		         "%s (run again with --tls-accept-new to accept it)", asked->text);
+		net_tls_fatal(net, question);
+		return -1;
+	}
+	if (!yes) {
+		net_tls_fatal(net, "the server's certificate was not accepted");
+		return -1;
+	}
+	if (net->conn == NULL)
+		return -1;
+	if (tls_link_trust(net->conn->tls, &err) < 0) {
+		net_tls_fatal(net, err.text);
+		return -1;
+	}
+	client_notice(c, 0, "Pinned the certificate of %s:%d (%s).", c->opt.host, c->opt.port,
+	              tls_conn_fingerprint(net->conn->tls->conn));
+	return 0;
+}
+
+/* A TLS read: plaintext into the framer. Returns 0 to go on, -1 when the connection is gone. */
+static int
+net_tls_read(struct client_net *net, struct net_conn *conn, size_t n)
+{
+	struct tls_error err;
+	int rc = tls_link_read(conn->tls, n, &conn->framer, &err);
+
+	switch (rc) {
+	case 0:
+		return 0;
+	case TLS_ENEWHOST:
+		return net_tls_new_host(net, &err);
+	case TLS_ECLOSED:
+		net_lost(net, UV_EOF);
+		return -1;
+	case TLS_EPROTO:
+		if (tls_conn_is_open(conn->tls->conn)) {
+			client_notice(net->c, 1, "TLS: %s", err.text);
+			net_lost(net, UV_EPROTO);
+			return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	net_tls_fatal(net, err.text);
+	return -1;
+}
+
 static void
 read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
@@ -239,7 +342,13 @@ read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		net_lost(net, (int)nread);
 		return;
 	}
-	framer_commit(&conn->framer, (size_t)nread);
+	if (conn->tls != NULL) {
+		(void)buf;
+		if (net_tls_read(net, conn, (size_t)nread) < 0)
+			return;
+	} else {
+		framer_commit(&conn->framer, (size_t)nread);
+	}
 	while (conn->net != NULL && (rc = framer_next(&conn->framer, &line, &len)) != 0) {
 		struct msg m;
 		struct msg_error err;
@@ -277,6 +386,15 @@ connect_cb(uv_connect_t *req, int status)
 	}
 	uv_tcp_nodelay(&conn->tcp, 1);
 	uv_tcp_keepalive(&conn->tcp, 1, 30);
+	if (net->tls != NULL) {
+		if (net->c->opt.tls.insecure)
+			client_notice(net->c, 1,
+			              "--tls-insecure: the server's certificate is not checked; "
+			              "anyone on the way can read and change this connection (for "
+			              "tests only)");
+		conn->tls = tls_link_create((uv_stream_t *)&conn->tcp, net->tls, net->c->opt.host,
+		                            net->c->opt.port);
+	}
 	status = uv_read_start((uv_stream_t *)&conn->tcp, alloc_cb, read_cb);
 	if (status < 0) {
 		net_lost(net, status);
@@ -348,6 +466,7 @@ retry_close_cb(uv_handle_t *h)
 {
 	struct client_net *net = container_of(h, struct client_net, retry);
 
+	tls_client_free(net->tls);
 	free(net);
 }
 
@@ -360,6 +479,16 @@ client_net_start(struct client *c, const struct client_net_ops *ops)
 	net->ops = ops;
 	uv_timer_init(c->loop, &net->retry);
 	c->net = net;
+	if (c->opt.tls.tls) {
+		struct tls_error err;
+
+		if (tls_link_client_create(&net->tls, &c->opt.tls, &err) < 0) {
+			c->st.link = CLIENT_LINK_FAILED;
+			client_notice(c, 1, "TLS: %s", err.text);
+			client_quit(c, 1);
+			return -1;
+		}
+	}
 	if (c->opt.resume)
 		client_session_load(c->opt.host, c->opt.port, c->opt.name, net->token,
 		                    sizeof net->token);
@@ -432,6 +561,8 @@ client_net_stop(struct client *c)
 		return;
 	c->net = NULL;
 	net->stopping = 1;
+	if (net->conn != NULL && net->conn->tls != NULL)
+		tls_link_shutdown(net->conn->tls);
 	net_drop(net);
 	uv_timer_stop(&net->retry);
 	uv_close((uv_handle_t *)&net->retry, retry_close_cb);

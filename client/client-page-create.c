@@ -20,8 +20,7 @@ static const char *const clock_choices[] = {NULL, "1+0", "3+2", "5+3", "15+10"};
 static void
 draw_create(struct screen *s)
 {
-	static const char *const kinds[] = {"HOKITO", "OXONO"};
-	static const char *const variants[2][2] = {{"standard", "random36"}, {"standard", NULL}};
+	const struct game_class *cl = game_class_of((enum game_kind)s->f_kind);
 	static const char *const seats[3] = {"random", "first", "second"};
 	static const char *const labels[] = {"Game",  "Variant",  "Seat", "Private",
 	                                     "Clock", "Opponent", "Level"};
@@ -31,19 +30,20 @@ draw_create(struct screen *s)
 
 	client_screen_frame(s, y, x, h, w, "Create a game");
 	snprintf(seatbuf[0], sizeof seatbuf[0], "%s", seats[0]);
-	snprintf(seatbuf[1], sizeof seatbuf[1], "%s", s->f_kind ? "pink" : "black");
-	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", s->f_kind ? "black" : "white");
+	snprintf(seatbuf[1], sizeof seatbuf[1], "%s", cl->side[0]);
+	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", cl->side[1]);
 	for (int f = 0; f < CREATE_FIELDS; f++) {
 		const char *opts[8] = {NULL};
 		int cur = 0, n = 0, dim = f == 6 && !s->f_opponent;
 		switch (f) {
 		case 0:
-			opts[0] = kinds[0], opts[1] = kinds[1], n = 2, cur = s->f_kind;
+			for (n = 0; n < game_class_count && n < 8; n++)
+				opts[n] = game_kind_title((enum game_kind)n);
+			cur = s->f_kind;
 			break;
 		case 1:
-			opts[0] = variants[s->f_kind][0];
-			opts[1] = variants[s->f_kind][1];
-			n = opts[1] ? 2 : 1;
+			for (n = 0; cl->variants[n] != NULL && n < 8; n++)
+				opts[n] = cl->variants[n];
 			cur = s->f_variant;
 			break;
 		case 2:
@@ -98,8 +98,13 @@ draw_create(struct screen *s)
 static void
 create_key(struct screen *s, int ch, MEVENT *mev)
 {
-	int nvalues[CREATE_FIELDS] = {
-	        2, s->f_kind == GAME_HOKITO ? 2 : 1, 3, 2, CLOCK_CHOICES, 2, PROTOCOL_LEVEL_MAX};
+	const struct game_class *cl = game_class_of((enum game_kind)s->f_kind);
+	int nvariants = 0;
+
+	while (cl->variants[nvariants] != NULL)
+		nvariants++;
+	int nvalues[CREATE_FIELDS] = {game_class_count,  nvariants, 3, 2, CLOCK_CHOICES, 2,
+	                              PROTOCOL_LEVEL_MAX};
 	int *val[CREATE_FIELDS] = {&s->f_kind,  &s->f_variant,  &s->f_seat, &s->f_private,
 	                           &s->f_clock, &s->f_opponent, &s->f_level};
 
@@ -129,19 +134,24 @@ create_key(struct screen *s, int ch, MEVENT *mev)
 	case '\n':
 	case '\r':
 	case KEY_ENTER: {
-		static const char *const variants[] = {NULL, "random36"};
 		s->mode = MODE_NORMAL;
-		client_request_create(s->c, s->f_kind ? GAME_OXONO : GAME_HOKITO,
-		                      s->f_kind ? NULL : variants[s->f_variant], s->f_seat - 1,
-		                      s->f_private, clock_choices[s->f_clock],
+		/* the first variant is the standard one, which create need not name */
+		client_request_create(s->c, (enum game_kind)s->f_kind,
+		                      s->f_variant > 0 ? cl->variants[s->f_variant] : NULL,
+		                      s->f_seat - 1, s->f_private, clock_choices[s->f_clock],
 		                      s->f_opponent ? s->f_level + 1 : 0);
 		return;
 	}
 	default:
 		return;
 	}
-	if (s->f_kind == GAME_OXONO)
-		s->f_variant = 0;
+	/* a kind with fewer variants than the one before */
+	cl = game_class_of((enum game_kind)s->f_kind);
+	for (int i = 0; i <= s->f_variant; i++)
+		if (cl->variants[i] == NULL) {
+			s->f_variant = 0;
+			break;
+		}
 }
 
 const struct client_page client_page_create = {

@@ -22,6 +22,19 @@
  * fit, shows its beginning and ends in an ellipsis. Returns the rows it takes (or would take,
  * when draw is 0).
  */
+/* The columns of a move's text in the move list: "c2-e4", "Xc5+c6". */
+static int
+move_width(enum game_kind kind)
+{
+	switch (kind) {
+	case GAME_HOKITO:
+		return 5;
+	case GAME_OXONO:
+		return 6;
+	}
+	return GAME_MOVE_TEXT - 1;
+}
+
 static int
 chat_layout(const struct screen *s, const struct client_table *t, int kibitz, int y, int rows,
             int x, int w, int draw)
@@ -88,10 +101,11 @@ draw_panel(struct screen *s, int px, int pw)
 	char buf[256], longer[320];
 
 	attron(A_BOLD);
-	client_screen_put(y, px, pw, "%s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	client_screen_put(y, px, pw, "%s", game_kind_title(t->kind));
 	attroff(A_BOLD);
-	client_screen_put(y, px + 7 - (t->kind == GAME_OXONO), pw - 7, "%s %s game %s", t->variant,
-	                  client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
+	client_screen_put(y, px + (int)strlen(game_kind_title(t->kind)) + 1, pw - 7,
+	                  "%s %s game %s", t->variant, client_screen_glyph(s, "\xc2\xb7", "-"),
+	                  t->id);
 	if (t->invite[0]) {
 		y++;
 		client_screen_put(y, px, pw, "invite code ");
@@ -103,7 +117,7 @@ draw_panel(struct screen *s, int px, int pw)
 	attron(A_DIM);
 	client_screen_put(y, px + 2, 0, "Player");
 	client_screen_put(y, px + pw - sw, 0, "%*s", sw,
-	                  t->kind == GAME_HOKITO ? "Score" : "Reserve");
+	                  game_kind_has(t->kind, GAME_HAS_SCORES) ? "Score" : "Reserve");
 	attroff(A_DIM);
 	y++;
 	for (int i = 0; i < 2; i++) {
@@ -275,7 +289,7 @@ draw_panel(struct screen *s, int px, int pw)
 	if (rows > room && room > 0) {
 		/* more moves than rows (an 80x24 terminal): several numbered pairs a row, tight,
 		 * so that the room shows as many moves as it can, the latest last */
-		int mw = t->kind == GAME_OXONO ? 6 : 5, cellw = 4 + 2 * mw + 1 + 2;
+		int mw = move_width(t->kind), cellw = 4 + 2 * mw + 1 + 2;
 		int ncol = (pw + 2) / cellw > 1 ? (pw + 2) / cellw : 1;
 		int lines = (rows + ncol - 1) / ncol, top = lines > room ? lines - room : 0;
 		for (int l = top; l < lines && y < bottom; l++, y++)
@@ -330,10 +344,10 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_BOLD);
 		if (cell.empty)
 			client_screen_put(y, px + 3, pw - 3, "empty");
-		else if (t->kind == GAME_HOKITO && cell.height == 1)
+		else if (game_kind_has(t->kind, GAME_HAS_STACKS) && cell.height == 1)
 			client_screen_put(y, px + 3, pw - 3, "%s  (1 pawn, top %c%d)", cell.text,
 			                  cell.colour ? 'w' : 'b', cell.value);
-		else if (t->kind == GAME_HOKITO) {
+		else if (game_kind_has(t->kind, GAME_HAS_STACKS)) {
 			/* a stack: its height, its top and what it is worth to its owner, not the
 			 * run of its pawns' letters (s shows them) */
 			snprintf(longer, sizeof longer, "%d high, top %c%d, worth %d to %s",
@@ -452,12 +466,12 @@ draw_stack(struct screen *s)
 
 	client_state_cell(&t->game, s->cursor, &cell);
 	game_square_name(s->cursor, name);
-	h = (cell.empty || t->kind == GAME_OXONO ? 1 : cell.height) + 5;
+	h = (cell.empty || !game_kind_has(t->kind, GAME_HAS_STACKS) ? 1 : cell.height) + 5;
 	y = s->by + 1;
 	x = s->bx + 3;
 	snprintf(title, sizeof title, "Stack on %s", name);
 	client_screen_frame(s, y, x, h, w, title);
-	if (cell.empty || t->kind == GAME_OXONO) {
+	if (cell.empty || !game_kind_has(t->kind, GAME_HAS_STACKS)) {
 		client_screen_put(y + 2, x + 2, w - 4, "%s",
 		                  cell.empty ? "empty square" : cell.text);
 	} else {
@@ -497,10 +511,12 @@ draw_over(struct screen *s)
 	client_state_result_text(t, buf, sizeof buf);
 	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
 	n = client_screen_wrap(reason, w - 4, lines, 2);
-	if (t->kind == GAME_HOKITO && !t->aborted && t->outcome.end == GAME_END_NONE)
+	if (game_kind_has(t->kind, GAME_HAS_SCORES) && !t->aborted &&
+	    t->outcome.end == GAME_END_NONE)
 		/* not won by the scores: they are told apart, as scores */
-		snprintf(lines[n++], sizeof lines[0], "score: black %d, white %d",
-		         t->outcome.score[0], t->outcome.score[1]);
+		snprintf(lines[n++], sizeof lines[0], "score: %s %d, %s %d",
+		         game_side_name(t->kind, 0), t->outcome.score[0],
+		         game_side_name(t->kind, 1), t->outcome.score[1]);
 	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
 	keys = (int)strlen(keys_one) <= w - 4;
 	h = 7 + n + (t->seat >= 0) + !keys;
@@ -761,7 +777,8 @@ board_choose(struct screen *s, int sq)
 	}
 	game_square_name(s->sel, a);
 	game_square_name(sq, b);
-	if (t->kind == GAME_HOKITO) {
+	switch (t->kind) {
+	case GAME_HOKITO: {
 		struct client_cell cell;
 		client_state_cell(&t->game, sq, &cell);
 		if (!cell.empty && cell.colour == t->seat && !s->dest[sq] &&
@@ -774,6 +791,9 @@ board_choose(struct screen *s, int sq)
 		snprintf(text, sizeof text, "%s-%s", a, b);
 		client_page_game_move(s, text);
 		return;
+	}
+	case GAME_OXONO:
+		break; /* the totem's square, then the pawn's: below */
 	}
 	/* OXONO: the totem first, then the pawn square. */
 	int symbol = client_state_totem(&t->game, 1) == s->sel;
@@ -1032,8 +1052,8 @@ game_title(const struct screen *s, char *buf, size_t size)
 {
 	const struct client_table *t = &s->c->st.table;
 
-	snprintf(buf, size, "%s %s %s game %s", t->kind == GAME_OXONO ? "OXONO" : "HOKITO",
-	         t->variant, client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
+	snprintf(buf, size, "%s %s %s game %s", game_kind_title(t->kind), t->variant,
+	         client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
 }
 
 static const char *const game_help[] = {

@@ -118,7 +118,7 @@ draw_lobby(struct screen *s)
 		/* each column cut to its width, with an ellipsis where it is cut; the players by
 		 * the columns they take (a name may be wider than its bytes) */
 		client_screen_putn_cut(s, y, 2, 8, e->id);
-		client_screen_put(y, 11, 6, "%s", e->kind == GAME_OXONO ? "oxono" : "hokito");
+		client_screen_put(y, 11, 6, "%s", game_kind_name(e->kind));
 		client_screen_putn_cut(s, y, 18, 8, e->variant);
 		client_screen_putn_cut(s, y, 27, 9, state);
 		client_screen_putn_cut(s, y, px, pw, players);

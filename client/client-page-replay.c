@@ -94,7 +94,7 @@ draw_replay(struct screen *s)
 	client_screen_put(y, px, pw, "Replay of game %s", rp->id);
 	attroff(A_BOLD);
 	y++;
-	client_screen_put(y, px, pw, "%s %s%s%s", rec->kind == GAME_OXONO ? "OXONO" : "HOKITO",
+	client_screen_put(y, px, pw, "%s %s%s%s", game_kind_title(rec->kind),
 	                  rec->variant[0] ? rec->variant : "standard", rec->date[0] ? ", " : "",
 	                  rec->date);
 	y += 2;

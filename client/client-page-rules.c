@@ -26,6 +26,13 @@ struct rules_row {
  * The rows of text in w columns: each line of the text as it is when it fits, else wrapped at
  * spaces with its continuation indented as the line is. Returns the row count.
  */
+/* The kind whose rules Tab shows next: the registry's next, round to the first. */
+static enum game_kind
+rules_next_kind(enum game_kind kind)
+{
+	return (enum game_kind)(((int)kind + 1) % game_class_count);
+}
+
 static int
 rules_rows(const char *text, int w, struct rules_row *rows, int max)
 {
@@ -87,12 +94,12 @@ draw_rules(struct screen *s)
 	if (s->rules_top < 0)
 		s->rules_top = 0;
 	attron(A_BOLD);
-	client_screen_put(y, 2, w, "The rules of %s", kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	client_screen_put(y, 2, w, "The rules of %s", game_kind_title(kind));
 	attroff(A_BOLD);
 	attron(A_DIM);
 	client_screen_put(y, 22, w - 20, "lines %d-%d of %d (Tab: the rules of %s)",
 	                  s->rules_top + 1, s->rules_top + room < n ? s->rules_top + room : n, n,
-	                  kind == GAME_OXONO ? "HOKITO" : "OXONO");
+	                  game_kind_title(rules_next_kind(kind)));
 	attroff(A_DIM);
 	y += 2;
 	for (int i = s->rules_top; i < n && i < s->rules_top + room; i++, y++) {
@@ -142,7 +149,7 @@ rules_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case '\t':
 	case 'o':
-		s->rules_kind = s->rules_kind == GAME_OXONO ? GAME_HOKITO : GAME_OXONO;
+		s->rules_kind = (int)rules_next_kind((enum game_kind)s->rules_kind);
 		s->rules_top = 0;
 		break;
 	case 'q':
@@ -159,7 +166,7 @@ rules_key(struct screen *s, int ch, MEVENT *mev)
 static void
 rules_title(const struct screen *s, char *buf, size_t size)
 {
-	snprintf(buf, size, "rules of %s", s->rules_kind == GAME_OXONO ? "OXONO" : "HOKITO");
+	snprintf(buf, size, "rules of %s", game_kind_title(s->rules_kind));
 }
 
 static const char *const rules_help[] = {

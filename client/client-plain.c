@@ -107,9 +107,9 @@ cell_token(const struct game *g, int sq, char *buf, size_t size)
 	client_state_cell(g, sq, &cell);
 	if (cell.empty)
 		snprintf(buf, size, ".");
-	else if (g->kind == GAME_HOKITO && cell.height > 1)
+	else if (game_kind_has(g->kind, GAME_HAS_STACKS) && cell.height > 1)
 		snprintf(buf, size, "%c%dx%d", cell.colour ? 'w' : 'b', cell.value, cell.height);
-	else if (g->kind == GAME_HOKITO)
+	else if (game_kind_has(g->kind, GAME_HAS_STACKS))
 		snprintf(buf, size, "%c%d", cell.colour ? 'w' : 'b', cell.value);
 	else
 		snprintf(buf, size, "%.3s", cell.text);
@@ -129,7 +129,7 @@ print_status(struct plain *p)
 	client_state_reserves(&t->game, reserve);
 	for (int i = 0; i < 2; i++) {
 		const char *name = t->seats[i].name[0] ? t->seats[i].name : "(empty)";
-		if (t->kind == GAME_HOKITO)
+		if (game_kind_has(t->kind, GAME_HAS_SCORES))
 			snprintf(buf[i], sizeof buf[i], "%s %s%s%s score %d",
 			         game_side_name(t->kind, i), name, t->seat == i ? " (you)" : "",
 			         t->seats[i].name[0] && !t->seats[i].connected ? " [offline]" : "",
@@ -207,7 +207,7 @@ print_replay(struct plain *p)
 		    rec->player[0][0] ? rec->player[0] : "-", game_side_name(rec->kind, 1),
 		    rec->player[1][0] ? rec->player[1] : "-");
 	game_outcome(&r->pos, &o);
-	if (rec->kind == GAME_HOKITO)
+	if (game_kind_has(rec->kind, GAME_HAS_SCORES))
 		out("scores: %s %d, %s %d", game_side_name(rec->kind, 0), o.score[0],
 		    game_side_name(rec->kind, 1), o.score[1]);
 	print_position(&r->pos);
@@ -306,10 +306,11 @@ print_over(struct plain *p)
 
 	client_state_result_text(t, buf, sizeof buf);
 	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
-	if (t->kind == GAME_HOKITO && !t->aborted && t->outcome.end == GAME_END_NONE)
+	if (game_kind_has(t->kind, GAME_HAS_SCORES) && !t->aborted &&
+	    t->outcome.end == GAME_END_NONE)
 		/* not won by the scores: they are told apart, as scores */
-		out("game over: %s (score: black %d, white %d). %s", buf, t->outcome.score[0],
-		    t->outcome.score[1], reason);
+		out("game over: %s (score: %s %d, %s %d). %s", buf, game_side_name(t->kind, 0),
+		    t->outcome.score[0], game_side_name(t->kind, 1), t->outcome.score[1], reason);
 	else
 		out("game over: %s. %s", buf, reason);
 }
@@ -639,7 +640,7 @@ cmd_stack(struct plain *p, const char *sqname)
 	client_state_cell(&t->game, sq, &cell);
 	if (cell.empty)
 		out("%s: empty", sqname);
-	else if (t->kind == GAME_HOKITO)
+	else if (game_kind_has(t->kind, GAME_HAS_STACKS))
 		out("%s: %s (bottom to top; %d pawn%s, top %c%d, worth %d to %s)", sqname,
 		    cell.text, cell.height, cell.height > 1 ? "s" : "", cell.colour ? 'w' : 'b',
 		    cell.value, cell.value * cell.height, game_side_name(t->kind, cell.colour));

@@ -146,7 +146,7 @@ client_request_create(struct client *c, enum game_kind kind, const char *variant
 		json_object_set_new(msg, "opponent", json_string("computer"));
 		json_object_set_new(msg, "level", json_integer(level));
 	}
-	client_notice(c, 0, "Creating the %s game%s...", kind == GAME_OXONO ? "OXONO" : "HOKITO",
+	client_notice(c, 0, "Creating the %s game%s...", game_kind_title(kind),
 	              level > 0 ? " against the computer" : "");
 	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
 }
@@ -238,8 +238,7 @@ client_request_quick(struct client *c, enum game_kind kind, const char *variant,
 	json_decref(jid);
 	if (clock != NULL)
 		json_object_set_new(msg, "clock", json_string(clock));
-	client_notice(c, 0, "Looking for %s opponent...",
-	              kind == GAME_OXONO ? "an OXONO" : "a HOKITO");
+	client_notice(c, 0, "Looking for %s opponent...", game_kind_a_title(kind));
 	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
 }
 

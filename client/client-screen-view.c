@@ -12,7 +12,9 @@
  * goes through client_request_*. The terminal is restored by client_screen_view.stop and, should
  * anything leave the program another way, by an atexit() handler.
  */
+#include <errno.h>
 #include <langinfo.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,6 +565,57 @@ screen_update(struct client *c)
 	screen_alert(s);
 }
 
+/*
+ * view->ask: a question the connection cannot go on without (a server's certificate to trust on
+ * first use, with its fingerprint). It takes the whole screen and waits for the answer right
+ * here, off the loop: nothing else can go on before it is answered. Returns 1 for y, 0 for any
+ * other key (or a terminal that went away).
+ */
+static int
+screen_ask(struct client *c, const char *text)
+{
+	struct screen *s = c->view_data;
+	const char *p = text;
+	int y = 1, ch;
+
+	if (s == NULL || !s->on)
+		return 0;
+	erase();
+	attron(A_BOLD);
+	while (*p != '\0' && y < LINES - 3) {
+		int w = COLS > 4 ? COLS - 2 : 2, n = (int)strlen(p);
+
+		if (n > w) {
+			n = w;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)
+				n = w;
+		}
+		mvaddnstr(y++, 1, p, n);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	attroff(A_BOLD);
+	mvaddstr(y + 1 < LINES ? y + 1 : LINES - 1, 1, "y: trust it and pin it    n: refuse (y/N)");
+	refresh();
+	for (;;) {
+		struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+
+		ch = getch();
+		if (ch != ERR && ch != KEY_RESIZE && ch != KEY_MOUSE)
+			break;
+		if (ch == ERR && ((poll(&pfd, 1, -1) < 0 && errno != EINTR) ||
+		                  (pfd.revents & (POLLHUP | POLLERR)) != 0)) {
+			ch = 'n';
+			break;
+		}
+	}
+	clearok(curscr, TRUE);
+	return ch == 'y' || ch == 'Y';
+}
+
 static void
 screen_stop(struct client *c)
 {
@@ -592,4 +645,5 @@ const struct client_view client_screen_view = {
         .update = screen_update,
         .notice = screen_notice,
         .stop = screen_stop,
+        .ask = screen_ask,
 };

@@ -77,10 +77,14 @@ client_screen_kind_colours(struct screen *s, enum game_kind kind)
 {
 	if (!s->colour)
 		return;
-	if (kind == GAME_OXONO)
-		init_pair(PAIR_PAWN0, s->rich ? 16 : COLOR_WHITE, s->rich ? 211 : COLOR_MAGENTA);
-	else
+	switch (kind) {
+	case GAME_HOKITO: /* black */
 		init_pair(PAIR_PAWN0, s->rich ? 231 : COLOR_WHITE, s->rich ? 16 : COLOR_BLACK);
+		break;
+	case GAME_OXONO: /* pink */
+		init_pair(PAIR_PAWN0, s->rich ? 16 : COLOR_WHITE, s->rich ? 211 : COLOR_MAGENTA);
+		break;
+	}
 }
 
 /*

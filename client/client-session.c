@@ -3,7 +3,7 @@
  *
  * The server gives every session a secret token; a client that says hello with it gets its seat
  * (or its place as a spectator) back. This module keeps one token per server and player name in
- * $XDG_STATE_HOME/hokito/ (by default ~/.local/state/hokito/), in a file only the user can read,
+ * the state folder (state-dir.h: $XDG_STATE_HOME/hokito/), in a file only the user can read,
  * written whole to a temporary name and renamed so a crash never leaves half a token. It owns
  * nothing in memory and never talks to the network.
  */
@@ -16,37 +16,7 @@
 #include <unistd.h>
 
 #include "client.h"
-
-/* The state directory, created if missing. Returns 0 or a negative errno. */
-static int
-session_dir(char *buf, size_t size)
-{
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char base[1024];
-
-	if (xdg != NULL && xdg[0] == '/')
-		snprintf(base, sizeof base, "%s", xdg);
-	else if (home != NULL && home[0] != '\0')
-		snprintf(base, sizeof base, "%s/.local/state", home);
-	else
-		return -ENOENT;
-	/* Create each missing level: ~/.local, ~/.local/state, then ours. */
-	for (char *p = base + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(base, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(base, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if ((size_t)snprintf(buf, size, "%s/hokito", base) >= size)
-		return -ENAMETOOLONG;
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
+#include "state-dir.h"
 
 /* The token file's path for a server and a name; odd characters become '_'. */
 static int
@@ -54,7 +24,7 @@ session_path(const char *host, int port, const char *name, char *buf, size_t siz
 {
 	char dir[1100], key[256];
 	size_t n = 0;
-	int rc = session_dir(dir, sizeof dir);
+	int rc = state_dir_path(dir, sizeof dir);
 
 	if (rc < 0)
 		return rc;

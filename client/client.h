@@ -43,6 +43,7 @@
 #include "client-state.h"
 #include "game.h"
 #include "record.h"
+#include "tls-link.h"
 
 #ifndef container_of
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -69,19 +70,20 @@ enum client_action {
 struct client_options {
 	const char *host;
 	int port;
-	const char *name;          /* display name; never NULL after parsing */
-	int plain;                 /* --plain: the line view instead of curses */
-	int no_color;              /* --no-color or NO_COLOR set */
-	int resume;                /* use a stored session token (0 with --new-session) */
-	enum client_action action; /* what to do once connected */
-	enum game_kind kind;       /* create / quick: the game */
-	const char *variant;       /* create / quick: variant name, NULL = standard */
-	int seat;                  /* create: 0, 1, or -1 for random */
-	int private_game;          /* create: private game with an invite code */
-	const char *target;        /* join / watch: game id or invite code */
-	const char *clock;         /* create / quick: time control "M+S" or "none", NULL = none */
-	int computer;              /* create: level of the computer opponent, 0 for a person */
-	int no_bell;               /* --no-bell: never ring the terminal bell */
+	const char *name;            /* display name; never NULL after parsing */
+	int plain;                   /* --plain: the line view instead of curses */
+	int no_color;                /* --no-color or NO_COLOR set */
+	int resume;                  /* use a stored session token (0 with --new-session) */
+	enum client_action action;   /* what to do once connected */
+	enum game_kind kind;         /* create / quick: the game */
+	const char *variant;         /* create / quick: variant name, NULL = standard */
+	int seat;                    /* create: 0, 1, or -1 for random */
+	int private_game;            /* create: private game with an invite code */
+	const char *target;          /* join / watch: game id or invite code */
+	const char *clock;           /* create / quick: time control "M+S" or "none", NULL = none */
+	int computer;                /* create: level of the computer opponent, 0 for a person */
+	int no_bell;                 /* --no-bell: never ring the terminal bell */
+	struct tls_link_options tls; /* --tls, --tls-ca, --tls-accept-new, --tls-insecure */
 };
 
 #define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */
@@ -121,6 +123,12 @@ struct client_view {
 	void (*notice)(struct client *c, int error, const char *text);
 	/* Close the view's handles and restore the terminal; safe to call twice. */
 	void (*stop)(struct client *c);
+	/*
+	 * Ask the user a yes/no question (text: the question, with what it is about), waiting for
+	 * the answer. Returns 1 for yes, 0 for no. NULL: the view cannot ask (--plain answers with
+	 * its flags instead).
+	 */
+	int (*ask)(struct client *c, const char *text);
 };
 
 struct client_net; /* client-net.c */

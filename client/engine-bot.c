@@ -20,6 +20,11 @@
  * meanwhile (the opponent resigned, say). The search is made once per bot and keeps its table
  * from move to move. Everything lives in one struct engine_bot on main()'s stack; its TCP handle
  * is closed before the loop ends, and a write request owns its wire until its callback.
+ *
+ * With --tls (or a hokitos:// address) the connection runs through a struct tls_link
+ * (tls-link.h). A bot runs unattended and never asks: the server must be vouched for by the
+ * system's CAs or --tls-ca, or pinned already (hokito pins on first use, in the same file), or
+ * --tls-accept-new pins it; anything else ends the bot with the reason.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -68,6 +73,9 @@ struct engine_bot {
 	struct search_limits lim;   /* its limits */
 	int draw_offered;           /* the opponent's draw offer stands: the next search answers */
 	int for_draw;               /* the search in progress only weighs that offer */
+	struct tls_client *tlsc;    /* owned: the trust of --tls, or NULL in clear */
+	struct tls_link *tls;       /* owned: the connection's TLS, or NULL; freed at the close */
+	char host[256];             /* the host of a hokitos:// address */
 };
 
 struct engine_bot_write {
@@ -110,6 +118,15 @@ engine_bot_send(struct engine_bot *b, json_t *msg)
 		json_decref(msg);
 		return;
 	}
+	if (b->tls != NULL) {
+		struct wire *wire = wire_encode_steal(msg);
+		struct tls_error err;
+
+		if (tls_link_write(b->tls, wire->data, wire->len, &err) < 0)
+			engine_bot_close(b, 1);
+		wire_unref(wire);
+		return;
+	}
 	w = xcalloc(1, sizeof *w);
 	w->wire = wire_encode_steal(msg);
 	buf = uv_buf_init(w->wire->data, (unsigned)w->wire->len);
@@ -131,7 +148,10 @@ engine_bot_quick(struct engine_bot *b)
 static void
 engine_bot_tcp_close_cb(uv_handle_t *h)
 {
-	(void)h;
+	struct engine_bot *b = BOT_CONTAINER_OF(h, struct engine_bot, tcp);
+
+	tls_link_free(b->tls);
+	b->tls = NULL;
 }
 
 /* End the session: close the connection (once); the loop ends when the search is done too. */
@@ -142,6 +162,8 @@ engine_bot_close(struct engine_bot *b, int status)
 		return;
 	b->closing = 1;
 	b->status = status;
+	if (b->tls != NULL)
+		tls_link_shutdown(b->tls);
 	uv_read_stop((uv_stream_t *)&b->tcp);
 	uv_close((uv_handle_t *)&b->tcp, engine_bot_tcp_close_cb);
 }
@@ -417,8 +439,40 @@ engine_bot_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	size_t size;
 
 	(void)suggested;
+	if (b->tls != NULL) {
+		tls_link_alloc(b->tls, buf);
+		return;
+	}
 	framer_space(&b->framer, BOT_READ_MIN, &base, &size);
 	*buf = uv_buf_init(base, (unsigned)size);
+}
+
+/*
+ * A TLS read: plaintext into the framer. An unknown server is pinned with --tls-accept-new and
+ * refused otherwise (a bot does not ask). Returns 0 to go on, -1 when the bot is closing.
+ */
+static int
+engine_bot_tls_read(struct engine_bot *b, size_t n)
+{
+	struct tls_error err;
+	int rc = tls_link_read(b->tls, n, &b->framer, &err);
+
+	if (rc == TLS_ENEWHOST && b->o->tls.accept_new && (rc = tls_link_trust(b->tls, &err)) == 0)
+		fprintf(stderr, "hokito-engine: bot: pinned the certificate of %s:%d (%s)\n",
+		        b->o->host, b->o->port, tls_conn_fingerprint(b->tls->conn));
+	if (rc == 0)
+		return 0;
+	if (rc == TLS_ENEWHOST)
+		(void)engine_fail(1,
+		                  "bot: TLS: %s (a bot does not ask: give --tls-ca, or "
+		                  "--tls-accept-new to pin it)",
+		                  err.text);
+	else if (rc == TLS_ECLOSED)
+		(void)engine_fail(1, "bot: connection lost: closed by the server");
+	else
+		(void)engine_fail(1, "bot: TLS: %s", err.text);
+	engine_bot_close(b, 1);
+	return -1;
 }
 
 static void
@@ -439,7 +493,12 @@ engine_bot_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		engine_bot_close(b, 1);
 		return;
 	}
-	framer_commit(&b->framer, (size_t)nread);
+	if (b->tls != NULL) {
+		if (engine_bot_tls_read(b, (size_t)nread) < 0)
+			return;
+	} else {
+		framer_commit(&b->framer, (size_t)nread);
+	}
 	while (!b->closing && (rc = framer_next(&b->framer, &line, &len)) != 0) {
 		struct msg m;
 		struct msg_error err;
@@ -472,6 +531,13 @@ engine_bot_connect_cb(uv_connect_t *req, int status)
 		return;
 	}
 	uv_tcp_nodelay(&b->tcp, 1);
+	if (b->tlsc != NULL) {
+		if (b->o->tls.insecure)
+			fprintf(stderr,
+			        "hokito-engine: bot: --tls-insecure: the server's certificate "
+			        "is not checked (for tests only)\n");
+		b->tls = tls_link_create((uv_stream_t *)&b->tcp, b->tlsc, b->o->host, b->o->port);
+	}
 	if (uv_read_start((uv_stream_t *)&b->tcp, engine_bot_alloc_cb, engine_bot_read_cb) < 0) {
 		engine_bot_close(b, 1);
 		return;
@@ -512,19 +578,28 @@ engine_bot(struct engine_opts *o)
 {
 	struct engine_bot b;
 	struct sockaddr_storage ss;
-	int rc;
+	struct tls_error terr;
+	int rc, url_port = 0;
 
 	if (o->nargs > 0)
 		return engine_fail(EXIT_USAGE, "bot takes no position ('%s')", o->args[0]);
+	memset(&b, 0, sizeof b);
 	if (o->host == NULL)
 		o->host = "127.0.0.1";
 	if (o->host[0] == '\0')
 		return engine_fail(EXIT_USAGE, "--host takes the server's address, not ''");
+	rc = tls_link_url(o->host, b.host, sizeof b.host, &url_port);
+	if (rc < 0)
+		return engine_fail(EXIT_USAGE, "--host: '%s' is not an address hokitos://HOST:PORT",
+		                   o->host);
+	if (rc > 0) {
+		o->host = b.host;
+		o->tls.tls = 1;
+	}
 	if (o->port == 0)
-		o->port = 7777;
+		o->port = url_port != 0 ? url_port : 7777;
 	if (o->level == 0)
 		o->level = SEARCH_LEVEL_MAX;
-	memset(&b, 0, sizeof b);
 	b.o = o;
 	b.seat = -1;
 	/* Checked whole before it is copied: a name that fits the rule fits b.name. */
@@ -540,6 +615,8 @@ engine_bot(struct engine_opts *o)
 	b.loop = uv_default_loop();
 	if ((rc = engine_bot_resolve(&b, &ss)) < 0)
 		return engine_fail(1, "cannot resolve %s: %s", o->host, uv_strerror(rc));
+	if (o->tls.tls && tls_link_client_create(&b.tlsc, &o->tls, &terr) < 0)
+		return engine_fail(1, "bot: TLS: %s", terr.text);
 	b.search = search_create(BOT_TT_BYTES, o->seed);
 	framer_init(&b.framer, PROTOCOL_SERVER_LINE_MAX);
 	uv_tcp_init(b.loop, &b.tcp);
@@ -554,5 +631,6 @@ engine_bot(struct engine_opts *o)
 	uv_loop_close(b.loop);
 	framer_close(&b.framer);
 	search_free(b.search);
+	tls_client_free(b.tlsc);
 	return b.status;
 }

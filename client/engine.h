@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "game.h"
+#include "tls-link.h"
 
 #define EXIT_ILLEGAL 1
 #define EXIT_USAGE   2
@@ -22,13 +23,14 @@ struct engine_opts {
 	int have_seed;
 	int depth;
 	int divide;
-	uint64_t time_ms; /* analyse, bot: time per move (0: not given) */
-	int level;        /* bot: 1..8 (0: not given) */
-	const char *host; /* bot: server address (borrowed from argv) */
-	int port;         /* bot: server port (0: not given) */
-	int games;        /* bot: games to play before leaving (0: no bound) */
-	const char *name; /* bot: display name (borrowed from argv) */
-	char **args;      /* positional arguments, borrowed from argv */
+	uint64_t time_ms;            /* analyse, bot: time per move (0: not given) */
+	int level;                   /* bot: 1..8 (0: not given) */
+	const char *host;            /* bot: server address (borrowed from argv) */
+	int port;                    /* bot: server port (0: not given) */
+	int games;                   /* bot: games to play before leaving (0: no bound) */
+	const char *name;            /* bot: display name (borrowed from argv) */
+	struct tls_link_options tls; /* bot: --tls, --tls-ca, --tls-accept-new, --tls-insecure */
+	char **args;                 /* positional arguments, borrowed from argv */
 	int nargs;
 };
 

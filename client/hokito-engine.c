@@ -315,19 +315,25 @@ static const struct engine_cmd engine_cmds[] = {
          " --time --depth ", engine_analyse, NULL},
         {"bot",
          "bot [--host H] [--port P] [--game G] [--level N] [--games K] [--name NAME] "
-         "[--time MS] [--seed N]",
+         "[--time MS] [--seed N] [--tls] [--tls-ca FILE] [--tls-accept-new]",
          "play over the network as an ordinary player",
-         "  --host H      the server's address (default 127.0.0.1)\n"
+         "  --host H      the server's address (default 127.0.0.1; hokitos://H:P: TLS)\n"
          "  --port P      the server's port (default 7777)\n"
          "  --level N     strength 1 (beginner) to 8 (full strength; default 8)\n"
          "  --games K     leave after K games (default: play on)\n"
          "  --name NAME   the display name (default bot-lN)\n"
          "  --time MS     think MS milliseconds per move instead of the level's node budget\n"
          "  --seed N      the seed of the level's noise (default 0)\n"
+         "  --tls         TLS: the system's CAs check the server; --tls-ca FILE: this CA\n"
+         "                instead; else the certificate must be pinned already, or\n"
+         "                --tls-accept-new pins it (a bot never asks); --tls-insecure:\n"
+         "                no checks (tests only, and it says so)\n"
          "\nThe bot quick-pairs for the game kind (--game): it joins a waiting player or\n"
          "opens a game and plays whoever joins, one game after the other.\n"
          "\nexample:\n  hokito-engine bot --host 127.0.0.1 --port 7777 --level 5 --games 3\n",
-         " --host --port --level --games --name --time --seed ", engine_bot, NULL},
+         " --host --port --level --games --name --time --seed --tls --tls-ca --tls-accept-new "
+         "--tls-insecure ",
+         engine_bot, NULL},
         {"record", "record [--game G] FILE|-", "check a game record and print its final position",
          "\nThe record names its game; --game is not needed, and must agree if given.\n"
          "FILE - reads standard input.\n"
@@ -437,6 +443,15 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 			o->divide = 1;
 			continue;
 		}
+		if (strcmp(arg, "--tls") == 0 || strcmp(arg, "--tls-accept-new") == 0 ||
+		    strcmp(arg, "--tls-insecure") == 0) {
+			if (value != NULL)
+				return engine_fail(EXIT_USAGE, "option %s takes no value", arg);
+			o->tls.tls = 1;
+			o->tls.accept_new |= strcmp(arg, "--tls-accept-new") == 0;
+			o->tls.insecure |= strcmp(arg, "--tls-insecure") == 0;
+			continue;
+		}
 		if (value == NULL) {
 			if (i + 1 >= argc)
 				return engine_fail(EXIT_USAGE, "option %s needs a value", arg);
@@ -461,6 +476,9 @@ engine_options(const struct engine_cmd *c, int argc, char **argv, struct engine_
 			o->variant = value;
 		} else if (strcmp(arg, "--host") == 0) {
 			o->host = value;
+		} else if (strcmp(arg, "--tls-ca") == 0) {
+			o->tls.ca_file = value;
+			o->tls.tls = 1;
 		} else if (strcmp(arg, "--name") == 0) {
 			o->name = value;
 		} else if (strcmp(arg, "--time") == 0) {

@@ -49,6 +49,7 @@ enum game_facts {
 	GAME_HAS_SCORES = 1,   /* each side has a score (game_outcome's score[]): HOKITO */
 	GAME_HAS_RESERVES = 2, /* each side has pawns still to place, by symbol: OXONO */
 	GAME_WIN_STOPS = 4,    /* a proved win is enough to stop searching (no margin to improve) */
+	GAME_HAS_STACKS = 8,   /* pawns pile up: a square holds a stack (game_cell_format's text) */
 };
 
 /*

@@ -876,7 +876,7 @@ const struct game_class hokito_class = {
         .variants = hk_variants,
         .variant_text = "standard, random36",
         .ends = hk_ends,
-        .facts = GAME_HAS_SCORES,
+        .facts = GAME_HAS_SCORES | GAME_HAS_STACKS,
         .history_stride = 1,
         /*
          * Tuned by matches between adjacent levels (tests/bench/LEVELS.md): two plies end on the

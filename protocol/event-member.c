@@ -157,11 +157,11 @@ event_member_player_in(const json_t *o, const char *key, int with_computer, stru
 }
 
 /*
- * An optional pair {side0: n, side1: n} of integers of at least 0. only_hokito: the member is
- * HOKITO's (scores) and refused in another kind.
+ * An optional pair {side0: n, side1: n} of integers of at least 0. scores_only: the member is
+ * the scores, refused in a kind without them.
  */
 int
-event_member_pair(const json_t *o, const char *key, enum game_kind kind, int only_hokito,
+event_member_pair(const json_t *o, const char *key, enum game_kind kind, int scores_only,
                   struct event_pair *p, struct msg_error *err)
 {
 	const json_t *v = json_object_get(o, key);
@@ -171,9 +171,9 @@ event_member_pair(const json_t *o, const char *key, enum game_kind kind, int onl
 		return 0;
 	if (!json_is_object(v))
 		return event_member_fail(err, PROTO_EBADFIELD, key, "'%s' must be an object.", key);
-	if (only_hokito && kind != GAME_HOKITO)
-		return event_member_fail(err, PROTO_EBADVALUE, key, "'%s' are sent in HOKITO only.",
-		                         key);
+	if (scores_only && !game_kind_has(kind, GAME_HAS_SCORES))
+		return event_member_fail(err, PROTO_EBADVALUE, key,
+		                         "'%s' are sent only in a game with scores.", key);
 	for (int i = 0; i < 2; i++) {
 		const char *side = game_side_name(kind, i);
 		const json_t *n = json_object_get(v, side);

@@ -65,9 +65,9 @@ int event_member_player_in(const json_t *o, const char *key, int with_computer,
 
 /*
  * An optional pair {seat0: n, seat1: n} of integers of at least 0 (p->has = 0 when absent);
- * with only_hokito the member is HOKITO's (scores) and refused in another kind.
+ * with scores_only the member is the scores, refused in a kind without them.
  */
-int event_member_pair(const json_t *o, const char *key, enum game_kind kind, int only_hokito,
+int event_member_pair(const json_t *o, const char *key, enum game_kind kind, int scores_only,
                       struct event_pair *p, struct msg_error *err);
 
 /* An array of strings in member key; *out borrows it. */

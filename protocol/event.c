@@ -40,7 +40,9 @@ static const struct {
 } reasons[EVENT_REASON_COUNT] = {
         [EVENT_REASON_BLOCKED] = {"blocked", R(EVENT_RESULT_WIN) | R(EVENT_RESULT_DRAW)},
         [EVENT_REASON_LINE] = {"line", R(EVENT_RESULT_WIN)},
-        [EVENT_REASON_FULL] = {"full", R(EVENT_RESULT_DRAW)},
+        /* a full board: OXONO's is always a draw (a line would have won before), but the
+           rules of the kind decide (the tests' third kind wins one by its scores) */
+        [EVENT_REASON_FULL] = {"full", R(EVENT_RESULT_WIN) | R(EVENT_RESULT_DRAW)},
         [EVENT_REASON_RESIGN] = {"resign", R(EVENT_RESULT_WIN)},
         [EVENT_REASON_ABANDONED] = {"abandoned", R(EVENT_RESULT_ABORTED)},
         [EVENT_REASON_TIME] = {"time", R(EVENT_RESULT_WIN)},

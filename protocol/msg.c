@@ -76,7 +76,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_CLAIM] = {"claim", {REQ("result", F_STR), OPT("game", F_STR)}},
         [MSG_REMATCH] = {"rematch", {OPT("game", F_STR)}},
         [MSG_REMATCH_DECLINE] = {"rematch_decline", {OPT("game", F_STR)}},
-        [MSG_HISTORY] = {"history", {OPT("offset", F_INT), OPT("limit", F_INT)}},
+        [MSG_HISTORY] = {"history",
+                         {OPT("offset", F_INT), OPT("limit", F_INT), OPT("after", F_STR)}},
         [MSG_RECORD] = {"record", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
@@ -117,7 +118,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
                         OPT("field", F_STR)}},
         [MSG_BYE] = {"bye", {REQ("reason", F_STR), REQ("text", F_STR)}},
         [MSG_HISTORY_PAGE] = {"history_page",
-                              {REQ("total", F_INT), REQ("offset", F_INT), REQ("games", F_ARR)}},
+                              {REQ("total", F_INT), REQ("offset", F_INT), REQ("games", F_ARR),
+                               OPT("next", F_STR)}},
         [MSG_GAME_RECORD] = {"game_record", {REQ("game", F_STR), REQ("text", F_STR)}},
         [MSG_SEATED] = {"seated", {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ)}},
         [MSG_STARTED] = {"started",
@@ -434,6 +436,8 @@ decode_request(struct msg *m, struct msg_error *err)
 			return fail(err, PROTO_EBADVALUE, "offset", "offset must not be negative");
 		if (m->limit < 1 || m->limit > max)
 			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d", max);
+		if (!list)
+			m->after = get_str(m, "after");
 		return 0;
 	}
 	case MSG_JOIN:

@@ -116,6 +116,7 @@ struct msg {
 	int64_t advance_ms;                 /* test_clock: >= 0 */
 	int64_t offset;                     /* list, history: >= 0 (0 when absent) */
 	int64_t limit;                      /* list: 1..100 (default 100); history: 1..100 (20) */
+	const char *after;                  /* history: where the page starts (a page's next) */
 	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };
 

@@ -2,9 +2,13 @@
  * archive.c: the requests that read the store's archive of games: history (a page of finished
  * public games) and record (the text game record of one game, FORMATS.md).
  *
- * It owns nothing: the store is the lobby's (cfg.store, borrowed), and the replies go out through
- * the lobby's send helpers. It never changes the lobby or a table. Part of the game layer: no
- * libuv here.
+ * The store is read off the loop's thread: a request becomes a struct archive_read handed to
+ * ops->read, and its asker's later requests wait in the lobby (lobby_wait_add()) until the
+ * answer comes back through handlers_read_done(), which replies with archive_reply(). The reads
+ * themselves (archive_read_run()) run on whatever thread runs them, on a read port
+ * (store-port.h), and touch nothing but the read. It owns nothing but the reads it makes; the
+ * replies go out through the lobby's send helpers. It never changes a table. Part of the game
+ * layer: no libuv here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +18,12 @@
 #include "event.h"
 #include "log.h"
 #include "record.h"
-#include "store.h"
+#include "store-port.h"
 #include "xmalloc.h"
 
 /*
- * The handlers below were moved here from lobby.c with their bodies unchanged; these names are
- * the lobby's helpers they call.
+ * The handlers below came from lobby.c (then rewritten to read off the loop); these names are the
+ * lobby's helpers they call.
  */
 #define send_msg     lobby_send
 #define refuse       lobby_refuse
@@ -72,8 +76,6 @@ history_entry_new(const struct store_game *g)
 		                            ? msg_player_new(g->seat_id[i], g->seat_name[i])
 		                            : json_null());
 	json_object_set_new(o, "players", players);
-	if (g->is_private)
-		json_object_set_new(o, "private", json_true()); /* only its players see it */
 	json_object_set_new(o, "ply", json_integer(g->ply));
 	json_object_set_new(o, "result", history_result_new(g));
 	json_object_set_new(o, "clock",
@@ -85,35 +87,99 @@ history_entry_new(const struct store_game *g)
 	return o;
 }
 
-/*
- * history: a page of finished games from the store, most recent first: the public ones and the
- * private ones the asking player played in, never a game that never started.
- */
+void
+archive_read_run(const struct store_read_port *port, struct archive_read *r)
+{
+	switch (r->kind) {
+	case ARCHIVE_READ_HISTORY:
+		r->games = xmalloc((r->query.limit > 0 ? r->query.limit : 1) * sizeof *r->games);
+		r->rc = port->history(port->impl, &r->query, r->games, &r->page, &r->err);
+		break;
+	case ARCHIVE_READ_RECORD:
+		r->text = xmalloc(RECORD_TEXT_MAX);
+		r->rc = port->record(port->impl, r->game_id, r->public_only, r->text,
+		                     RECORD_TEXT_MAX, &r->err);
+		break;
+	}
+}
+
+void
+archive_read_free(struct archive_read *r)
+{
+	if (r == NULL)
+		return;
+	free(r->games);
+	free(r->text);
+	free(r);
+}
+
+/* Hand read r (stolen) to ops->read for peer's request m: peer's next requests wait for it. */
+static void
+read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct archive_read *r)
+{
+	r->ticket = lobby_wait_add(lb, peer, m);
+	lb->ops.read(lb->ops.arg, r);
+}
+
+/* history: a page of finished public games from the store, most recent first. */
 static void
 handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	json_t *o = msg_new(MSG_HISTORY_PAGE, NULL), *games = json_array();
-	struct store_game *page = xmalloc((size_t)m->limit * sizeof *page);
-	struct store_error err;
-	int64_t total = 0;
-	int n = 0;
+	struct archive_read *r;
 
-	if (lb->cfg.store != NULL &&
-	    (n = store_history(lb->cfg.store, (size_t)m->offset, (size_t)m->limit,
-	                       peer->session->id, page, &total, &err)) < 0) {
-		log_error("store: %s", err.text);
-		free(page);
-		json_decref(games);
-		json_decref(o);
+	if (lb->ops.read == NULL) { /* no store: nothing finished is kept */
+		json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
+
+		json_object_set_new(o, "total", json_integer(0));
+		json_object_set_new(o, "offset", json_integer(m->offset));
+		json_object_set_new(o, "games", json_array());
+		if (m->id != NULL)
+			json_object_set_new(o, "id", json_deep_copy(m->id));
+		send_msg(lb, peer, o);
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_HISTORY;
+	r->query.limit = (size_t)m->limit;
+	r->query.offset = m->offset;
+	if (m->after != NULL) {
+		if (store_cursor_parse(m->after, &r->query.after) < 0) {
+			archive_read_free(r);
+			send_msg(lb, peer,
+			         msg_error_new(PROTO_EBADVALUE, m->type, "after",
+			                       "after is the next of a history_page", m->id));
+			return;
+		}
+		r->query.has_after = 1;
+	}
+	read_start(lb, peer, m, r);
+}
+
+/* The answer to history request m. */
+static void
+history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+              const struct archive_read *r)
+{
+	json_t *o, *games;
+
+	if (r->rc < 0) {
+		log_error("store: %s", r->err.text);
 		refuse(lb, peer, m, PROTO_EINTERNAL, "the history could not be read");
 		return;
 	}
-	for (int i = 0; i < n; i++)
-		json_array_append_new(games, history_entry_new(&page[i]));
-	free(page);
-	json_object_set_new(o, "total", json_integer(total));
+	o = msg_new(MSG_HISTORY_PAGE, NULL);
+	games = json_array();
+	for (int i = 0; i < r->rc; i++)
+		json_array_append_new(games, history_entry_new(&r->games[i]));
+	json_object_set_new(o, "total", json_integer(r->page.total));
 	json_object_set_new(o, "offset", json_integer(m->offset));
 	json_object_set_new(o, "games", games);
+	if (r->page.more) {
+		char next[STORE_CURSOR_TEXT];
+
+		store_cursor_format(&r->page.next, next, sizeof next);
+		json_object_set_new(o, "next", json_string(next));
+	}
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
 	send_msg(lb, peer, o);
@@ -126,13 +192,7 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 static void
 handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	struct store_event *ev = NULL;
-	struct store_error err;
-	struct store_game g;
-	char id[STORE_ID_MAX], *text;
-	size_t nev = 0;
-	json_t *o;
-	int rc;
+	struct archive_read *r;
 
 	if (m->code != NULL) {
 		struct table *t = table_lookup(lb, m);
@@ -141,48 +201,47 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that invite code");
 			return;
 		}
-		snprintf(id, sizeof id, "%s", t->id);
-		if (lb->cfg.store == NULL) {
+		if (lb->ops.read == NULL) {
 			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "this server keeps no records");
 			return;
 		}
-		/* a failure to read it is a failure to write its record, below */
-		rc = store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
+		r = xcalloc(1, sizeof *r);
+		snprintf(r->game_id, sizeof r->game_id, "%s", t->id);
 	} else {
-		snprintf(id, sizeof id, "%.*s", STORE_ID_MAX - 1, m->game);
-		rc = lb->cfg.store == NULL || strlen(m->game) >= sizeof id
-		             ? STORE_ENOTFOUND
-		             : store_game_get(lb->cfg.store, id, &g, &ev, &nev, &err);
-		if (rc == 0 && g.is_private)
-			rc = STORE_ENOTFOUND; /* reached only by its invite code */
-		if (rc < 0) {
-			store_events_free(ev, nev);
-			if (rc != STORE_ENOTFOUND)
-				log_error("store: %s", err.text);
-			refuse(lb, peer, m,
-			       rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
-			       rc == STORE_ENOTFOUND ? "no game with that id"
-			                             : "the game could not be read");
+		if (lb->ops.read == NULL || strlen(m->game) >= STORE_ID_MAX) {
+			refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that id");
 			return;
 		}
+		r = xcalloc(1, sizeof *r);
+		snprintf(r->game_id, sizeof r->game_id, "%s", m->game);
+		r->public_only = 1; /* a private game is reached only by its invite code */
 	}
-	text = xmalloc(RECORD_TEXT_MAX);
-	if (rc == 0)
-		rc = store_record_format(&g, ev, nev, text, RECORD_TEXT_MAX, &err);
-	store_events_free(ev, nev);
-	if (rc < 0) {
-		log_error("store: record of %s: %s", id, err.text);
-		free(text);
-		refuse(lb, peer, m, rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
-		       "the record of game %s could not be written", id);
+	r->kind = ARCHIVE_READ_RECORD;
+	read_start(lb, peer, m, r);
+}
+
+/* The answer to record request m. */
+static void
+record_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+             const struct archive_read *r)
+{
+	json_t *o;
+
+	if (r->rc < 0 && r->public_only && r->rc == STORE_ENOTFOUND) {
+		refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that id");
+		return;
+	}
+	if (r->rc < 0) {
+		log_error("store: record of %s: %s", r->game_id, r->err.text);
+		refuse(lb, peer, m, r->rc == STORE_ENOTFOUND ? PROTO_ENOSUCHGAME : PROTO_EINTERNAL,
+		       "the record of game %s could not be written", r->game_id);
 		return;
 	}
 	o = msg_new(MSG_GAME_RECORD, NULL);
-	json_object_set_new(o, "game", json_string(id));
-	json_object_set_new(o, "text", json_string(text));
+	json_object_set_new(o, "game", json_string(r->game_id));
+	json_object_set_new(o, "text", json_string(r->text));
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
-	free(text);
 	send_msg(lb, peer, o);
 }
 
@@ -196,4 +255,18 @@ void
 archive_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	handle_record(lb, peer, m);
+}
+
+void
+archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+              const struct archive_read *r)
+{
+	switch (r->kind) {
+	case ARCHIVE_READ_HISTORY:
+		history_reply(lb, peer, m, r);
+		break;
+	case ARCHIVE_READ_RECORD:
+		record_reply(lb, peer, m, r);
+		break;
+	}
 }

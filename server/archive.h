@@ -1,16 +1,65 @@
 /*
  * archive.h: the requests answered from the store's archive of games: history and record
  * (archive.c). Handlers of the request table (handlers.c).
+ *
+ * The store is read off the loop's thread: a handler fills a struct archive_read (the question)
+ * and hands it to ops->read (lobby.h), which runs archive_read_run() on a read port
+ * (store-port.h) elsewhere and brings the answer back to handlers_read_done() (handlers.h), which
+ * replies through archive_reply(). Meanwhile the asking connection's later requests wait in the
+ * lobby (struct lobby_wait), so that its replies keep the order of its requests.
  */
 #ifndef HOKITO_SERVER_ARCHIVE_H
 #define HOKITO_SERVER_ARCHIVE_H
 
+#include <stdint.h>
+
 #include "lobby.h"
+#include "store-port.h"
+
+/* What a store read (ops->read) asks for. */
+enum archive_read_kind {
+	ARCHIVE_READ_HISTORY, /* a page of the history */
+	ARCHIVE_READ_RECORD,  /* the record of a game */
+};
+
+/*
+ * A store read that runs off the loop's thread (ops->read), question and answer. The archive fills
+ * the question; whoever runs it (reader.c) touches nothing else, fills the answer and hands it
+ * back (handlers_read_done()). It carries no pointer to the asker: the lobby finds the asker by
+ * ticket (lobby_wait_find()), and the answer is dropped if the connection is gone by then.
+ */
+struct archive_read {
+	uint64_t ticket;             /* the lobby's number for it (lobby_wait_add()) */
+	enum archive_read_kind kind; /* which question */
+	/* the question */
+	struct store_history_query query; /* history */
+	char game_id[STORE_ID_MAX];       /* record: the game */
+	int public_only;                  /* record: asked by id, so a private game is not found */
+	/* the answer */
+	int rc;                   /* games in `games`, the record's length, or a store error */
+	struct store_error err;   /* when rc < 0 */
+	struct store_game *games; /* history: room for query.limit games (owned) */
+	struct store_history_page page; /* history: the total, and where the next page starts */
+	char *text;                     /* record: RECORD_TEXT_MAX bytes, NUL-terminated (owned) */
+};
 
 /* history: a page of finished public games from the store, most recent first (PROTOCOL.md 7.6). */
 void archive_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /* record: the text game record of a game the store holds (FORMATS.md). */
 void archive_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * The answer r (borrowed) to peer's request m (borrowed), which asked for it: the history page or
+ * the record, or a refusal.
+ */
+void archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                   const struct archive_read *r);
+
+/* Run read r on port (on the calling thread; it touches r and the port only). */
+void archive_read_run(const struct store_read_port *port, struct archive_read *r);
+
+/* Free a read and its answer. Accepts NULL. */
+void archive_read_free(struct archive_read *r);
 
 #endif

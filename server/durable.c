@@ -23,7 +23,7 @@
 #define DURABLE_BUCKETS 24 /* histogram buckets: < 1 us, < 2 us, ... < 2^23 us (8 s), more */
 
 struct durable {
-	struct store *store;                /* borrowed */
+	struct store_write_port store;      /* a copy; its impl is borrowed */
 	unsigned saved_player, saved_game;  /* id counters as last queued */
 	int failed;                         /* a write failed: the next commit reports it */
 	struct store_error err;             /* what failed */
@@ -53,11 +53,11 @@ mono_us(void)
 }
 
 struct durable *
-durable_create(struct store *st, unsigned next_player, unsigned next_game)
+durable_create(const struct store_write_port *st, unsigned next_player, unsigned next_game)
 {
 	struct durable *d = xcalloc(1, sizeof *d);
 
-	d->store = st;
+	d->store = *st;
 	d->saved_player = next_player;
 	d->saved_game = next_game;
 	return d;
@@ -100,7 +100,7 @@ durable_game_add(struct durable *d, const struct table *t, int64_t now, struct s
 	snprintf(g.code, sizeof g.code, "%s", t->code);
 	g.created_ms = now;
 	snprintf(g.clock, sizeof g.clock, "%.*s", STORE_WORD_MAX - 1, t->control);
-	return store_game_add(d->store, &g, err);
+	return d->store.game_add(d->store.impl, &g, err);
 }
 
 /* A player took a seat: the seat, and the session that will resume it after a restart. */
@@ -112,7 +112,8 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 	struct store_session ss;
 	int rc;
 
-	rc = store_seat_set(d->store, t->id, seat, t->seat_id[seat], t->seat_name[seat], err);
+	rc = d->store.seat_set(d->store.impl, t->id, seat, t->seat_id[seat], t->seat_name[seat],
+	                       err);
 	if (rc < 0)
 		return rc;
 	/* the computer's seat has no session (and no token) */
@@ -125,7 +126,7 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 	snprintf(ss.game_id, sizeof ss.game_id, "%s", t->id);
 	ss.seat = seat;
 	ss.updated_ms = now;
-	return store_session_set(d->store, &ss, err);
+	return d->store.session_set(d->store.impl, &ss, err);
 }
 
 /*
@@ -138,9 +139,9 @@ durable_over(struct durable *d, const struct table *t, int64_t now, struct store
 {
 	int score[2] = {(int)t->st.scores.v[0], (int)t->st.scores.v[1]};
 
-	return store_game_finish(d->store, t->id, now, event_result_name(t->st.result),
-	                         t->st.winner, event_reason_name(t->st.reason),
-	                         t->st.scores.has ? score : NULL, err);
+	return d->store.game_finish(d->store.impl, t->id, now, event_result_name(t->st.result),
+	                            t->st.winner, event_reason_name(t->st.reason),
+	                            t->st.scores.has ? score : NULL, err);
 }
 
 void
@@ -159,7 +160,8 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 	if (rc == 0 && type == MSG_SEATED)
 		rc = durable_seated(d, t, ev, now, &err);
 	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED || type == MSG_ADJOURNED))
-		rc = store_game_status_set(d->store, t->id, event_status_name(t->st.status), &err);
+		rc = d->store.status_set(d->store.impl, t->id, event_status_name(t->st.status),
+		                         &err);
 	if (rc == 0) {
 		se.seq = seq;
 		se.time_ms = now;
@@ -167,7 +169,7 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 		se.move = type == MSG_MOVED ? t->moves[t->nmoves - 1] : NULL;
 		se.body = w->data; /* the line as sent, without its '\n': stored from the wire */
 		se.body_len = w->len - 1;
-		rc = store_event_add(d->store, t->id, &se, &err);
+		rc = d->store.event_add(d->store.impl, t->id, &se, &err);
 	}
 	if (rc == 0 && type == MSG_GAME_OVER)
 		rc = durable_over(d, t, now, &err);
@@ -180,7 +182,7 @@ durable_unseated(struct durable *d, const char *token)
 	struct store_error err;
 
 	if (!d->failed)
-		durable_check(d, store_session_remove(d->store, token, &err), &err);
+		durable_check(d, d->store.session_remove(d->store.impl, token, &err), &err);
 }
 
 /*
@@ -204,18 +206,18 @@ durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *
 		return err->code < 0 ? err->code : STORE_EIO;
 	}
 	if (np != d->saved_player &&
-	    durable_check(d, store_meta_set(d->store, "next_player", np, err), err) < 0)
+	    durable_check(d, d->store.meta_set(d->store.impl, "next_player", np, err), err) < 0)
 		return err->code;
 	if (ng != d->saved_game &&
-	    durable_check(d, store_meta_set(d->store, "next_game", ng, err), err) < 0)
+	    durable_check(d, d->store.meta_set(d->store.impl, "next_game", ng, err), err) < 0)
 		return err->code;
 	d->saved_player = np;
 	d->saved_game = ng;
-	pending = store_pending(d->store);
+	pending = d->store.pending(d->store.impl);
 	if (pending == 0)
 		return 0;
 	t0 = mono_us();
-	rc = store_commit(d->store, err);
+	rc = d->store.commit(d->store.impl, err);
 	us = mono_us() - t0;
 	if (durable_check(d, rc, err) < 0)
 		return rc;
@@ -265,7 +267,7 @@ stats_write(const struct durable *d, enum log_level level)
 int
 durable_may_lag(const struct durable *d)
 {
-	return store_is_temporary(d->store);
+	return d->store.is_temporary(d->store.impl);
 }
 
 void

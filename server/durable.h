@@ -1,5 +1,6 @@
 /*
- * durable.h: hokitod's game events on their way to the store (store.h), and the group commit.
+ * durable.h: hokitod's game events on their way to the store (its write port, store-port.h), and
+ * the group commit.
  *
  * Every game event is published once through the fan-out port (fanout.h), whose in-process
  * backend hands it here with all it needs (the table, whose seats carry the seated players'
@@ -20,17 +21,19 @@
 #include <jansson.h>
 
 #include "msg.h"
-#include "store.h"
+#include "store-port.h"
 #include "table.h"
 #include "wire.h"
 
 struct durable;
 
 /*
- * Write game events to st (borrowed for the durable's life); next_player and next_game are the
- * id counters as the store holds them now. Returns a new durable.
+ * Write game events through the store's write port st (copied; its impl borrowed for the
+ * durable's life); next_player and next_game are the id counters as the store holds them now.
+ * Returns a new durable.
  */
-struct durable *durable_create(struct store *st, unsigned next_player, unsigned next_game);
+struct durable *durable_create(const struct store_write_port *st, unsigned next_player,
+                               unsigned next_game);
 
 /* Log the commit timings (durable_stats_log()) and free. Does not commit. Accepts NULL. */
 void durable_free(struct durable *d);

@@ -9,10 +9,17 @@
  * rooms: match management (match.c), a player's play (play.c), the archive (archive.c); the few
  * that belong to no game (hello, list, ping, test_clock) are here. Part of the game layer: no
  * libuv here.
+ *
+ * Replies keep the order of a connection's requests (PROTOCOL.md 3 and 9), also when one of them
+ * reads the store off the loop (history, record: archive.c): while its read is out, the
+ * connection's next requests wait in the lobby (lobby_wait_queue()); handlers_read_done() replies
+ * when the answer comes and then dispatches them, in order, until one reads again. Other
+ * connections are not held.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "archive.h"
 #include "handlers.h"
@@ -270,6 +277,11 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	const struct handler_entry *h = handler_find(m->type);
 	struct table *before;
 
+	/* behind a store read of its own: it waits its turn (handlers_read_done()) */
+	if (peer->wait != NULL) {
+		lobby_wait_queue(lb, peer->wait, m);
+		return;
+	}
 	if (m->type == MSG_TEST_CLOCK && !lb->cfg.test_clock) {
 		/* not a request here: unknown_type, before hello too, as any unknown type */
 		handle_test_clock(lb, peer, m);
@@ -288,6 +300,39 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	lobby_touched(lb, before);
 	if (peer->session != NULL && peer->session->table != before)
 		lobby_touched(lb, peer->session->table);
+	lobby_prune(lb);
+	lobby_arm(lb);
+}
+
+void
+handlers_read_done(struct lobby *lb, struct archive_read *r)
+{
+	struct lobby_wait *w = lobby_wait_find(lb, r->ticket);
+	struct lobby_peer *peer;
+	struct lobby_queued *q;
+
+	if (w == NULL) { /* its connection is gone */
+		archive_read_free(r);
+		return;
+	}
+	peer = w->peer;
+	peer->wait = NULL;
+	archive_reply(lb, peer, &w->request, r);
+	archive_read_free(r);
+	/* the requests that came meanwhile, in order, until one of them reads again */
+	while (peer->wait == NULL && (q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		w->nqueued--;
+		handlers_dispatch(lb, peer, &q->m);
+		msg_clear(&q->m);
+		free(q);
+	}
+	if (peer->wait != NULL) { /* the rest waits behind the new read */
+		STAILQ_CONCAT(&peer->wait->queued, &w->queued);
+		peer->wait->nqueued += w->nqueued;
+	}
+	w->peer = NULL;
+	lobby_wait_drop(lb, w);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }

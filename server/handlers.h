@@ -13,4 +13,11 @@
  */
 void handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
+/*
+ * The answer to a store read (ops->read) is here: reply to the connection that asked, if it is
+ * still there, then handle the requests it sent meanwhile, in order, until one of them reads
+ * again. Steals r.
+ */
+void handlers_read_done(struct lobby *lb, struct archive_read *r);
+
 #endif

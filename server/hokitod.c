@@ -2,11 +2,14 @@
  * hokitod.c: the match server's entry point: command line, signals, the event loop.
  *
  * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
- * opens the store (refusing to start on a damaged one), the network layer (which makes the game
- * layer), rebuilds the games the store holds, listens, and runs the libuv loop until SIGINT or
- * SIGTERM (or SIGHUP) asks for a clean stop: clients are told, queued output is flushed, then
- * everything is freed. It owns the loop, the signal handles (started before the port is bound) and
- * the store.
+ * opens the store (refusing a file that is no store of ours; --check checks a whole store and
+ * exits), the network layer (which makes the game layer), rebuilds the games the store holds,
+ * listens (in clear, with TLS, or both), and runs the libuv loop until SIGINT or SIGTERM asks for
+ * a clean stop: clients are told, queued output is flushed, then everything is freed. SIGHUP
+ * reloads the TLS certificate and key for the connections to come (a bad file is logged and the
+ * old pair kept); without TLS it has nothing to reload and says so. It owns the loop, the signal
+ * handles (started before the port is bound), the TLS certificate (struct tls_server) and the
+ * store.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,21 +28,27 @@
 #include "net.h"
 #include "node.h"
 #include "store.h"
+#include "tls.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7777"
 /*
  * Open files kept for what is not a client: the standard streams, the listening sockets, the store
- * and its journal on two connections, the loop's own descriptors, the log.
+ * and its journal on three connections (the loop's, the checkpoints', the reader's), the loop's own
+ * descriptors, the log.
  */
 #define FD_RESERVE     32
 #define DEFAULT_DB     "hokito.db"
 
-/* The signals that stop the server cleanly: SIGHUP too, as when its terminal goes away. */
+/*
+ * The signals handled: SIGINT and SIGTERM stop the server cleanly; SIGHUP, as a daemon's,
+ * reloads (the TLS certificate and key) and never stops it.
+ */
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
 struct hokitod {
 	struct node *node;
+	struct tls_server *tls; /* --listen-tls's certificate and key, or NULL */
 	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
@@ -49,13 +58,14 @@ usage(FILE *f)
 	fprintf(f,
 	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "The hokito match server (HOKITO and OXONO, JSON lines, protocol %d).\n"
-	        "  --listen HOST:PORT     address (default %s, [::1]:PORT for IPv6;\n"
-	        "                         port 0 picks a free port)\n"
+	        "  --listen HOST:PORT     address (default %s; [::1]:PORT for IPv6)\n"
+	        "  --listen-tls HOST:PORT TLS too, or alone: --tls-cert FILE, --tls-key FILE\n"
+	        "                         (PEM; --tls-ca FILE: its chain); SIGHUP reloads them\n"
 	        "  --db PATH              SQLite store (default ./%s, or in\n"
 	        "                         $STATE_DIRECTORY under systemd; :memory: keeps none)\n"
 	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
 	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
-	        "  --port-file PATH       write the bound port number to PATH\n"
+	        "  --port-file PATH       write the bound port numbers (plain, TLS) to PATH\n"
 	        "  --max-clients N        connections at once (default 1024)\n"
 	        "  --max-games N          games not over at once (default 10000)\n"
 	        "  --max-line BYTES       longest input line (default %d)\n"
@@ -67,10 +77,9 @@ usage(FILE *f)
 	        "  --first-move SECS      time for each side's first move (default 30)\n"
 	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
-	        "Examples:\n"
-	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n"
-	        "  hokitod --listen 0.0.0.0:7777 --db /var/lib/hokitod/hokito.db\n"
-	        "See hokitod(8).\n",
+	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
+	        "Examples (see hokitod(8)):\n"
+	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
@@ -161,6 +170,31 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 	return 0;
 }
 
+/*
+ * Under systemd, the certificate and key not given on the command line are the credentials
+ * tls-cert and tls-key (LoadCredential= in the unit: copies only the service can read, in
+ * $CREDENTIALS_DIRECTORY). cert and key are PATH_MAX buffers for those paths. Returns 0 or -1.
+ */
+static int
+credentials_default(struct tls_server_config *tcfg, char *cert, char *key)
+{
+	const char *dir = getenv("CREDENTIALS_DIRECTORY");
+
+	if (dir == NULL || dir[0] == '\0')
+		return 0;
+	if (tcfg->cert_file == NULL) {
+		if (snprintf(cert, PATH_MAX, "%s/tls-cert", dir) >= PATH_MAX)
+			return -1;
+		tcfg->cert_file = cert;
+	}
+	if (tcfg->key_file == NULL) {
+		if (snprintf(key, PATH_MAX, "%s/tls-key", dir) >= PATH_MAX)
+			return -1;
+		tcfg->key_file = key;
+	}
+	return 0;
+}
+
 /* Close the signal handles (embedded in d: nothing to free). */
 static void
 signals_close(struct hokitod *d)
@@ -169,12 +203,34 @@ signals_close(struct hokitod *d)
 		uv_close((uv_handle_t *)&d->sig[i], NULL);
 }
 
+/* SIGHUP: read the certificate and key again for new connections; keep the old on failure. */
+static void
+reload(struct hokitod *d)
+{
+	struct tls_error err;
+
+	if (d->tls == NULL) {
+		log_info("got SIGHUP: nothing to reload (no --listen-tls)");
+		return;
+	}
+	if (tls_server_reload(d->tls, &err) < 0) {
+		log_error("got SIGHUP: TLS certificate not reloaded, the old one is kept: %s",
+		          err.text);
+		return;
+	}
+	log_info("got SIGHUP: TLS certificate and key reloaded for new connections");
+}
+
 static void
 signal_cb(uv_signal_t *h, int signum)
 {
 	struct hokitod *d = h->data;
 
-	log_info("got %s", signum == SIGINT ? "SIGINT" : signum == SIGTERM ? "SIGTERM" : "SIGHUP");
+	if (signum == SIGHUP) {
+		reload(d);
+		return;
+	}
+	log_info("got %s", signum == SIGINT ? "SIGINT" : "SIGTERM");
 	node_shutdown(d->node);
 	signals_close(d);
 }
@@ -205,11 +261,47 @@ stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *
 	signals_close(d);
 	uv_run(loop, UV_RUN_DEFAULT);
 	node_free(d->node);
+	tls_server_free(d->tls);
 	uv_loop_close(loop);
 	store_close(store);
 	if (made != NULL)
 		store_made_remove(made);
 	return 1;
+}
+
+/* store_check_file() callback: a finding, one line on stdout. */
+static void
+check_found_cb(void *ctx, const char *text)
+{
+	printf("%s: %s\n", (const char *)ctx, text);
+}
+
+/*
+ * hokitod --check: the full check of the store that opening no longer runs (it reads the whole
+ * file: about a minute per million games), beside a running server or not. Returns the exit
+ * status: 0 sound, 1 findings or a file that is no store (said on stderr), 2 for ":memory:".
+ */
+static int
+check_store(const char *db)
+{
+	struct store_error err;
+	int n;
+
+	if (strcmp(db, ":memory:") == 0) {
+		fprintf(stderr, "hokitod: --check wants a store file (--db), not :memory:\n");
+		return 2;
+	}
+	n = store_check_file(db, check_found_cb, (void *)db, &err);
+	if (n < 0) {
+		fprintf(stderr, "hokitod: cannot check the store: %s\n", err.text);
+		return 1;
+	}
+	if (n > 0) {
+		printf("%s: damaged: %d finding%s\n", db, n, n == 1 ? "" : "s");
+		return 1;
+	}
+	printf("%s: sound\n", db);
+	return 0;
 }
 
 /*
@@ -256,6 +348,10 @@ main(int argc, char **argv)
 {
 	enum {
 		O_LISTEN = 256,
+		O_LISTEN_TLS,
+		O_TLS_CERT,
+		O_TLS_KEY,
+		O_TLS_CA,
 		O_PORT_FILE,
 		O_LOG,
 		O_LINE,
@@ -271,11 +367,16 @@ main(int argc, char **argv)
 		O_TEST_CLOCK,
 		O_DB,
 		O_FSYNC_MODE,
+		O_CHECK,
 		O_HELP,
 		O_VERSION
 	};
 	static const struct option options[] = {
 	        {"listen", required_argument, NULL, O_LISTEN},
+	        {"listen-tls", required_argument, NULL, O_LISTEN_TLS},
+	        {"tls-cert", required_argument, NULL, O_TLS_CERT},
+	        {"tls-key", required_argument, NULL, O_TLS_KEY},
+	        {"tls-ca", required_argument, NULL, O_TLS_CA},
 	        {"port-file", required_argument, NULL, O_PORT_FILE},
 	        {"log-level", required_argument, NULL, O_LOG},
 	        {"max-line", required_argument, NULL, O_LINE},
@@ -291,6 +392,7 @@ main(int argc, char **argv)
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
+	        {"check", no_argument, NULL, O_CHECK},
 	        {"help", no_argument, NULL, O_HELP},
 	        {"version", no_argument, NULL, O_VERSION},
 	        {NULL, 0, NULL, 0},
@@ -311,15 +413,18 @@ main(int argc, char **argv)
 	        .first_move_ms = 30000,
 	        .test_clock = 0,
 	};
-	const char *listen = DEFAULT_LISTEN, *port_file = NULL, *db = NULL, *made;
+	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
+	struct tls_server_config tcfg = {NULL, NULL, NULL};
+	struct tls_error terr;
 	enum store_sync sync = STORE_SYNC_NORMAL;
 	struct store_error serr;
 	struct store *store;
-	char host[256], bound[128], dbpath[4096];
+	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096];
+	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
 	unsigned long long v;
 	struct hokitod d;
 	uv_loop_t loop;
-	int port, opt, longindex, rc;
+	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
 
 	opterr = 0; /* getopt's messages name argv[0]; ours are one line, as every error */
 	while ((opt = getopt_long(argc, argv, ":hV", options, &longindex)) != -1) {
@@ -328,8 +433,21 @@ main(int argc, char **argv)
 		if (opt >= O_LISTEN && (cut = option_abbreviated(argv, options, longindex)) != NULL)
 			return option_unknown(cut);
 		switch (opt) {
+		/* an empty address or file is none: the unit passes the unset ones empty */
 		case O_LISTEN:
 			listen = optarg;
+			break;
+		case O_LISTEN_TLS:
+			listen_tls = optarg[0] != '\0' ? optarg : NULL;
+			break;
+		case O_TLS_CERT:
+			tcfg.cert_file = optarg[0] != '\0' ? optarg : NULL;
+			break;
+		case O_TLS_KEY:
+			tcfg.key_file = optarg[0] != '\0' ? optarg : NULL;
+			break;
+		case O_TLS_CA:
+			tcfg.ca_file = optarg[0] != '\0' ? optarg : NULL;
 			break;
 		case O_PORT_FILE:
 			port_file = optarg;
@@ -406,6 +524,9 @@ main(int argc, char **argv)
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
 			break;
+		case O_CHECK:
+			check = 1;
+			break;
 		case O_DB:
 			if (optarg[0] == '\0')
 				bad = "--db wants a file name";
@@ -456,12 +577,49 @@ main(int argc, char **argv)
 		        argv[optind]);
 		return 2;
 	}
-	if (parse_listen(listen, host, sizeof host, &port) < 0) {
+	if (listen == NULL && listen_tls == NULL)
+		listen = DEFAULT_LISTEN;
+	if (listen != NULL && listen[0] == '\0') {
+		if (listen_tls == NULL) {
+			fprintf(stderr, "hokitod: --listen is empty and there is no --listen-tls: "
+			                "nothing to listen on\n");
+			return 2;
+		}
+		listen = NULL;
+	}
+	if (listen_tls != NULL && credentials_default(&tcfg, cred_cert, cred_key) < 0) {
+		fprintf(stderr, "hokitod: credential paths too long\n");
+		return 2;
+	}
+	if (listen != NULL && parse_listen(listen, host, sizeof host, &port) < 0) {
 		fprintf(stderr,
 		        "hokitod: --listen wants IPV4:PORT or [IPV6]:PORT, a numeric "
 		        "address and a port from 0 to 65535 (got '%s')\n",
 		        listen);
 		return 2;
+	}
+	if (listen_tls != NULL &&
+	    parse_listen(listen_tls, tls_host, sizeof tls_host, &tls_port) < 0) {
+		fprintf(stderr,
+		        "hokitod: --listen-tls wants IPV4:PORT or [IPV6]:PORT, a numeric "
+		        "address and a port from 0 to 65535 (got '%s')\n",
+		        listen_tls);
+		return 2;
+	}
+	if (listen_tls != NULL && (tcfg.cert_file == NULL || tcfg.key_file == NULL)) {
+		fprintf(stderr, "hokitod: --listen-tls needs --tls-cert and --tls-key\n");
+		return 2;
+	}
+	if (listen_tls == NULL &&
+	    (tcfg.cert_file != NULL || tcfg.key_file != NULL || tcfg.ca_file != NULL)) {
+		fprintf(stderr,
+		        "hokitod: --tls-cert, --tls-key and --tls-ca go with --listen-tls\n");
+		return 2;
+	}
+	d.tls = NULL;
+	if (listen_tls != NULL && tls_server_create(&d.tls, &tcfg, &terr) < 0) {
+		log_error("cannot load the TLS certificate: %s", terr.text);
+		return 1;
 	}
 
 	if (db == NULL) {
@@ -475,13 +633,18 @@ main(int argc, char **argv)
 		db = dbpath;
 	}
 
+	if (check)
+		return check_store(db);
 	signal(SIGPIPE, SIG_IGN);
 	/* a store this start makes is removed again if the start fails */
 	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
-	if (clients_fit_fd_limit(&ncfg.max_clients) < 0)
+	if (clients_fit_fd_limit(&ncfg.max_clients) < 0) {
+		tls_server_free(d.tls);
 		return 1;
+	}
 	if (store_open(db, sync, &store, &serr) < 0) {
 		log_error("cannot open the store: %s", serr.text);
+		tls_server_free(d.tls);
 		/* a file this start made (say, on a full disk) would make every later start refuse
 		   it as truncated: the service would not come back once room is made */
 		if (made != NULL)
@@ -490,9 +653,8 @@ main(int argc, char **argv)
 	}
 	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
-	lcfg.store = store;
 	uv_loop_init(&loop);
-	d.node = node_create(&loop, &ncfg, &lcfg);
+	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.
@@ -506,28 +668,38 @@ main(int argc, char **argv)
 		log_error("cannot rebuild the games from the store: %s", serr.text);
 	} else if ((rc = node_offload(d.node, &serr)) < 0) {
 		log_error("cannot start the store: %s", serr.text);
-	} else if ((rc = node_listen(d.node, host, port, bound, sizeof bound)) < 0) {
+	} else if (listen != NULL &&
+	           (rc = node_listen(d.node, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));
+	} else if (listen_tls != NULL && (rc = node_listen_tls(d.node, tls_host, tls_port, d.tls,
+	                                                       tls_bound, sizeof tls_bound)) < 0) {
+		log_error("cannot listen on %s: %s", listen_tls, uv_strerror(rc));
 	}
 	if (rc < 0)
 		return stop_early(&d, &loop, store, made);
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
-		const char *p = strrchr(bound, ':');
+		const char *p = listen != NULL ? strrchr(bound, ':') : NULL;
+		const char *tp = listen_tls != NULL ? strrchr(tls_bound, ':') : NULL;
 
-		if (f == NULL || fprintf(f, "%s\n", p ? p + 1 : bound) < 0 || fclose(f) != 0) {
+		if (f == NULL || (p != NULL && fprintf(f, "%s\n", p + 1) < 0) ||
+		    (tp != NULL && fprintf(f, "%s\n", tp + 1) < 0) || fclose(f) != 0) {
 			log_error("cannot write %s: %s", port_file, strerror(errno));
 			return stop_early(&d, &loop, store, made);
 		}
 	}
 	/* after the port file: a test that sees this line can read the file */
-	log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
+	if (listen != NULL)
+		log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
+	if (listen_tls != NULL)
+		log_info("hokitod %s listening for TLS on %s", HOKITO_VERSION, tls_bound);
 	if (lcfg.test_clock)
 		log_warn("--test-clock: game time moves only with test_clock requests (testing "
 		         "aid)");
 	uv_run(&loop, UV_RUN_DEFAULT);
 
 	node_free(d.node);
+	tls_server_free(d.tls);
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
 		log_warn("loop closed with handles left: %s", uv_strerror(rc));

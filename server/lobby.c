@@ -17,12 +17,18 @@
  * (ops->timer); lobby_wake() acts on what is due. The requests themselves are handled by the
  * rooms above this one (handlers.c and what it dispatches to), which call down into here; nothing
  * here calls up into them.
+ *
+ * A store read (history, record) runs off the loop's thread (ops->read); meanwhile its
+ * connection's later requests wait here, in its struct lobby_wait, found by the read's ticket.
+ * The lobby keeps the waits only: the read is started by archive.c, and handlers.c replies and
+ * hands the waiting requests over in order when the answer comes (handlers_read_done()).
  */
 #include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include "lobby.h"
 #include "log.h"
@@ -66,6 +72,7 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	TAILQ_INIT(&lb->held);
 	SLIST_INIT(&lb->release);
 	LIST_INIT(&lb->spect_waiting);
+	TAILQ_INIT(&lb->waits);
 	return lb;
 }
 
@@ -74,6 +81,10 @@ lobby_free(struct lobby *lb)
 {
 	if (lb == NULL)
 		return;
+	while (!TAILQ_EMPTY(&lb->waits)) {
+		TAILQ_FIRST(&lb->waits)->peer = NULL; /* its connection may be freed by now */
+		lobby_wait_drop(lb, TAILQ_FIRST(&lb->waits));
+	}
 	for (size_t i = 0; i < lb->ntables; i++)
 		table_free(lb->tables[i]);
 	session_registry_close(&lb->sessions);
@@ -590,6 +601,8 @@ lobby_peer_gone(struct lobby *lb, struct lobby_peer *peer)
 	struct session *s = peer->session;
 	struct table *t;
 
+	if (peer->wait != NULL)
+		lobby_wait_drop(lb, peer->wait); /* its read's answer will find nobody */
 	if (s == NULL)
 		return;
 	t = s->table;
@@ -720,4 +733,72 @@ lobby_wake(struct lobby *lb)
 	spectators_flush(lb);
 	lobby_prune(lb);
 	lobby_arm(lb);
+}
+
+/* --- Store reads out (ops->read): the requests of their connections wait in order. --- */
+
+/* Requests one connection may send while a read of its own is out; more closes it. */
+#define LOBBY_WAIT_MAX 4096
+
+uint64_t
+lobby_wait_add(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct lobby_wait *w = xcalloc(1, sizeof *w);
+
+	w->ticket = ++lb->read_ticket;
+	w->peer = peer;
+	w->request = *m;
+	json_incref(w->request.root);
+	STAILQ_INIT(&w->queued);
+	TAILQ_INSERT_TAIL(&lb->waits, w, link);
+	peer->wait = w;
+	return w->ticket;
+}
+
+struct lobby_wait *
+lobby_wait_find(struct lobby *lb, uint64_t ticket)
+{
+	struct lobby_wait *w;
+
+	TAILQ_FOREACH(w, &lb->waits, link)
+	if (w->ticket == ticket)
+		return w;
+	return NULL;
+}
+
+void
+lobby_wait_queue(struct lobby *lb, struct lobby_wait *w, const struct msg *m)
+{
+	struct lobby_queued *q;
+
+	if (w->nqueued >= LOBBY_WAIT_MAX) {
+		if (w->nqueued++ == LOBBY_WAIT_MAX) {
+			log_info("a connection sent %d requests behind a store read: closing it",
+			         LOBBY_WAIT_MAX);
+			lb->ops.close(lb->ops.arg, w->peer);
+		}
+		return;
+	}
+	q = xcalloc(1, sizeof *q);
+	q->m = *m;
+	json_incref(q->m.root);
+	STAILQ_INSERT_TAIL(&w->queued, q, link);
+	w->nqueued++;
+}
+
+void
+lobby_wait_drop(struct lobby *lb, struct lobby_wait *w)
+{
+	struct lobby_queued *q;
+
+	TAILQ_REMOVE(&lb->waits, w, link);
+	while ((q = STAILQ_FIRST(&w->queued)) != NULL) {
+		STAILQ_REMOVE_HEAD(&w->queued, link);
+		msg_clear(&q->m);
+		free(q);
+	}
+	msg_clear(&w->request);
+	if (w->peer != NULL && w->peer->wait == w)
+		w->peer->wait = NULL;
+	free(w);
 }

@@ -33,11 +33,12 @@
 #include "game.h"
 #include "protocol.h"
 #include "session.h"
+#include "store-port.h"
 #include "strmap.h"
 #include "table.h"
 
+struct archive_read;
 struct fanout;
-struct store;
 
 #define SPECTATORS_INTERVAL 500 /* ms: at most one spectators notice per game this often */
 
@@ -73,23 +74,53 @@ struct lobby_ops {
 	 * keeps its seat, and its stored session with it. token is borrowed for the call.
 	 */
 	void (*unseated)(void *arg, const char *token);
+	/*
+	 * Optional (NULL: the server keeps no store; history is empty and record finds nothing).
+	 * Run store read r off the loop's thread (archive_read_run() on a read port, archive.h) and
+	 * hand it back with handlers_read_done() (handlers.h), from the loop thread and outside any
+	 * lobby call. Steals r. Must not call back into the lobby. Until the answer comes, the
+	 * asking connection's later requests wait in the lobby (struct lobby_wait), so that replies
+	 * keep the order of the requests.
+	 */
+	void (*read)(void *arg, struct archive_read *r);
 	void *arg; /* passed to every op */
 };
 
 struct lobby_config {
-	unsigned max_games;          /* games held (open, live and finished) */
-	unsigned keep_finished;      /* finished games kept and listed */
-	uint64_t linger_ms;          /* how long a disconnected session is kept */
-	size_t max_line;             /* told to clients in welcome */
-	const char *server;          /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
-	uint64_t grace_ms;           /* a dropped player's grace period, counted on its own turns */
-	uint64_t adjourn_claim_ms;   /* after an adjournment, the wait before a claim */
-	uint64_t first_move_ms;      /* each side's first move in a timed game; 0: none */
-	int test_clock;              /* time is virtual and moved only by test_clock requests */
-	struct store *store;         /* borrowed, may be NULL: answers history and record, and is
-	                                what restore_lobby() rebuilds from */
-	const struct fanout *fanout; /* borrowed, may be NULL: where every game event is
-	                                published (fanout.h); NULL: to the game's peers only */
+	unsigned max_games;        /* games held (open, live and finished) */
+	unsigned keep_finished;    /* finished games kept and listed */
+	uint64_t linger_ms;        /* how long a disconnected session is kept */
+	size_t max_line;           /* told to clients in welcome */
+	const char *server;        /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
+	uint64_t grace_ms;         /* a dropped player's grace period, counted on its own turns */
+	uint64_t adjourn_claim_ms; /* after an adjournment, the wait before a claim */
+	uint64_t first_move_ms;    /* each side's first move in a timed game; 0: none */
+	int test_clock;            /* time is virtual and moved only by test_clock requests */
+	const struct store_write_port *store; /* borrowed, may be NULL: what restore_lobby()
+	                                         rebuilds from (history and record: ops->read) */
+	const struct fanout *fanout;          /* borrowed, may be NULL: where every game event is
+	                                         published (fanout.h); NULL: to the game's peers only */
+};
+
+/* A request waiting in the lobby for its turn behind a store read of the same connection. */
+struct lobby_queued {
+	struct msg m; /* a copy, holding a reference of its own on m.root */
+	STAILQ_ENTRY(lobby_queued) link;
+};
+
+/*
+ * A connection with a store read out (ops->read): the request that asked it, and the requests
+ * the connection sent since, which wait so that its replies keep the order of its requests
+ * (PROTOCOL.md 3 and 9). The lobby finds it by the read's ticket; lobby_peer_gone() drops it, so
+ * an answer that comes after its connection is gone finds nobody and is dropped.
+ */
+struct lobby_wait {
+	uint64_t ticket;                    /* of the read out */
+	struct lobby_peer *peer;            /* borrowed: valid while the wait is listed */
+	struct msg request;                 /* the asking request (a reference on its root) */
+	STAILQ_HEAD(, lobby_queued) queued; /* later requests, in order */
+	size_t nqueued;                     /* how many */
+	TAILQ_ENTRY(lobby_wait) link;       /* lobby.waits */
 };
 
 TAILQ_HEAD(table_queue, table);
@@ -117,6 +148,9 @@ struct lobby {
 	uint64_t serial;                  /* tables created */
 	uint64_t finished_serial;         /* tables finished */
 	uint64_t virtual_ms; /* the time with cfg.test_clock: moved by test_clock only */
+	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
+	TAILQ_HEAD(, lobby_wait) waits;
+	uint64_t read_ticket; /* the last store read's ticket */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -230,6 +264,24 @@ void lobby_touched(struct lobby *lb, struct table *t);
 
 /* Ask the network layer to wake us at the earliest deadline (ops->timer). */
 void lobby_arm(struct lobby *lb);
+
+/*
+ * A store read for peer's request m (borrowed, copied) goes out: peer's next requests wait
+ * behind it (peer->wait) until lobby_wait_drop(). Returns the read's ticket.
+ */
+uint64_t lobby_wait_add(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* The wait of the read with ticket, or NULL when its connection is gone. Borrowed. */
+struct lobby_wait *lobby_wait_find(struct lobby *lb, uint64_t ticket);
+
+/*
+ * Request m (borrowed, copied) of a connection whose read is out waits its turn in w; past
+ * LOBBY_WAIT_MAX of them the connection is closed (ops->close) and the rest dropped.
+ */
+void lobby_wait_queue(struct lobby *lb, struct lobby_wait *w, const struct msg *m);
+
+/* Forget a wait: its requests and the request that asked. The read, if out, finds nobody. */
+void lobby_wait_drop(struct lobby *lb, struct lobby_wait *w);
 
 /*
  * The first moment after the virtual time, and before to, at which something falls due in a game:

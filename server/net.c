@@ -23,6 +23,18 @@
  * close callback, when libuv has cancelled every pending write. A flushing close shuts the write
  * side down after the queued data, keeps reading (and discarding) until the peer closes or a
  * deadline passes, so the final error or bye line is not destroyed by a reset.
+ *
+ * TLS (a connection accepted on the TLS listener, net_listen_tls()) changes only the transport:
+ * the ciphertext read goes through the engine (protocol/tls.h), whose plaintext takes the same
+ * line splitting as a plain read (client_input()); released lines are joined and handed to the
+ * engine as one record (client_flush_tls()), and its ciphertext goes out in write requests that
+ * own their buffer (client_tls_out(), also called after each read: handshake messages). Every
+ * limit counts from the accept: the hello deadline covers the handshake (one that has not ended
+ * by then is closed without a word: there is no channel to say it on), max_clients counts
+ * handshaking connections, and max_output counts the plaintext held plus the ciphertext libuv
+ * holds. A flushing close sends close_notify before the TCP shutdown; one that comes before the
+ * handshake has ended (too many clients) lets the handshake finish first, within the close
+ * deadline, so the client reads why it was refused.
  */
 #include <assert.h>
 #include <sys/queue.h>
@@ -34,6 +46,7 @@
 #include "log.h"
 #include "msg.h"
 #include "net.h"
+#include "tls.h"
 #include "xmalloc.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -70,6 +83,9 @@ struct net_client {
 	int shutdown_after_flush;           /* a flushing close waits for the held lines */
 	TAILQ_ENTRY(net_client) flush_link; /* clients holding lines */
 	int in_flush_list;
+	struct tls_conn *tls; /* TLS state (owned) on the TLS listener's connections, else NULL */
+	int tls_wait_open;    /* a flushing close waits for the handshake to end (TLS) */
+	int tls_dead;         /* the engine failed: only its alert is left to write */
 };
 
 /* A line held for a client until the commit of the turn that made it is durable. */
@@ -84,11 +100,20 @@ struct net_write {
 	struct wire *wires[]; /* one reference each, released in the write callback */
 };
 
+/* A write of TLS ciphertext: it owns its buffer, freed in the write callback. */
+struct net_tls_write {
+	uv_write_t req;
+	char *buf; /* from tls_conn_take() */
+};
+
 struct net {
 	uv_loop_t *loop;
 	struct net_config cfg;
 	struct net_ops ops;
 	uv_tcp_t listener;
+	uv_tcp_t tls_listener;             /* bound by net_listen_tls(); initialised there */
+	int tls_listening;                 /* tls_listener is initialised */
+	struct tls_server *tls;            /* the TLS listener's certificate (borrowed) */
 	uint64_t turn_no;                  /* the turn under way: 1, 2, ... */
 	uint64_t released;                 /* the lines of turns up to this one may go */
 	TAILQ_HEAD(, net_client) flushing; /* clients holding lines */
@@ -97,11 +122,14 @@ struct net {
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
 	int stopping;
 	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
+	char pbuf[READ_BUF]; /* the plaintext of a TLS read (client_read_tls()) */
+	char wbuf[READ_BUF]; /* released lines joined into TLS records (client_flush_tls()) */
 };
 
 static void client_reap_all(struct net *n);
 static void client_send(struct net_client *c, struct wire *w);
 static void client_shutdown(struct net_client *c);
+static void client_tls_out(struct net_client *c);
 
 /* Take c off the list of clients holding lines. */
 static void
@@ -170,6 +198,7 @@ client_close_cb(uv_handle_t *h)
 	client_held_drop(c);
 	free(c->held);
 	framer_close(&c->in);
+	tls_conn_free(c->tls);
 	log_debug("connection %s freed", c->addr);
 	free(c);
 }
@@ -193,6 +222,12 @@ client_deadline_cb(uv_timer_t *t)
 		client_close_handles(c);
 		return;
 	}
+	if (!c->welcomed && c->tls != NULL && !tls_conn_is_open(c->tls)) {
+		log_info("connection %s: no TLS handshake in time", c->addr);
+		client_doom(c, DOOM_NOW);
+		client_reap_all(c->net);
+		return;
+	}
 	if (!c->welcomed) {
 		struct wire *w = wire_encode_steal(
 		        msg_error_new(PROTO_EHELLOTIMEOUT, MSG_NONE, NULL,
@@ -214,13 +249,27 @@ client_shutdown_cb(uv_shutdown_t *req, int status)
 	(void)status;
 }
 
-/* Shut the write side down after what is written, and give the peer close_timeout_ms to close. */
+/*
+ * Shut the write side down after what is written, and give the peer close_timeout_ms to close. A
+ * TLS connection sends close_notify first; one still in its handshake waits for it to end (the
+ * lines held for it go out then: client_read_tls()).
+ */
 static void
 client_shutdown(struct net_client *c)
 {
 	c->shutdown_after_flush = 0;
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
+	if (c->tls != NULL && !c->tls_dead && !tls_conn_is_open(c->tls) && !c->tls_wait_open) {
+		c->tls_wait_open = 1;
+		uv_timer_stop(&c->timer);
+		uv_timer_start(&c->timer, client_deadline_cb, c->net->cfg.close_timeout_ms, 0);
+		return;
+	}
+	if (c->tls != NULL) {
+		tls_conn_shutdown(c->tls);
+		client_tls_out(c);
+	}
 	if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, client_shutdown_cb) == 0) {
 		uv_timer_stop(&c->timer);
 		uv_timer_start(&c->timer, client_deadline_cb, c->net->cfg.close_timeout_ms, 0);
@@ -268,6 +317,14 @@ client_reap_all(struct net *n)
 	}
 }
 
+/* A write to c failed (status, a libuv error other than UV_ECANCELED): drop c at once. */
+static void
+client_write_failed(struct net_client *c, int status)
+{
+	log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
+	client_doom(c, DOOM_NOW);
+}
+
 static void
 client_write_cb(uv_write_t *req, int status)
 {
@@ -278,10 +335,119 @@ client_write_cb(uv_write_t *req, int status)
 		wire_unref(wr->wires[i]);
 	free(wr);
 	if (status < 0 && status != UV_ECANCELED) {
-		log_info("connection %s: write failed: %s", c->addr, uv_strerror(status));
-		client_doom(c, DOOM_NOW);
+		client_write_failed(c, status);
 		client_reap_all(c->net);
 	}
+}
+
+static void
+client_tls_write_cb(uv_write_t *req, int status)
+{
+	struct net_tls_write *wr = container_of(req, struct net_tls_write, req);
+	struct net_client *c = req->handle->data;
+
+	free(wr->buf);
+	free(wr);
+	if (status < 0 && status != UV_ECANCELED) {
+		client_write_failed(c, status);
+		client_reap_all(c->net);
+	}
+}
+
+/*
+ * Write the ciphertext waiting in c's TLS engine: straight to the socket when the kernel takes
+ * it (uv_try_write), the rest in a write request that owns the buffer.
+ */
+static void
+client_tls_out(struct net_client *c)
+{
+	struct net_tls_write *wr;
+	uv_buf_t buf;
+	size_t len;
+	char *p;
+	int rc;
+
+	while ((p = tls_conn_take(c->tls, &len)) != NULL) {
+		if (uv_is_closing((uv_handle_t *)&c->tcp)) {
+			free(p);
+			continue;
+		}
+		buf = uv_buf_init(p, (unsigned)len);
+		rc = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
+		if (rc == (int)len) {
+			free(p);
+			continue;
+		}
+		if (rc < 0 && rc != UV_EAGAIN) {
+			free(p);
+			client_write_failed(c, rc);
+			continue;
+		}
+		if (rc > 0) {
+			buf.base += rc;
+			buf.len -= (unsigned)rc;
+		}
+		wr = xmalloc(sizeof *wr);
+		wr->buf = p;
+		if (uv_write(&wr->req, (uv_stream_t *)&c->tcp, &buf, 1, client_tls_write_cb) < 0) {
+			free(p);
+			free(wr);
+			client_doom(c, DOOM_NOW);
+		}
+	}
+}
+
+/* The TLS engine of c failed (err): log it, drop what c holds, send the alert, then close. */
+static void
+client_tls_fail(struct net_client *c, const struct tls_error *err)
+{
+	log_info("connection %s: %s", c->addr, err->text);
+	c->tls_dead = 1;
+	client_held_drop(c);
+	client_tls_out(c);
+	client_doom(c, DOOM_FLUSH);
+}
+
+/*
+ * Hand c's released lines (the first count, bytes long) to its TLS engine, joined into records
+ * of up to sizeof n->wbuf bytes, then write the ciphertext. The lines are done with once copied.
+ */
+static void
+client_flush_tls(struct net_client *c, size_t count, size_t bytes)
+{
+	struct net *n = c->net;
+	struct tls_error err;
+	size_t fill = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		const char *data = c->held[i].w->data;
+		size_t len = c->held[i].w->len;
+
+		while (rc == 0 && len > 0) {
+			size_t k = len < sizeof n->wbuf - fill ? len : sizeof n->wbuf - fill;
+
+			memcpy(n->wbuf + fill, data, k);
+			fill += k;
+			data += k;
+			len -= k;
+			if (fill == sizeof n->wbuf) {
+				rc = tls_conn_write(c->tls, n->wbuf, fill, &err);
+				fill = 0;
+			}
+		}
+		wire_unref(c->held[i].w);
+	}
+	if (rc == 0 && fill > 0)
+		rc = tls_conn_write(c->tls, n->wbuf, fill, &err);
+	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
+	c->nheld -= count;
+	c->held_bytes -= bytes;
+	if (rc < 0) {
+		client_tls_fail(c, &err);
+		return;
+	}
+	client_tls_out(c);
 }
 
 /*
@@ -336,6 +502,10 @@ client_flush(struct net_client *c)
 		flush_list_remove(c);
 	if (count == 0 || uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
+	if (c->tls != NULL) {
+		client_flush_tls(c, count, bytes);
+		return;
+	}
 	if (count > sizeof small / sizeof small[0])
 		bufs = xmalloc(count * sizeof *bufs);
 	for (size_t i = 0; i < count; i++)
@@ -516,34 +686,18 @@ client_framer_drain(struct net_client *c)
 }
 
 /*
- * Split a read (in the shared buffer) into lines, Redis style: whole lines are decoded in place;
- * the bytes of a line that is not finished go to the client's framer, which then takes the rest
- * of that line from the next reads. Lines are cut by the framer's own rule, framer_cut() (the
- * limit: max_line bytes plus an optional '\r' before the '\n'), here as in the framer.
+ * Split a read (in the shared buffer; for TLS its plaintext) into lines, Redis style: whole lines
+ * are decoded in place; the bytes of a line that is not finished go to the client's framer, which
+ * then takes the rest of that line from the next reads. Lines are cut by the framer's own rule,
+ * framer_cut() (the limit: max_line bytes plus an optional '\r' before the '\n'), here as in the
+ * framer.
  */
 static void
-client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+client_input(struct net_client *c, char *p, char *end)
 {
-	struct net_client *c = stream->data;
 	size_t max = c->net->cfg.max_line;
-	char *p = buf->base, *end = buf->base + (nread > 0 ? nread : 0), *nl;
+	char *nl;
 
-	if (nread < 0) {
-		if (c->closing) {
-			client_close_handles(c);
-			return;
-		}
-		if (nread != UV_EOF)
-			log_info("connection %s: read failed: %s", c->addr,
-			         uv_strerror((int)nread));
-		else
-			log_debug("connection %s: closed by the peer", c->addr);
-		client_doom(c, DOOM_NOW);
-		client_reap_all(c->net);
-		return;
-	}
-	if (c->doomed != DOOM_NONE || c->closing)
-		return; /* discarded */
 	if (framer_pending(&c->in) > 0) {
 		/* finish the held line first: up to and including its '\n' */
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -567,6 +721,93 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		client_line(c, p, len);
 		p += used;
 	}
+}
+
+/*
+ * A TLS read: feed the ciphertext to the engine, split the plaintext it gives (in the shared
+ * n->pbuf) as a plain read, then write what the engine has to say (handshake messages, alerts).
+ * The peer's close_notify is its end, as EOF; any TLS error (garbage, plain JSON, a refused
+ * version) closes this connection after the alert.
+ */
+static void
+client_read_tls(struct net_client *c, const char *data, size_t len)
+{
+	struct net *n = c->net;
+	struct tls_error err;
+	size_t got;
+	int r;
+
+	if ((r = tls_conn_feed(c->tls, data, len, &err)) < 0) {
+		client_tls_fail(c, &err);
+		return;
+	}
+	while (c->doomed == DOOM_NONE &&
+	       (r = tls_conn_read(c->tls, n->pbuf, sizeof n->pbuf, &got, &err)) == 1)
+		client_input(c, n->pbuf, n->pbuf + got);
+	if (r == TLS_ECLOSED) {
+		log_debug("connection %s: closed by the peer (TLS)", c->addr);
+		client_doom(c, DOOM_NOW);
+		return;
+	}
+	if (r < 0) {
+		client_tls_fail(c, &err);
+		return;
+	}
+	client_tls_out(c);
+}
+
+/*
+ * A read on a TLS connection refused before its handshake ended (too many clients, the server
+ * stopping): the handshake goes on so that the lines held for it (the error, the bye) reach the
+ * peer; the close that waits for it (client_shutdown()) goes on once it is open. Plaintext read
+ * is discarded.
+ */
+static void
+client_tls_handshake_closing(struct net_client *c, const char *data, size_t len)
+{
+	struct tls_error err;
+
+	if (tls_conn_feed(c->tls, data, len, &err) < 0) {
+		log_info("connection %s: %s", c->addr, err.text);
+		c->tls_dead = 1;
+	}
+	client_tls_out(c);
+	if ((c->tls_dead || tls_conn_is_open(c->tls)) && c->tls_wait_open) {
+		c->tls_wait_open = 0;
+		client_shutdown(c);
+	}
+}
+
+static void
+client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+	struct net_client *c = stream->data;
+
+	if (nread < 0) {
+		if (c->closing) {
+			client_close_handles(c);
+			return;
+		}
+		if (nread != UV_EOF)
+			log_info("connection %s: read failed: %s", c->addr,
+			         uv_strerror((int)nread));
+		else
+			log_debug("connection %s: closed by the peer", c->addr);
+		client_doom(c, DOOM_NOW);
+		client_reap_all(c->net);
+		return;
+	}
+	if (c->tls != NULL && c->doomed == DOOM_FLUSH && !c->tls_dead &&
+	    !tls_conn_is_open(c->tls)) {
+		client_tls_handshake_closing(c, buf->base, (size_t)nread);
+		return;
+	}
+	if (c->doomed != DOOM_NONE || c->closing)
+		return; /* discarded */
+	if (c->tls != NULL)
+		client_read_tls(c, buf->base, (size_t)nread);
+	else
+		client_input(c, buf->base, buf->base + nread);
 	if (c->in_flush_list && TAILQ_FIRST(&c->net->flushing) != c)
 		flush_list_front(c); /* its replies first */
 	client_reap_all(c->net);
@@ -617,6 +858,8 @@ net_connection_cb(uv_stream_t *server, int status)
 	c->open_handles = 2;
 	LIST_INSERT_HEAD(&n->clients, c, link);
 	framer_init(&c->in, n->cfg.max_line);
+	if (server == (uv_stream_t *)&n->tls_listener)
+		c->tls = tls_conn_server_create(n->tls);
 	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
 		client_close_handles(c);
 		return;
@@ -642,7 +885,8 @@ net_connection_cb(uv_stream_t *server, int status)
 	}
 	c->counted = 1;
 	n->nclients++;
-	log_debug("connection %s accepted (%u clients)", c->addr, n->nclients);
+	log_debug("connection %s accepted%s (%u clients)", c->addr, c->tls != NULL ? " (TLS)" : "",
+	          n->nclients);
 	uv_timer_start(&c->timer, client_deadline_cb, n->cfg.hello_timeout_ms, 0);
 }
 
@@ -663,8 +907,9 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct net_ops *
 	return n;
 }
 
-int
-net_listen(struct net *n, const char *host, int port, char *bound, size_t size)
+/* Bind listener to host:port and listen; the bound address goes into bound. */
+static int
+listener_start(uv_tcp_t *listener, const char *host, int port, char *bound, size_t size)
 {
 	struct sockaddr_storage ss;
 	int len = sizeof ss, rc;
@@ -673,14 +918,33 @@ net_listen(struct net *n, const char *host, int port, char *bound, size_t size)
 	if (uv_ip4_addr(host, port, (struct sockaddr_in *)&ss) != 0 &&
 	    uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss) != 0)
 		return UV_EINVAL;
-	if ((rc = uv_tcp_bind(&n->listener, (const struct sockaddr *)&ss, 0)) < 0)
+	if ((rc = uv_tcp_bind(listener, (const struct sockaddr *)&ss, 0)) < 0)
 		return rc;
-	if ((rc = uv_listen((uv_stream_t *)&n->listener, BACKLOG, net_connection_cb)) < 0)
+	if ((rc = uv_listen((uv_stream_t *)listener, BACKLOG, net_connection_cb)) < 0)
 		return rc;
-	if ((rc = uv_tcp_getsockname(&n->listener, (struct sockaddr *)&ss, &len)) < 0)
+	if ((rc = uv_tcp_getsockname(listener, (struct sockaddr *)&ss, &len)) < 0)
 		return rc;
 	addr_format(&ss, bound, size);
 	return 0;
+}
+
+int
+net_listen(struct net *n, const char *host, int port, char *bound, size_t size)
+{
+	return listener_start(&n->listener, host, port, bound, size);
+}
+
+int
+net_listen_tls(struct net *n, const char *host, int port, struct tls_server *tls, char *bound,
+               size_t size)
+{
+	if (!n->tls_listening) {
+		uv_tcp_init(n->loop, &n->tls_listener);
+		n->tls_listener.data = n;
+		n->tls_listening = 1;
+	}
+	n->tls = tls;
+	return listener_start(&n->tls_listener, host, port, bound, size);
 }
 
 static void
@@ -701,6 +965,8 @@ net_shutdown(struct net *n)
 	log_info("shutting down: telling %u clients", n->nclients);
 	if (!uv_is_closing((uv_handle_t *)&n->listener))
 		uv_close((uv_handle_t *)&n->listener, net_handle_close_cb);
+	if (n->tls_listening && !uv_is_closing((uv_handle_t *)&n->tls_listener))
+		uv_close((uv_handle_t *)&n->tls_listener, net_handle_close_cb);
 	bye = wire_encode_steal(msg_bye_new("shutdown", "server shutting down"));
 	LIST_FOREACH(c, &n->clients, link)
 	{

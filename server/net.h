@@ -5,7 +5,9 @@
  * given (net_send()), and it enforces the limits that protect the server: line length, hello
  * deadline, pending output per client, number of clients. It knows nothing about games: what a
  * line means, and who a peer is, are the layer above's (node.c). Output is held per turn until the
- * turn pipeline (turn.h) releases it.
+ * turn pipeline (turn.h) releases it. A second listener may take TLS connections
+ * (net_listen_tls()): the engine of protocol/tls.h wraps their bytes, and every limit holds for
+ * them from the first byte.
  */
 #ifndef HOKITO_SERVER_NET_H
 #define HOKITO_SERVER_NET_H
@@ -76,6 +78,16 @@ void net_reap(struct net *n);
  * "[::1]:7777") into bound. Returns 0 or a negative libuv error.
  */
 int net_listen(struct net *n, const char *host, int port, char *bound, size_t size);
+
+struct tls_server;
+
+/*
+ * Listen for TLS connections on host:port as net_listen() does, each served with tls's current
+ * certificate (borrowed: it must outlive the network layer; tls_server_reload() on it changes the
+ * certificate of the connections accepted from then on). Returns 0 or a negative libuv error.
+ */
+int net_listen_tls(struct net *n, const char *host, int port, struct tls_server *tls, char *bound,
+                   size_t size);
 
 /*
  * Begin a clean stop: stop listening, tell every client (bye), flush what is queued (as turns are

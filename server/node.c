@@ -3,19 +3,26 @@
  * players and the fan-out port on one libuv loop, and the calls between them.
  *
  * Every callback of the loop that reaches the game layer (a line, a connection gone, the tick,
- * the wake-up, a computer's move) ends with net_reap(), outside the game layer: a client whose
- * output overflowed during the call is closed only then (lobby.h's re-entrancy rule). It owns
- * what it puts together; the store is borrowed.
+ * the wake-up, a computer's move, a store read's answer) ends with net_reap(), outside the game
+ * layer: a client whose output overflowed during the call is closed only then (lobby.h's
+ * re-entrancy rule). It owns what it puts together; the store is borrowed.
+ *
+ * The game layer reaches the store through its ports (store-port.h), which this file fills from
+ * the SQLite store: the write port for the restore (and, in the turn pipeline, durable.c), and
+ * the read port, run by a reader (reader.h) on a thread and a connection of its own, for history
+ * and record (ops->read); the answers come back through handlers_read_done().
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "archive.h"
 #include "durable.h"
 #include "fanout.h"
 #include "handlers.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "node.h"
+#include "reader.h"
 #include "restore.h"
 #include "think.h"
 #include "turn.h"
@@ -23,13 +30,15 @@
 
 struct node {
 	uv_loop_t *loop;
-	struct net *net;      /* connections */
-	struct lobby *lobby;  /* the game layer */
-	struct turn *turn;    /* group commit, then the held output */
-	struct think *think;  /* the computer players' searches */
-	struct fanout fanout; /* the in-process fan-out port: to durable, then peers */
-	uv_timer_t tick;      /* lobby_tick every second */
-	uv_timer_t wake;      /* lobby_wake at the game layer's next deadline (ops->timer) */
+	struct net *net;               /* connections */
+	struct lobby *lobby;           /* the game layer */
+	struct turn *turn;             /* group commit, then the held output */
+	struct think *think;           /* the computer players' searches */
+	struct fanout fanout;          /* the in-process fan-out port: to durable, then peers */
+	struct store_write_port wport; /* the store's write port, lent to the lobby (restore) */
+	struct reader *reader;         /* runs the lobby's store reads; NULL without a store */
+	uv_timer_t tick;               /* lobby_tick every second */
+	uv_timer_t wake;               /* lobby_wake at the next deadline (ops->timer) */
 	int stopping;
 	char server_name[64];
 };
@@ -179,8 +188,58 @@ node_tick_cb(uv_timer_t *t)
 	net_reap(nd->net);
 }
 
+/* lobby_ops.read: the game layer's store read goes to the reader (after shutdown, nowhere). */
+static void
+node_read_cb(void *arg, struct archive_read *r)
+{
+	struct node *nd = arg;
+
+	if (nd->reader == NULL)
+		archive_read_free(r); /* shutting down: its connection goes unanswered */
+	else
+		reader_submit(nd->reader, r);
+}
+
+/* The reader answered a read: to the game layer, on the loop's thread. */
+static void
+node_read_done_cb(void *arg, struct archive_read *r)
+{
+	struct node *nd = arg;
+
+	handlers_read_done(nd->lobby, r);
+	net_reap(nd->net);
+}
+
+/*
+ * The reader of the game layer's store reads: on a read-only connection of its own and a thread
+ * of its own for a file store; a temporary store (":memory:"), which no second connection can
+ * see, is read on its own connection on the loop's thread (store_read_port_init()), and so is a
+ * file store whose second connection could not be opened (said in the log; reads still work).
+ */
+static void
+node_reader_start(struct node *nd, struct store *st)
+{
+	struct store_read_port port;
+	struct store_error err;
+	int rc;
+
+	if (store_is_temporary(st)) {
+		store_read_port_init(st, &port);
+	} else if (store_reader_open(store_path(st), &port, &err) < 0) {
+		log_warn("store: no reader of its own (%s); history and records are read on the "
+		         "loop",
+		         err.text);
+		store_read_port_init(st, &port);
+	}
+	if ((rc = reader_create(nd->loop, &port, node_read_done_cb, nd, &nd->reader)) < 0) {
+		log_error("store: cannot start its reader: %s", uv_strerror(rc));
+		abort(); /* as out of memory: a libuv async handle or a thread */
+	}
+}
+
 struct node *
-node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg)
+node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
+            struct store *store)
 {
 	struct node *nd = xcalloc(1, sizeof *nd);
 	struct lobby_config lc = *lcfg;
@@ -190,7 +249,8 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .now = node_now_cb,
 	        .timer = node_timer_cb,
 	        .think = node_think_cb,
-	        .unseated = lcfg->store != NULL ? node_unseated_cb : NULL,
+	        .unseated = store != NULL ? node_unseated_cb : NULL,
+	        .read = store != NULL ? node_read_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb, .gone = node_gone_cb, .arg = nd};
@@ -202,7 +262,12 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	lc.server = nd->server_name;
 	lc.max_line = ncfg->max_line;
 	fanout_local_init(&nd->fanout, NULL);
-	lc.fanout = lcfg->store != NULL ? &nd->fanout : NULL;
+	lc.fanout = store != NULL ? &nd->fanout : NULL;
+	lc.store = NULL;
+	if (store != NULL) {
+		store_write_port_init(store, &nd->wport);
+		lc.store = &nd->wport;
+	}
 	nd->lobby = lobby_create(&lc, &ops);
 	nd->net = net_create(loop, ncfg, &nops);
 	nd->think = think_create(loop, &tops);
@@ -211,8 +276,10 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);
 	uv_timer_init(loop, &nd->wake);
 	nd->wake.data = nd;
-	nd->turn = turn_create(loop, nd->net, lcfg->store, &pops);
+	nd->turn = turn_create(loop, nd->net, store, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
+	if (store != NULL)
+		node_reader_start(nd, store);
 	return nd;
 }
 
@@ -253,6 +320,13 @@ node_listen(struct node *nd, const char *host, int port, char *bound, size_t siz
 	return net_listen(nd->net, host, port, bound, size);
 }
 
+int
+node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls, char *bound,
+                size_t size)
+{
+	return net_listen_tls(nd->net, host, port, tls, bound, size);
+}
+
 static void
 node_handle_close_cb(uv_handle_t *h)
 {
@@ -270,6 +344,8 @@ node_shutdown(struct node *nd)
 	if (!uv_is_closing((uv_handle_t *)&nd->wake))
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
 	think_stop(nd->think);
+	reader_close(nd->reader); /* reads out are dropped: their connections are going too */
+	nd->reader = NULL;
 	net_shutdown(nd->net);
 }
 

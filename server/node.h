@@ -22,14 +22,16 @@
 struct node;
 
 /*
- * Create a node on loop with its lobby made from lcfg (its store, borrowed, may be NULL). Returns
- * a new node; free it with node_free() after the loop has stopped.
+ * Create a node on loop with its lobby made from lcfg (whose store is ignored: the node lends the
+ * lobby store's write port) and store (borrowed for the node's life, may be NULL: then nothing is
+ * kept and history is empty). Returns a new node; free it with node_free() after the loop has
+ * stopped.
  */
 struct node *node_create(uv_loop_t *loop, const struct net_config *ncfg,
-                         const struct lobby_config *lcfg);
+                         const struct lobby_config *lcfg, struct store *store);
 
 /*
- * Rebuild the games and sessions from the store of lcfg (restore_lobby()) and commit what that
+ * Rebuild the games and sessions from the node's store (restore_lobby()) and commit what that
  * tidied. Call once, before node_listen(). Returns the number of games rebuilt, or a negative store
  * error with err filled: the store is damaged and the server must not start; from then on nothing
  * more is written to the store (what the rebuild queued is rolled back by store_close()).
@@ -48,6 +50,10 @@ int node_offload(struct node *nd, struct store_error *err);
  * "[::1]:7777") into bound. Returns 0 or a negative libuv error.
  */
 int node_listen(struct node *nd, const char *host, int port, char *bound, size_t size);
+
+/* Listen for TLS connections (net_listen_tls(): tls borrowed, outlives the node). */
+int node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls,
+                    char *bound, size_t size);
 
 /*
  * Begin a clean stop: the timers stop, searches are cancelled, every client is told (bye), what

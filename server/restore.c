@@ -2,10 +2,10 @@
  * restore.c: the rebuild of the lobby from the store at a restart, once, before any peer arrives.
  *
  * The store replays every unfinished game and the most recently finished ones through the rules
- * (store_load()); each becomes a table again (table_restore(): its stored lines are checked and
- * read back), the sessions of their seated players come back disconnected, and the id counters go
- * on where they were. It owns nothing once done: the tables and sessions are the lobby's. Part of
- * the game layer: no libuv here.
+ * (the load of its write port); each becomes a table again (table_restore(): its stored lines are
+ * checked and read back), the sessions of their seated players come back disconnected, and the id
+ * counters go on where they were. It owns nothing once done: the tables and sessions are the
+ * lobby's. Part of the game layer: no libuv here.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 
 #include "log.h"
 #include "restore.h"
-#include "store.h"
+#include "store-port.h"
 #include "xmalloc.h"
 
 /* The number in an id such as "g12" or "p7", or 0. */
@@ -157,7 +157,7 @@ restore_rematch_lapse(struct lobby *lb)
 int
 restore_lobby(struct lobby *lb, struct store_error *err)
 {
-	struct store *st = lb->cfg.store;
+	const struct store_write_port *st = lb->cfg.store;
 	struct restore_ctx rc = {.lb = lb};
 	int64_t v;
 	int n, rv;
@@ -165,26 +165,26 @@ restore_lobby(struct lobby *lb, struct store_error *err)
 	assert(lb->ntables == 0 && lb->sessions.n == 0);
 	if (st == NULL)
 		return 0;
-	n = store_load(st, lb->cfg.keep_finished, restore_game_cb, &rc, err);
+	n = st->load(st->impl, lb->cfg.keep_finished, restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {
 		snprintf(err->text, sizeof err->text, "%s", rc.why);
 		err->code = n = STORE_ECORRUPT;
 	}
 	if (n >= 0) {
 		restore_finished_order(lb, rc.ended);
-		rv = store_sessions_load(st, restore_session_cb, &rc, err);
+		rv = st->sessions_load(st->impl, restore_session_cb, &rc, err);
 		if (rv < 0)
 			n = rv;
 		else
 			restore_rematch_lapse(lb);
 	}
 	for (size_t i = 0; n >= 0 && i < rc.nstale; i++)
-		if ((rv = store_session_remove(st, rc.stale[i], err)) < 0)
+		if ((rv = st->session_remove(st->impl, rc.stale[i], err)) < 0)
 			n = rv;
-	if (n >= 0 && store_meta_get(st, "next_game", &v, NULL) == 0 && v > lb->next_game &&
+	if (n >= 0 && st->meta_get(st->impl, "next_game", &v, NULL) == 0 && v > lb->next_game &&
 	    v < UINT32_MAX)
 		lb->next_game = (unsigned)v;
-	if (n >= 0 && store_meta_get(st, "next_player", &v, NULL) == 0 && v > lb->next_player &&
+	if (n >= 0 && st->meta_get(st->impl, "next_player", &v, NULL) == 0 && v > lb->next_player &&
 	    v < UINT32_MAX)
 		lb->next_player = (unsigned)v;
 	free(rc.ended);

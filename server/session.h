@@ -20,12 +20,14 @@
 #define CHAT_BURST  5     /* chat lines a session may send ... */
 #define CHAT_WINDOW 10000 /* ... within this many milliseconds */
 
+struct lobby_wait;
 struct session;
 struct table;
 
 /* The game layer's view of a connection; embedded in the network layer's client. */
 struct lobby_peer {
 	struct session *session; /* set by a successful hello, NULL before and after */
+	struct lobby_wait *wait; /* a store read of its request is out: its next requests wait */
 };
 
 struct session {

@@ -1,17 +1,21 @@
 /*
  * store.c: hokitod's durable store on SQLite: games, game events, seated sessions; group commit,
- * migrations, integrity checks, loading with replay through the rules, history and records.
+ * migrations, the full check (store_check_file()), loading with replay through the rules, history
+ * by key and records. It is the SQLite backend of both ports of store-port.h (the port ops at
+ * the end of this file call the functions of the same name).
  *
- * This file owns one SQLite connection and its prepared statements (prepared once at open and
- * reused for every write), and a map of where each unfinished game's events stand (its last seq
- * and ply, so that adding an event needs no query; see store_event_add()). It is called
- * synchronously from the event loop and must never block it for long: writes only queue rows in
- * the open transaction (events are even checked and queued in memory, store_settle()), and the
- * one disk wait per loop turn is store_commit(), unless the waits were handed to another thread
- * (store_bg_open(): a second connection and the WAL's descriptor, which only that thread uses;
- * the loop then waits only for a catch-up checkpoint, store_checkpoint()). It never calls
- * libuv, never reads the clock (times come from the caller) and never decides a rule: moves are
- * checked by replaying them through game.h.
+ * A struct store is one SQLite connection: the server's own (store_open()), or a second one to the
+ * same file (store_attach()) for the read port's thread (store_reader_open(), read-only, seeing
+ * what is committed) or for hokitod --check. The server's connection owns its prepared statements
+ * (prepared once at open and reused for every write), and a map of where each unfinished game's
+ * events stand (its last seq and ply, so that adding an event needs no query; see
+ * store_event_add()). It is called synchronously from the event loop and must never block it for
+ * long: writes only queue rows in the open transaction (events are even checked and queued in
+ * memory, store_settle()), and the one disk wait per loop turn is store_commit(), unless the waits
+ * were handed to another thread (store_bg_open(): a second connection and the WAL's descriptor,
+ * which only that thread uses; the loop then waits only for a catch-up checkpoint,
+ * store_checkpoint()). It never calls libuv, never reads the clock (times come from the caller) and
+ * never decides a rule: moves are checked by replaying them through game.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -186,6 +190,29 @@ static const char *const migrations[] = {
         "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
+        /*
+         * 6: history by key and a kept count (issue 20). A history page was a COUNT(*) over
+         * every finished public game and an OFFSET scan; now the count is kept in `counts`,
+         * moved by triggers in the same transaction as the finish (or the insert of a game
+         * already finished, as a bulk import does), and pages go by (ended_ms, serial) down an
+         * index of the finished public games alone. The finished private games get an index of
+         * their own, for the load at start-up, which took them from the index of all finished
+         * games (a scan of all of it when private games are few).
+         */
+        "CREATE TABLE counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
+        "INSERT INTO counts (name, n) SELECT 'finished_public', COUNT(*) FROM games"
+        "  WHERE status = 'finished' AND private = 0;"
+        "CREATE TRIGGER counts_finish AFTER UPDATE OF status ON games"
+        "  WHEN new.status = 'finished' AND old.status <> 'finished' AND new.private = 0"
+        "  BEGIN UPDATE counts SET n = n + 1 WHERE name = 'finished_public'; END;"
+        "CREATE TRIGGER counts_insert AFTER INSERT ON games"
+        "  WHEN new.status = 'finished' AND new.private = 0"
+        "  BEGIN UPDATE counts SET n = n + 1 WHERE name = 'finished_public'; END;"
+        "DROP INDEX games_history;"
+        "CREATE INDEX games_public_history ON games (ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished' AND private = 0;"
+        "CREATE INDEX games_private_history ON games (ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished' AND private = 1;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -194,7 +221,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 #define GAME_COLUMNS                                                                               \
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
-	"(SELECT COUNT(*) FROM events WHERE events.game_id = games.id), "                          \
+	"(SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.game_id = games.id), "             \
 	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock"
 
 /* The prepared statements, reused for the life of the store. */
@@ -214,6 +241,7 @@ enum {
 	S_META_GET,
 	S_GAME_GET,
 	S_EVENTS_OF,
+	S_MOVES_OF,
 	S_COUNT,
 };
 
@@ -245,6 +273,8 @@ static const char *const statements[S_COUNT] = {
         [S_GAME_GET] = "SELECT " GAME_COLUMNS " FROM games WHERE id = ?1",
         [S_EVENTS_OF] = "SELECT seq, time_ms, type, move, body FROM events WHERE game_id = ?1 "
                         "ORDER BY seq",
+        [S_MOVES_OF] = "SELECT seq, move FROM events WHERE game_id = ?1 AND move IS NOT NULL "
+                       "ORDER BY seq",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -268,7 +298,8 @@ struct store {
 	size_t wal_frames;  /* frames in the WAL after the last commit (store_wal_hook()) */
 	struct store_queued *queued; /* events checked and not inserted yet (store_event_add()) */
 	size_t nqueued, queued_cap;
-	int broken;                    /* inserting them failed: the transaction must not commit */
+	int broken;   /* inserting them failed: the transaction must not commit */
+	int attached; /* a second connection: a reader or a check (store_attach()) */
 	struct store_error broken_err; /* why */
 };
 
@@ -364,37 +395,18 @@ store_int(struct store *st, const char *sql, int64_t *out, struct store_error *e
 	return 0;
 }
 
-/* Run a query whose first row, if any, names a problem: 1 and its text in buf, or 0. */
-static int
-store_probe(struct store *st, const char *sql, char *buf, size_t size, struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(st, rc, err, "checking the contents");
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(s, 0);
-		snprintf(buf, size, "%s", t ? (const char *)t : "?");
-		sqlite3_finalize(s);
-		return 1;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_fail(st, rc, err, "checking the contents");
-	return 0;
-}
-
 /*
  * Is the file sound? SQLite's quick_check looks at every page's structure (it reads the whole
  * file, so a truncated or garbled file fails it); then our own rules, which SQLite cannot know:
  * a game's events are numbered 1..n with no gap, its moves 1..k in the order of their events,
  * nothing refers to a game that is not there, games are numbered 1..N (a missing game leaves a
- * gap), and a game has a result exactly when it is finished.
+ * gap), a game has a result exactly when it is finished, and the kept count of finished public
+ * games is right. Each finding goes to found(); the rules run only on a structurally sound file
+ * (they would read the damaged pages again). Returns the number of findings, or an error.
  */
 static int
-store_check(struct store *st, int contents, struct store_error *err)
+store_check(struct store *st, void (*found)(void *ctx, const char *text), void *ctx,
+            struct store_error *err)
 {
 	static const struct {
 		const char *sql;
@@ -424,52 +436,63 @@ store_check(struct store *st, int contents, struct store_error *err)
 	        {"SELECT id FROM games WHERE (status = 'finished') <> (result IS NOT NULL) "
 	         "OR (status = 'finished') <> (ended_ms IS NOT NULL)",
 	         "game '%s' has a result without being finished, or the reverse"},
+	        {"SELECT 'kept ' || (SELECT n FROM counts WHERE name = 'finished_public') || "
+	         "', counted ' || COUNT(*) FROM games WHERE status = 'finished' AND private = 0 "
+	         "HAVING COUNT(*) IS NOT (SELECT n FROM counts WHERE name = 'finished_public')",
+	         "the count of finished public games is wrong (%s)"},
 	};
 	char what[256];
 	sqlite3_stmt *s;
-	int rc;
+	int rc, findings = 0, damaged;
 
 	rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "checking its integrity");
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return store_sqlite_fail(st, rc, err, "checking its integrity");
-	}
-	snprintf(what, sizeof what, "%s", (const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	for (char *c = what; *c != '\0'; c++)
-		if (*c == '\n')
-			*c = ' '; /* quick_check lists its findings one a line; ours is one line */
-	if (strlen(what) > 120)
-		memcpy(what + 117, "...", 4); /* the first findings, and room for the advice */
-	if (strcmp(what, "ok") != 0)
-		return store_fail(
-		        err, STORE_ECORRUPT,
-		        "%s: the file is damaged (integrity check: %s); restore it from a "
-		        "backup, hokitod will not start without its games",
-		        st->path, what);
-	for (size_t i = 0; contents && i < sizeof rules / sizeof rules[0]; i++) {
-		char text[200];
-		if ((rc = store_probe(st, rules[i].sql, what, sizeof what, err)) < 0)
-			return rc;
-		if (rc == 0)
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		char text[300];
+		snprintf(what, sizeof what, "%s", (const char *)sqlite3_column_text(s, 0));
+		if (strcmp(what, "ok") == 0)
 			continue;
+		for (char *c = what; *c != '\0'; c++)
+			if (*c == '\n')
+				*c = ' '; /* a finding is one line */
+		snprintf(text, sizeof text, "the file is damaged (integrity check: %s)", what);
+		found(ctx, text);
+		findings++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB)
+			return store_sqlite_fail(st, rc, err, "checking its integrity");
+		found(ctx, "the file is damaged (the integrity check cannot read it)");
+		findings++;
+	}
+	damaged = findings > 0;
+	for (size_t i = 0; !damaged && i < sizeof rules / sizeof rules[0]; i++) {
+		char text[300];
+		if (strstr(rules[i].sql, "counts") != NULL && st->version < 6)
+			continue; /* the kept count came with schema 6 */
+		if ((rc = sqlite3_prepare_v2(st->db, rules[i].sql, -1, &s, NULL)) != SQLITE_OK)
+			return store_sqlite_fail(st, rc, err, "checking the contents");
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			const unsigned char *t = sqlite3_column_text(s, 0);
+			snprintf(what, sizeof what, "%s", t ? (const char *)t : "?");
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #endif
-		snprintf(text, sizeof text, rules[i].what, what);
+			snprintf(text, sizeof text, rules[i].what, what);
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
-		return store_fail(err, STORE_ECORRUPT,
-		                  "%s: the contents do not add up: %s; hokitod will not start "
-		                  "without its games",
-		                  st->path, text);
+			found(ctx, text);
+			findings++;
+		}
+		sqlite3_finalize(s);
+		if (rc != SQLITE_DONE)
+			return store_sqlite_fail(st, rc, err, "checking the contents");
 	}
-	return 0;
+	return findings;
 }
 
 /* Bring the schema from st->version to STORE_SCHEMA_VERSION, one transaction per step. */
@@ -683,11 +706,12 @@ store_start(struct store *st, const char *path, struct store_error *err)
 		return rc;
 	if ((rc = store_exec(st, "PRAGMA cell_size_check = ON", "setting checks", err)) < 0)
 		return rc;
-	if ((rc = store_check(st, 0, err)) < 0)
-		return rc;
+	/*
+	 * No quick_check and no content rules here: they read the whole file (about a minute per
+	 * million games). What start-up reads, the unfinished games, is checked as it is replayed
+	 * (store_load()); the whole file is checked by store_check_file() (hokitod --check).
+	 */
 	if ((rc = store_migrate(st, err)) < 0)
-		return rc;
-	if ((rc = store_check(st, 1, err)) < 0)
 		return rc;
 	for (int i = 0; i < S_COUNT; i++) {
 		rc = sqlite3_prepare_v3(st->db, statements[i], -1, SQLITE_PREPARE_PERSISTENT,
@@ -734,16 +758,92 @@ store_open(const char *path, enum store_sync sync, struct store **out, struct st
 	return 0;
 }
 
+/*
+ * A second connection to the file store at path, which must exist: no lock of ours, no
+ * creation, no migration. Checks that it is a hokitod store of a schema this program knows (for
+ * a reader, exactly this one). Fills a new store to close with store_close().
+ */
+static int
+store_attach(const char *path, int flags, int exact, struct store **out, struct store_error *err)
+{
+	struct store *st = xcalloc(1, sizeof *st);
+	int64_t app_id, version;
+	int rc;
+
+	*out = NULL;
+	st->path = xstrdup(path);
+	st->lock_fd = -1;
+	strmap_init(&st->live, 0);
+	st->attached = 1;
+	rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		rc = store_sqlite_fail(st, rc, err, "cannot open");
+	else
+		sqlite3_extended_result_codes(st->db, 1);
+	if (rc == 0 && (rc = store_int(st, "PRAGMA application_id", &app_id, err)) < 0 &&
+	    err != NULL && err->code == STORE_ECORRUPT)
+		rc = store_fail(err, STORE_ECORRUPT,
+		                "%s: not an SQLite database, or a damaged one (%s)", path,
+		                sqlite3_errmsg(st->db));
+	if (rc == 0 && (rc = store_int(st, "PRAGMA user_version", &version, err)) == 0) {
+		if (app_id != STORE_APPLICATION_ID)
+			rc = store_fail(err, STORE_ECORRUPT,
+			                "%s: not a hokitod store (application_id %" PRId64 ")",
+			                path, app_id);
+		else if (version > STORE_SCHEMA_VERSION ||
+		         (exact && version != STORE_SCHEMA_VERSION))
+			rc = store_fail(err, STORE_EVERSION,
+			                "%s: schema version %" PRId64 ", this hokitod's is %d",
+			                path, version, STORE_SCHEMA_VERSION);
+		st->version = (int)version;
+	}
+	if (rc == 0 && exact) {
+		for (int i = 0; i < S_COUNT && rc == 0; i++)
+			if (sqlite3_prepare_v3(st->db, statements[i], -1, SQLITE_PREPARE_PERSISTENT,
+			                       &st->stmt[i], NULL) != SQLITE_OK)
+				rc = store_sqlite_fail(st, sqlite3_errcode(st->db), err,
+				                       "preparing statements");
+	}
+	if (rc < 0) {
+		store_close(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+int
+store_check_file(const char *path, void (*found)(void *ctx, const char *text), void *ctx,
+                 struct store_error *err)
+{
+	struct store *st;
+	struct stat sb;
+	int rc;
+
+	if (stat(path, &sb) < 0)
+		return store_fail(err, STORE_EIO, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return store_fail(err, STORE_EIO, "%s: not a regular file", path);
+	if (sb.st_size == 0)
+		return store_fail(err, STORE_ECORRUPT, "%s: the file is empty (0 bytes)", path);
+	if ((rc = store_attach(path, SQLITE_OPEN_READONLY, 0, &st, err)) < 0)
+		return rc;
+	rc = store_check(st, found, ctx, err);
+	store_close(st);
+	return rc;
+}
+
 void
 store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
-	if (!sqlite3_get_autocommit(st->db))
+	if (st->db != NULL && !sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
-	sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	if (!st->attached) /* a reader or checker leaves the WAL to the server */
+		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd); /* after SQLite let go of the file: see store_start() */
@@ -751,6 +851,12 @@ store_close(struct store *st)
 	free(st->queued);
 	free(st->path);
 	free(st);
+}
+
+const char *
+store_path(const struct store *st)
+{
+	return st->path;
 }
 
 int
@@ -1572,19 +1678,17 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 	                        &rerr) < 0)
 		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
 		                  g->id, rerr.text);
-	if (g->kind == GAME_HOKITO && (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
+	if (game_kind_has(g->kind, GAME_HAS_SCORES) &&
+	    (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
 		return store_fail(err, STORE_ECORRUPT,
 		                  "game '%s': stored scores %d-%d, the moves give %d-%d", g->id,
 		                  g->score[0], g->score[1], o.score[0], o.score[1]);
 	return 0;
 }
 
-/*
- * Collect the rows of a query of GAME_COLUMNS into a new array; p1 and p2 are its parameters ?1
- * and ?2 (a query without ?2 ignores p2).
- */
+/* Collect the rows of a query of GAME_COLUMNS into a new array; p[0..np) are its ?1, ?2 ... */
 static int
-store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2, const char *p3,
+store_games_query(struct store *st, const char *sql, const int64_t *p, int np,
                   struct store_game **out, size_t *n, struct store_error *err)
 {
 	struct store_game *games = NULL;
@@ -1594,11 +1698,8 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2, con
 
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "listing games");
-	sqlite3_bind_int64(s, 1, p1);
-	if (sqlite3_bind_parameter_count(s) >= 2)
-		sqlite3_bind_int64(s, 2, p2);
-	if (sqlite3_bind_parameter_count(s) >= 3)
-		sqlite3_bind_text(s, 3, p3, -1, SQLITE_STATIC);
+	for (int i = 0; i < np; i++)
+		sqlite3_bind_int64(s, i + 1, p[i]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		games = xgrow(games, len, &cap, sizeof *games, 16);
 		if ((rc = store_game_row(st, s, &games[len], err)) < 0) {
@@ -1621,18 +1722,21 @@ store_games_query(struct store *st, const char *sql, int64_t p1, int64_t p2, con
 int
 store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
 {
+	/* each part from its own index (an OR of them scanned every game: a second a million) */
 	static const char sql[] =
-	        "SELECT " GAME_COLUMNS " FROM games WHERE status <> 'finished' OR id IN "
-	        "(SELECT id FROM games WHERE status = 'finished' AND private = 0 "
-	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR id IN "
-	        "(SELECT id FROM games WHERE status = 'finished' AND private = 1 "
-	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) OR id IN "
-	        "(SELECT game_id FROM sessions) ORDER BY serial";
+	        "SELECT " GAME_COLUMNS " FROM games WHERE id IN ("
+	        "SELECT id FROM games WHERE status <> 'finished' UNION ALL "
+	        "SELECT id FROM (SELECT id FROM games WHERE status = 'finished' AND private = 0 "
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) UNION ALL "
+	        "SELECT id FROM (SELECT id FROM games WHERE status = 'finished' AND private = 1 "
+	        "ORDER BY ended_ms DESC, serial DESC LIMIT ?1) UNION ALL "
+	        "SELECT game_id FROM sessions) ORDER BY serial";
 	struct store_game *games;
+	int64_t p = recent;
 	size_t n;
 	int rc, count = 0;
 
-	if ((rc = store_games_query(st, sql, recent, 0, NULL, &games, &n, err)) < 0)
+	if ((rc = store_games_query(st, sql, &p, 1, &games, &n, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct store_event *ev;
@@ -1692,54 +1796,71 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 	return count;
 }
 
-/*
- * The games of the history: finished, public or played by ?3 (NULL: nobody), and started (not
- * aborted before any move: event_state_unplayed()).
- */
-#define HISTORY_WHERE                                                                              \
-	"status = 'finished' AND (private = 0 OR seat0_id = ?3 OR seat1_id = ?3) AND NOT "         \
-	"(result = 'aborted' AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = "         \
-	"games.id AND events.move IS NOT NULL))"
-
-/* The number of games in the history of player (may be NULL) into *total. */
+/* The kept count of finished public games (schema 6: moved by triggers, see migrations[5]). */
 static int
-store_history_count(struct store *st, const char *player, int64_t *total, struct store_error *err)
+store_finished_count(struct store *st, int64_t *total, struct store_error *err)
 {
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM games WHERE " HISTORY_WHERE, -1,
-	                            &s, NULL);
-
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(st, rc, err, "counting the history");
-	sqlite3_bind_text(s, 3, player, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*total = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW)
-		return store_sqlite_fail(st, rc, err, "counting the history");
-	return 0;
+	return store_int(st, "SELECT n FROM counts WHERE name = 'finished_public'", total, err);
 }
 
 int
-store_history(struct store *st, size_t offset, size_t limit, const char *player,
-              struct store_game *out, int64_t *total, struct store_error *err)
+store_history(struct store *st, size_t offset, size_t limit, struct store_game *out, int64_t *total,
+              struct store_error *err)
 {
-	static const char sql[] = "SELECT " GAME_COLUMNS " FROM games WHERE " HISTORY_WHERE
-	                          " ORDER BY ended_ms DESC, serial DESC LIMIT ?1 OFFSET ?2";
+	struct store_history_query q = {.offset = (int64_t)offset, .limit = limit};
+	struct store_history_page page;
+	int rc;
+
+	if (offset > INT64_MAX)
+		q.offset = INT64_MAX; /* past the end of any store */
+	rc = store_history_page(st, &q, out, &page, err);
+	if (rc >= 0 && total != NULL)
+		*total = page.total;
+	return rc;
+}
+
+/*
+ * A page by key: the games after the cursor, down the index of finished public games
+ * (games_public_history), one more than asked for to tell whether more follow. The row value
+ * comparison (ended_ms, serial) < (?1, ?2) is a range of that index, so a page costs its games
+ * (and the offset's), not the games before it.
+ */
+int
+store_history_page(struct store *st, const struct store_history_query *q, struct store_game *out,
+                   struct store_history_page *page, struct store_error *err)
+{
+	static const char first[] = "SELECT " GAME_COLUMNS " FROM games WHERE status = 'finished' "
+	                            "AND private = 0 ORDER BY ended_ms DESC, serial DESC "
+	                            "LIMIT ?1 OFFSET ?2";
+	static const char after[] = "SELECT " GAME_COLUMNS " FROM games WHERE status = 'finished' "
+	                            "AND private = 0 AND (ended_ms, serial) < (?3, ?4) "
+	                            "ORDER BY ended_ms DESC, serial DESC LIMIT ?1 OFFSET ?2";
 	struct store_game *games;
+	int64_t p[4];
 	size_t n;
 	int rc;
 
-	if (limit > INT32_MAX)
-		return store_fail(err, STORE_EINVAL, "history: limit too large");
-	if (total != NULL && (rc = store_history_count(st, player, total, err)) < 0)
+	memset(page, 0, sizeof *page);
+	if (q->limit > INT32_MAX || q->offset < 0)
+		return store_fail(err, STORE_EINVAL, "history: limit or offset out of range");
+	if ((rc = store_finished_count(st, &page->total, err)) < 0)
 		return rc;
-	if (limit == 0 || offset > INT32_MAX)
+	if (q->limit == 0 || q->offset > INT32_MAX)
 		return 0; /* an offset that large is past the end of any store */
-	if ((rc = store_games_query(st, sql, (int64_t)limit, (int64_t)offset, player, &games, &n,
-	                            err)) < 0)
+	p[0] = (int64_t)q->limit + 1;
+	p[1] = q->offset;
+	p[2] = q->after.ended_ms;
+	p[3] = q->after.serial;
+	rc = store_games_query(st, q->has_after ? after : first, p, q->has_after ? 4 : 2, &games,
+	                       &n, err);
+	if (rc < 0)
 		return rc;
+	if (n > q->limit) {
+		n = q->limit;
+		page->more = 1;
+		page->next.ended_ms = games[n - 1].ended_ms;
+		page->next.serial = games[n - 1].serial;
+	}
 	if (n > 0)
 		memcpy(out, games, n * sizeof *games);
 	free(games);
@@ -1813,4 +1934,228 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 	rc = store_record_format(&g, ev, nev, buf, size, err);
 	store_events_free(ev, nev);
 	return rc;
+}
+
+/* The moves of a game (its "moved" events, without their bodies), for its record. */
+static int
+store_moves_read(struct store *st, const char *id, struct store_event **out, size_t *n,
+                 struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_MOVES_OF);
+	struct store_event *ev = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	bind_text(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ev = xgrow(ev, len, &cap, sizeof *ev, 64);
+		memset(&ev[len], 0, sizeof ev[len]);
+		ev[len].seq = sqlite3_column_int64(s, 0);
+		ev[len].type = xstrdup("moved");
+		ev[len].move = xstrdup((const char *)sqlite3_column_text(s, 1));
+		ev[len].body = xstrdup("");
+		len++;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		store_events_free(ev, len);
+		return store_sqlite_fail(st, rc, err, "reading moves");
+	}
+	*out = ev;
+	*n = len;
+	return 0;
+}
+
+/* The read port's record: the game's row, then its moves alone (what the record needs). */
+static int
+port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
+            struct store_error *err)
+{
+	struct store *st = impl;
+	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
+	struct store_event *ev = NULL;
+	struct store_game g;
+	size_t nev = 0;
+	int rc;
+
+	bind_text(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_sqlite_fail(st, rc, err, "reading a game");
+	}
+	rc = store_game_row(st, s, &g, err);
+	sqlite3_reset(s);
+	if (rc < 0)
+		return rc;
+	if (public_only && g.is_private)
+		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
+	if ((rc = store_moves_read(st, id, &ev, &nev, err)) < 0)
+		return rc;
+	rc = store_record_format(&g, ev, nev, buf, size, err);
+	store_events_free(ev, nev);
+	return rc;
+}
+
+static int
+port_history(void *impl, const struct store_history_query *q, struct store_game *out,
+             struct store_history_page *page, struct store_error *err)
+{
+	return store_history_page(impl, q, out, page, err);
+}
+
+static void
+port_borrowed_close(void *impl)
+{
+	(void)impl;
+}
+
+static void
+port_reader_close(void *impl)
+{
+	store_close(impl);
+}
+
+void
+store_read_port_init(struct store *st, struct store_read_port *out)
+{
+	*out = (struct store_read_port){.history = port_history,
+	                                .record = port_record,
+	                                .close = port_borrowed_close,
+	                                .loop_only = 1,
+	                                .impl = st};
+}
+
+int
+store_reader_open(const char *path, struct store_read_port *out, struct store_error *err)
+{
+	struct store *st;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (strcmp(path, ":memory:") == 0)
+		return store_fail(
+		        err, STORE_EINVAL,
+		        "a temporary store has no second connection: store_read_port_init()");
+	if ((rc = store_attach(path, SQLITE_OPEN_READONLY, 1, &st, err)) < 0)
+		return rc;
+	*out = (struct store_read_port){.history = port_history,
+	                                .record = port_record,
+	                                .close = port_reader_close,
+	                                .impl = st};
+	return 0;
+}
+
+/* --- The write port: each op is the function of the same name on the store. */
+
+static int
+port_game_add(void *impl, const struct store_game *g, struct store_error *err)
+{
+	return store_game_add(impl, g, err);
+}
+
+static int
+port_seat_set(void *impl, const char *game_id, int seat, const char *player_id, const char *name,
+              struct store_error *err)
+{
+	return store_seat_set(impl, game_id, seat, player_id, name, err);
+}
+
+static int
+port_status_set(void *impl, const char *game_id, const char *status, struct store_error *err)
+{
+	return store_game_status_set(impl, game_id, status, err);
+}
+
+static int
+port_event_add(void *impl, const char *game_id, const struct store_event *ev,
+               struct store_error *err)
+{
+	return store_event_add(impl, game_id, ev, err);
+}
+
+static int
+port_game_finish(void *impl, const char *game_id, int64_t ended_ms, const char *result, int winner,
+                 const char *reason, const int score[2], struct store_error *err)
+{
+	return store_game_finish(impl, game_id, ended_ms, result, winner, reason, score, err);
+}
+
+static int
+port_session_set(void *impl, const struct store_session *ss, struct store_error *err)
+{
+	return store_session_set(impl, ss, err);
+}
+
+static int
+port_session_remove(void *impl, const char *token, struct store_error *err)
+{
+	return store_session_remove(impl, token, err);
+}
+
+static int
+port_meta_set(void *impl, const char *key, int64_t value, struct store_error *err)
+{
+	return store_meta_set(impl, key, value, err);
+}
+
+static int
+port_meta_get(void *impl, const char *key, int64_t *value, struct store_error *err)
+{
+	return store_meta_get(impl, key, value, err);
+}
+
+static int
+port_commit(void *impl, struct store_error *err)
+{
+	return store_commit(impl, err);
+}
+
+static size_t
+port_pending(const void *impl)
+{
+	return store_pending(impl);
+}
+
+static int
+port_is_temporary(const void *impl)
+{
+	return store_is_temporary(impl);
+}
+
+static int
+port_load(void *impl, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
+{
+	return store_load(impl, recent, cb, ctx, err);
+}
+
+static int
+port_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_session *s), void *ctx,
+                   struct store_error *err)
+{
+	return store_sessions_load(impl, cb, ctx, err);
+}
+
+void
+store_write_port_init(struct store *st, struct store_write_port *out)
+{
+	*out = (struct store_write_port){.game_add = port_game_add,
+	                                 .seat_set = port_seat_set,
+	                                 .status_set = port_status_set,
+	                                 .event_add = port_event_add,
+	                                 .game_finish = port_game_finish,
+	                                 .session_set = port_session_set,
+	                                 .session_remove = port_session_remove,
+	                                 .meta_set = port_meta_set,
+	                                 .meta_get = port_meta_get,
+	                                 .commit = port_commit,
+	                                 .pending = port_pending,
+	                                 .is_temporary = port_is_temporary,
+	                                 .load = port_load,
+	                                 .sessions_load = port_sessions_load,
+	                                 .impl = st};
 }

@@ -3,19 +3,24 @@
  * tokens of seated players, in one SQLite file, so that a restart (or a kill -9) loses no
  * acknowledged move.
  *
+ * It is the SQLite backend of the two ports of store-port.h: store_write_port_init() and
+ * store_read_port_init() / store_reader_open() fill them; the game layer sees only the ports.
+ *
  * How the server uses it:
- *   - at start-up: store_open() (creates the file, runs migrations, checks integrity and refuses a
- *     damaged file), then store_load() to rebuild the unfinished games (each replayed and checked
- *     through the rules) and store_sessions_load() to bring back the seated players' tokens;
+ *   - at start-up: store_open() (creates the file, runs migrations, a cheap check of what the file
+ *     is; the full integrity check is store_check_file(), hokitod --check), then store_load() to
+ *     rebuild the unfinished games (each replayed and checked through the rules) and
+ *     store_sessions_load() to bring back the seated players' tokens;
  *   - during one turn of the event loop: store_game_add(), store_seat_set(), store_event_add(),
  *     store_game_finish(), store_session_set() ... for everything that happened; these only queue
  *     the writes in the open transaction (the first one opens it);
  *   - at the end of the turn (a uv_check handle, say): store_commit(), once; only when it returns 0
  *     may the replies and events of that turn be written to the sockets ("group commit"); a
  *     temporary store (store_is_temporary()) keeps nothing to wait for, and may commit after;
- *   - store_history() and store_record_write() answer history and record requests at any time
- *     (they see committed and queued writes alike); a caller that looks at a game before it
- *     writes its record reads it once with store_game_get() and uses store_record_format().
+ *   - history and record requests go to a read port on a connection of its own
+ *     (store_reader_open(), used by one other thread) that sees what is committed; a temporary
+ *     store, which no second connection can see, is read on its own connection
+ *     (store_read_port_init(), on the loop's thread).
  * Everything is synchronous and on the loop's thread, but the few store_bg_*() calls that another
  * thread makes on its own connection (see store_bg_open()); no libuv here. Times are Unix epoch
  * milliseconds supplied by the caller: the store never reads the clock.
@@ -27,31 +32,9 @@
 #include <stdint.h>
 
 #include "game.h"
+#include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 5 /* the schema this program writes; older files are migrated */
-
-#define STORE_ID_MAX    16  /* "g12", "p7", with the NUL */
-#define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */
-#define STORE_CODE_MAX  17  /* an invite code */
-#define STORE_TOKEN_MAX 65  /* a session token */
-#define STORE_WORD_MAX  24  /* variant, status, result, reason, event type */
-
-/* Error codes: every function returns 0 (or a count) or one of these. */
-enum store_errno {
-	STORE_EIO = -1,       /* SQLite or the file system failed (disk full, locked, read-only) */
-	STORE_ECORRUPT = -2,  /* the file is damaged, truncated, or its contents do not add up */
-	STORE_EVERSION = -3,  /* the file's schema is newer than this program */
-	STORE_ENOTFOUND = -4, /* no such game */
-	STORE_EINVAL = -5,    /* an argument is out of range (too long, seq out of order, ...) */
-	STORE_ENOSPC = -6,    /* the caller's buffer is too small */
-	STORE_ESTOPPED = -7,  /* a load callback returned nonzero */
-};
-
-/* What went wrong, for the log: one sentence naming the file or the game concerned. */
-struct store_error {
-	int code;       /* one of enum store_errno */
-	char text[320]; /* no trailing newline */
-};
+#define STORE_SCHEMA_VERSION 6 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -62,62 +45,32 @@ enum store_sync {
 
 struct store;
 
-/* A game as stored: what a table needs to be rebuilt or listed. */
-struct store_game {
-	char id[STORE_ID_MAX];
-	int64_t serial; /* creation order, unique, chosen by the server */
-	enum game_kind kind;
-	char variant[STORE_WORD_MAX]; /* canonical: "standard", "random36" */
-	uint64_t seed;
-	int is_private;
-	char code[STORE_CODE_MAX];   /* invite code, "" when public */
-	char status[STORE_WORD_MAX]; /* "open", "live", "adjourned", "finished" */
-	int64_t created_ms;
-	int64_t ended_ms;                  /* 0 until finished */
-	int seat_taken[2];                 /* whether each seat was ever taken */
-	char seat_id[2][STORE_ID_MAX];     /* player ids by seat, "" when never taken */
-	char seat_name[2][STORE_NAME_MAX]; /* display names by seat */
-	char result[STORE_WORD_MAX];       /* "win", "draw", "aborted"; "" until finished */
-	int winner;                        /* seat, or -1 */
-	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "time", ... */
-	int score[2];                      /* HOKITO scores at the end */
-	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
-	int64_t nevents;                   /* events stored (the game's last seq) */
-	int ply;                           /* moves stored */
-};
-
-/* One game event as stored. The strings are borrowed (see each function). */
-struct store_event {
-	int64_t seq;      /* 1, 2, 3 ... within the game */
-	int64_t time_ms;  /* when it happened */
-	const char *type; /* "seated", "started", "moved", "game_over", ... */
-	const char *move; /* "moved": the canonical move text; NULL for other types */
-	const char *body; /* the event's line exactly as it was sent (without the '\n') */
-	size_t body_len;  /* its bytes; 0: body ends at its NUL */
-};
-
-/* A session of a seated player, for reconnection after a restart. */
-struct store_session {
-	char token[STORE_TOKEN_MAX];
-	char player_id[STORE_ID_MAX];
-	char name[STORE_NAME_MAX];
-	char game_id[STORE_ID_MAX]; /* the game it is seated at */
-	int seat;
-	int64_t updated_ms;
-};
-
 /*
  * Open the store at path, creating the file if it does not exist; ":memory:" is a private
  * temporary database that keeps nothing (see store_start()). Sets WAL mode and the sync level
- * (a temporary store: a journal in memory, no sync), runs the migrations up to STORE_SCHEMA_VERSION
- * (each in its own transaction), and checks the file: SQLite's quick_check, that it is a hokitod
- * store (application_id), and that its contents add up (every game's events are numbered 1..n
- * without a gap, moves are numbered 1..k, events and sessions belong to stored games, finished
- * games have a result and others none). An empty (0-byte) existing file is refused as truncated.
- * Returns 0 and *out, a new store to close with store_close(); or STORE_EIO, STORE_ECORRUPT or
- * STORE_EVERSION with err (may be NULL) saying what and where, and *out NULL.
+ * (a temporary store: a journal in memory, no sync), checks that the file is a hokitod store
+ * (application_id) of a schema this program knows, and runs the migrations up to
+ * STORE_SCHEMA_VERSION (each in its own transaction). It reads no more of the file than that:
+ * opening costs the same for any number of finished games. The games it loads are checked as
+ * they are replayed (store_load()); the whole file is checked by store_check_file(). An empty
+ * (0-byte) existing file is refused as truncated. Returns 0 and *out, a new store to close with
+ * store_close(); or STORE_EIO, STORE_ECORRUPT or STORE_EVERSION with err (may be NULL) saying
+ * what and where, and *out NULL.
  */
 int store_open(const char *path, enum store_sync sync, struct store **out, struct store_error *err);
+
+/*
+ * The full check of a store file (hokitod --check), which reads all of it: SQLite's quick_check
+ * (every page's structure: a truncated or garbled file fails it), then the rules SQLite cannot
+ * know: every game's events are numbered 1..n without a gap, moves 1..k in the order of their
+ * events, events and sessions belong to stored games, games are numbered 1..N, finished games
+ * have a result and others none, and the kept count of finished games is right. It neither
+ * migrates nor writes, and may run beside a server on the same file. Calls found(ctx, text) for
+ * each finding (one sentence, borrowed for the call). Returns the number of findings (0: sound),
+ * or STORE_EIO, STORE_ECORRUPT (not an SQLite file, or not ours), STORE_EVERSION with err.
+ */
+int store_check_file(const char *path, void (*found)(void *ctx, const char *text), void *ctx,
+                     struct store_error *err);
 
 /*
  * Close the store: roll back what was queued and not committed (commit first!), checkpoint the
@@ -163,6 +116,9 @@ size_t store_wal_frames(const struct store *st);
  * falls behind (it never catches up while commits keep coming): it copies all that is left, so
  * the next commit starts the WAL over. Busy is no error. Returns 0, or STORE_EIO with err. */
 int store_checkpoint(struct store *st, struct store_error *err);
+
+/* The file name the store was opened with (":memory:" for a temporary one). Borrowed. */
+const char *store_path(const struct store *st);
 
 /* The schema version of the open file (after migration: STORE_SCHEMA_VERSION). */
 int store_schema_version(const struct store *st);
@@ -235,13 +191,8 @@ int store_commit(struct store *st, struct store_error *err);
 size_t store_pending(const struct store *st);
 
 /*
- * --- Reading.
- *
- * A loaded game, replayed: start is its start position, position the position after its stored
- * moves. events[0..nevents) are in seq order. Everything is borrowed for the call only.
+ * --- Reading (store_load_cb: store-port.h).
  */
-typedef int (*store_load_cb)(void *ctx, const struct store_game *g, const struct store_event *ev,
-                             size_t nevents, const struct game *start, const struct game *position);
 
 /*
  * Call cb for every game that is not finished, for the `recent` most recently finished public
@@ -273,15 +224,20 @@ int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct stor
                         void *ctx, struct store_error *err);
 
 /*
- * The history that player (a player id, borrowed; NULL for nobody) sees: finished games that
- * are public or that player played in (a private game is listed for its own players only), left
- * out the games that never started (aborted before any move), most recent first (by end time,
- * then creation), skipping offset and giving at most limit into out (room for limit). *total
- * (may be NULL) gets the number of such games. Returns the number written to out (0 past the
- * end, for any offset), or a negative error.
+ * Finished public games, most recent first (by end time, then creation), skipping offset and
+ * giving at most limit into out (room for limit). *total (may be NULL) gets the number of finished
+ * public games (private games are never listed: they are reached only by their invite code).
+ * Returns the number written to out (0 past the end, for any offset), or a negative error. The
+ * offset costs a scan of that many games: store_history_page() goes by key.
  */
-int store_history(struct store *st, size_t offset, size_t limit, const char *player,
-                  struct store_game *out, int64_t *total, struct store_error *err);
+int store_history(struct store *st, size_t offset, size_t limit, struct store_game *out,
+                  int64_t *total, struct store_error *err);
+
+/* The read port's history (store-port.h) on st: by key from q->after, the total from the kept
+ * count; costs q->offset + q->limit games, whatever the store's size. */
+int store_history_page(struct store *st, const struct store_history_query *q,
+                       struct store_game *out, struct store_history_page *page,
+                       struct store_error *err);
 
 /*
  * One game and its events. Returns 0 with *g filled and *events a new array of *nevents events
@@ -309,5 +265,19 @@ int store_record_write(struct store *st, const char *id, char *buf, size_t size,
  */
 int store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
                         char *buf, size_t size, struct store_error *err);
+
+/* The write port on st (borrowed for the port's life): out's ops call the functions above. */
+void store_write_port_init(struct store *st, struct store_write_port *out);
+
+/* A read port on st's own connection (borrowed; out->close does nothing), for the loop's thread
+ * only (loop_only is set): what a temporary store needs, and what tests use. */
+void store_read_port_init(struct store *st, struct store_read_port *out);
+
+/*
+ * A read port on a new read-only connection to the file store at path (one the server has
+ * opened and migrated), for one thread at a time; out->close closes it. It sees what is
+ * committed. Returns 0, or STORE_EIO, STORE_EVERSION, STORE_EINVAL (":memory:") with err.
+ */
+int store_reader_open(const char *path, struct store_read_port *out, struct store_error *err);
 
 #endif

@@ -289,8 +289,11 @@ turn_create(uv_loop_t *loop, struct net *net, struct store *store, const struct 
 	tp->ops = *ops;
 	tp->store = store;
 	if (store != NULL) {
+		struct store_write_port port;
+
+		store_write_port_init(store, &port);
 		ops->counters(ops->arg, &np, &ng);
-		tp->durable = durable_create(store, np, ng);
+		tp->durable = durable_create(&port, np, ng); /* copies the port */
 	}
 	uv_prepare_init(loop, &tp->prepare);
 	tp->prepare.data = tp;

@@ -30,6 +30,11 @@
  *
  * It owns every connection and frees it in the close callback of its TCP handle; write requests
  * own a copy of what they write. It only ever connects to the loopback address.
+ *
+ * --tls speaks TLS on every connection (hokitod's --listen-tls, Redis's --tls-port), through the
+ * client side of the engine (client/tls-link.h) without checking the certificate: a load
+ * generator on the loopback measures the cost of the encryption, not who the server is. The
+ * handshake is part of each connection's set-up, outside the measurement.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -47,6 +52,7 @@
 #include "game.h"
 #include "protocol.h"
 #include "rng.h"
+#include "tls-link.h"
 #include "xmalloc.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
@@ -136,7 +142,8 @@ struct lg_conn {
 	uint64_t sent_ns;  /* when it was sent */
 	char *deferred;    /* owned: one request to send once the outstanding one is answered */
 	enum msg_type deferred_req;
-	uint64_t pub_seq; /* publisher: messages sent */
+	uint64_t pub_seq;     /* publisher: messages sent */
+	struct tls_link *tls; /* owned, with --tls: freed in the close callback */
 };
 
 struct lg_write {
@@ -183,8 +190,9 @@ struct loadgen {
 	uint64_t errors;     /* error replies */
 	uint64_t lost;       /* connections lost while measuring */
 	struct hist rtt, dlv;
-	char *set_cmd;     /* redis-set: the RESP command, one per connection */
-	char *pub_payload; /* redis-pubsub, redis-relay: the filler */
+	char *set_cmd;          /* redis-set: the RESP command, one per connection */
+	char *pub_payload;      /* redis-pubsub, redis-relay: the filler */
+	struct tls_client *tls; /* --tls: the (unchecking) client, or NULL */
 };
 
 static void conn_fail(struct lg_conn *c, const char *why);
@@ -342,6 +350,13 @@ conn_write(struct lg_conn *c, const char *data, size_t len)
 
 	if (c->dead || c->closing)
 		return;
+	if (c->tls != NULL) {
+		struct tls_error err;
+
+		if (tls_link_write(c->tls, data, len, &err) < 0)
+			conn_fail(c, err.text);
+		return;
+	}
 	if (c->tcp.write_queue_size == 0) {
 		buf = uv_buf_init((char *)data, (unsigned)len);
 		rc = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
@@ -821,6 +836,7 @@ conn_close_cb(uv_handle_t *h)
 
 	c->lg->nopen--;
 	framer_close(&c->in);
+	tls_link_free(c->tls);
 	free(c->deferred);
 	free(c);
 }
@@ -873,6 +889,10 @@ alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	size_t size;
 
 	(void)suggested;
+	if (c->tls != NULL) {
+		tls_link_alloc(c->tls, buf);
+		return;
+	}
 	framer_space(&c->in, LG_READ_MIN, &base, &size);
 	*buf = uv_buf_init(base, (unsigned)(size > (1u << 30) ? (1u << 30) : size));
 }
@@ -893,7 +913,17 @@ read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		conn_fail(c, nread == UV_EOF ? "closed by the server" : uv_strerror((int)nread));
 		return;
 	}
-	framer_commit(&c->in, (size_t)nread);
+	if (c->tls != NULL) {
+		struct tls_error err;
+
+		rc = tls_link_read(c->tls, (size_t)nread, &c->in, &err);
+		if (rc < 0) {
+			conn_fail(c, rc == TLS_ECLOSED ? "closed by the server" : err.text);
+			return;
+		}
+	} else {
+		framer_commit(&c->in, (size_t)nread);
+	}
 	while (!c->dead && !lg->stopped && (rc = framer_next(&c->in, &line, &len)) != 0) {
 		if (rc < 0) {
 			conn_fail(c, "a line over the limit");
@@ -919,6 +949,8 @@ connect_cb(uv_connect_t *req, int status)
 		return;
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
+	if (lg->tls != NULL)
+		c->tls = tls_link_create((uv_stream_t *)&c->tcp, lg->tls, "127.0.0.1", 0);
 	uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
 	switch (c->role) {
 	case ROLE_CREATOR:
@@ -1152,7 +1184,8 @@ usage(FILE *f)
 	        "\n"
 	        "  --host ADDR        127.0.0.1 (default) or ::1; nothing else\n"
 	        "  --bind ADDR        with --host 127.0.0.1: connection i comes from ADDR + i, a\n"
-	        "                     loopback address (127.0.0.2 gives 127.0.0.2, 127.0.0.3, ...)\n"
+	        "                     loopback address (127.0.0.2 gives 127.0.0.2, 127.0.0.3, "
+	        "...)\n"
 	        "  --port PORT        the server's port\n"
 	        "  --conns N          connections (hokito: players, redis-relay: subscribers and\n"
 	        "                     publishers; even; default 50)\n"
@@ -1168,7 +1201,9 @@ usage(FILE *f)
 	        "  --burst N          connections set up at once (default 64)\n"
 	        "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
 	        "  --seed N           random moves' seed (default 1)\n"
-	        "  --label TEXT       copied into the output line\n");
+	        "  --label TEXT       copied into the output line\n"
+	        "  --tls              TLS on every connection (hokitod --listen-tls, Redis\n"
+	        "                     --tls-port); the certificate is not checked (loopback)\n");
 }
 
 /* A whole number in [min, max], or exit with a usage error. */
@@ -1298,6 +1333,7 @@ main(int argc, char **argv)
 		O_SEED,
 		O_LABEL,
 		O_BIND,
+		O_TLS,
 		O_HELP,
 	};
 	static const struct option options[] = {
@@ -1317,12 +1353,13 @@ main(int argc, char **argv)
 	        {"seed", required_argument, NULL, O_SEED},
 	        {"label", required_argument, NULL, O_LABEL},
 	        {"bind", required_argument, NULL, O_BIND},
+	        {"tls", no_argument, NULL, O_TLS},
 	        {"help", no_argument, NULL, O_HELP},
 	        {NULL, 0, NULL, 0},
 	};
 	struct loadgen lg;
 	const char *host = "127.0.0.1", *bind = NULL;
-	int port = -1, conns = 50, games = 1, spectators = -1, opt, rc;
+	int port = -1, conns = 50, games = 1, spectators = -1, opt, rc, tls = 0;
 	double setup_timeout = 60;
 	uint64_t seed = 1;
 	uv_loop_t loop;
@@ -1411,6 +1448,9 @@ main(int argc, char **argv)
 		case O_BIND:
 			bind = optarg;
 			break;
+		case O_TLS:
+			tls = 1;
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 0;
@@ -1452,6 +1492,15 @@ main(int argc, char **argv)
 	}
 	if (spectators < 0)
 		spectators = lg.mode == MODE_SPECTATE || lg.mode == MODE_REDIS_PUBSUB ? 100 : 0;
+	if (tls) {
+		struct tls_link_options to = {.tls = 1, .insecure = 1};
+		struct tls_error err;
+
+		if (tls_link_client_create(&lg.tls, &to, &err) < 0) {
+			fprintf(stderr, "loadgen: --tls: %s\n", err.text);
+			return 1;
+		}
+	}
 	rng_init(&lg.rng, seed);
 	lg_plan(&lg, conns, games, spectators);
 	if (lg.mode == MODE_REDIS_SET) {
@@ -1494,6 +1543,7 @@ main(int argc, char **argv)
 	free(lg.conns);
 	free(lg.set_cmd);
 	free(lg.pub_payload);
+	tls_client_free(lg.tls);
 	if (lg.failed || !lg.measuring)
 		return 1;
 	return lg.errors > 0 || lg.lost > 0 ? 3 : 0;

@@ -1,6 +1,7 @@
 # Sourced by the benchmark scripts (from the top of the tree): the programs they measure.
 # bench_release builds a release tree (build-load, or $BUILD) unless $HOKITOD and $LOADGEN name the
-# programs already, then sets hokitod and loadgen to their paths.
+# programs already, then sets hokitod and loadgen to their paths. bench_start and bench_stop run
+# hokitod on the store $tmp/store.db of the calling script.
 bench_release() {
 	local build=${BUILD:-build-load}
 	if [ -z "${HOKITOD:-}" ] || [ -z "${LOADGEN:-}" ]; then
@@ -9,4 +10,30 @@ bench_release() {
 	fi
 	hokitod=${HOKITOD:-$PWD/$build/server/hokitod}
 	loadgen=${LOADGEN:-$PWD/$build/tests/bench/loadgen}
+}
+
+# bench_start: hokitod on $tmp/store.db (its log in $tmp/hokitod.log); sets pid, port, and took:
+# the seconds from the start until it listens (its port file is written).
+bench_start() {
+	rm -f "$tmp/port"
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$hokitod" --listen 127.0.0.1:0 --port-file "$tmp/port" --log-level warn \
+		--db "$tmp/store.db" 2>>"$tmp/hokitod.log" </dev/null >/dev/null &
+	pid=$!
+	for _ in $(seq 60000); do
+		[ -s "$tmp/port" ] && break
+		kill -0 "$pid" 2>/dev/null || { echo "$0: hokitod exited:" >&2; cat "$tmp/hokitod.log" >&2; exit 1; }
+		sleep 0.005
+	done
+	t1=$(date +%s.%N)
+	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+	port=$(cat "$tmp/port")
+}
+
+# bench_stop: SIGTERM to the hokitod of bench_start, and wait for it.
+bench_stop() {
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	pid=""
 }

@@ -39,7 +39,7 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 520, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 552, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2592, "struct table changed: see fuzz_lobby_copy()");
 #endif
@@ -288,6 +288,7 @@ fuzz_lobby_copy(const struct lobby *from)
 			SLIST_INSERT_AFTER(prev, t, release_link);
 		prev = t;
 	}
+	TAILQ_INIT(&lb->waits); /* no store reads here (no ops->read): none is ever out */
 	fuzz_strmap_copy(&lb->sessions.by_token, from, lb, 0);
 	fuzz_strmap_copy(&lb->sessions.by_player, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_game, from, lb, 1);

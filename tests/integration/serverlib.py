@@ -56,7 +56,9 @@ class Server:
             self.kill()
             raise RuntimeError("hokitod did not start: %s" % "".join(self.log))
         with open(port_file) as f:
-            assert int(f.read()) == self.port
+            # one line per listener: the plain one first, then --listen-tls's
+            self.ports = [int(x) for x in f.read().split()]
+            assert self.ports[0] == self.port
 
     def _read_log(self):
         for line in self.proc.stderr:

@@ -139,7 +139,7 @@ TEST(event_reasons_for_results)
 		int win, draw, aborted;
 	} want[] = {
 	        {EVENT_REASON_BLOCKED, 1, 1, 0},    {EVENT_REASON_LINE, 1, 0, 0},
-	        {EVENT_REASON_FULL, 0, 1, 0},       {EVENT_REASON_RESIGN, 1, 0, 0},
+	        {EVENT_REASON_FULL, 1, 1, 0},       {EVENT_REASON_RESIGN, 1, 0, 0},
 	        {EVENT_REASON_ABANDONED, 0, 0, 1},  {EVENT_REASON_TIME, 1, 0, 0},
 	        {EVENT_REASON_AGREEMENT, 0, 1, 0},  {EVENT_REASON_ABORT, 0, 0, 1},
 	        {EVENT_REASON_DISCONNECT, 1, 1, 0},

@@ -1,0 +1,200 @@
+/*
+ * store-port.h: the two ports through which hokitod's game layer reaches its durable store, and
+ * the plain values that cross them. A backend implements both: server/store.c on SQLite today;
+ * a PostgreSQL one later fills the same structs and passes the same tests. Nothing here names a
+ * backend's types: games, events and sessions travel as the structs below, errors as enum
+ * store_errno with a sentence, and each port carries its backend's own state as an opaque impl.
+ *
+ *   - The write port (struct store_write_port) is used on the event loop's thread only: the
+ *     writes of one turn queue in the turn's transaction and commit() makes them durable at
+ *     once (group commit, durable.h); load() and sessions_load() read everything back at start.
+ *   - The read port (struct store_read_port) answers history and record requests. It works on a
+ *     connection of its own, on a thread that is not the loop's (server/reader.c runs it), so a
+ *     read that grows with the store never stalls the games; it sees what is committed.
+ *
+ * Times are Unix epoch milliseconds supplied by the caller: no backend reads the clock.
+ */
+#ifndef HOKITO_SERVER_STORE_PORT_H
+#define HOKITO_SERVER_STORE_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game.h"
+
+#define STORE_ID_MAX    16  /* "g12", "p7", with the NUL */
+#define STORE_NAME_MAX  129 /* a display name: 128 bytes (32 UTF-8 characters) and the NUL */
+#define STORE_CODE_MAX  17  /* an invite code */
+#define STORE_TOKEN_MAX 65  /* a session token */
+#define STORE_WORD_MAX  24  /* variant, status, result, reason, event type */
+
+/* Error codes: every function returns 0 (or a count) or one of these. */
+enum store_errno {
+	STORE_EIO = -1,       /* SQLite or the file system failed (disk full, locked, read-only) */
+	STORE_ECORRUPT = -2,  /* the file is damaged, truncated, or its contents do not add up */
+	STORE_EVERSION = -3,  /* the file's schema is newer than this program */
+	STORE_ENOTFOUND = -4, /* no such game */
+	STORE_EINVAL = -5,    /* an argument is out of range (too long, seq out of order, ...) */
+	STORE_ENOSPC = -6,    /* the caller's buffer is too small */
+	STORE_ESTOPPED = -7,  /* a load callback returned nonzero */
+};
+
+/* What went wrong, for the log: one sentence naming the file or the game concerned. */
+struct store_error {
+	int code;       /* one of enum store_errno */
+	char text[320]; /* no trailing newline */
+};
+
+/* A game as stored: what a table needs to be rebuilt or listed. */
+struct store_game {
+	char id[STORE_ID_MAX];
+	int64_t serial; /* creation order, unique, chosen by the server */
+	enum game_kind kind;
+	char variant[STORE_WORD_MAX]; /* canonical: "standard", "random36" */
+	uint64_t seed;
+	int is_private;
+	char code[STORE_CODE_MAX];   /* invite code, "" when public */
+	char status[STORE_WORD_MAX]; /* "open", "live", "adjourned", "finished" */
+	int64_t created_ms;
+	int64_t ended_ms;                  /* 0 until finished */
+	int seat_taken[2];                 /* whether each seat was ever taken */
+	char seat_id[2][STORE_ID_MAX];     /* player ids by seat, "" when never taken */
+	char seat_name[2][STORE_NAME_MAX]; /* display names by seat */
+	char result[STORE_WORD_MAX];       /* "win", "draw", "aborted"; "" until finished */
+	int winner;                        /* seat, or -1 */
+	char reason[STORE_WORD_MAX];       /* "blocked", "line", "full", "resign", "time", ... */
+	int score[2];                      /* HOKITO scores at the end */
+	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
+	int64_t nevents;                   /* events stored (the game's last seq) */
+	int ply;                           /* moves stored */
+};
+
+/* One game event as stored. The strings are borrowed (see each function). */
+struct store_event {
+	int64_t seq;      /* 1, 2, 3 ... within the game */
+	int64_t time_ms;  /* when it happened */
+	const char *type; /* "seated", "started", "moved", "game_over", ... */
+	const char *move; /* "moved": the canonical move text; NULL for other types */
+	const char *body; /* the event's line exactly as it was sent (without the '\n') */
+	size_t body_len;  /* its bytes; 0: body ends at its NUL */
+};
+
+/* A session of a seated player, for reconnection after a restart. */
+struct store_session {
+	char token[STORE_TOKEN_MAX];
+	char player_id[STORE_ID_MAX];
+	char name[STORE_NAME_MAX];
+	char game_id[STORE_ID_MAX]; /* the game it is seated at */
+	int seat;
+	int64_t updated_ms;
+};
+
+/*
+ * A loaded game, replayed: start is its start position, position the position after its stored
+ * moves. events[0..nevents) are in seq order. Everything is borrowed for the call only.
+ */
+typedef int (*store_load_cb)(void *ctx, const struct store_game *g, const struct store_event *ev,
+                             size_t nevents, const struct game *start, const struct game *position);
+
+/*
+ * Where a history page starts: just after the game that ended at ended_ms with creation number
+ * serial, in history order (most recently finished first, then most recently created first).
+ * Games are found from it by key, whatever the store's size.
+ */
+struct store_cursor {
+	int64_t ended_ms;
+	int64_t serial;
+};
+
+#define STORE_CURSOR_TEXT 48 /* store_cursor_format()'s text, with the NUL */
+
+/* A history request: finished public games in history order. */
+struct store_history_query {
+	int has_after;             /* start after the cursor `after`; else at the most recent */
+	struct store_cursor after; /* see has_after */
+	int64_t offset;            /* games to skip from there: each costs a step of a scan */
+	size_t limit;              /* at most this many games */
+};
+
+/* What a history page says besides its games. */
+struct store_history_page {
+	int64_t total;            /* finished public games in the store (a kept count) */
+	int more;                 /* more games follow the page's last one */
+	struct store_cursor next; /* the page's last game, when more: the next page's `after` */
+};
+
+/* The write port: everything one turn of the loop writes, and the start-up reads. */
+struct store_write_port {
+	/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
+	int (*game_add)(void *impl, const struct store_game *g, struct store_error *err);
+	/* A player took seat 0 or 1 of a game. */
+	int (*seat_set)(void *impl, const char *game_id, int seat, const char *player_id,
+	                const char *name, struct store_error *err);
+	/* The game's status: "open", "live", "adjourned". */
+	int (*status_set)(void *impl, const char *game_id, const char *status,
+	                  struct store_error *err);
+	/* An event of a game; its seq must be the game's last + 1 (ev and its strings borrowed). */
+	int (*event_add)(void *impl, const char *game_id, const struct store_event *ev,
+	                 struct store_error *err);
+	/* The game is over (score NULL for none); counted in the finished games at once. */
+	int (*game_finish)(void *impl, const char *game_id, int64_t ended_ms, const char *result,
+	                   int winner, const char *reason, const int score[2],
+	                   struct store_error *err);
+	/* Insert or replace the session of a seated player (s borrowed). */
+	int (*session_set)(void *impl, const struct store_session *s, struct store_error *err);
+	/* Forget a session; not finding it is no error. */
+	int (*session_remove)(void *impl, const char *token, struct store_error *err);
+	/* A named counter (the next game and player numbers). */
+	int (*meta_set)(void *impl, const char *key, int64_t value, struct store_error *err);
+	/* Read a counter: 0 and *value, or STORE_ENOTFOUND. */
+	int (*meta_get)(void *impl, const char *key, int64_t *value, struct store_error *err);
+	/* Make every write queued since the last commit durable, at once (0, or an error: then
+	 * nothing of the turn is durable). */
+	int (*commit)(void *impl, struct store_error *err);
+	/* Writes queued since the last commit. */
+	size_t (*pending)(const void *impl);
+	/* Whether the store keeps nothing across a crash (then a commit may follow the replies). */
+	int (*is_temporary)(const void *impl);
+	/* Start-up: every unfinished game, the `recent` most recently finished public and private
+	 * ones and those with a stored session, replayed, in creation order, to cb. Returns the
+	 * count or an error. */
+	int (*load)(void *impl, unsigned recent, store_load_cb cb, void *ctx,
+	            struct store_error *err);
+	/* Start-up: every stored session to cb. Returns the count or an error. */
+	int (*sessions_load)(void *impl, int (*cb)(void *ctx, const struct store_session *s),
+	                     void *ctx, struct store_error *err);
+	void *impl; /* the backend's state, passed to every op; borrowed */
+};
+
+/* The read port: answers that may grow with the store, off the loop thread. */
+struct store_read_port {
+	/*
+	 * A page of finished public games in history order (private games are never listed):
+	 * at most q->limit into out (room for q->limit), and page filled. Returns how many were
+	 * written (0 past the end), or a negative error.
+	 */
+	int (*history)(void *impl, const struct store_history_query *q, struct store_game *out,
+	               struct store_history_page *page, struct store_error *err);
+	/*
+	 * The text game record (FORMATS.md "Game records") of game_id into buf, NUL-terminated;
+	 * with public_only a private game is STORE_ENOTFOUND (it is reached by its invite code).
+	 * Costs what that game's moves cost. Returns the length, or STORE_ENOTFOUND, STORE_ENOSPC,
+	 * STORE_ECORRUPT, STORE_EIO.
+	 */
+	int (*record)(void *impl, const char *game_id, int public_only, char *buf, size_t size,
+	              struct store_error *err);
+	/* Release impl (the port is unusable after). */
+	void (*close)(void *impl);
+	/* Whether the port must be used on the loop's thread: a store that cannot be read from a
+	 * second connection (a private temporary database, ":memory:"). */
+	int loop_only;
+	void *impl; /* the backend's state, passed to every op; owned by the port */
+};
+
+/* The cursor as the text a client sees (opaque to it): into buf (STORE_CURSOR_TEXT bytes). */
+void store_cursor_format(const struct store_cursor *c, char *buf, size_t size);
+
+/* Parse a cursor text of store_cursor_format(): 0, or STORE_EINVAL for anything else. */
+int store_cursor_parse(const char *text, struct store_cursor *c);
+
+#endif
