@@ -73,6 +73,7 @@ struct engine_bot {
 	struct search_limits lim;   /* its limits */
 	int draw_offered;           /* the opponent's draw offer stands: the next search answers */
 	int for_draw;               /* the search in progress only weighs that offer */
+	int64_t sent_seq;           /* the seq at which the bot last sent a move */
 	struct tls_client *tlsc;    /* owned: the trust of --tls, or NULL in clear */
 	struct tls_link *tls;       /* owned: the connection's TLS, or NULL; freed at the close */
 	char host[256];             /* the host of a hokitos:// address */
@@ -218,6 +219,7 @@ engine_bot_after_work_cb(uv_work_t *req, int status)
 	if (b->for_draw)
 		return;
 	game_move_format(b->pos.kind, b->think.best, text, sizeof text);
+	b->sent_seq = b->seq;
 	engine_bot_send(b, msg_move_new(b->game_id, text, NULL));
 }
 
@@ -294,6 +296,7 @@ engine_bot_state(struct engine_bot *b, const struct msg *m)
 		b->seat = -1;
 	b->live = status != NULL && strcmp(status, "live") == 0;
 	b->seq = msg_int(m, "seq", 0);
+	b->sent_seq = -1;
 	b->draw_offered = 0;
 	if (engine_bot_position(b, msg_str(m, "position")) < 0) {
 		(void)engine_fail(1, "bot: unreadable position in state");
@@ -410,6 +413,8 @@ engine_bot_handle(struct engine_bot *b, const struct msg *m)
 		if (!ours || by == NULL || game_side_parse(b->o->kind, by, &side) < 0 ||
 		    side == b->seat)
 			break;
+		if (b->sent_seq == b->seq)
+			break; /* made before our move reached the server: it lapses with it */
 		b->draw_offered = 1;
 		engine_bot_weigh_draw(b);
 		break;

@@ -138,8 +138,9 @@ def bot_adjourned(tap, tmp):
 
 def bot_draw(tap, tmp, kind):
     """hokito-engine bot answers a draw offer (issue 24): it searches the position and accepts
-    when its search says a draw or worse for it, else declines; offered on its turn (answered
-    with the search of its move) and on the opponent's (a search of its own)."""
+    when its search says a draw or worse for it, else declines (offered on the opponent's turn,
+    it runs a search of its own; on its own turn the search of its move answers, or the offer
+    lapses with its move)."""
     d = os.path.join(tmp, "draw-" + kind)
     os.makedirs(d)
     server = ct.Server(d)
@@ -151,11 +152,11 @@ def bot_draw(tap, tmp, kind):
         ct.wait_for(lambda: "(robo3) created game" in open(log).read(), 10)
         p = serverlib.Client("127.0.0.1", server.port)
         p.hello("dora")
-        st, _ = p.request({"type": "quick", "kind": kind})
-        g = st["game"]
+        g = p.ask({"type": "quick", "kind": kind})["game"]
         answers = []
         for _ in range(2):
-            # one offer on the bot's turn or ours, whichever it is, then one on the other
+            # offered on our turn: the bot is not moving, so it searches only to answer
+            yt = p.wait_for("your_turn", THINK)
             ok, early = p.request({"type": "draw_offer"})
             ans, kept = None, []
             while ans is None:
@@ -163,13 +164,12 @@ def bot_draw(tap, tmp, kind):
                 if m["type"] in ("draw_declined", "game_over") and m.get("game") == g:
                     ans = m
                 else:
-                    kept.append(m)  # your_turn among them, for wait_for() below
+                    kept.append(m)
             p.backlog[0:0] = kept
             answers.append(ans)
             if ans["type"] == "game_over":
                 break
-            yt = p.wait_for("your_turn", THINK)
-            p.request({"type": "move", "move": yt["moves"][0]})
+            p.ask({"type": "move", "move": yt["moves"][0]})
         if answers[-1]["type"] != "game_over":
             p.request({"type": "resign"})
         try:
