@@ -41,12 +41,12 @@ usage(FILE *f)
 	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
 	      "  --no-color, --no-bell  no colours (NO_COLOR set does it too); no bell\n"
 	      "  --new-session       do not resume the session stored for this name\n"
+	      "  --password-file F   log in as --name ($HOKITO_PASSWORD too; --register: new)\n"
 	      "  --tls               TLS: the system's CAs (--tls-ca FILE: its own) check the\n"
 	      "                      server, else it is pinned on first use (--tls-accept-new)\n"
 	      "  -h, --help          this help;  -V, --version  the version\n"
 	      "Examples:\n"
 	      "  hokito --name alice                      the lobby of the local server\n"
-	      "  hokito --name alice create --seat black  a HOKITO game, playing Black\n"
 	      "  hokito --host hokitos://example.org:7778 join g12   join g12 over TLS\n"
 	      "  echo list | hokito --plain               list the games, line by line\n"
 	      "In a game, press ? for the keys; in --plain mode, type help.\n",
@@ -106,6 +106,27 @@ host_value(const char *v)
 	return v;
 }
 
+/*
+ * The password of --password-file: its first line, without the line's end. Returns a new string;
+ * exits with status 2 when the file cannot be read.
+ */
+static char *
+password_read(const char *path)
+{
+	char buf[PROTOCOL_PASSWORD_MAX + 2];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL || fgets(buf, sizeof buf, f) == NULL) {
+		fprintf(stderr, "hokito: --password-file: cannot read '%s'\n", path);
+		exit(2);
+	}
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
 /* Parse the command line into o. Exits with status 2 on bad usage. */
 static void
 parse_args(int argc, char **argv, struct client_options *o)
@@ -113,7 +134,7 @@ parse_args(int argc, char **argv, struct client_options *o)
 	const char *user = getenv("USER");
 	const char *nc = getenv("NO_COLOR");
 	const char *seat = NULL;
-	const char *pos[3] = {NULL, NULL, NULL};
+	const char *pos[3] = {NULL, NULL, NULL}, *v0;
 	int npos = 0, url_port = 0, port_given = 0;
 
 	memset(o, 0, sizeof *o);
@@ -204,6 +225,11 @@ parse_args(int argc, char **argv, struct client_options *o)
 			o->no_bell = 1;
 		} else if (strcmp(a, "--new-session") == 0) {
 			o->resume = 0;
+		} else if (is_opt(a, "--password-file")) {
+			free(o->password);
+			o->password = password_read(opt_value(argc, argv, &i, "--password-file"));
+		} else if (strcmp(a, "--register") == 0) {
+			o->register_new = 1;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			fprintf(stderr, "hokito: unknown option '%s' (see hokito --help)\n", a);
 			exit(2);
@@ -213,6 +239,13 @@ parse_args(int argc, char **argv, struct client_options *o)
 			fprintf(stderr, "hokito: too many arguments (see hokito --help)\n");
 			exit(2);
 		}
+	}
+	if (o->password == NULL && (v0 = getenv("HOKITO_PASSWORD")) != NULL && v0[0] != '\0')
+		o->password = strdup(v0);
+	if (o->register_new && o->password == NULL) {
+		fprintf(stderr, "hokito: --register needs a password (--password-file or "
+		                "$HOKITO_PASSWORD)\n");
+		exit(2);
 	}
 	if (url_port != 0 && !port_given)
 		o->port = url_port;
@@ -361,5 +394,6 @@ main(int argc, char **argv)
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
+	free(c->opt.password);
 	return c->exit_code;
 }

@@ -519,6 +519,9 @@ event_show(struct client *c, const struct event *ev)
 	case MSG_REMATCH_DECLINE:
 	case MSG_HISTORY:
 	case MSG_RECORD:
+	case MSG_REGISTER:
+	case MSG_PASSWORD_CHANGE:
+	case MSG_ACCOUNT_CLOSE:
 	case MSG_TEST_CLOCK:
 	case MSG_WELCOME:
 	case MSG_GAMES:

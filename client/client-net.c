@@ -206,10 +206,19 @@ net_hello(struct client_net *net)
 	int64_t last = t->active && t->seq >= 0 && !clocks ? t->seq : -1;
 	json_t *hello;
 
-	if (net->token[0] != '\0')
+	if (net->token[0] != '\0') {
 		hello = msg_hello_new(c->opt.name, net->token, last, NULL);
-	else
+	} else if (c->opt.register_new) { /* once: later hellos log in to it */
+		c->opt.register_new = 0;
+		conn_write(net->conn,
+		           wire_encode_steal(json_pack("{s:s,s:s,s:s}", "type", "register", "name",
+		                                       c->opt.name, "password", c->opt.password)));
+		return;
+	} else {
 		hello = msg_hello_new(c->opt.name, NULL, -1, NULL);
+		if (c->opt.password != NULL) /* the account's: a login */
+			json_object_set_new(hello, "password", json_string(c->opt.password));
+	}
 	json_object_set_new(hello, "client", json_string("hokito " HOKITO_VERSION));
 	conn_write(net->conn, wire_encode_steal(hello));
 }
@@ -244,6 +253,24 @@ net_welcome(struct client_net *net, const struct msg *m)
 		snprintf(net->token, sizeof net->token, "%s", token);
 		client_session_save(c->opt.host, c->opt.port, c->opt.name, net->token);
 	}
+}
+
+/*
+ * Whether error m, the answer to our hello or register, says that the account or the name will
+ * not do (issue 21): trying again by ourselves would not help, so the client stops.
+ */
+static int
+net_login_refused(const struct msg *m)
+{
+	static const int codes[] = {PROTO_ENAMETAKEN, PROTO_EWRONGPASSWORD, PROTO_ELOGINTHROTTLED,
+	                            PROTO_EINSECURE};
+	const char *code = json_string_value(json_object_get(m->root, "code"));
+	int rc = code != NULL ? protocol_err_parse(code) : 0;
+
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		if (rc == codes[i])
+			return 1;
+	return 0;
 }
 
 /* A TLS failure that trying again would not mend: say why, and end (status 1). */
@@ -368,6 +395,11 @@ read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		if (m.type == MSG_WELCOME)
 			net_welcome(net, &m);
 		net->ops->message(net->c, &m);
+		if (m.type == MSG_ERROR && !net->welcomed && net_login_refused(&m)) {
+			msg_clear(&m);
+			client_quit(net->c, 1); /* said by the message's notice */
+			return;
+		}
 		msg_clear(&m);
 	}
 }

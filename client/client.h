@@ -84,6 +84,9 @@ struct client_options {
 	int computer;                /* create: level of the computer opponent, 0 for a person */
 	int no_bell;                 /* --no-bell: never ring the terminal bell */
 	struct tls_link_options tls; /* --tls, --tls-ca, --tls-accept-new, --tls-insecure */
+	char *password;   /* --password-file or $HOKITO_PASSWORD: log in to the account name (owned,
+	                     NULL for a guest) */
+	int register_new; /* --register: create the account name with password first */
 };
 
 #define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */

@@ -55,7 +55,7 @@ struct schema {
 static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_HELLO] = {"hello",
                        {REQ("protocol", F_INT), OPT("name", F_STR), OPT("token", F_STR),
-                        OPT("last_seq", F_INT), OPT("client", F_STR)}},
+                        OPT("last_seq", F_INT), OPT("client", F_STR), OPT("password", F_STR)}},
         [MSG_LIST] = {"list", {OPT("offset", F_INT), OPT("limit", F_INT)}},
         [MSG_CREATE] = {"create",
                         {REQ("kind", F_STR), OPT("variant", F_STR), OPT("seat", F_STR),
@@ -79,6 +79,9 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_HISTORY] = {"history",
                          {OPT("offset", F_INT), OPT("limit", F_INT), OPT("after", F_STR)}},
         [MSG_RECORD] = {"record", {OPT("game", F_STR), OPT("code", F_STR)}},
+        [MSG_REGISTER] = {"register", {REQ("name", F_STR), REQ("password", F_STR)}},
+        [MSG_PASSWORD_CHANGE] = {"password_change", {REQ("old", F_STR), REQ("new", F_STR)}},
+        [MSG_ACCOUNT_CLOSE] = {"account_close", {REQ("password", F_STR)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
@@ -386,6 +389,8 @@ decode_request(struct msg *m, struct msg_error *err)
 			            "hello needs member 'name' (a string) unless it has a 'token'");
 		if (m->token == NULL && protocol_name_check(m->name) < 0)
 			return fail(err, PROTO_EBADVALUE, "name", "a name has " PROTOCOL_NAME_RULE);
+		/* a password logs in to the account `name`; with a token it is ignored */
+		m->password = m->token == NULL ? get_str(m, "password") : NULL;
 		if ((v = json_object_get(m->root, "last_seq")) != NULL) {
 			if (json_integer_value(v) < 0)
 				return fail(err, PROTO_EBADVALUE, "last_seq",
@@ -476,6 +481,17 @@ decode_request(struct msg *m, struct msg_error *err)
 		m->claim_draw = r[0] == 'd';
 		return 0;
 	}
+	case MSG_REGISTER: /* the account name's rules are the server's (names.h) */
+		m->name = get_str(m, "name");
+		m->password = get_str(m, "password");
+		return 0;
+	case MSG_PASSWORD_CHANGE:
+		m->password = get_str(m, "old");
+		m->new_password = get_str(m, "new");
+		return 0;
+	case MSG_ACCOUNT_CLOSE:
+		m->password = get_str(m, "password");
+		return 0;
 	case MSG_TEST_CLOCK:
 		m->advance_ms = json_integer_value(json_object_get(m->root, "advance_ms"));
 		if (m->advance_ms < 0)

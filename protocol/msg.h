@@ -45,6 +45,9 @@ enum msg_type {
 	MSG_REMATCH_DECLINE,
 	MSG_HISTORY,
 	MSG_RECORD,
+	MSG_REGISTER,
+	MSG_PASSWORD_CHANGE,
+	MSG_ACCOUNT_CLOSE,
 	MSG_TEST_CLOCK,
 	/* replies, server to client */
 	MSG_WELCOME,
@@ -90,10 +93,12 @@ struct msg {
 	json_t *id;   /* borrowed from root: the "id" member, NULL when absent */
 
 	/* Request members; NULL, 0 or has_* = 0 when absent or for other types. */
-	int protocol;                       /* hello */
-	const char *name;                   /* hello */
-	const char *token;                  /* hello */
-	const char *client;                 /* hello */
+	int protocol;         /* hello */
+	const char *name;     /* hello, register */
+	const char *token;    /* hello */
+	const char *client;   /* hello */
+	const char *password; /* hello (with name), register, account_close; password_change: old */
+	const char *new_password;           /* password_change: the new one */
 	int has_last_seq;                   /* hello */
 	int64_t last_seq;                   /* hello: >= 0 */
 	int has_kind;                       /* create, quick */

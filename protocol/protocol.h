@@ -20,6 +20,7 @@
 #define PROTOCOL_SERVER_LINE_MAX  1048576 /* bytes of a server's line a client takes (2) */
 #define PROTOCOL_NAME_MAX         32      /* characters of a display name */
 #define PROTOCOL_NAME_BYTES       128     /* bytes of a display name (32 UTF-8 characters fit) */
+#define PROTOCOL_PASSWORD_MAX     1024    /* bytes of an account password (PROTOCOL.md 4.4) */
 #define PROTOCOL_TOKEN_LEN        32      /* hex digits of a session token */
 #define PROTOCOL_CODE_LEN         8       /* characters of an invite code */
 #define PROTOCOL_SPECTATOR_NAMES  50      /* names listed in a spectators object */
@@ -73,8 +74,13 @@ enum protocol_err {
 	PROTO_ECANNOTCLAIM = -29,    /* "cannot_claim": the opponent is back or has grace left */
 	PROTO_ENOTOVER = -30,        /* "not_over": rematch before the game is over */
 	PROTO_EOPPONENTGONE = -31,   /* "opponent_gone": rematch with an opponent not there */
+	PROTO_ENAMETAKEN = -32,      /* "name_taken": an account's name, or a look-alike of it */
+	PROTO_EWRONGPASSWORD = -33,  /* "wrong_password": no account of that name and password */
+	PROTO_ELOGINTHROTTLED = -34, /* "login_throttled": too many failures; retry_ms says when */
+	PROTO_EINSECURE = -35,       /* "insecure_transport": a password in clear over a network */
+	PROTO_ENOTLOGGEDIN = -36,    /* "not_logged_in": an account's request from a guest */
 };
-#define PROTO_ERR_COUNT 31
+#define PROTO_ERR_COUNT 36
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

@@ -126,6 +126,7 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 	snprintf(ss.game_id, sizeof ss.game_id, "%s", t->id);
 	ss.seat = seat;
 	ss.updated_ms = now;
+	ss.account = t->seat[seat] != NULL ? t->seat[seat]->account : 0;
 	return d->store.session_set(d->store.impl, &ss, err);
 }
 
@@ -183,6 +184,29 @@ durable_unseated(struct durable *d, const char *token)
 
 	if (!d->failed)
 		durable_check(d, d->store.session_remove(d->store.impl, token, &err), &err);
+}
+
+void
+durable_account_add(struct durable *d, struct store_account *row)
+{
+	struct store_error err;
+
+	row->created_ms = durable_wall_ms();
+	if (!d->failed)
+		durable_check(d, d->store.account_add(d->store.impl, row, &err), &err);
+}
+
+void
+durable_account_update(struct durable *d, struct store_account *row)
+{
+	struct store_error err;
+
+	if (row->closed_ms < 0)
+		row->closed_ms = durable_wall_ms();
+	if (row->banned_ms < 0)
+		row->banned_ms = durable_wall_ms();
+	if (!d->failed)
+		durable_check(d, d->store.account_update(d->store.impl, row, &err), &err);
 }
 
 /*

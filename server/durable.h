@@ -54,6 +54,15 @@ void durable_event(struct durable *d, const struct table *t, int64_t seq, enum m
  */
 void durable_unseated(struct durable *d, const char *token);
 
+/* A new account (issue 21): row (borrowed) is written in the turn's transaction, its
+ * created_ms set to the wall clock first. Errors as in durable_event(). */
+void durable_account_add(struct durable *d, struct store_account *row);
+
+/* An account's hash, kind, closed or banned time changed: row (borrowed) written in the turn's
+ * transaction; a closed_ms or banned_ms of -1 means now and is set to the wall clock first.
+ * Errors as in durable_event(). */
+void durable_account_update(struct durable *d, struct store_account *row);
+
 /*
  * End of a loop turn: queue the id counters (np, ng: the numbers the next player and game ids
  * will get, lobby_counters()) if they moved, then commit everything queued (one

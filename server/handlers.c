@@ -22,6 +22,7 @@
 #include <sys/queue.h>
 
 #include "archive.h"
+#include "auth.h"
 #include "handlers.h"
 #include "log.h"
 #include "match.h"
@@ -33,24 +34,6 @@ struct handler_entry {
 	void (*handle)(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 	int before_hello; /* served to a connection that has not said hello */
 };
-
-static json_t *
-welcome_new(struct lobby *lb, const struct session *s, int resumed, json_t *id)
-{
-	json_t *o = msg_new(MSG_WELCOME, NULL);
-
-	json_object_set_new(o, "protocol", json_integer(PROTOCOL_VERSION));
-	json_object_set_new(o, "server", json_string(lb->cfg.server));
-	json_object_set_new(o, "player", msg_player_new(s->id, s->name));
-	json_object_set_new(o, "token", json_string(s->token));
-	json_object_set_new(o, "resumed", json_boolean(resumed));
-	json_object_set_new(o, "game", s->table ? json_string(s->table->id) : json_null());
-	json_object_set_new(o, "limits",
-	                    json_pack("{s:I}", "max_line", (json_int_t)lb->cfg.max_line));
-	if (id != NULL)
-		json_object_set_new(o, "id", json_deep_copy(id));
-	return o;
-}
 
 /*
  * Resume a session on a new connection. The client says which seq it saw last: if the log holds
@@ -78,7 +61,7 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		table_clock_settle(t); /* the grace spent so far is charged while still away */
 	s->peer = peer;
 	peer->session = s;
-	lobby_send(lb, peer, welcome_new(lb, s, 1, m->id));
+	lobby_send(lb, peer, lobby_welcome_new(lb, s, 1, m->id));
 	log_info("%s (%s) resumed%s%s", s->id, s->name, s->table ? " at game " : "",
 	         s->table ? s->table->id : "");
 	t = s->table;
@@ -133,12 +116,18 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		hello_resume(lb, peer, m, s);
 		return;
 	}
+	if (m->password != NULL) { /* an account's: hashed off the loop (auth.c) */
+		auth_login(lb, peer, m);
+		return;
+	}
+	if (auth_guest_refused(lb, peer, m))
+		return;
 	s = lobby_session_new(lb, m->name);
 	s->peer = peer;
 	peer->session = s;
 	log_info("%s (%s) said hello%s%s", s->id, s->name, m->client ? " from " : "",
 	         m->client ? m->client : "");
-	lobby_send(lb, peer, welcome_new(lb, s, 0, m->id));
+	lobby_send(lb, peer, lobby_welcome_new(lb, s, 0, m->id));
 }
 
 /* The list's n-th game (counted from 0) is t: put it on the page if the page takes it. */
@@ -258,6 +247,9 @@ static const struct handler_entry handlers[] = {
         {MSG_REMATCH_DECLINE, match_rematch, 0},
         {MSG_HISTORY, archive_history, 0},
         {MSG_RECORD, archive_record, 0},
+        {MSG_REGISTER, auth_register, 1},
+        {MSG_PASSWORD_CHANGE, auth_password_change, 0},
+        {MSG_ACCOUNT_CLOSE, auth_account_close, 0},
         {MSG_TEST_CLOCK, handle_test_clock, 0},
 };
 
@@ -304,22 +296,16 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	lobby_arm(lb);
 }
 
-void
-handlers_read_done(struct lobby *lb, struct archive_read *r)
+/*
+ * Wait w's answer was given: handle the requests its connection sent meanwhile, in order, until
+ * one of them waits again (a read or a password job), and forget w.
+ */
+static void
+handlers_wait_resume(struct lobby *lb, struct lobby_wait *w)
 {
-	struct lobby_wait *w = lobby_wait_find(lb, r->ticket);
-	struct lobby_peer *peer;
+	struct lobby_peer *peer = w->peer;
 	struct lobby_queued *q;
 
-	if (w == NULL) { /* its connection is gone */
-		archive_read_free(r);
-		return;
-	}
-	peer = w->peer;
-	peer->wait = NULL;
-	archive_reply(lb, peer, &w->request, r);
-	archive_read_free(r);
-	/* the requests that came meanwhile, in order, until one of them reads again */
 	while (peer->wait == NULL && (q = STAILQ_FIRST(&w->queued)) != NULL) {
 		STAILQ_REMOVE_HEAD(&w->queued, link);
 		w->nqueued--;
@@ -327,7 +313,7 @@ handlers_read_done(struct lobby *lb, struct archive_read *r)
 		msg_clear(&q->m);
 		free(q);
 	}
-	if (peer->wait != NULL) { /* the rest waits behind the new read */
+	if (peer->wait != NULL) { /* the rest waits behind the new one */
 		STAILQ_CONCAT(&peer->wait->queued, &w->queued);
 		peer->wait->nqueued += w->nqueued;
 	}
@@ -335,4 +321,36 @@ handlers_read_done(struct lobby *lb, struct archive_read *r)
 	lobby_wait_drop(lb, w);
 	lobby_prune(lb);
 	lobby_arm(lb);
+}
+
+void
+handlers_read_done(struct lobby *lb, struct archive_read *r)
+{
+	struct lobby_wait *w = lobby_wait_find(lb, r->ticket);
+
+	if (w == NULL) { /* its connection is gone */
+		archive_read_free(r);
+		return;
+	}
+	w->peer->wait = NULL;
+	archive_reply(lb, w->peer, &w->request, r);
+	archive_read_free(r);
+	handlers_wait_resume(lb, w);
+}
+
+void
+handlers_auth_done(struct lobby *lb, struct auth_job *j)
+{
+	struct lobby_wait *w = lobby_wait_find(lb, j->ticket);
+
+	lb->accounts.jobs_out--;
+	if (w == NULL) { /* its connection is gone */
+		auth_abandon(lb, j);
+		auth_job_free(j);
+		return;
+	}
+	w->peer->wait = NULL;
+	auth_reply(lb, w->peer, &w->request, j);
+	auth_job_free(j);
+	handlers_wait_resume(lb, w);
 }

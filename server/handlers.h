@@ -7,6 +7,8 @@
 
 #include "lobby.h"
 
+struct auth_job;
+
 /*
  * Handle one validated request (msg_decode() returned 0) from peer: the reply, the events it
  * causes, then the lobby's upkeep (deadlines, pruning, the next wake-up). m is borrowed.
@@ -19,5 +21,11 @@ void handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct m
  * again. Steals r.
  */
 void handlers_read_done(struct lobby *lb, struct archive_read *r);
+
+/*
+ * A password job (ops->hash) is back: answer the connection that asked, if it is still there,
+ * then handle the requests it sent meanwhile, as handlers_read_done(). Steals j.
+ */
+void handlers_auth_done(struct lobby *lb, struct auth_job *j);
 
 #endif

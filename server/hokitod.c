@@ -76,10 +76,10 @@ usage(FILE *f)
 	        "  --adjourn-claim SECS   adjourned: wait before a claim (default 300)\n"
 	        "  --first-move SECS      time for each side's first move (default 30)\n"
 	        "  --keep-finished N      finished games in the lobby list (default 20)\n"
+	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
 	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
 	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
-	        "Examples (see hokitod(8)):\n"
-	        "  hokitod                        127.0.0.1:7777, games kept in ./%s\n",
+	        "Example: hokitod    127.0.0.1:7777, games kept in ./%s (see hokitod(8))\n",
 	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT,
 	        DEFAULT_DB);
 }
@@ -365,6 +365,7 @@ main(int argc, char **argv)
 		O_ADJOURN_CLAIM,
 		O_FIRST_MOVE,
 		O_TEST_CLOCK,
+		O_INSECURE_PASSWORDS,
 		O_DB,
 		O_FSYNC_MODE,
 		O_CHECK,
@@ -390,6 +391,7 @@ main(int argc, char **argv)
 	        {"adjourn-claim", required_argument, NULL, O_ADJOURN_CLAIM},
 	        {"first-move", required_argument, NULL, O_FIRST_MOVE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
+	        {"allow-insecure-passwords", no_argument, NULL, O_INSECURE_PASSWORDS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"check", no_argument, NULL, O_CHECK},
@@ -523,6 +525,9 @@ main(int argc, char **argv)
 			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
+			break;
+		case O_INSECURE_PASSWORDS:
+			lcfg.allow_insecure_passwords = 1;
 			break;
 		case O_CHECK:
 			check = 1;

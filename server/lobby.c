@@ -73,6 +73,7 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	SLIST_INIT(&lb->release);
 	LIST_INIT(&lb->spect_waiting);
 	TAILQ_INIT(&lb->waits);
+	accounts_init(&lb->accounts);
 	return lb;
 }
 
@@ -92,6 +93,7 @@ lobby_free(struct lobby *lb)
 	deadline_close(&lb->deadlines);
 	strmap_close(&lb->by_game);
 	strmap_close(&lb->by_code);
+	accounts_close(&lb->accounts);
 	free(lb);
 }
 
@@ -410,6 +412,25 @@ lobby_prune(struct lobby *lb)
 	}
 }
 
+/* The welcome of session s: who it is, its token and the limits. */
+json_t *
+lobby_welcome_new(struct lobby *lb, const struct session *s, int resumed, json_t *id)
+{
+	json_t *o = msg_new(MSG_WELCOME, NULL);
+
+	json_object_set_new(o, "protocol", json_integer(PROTOCOL_VERSION));
+	json_object_set_new(o, "server", json_string(lb->cfg.server));
+	json_object_set_new(o, "player", msg_player_new(s->id, s->name));
+	json_object_set_new(o, "token", json_string(s->token));
+	json_object_set_new(o, "resumed", json_boolean(resumed));
+	json_object_set_new(o, "game", s->table ? json_string(s->table->id) : json_null());
+	json_object_set_new(o, "limits",
+	                    json_pack("{s:I}", "max_line", (json_int_t)lb->cfg.max_line));
+	if (id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(id));
+	return o;
+}
+
 struct session *
 lobby_session_new(struct lobby *lb, const char *name)
 {
@@ -648,6 +669,7 @@ lobby_tick(struct lobby *lb)
 	uint64_t now = lobby_time(lb);
 	size_t kept = 0;
 
+	accounts_tick(&lb->accounts, now);
 	for (size_t i = 0; i < lb->sessions.n; i++) {
 		struct session *s = lb->sessions.all[i];
 

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "accounts.h"
 #include "deadline.h"
 #include "game.h"
 #include "protocol.h"
@@ -38,6 +39,7 @@
 #include "table.h"
 
 struct archive_read;
+struct auth_job;
 struct fanout;
 
 #define SPECTATORS_INTERVAL 500 /* ms: at most one spectators notice per game this often */
@@ -83,6 +85,19 @@ struct lobby_ops {
 	 * keep the order of the requests.
 	 */
 	void (*read)(void *arg, struct archive_read *r);
+	/*
+	 * Optional (NULL: no accounts; register and hello with a password are refused, internal).
+	 * Run password job j off the loop's thread (auth_job_run(), auth.h), a few at a time, and
+	 * hand it back with handlers_auth_done() (handlers.h), from the loop thread and outside any
+	 * lobby call. Steals j. Must not call back into the lobby; the asking connection's later
+	 * requests wait meanwhile, as behind a read.
+	 */
+	void (*hash)(void *arg, struct auth_job *j);
+	/* Optional (NULL: no store): write a new account (row: its created_ms is set here). */
+	void (*account_add)(void *arg, struct store_account *row);
+	/* Optional (NULL: no store): write an account's new hash, closed or banned time (row
+	 * borrowed; a closed_ms or banned_ms of -1, meaning now, is set to the wall clock). */
+	void (*account_update)(void *arg, struct store_account *row);
 	void *arg; /* passed to every op */
 };
 
@@ -96,6 +111,7 @@ struct lobby_config {
 	uint64_t adjourn_claim_ms; /* after an adjournment, the wait before a claim */
 	uint64_t first_move_ms;    /* each side's first move in a timed game; 0: none */
 	int test_clock;            /* time is virtual and moved only by test_clock requests */
+	int allow_insecure_passwords; /* take passwords on plain TCP from any address (unsafe) */
 	const struct store_write_port *store; /* borrowed, may be NULL: what restore_lobby()
 	                                         rebuilds from (history and record: ops->read) */
 	const struct fanout *fanout;          /* borrowed, may be NULL: where every game event is
@@ -150,7 +166,8 @@ struct lobby {
 	uint64_t virtual_ms; /* the time with cfg.test_clock: moved by test_clock only */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
-	uint64_t read_ticket; /* the last store read's ticket */
+	uint64_t read_ticket;     /* the last store read's ticket */
+	struct accounts accounts; /* the accounts and the throttles of logins (auth.c) */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -230,6 +247,9 @@ struct table *lobby_table_lookup(struct lobby *lb, const struct msg *m);
 
 /* The table of game id, private or not, or NULL. Borrowed. */
 struct table *lobby_table_find(struct lobby *lb, const char *id);
+
+/* The welcome of session s on its connection (resumed or not), echoing id. A new reference. */
+json_t *lobby_welcome_new(struct lobby *lb, const struct session *s, int resumed, json_t *id);
 
 /* A new session for a player that said hello with name. Returns it, borrowed. */
 struct session *lobby_session_new(struct lobby *lb, const char *name);

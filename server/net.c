@@ -46,6 +46,7 @@
 #include "log.h"
 #include "msg.h"
 #include "net.h"
+#include "throttle.h"
 #include "tls.h"
 #include "xmalloc.h"
 
@@ -813,6 +814,28 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	client_reap_all(c->net);
 }
 
+/*
+ * What the game layer knows of where c comes from (accounts, issue 21): its address's throttle
+ * key, and whether it is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z). Whether
+ * the connection is encrypted (peer.encrypted) is set where TLS is chosen, at accept.
+ */
+static void
+client_origin(struct net_client *c, const struct sockaddr_storage *ss)
+{
+	if (throttle_key_from_addr((const struct sockaddr *)ss, c->peer.addr_key) < 0)
+		snprintf(c->peer.addr_key, sizeof c->peer.addr_key, "?");
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		c->peer.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		c->peer.loopback = IN6_IS_ADDR_LOOPBACK(a) ||
+		                   (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+}
+
 /* The printable address of a socket address. */
 static void
 addr_format(const struct sockaddr_storage *ss, char *out, size_t size)
@@ -860,13 +883,16 @@ net_connection_cb(uv_stream_t *server, int status)
 	framer_init(&c->in, n->cfg.max_line);
 	if (server == (uv_stream_t *)&n->tls_listener)
 		c->tls = tls_conn_server_create(n->tls);
+	c->peer.encrypted = c->tls != NULL; /* accounts: a password may come over it */
 	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
 		client_close_handles(c);
 		return;
 	}
 	snprintf(c->addr, sizeof c->addr, "?");
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
 		addr_format(&ss, c->addr, sizeof c->addr);
+		client_origin(c, &ss); /* accounts: the throttle's key, loopback or not */
+	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	/*
 	 * A fixed send buffer instead of the kernel's autotuning (which lets megabytes pile up for

@@ -19,6 +19,7 @@
 #include "durable.h"
 #include "fanout.h"
 #include "handlers.h"
+#include "hasher.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "node.h"
@@ -34,6 +35,7 @@ struct node {
 	struct lobby *lobby;           /* the game layer */
 	struct turn *turn;             /* group commit, then the held output */
 	struct think *think;           /* the computer players' searches */
+	struct hasher *hasher;         /* the password jobs (accounts) */
 	struct fanout fanout;          /* the in-process fan-out port: to durable, then peers */
 	struct store_write_port wport; /* the store's write port, lent to the lobby (restore) */
 	struct reader *reader;         /* runs the lobby's store reads; NULL without a store */
@@ -113,6 +115,47 @@ node_unseated_cb(void *arg, const char *token)
 		durable_unseated(d, token);
 }
 
+/* lobby_ops.account_add: the new account's row goes in the turn's transaction. */
+static void
+node_account_add_cb(void *arg, struct store_account *row)
+{
+	struct node *nd = arg;
+	struct durable *d = turn_durable(nd->turn);
+
+	if (d != NULL)
+		durable_account_add(d, row);
+}
+
+/* lobby_ops.account_update: the account's new values go in the turn's transaction. */
+static void
+node_account_update_cb(void *arg, struct store_account *row)
+{
+	struct node *nd = arg;
+	struct durable *d = turn_durable(nd->turn);
+
+	if (d != NULL)
+		durable_account_update(d, row);
+}
+
+/* lobby_ops.hash: a password job to the pool (after shutdown, nowhere). */
+static void
+node_hash_cb(void *arg, struct auth_job *j)
+{
+	struct node *nd = arg;
+
+	hasher_submit(nd->hasher, j);
+}
+
+/* The pool ran a password job: to the game layer, on the loop's thread. */
+static void
+node_hash_done_cb(void *arg, struct auth_job *j)
+{
+	struct node *nd = arg;
+
+	handlers_auth_done(nd->lobby, j);
+	net_reap(nd->net);
+}
+
 /* think_ops.move: hand the computer's move to the game layer, which drops it if the game went on.
  */
 static void
@@ -136,15 +179,16 @@ node_counters_cb(void *arg, unsigned *next_player, unsigned *next_game)
 /*
  * Whether a request whose members msg_request_decode() refused goes to the game layer all the
  * same, for a refusal that comes first whatever the members: before hello every request but
- * hello gets hello_required, after it every hello already_welcomed, and test_clock on a server
- * without --test-clock unknown_type, as any unknown type.
+ * hello and register gets hello_required, after it every hello already_welcomed, and test_clock on
+ * a server without --test-clock unknown_type, as any unknown type.
  */
 static int
 node_refusal_to_lobby(const struct node *nd, const struct lobby_peer *peer, const struct msg *m)
 {
 	if (m->type == MSG_NONE)
 		return 0;
-	if ((peer->session == NULL) != (m->type == MSG_HELLO))
+	if (peer->session == NULL ? m->type != MSG_HELLO && m->type != MSG_REGISTER
+	                          : m->type == MSG_HELLO)
 		return 1;
 	return m->type == MSG_TEST_CLOCK && !nd->lobby->cfg.test_clock;
 }
@@ -251,6 +295,9 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .think = node_think_cb,
 	        .unseated = store != NULL ? node_unseated_cb : NULL,
 	        .read = store != NULL ? node_read_cb : NULL,
+	        .hash = node_hash_cb,
+	        .account_add = store != NULL ? node_account_add_cb : NULL,
+	        .account_update = store != NULL ? node_account_update_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb, .gone = node_gone_cb, .arg = nd};
@@ -271,6 +318,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	nd->lobby = lobby_create(&lc, &ops);
 	nd->net = net_create(loop, ncfg, &nops);
 	nd->think = think_create(loop, &tops);
+	nd->hasher = hasher_create(loop, node_hash_done_cb, nd);
 	uv_timer_init(loop, &nd->tick);
 	nd->tick.data = nd;
 	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);
@@ -294,8 +342,10 @@ node_store_drop(struct node *nd)
 int
 node_restore(struct node *nd, struct store_error *err)
 {
-	int rc = restore_lobby(nd->lobby, err), crc;
+	int rc = auth_restore(nd->lobby, err), crc;
 
+	if (rc >= 0)
+		rc = restore_lobby(nd->lobby, err);
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && (crc = turn_commit_now(nd->turn, err)) < 0)
 		rc = crc;
@@ -344,6 +394,7 @@ node_shutdown(struct node *nd)
 	if (!uv_is_closing((uv_handle_t *)&nd->wake))
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
 	think_stop(nd->think);
+	hasher_stop(nd->hasher);
 	reader_close(nd->reader); /* reads out are dropped: their connections are going too */
 	nd->reader = NULL;
 	net_shutdown(nd->net);
@@ -357,6 +408,7 @@ node_free(struct node *nd)
 	turn_free(nd->turn);
 	lobby_free(nd->lobby);
 	think_free(nd->think);
+	hasher_free(nd->hasher);
 	net_free(nd->net);
 	free(nd);
 }

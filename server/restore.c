@@ -98,6 +98,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	snprintf(s->id, sizeof s->id, "%s", ss->player_id);
 	snprintf(s->name, sizeof s->name, "%s", ss->name);
 	snprintf(s->token, sizeof s->token, "%s", ss->token);
+	s->account = ss->account; /* accounts are loaded first (node_restore()) */
 	s->seat = ss->seat;
 	table_attach(t, s);
 	s->gone_at = lobby_time(lb);

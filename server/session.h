@@ -28,6 +28,9 @@ struct table;
 struct lobby_peer {
 	struct session *session; /* set by a successful hello, NULL before and after */
 	struct lobby_wait *wait; /* a store read of its request is out: its next requests wait */
+	char addr_key[64];       /* the source address's throttle key (throttle_key_from_addr) */
+	int loopback;            /* the peer's address is a loopback one */
+	int encrypted;           /* the connection is encrypted (TLS); 0 on plain TCP */
 };
 
 struct session {
@@ -41,6 +44,7 @@ struct session {
 	uint64_t gone_at;             /* when the connection was lost (ms) */
 	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
 	unsigned chat_next;           /* next slot of chat_at */
+	int64_t account;              /* the account logged in to (accounts.h), 0 for a guest */
 };
 
 TAILQ_HEAD(session_list, session);

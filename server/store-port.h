@@ -87,6 +87,24 @@ struct store_session {
 	char game_id[STORE_ID_MAX]; /* the game it is seated at */
 	int seat;
 	int64_t updated_ms;
+	int64_t account; /* the account it is logged in to (schema 7), 0 for a guest */
+};
+
+#define STORE_ACCOUNT_NAME_MAX 21   /* an account name or its key: 20 ASCII bytes and the NUL */
+#define STORE_SKELETON_MAX     1024 /* a confusable skeleton (names.h: NAMES_KEY_MAX) */
+#define STORE_HASH_MAX         128  /* a password hash string (password.h: PASSWORD_HASH_SIZE) */
+
+/* An account (issue 21): a name unique without regard to case, and its password's hash. */
+struct store_account {
+	int64_t id;                        /* 1, 2, 3 ...: never reused */
+	char name[STORE_ACCOUNT_NAME_MAX]; /* as registered: "Alice_99" */
+	char key[STORE_ACCOUNT_NAME_MAX];  /* names_account_key(): "alice_99" */
+	char skeleton[STORE_SKELETON_MAX]; /* names_skeleton() of the name */
+	char hash[STORE_HASH_MAX];         /* password_hash()'s string */
+	char kind[STORE_WORD_MAX];         /* "account" or "bot" */
+	int64_t created_ms;
+	int64_t closed_ms; /* 0 while open */
+	int64_t banned_ms; /* 0 unless banned */
 };
 
 /*
@@ -162,6 +180,13 @@ struct store_write_port {
 	            struct store_error *err);
 	/* Start-up: every stored session to cb. Returns the count or an error. */
 	int (*sessions_load)(void *impl, int (*cb)(void *ctx, const struct store_session *s),
+	                     void *ctx, struct store_error *err);
+	/* A new account (a borrowed), queued in the turn's transaction like the game writes. */
+	int (*account_add)(void *impl, const struct store_account *a, struct store_error *err);
+	/* An account's hash, kind, closed and banned times change (a borrowed; by a->id). */
+	int (*account_update)(void *impl, const struct store_account *a, struct store_error *err);
+	/* Start-up: every account, by id, to cb. Returns the count or an error. */
+	int (*accounts_load)(void *impl, int (*cb)(void *ctx, const struct store_account *a),
 	                     void *ctx, struct store_error *err);
 	void *impl; /* the backend's state, passed to every op; borrowed */
 };

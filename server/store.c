@@ -213,6 +213,25 @@ static const char *const migrations[] = {
         "  WHERE status = 'finished' AND private = 0;"
         "CREATE INDEX games_private_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished' AND private = 1;",
+        /*
+         * 7: accounts (issue 21). A name is unique by its key (names_account_key(): lower
+         * case); the skeleton (names_skeleton()) is what guests' names are compared by. The
+         * hash is Argon2id's whole string (password.h). Closed and banned accounts keep their
+         * row: their names stay taken. A session keeps its account (0: a guest's).
+         */
+        "CREATE TABLE accounts ("
+        "  id INTEGER PRIMARY KEY,"
+        "  name TEXT NOT NULL,"
+        "  name_key TEXT NOT NULL UNIQUE,"
+        "  skeleton TEXT NOT NULL,"
+        "  pw_hash TEXT NOT NULL,"
+        "  kind TEXT NOT NULL DEFAULT 'account' CHECK (kind IN ('account', 'bot')),"
+        "  created_ms INTEGER NOT NULL,"
+        "  closed_ms INTEGER,"
+        "  banned_ms INTEGER);"
+        "CREATE INDEX accounts_skeleton ON accounts (skeleton);"
+        /* the account of a seated player's session, so that a restart keeps it logged in */
+        "ALTER TABLE sessions ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -242,6 +261,8 @@ enum {
 	S_GAME_GET,
 	S_EVENTS_OF,
 	S_MOVES_OF,
+	S_ACCOUNT_ADD,
+	S_ACCOUNT_UPDATE,
 	S_COUNT,
 };
 
@@ -266,7 +287,7 @@ static const char *const statements[S_COUNT] = {
         [S_FINISH] = "UPDATE games SET status = 'finished', ended_ms = ?2, result = ?3, "
                      "winner = ?4, reason = ?5, score0 = ?6, score1 = ?7 WHERE id = ?1",
         [S_SESSION_SET] = "INSERT OR REPLACE INTO sessions (token, player_id, name, game_id, "
-                          "seat, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                          "seat, updated_ms, account) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         [S_SESSION_DEL] = "DELETE FROM sessions WHERE token = ?1",
         [S_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
         [S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
@@ -275,6 +296,11 @@ static const char *const statements[S_COUNT] = {
                         "ORDER BY seq",
         [S_MOVES_OF] = "SELECT seq, move FROM events WHERE game_id = ?1 AND move IS NOT NULL "
                        "ORDER BY seq",
+        [S_ACCOUNT_ADD] = "INSERT INTO accounts (id, name, name_key, skeleton, pw_hash, kind, "
+                          "created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        [S_ACCOUNT_UPDATE] =
+                "UPDATE accounts SET pw_hash = ?2, kind = ?3, closed_ms = NULLIF(?4, 0), "
+                "banned_ms = NULLIF(?5, 0) WHERE id = ?1",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -1379,6 +1405,7 @@ store_session_set(struct store *st, const struct store_session *ss, struct store
 	bind_text(s, 4, ss->game_id);
 	sqlite3_bind_int(s, 5, ss->seat);
 	sqlite3_bind_int64(s, 6, ss->updated_ms);
+	sqlite3_bind_int64(s, 7, ss->account);
 	return store_write(st, s, "saving a session", err);
 }
 
@@ -1766,8 +1793,8 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 	int rc, count = 0;
 
 	rc = sqlite3_prepare_v2(st->db,
-	                        "SELECT token, player_id, name, game_id, seat, updated_ms FROM "
-	                        "sessions ORDER BY updated_ms, token",
+	                        "SELECT token, player_id, name, game_id, seat, updated_ms, account "
+	                        "FROM sessions ORDER BY updated_ms, token",
 	                        -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "reading sessions");
@@ -1784,6 +1811,7 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 		}
 		ss.seat = sqlite3_column_int(s, 4);
 		ss.updated_ms = sqlite3_column_int64(s, 5);
+		ss.account = sqlite3_column_int64(s, 6);
 		if (cb(ctx, &ss) != 0) {
 			sqlite3_finalize(s);
 			return store_fail(err, STORE_ESTOPPED, "loading sessions stopped");
@@ -1793,6 +1821,92 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(st, rc, err, "reading sessions");
+	return count;
+}
+
+int
+store_account_add(struct store *st, const struct store_account *a, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (a->id <= 0 || !fits(a->name, STORE_ACCOUNT_NAME_MAX) ||
+	    !fits(a->key, STORE_ACCOUNT_NAME_MAX) || !fits(a->skeleton, STORE_SKELETON_MAX) ||
+	    !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
+		return store_fail(err, STORE_EINVAL, "account '%.20s': bad argument", a->name);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_ACCOUNT_ADD);
+	sqlite3_bind_int64(s, 1, a->id);
+	bind_text(s, 2, a->name);
+	bind_text(s, 3, a->key);
+	bind_text(s, 4, a->skeleton);
+	bind_text(s, 5, a->hash);
+	bind_text(s, 6, a->kind);
+	sqlite3_bind_int64(s, 7, a->created_ms);
+	return store_write(st, s, "adding an account", err);
+}
+
+int
+store_account_update(struct store *st, const struct store_account *a, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (a->id <= 0 || !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
+		return store_fail(err, STORE_EINVAL, "account %lld: bad argument",
+		                  (long long)a->id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_ACCOUNT_UPDATE);
+	sqlite3_bind_int64(s, 1, a->id);
+	bind_text(s, 2, a->hash);
+	bind_text(s, 3, a->kind);
+	sqlite3_bind_int64(s, 4, a->closed_ms);
+	sqlite3_bind_int64(s, 5, a->banned_ms);
+	return store_write(st, s, "updating an account", err);
+}
+
+int
+store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
+                    void *ctx, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, count = 0;
+
+	rc = sqlite3_prepare_v2(st->db,
+	                        "SELECT id, name, name_key, skeleton, pw_hash, kind, created_ms, "
+	                        "COALESCE(closed_ms, 0), COALESCE(banned_ms, 0) FROM accounts "
+	                        "ORDER BY id",
+	                        -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading accounts");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_account a;
+
+		memset(&a, 0, sizeof a);
+		a.id = sqlite3_column_int64(s, 0);
+		if (column_copy(s, 1, a.name, sizeof a.name) < 0 ||
+		    column_copy(s, 2, a.key, sizeof a.key) < 0 ||
+		    column_copy(s, 3, a.skeleton, sizeof a.skeleton) < 0 ||
+		    column_copy(s, 4, a.hash, sizeof a.hash) < 0 ||
+		    column_copy(s, 5, a.kind, sizeof a.kind) < 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
+			                  st->path);
+		}
+		a.created_ms = sqlite3_column_int64(s, 6);
+		a.closed_ms = sqlite3_column_int64(s, 7);
+		a.banned_ms = sqlite3_column_int64(s, 8);
+		if (cb(ctx, &a) != 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ESTOPPED, "loading accounts stopped");
+		}
+		count++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading accounts");
 	return count;
 }
 
@@ -2140,6 +2254,25 @@ port_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_session *
 	return store_sessions_load(impl, cb, ctx, err);
 }
 
+static int
+port_account_add(void *impl, const struct store_account *a, struct store_error *err)
+{
+	return store_account_add(impl, a, err);
+}
+
+static int
+port_account_update(void *impl, const struct store_account *a, struct store_error *err)
+{
+	return store_account_update(impl, a, err);
+}
+
+static int
+port_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
+                   struct store_error *err)
+{
+	return store_accounts_load(impl, cb, ctx, err);
+}
+
 void
 store_write_port_init(struct store *st, struct store_write_port *out)
 {
@@ -2157,5 +2290,8 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .is_temporary = port_is_temporary,
 	                                 .load = port_load,
 	                                 .sessions_load = port_sessions_load,
+	                                 .account_add = port_account_add,
+	                                 .account_update = port_account_update,
+	                                 .accounts_load = port_accounts_load,
 	                                 .impl = st};
 }

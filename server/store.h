@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 6 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 7 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -173,6 +173,18 @@ int store_meta_set(struct store *st, const char *key, int64_t value, struct stor
 
 /* Read a named integer: 0 and *value, or STORE_ENOTFOUND (then *value is left alone). */
 int store_meta_get(struct store *st, const char *key, int64_t *value, struct store_error *err);
+
+/* Queue a new account (a borrowed; its closed and banned times are ignored). A name_key that
+ * is an account's already is refused (STORE_EINVAL or, at the commit, an error): the game layer
+ * keeps the keys unique (accounts.h). */
+int store_account_add(struct store *st, const struct store_account *a, struct store_error *err);
+
+/* Queue the new hash, kind, closed and banned times of account a->id (a borrowed). */
+int store_account_update(struct store *st, const struct store_account *a, struct store_error *err);
+
+/* Start-up: every account to cb, by id. Returns the count or an error. */
+int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
+                        void *ctx, struct store_error *err);
 
 /*
  * Group commit: make every write queued since the last commit durable, at once. With

@@ -39,8 +39,8 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 552, "struct lobby changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct session) == 280, "struct session changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 736, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct session) == 288, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2592, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
@@ -289,6 +289,8 @@ fuzz_lobby_copy(const struct lobby *from)
 		prev = t;
 	}
 	TAILQ_INIT(&lb->waits); /* no store reads here (no ops->read): none is ever out */
+	/* no accounts here (no ops->hash): a set of its own, empty like the snapshot's */
+	accounts_init(&lb->accounts);
 	fuzz_strmap_copy(&lb->sessions.by_token, from, lb, 0);
 	fuzz_strmap_copy(&lb->sessions.by_player, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_game, from, lb, 1);

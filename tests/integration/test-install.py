@@ -125,9 +125,11 @@ try:
                                text=True).stdout
     flags = set(re.findall(r"--([a-z][a-z-]+)", help_text))
     # --check is a command (it checks the store and exits), not a setting: named in a comment
-    for f in sorted({"test-clock", "port-file", "check"} & flags):
+    # --allow-insecure-passwords takes no value and has no default: an HOKITOD_OPTS flag too.
+    for f in sorted({"test-clock", "port-file", "check", "allow-insecure-passwords"} & flags):
         check(("--" + f) in env_text, f"hokitod.env names --{f} (in HOKITOD_OPTS' comment)")
-    for f in sorted(flags - {"help", "version", "test-clock", "port-file", "check"}):
+    for f in sorted(flags - {"help", "version", "test-clock", "port-file", "check",
+                             "allow-insecure-passwords"}):
         var = "HOKITOD_" + f.upper().replace("-", "_")
         check(("--" + f) in env_text and re.search(rf"^{var}=", env_text, re.M),
               f"hokitod.env names --{f} as {var}")

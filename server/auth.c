@@ -1,0 +1,436 @@
+/*
+ * auth.c: register, and hello with a password (auth.h): the checks that are cheap run here, on
+ * the loop (the name's rules and keys, the throttles, the set of accounts); the hashing goes to
+ * the thread pool through ops->hash and comes back to auth_reply(). Part of the game layer: no
+ * libuv here. Owns the jobs it makes until ops->hash steals them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "accounts.h"
+#include "auth.h"
+#include "log.h"
+#include "names.h"
+#include "xmalloc.h"
+
+/* A copy of password pw (NUL-terminated), its length in *len. Returns a new block. */
+static char *
+auth_secret_dup(const char *pw, size_t *len)
+{
+	char *copy;
+
+	*len = strlen(pw);
+	copy = xmalloc(*len + 1);
+	memcpy(copy, pw, *len + 1);
+	return copy;
+}
+
+/* A new job of op for peer's request m, which waits for it: its ticket, its password copied. */
+static struct auth_job *
+auth_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum auth_op op)
+{
+	struct auth_job *j = xcalloc(1, sizeof *j);
+
+	j->op = op;
+	j->password = auth_secret_dup(m->password, &j->len);
+	snprintf(j->name, sizeof j->name, "%s", m->name != NULL ? m->name : "");
+	snprintf(j->addr_key, sizeof j->addr_key, "%s", peer->addr_key);
+	j->ticket = lobby_wait_add(lb, peer, m);
+	lb->accounts.jobs_out++;
+	return j;
+}
+
+/* Wipe and free a copy of a password (len bytes). Accepts NULL. */
+static void
+auth_secret_free(char *pw, size_t len)
+{
+	volatile char *p = pw;
+
+	if (pw == NULL)
+		return;
+	for (size_t i = 0; i < len; i++)
+		p[i] = 0;
+	free(pw);
+}
+
+void
+auth_job_free(struct auth_job *j)
+{
+	if (j == NULL)
+		return;
+	auth_secret_free(j->password, j->len);
+	auth_secret_free(j->password2, j->len2);
+	free(j);
+}
+
+void
+auth_job_run(struct auth_job *j)
+{
+	switch (j->op) {
+	case AUTH_REGISTER:
+		j->rc = password_hash(j->password, j->len, j->hash);
+		break;
+	case AUTH_LOGIN:
+		j->rc = password_verify(j->hash, j->password, j->len);
+		break;
+	case AUTH_LOGIN_NONE:
+		j->rc = password_verify_none(j->password, j->len);
+		break;
+	case AUTH_CHANGE:
+		j->rc = password_verify(j->hash, j->password, j->len);
+		if (j->rc == 0)
+			j->rc = password_hash(j->password2, j->len2, j->hash);
+		break;
+	case AUTH_CLOSE:
+		j->rc = password_verify(j->hash, j->password, j->len);
+		break;
+	}
+}
+
+/* Refuse m with bad_value for member field. */
+static void
+auth_refuse_value(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const char *field,
+                  const char *text)
+{
+	lobby_send(lb, peer, msg_error_new(PROTO_EBADVALUE, m->type, field, text, m->id));
+}
+
+/* Refuse m with login_throttled: retry in retry_ms. */
+static void
+auth_refuse_throttled(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                      uint64_t retry_ms)
+{
+	json_t *o = msg_error_new(PROTO_ELOGINTHROTTLED, m->type, NULL,
+	                          "too many failed logins; try again later", NULL);
+
+	json_object_set_new(o, "retry_ms", json_integer((json_int_t)retry_ms));
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	lobby_send(lb, peer, o);
+}
+
+/*
+ * Whether a password may come over peer's connection: one that is encrypted, or from a loopback
+ * address, or any with the operator's --allow-insecure-passwords; else m is refused here
+ * (insecure_transport). 1 or 0.
+ */
+static int
+auth_transport_ok(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (peer->encrypted || peer->loopback || lb->cfg.allow_insecure_passwords)
+		return 1;
+	lobby_refuse(
+	        lb, peer, m, PROTO_EINSECURE,
+	        "passwords are taken only over an encrypted connection (or from this machine)");
+	return 0;
+}
+
+/*
+ * Whether password jobs may go out now: not when AUTH_JOBS_MAX are out already (then m is
+ * refused here, login_throttled). 1 or 0.
+ */
+static int
+auth_room(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (lb->ops.hash == NULL) {
+		lobby_refuse(lb, peer, m, PROTO_EINTERNAL, "this server keeps no accounts");
+		return 0;
+	}
+	if (lb->accounts.jobs_out < AUTH_JOBS_MAX)
+		return 1;
+	auth_refuse_throttled(lb, peer, m, AUTH_BUSY_MS);
+	return 0;
+}
+
+void
+auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	char key[STORE_ACCOUNT_NAME_MAX], skeleton[STORE_SKELETON_MAX];
+	struct auth_job *j;
+
+	if (!auth_transport_ok(lb, peer, m))
+		return;
+	if (!names_account_valid(m->name) || names_account_key(m->name, key, sizeof key) < 0) {
+		auth_refuse_value(lb, peer, m, "name",
+		                  "an account name has 3 to 20 of A-Z a-z 0-9 _ -");
+		return;
+	}
+	if (password_check(m->password, strlen(m->password)) < 0) {
+		auth_refuse_value(lb, peer, m, "password",
+		                  "a password has 8 to 1024 bytes, no NUL");
+		return;
+	}
+	if (peer->session != NULL && peer->session->account != 0) {
+		lobby_refuse(lb, peer, m, PROTO_EALREADYWELCOMED,
+		             "this connection is logged in to an account already");
+		return;
+	}
+	if (peer->session != NULL && peer->session->table != NULL) {
+		lobby_refuse(lb, peer, m, PROTO_EINGAME,
+		             "register between games: leave this one first");
+		return;
+	}
+	if (names_skeleton(m->name, skeleton, sizeof skeleton) < 0 ||
+	    accounts_taken(&lb->accounts, key, skeleton) || names_imitates_computer(m->name)) {
+		lobby_refuse(lb, peer, m, PROTO_ENAMETAKEN,
+		             "the name '%s' is taken (or looks like a name that is)", m->name);
+		return;
+	}
+	if (!auth_room(lb, peer, m))
+		return;
+	j = auth_job_new(lb, peer, m, AUTH_REGISTER);
+	snprintf(j->key, sizeof j->key, "%s", key);
+	snprintf(j->skeleton, sizeof j->skeleton, "%s", skeleton);
+	accounts_reserve(&lb->accounts, key, skeleton);
+	lb->ops.hash(lb->ops.arg, j);
+}
+
+void
+auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	char key[STORE_ACCOUNT_NAME_MAX];
+	uint64_t now = lobby_time(lb), retry_a = 0, retry_b = 0;
+	const struct account *a = NULL;
+	struct auth_job *j;
+	int valid =
+	        names_account_valid(m->name) && names_account_key(m->name, key, sizeof key) >= 0;
+
+	if (!auth_transport_ok(lb, peer, m))
+		return;
+	if (!valid) /* a name no account can have: counted under the address only */
+		snprintf(key, sizeof key, "-");
+	if (throttle_check(lb->accounts.by_account, key, now, &retry_a) == THROTTLE_EAGAIN ||
+	    throttle_check(lb->accounts.by_addr, peer->addr_key, now, &retry_b) ==
+	            THROTTLE_EAGAIN) {
+		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
+		return;
+	}
+	if (!auth_room(lb, peer, m))
+		return;
+	throttle_begin(lb->accounts.by_account, key, now, &retry_a);
+	throttle_begin(lb->accounts.by_addr, peer->addr_key, now, &retry_b);
+	if (valid)
+		a = accounts_find(&lb->accounts, key);
+	if (a != NULL && (a->row.closed_ms != 0 || a->row.banned_ms != 0))
+		a = NULL; /* no login; the same answer as for no account */
+	j = auth_job_new(lb, peer, m, a != NULL ? AUTH_LOGIN : AUTH_LOGIN_NONE);
+	snprintf(j->key, sizeof j->key, "%s", key);
+	if (a != NULL)
+		snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
+	lb->ops.hash(lb->ops.arg, j);
+}
+
+/*
+ * The account of peer's session for m (an account's request): the account, or NULL when m was
+ * refused here (not_logged_in, insecure_transport, login_throttled: a password guessed through
+ * these requests is limited as a login's).
+ */
+static struct account *
+auth_account_request(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct account *a = s->account != 0 ? accounts_find_id(&lb->accounts, s->account) : NULL;
+	uint64_t now = lobby_time(lb), retry_a = 0, retry_b = 0;
+
+	if (a == NULL) {
+		lobby_refuse(lb, peer, m, PROTO_ENOTLOGGEDIN, "this session is a guest's");
+		return NULL;
+	}
+	if (!auth_transport_ok(lb, peer, m))
+		return NULL;
+	if (throttle_check(lb->accounts.by_account, a->row.key, now, &retry_a) == THROTTLE_EAGAIN ||
+	    throttle_check(lb->accounts.by_addr, peer->addr_key, now, &retry_b) ==
+	            THROTTLE_EAGAIN) {
+		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
+		return NULL;
+	}
+	if (!auth_room(lb, peer, m))
+		return NULL;
+	throttle_begin(lb->accounts.by_account, a->row.key, now, &retry_a);
+	throttle_begin(lb->accounts.by_addr, peer->addr_key, now, &retry_b);
+	return a;
+}
+
+/* A new job of op about account a (its name, key and hash copied) for peer's request m. */
+static struct auth_job *
+auth_account_job_new(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                     enum auth_op op, const struct account *a)
+{
+	struct auth_job *j = auth_job_new(lb, peer, m, op);
+
+	snprintf(j->name, sizeof j->name, "%s", a->row.name);
+	snprintf(j->key, sizeof j->key, "%s", a->row.key);
+	snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
+	return j;
+}
+
+void
+auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct account *a;
+	struct auth_job *j;
+
+	if (peer->session->account != 0 &&
+	    password_check(m->new_password, strlen(m->new_password)) < 0) {
+		auth_refuse_value(lb, peer, m, "new", "a password has 8 to 1024 bytes, no NUL");
+		return;
+	}
+	if ((a = auth_account_request(lb, peer, m)) == NULL)
+		return;
+	j = auth_account_job_new(lb, peer, m, AUTH_CHANGE, a);
+	j->password2 = auth_secret_dup(m->new_password, &j->len2);
+	lb->ops.hash(lb->ops.arg, j);
+}
+
+void
+auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	struct session *s = peer->session;
+	struct account *a;
+
+	if (s->account != 0 && s->table != NULL && s->seat >= 0 &&
+	    s->table->st.status != EVENT_STATUS_FINISHED) {
+		lobby_refuse(lb, peer, m, PROTO_EINGAME,
+		             "close the account between games: this one is not over");
+		return;
+	}
+	if ((a = auth_account_request(lb, peer, m)) == NULL)
+		return;
+	lb->ops.hash(lb->ops.arg, auth_account_job_new(lb, peer, m, AUTH_CLOSE, a));
+}
+
+int
+auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	if (!accounts_guest_refused(&lb->accounts, m->name))
+		return 0;
+	lobby_refuse(lb, peer, m, PROTO_ENAMETAKEN,
+	             "the name '%s' is an account's, or looks like an account's or the "
+	             "computer's; pick another",
+	             m->name);
+	return 1;
+}
+
+/* Peer is now account a's: a new session (welcome), or the guest session it had (ok). */
+static void
+auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+             const struct account *a)
+{
+	struct session *s = peer->session;
+
+	if (s == NULL) {
+		s = lobby_session_new(lb, a->row.name);
+		s->account = a->row.id;
+		s->peer = peer;
+		peer->session = s;
+		log_info("%s (%s) logged in to account %lld", s->id, s->name, (long long)a->row.id);
+		lobby_send(lb, peer, lobby_welcome_new(lb, s, 0, m->id));
+		return;
+	}
+	s->account = a->row.id;
+	snprintf(s->name, sizeof s->name, "%s", a->row.name); /* not at a game: auth_register() */
+	log_info("%s (%s) registered account %lld", s->id, s->name, (long long)a->row.id);
+	lobby_send_ok(lb, peer, m->type, -1, m->id);
+}
+
+void
+auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct auth_job *j)
+{
+	struct store_account row;
+	struct account *a;
+
+	switch (j->op) {
+	case AUTH_REGISTER:
+		accounts_release(&lb->accounts, j->key, j->skeleton);
+		if (j->rc < 0) {
+			log_error("account '%s': hashing its password failed (%d)", j->name, j->rc);
+			lobby_refuse(lb, peer, m, PROTO_EINTERNAL,
+			             "the password could not be hashed");
+			return;
+		}
+		memset(&row, 0, sizeof row);
+		row.id = lb->accounts.next_id;
+		snprintf(row.name, sizeof row.name, "%s", j->name);
+		snprintf(row.key, sizeof row.key, "%s", j->key);
+		snprintf(row.skeleton, sizeof row.skeleton, "%s", j->skeleton);
+		snprintf(row.hash, sizeof row.hash, "%s", j->hash);
+		snprintf(row.kind, sizeof row.kind, "account");
+		if (lb->ops.account_add != NULL)
+			lb->ops.account_add(lb->ops.arg, &row); /* sets created_ms */
+		a = accounts_add(&lb->accounts, &row);
+		auth_welcome(lb, peer, m, a);
+		return;
+	case AUTH_LOGIN:
+	case AUTH_LOGIN_NONE:
+		a = j->op == AUTH_LOGIN ? accounts_find(&lb->accounts, j->key) : NULL;
+		if (j->rc == PASSWORD_EHASH)
+			log_error("account '%s': its stored hash is damaged", j->key);
+		if (j->rc != 0 || a == NULL || a->row.closed_ms != 0 || a->row.banned_ms != 0) {
+			lobby_refuse(lb, peer, m, PROTO_EWRONGPASSWORD,
+			             "no account of that name and password");
+			return; /* the attempt stays counted as a failure */
+		}
+		throttle_forget(lb->accounts.by_account, j->key);
+		throttle_success(lb->accounts.by_addr, j->addr_key);
+		auth_welcome(lb, peer, m, a);
+		return;
+	case AUTH_CHANGE:
+	case AUTH_CLOSE:
+		a = accounts_find(&lb->accounts, j->key);
+		if (j->rc == PASSWORD_EMISMATCH || a == NULL) {
+			lobby_refuse(lb, peer, m, PROTO_EWRONGPASSWORD, "that is not the password");
+			return;
+		}
+		if (j->rc < 0) {
+			log_error("account '%s': its password job failed (%d)", j->key, j->rc);
+			lobby_refuse(lb, peer, m, PROTO_EINTERNAL,
+			             "the password could not be checked");
+			return;
+		}
+		throttle_forget(lb->accounts.by_account, j->key);
+		throttle_success(lb->accounts.by_addr, j->addr_key);
+		if (j->op == AUTH_CHANGE)
+			snprintf(a->row.hash, sizeof a->row.hash, "%s", j->hash);
+		else
+			a->row.closed_ms = -1; /* now: the store's write sets the time */
+		if (lb->ops.account_update != NULL)
+			lb->ops.account_update(lb->ops.arg, &a->row);
+		if (a->row.closed_ms < 0)
+			a->row.closed_ms = 1; /* without a store: closed, at no known time */
+		lobby_send_ok(lb, peer, m->type, -1, m->id);
+		if (j->op == AUTH_CLOSE) {
+			log_info("%s (%s) closed account %lld", peer->session->id,
+			         peer->session->name, (long long)a->row.id);
+			peer->session->account = 0;
+			lobby_send(lb, peer, msg_bye_new("closed", "the account is closed"));
+			lobby_peer_gone(lb, peer);
+			lb->ops.close(lb->ops.arg, peer);
+		}
+		return;
+	}
+}
+
+void
+auth_abandon(struct lobby *lb, struct auth_job *j)
+{
+	if (j->op == AUTH_REGISTER)
+		accounts_release(&lb->accounts, j->key, j->skeleton);
+}
+
+/* restore: one stored account. */
+static int
+auth_restore_cb(void *ctx, const struct store_account *row)
+{
+	accounts_add(ctx, row);
+	return 0;
+}
+
+int
+auth_restore(struct lobby *lb, struct store_error *err)
+{
+	const struct store_write_port *st = lb->cfg.store;
+
+	if (st == NULL || st->accounts_load == NULL)
+		return 0;
+	return st->accounts_load(st->impl, auth_restore_cb, &lb->accounts, err);
+}

@@ -1,0 +1,95 @@
+/*
+ * auth.h: accounts on the wire (issue 21): register, and hello with a password. Handlers of the
+ * request table (handlers.c), and the guest check of a plain hello.
+ *
+ * Argon2id costs tens of milliseconds of CPU by design (password.h), so no password is hashed or
+ * verified on the loop's thread: a handler fills a struct auth_job and hands it to ops->hash
+ * (lobby.h), which runs auth_job_run() on the thread pool, a few at a time, and brings it back
+ * to handlers_auth_done() (handlers.h), which answers through auth_reply(). Meanwhile the asking
+ * connection's later requests wait in the lobby (struct lobby_wait), as behind a store read, so
+ * that its replies keep the order of its requests. At most AUTH_JOBS_MAX jobs are out at once:
+ * past that a request is answered login_throttled at once, so that a storm of logins queues no
+ * unbounded work.
+ *
+ * Failed logins are slowed per account and per source address (accounts.h's throttles): every
+ * attempt counts as a failure from the moment it begins, and a right password takes it back. A
+ * login to a name without an account spends the same time (password_verify_none()) and gets the
+ * same wrong_password, so that the answer does not tell which names exist.
+ */
+#ifndef HOKITO_SERVER_AUTH_H
+#define HOKITO_SERVER_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lobby.h"
+#include "password.h"
+#include "store-port.h"
+#include "throttle.h"
+
+#define AUTH_JOBS_MAX 32   /* password jobs out at once, queued and running */
+#define AUTH_BUSY_MS  1000 /* retry_ms of a login refused because AUTH_JOBS_MAX are out */
+
+/* What a password job does. */
+enum auth_op {
+	AUTH_REGISTER,   /* hash a new account's password */
+	AUTH_LOGIN,      /* verify a password against an account's hash */
+	AUTH_LOGIN_NONE, /* spend a verification's time for a name without an account */
+	AUTH_CHANGE,     /* verify the old password, then hash the new one (password2) */
+	AUTH_CLOSE,      /* verify the password of an account to close */
+};
+
+/*
+ * A password job, question and answer; it runs off the loop's thread (auth_job_run()), which
+ * touches nothing else. Like a store read it carries no pointer to the asker: the lobby finds
+ * the asker by ticket, and drops the answer if the connection is gone.
+ */
+struct auth_job {
+	uint64_t ticket; /* the lobby's number for it (lobby_wait_add()) */
+	enum auth_op op;
+	char *password;  /* owned, wiped by auth_job_free() */
+	size_t len;      /* its bytes */
+	char *password2; /* AUTH_CHANGE: the new password, owned, wiped by auth_job_free() */
+	size_t len2;     /* its bytes */
+	char name[STORE_ACCOUNT_NAME_MAX]; /* the account name as given */
+	char key[STORE_ACCOUNT_NAME_MAX];  /* its names_account_key() */
+	char skeleton[STORE_SKELETON_MAX]; /* register: its names_skeleton() */
+	char addr_key[THROTTLE_KEY_MAX];   /* the asker's source address key */
+	char hash[PASSWORD_HASH_SIZE];     /* login: the stored hash; register: the new one */
+	int rc;                            /* the answer: 0 or a password_error */
+};
+
+/* register: create an account (a name and a password) and log in to it. */
+void auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* hello with a name and a password (m->password): log in to the account. */
+void auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* password_change: a new password for the session's account. */
+void auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* account_close: the session's account closes (its name stays taken); then bye. */
+void auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * A guest's hello with name m->name: whether it is refused (name_taken, sent here) because the
+ * name looks like an account's or like the computer's. 1 (refused) or 0.
+ */
+int auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* The answer of job j (borrowed) to peer's request m (borrowed), which asked for it. */
+void auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct auth_job *j);
+
+/* Job j (borrowed) came back and its connection is gone: take back what it held. */
+void auth_abandon(struct lobby *lb, struct auth_job *j);
+
+/* Run job j on the calling thread. BLOCKING: the thread pool only. */
+void auth_job_run(struct auth_job *j);
+
+/* Wipe the password and free the job. Accepts NULL. */
+void auth_job_free(struct auth_job *j);
+
+/* Load the store's accounts into lb's set (start-up). Returns the count or a store error. */
+int auth_restore(struct lobby *lb, struct store_error *err);
+
+#endif
