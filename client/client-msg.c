@@ -105,6 +105,7 @@ take_players(struct client_state *st, const json_t *players)
 		seat->grace_ms = jint(p, "grace_ms", 0);
 		seat->grace_stamp = st->now;
 		seat->grace_over = json_is_true(json_object_get(p, "grace_over"));
+		seat->claimable = json_is_true(json_object_get(p, "claimable"));
 		seat->computer = (int)jcount(p, "computer");
 	}
 }
@@ -259,6 +260,7 @@ take_match(struct client_state *st, const json_t *r, enum game_kind kind)
 	if (t->timed) {
 		const json_t *remaining = json_object_get(clock, "remaining");
 		snprintf(t->control, sizeof t->control, "%s", jstr(clock, "control", ""));
+		t->first_move_timer = jint(clock, "first_move_ms", 0) > 0;
 		if (json_is_object(remaining)) {
 			for (int i = 0; i < 2; i++)
 				t->clock_ms[i] =
@@ -316,6 +318,7 @@ rules_salvage(struct client_state *st, const json_t *r)
 		rules->computer[i] = t->seats[i].computer;
 		rules->connected[i] = t->seats[i].connected;
 		rules->grace_over[i] = t->seats[i].grace_over;
+		rules->claimable[i] = t->seats[i].claimable;
 	}
 }
 
@@ -712,10 +715,11 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		/* the server names the side; say who, and what the key needs */
 		const char *who = side_player(&c->st.table, !c->st.table.seat);
 		if (code[0] == 'c')
-			client_notice(c, 1,
-			              "Nothing to claim: a claim needs a game with a clock and %s "
-			              "away past the grace period.",
-			              who);
+			client_notice(
+			        c, 1,
+			        "Nothing to claim: a claim needs %s away past the grace "
+			        "period (without a clock, past the wait after the adjournment).",
+			        who);
 		else
 			client_notice(c, 1,
 			              "%s has left the game: there is nobody to play a rematch "

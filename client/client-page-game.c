@@ -148,7 +148,7 @@ draw_panel(struct screen *s, int px, int pw)
 				client_screen_put(y, px + nx, pw - nx, "offline");
 			else if (seat->grace_over)
 				client_screen_putn_fit(y, px + nx, pw - nx,
-				                       t->seat == !i && !t->adjourned
+				                       t->seat == !i && seat->claimable
 				                               ? "offline, grace over: c/C claim"
 				                               : "offline, grace over",
 				                       "offline, grace over");
@@ -555,9 +555,8 @@ draw_game_hints(struct screen *s)
 	const struct client_table *t = &s->c->st.table;
 	struct hints h = {{NULL}, 0};
 	int seated = t->seat >= 0, our_turn = client_state_our_turn(&s->c->st);
-	int opponent_gone = seated && t->started && !t->over && !t->adjourned &&
-	                    t->seats[!t->seat].name[0] && !t->seats[!t->seat].connected &&
-	                    t->seats[!t->seat].grace_over;
+	int opponent_gone = seated && t->started && !t->over && t->seats[!t->seat].name[0] &&
+	                    !t->seats[!t->seat].connected && t->seats[!t->seat].claimable;
 
 	if (t->over) {
 		if (seated && !t->rematch_game[0] && t->rematch_offer >= 0 &&

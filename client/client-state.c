@@ -145,6 +145,7 @@ client_state_table_follow(struct client_state *st, int seats)
 	for (int i = 0; seats && i < 2; i++) {
 		t->seats[i].connected = r->connected[i];
 		t->seats[i].grace_over = r->grace_over[i];
+		t->seats[i].claimable = r->claimable[i];
 	}
 }
 
@@ -510,6 +511,8 @@ client_state_clock(const struct client_table *t, int side, uint64_t now)
 		return -1;
 	if (t->clock_ms[side] <= 0)
 		return 0; /* spent; and what the server sent may be anything: nothing to take off */
+	if (t->first_move_timer && event_state_may_abort(&t->rules, side))
+		return t->clock_ms[side]; /* it stands before that side's first move (11.1) */
 	ms = t->clock_ms[side] - running_for(t, side, t->clock_stamp, now);
 	return ms > 0 ? ms : 0;
 }

@@ -62,6 +62,7 @@ struct client_seat {
 	int64_t grace_ms;           /* while dropped: grace left as of grace_stamp */
 	uint64_t grace_stamp;       /* when grace_ms was received (loop time, ms) */
 	int grace_over;             /* while dropped: its grace ran out */
+	int claimable;              /* while dropped: the opponent may claim (grace_over came) */
 	int computer;               /* the server's computer player's level, 0 for a person */
 };
 
@@ -91,22 +92,23 @@ struct client_table {
 	char moves[CLIENT_MOVES_MAX][GAME_MOVE_TEXT]; /* move list, first move first */
 	int nmoves;
 	char spectators[CLIENT_SPECTATORS][CLIENT_NAME_MAX];
-	int nspectators;             /* exact count (may exceed the names kept) */
-	int over;                    /* the game has ended */
-	struct game_outcome outcome; /* valid when over */
-	int winner;                  /* when over: the winning side, or -1 for a draw */
-	int aborted;                 /* when over: it ended without result (aborted, abandoned) */
-	char reason[160];            /* when over: why it ended, in words */
+	int nspectators;              /* exact count (may exceed the names kept) */
+	int over;                     /* the game has ended */
+	struct game_outcome outcome;  /* valid when over */
+	int winner;                   /* when over: the winning side, or -1 for a draw */
+	int aborted;                  /* when over: it ended without result (aborted, abandoned) */
+	char reason[160];             /* when over: why it ended, in words */
 	enum event_reason end_reason; /* when over: how it ended; EVENT_REASON_NONE before */
 	/* match management (PROTOCOL.md 11) */
-	int timed;                        /* the game has a clock */
-	char control[24];                 /* its time control, "5+3" */
-	int64_t clock_ms[2];              /* both clocks as of clock_stamp */
-	uint64_t clock_stamp;             /* when clock_ms was received (loop time, ms) */
-	int adjourned;                    /* rules: adjourned, waiting for both players */
-	int draw_offer;                   /* rules: side whose draw offer stands, or -1 */
-	int rematch_offer;                /* rules: side whose rematch offer stands, or -1 */
-	char rematch_game[CLIENT_ID_MAX]; /* the rematch's game id once it started */
+	int timed;            /* the game has a clock */
+	char control[24];     /* its time control, "5+3" */
+	int64_t clock_ms[2];  /* both clocks as of clock_stamp */
+	uint64_t clock_stamp; /* when clock_ms was received (loop time, ms) */
+	int first_move_timer; /* a side's clock stands before its first move (state.clock) */
+	int adjourned;        /* rules: adjourned, waiting for both players */
+	int draw_offer;       /* rules: side whose draw offer stands, or -1 */
+	int rematch_offer;    /* rules: side whose rematch offer stands, or -1 */
+	char rematch_game[CLIENT_ID_MAX];            /* the rematch's game id once it started */
 	struct client_chat chat[CLIENT_CHAT_KEEP];   /* players' chat, a ring */
 	int nchat;                                   /* lines ever received */
 	struct client_chat kibitz[CLIENT_CHAT_KEEP]; /* spectators' chat, a ring */

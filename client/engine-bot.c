@@ -8,7 +8,9 @@
  * server sends your_turn it thinks and sends its move. After game_over it counts the game and
  * quick-pairs again, until --games games are played; then it closes and exits 0. An opponent
  * who drops and does not come back does not hold it: once the game is adjourned (its grace is
- * over), the bot leaves it and counts it too. A lost
+ * over), the bot leaves it and counts it too. A draw offer gets an answer: the bot searches the
+ * position (with the search of its move, when it is its turn) and accepts when the search says
+ * it is a draw or worse for the bot, else declines. A lost
  * connection, a bye or a refused request ends it with status 1: a bot is also the scripted
  * player of the load tests, and should fail loudly rather than hang.
  *
@@ -69,6 +71,9 @@ struct engine_bot {
 	struct game think_pos;      /* the work's own copy of the position */
 	struct search_result think; /* what it found */
 	struct search_limits lim;   /* its limits */
+	int draw_offered;           /* the opponent's draw offer stands: the next search answers */
+	int for_draw;               /* the search in progress only weighs that offer */
+	int64_t sent_seq;           /* the seq at which the bot last sent a move */
 	struct tls_client *tlsc;    /* owned: the trust of --tls, or NULL in clear */
 	struct tls_link *tls;       /* owned: the connection's TLS, or NULL; freed at the close */
 	char host[256];             /* the host of a hokitos:// address */
@@ -81,6 +86,7 @@ struct engine_bot_write {
 
 static void engine_bot_close(struct engine_bot *b, int status);
 static void engine_bot_think(struct engine_bot *b);
+static void engine_bot_weigh_draw(struct engine_bot *b);
 
 static uint64_t
 engine_bot_clock_cb(void *arg)
@@ -172,6 +178,25 @@ engine_bot_work_cb(uv_work_t *req)
 	search_run(b->search, &b->think_pos, &b->lim, &b->think);
 }
 
+/*
+ * Answer the standing draw offer from the search just done (think_pos is the position now):
+ * accept when its score, turned to the bot's view, says a draw or worse for the bot, else
+ * decline. Returns 1 if it accepted (the game ends: no move to send), else 0.
+ */
+static int
+engine_bot_draw_answer(struct engine_bot *b)
+{
+	int score = game_side(&b->think_pos) == b->seat ? b->think.score : -b->think.score;
+	int accept = score <= 0;
+
+	b->draw_offered = 0;
+	printf("game %s: draw offer %s (score %d for the bot)\n", b->game_id,
+	       accept ? "accepted" : "declined", score);
+	fflush(stdout);
+	engine_bot_send(b, msg_new(accept ? MSG_DRAW_ACCEPT : MSG_DRAW_DECLINE, NULL));
+	return accept;
+}
+
 /* Loop thread: send the move found, if the game is still where the search left it. */
 static void
 engine_bot_after_work_cb(uv_work_t *req, int status)
@@ -186,19 +211,23 @@ engine_bot_after_work_cb(uv_work_t *req, int status)
 		/* The game moved on while we thought (a resignation, then a new game): think
 		 * again if it is our turn there, since its your_turn came while we were busy. */
 		engine_bot_think(b);
+		engine_bot_weigh_draw(b);
 		return;
 	}
+	if (b->draw_offered && engine_bot_draw_answer(b))
+		return; /* accepted: the game is over, no move */
+	if (b->for_draw)
+		return;
 	game_move_format(b->pos.kind, b->think.best, text, sizeof text);
+	b->sent_seq = b->seq;
 	engine_bot_send(b, msg_move_new(b->game_id, text, NULL));
 }
 
-/* It is our turn at seq: start thinking. */
+/* Queue the search of the position at seq (for a move, or for_draw only to weigh an offer). */
 static void
-engine_bot_think(struct engine_bot *b)
+engine_bot_search(struct engine_bot *b, int for_draw)
 {
-	if (b->thinking || !b->live || b->seat < 0 || game_side(&b->pos) != b->seat ||
-	    game_over(&b->pos))
-		return;
+	b->for_draw = for_draw;
 	search_level_limits(b->o->level, b->pos.kind, b->o->seed, &b->lim);
 	if (b->o->time_ms != 0) {
 		b->lim.depth = 0;
@@ -213,6 +242,31 @@ engine_bot_think(struct engine_bot *b)
 		b->thinking = 0;
 		engine_bot_close(b, 1);
 	}
+}
+
+/* It is our turn at seq: start thinking (which answers a standing draw offer too). */
+static void
+engine_bot_think(struct engine_bot *b)
+{
+	if (b->thinking || !b->live || b->seat < 0 || game_side(&b->pos) != b->seat ||
+	    game_over(&b->pos))
+		return;
+	engine_bot_search(b, 0);
+}
+
+/*
+ * A draw offer stands on the opponent's turn: search the position only to answer it. On our own
+ * turn (or while a search runs) the search of the move answers it.
+ */
+static void
+engine_bot_weigh_draw(struct engine_bot *b)
+{
+	if (!b->draw_offered || b->thinking || !b->live || b->seat < 0 || game_over(&b->pos))
+		return;
+	if (game_side(&b->pos) == b->seat)
+		engine_bot_think(b);
+	else
+		engine_bot_search(b, 1);
 }
 
 /* Take the position text of an event; returns 0 or -1 if it is not one of our game's kind. */
@@ -242,6 +296,8 @@ engine_bot_state(struct engine_bot *b, const struct msg *m)
 		b->seat = -1;
 	b->live = status != NULL && strcmp(status, "live") == 0;
 	b->seq = msg_int(m, "seq", 0);
+	b->sent_seq = -1;
+	b->draw_offered = 0;
 	if (engine_bot_position(b, msg_str(m, "position")) < 0) {
 		(void)engine_fail(1, "bot: unreadable position in state");
 		engine_bot_close(b, 1);
@@ -273,6 +329,7 @@ engine_bot_game_over(struct engine_bot *b, const struct msg *m)
 	const char *me = b->seat >= 0 ? game_side_name(b->o->kind, b->seat) : "";
 
 	b->live = 0;
+	b->draw_offered = 0;
 	b->seq = msg_int(m, "seq", b->seq);
 	printf("game %s over: %s%s%s (%s); the bot %s\n", b->game_id, result ? result : "?",
 	       winner ? " for " : "", winner ? winner : "", reason ? reason : "?",
@@ -349,6 +406,19 @@ engine_bot_handle(struct engine_bot *b, const struct msg *m)
 		if (ours)
 			engine_bot_adjourned(b);
 		break;
+	case MSG_DRAW_OFFERED: {
+		const char *by = msg_str(m, "by");
+		int side = -1;
+
+		if (!ours || by == NULL || game_side_parse(b->o->kind, by, &side) < 0 ||
+		    side == b->seat)
+			break;
+		if (b->sent_seq == b->seq)
+			break; /* made before our move reached the server: it lapses with it */
+		b->draw_offered = 1;
+		engine_bot_weigh_draw(b);
+		break;
+	}
 	case MSG_ERROR:
 		(void)engine_fail(1, "bot: the server refused %s: %s (%s)",
 		                  msg_str(m, "request") ? msg_str(m, "request") : "a request",

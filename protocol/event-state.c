@@ -136,6 +136,7 @@ static void
 grace_over_apply(struct event_state *st, const struct event *ev)
 {
 	st->grace_over[ev->u.grace_over.seat] = 1;
+	st->claimable[ev->u.grace_over.seat] = 1;
 	take_pair(&st->clocks, &ev->u.grace_over.clocks);
 }
 
@@ -156,7 +157,7 @@ resumed_apply(struct event_state *st, const struct event *ev)
 	st->status = EVENT_STATUS_LIVE;
 	st->to_move = ev->u.resumed.to_move;
 	for (int i = 0; i < 2; i++)
-		st->grace_over[i] = 0;
+		st->grace_over[i] = st->claimable[i] = 0;
 }
 
 static void
@@ -187,9 +188,11 @@ presence_apply(struct event_state *st, const struct event *ev)
 
 	st->connected[p->seat] = p->connected;
 	if (p->connected)
-		st->grace_over[p->seat] = 0;
+		st->grace_over[p->seat] = st->claimable[p->seat] = 0;
+	else if (p->has_grace && !p->grace_over)
+		st->grace_over[p->seat] = st->claimable[p->seat] = 0; /* a fresh drop */
 	else if (p->has_grace)
-		st->grace_over[p->seat] = p->grace_over;
+		st->grace_over[p->seat] = 1;
 }
 
 /*
@@ -208,7 +211,7 @@ static const struct {
         [MSG_DRAW_OFFERED] = {S(EVENT_STATUS_LIVE), draw_offered_apply},
         [MSG_DRAW_DECLINED] = {S(EVENT_STATUS_LIVE), draw_declined_apply},
         [MSG_CHAT] = {ANY_STATUS, chat_apply},
-        [MSG_GRACE_OVER] = {S(EVENT_STATUS_LIVE), grace_over_apply},
+        [MSG_GRACE_OVER] = {S(EVENT_STATUS_LIVE) | S(EVENT_STATUS_ADJOURNED), grace_over_apply},
         [MSG_ADJOURNED] = {S(EVENT_STATUS_LIVE), adjourned_apply},
         [MSG_RESUMED] = {S(EVENT_STATUS_ADJOURNED), resumed_apply},
         [MSG_REMATCH_OFFERED] = {S(EVENT_STATUS_FINISHED), rematch_offered_apply},
@@ -304,6 +307,13 @@ event_state_answer(const struct event_state *st, enum msg_type request, int seat
 }
 
 int
+event_state_unplayed(const struct event_state *st)
+{
+	return st->status == EVENT_STATUS_FINISHED && st->result == EVENT_RESULT_ABORTED &&
+	       st->ply == 0;
+}
+
+int
 event_state_may_abort(const struct event_state *st, int seat)
 {
 	return st->ply <= (seat == st->first ? 0 : 1);
@@ -322,6 +332,8 @@ state_player_decode(struct event_state *st, const json_t *players, int seat, str
 	EVENT_TRY(event_member_bool(v, "connected", &st->connected[seat], err));
 	if (json_object_get(v, "grace_over") != NULL)
 		EVENT_TRY(event_member_bool(v, "grace_over", &st->grace_over[seat], err));
+	if (json_object_get(v, "claimable") != NULL)
+		EVENT_TRY(event_member_bool(v, "claimable", &st->claimable[seat], err));
 	st->seated[seat] = 1;
 	st->computer[seat] = p.computer;
 	return 0;

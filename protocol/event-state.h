@@ -13,6 +13,9 @@
  *   (event_state_offer_after_move()): the offerer's own move does not withdraw it; an adjournment
  *   and the end of the game clear it;
  * - game_over is the one event that ends a game; resumed makes an adjourned game live again;
+ * - grace_over says the opponent of its seat may claim: in a live game when the seat's grace ran
+ *   out (a timed game), in an adjourned one when the further wait after the adjournment ran out
+ *   (an untimed game); the seat's coming back (presence, resumed) takes that away;
  * - the clocks of an event that carries them replace the ones before (the log alone rebuilds them);
  * - what an offer request comes to, the same for draws and rematches (event_state_answer()), and
  *   who may still abort (event_state_may_abort()): the server's request handlers ask these.
@@ -43,6 +46,7 @@ struct event_state {
 	int computer[2];              /* the computer's level in that seat, 0 for a person */
 	int connected[2];             /* as the last presence notice said (1 from seated on) */
 	int grace_over[2];            /* the seat's grace is over (grace_over, adjourned) */
+	int claimable[2]; /* the opponent may claim against the seat: grace_over came for it */
 };
 
 /* A game of this kind before its first event: open, nobody seated, no offer. */
@@ -52,8 +56,8 @@ void event_state_init(struct event_state *st, enum game_kind kind);
  * Set st from a state message (PROTOCOL.md 6.1; o borrowed), so that the events after it apply:
  * its kind, status, seq, ply, to_move, the first mover (from "start"), result (finished games
  * only), scores, the clocks' "remaining", both offers, and per seat in "players": seated,
- * computer, connected and grace_over. Members not listed are not looked at. Returns 0, or a
- * negative enum protocol_err with err filled (st then holds nothing useful).
+ * computer, connected, grace_over and claimable. Members not listed are not looked at. Returns 0,
+ * or a negative enum protocol_err with err filled (st then holds nothing useful).
  */
 int event_state_decode(struct event_state *st, const json_t *o, struct msg_error *err);
 
@@ -80,6 +84,13 @@ int event_state_offer_after_move(int offer, int mover);
 
 /* Whether the game is over (game_over came). */
 int event_state_over(const struct event_state *st);
+
+/*
+ * Whether the game never started: it is over, aborted, with no move played (an open game that
+ * expired, an abort, a first move missed). Such a game is left out of the lobby list and the
+ * history (PROTOCOL.md 5). Returns 1 or 0.
+ */
+int event_state_unplayed(const struct event_state *st);
 
 /* What an offer request comes to (event_state_answer()). */
 enum event_answer {

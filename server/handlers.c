@@ -193,7 +193,7 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	 */
 	for (struct table *t = TAILQ_LAST(&lb->finished, table_queue);
 	     t != NULL && kept < lb->cfg.keep_finished; t = TAILQ_PREV(t, table_queue, fin_link))
-		if (!t->is_private) {
+		if (!t->is_private && !event_state_unplayed(&t->st)) {
 			list_page_add(games, m, n++, t);
 			kept++;
 		}

@@ -57,7 +57,7 @@ usage(FILE *f)
 {
 	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
-	        "usage: hokitod [OPTIONS]   (the hokito match server: HOKITO, OXONO; protocol %d)\n"
+	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "  --listen HOST:PORT     address (default %s; [::1]:PORT for IPv6)\n"
 	        "  --listen-tls HOST:PORT TLS too, or alone: --tls-cert FILE, --tls-key FILE\n"
 	        "                         (PEM; --tls-ca FILE: its chain); SIGHUP reloads them\n"
@@ -72,6 +72,7 @@ usage(FILE *f)
 	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
 	        "  --hello-timeout SECS (default 10)      --linger SECS (default 300)\n"
 	        "  --grace SECS (default 60)              --keep-finished N (default 20)\n"
+	        "  --adjourn-claim SECS (default 300)     --first-move SECS (default 30)\n"
 	        "  --max-conns-per-addr N (default 32)    --max-rate-per-addr N (default 100)\n"
 	        "  --max-creates-per-addr N (default 60)  --max-games-per-addr N (default 16)\n"
 	        "  --max-lookup-failures N (default 5)    --draw-offer-moves N (default 2)\n"
@@ -79,9 +80,8 @@ usage(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
-	        "  -h, --help             this help;  -V, --version  the version\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
-	        PROTOCOL_VERSION, DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
+	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
 }
 
 /* Parse a whole decimal number in [min, max]. Returns 0 or -1. */
@@ -362,6 +362,8 @@ main(int argc, char **argv)
 		O_KEEP,
 		O_LINGER,
 		O_GRACE,
+		O_ADJOURN_CLAIM,
+		O_FIRST_MOVE,
 		O_TEST_CLOCK,
 		O_INSECURE_PASSWORDS,
 		O_PER_ADDR_CONNS,
@@ -398,6 +400,8 @@ main(int argc, char **argv)
 	        {"keep-finished", required_argument, NULL, O_KEEP},
 	        {"linger", required_argument, NULL, O_LINGER},
 	        {"grace", required_argument, NULL, O_GRACE},
+	        {"adjourn-claim", required_argument, NULL, O_ADJOURN_CLAIM},
+	        {"first-move", required_argument, NULL, O_FIRST_MOVE},
 	        {"test-clock", no_argument, NULL, O_TEST_CLOCK},
 	        {"allow-insecure-passwords", no_argument, NULL, O_INSECURE_PASSWORDS},
 	        {"max-conns-per-addr", required_argument, NULL, O_PER_ADDR_CONNS},
@@ -433,6 +437,8 @@ main(int argc, char **argv)
 	        .keep_finished = 20,
 	        .linger_ms = 300000,
 	        .grace_ms = 60000,
+	        .adjourn_claim_ms = 300000,
+	        .first_move_ms = 30000,
 	        .test_clock = 0,
 	        .rate_per_addr = 100,
 	        .creates_per_addr = 60,
@@ -540,6 +546,18 @@ main(int argc, char **argv)
 				bad = "--grace wants seconds from 0 to 86400";
 			else
 				lcfg.grace_ms = v * 1000;
+			break;
+		case O_ADJOURN_CLAIM:
+			if (parse_num(optarg, 0, 31536000, &v) < 0)
+				bad = "--adjourn-claim wants seconds from 0 to 31536000";
+			else
+				lcfg.adjourn_claim_ms = v * 1000;
+			break;
+		case O_FIRST_MOVE:
+			if (parse_num(optarg, 0, 86400, &v) < 0)
+				bad = "--first-move wants seconds from 0 to 86400";
+			else
+				lcfg.first_move_ms = v * 1000;
 			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;

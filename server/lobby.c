@@ -61,6 +61,8 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	lb->env.arg = ops->arg;
 	lb->env.fanout = cfg->fanout;
 	lb->env.grace_ms = cfg->grace_ms;
+	lb->env.adjourn_claim_ms = cfg->adjourn_claim_ms;
+	lb->env.first_move_ms = cfg->first_move_ms;
 	lb->next_player = 1;
 	lb->next_game = 1;
 	k[0] = osrand_u64();

@@ -115,13 +115,15 @@ struct lobby_ops {
 };
 
 struct lobby_config {
-	unsigned max_games;     /* games held (open, live and finished) */
-	unsigned keep_finished; /* finished games kept and listed */
-	uint64_t linger_ms;     /* how long a disconnected session is kept */
-	size_t max_line;        /* told to clients in welcome */
-	const char *server;     /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
-	uint64_t grace_ms;      /* a dropped player's grace period, counted on its own turns */
-	int test_clock;         /* time is virtual and moved only by test_clock requests */
+	unsigned max_games;        /* games held (open, live and finished) */
+	unsigned keep_finished;    /* finished games kept and listed */
+	uint64_t linger_ms;        /* how long a disconnected session is kept */
+	size_t max_line;           /* told to clients in welcome */
+	const char *server;        /* "hokitod 0.1.0", borrowed for the lobby's lifetime */
+	uint64_t grace_ms;         /* a dropped player's grace period, counted on its own turns */
+	uint64_t adjourn_claim_ms; /* after an adjournment, the wait before a claim */
+	uint64_t first_move_ms;    /* each side's first move in a timed game; 0: none */
+	int test_clock;            /* time is virtual and moved only by test_clock requests */
 	int allow_insecure_passwords; /* take passwords on plain TCP from any address (unsafe) */
 	const struct store_write_port *store; /* borrowed, may be NULL: what restore_lobby()
 	                                         rebuilds from (history and record: ops->read) */

@@ -50,13 +50,23 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	/* a flag that fell before the wake-up fired ends the game now */
 	if (table_clock_check(t)) {
 		lobby_finished_touch(lb, t);
-		lobby_refuse(lb, peer, m, PROTO_EGAMEOVER, "game %s is over: %s ran out of time",
-		             t->id, game_side_name(t->kind, t->st.winner == 0 ? 1 : 0));
+		if (t->st.reason == EVENT_REASON_ABORT)
+			lobby_refuse(lb, peer, m, PROTO_EGAMEOVER,
+			             "game %s is aborted: %s did not make its first move in time",
+			             t->id, game_side_name(t->kind, game_side(&t->game)));
+		else
+			lobby_refuse(lb, peer, m, PROTO_EGAMEOVER,
+			             "game %s is over: %s ran out of time", t->id,
+			             game_side_name(t->kind, t->st.winner == 0 ? 1 : 0));
 		return NULL;
 	}
-	if (t->st.status == EVENT_STATUS_ADJOURNED && m->type != MSG_RESIGN) {
+	if (t->st.status == EVENT_STATUS_ADJOURNED && m->type != MSG_RESIGN &&
+	    !(m->type == MSG_CLAIM && table_claimable(t, 1 - s->seat))) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTSTARTED,
-		             "game %s is adjourned: it goes on when both players are back", t->id);
+		             "game %s is adjourned: it goes on when both players are back%s", t->id,
+		             m->type == MSG_CLAIM ? ", or may be claimed once the wait after the "
+		                                    "adjournment is over (grace_over)"
+		                                  : "");
 		return NULL;
 	}
 	return t;
@@ -328,7 +338,10 @@ play_abort(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	lobby_send_ok(lb, peer, MSG_ABORT, seq, m->id);
 }
 
-/* Claim the win or a draw when the opponent's grace ran out and it is still away. */
+/*
+ * Claim the win or a draw when the opponent is away past its grace (a timed game), or past the
+ * wait after the adjournment (an untimed one): table_claimable().
+ */
 void
 play_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -340,7 +353,7 @@ play_claim(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (t == NULL)
 		return;
 	other = 1 - s->seat;
-	if (table_connected(t, other) || !t->grace_over[other]) {
+	if (!table_claimable(t, other)) {
 		lobby_refuse(lb, peer, m, PROTO_ECANNOTCLAIM,
 		             table_connected(t, other)
 		                     ? "%s is connected"

@@ -28,6 +28,12 @@
  * the side to move (whose clock restarts at the rebuild: time does not run while the server is
  * down).
  *
+ * The first moves. A side's clock does not run before its first move: from the start (the first
+ * player) and from the first move (the second) that side has env->first_move_ms for it instead
+ * (first_left, settled like the clocks); a side that misses it aborts the game (result aborted,
+ * reason abort: nobody lost, as a player who aborts), since a game nobody began is no loss.
+ * Only games with a clock have the timer; 0 turns it off. A restart gives a whole one again.
+ *
  * The computer player. A seat may be held by the server's computer (computer[seat] is its level):
  * it has a player id and name but no session, it is always connected (so no grace period runs for
  * it and nothing can be claimed against it), and its seated event's player object says
@@ -86,6 +92,8 @@ table_create(const struct table_env *env, const char *id, enum game_kind kind, c
 		t->remaining[i] = (int64_t)base_ms;
 		t->grace_left[i] = (int64_t)env->grace_ms;
 	}
+	t->first_move_ms = t->timed ? env->first_move_ms : 0;
+	t->first_left = (int64_t)t->first_move_ms;
 	/* the variant was checked by msg_decode(); a failure here is our bug */
 	if (game_start(&t->start, kind, variant, seed, &err) < 0)
 		abort();
@@ -264,10 +272,18 @@ table_restore(const struct table_env *env, const struct store_game *g, const str
 		if (t->timed && t->st.clocks.has)
 			t->remaining[i] = t->st.clocks.v[i];
 	}
-	/* not st.grace_over: after a restart every seated player has a whole grace (12.1) */
+	/*
+	 * not st.grace_over: after a restart every seated player has a whole grace (12.1); but an
+	 * adjourned game's grace is over, and the wait before a claim starts again (11.3)
+	 */
+	for (int i = 0; i < 2 && t->st.status == EVENT_STATUS_ADJOURNED; i++)
+		t->grace_over[i] = t->st.grace_over[i];
 	t->start = *start;
 	t->game = *position;
 	t->settled_at = table_now(t); /* the clock of the side to move runs from now */
+	t->adjourned_at = t->settled_at;
+	t->first_move_ms = t->timed ? env->first_move_ms : 0;
+	t->first_left = (int64_t)t->first_move_ms;
 	return t;
 }
 
@@ -347,11 +363,18 @@ unsettled(const struct table *t, int seat)
 	return (int64_t)(now - t->settled_at);
 }
 
-/* A seat's clock as of now. */
+int
+table_first_move_pending(const struct table *t)
+{
+	return t->first_move_ms > 0 && t->st.status == EVENT_STATUS_LIVE &&
+	       event_state_may_abort(&t->st, game_side(&t->game));
+}
+
+/* A seat's clock as of now: it stands before that side's first move. */
 static int64_t
 remaining_now(const struct table *t, int seat)
 {
-	int64_t r = t->remaining[seat] - unsettled(t, seat);
+	int64_t r = t->remaining[seat] - (table_first_move_pending(t) ? 0 : unsettled(t, seat));
 
 	return r > 0 ? r : 0;
 }
@@ -390,6 +413,7 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 	if (!table_connected(t, seat) && grace_runs(t)) {
 		json_object_set_new(p, "grace_ms", json_integer(table_grace_now(t, seat)));
 		json_object_set_new(p, "grace_over", json_boolean(t->grace_over[seat]));
+		json_object_set_new(p, "claimable", json_boolean(table_claimable(t, seat)));
 	}
 	return p;
 }
@@ -505,8 +529,18 @@ clock_state_new(const struct table *t)
 	                              (json_int_t)remaining_now(t, 0), game_side_name(t->kind, 1),
 	                              (json_int_t)remaining_now(t, 1)));
 	json_object_set_new(o, "running",
-	                    t->st.status == EVENT_STATUS_LIVE ? seat_or_null(t, game_side(&t->game))
-	                                                      : json_null());
+	                    t->st.status == EVENT_STATUS_LIVE && !table_first_move_pending(t)
+	                            ? seat_or_null(t, game_side(&t->game))
+	                            : json_null());
+	if (t->first_move_ms > 0) {
+		json_object_set_new(o, "first_move_ms", json_integer((json_int_t)t->first_move_ms));
+		if (table_first_move_pending(t)) {
+			int64_t left = t->first_left - unsettled(t, game_side(&t->game));
+
+			json_object_set_new(o, "first_move_left_ms",
+			                    json_integer(left > 0 ? left : 0));
+		}
+	}
 	return o;
 }
 
@@ -775,6 +809,9 @@ table_computer_think(struct table *t)
 		if ((uint64_t)share < time_ms)
 			time_ms = (uint64_t)share;
 	}
+	if (table_first_move_pending(t) && (uint64_t)t->first_left / 2 < time_ms)
+		time_ms = t->first_left / 2 > TABLE_THINK_MIN_MS ? (uint64_t)t->first_left / 2
+		                                                 : TABLE_THINK_MIN_MS;
 	t->thinking = 1;
 	env->think(env->arg, t->id, t->st.ply, &t->game, t->computer[side],
 	           t->seed ^ ((uint64_t)t->st.ply * 0x9e3779b97f4a7c15ULL), time_ms);
@@ -815,7 +852,8 @@ table_start(struct table *t, const struct session *skip)
 	struct event_started *s = &ev.u.started;
 	char position[GAME_TEXT_MAX];
 
-	t->settled_at = table_now(t); /* the first player's clock starts now */
+	t->settled_at = table_now(t); /* the first player's clock (or first move) starts now */
+	t->first_left = (int64_t)t->first_move_ms;
 	if (game_format(&t->game, position, sizeof position) < 0)
 		abort();
 	s->variant = t->variant;
@@ -862,6 +900,7 @@ table_play(struct table *t, struct game_move m)
 	mv->to_move = game_over(&t->game) ? -1 : game_side(&t->game);
 	mv->scores = scores_pair(t);
 	mv->clocks = clocks_pair(t);
+	t->first_left = (int64_t)t->first_move_ms; /* the second player's first move, if pending */
 	seq = table_emit(t, &ev, NULL);
 	if (game_over(&t->game))
 		table_finish_by_rules(t);
@@ -889,10 +928,32 @@ table_clock_settle(struct table *t)
 	t->settled_at = now;
 	if (t->st.status != EVENT_STATUS_LIVE)
 		return;
-	if (t->timed)
+	if (table_first_move_pending(t))
+		t->first_left = t->first_left > spent ? t->first_left - spent : 0;
+	else if (t->timed)
 		t->remaining[side] = t->remaining[side] > spent ? t->remaining[side] - spent : 0;
 	if (!table_connected(t, side) && !t->grace_over[side])
 		t->grace_left[side] = t->grace_left[side] > spent ? t->grace_left[side] - spent : 0;
+}
+
+int
+table_claimable(const struct table *t, int seat)
+{
+	if (table_connected(t, seat) || !t->grace_over[seat])
+		return 0;
+	return t->st.status == EVENT_STATUS_LIVE ||
+	       (t->st.status == EVENT_STATUS_ADJOURNED && t->st.claimable[seat]);
+}
+
+/*
+ * Whether seat's player, away from an adjourned game since its grace ran out, has not been
+ * given the grace_over of the wait after the adjournment yet.
+ */
+static int
+adjourn_waits(const struct table *t, int seat)
+{
+	return t->st.status == EVENT_STATUS_ADJOURNED && t->grace_over[seat] &&
+	       !table_connected(t, seat) && !t->st.claimable[seat];
 }
 
 uint64_t
@@ -901,10 +962,15 @@ table_deadline(const struct table *t)
 	uint64_t d = UINT64_MAX;
 	int side;
 
+	for (int i = 0; i < 2; i++)
+		if (adjourn_waits(t, i))
+			return t->adjourned_at + t->env->adjourn_claim_ms;
 	if (t->st.status != EVENT_STATUS_LIVE)
 		return d;
 	side = game_side(&t->game);
-	if (t->timed)
+	if (table_first_move_pending(t))
+		d = t->settled_at + (uint64_t)t->first_left;
+	else if (t->timed)
 		d = t->settled_at + (uint64_t)t->remaining[side];
 	if (!table_connected(t, side) && !t->grace_over[side] &&
 	    t->settled_at + (uint64_t)t->grace_left[side] < d)
@@ -918,11 +984,26 @@ table_clock_check(struct table *t)
 	struct event ev = {.type = MSG_GRACE_OVER};
 	int side;
 
+	for (int i = 0; i < 2; i++) {
+		/* an untimed game needs an end too: the opponent may claim it from now on */
+		if (adjourn_waits(t, i) &&
+		    table_now(t) >= t->adjourned_at + t->env->adjourn_claim_ms) {
+			ev.u.grace_over.seat = i;
+			ev.u.grace_over.clocks = clocks_pair(t);
+			table_emit(t, &ev, NULL);
+			return 0;
+		}
+	}
 	if (t->st.status != EVENT_STATUS_LIVE)
 		return 0;
 	table_clock_settle(t);
 	side = game_side(&t->game);
-	if (t->timed && t->remaining[side] == 0) {
+	if (table_first_move_pending(t) && t->first_left == 0) {
+		/* a game nobody began is no loss: it ends without a result */
+		table_finish(t, EVENT_RESULT_ABORTED, -1, EVENT_REASON_ABORT);
+		return 1;
+	}
+	if (t->timed && !table_first_move_pending(t) && t->remaining[side] == 0) {
 		/* HOKITO and OXONO alike: running out of time loses, whatever the board says */
 		table_finish(t, EVENT_RESULT_WIN, 1 - side, EVENT_REASON_TIME);
 		return 1;
@@ -938,6 +1019,7 @@ table_clock_check(struct table *t)
 		/* without a clock nobody can lose on time: the game waits for both players */
 		ev.type = MSG_ADJOURNED;
 		ev.u.adjourned.seat = side;
+		t->adjourned_at = table_now(t);
 	}
 	table_emit(t, &ev, NULL);
 	return 0;

@@ -41,7 +41,9 @@ struct table_env {
 	 * to the table's own connected players and spectators only (table_broadcast()).
 	 */
 	const struct fanout *fanout;
-	uint64_t grace_ms; /* a dropped player's grace period */
+	uint64_t grace_ms;         /* a dropped player's grace period */
+	uint64_t adjourn_claim_ms; /* after an adjournment, the wait before a claim (11.3) */
+	uint64_t first_move_ms;    /* each side's first move in a timed game (11.1); 0: none */
 };
 
 #define CHAT_KEEP           50  /* chat lines a table keeps for the state of late comers */
@@ -88,6 +90,9 @@ struct table {
 	int64_t grace_left[2];     /* ms of grace left to each seat while it is disconnected */
 	int grace_over[2];         /* the seat's grace ran out (grace_over or adjourned emitted) */
 	uint64_t settled_at;       /* when remaining and grace_left were last brought up to date */
+	uint64_t adjourned_at;     /* when the game was adjourned (or restored adjourned) */
+	uint64_t first_move_ms;    /* each side's time for its first move (11.1), 0: none */
+	int64_t first_left;        /* ms left, as of settled_at, for the first move pending */
 	json_t *chat[CHAT_KEEP];   /* players' chat lines {"seat","player","text"}, a ring */
 	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
 	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
@@ -233,6 +238,19 @@ int64_t table_finish_by_rules(struct table *t);
  */
 void table_clock_settle(struct table *t);
 
+/*
+ * Whether the opponent of seat may claim the game now (11.3): seat is away and its grace is over,
+ * in a live game, or in an adjourned one env->adjourn_claim_ms after the adjournment (the
+ * grace_over event of the adjourned game came). Returns 1 or 0.
+ */
+int table_claimable(const struct table *t, int seat);
+
+/*
+ * Whether the side to move has its first move to make in a game with a first-move timer: its
+ * clock stands and first_left runs instead (11.1). Returns 1 or 0.
+ */
+int table_first_move_pending(const struct table *t);
+
 /* A seat's grace left as of now (ms). */
 int64_t table_grace_now(const struct table *t, int seat);
 
@@ -240,9 +258,11 @@ int64_t table_grace_now(const struct table *t, int seat);
 uint64_t table_deadline(const struct table *t);
 
 /*
- * Settle and act on what is due: a flag that fell ends the game (reason "time"); a grace that
- * ran out emits grace_over (timed game) or adjourns the game (no clock). Returns 1 if the game
- * finished, else 0.
+ * Settle and act on what is due: a first move not made in time aborts the game (reason "abort");
+ * a flag that fell ends the game (reason "time"); a grace that
+ * ran out emits grace_over (timed game) or adjourns the game (no clock); env->adjourn_claim_ms
+ * after an adjournment with the away player still away, grace_over for it (a claim may follow).
+ * Returns 1 if the game finished, else 0.
  */
 int table_clock_check(struct table *t);
 

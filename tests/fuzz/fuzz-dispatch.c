@@ -39,9 +39,9 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 864, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 896, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 296, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2672, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2704, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4
@@ -334,6 +334,8 @@ fuzz_snapshot_init(void)
 	        .max_line = 4096,
 	        .server = "hokitod fuzz",
 	        .grace_ms = 500,
+	        .adjourn_claim_ms = 700,
+	        .first_move_ms = 400,
 	        .test_clock = 0,
 	};
 

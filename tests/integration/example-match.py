@@ -3,7 +3,7 @@
 
 Not a test: run it by hand after a protocol change and paste its output into PROTOCOL.md.
   HOKITOD=build/server/hokitod python3 tests/integration/example-match.py
-The server runs with --test-clock so the clock values are exact; the time the example lets pass is
+The server runs with --test-clock so the clock values are exact (and --first-move 0); the time the example lets pass is
 shown as comments (and sent as test_clock by a fourth connection, not shown).
 """
 import os
@@ -14,7 +14,7 @@ from serverlib import Recorder as Rec, Server  # noqa: E402
 
 
 def main():
-    srv = Server("--test-clock")
+    srv = Server("--test-clock", "--first-move", "0")  # the clocks run from the start (11.1)
     k = srv.connect("clock")
 
     def wait(ms, what):

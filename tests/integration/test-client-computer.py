@@ -7,11 +7,13 @@ starts an OXONO game in which the computer moves first; the lobby lists the comp
 levels are refused; a quick player meets `hokito-engine bot`. TAP on stdout.
 """
 import os
+import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clienttest as ct  # noqa: E402
+import serverlib  # noqa: E402
 
 THINK = 30  # seconds for one move of the computer (sanitizer builds are slow)
 
@@ -96,6 +98,8 @@ def main(tap):
         c.send("quit")
         c.close()
         bot_adjourned(tap, tmp)
+        for kind in ("hokito", "oxono"):
+            bot_draw(tap, tmp, kind)
     finally:
         server.stop()
         ct.cleanup(tmp)
@@ -125,6 +129,63 @@ def bot_adjourned(tap, tmp):
         tap.check(rc == 0 and "adjourned: the opponent did not come back; the bot leaves it"
                   in out, "the bot leaves the adjourned game and counts it (--games 1: exit 0)",
                   "exit %r: %s" % (rc, out))
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+        server.stop()
+
+
+def bot_draw(tap, tmp, kind):
+    """hokito-engine bot answers a draw offer (issue 24): it searches the position and accepts
+    when its search says a draw or worse for it, else declines (offered on the opponent's turn,
+    it runs a search of its own; on its own turn the search of its move answers, or the offer
+    lapses with its move)."""
+    d = os.path.join(tmp, "draw-" + kind)
+    os.makedirs(d)
+    server = ct.Server(d)
+    bot = subprocess.Popen([ct.ENGINE, "bot", "--port", str(server.port), "--level", "1",
+                            "--games", "1", "--name", "robo3", "--game", kind],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        log = os.path.join(d, "hokitod.log")
+        ct.wait_for(lambda: "(robo3) created game" in open(log).read(), 10)
+        p = serverlib.Client("127.0.0.1", server.port)
+        p.hello("dora")
+        g = p.ask({"type": "quick", "kind": kind})["game"]
+        answers = []
+        for _ in range(2):
+            # offered on our turn: the bot is not moving, so it searches only to answer
+            yt = p.wait_for("your_turn", THINK)
+            ok, early = p.request({"type": "draw_offer"})
+            ans, kept = None, []
+            while ans is None:
+                m = early.pop(0) if early else p.recv(THINK)
+                if m["type"] in ("draw_declined", "game_over") and m.get("game") == g:
+                    ans = m
+                else:
+                    kept.append(m)
+            p.backlog[0:0] = kept
+            answers.append(ans)
+            if ans["type"] == "game_over":
+                break
+            p.ask({"type": "move", "move": yt["moves"][0]})
+        if answers[-1]["type"] != "game_over":
+            p.request({"type": "resign"})
+        try:
+            rc = bot.wait(THINK)
+        except subprocess.TimeoutExpired:
+            rc = None
+        out = bot.stdout.read() if rc is not None else ""
+        said = re.findall(r"draw offer (accepted|declined) \(score (-?\d+) for the bot\)", out)
+        want = [("accepted" if a["type"] == "game_over" else "declined") for a in answers]
+        tap.check(rc == 0 and [w for w, _ in said] == want and
+                  all((w == "accepted") == (int(sc) <= 0) for w, sc in said) and
+                  all(a["type"] == "draw_declined" or
+                      (a["result"] == "draw" and a["reason"] == "agreement") for a in answers),
+                  "%s: the bot answers each draw offer: accepted at a score of 0 or less for "
+                  "it, else declined" % kind, "exit %r: %s %r" % (rc, out, answers))
+        p.close()
     finally:
         if bot.poll() is None:
             bot.kill()

@@ -136,8 +136,9 @@ def test_claim(tap, port, tmp, clock):
               vic.text())
     una.close()  # drops on her own turn: her grace runs
     vic.send("claim win")
-    tap.check(vic.expect(r"^error: Nothing to claim: a claim needs a game with a clock and "
-                         r"una away past the grace period\.$", 10) and
+    tap.check(vic.expect(r"^error: Nothing to claim: a claim needs una away past the grace "
+                         r"period \(without a clock, past the wait after the adjournment\)\.$",
+                         10) and
               not vic.seen(r"usage: claim"),
               "claim win is sent; the server's refusal while the grace runs is said with una's "
               "name", vic.text())
@@ -218,8 +219,18 @@ def test_adjourned(tap, port, tmp, clock):
                   not re.search(r"s grace", tmux.capture("amos")),
                   "adjourned: the panel says her grace is over", tmux.capture("amos"))
         bar = tmux.capture("amos").rstrip("\n").split("\n")[-1]
-        tap.check(" resign" in bar and " draw" not in bar,
-                  "adjourned: the bar offers resign, not a draw", bar)
+        tap.check(" resign" in bar and " draw" not in bar and "claim" not in bar,
+                  "adjourned: the bar offers resign, not a draw nor a claim yet", bar)
+        # issue 24: --adjourn-claim (300 s by default) later the game may be claimed
+        clock.advance(300 * 1000)
+        tap.check(tmux.expect("amos", r"did not come back in time: you may claim", 10),
+                  "adjourned: after the wait the notice offers the claim", tmux.capture("amos"))
+        bar = tmux.capture("amos").rstrip("\n").split("\n")[-1]
+        tap.check("c claim win" in bar and "C claim draw" in bar,
+                  "adjourned: the bar offers c/C claim", bar)
+        tmux.keys("amos", "c")
+        tap.check(tmux.expect("amos", r"Game over", 10),
+                  "adjourned: c claims the win", tmux.capture("amos"))
         tmux.keys("amos", "Q")
         tmux.expect("amos", r"HOKITO-EXIT=0", 5)
     finally:
@@ -369,7 +380,8 @@ def test_restart_clock(tap):
     while it is down (PROTOCOL.md 12.1), so the full screen and --plain, back at their game,
     show the clock of the side to move as the server has it, not short by the downtime."""
     tmp = ct.tmpdir()
-    server = ct.Server(tmp, ["--test-clock"])  # game time stands still but for test_clock
+    # game time stands still but for test_clock; clocks run from the start (no first-move timer)
+    server = ct.Server(tmp, ["--test-clock", "--first-move", "0"])
     proxy = ct.Proxy(server.port)
     tmux = ct.Tmux("match-restart")
     env = {"XDG_STATE_HOME": os.path.join(tmp, "ada"), "TERM": "xterm-256color",
@@ -394,7 +406,7 @@ def test_restart_clock(tap):
         proxy.hold()
         os.remove(server.port_file)
         time.sleep(10)
-        server = ct.Server(tmp, ["--test-clock"])
+        server = ct.Server(tmp, ["--test-clock", "--first-move", "0"])
         proxy.upstream = server.port
         proxy.release()
         # by now black's clock reads 4:50 or less on screen until the client is back; then
@@ -421,7 +433,7 @@ def test_restart_clock(tap):
 
 def main(tap):
     tmp = ct.tmpdir()
-    server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE)])
+    server = ct.Server(tmp, ["--test-clock", "--grace", str(GRACE), "--first-move", "0"])
     clock = Clock(server.port)
     try:
         test_plain(tap, server.port, tmp, clock)

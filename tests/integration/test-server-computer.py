@@ -157,11 +157,16 @@ def clock_runs():
         a = srv.connect("ann")
         st, _ = a.request({"type": "create", "kind": "hokito", "opponent": "computer",
                            "level": 3, "seat": "white", "clock": "1+0"})
-        t.ok(st["clock"]["running"] == "black" and st["clock"]["remaining"]["black"] == 60000,
-             "the computer's clock runs first", st["clock"])
+        # issue 24: a first move has its own timer (--first-move, 30 s): no clock runs yet
+        t.ok(st["clock"]["running"] is None and st["clock"]["remaining"]["black"] == 60000
+             and st["clock"]["first_move_ms"] == 30000
+             and 0 < st["clock"]["first_move_left_ms"] <= 30000,
+             "the computer moves first: its first move has its own timer, its clock stands",
+             st["clock"])
         mv = a.wait_for("moved", THINK)
-        t.ok(mv["by"] == "black" and 0 < mv["clocks"]["black"] <= 60000 and
-             mv["clocks"]["white"] == 60000, "its move carries the clocks", mv)
+        t.ok(mv["by"] == "black" and mv["clocks"]["black"] == 60000 and
+             mv["clocks"]["white"] == 60000,
+             "its move carries the clocks, neither spent by a first move", mv)
     finally:
         t.ok(srv.stop() == 0, "hokitod stops cleanly")
 

@@ -320,6 +320,74 @@ def adjourn(t, srv):
     b2.close()
 
 
+ADJOURN_CLAIM_MS = 300000
+
+
+def adjourn_claim(t, srv):
+    """PROTOCOL.md 11.3: an untimed game has an end too. --adjourn-claim (300 s here, the
+    default) after the adjournment, the away player still away, everyone gets grace_over for it
+    and the present player may claim the win or a draw; a player back in time takes that away."""
+    gm = Game(srv, None)
+    gm.move(gm.a)
+    gm.b.close()
+    gm.a.wait_for("presence")
+    gm.advance(GRACE_MS)
+    gm.a.wait_for("adjourned")
+    gm.c.wait_for("adjourned")
+    r = gm.a.ask({"type": "claim", "result": "win"})
+    t.ok(r["type"] == "error" and r["code"] == "not_started" and "grace_over" in r["text"],
+         "no claim yet right after the adjournment: the message says when", r)
+    w = gm.k.ask({"type": "watch", "game": gm.g})
+    t.ok(w["players"]["white"]["grace_over"] is True
+         and w["players"]["white"]["claimable"] is False,
+         "the state says the away player's grace is over, not yet claimable", w["players"])
+    gm.k.ask({"type": "leave"})
+    gm.advance(ADJOURN_CLAIM_MS - 1)
+    t.ok(all(m["type"] != "grace_over" for m in peek(gm.a)), "nothing before the wait is over")
+    gm.advance(1)
+    go = gm.a.wait_for("grace_over")
+    goc = gm.c.wait_for("grace_over")
+    t.ok(go["seat"] == "white" and "clocks" not in go and go == goc,
+         "at the end of the wait everyone gets grace_over for the away player (no clocks)", go)
+    w = gm.k.ask({"type": "watch", "game": gm.g})
+    t.ok(w["status"] == "adjourned" and w["players"]["white"]["claimable"] is True,
+         "the game stays adjourned, now claimable", w)
+    ok = gm.a.ask({"type": "claim", "result": "win"})
+    over = gm.a.wait_for("game_over")
+    t.ok(ok["type"] == "ok" and over["result"] == "win" and over["winner"] == "black"
+         and over["reason"] == "disconnect", "the present player claims the win", (ok, over))
+    gm.close()
+
+    # a draw may be claimed too; the away player back in time leaves nothing to claim
+    gm = Game(srv, None)
+    gm.move(gm.a)
+    token = gm.b.token
+    gm.b.close()
+    gm.a.wait_for("presence")
+    gm.advance(GRACE_MS)
+    gm.a.wait_for("adjourned")
+    gm.advance(ADJOURN_CLAIM_MS // 2)
+    b2 = srv.connect()
+    b2.ask({"type": "hello", "protocol": 1, "token": token})
+    b2.wait_for("resumed")
+    gm.advance(ADJOURN_CLAIM_MS)
+    t.ok(all(m["type"] != "grace_over" for m in peek(gm.a)),
+         "a player back before the end of the wait: no grace_over")
+    gm.move(b2)
+    b2.close()
+    gm.a.wait_for("presence")
+    gm.move(gm.a)
+    gm.advance(GRACE_MS)
+    gm.a.wait_for("adjourned")
+    gm.advance(ADJOURN_CLAIM_MS)
+    gm.a.wait_for("grace_over")
+    ok = gm.a.ask({"type": "claim", "result": "draw"})
+    over = gm.a.wait_for("game_over")
+    t.ok(ok["type"] == "ok" and over["result"] == "draw" and over["reason"] == "disconnect",
+         "after a new adjournment and a new wait, a draw may be claimed", (ok, over))
+    gm.close()
+
+
 def adjourn_private(t, srv):
     """PROTOCOL.md 11.3: a player who left an adjourned game takes its seat back with join of
     the game's id, also when the game is private (others still need its code)."""
@@ -606,7 +674,7 @@ def spectators_coalesced(t, srv):
 def zero_grace(t):
     """--grace 0: the grace of a player who drops on its own turn is over at once, with
     --test-clock too (nothing has to move the clock for what is already due)."""
-    srv = Server("--test-clock", "--grace", "0")
+    srv = Server("--test-clock", "--grace", "0", "--first-move", "0")
     try:
         gm = Game(srv, "5+0")
         gm.a.close()                    # black, to move, drops
@@ -625,7 +693,7 @@ def zero_grace(t):
 def huge_advances(t):
     """test_clock takes any advance_ms up to 2^63 - 1, again and again: the virtual time stops at
     2^62 ms instead of wrapping around (it went back, and a game's deadline hung the server)."""
-    srv = Server("--test-clock", "--grace", "1")
+    srv = Server("--test-clock", "--grace", "1", "--first-move", "0")
     try:
         huge = 2 ** 63 - 1
         gm = Game(srv, "1+0")
@@ -647,6 +715,78 @@ def huge_advances(t):
         gm.advance(huge)
         r = gm.b.ask({"type": "move", "move": gm.b.wait_for("your_turn")["moves"][0]})
         t.ok(r["type"] == "ok", "... still, whatever the advance", r)
+        gm.close()
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
+def first_move(t):
+    """PROTOCOL.md 11.1 (issue 24): a clock does not run before its side's first move; each first
+    move has --first-move (30 s by default) instead, and a side that misses it aborts the game
+    (result aborted, reason abort), nobody loses. Games without a clock have no such timer."""
+    srv = Server("--test-clock")
+    try:
+        gm = Game(srv, "5+3")
+        st = gm.joined["clock"]
+        t.ok(st["running"] is None and st["first_move_ms"] == 30000
+             and st["first_move_left_ms"] == 30000
+             and st["remaining"] == {"black": 300000, "white": 300000},
+             "first move: no clock runs, the first move's own timer does", st)
+        gm.advance(20000)
+        w = gm.k.ask({"type": "watch", "game": gm.g})
+        t.ok(w["clock"]["first_move_left_ms"] == 10000
+             and w["clock"]["remaining"]["black"] == 300000,
+             "20 s later: 10 s left for the first move, the clock untouched", w["clock"])
+        gm.k.ask({"type": "leave"})
+        gm.move(gm.a)
+        mv = gm.c.wait_for("moved")
+        t.ok(mv["clocks"] == {"black": 303000, "white": 300000},
+             "the first move spends no clock (the increment is added)", mv)
+        gm.advance(29999)
+        gm.move(gm.b)
+        mv = gm.c.wait_for("moved")
+        t.ok(mv["clocks"] == {"black": 303000, "white": 303000},
+             "the second player's first move has its own 30 s too", mv)
+        gm.advance(5000)
+        w = gm.k.ask({"type": "watch", "game": gm.g})
+        t.ok(w["clock"]["running"] == "black" and "first_move_left_ms" not in w["clock"]
+             and w["clock"]["remaining"]["black"] == 298000,
+             "from the second move on the clocks run", w["clock"])
+        gm.k.ask({"type": "leave"})
+        gm.close()
+
+        gm = Game(srv, "1+0")
+        gm.advance(29999)
+        t.ok(all(m["type"] != "game_over" for m in peek(gm.a)), "nothing 1 ms before the end")
+        gm.advance(1)
+        over = gm.a.wait_for("game_over")
+        t.ok(over["result"] == "aborted" and over["reason"] == "abort"
+             and over["winner"] is None and over["clocks"] == {"black": 60000, "white": 60000},
+             "the first player misses its first move: aborted, reason abort, no clock spent",
+             over)
+        yt = gm.b.ask({"type": "move", "move": "a1-a2"})
+        t.ok(yt["type"] == "error" and yt["code"] == "game_over", "the game is over", yt)
+        gm.close()
+
+        gm = Game(srv, "1+0", kind="oxono")
+        gm.move(gm.a)
+        gm.advance(30000)
+        over = gm.a.wait_for("game_over")
+        t.ok(over["result"] == "aborted" and over["reason"] == "abort",
+             "the second player misses its first move: aborted too", over)
+        gm.close()
+
+        gm = Game(srv, "1+0")
+        gm.advance(40000)  # the wake-up is due; a move that comes first finds the game over
+        r = gm.a.ask({"type": "move", "move": gm.a.wait_for("your_turn")["moves"][0]})
+        t.ok(r["type"] == "error" and r["code"] == "game_over",
+             "a first move after its time is refused with game_over", r)
+        gm.close()
+
+        gm = Game(srv, None)
+        gm.advance(600000)
+        ok = gm.move(gm.a)
+        t.ok(ok["type"] == "ok", "a game without a clock has no first-move timer", ok)
         gm.close()
     finally:
         t.ok(srv.stop() == 0, "hokitod exits 0")
@@ -681,9 +821,10 @@ def no_test_clock(t):
 def main():
     t = Tap()
     # offers again without moves between them: no --draw-offer-moves limit here (issue 23's
-    # limit on draw and rematch offers is pinned by test-server-limits.py)
+    # limit on draw and rematch offers is pinned by test-server-limits.py); --first-move 0: these
+    # tests pin clocks that run from the start (first_move() has the timer)
     srv = Server("--test-clock", "--grace", str(GRACE_MS // 1000), "--draw-offer-moves", "0",
-                 "--max-rematch-offers", "0")
+                 "--max-rematch-offers", "0", "--first-move", "0")
     try:
         t.run("clocks and increment", clocks_and_increment, t, srv)
         t.run("time forfeit", time_forfeit, t, srv)
@@ -693,6 +834,7 @@ def main():
         t.run("grace only on own turn", grace_only_on_own_turn, t, srv)
         t.run("adjourn", adjourn, t, srv)
         t.run("adjourn a private game", adjourn_private, t, srv)
+        t.run("adjourn, then claim", adjourn_claim, t, srv)
         t.run("chat", chat, t, srv)
         t.run("rematch", rematch, t, srv)
         t.run("rematch of a private game", rematch_private, t, srv)
@@ -708,6 +850,7 @@ def main():
     t.run("zero grace", zero_grace, t)
     t.run("huge advances", huge_advances, t)
     t.run("no test clock", no_test_clock, t)
+    t.run("first move", first_move, t)
     t.done()
 
 

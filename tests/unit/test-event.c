@@ -518,6 +518,62 @@ TEST(event_state_game)
 	ASSERT_EQ(st.seq, 15);
 }
 
+/*
+ * An untimed game's end: after the adjournment, grace_over (the wait after it ran out) makes the
+ * away seat claimable and leaves the game adjourned; the seat's return or resumed takes it away.
+ */
+TEST(event_state_adjourned_claim)
+{
+	struct event_state st;
+
+	event_state_init(&st, GAME_HOKITO);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"seated\",\"game\":\"g4\",\"seq\":1,\"seat\":"
+	                          "\"black\",\"player\":" ALICE "}"),
+	          0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"seated\",\"game\":\"g4\",\"seq\":2,\"seat\":"
+	                          "\"white\",\"player\":" BOB "}"),
+	          0);
+	ASSERT_EQ(apply_line(&st,
+	                     "{\"type\":\"started\",\"game\":\"g4\",\"seq\":3,\"kind\":"
+	                     "\"hokito\",\"variant\":\"standard\",\"players\":{\"black\":" ALICE
+	                     ",\"white\":" BOB "},\"position\":\"p\",\"to_move\":"
+	                     "\"black\"}"),
+	          0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"adjourned\",\"game\":\"g4\",\"seq\":4,\"seat\":"
+	                          "\"black\"}"),
+	          0);
+	ASSERT_EQ(st.grace_over[0], 1);
+	ASSERT_EQ(st.claimable[0], 0); /* not yet: the wait after the adjournment runs */
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"grace_over\",\"game\":\"g4\",\"seq\":5,\"seat\":"
+	                          "\"black\"}"),
+	          0);
+	ASSERT_EQ(st.status, EVENT_STATUS_ADJOURNED);
+	ASSERT_EQ(st.claimable[0], 1);
+	ASSERT_EQ(st.claimable[1], 0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"presence\",\"game\":\"g4\",\"seat\":\"black\","
+	                          "\"player\":" ALICE ",\"connected\":true}"),
+	          0);
+	ASSERT_EQ(st.claimable[0], 0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"grace_over\",\"game\":\"g4\",\"seq\":6,\"seat\":"
+	                          "\"black\"}"),
+	          0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"resumed\",\"game\":\"g4\",\"seq\":7,\"to_move\":"
+	                          "\"black\"}"),
+	          0);
+	ASSERT_EQ(st.claimable[0], 0);
+	ASSERT_EQ(st.status, EVENT_STATUS_LIVE);
+	ASSERT_EQ(event_state_unplayed(&st), 0);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"game_over\",\"game\":\"g4\",\"seq\":8,\"result\":"
+	                          "\"aborted\",\"winner\":null,\"reason\":\"abort\",\"ply\":0}"),
+	          0);
+	ASSERT_EQ(event_state_unplayed(&st), 1); /* aborted with no move: never started */
+	/* grace_over has no place in an open or finished game */
+	event_state_init(&st, GAME_HOKITO);
+	ASSERT_EQ(apply_line(&st, "{\"type\":\"grace_over\",\"game\":\"g4\",\"seq\":1,\"seat\":"
+	                          "\"black\"}"),
+	          1);
+}
+
 /* An OXONO game without a clock: a drop, adjournment, the return, the computer's seat. */
 TEST(event_state_adjourned)
 {
@@ -800,6 +856,7 @@ main(void)
 	RUN(event_outcome_round_trip);
 	RUN(event_state_game);
 	RUN(event_state_adjourned);
+	RUN(event_state_adjourned_claim);
 	RUN(event_state_rules);
 	RUN(event_state_offers);
 	RUN(event_state_follows_recorded_games);

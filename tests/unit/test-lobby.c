@@ -90,6 +90,7 @@ setup_with(unsigned max_games, unsigned keep_finished)
 	        .max_line = 65536,
 	        .server = "hokitod test",
 	        .grace_ms = 60000,
+	        .adjourn_claim_ms = 300000,
 	};
 
 	for (int i = 0; i < PEERS; i++) {
