@@ -164,7 +164,7 @@ def bot_checks(t, tmp, certs):
     env = dict(os.environ, XDG_STATE_HOME=state)
     try:
         bots = [subprocess.Popen([ENGINE, "bot", "--host", "hokitos://localhost:%d" % port,
-                                  "--tls-ca", ca, "--time", "150", "--games", "1", "--name",
+                                  "--tls-ca", ca, "--time", "400", "--games", "1", "--name",
                                   "tlsbot%d" % i, "--game", "oxono"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env=env) for i in (1, 2)]
@@ -174,7 +174,8 @@ def bot_checks(t, tmp, certs):
         deadline = time.time() + 10
         while game is None and time.time() < deadline:
             watcher.send("list")
-            m = watcher.expect(r"\b(g\d+)\b.*(live|open)", 1)
+            # ask often: at 400 ms a move the bots' game is over within seconds
+            m = watcher.expect(r"\b(g\d+)\b.*(live|open)", 0.2)
             game = m.group(1) if m else None
         if game:
             watcher.send("watch " + game)
