@@ -74,7 +74,7 @@ start_hokitod() {
 	rm -f "$tmp/hk.port"
 	(pin "$cpu_srv" "$hokitod" --listen 127.0.0.1:0 --listen-tls 127.0.0.1:0 --tls-cert "$cert" \
 		--tls-key "$key" --port-file "$tmp/hk.port" --log-level warn --max-clients 30000 \
-		--db :memory: 2>>"$tmp/hokitod.log" </dev/null >/dev/null) &
+		"${bench_unlimited[@]}" --db :memory: 2>>"$tmp/hokitod.log" </dev/null >/dev/null) &
 	hk_pid=$!
 	pids+=("$hk_pid")
 	for _ in $(seq 100); do
