@@ -43,3 +43,45 @@ bench_stop() {
 	wait "$pid" 2>/dev/null || true
 	pid=""
 }
+
+# The helpers of the scripts that set hokitod beside Redis (vs-redis.sh, tls.sh); they read the
+# caller's $tmp (one file a measurement), $cpu_load and $loadgen.
+pin() { # core command...: exec the command, pinned when there is a core to pin to (subshells only)
+	local c=$1
+	shift
+	if [ -n "$c" ] && command -v taskset >/dev/null; then
+		exec taskset -c "$c" "$@"
+	else
+		exec "$@"
+	fi
+}
+
+stop_pid() {
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+# lg NAME loadgen-args...: run the load generator pinned; keep its line in $tmp/NAME.
+lg() {
+	local name=$1 out
+	shift
+	if ! out=$(pin "$cpu_load" "$loadgen" "$@" --label "$name" 2>>"$tmp/loadgen.err" </dev/null); then
+		echo "  (loadgen $* failed; see below)"
+		tail -5 "$tmp/loadgen.err" | sed 's/^/  /'
+	fi
+	echo "  $out"
+	echo "$out" >>"$tmp/$name"
+}
+
+# field NAME KEY: every run's value of KEY, one a line
+field() {
+	[ -f "$tmp/$1" ] || return 0
+	tr ' ' '\n' <"$tmp/$1" | sed -n "s/^$2=//p"
+}
+median() {
+	sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "n/a"; else print a[int((NR + 1) / 2)]}'
+}
+med() { field "$1" "$2" | median; }
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b}'
+}

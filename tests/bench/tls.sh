@@ -41,16 +41,6 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 ncpu=$(nproc)
 cpu_srv="" cpu_load=""
 [ "$ncpu" -ge 2 ] && cpu_srv=0 cpu_load=1
-pin() { # core command...: exec the command, pinned when there is a core to pin to
-	local c=$1
-	shift
-	if [ -n "$c" ] && command -v taskset >/dev/null; then
-		exec taskset -c "$c" "$@"
-	else
-		exec "$@"
-	fi
-}
-
 tmp=$(mktemp -d /tmp/tls-bench.XXXXXX)
 pids=()
 cleanup() {
@@ -105,23 +95,6 @@ start_redis() {
 	exit 1
 }
 
-stop_pid() {
-	kill "$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-}
-
-# lg NAME loadgen-args...: run the load generator pinned; keep its line in $tmp/NAME.
-lg() {
-	local name=$1 out
-	shift
-	if ! out=$(pin "$cpu_load" "$loadgen" "$@" --label "$name" 2>>"$tmp/loadgen.err" </dev/null); then
-		echo "  (loadgen $* failed; see below)"
-		tail -5 "$tmp/loadgen.err" | sed 's/^/  /'
-	fi
-	echo "  $out"
-	echo "$out" >>"$tmp/$name"
-}
-
 # handshakes NAME PORT: full TLS handshakes per second with openssl s_time, kept as hs_per_s=
 handshakes() {
 	local name=$1 port=$2 out n
@@ -131,18 +104,6 @@ handshakes() {
 	n=$(echo "$out" | awk '/connections in .* real seconds/ {printf "%.1f", $1 / $4}')
 	echo "  label=$name hs_per_s=${n:-n/a}"
 	echo "label=$name hs_per_s=${n:-n/a}" >>"$tmp/$name"
-}
-
-field() {
-	[ -f "$tmp/$1" ] || return 0
-	tr ' ' '\n' <"$tmp/$1" | sed -n "s/^$2=//p"
-}
-median() {
-	sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "n/a"; else print a[int((NR + 1) / 2)]}'
-}
-med() { field "$1" "$2" | median; }
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b}'
 }
 
 echo "tls: $runs runs of ${secs}s; $(redis-server --version | cut -d' ' -f1-3); $(openssl version);" \
