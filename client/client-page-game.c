@@ -123,8 +123,9 @@ draw_panel(struct screen *s, int px, int pw)
 	for (int i = 0; i < 2; i++) {
 		const struct client_seat *seat = &t->seats[i];
 		int tomove = !t->over && t->started && side == i;
-		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
-		         t->seat == i ? " (you)" : "");
+		char who[CLIENT_NAME_MAX + 24];
+		client_state_seat_text(t, i, who, sizeof who);
+		snprintf(buf, sizeof buf, "%s%s", who, t->seat == i ? " (you)" : "");
 		client_board_player_line(s, y, px, pw, &t->game, i, tomove, buf);
 		y++;
 		if (t->timed) {
@@ -169,6 +170,11 @@ draw_panel(struct screen *s, int px, int pw)
 		attron(A_BOLD | client_screen_pair(s, PAIR_GOOD));
 		client_screen_putn_fit(y, px, pw, longer, buf);
 		attroff(A_BOLD | client_screen_pair(s, PAIR_GOOD));
+		/* a rated game: each player's rating change, "alice 1500? -> 1662?, +162" */
+		for (int i = 0; i < 2 && t->change[i].has; i++) {
+			client_state_change_text(t, i, buf, sizeof buf);
+			client_screen_putn_cut(s, ++y, px, pw, buf);
+		}
 	} else if (!t->started) {
 		attron(A_BOLD);
 		client_screen_put(y, px, pw, "Waiting for an opponent%s",
@@ -1041,6 +1047,18 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		}
 		client_request_leave(c);
 		break;
+	case 'u':
+	case 'U': {
+		/* u: the opponent's profile (watching: the first player's), U: the other one */
+		int side = t->seat >= 0 ? !t->seat : 0;
+		const struct client_seat *seat = &t->seats[ch == 'u' ? side : !side];
+		if (seat->who == CLIENT_WHO_ACCOUNT || seat->who == CLIENT_WHO_BOT)
+			client_page_profile_open(s, seat->name, NULL);
+		else
+			client_state_notice(&c->st, 1, "%s has no profile: only accounts have one.",
+			                    seat->name[0] ? seat->name : "An empty seat");
+		break;
+	}
 	default:
 		break;
 	}
@@ -1070,7 +1088,7 @@ static const char *const game_help[] = {
         "c / C           claim the win / a draw (opponent gone)",
         "n               rematch (offer or accept), after the game",
         "w               watching: go to the players' rematch",
-        "v               replay the game, after it is over",
+        "v / u / U       replay (game over) / the players' profiles",
         "t / T           chat / the chat log, every line whole",
         "R / B           the rules, in full / the bell on or off",
         "q               leave the game, back to the lobby",
