@@ -892,6 +892,8 @@ welcomed(struct client *c, int resumed, const char *game)
 	}
 	/* Done from here on: the action's request is pending (--plain waits for its answer). */
 	c->action_done = 1;
+	if (!resumed && client_state_account(&c->st))
+		client_notice(c, 0, "Logged in: you are %s.", c->st.name);
 	if (resumed && game != NULL && c->opt.action != CLIENT_ACTION_LOBBY && c->arriving)
 		c->action_held = 1; /* the game's state tells whether the action may run */
 	else if (resumed && game != NULL)
@@ -940,6 +942,9 @@ client_msg_handle(struct client *c, const struct msg *m)
 		snprintf(c->st.player_id, sizeof c->st.player_id, "%s", jstr(player, "id", ""));
 		snprintf(c->st.name, sizeof c->st.name, "%s", jstr(player, "name", ""));
 		c->st.who = client_state_who_parse(jstr(player, "kind", NULL));
+		if (c->st.who == CLIENT_WHO_UNKNOWN && c->opt.password != NULL)
+			c->st.who =
+			        CLIENT_WHO_ACCOUNT; /* a server that does not say: we logged in */
 		if (game == NULL && c->st.table.active && c->st.table.seat < 0 &&
 		    c->watch_target[0]) {
 			/* A spectator's session does not outlive a restart (PROTOCOL.md 12):

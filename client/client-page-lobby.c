@@ -230,7 +230,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		if (client_state_account(st))
 			client_state_notice(&c->st, 0, "You are logged in as %s.", st->name);
 		else
-			client_page_login_open(s, st->name, NULL, 0);
+			client_page_login_open(s, "", NULL, 0);
 		return;
 	case 'L':
 		client_page_ladder_open(s, GAME_HOKITO);

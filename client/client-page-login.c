@@ -7,9 +7,10 @@
  * --register; from the lobby, l opens it to log in. The password is never drawn: a star stands
  * for each byte typed, and the typed text is wiped once sent or abandoned. Enter logs in,
  * Ctrl-R registers the name with the password, Ctrl-G goes on as a guest under the name typed;
- * Esc leaves the prompt (and the program, when the server has not greeted us: there is nothing
- * to go back to). While s->mode is MODE_LOGIN every key comes here; what is asked goes through
- * client_request_login(), and the view closes the prompt once the server greets us.
+ * Esc leaves the prompt: back to the page it is over, or, when a guest's login failed, to that
+ * guest on a new hello; when the server has never greeted us, out of the program (there is
+ * nothing to go back to). While s->mode is MODE_LOGIN every key comes here; what is asked goes
+ * through client_request_login(), and the view closes the prompt once the server greets us.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,11 +40,15 @@ client_page_login_open(struct screen *s, const char *name, const char *code, int
 	snprintf(s->lname, sizeof s->lname, "%s", name != NULL ? name : "");
 	login_wipe(s);
 	s->lfield = s->lname[0] ? 1 : 0;
+	if (client_net_up(c)) /* a guest asks to log in: the guest to go back to */
+		snprintf(s->lguest, sizeof s->lguest, "%s", c->st.name);
 	s->lwhy_error = code != NULL;
 	if (code == NULL)
 		snprintf(s->lwhy, sizeof s->lwhy, "%s",
 		         c->opt.register_new ? "Choose a password for the new account, then Ctrl-R."
-		                             : "Type the account's password.");
+		         : s->lname[0]       ? "Type the account's password."
+		                             : "An account's name and password; Ctrl-R registers a "
+		                               "new one.");
 	else if (strcmp(code, "name_taken") == 0 && !tried_password)
 		snprintf(s->lwhy, sizeof s->lwhy,
 		         "%s is an account's name: type its password, or another name and "
@@ -79,7 +84,11 @@ login_leave(struct screen *s)
 	login_wipe(s);
 	s->mode = MODE_NORMAL;
 	s->page = s->login_back;
-	if (!client_net_up(s->c))
+	if (client_net_up(s->c))
+		return;
+	if (s->lguest[0]) /* a guest's login failed: the guest again */
+		client_request_login(s->c, s->lguest, NULL, 0);
+	else
 		client_quit(s->c, 0);
 }
 
@@ -117,7 +126,7 @@ draw_login(struct screen *s)
 	client_screen_put(y + h - 4, x + 2, w - 4, "Enter: log in     Ctrl-R: register the name");
 	client_screen_put(y + h - 3, x + 2, w - 4, "Ctrl-G: play as a guest named so");
 	client_screen_put(y + h - 2, x + 2, w - 4, "Tab: name/password    Esc: %s",
-	                  client_net_up(s->c) ? "back" : "quit");
+	                  client_net_up(s->c) || s->lguest[0] ? "back" : "quit");
 	attroff(A_DIM);
 	{
 		static const char *const keys[] = {"Enter", "log in", "^R",    "register", "^G",

@@ -514,6 +514,7 @@ screen_update(struct client *c)
 		s->mode = MODE_NORMAL;
 		s->page = s->login_back;
 		s->lwait = 0;
+		s->lguest[0] = '\0';
 	}
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */

@@ -136,6 +136,7 @@ struct screen {
 	char lwhy[320];                        /* what the server said of the last try */
 	int lwhy_error;                        /* lwhy is a refusal */
 	int lwait;                             /* sent: waiting for the server's answer */
+	char lguest[CLIENT_NAME_MAX];          /* the guest who asked to log in, "" none */
 	const struct client_page *login_back;  /* the page it is over (NULL: main) */
 	/* the profile page (client-page-profile.c) */
 	char pname[CLIENT_NAME_MAX];     /* the account asked for, "" our own */
