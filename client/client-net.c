@@ -117,6 +117,12 @@ net_lost(struct client_net *net, int status)
 	net_drop(net);
 	if (net->stopping)
 		return;
+	if (net->asking) {
+		/* the server let go of a connection that waited for the user's password: the next
+		 * one is made when the user answers (client_net_login) */
+		c->st.link = net->ever_welcomed ? CLIENT_LINK_DOWN : CLIENT_LINK_CONNECTING;
+		return;
+	}
 	if (net->replaced) {
 		c->st.link = CLIENT_LINK_FAILED;
 		client_quit(c, 1);
