@@ -625,6 +625,26 @@ client_net_bye(struct client *c, const char *reason)
 		client_notice(c, 1, "This session was taken over by another hokito; closing.");
 	} else if (strcmp(reason, "idle") == 0) {
 		net->idle = 1;
+	} else if (strcmp(reason, "banned") == 0 || strcmp(reason, "closed") == 0) {
+		/* the account logs in no more: trying again would not mend it */
+		net->replaced = 1;
+		client_notice(c, 1, "%s",
+		              reason[0] == 'b' ? "The operator banned this account; closing."
+		                               : "This account is closed; closing.");
+	} else if (strcmp(reason, "password_reset") == 0) {
+		/* the session and the password are void: the full screen asks for the new one at
+		 * the next connection; --plain stops (a script's password file is out of date) */
+		net->token[0] = '\0';
+		client_session_forget(c->opt.host, c->opt.port, c->opt.name);
+		if (c->opt.password != NULL)
+			memset(c->opt.password, 0, strlen(c->opt.password));
+		free(c->opt.password);
+		c->opt.password = NULL;
+		c->opt.login = 1;
+		net->replaced = c->opt.plain;
+		client_notice(c, 1,
+		              "The operator reset this account's password: log in again with "
+		              "the new one.");
 	} else {
 		client_notice(c, 1, "The server is shutting down; we will reconnect.");
 	}

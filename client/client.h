@@ -478,7 +478,11 @@ const char *client_net_token(const struct client *c);
 /* The server refused our token: forget it and say hello afresh on this connection. */
 void client_net_token_refused(struct client *c);
 
-/* The server said bye: "shutdown" (reconnect later) or "replaced" (stop for good). */
+/*
+ * The server said bye: "shutdown" (reconnect later), "replaced", "banned" or "closed" (stop for
+ * good), "idle" (come back at the next key) or "password_reset" (the full screen asks for the new
+ * password at the next connection; --plain stops).
+ */
 void client_net_bye(struct client *c, const char *reason);
 
 /*
