@@ -100,10 +100,8 @@ draw_login(struct screen *s)
 	size_t n = strlen(s->lpass);
 	int nl;
 
-	if (s->login_back != NULL)
+	if (s->login_back != NULL) /* a page over the main one: the prompt over it */
 		s->login_back->draw(s);
-	else
-		(s->c->st.table.active ? &client_page_game : &client_page_lobby)->draw(s);
 	client_screen_frame(s, y, x, h, w, "Log in");
 	/* a star a byte, at most a field's width: nothing of the password itself */
 	memset(stars, '*', n < sizeof stars - 1 ? n : sizeof stars - 1);
