@@ -963,7 +963,9 @@ plain_command(struct plain *p, char *line)
 	} else if (strcmp(args[0], "leaderboard") == 0 && n <= 3) {
 		enum game_kind kind = GAME_HOKITO;
 		int more = n == 3 || (n == 2 && strcmp(args[1], "next") == 0);
-		if (n >= 2 && strcmp(args[1], "next") != 0 && game_kind_parse(args[1], &kind) < 0)
+		if ((n >= 2 && strcmp(args[1], "next") != 0 &&
+		     game_kind_parse(args[1], &kind) < 0) ||
+		    (n == 3 && strcmp(args[2], "next") != 0))
 			out("error: usage: leaderboard [hokito|oxono] [next]");
 		else if (more && (c->ladder.next[0] == '\0' || (n == 3 && c->ladder.kind != kind)))
 			out("error: leaderboard: no next page (ask for its first page first)");
@@ -971,8 +973,10 @@ plain_command(struct plain *p, char *line)
 			client_request_leaderboard(c, more ? c->ladder.kind : kind,
 			                           more ? c->ladder.next : NULL);
 	} else if (strcmp(args[0], "history") == 0 && n <= 3) {
-		/* history [PLAYER] [OFFSET]: a number alone is an offset */
-		const char *player = n > 1 && plain_count(args[1]) < 0 ? args[1] : NULL;
+		/* history [PLAYER] [OFFSET]: a word of digits alone is an offset, "-1" a bad one */
+		int alone = n == 2 && (strspn(args[1], "0123456789") == strlen(args[1]) ||
+		                       (args[1][0] == '-' && isdigit((unsigned char)args[1][1])));
+		const char *player = n > 1 && !alone ? args[1] : NULL;
 		long off = n > 1 + (player != NULL) ? plain_count(args[1 + (player != NULL)]) : 0;
 		if (off < 0)
 			out("error: usage: history [PLAYER] [OFFSET] (0, the default, is the most "

@@ -103,7 +103,8 @@ def main(tap):
         tap.check(r.expect(r"^replay %s: move 0 of 6" % g, 10), "prev at the start stays there")
         # counts that are not counts are refused, and a huge one goes to the end
         for cmd, usage in (("next x", "next [N]"), ("prev -2", "prev [N]"),
-                           ("history -1", "history [OFFSET]"), ("history abc", "history [OFFSET]")):
+                           ("history -1", "history [PLAYER] [OFFSET]"),
+                           ("history ann abc", "history [PLAYER] [OFFSET]")):
             r.send(cmd)
             tap.check(r.expect(r"^error: usage: %s" % re.escape(usage), 10),
                       "%s: its usage, not a silent default" % cmd, r.text())
