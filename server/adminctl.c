@@ -3,8 +3,9 @@
  * unban, reset-password, set-bot, set-account. It is a client of the running server's admin
  * socket (admin.h), to which it sends one JSON request a line and whose answers it prints. When no
  * server runs (no socket, or nobody answers on it), it opens the store file itself and applies
- * the command there, answering in the same shapes (the store's lock keeps a server from starting
- * meanwhile; a server started later ends the sessions of a banned account, operators_restore()).
+ * the command there, answering in the same shapes (operators.h; the store's lock keeps a server
+ * from starting meanwhile; a server started later ends the sessions of a banned account,
+ * operators_restore()).
  *
  * It runs as a short command of its own, not on a server's loop: it may block (a socket read, a
  * password hashed here for the store file). Exit status: 0 done; 1 refused (no such account, a
@@ -27,6 +28,7 @@
 
 #include "adminctl.h"
 #include "names.h"
+#include "operators.h"
 #include "password.h"
 #include "store.h"
 #include "xmalloc.h"
@@ -191,20 +193,6 @@ adminctl_row_cb(void *ctx, const struct store_account *a)
 	return 0;
 }
 
-/* Account a as the server lists it (operators.c). A new reference. */
-static json_t *
-adminctl_account_new(const struct store_account *a)
-{
-	json_t *o = json_pack("{s:I, s:s, s:s, s:I}", "id", (json_int_t)a->id, "name", a->name,
-	                      "kind", a->kind, "created_ms", (json_int_t)a->created_ms);
-
-	if (a->closed_ms != 0)
-		json_object_set_new(o, "closed_ms", json_integer((json_int_t)a->closed_ms));
-	if (a->banned_ms != 0)
-		json_object_set_new(o, "banned_ms", json_integer((json_int_t)a->banned_ms));
-	return o;
-}
-
 /* The wall clock in Unix milliseconds. */
 static int64_t
 adminctl_wall_ms(void)
@@ -274,7 +262,7 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 		json_t *list = json_array();
 
 		for (size_t i = 0; i < r.n; i++)
-			json_array_append_new(list, adminctl_account_new(&r.rows[i]));
+			json_array_append_new(list, operators_account_new(&r.rows[i]));
 		free(r.rows);
 		return json_pack("{s:s, s:o}", "type", "accounts", "accounts", list);
 	}
@@ -318,8 +306,7 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 		free(r.rows);
 		return NULL;
 	}
-	answer = json_pack("{s:s, s:s, s:o, s:i, s:i}", "type", "ok", "request", type, "account",
-	                   adminctl_account_new(a), "sessions", sessions, "games", 0);
+	answer = operators_ok_new(type, a, (unsigned)sessions, 0);
 	free(r.rows);
 	return answer;
 }

@@ -7,7 +7,9 @@
  * listens (in clear, with TLS, or both), and runs the libuv loop until SIGINT or SIGTERM asks for
  * a clean stop: clients are told, queued output is flushed, then everything is freed. SIGHUP
  * reloads the TLS certificate and key for the connections to come (a bad file is logged and the
- * old pair kept); without TLS it has nothing to reload and says so. It owns the loop, the signal
+ * old pair kept); without TLS it has nothing to reload and says so. It opens the operators' admin
+ * socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...` is another program
+ * in the same binary (adminctl.h), handed the command line at once. It owns the loop, the signal
  * handles (started before the port is bound), the TLS certificate (struct tls_server) and the
  * store.
  */

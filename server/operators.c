@@ -39,27 +39,26 @@ operators_error(const char *code, const char *fmt, ...)
 	return json_pack("{s:s, s:s, s:s}", "type", "error", "code", code, "text", text);
 }
 
-/* Account a as listed: id, name, kind, created_ms, and closed_ms, banned_ms when set. */
-static json_t *
-operators_account_new(const struct account *a)
+json_t *
+operators_account_new(const struct store_account *row)
 {
-	json_t *o =
-	        json_pack("{s:I, s:s, s:s, s:I}", "id", (json_int_t)a->row.id, "name", a->row.name,
-	                  "kind", a->row.kind, "created_ms", (json_int_t)a->row.created_ms);
+	json_t *o = json_pack("{s:I, s:s, s:s, s:I}", "id", (json_int_t)row->id, "name", row->name,
+	                      "kind", row->kind, "created_ms", (json_int_t)row->created_ms);
 
-	if (a->row.closed_ms != 0)
-		json_object_set_new(o, "closed_ms", json_integer((json_int_t)a->row.closed_ms));
-	if (a->row.banned_ms != 0)
-		json_object_set_new(o, "banned_ms", json_integer((json_int_t)a->row.banned_ms));
+	if (row->closed_ms != 0)
+		json_object_set_new(o, "closed_ms", json_integer((json_int_t)row->closed_ms));
+	if (row->banned_ms != 0)
+		json_object_set_new(o, "banned_ms", json_integer((json_int_t)row->banned_ms));
 	return o;
 }
 
-/* An ok answer about account a, ended sessions and games counted. A new reference. */
-static json_t *
-operators_ok(const char *request, const struct account *a, unsigned sessions, unsigned games)
+json_t *
+operators_ok_new(const char *request, const struct store_account *row, unsigned sessions,
+                 unsigned games)
 {
 	return json_pack("{s:s, s:s, s:o, s:i, s:i}", "type", "ok", "request", request, "account",
-	                 operators_account_new(a), "sessions", (int)sessions, "games", (int)games);
+	                 operators_account_new(row), "sessions", (int)sessions, "games",
+	                 (int)games);
 }
 
 /*
@@ -171,7 +170,7 @@ operators_list(struct lobby *lb, const json_t *req, uint64_t ticket)
 	/* ids are given in order and never reused: the page is found by key, not by a scan */
 	for (id++; id < lb->accounts.next_id && (json_int_t)json_array_size(list) < max; id++)
 		if ((a = accounts_find_id(&lb->accounts, id)) != NULL)
-			json_array_append_new(list, operators_account_new(a));
+			json_array_append_new(list, operators_account_new(&a->row));
 	o = json_pack("{s:s, s:o}", "type", "accounts", "accounts", list);
 	for (json_int_t more = id; more < lb->accounts.next_id; more++)
 		if (accounts_find_id(&lb->accounts, more) != NULL) {
@@ -200,7 +199,7 @@ operators_ban(struct lobby *lb, const json_t *req, uint64_t ticket)
 	        operators_sessions_end(lb, a->row.id, "banned", "this account is banned", &games);
 	log_info("account %lld (%s) banned by the operator: %u sessions, %u games ended",
 	         (long long)a->row.id, a->row.name, sessions, games);
-	return operators_ok("account_ban", a, sessions, games);
+	return operators_ok_new("account_ban", &a->row, sessions, games);
 }
 
 /* account_unban: the account may log in again. */
@@ -219,7 +218,7 @@ operators_unban(struct lobby *lb, const json_t *req, uint64_t ticket)
 		log_info("account %lld (%s) unbanned by the operator", (long long)a->row.id,
 		         a->row.name);
 	}
-	return operators_ok("account_unban", a, 0, 0);
+	return operators_ok_new("account_unban", &a->row, 0, 0);
 }
 
 /* account_set_kind: "bot" or "account". */
@@ -241,7 +240,7 @@ operators_set_kind(struct lobby *lb, const json_t *req, uint64_t ticket)
 		log_info("account %lld (%s) is now a%s %s", (long long)a->row.id, a->row.name,
 		         kind[0] == 'a' ? "n" : "", kind);
 	}
-	return operators_ok("account_set_kind", a, 0, 0);
+	return operators_ok_new("account_set_kind", &a->row, 0, 0);
 }
 
 /* account_reset_password: the new password is hashed on the pool; operators_hash_done(). */
@@ -294,7 +293,7 @@ operators_hash_done(struct lobby *lb, struct auth_job *j)
 	                                  "the account's password was reset: log in again", &games);
 	log_info("account %lld (%s): password reset by the operator, %u sessions ended",
 	         (long long)a->row.id, a->row.name, sessions);
-	return operators_ok("account_reset_password", a, sessions, games);
+	return operators_ok_new("account_reset_password", &a->row, sessions, games);
 }
 
 /* The requests, by type. */

@@ -49,6 +49,13 @@ json_t *operators_request(struct lobby *lb, const json_t *req, uint64_t ticket);
  */
 json_t *operators_hash_done(struct lobby *lb, struct auth_job *j);
 
+/* Account row as listed (id, name, kind, created_ms; closed_ms, banned_ms when set). New. */
+json_t *operators_account_new(const struct store_account *row);
+
+/* An ok answer to request about row, the sessions and games it ended counted. New. */
+json_t *operators_ok_new(const char *request, const struct store_account *row, unsigned sessions,
+                         unsigned games);
+
 /*
  * Start-up, after the rebuild: the sessions of accounts banned or closed while no server ran
  * (hokitod accounts ban on the store file) are ended as by a ban. Returns how many.
