@@ -196,6 +196,9 @@ def test_running(t, srv):
     t.ok([a["name"] for a in p1["accounts"]] == ["Alice", "Bob_b"] and p1.get("next") == 2
          and [a["name"] for a in p2["accounts"]] == ["Carol"] and "next" not in p2,
          "accounts_list pages by id", (p1, p2))
+    r, _ = guest.request({"type": "account_ban", "name": "carol"})
+    t.ok(r["type"] == "error" and r["code"] == "unknown_type" and listed(srv)["Carol"][1] ==
+         "open", "a TCP client's account_ban: unknown_type, nothing done", r)
     guest.close()
 
 
