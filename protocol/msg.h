@@ -106,6 +106,7 @@ struct msg {
 	const char *variant;                /* create, quick: canonical ("standard" when absent) */
 	int seat;                           /* create: 0 or 1, or -1 for random (the default) */
 	int is_private;                     /* create */
+	int rated;                          /* create, quick: a rated game (accounts only) */
 	int has_seed;                       /* create */
 	uint64_t seed;                      /* create */
 	int computer;                       /* create: the opponent is the server's computer */

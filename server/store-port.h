@@ -67,6 +67,7 @@ struct store_game {
 	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
+	int rated;                         /* a rated game (schema 8) */
 };
 
 /* One game event as stored. The strings are borrowed (see each function). */
@@ -105,6 +106,27 @@ struct store_account {
 	int64_t created_ms;
 	int64_t closed_ms; /* 0 while open */
 	int64_t banned_ms; /* 0 unless banned */
+};
+
+/* An account's rating in one game kind (schema 8's ratings row): full precision, as glicko left it.
+ */
+struct store_rating {
+	int64_t account;
+	enum game_kind kind;
+	double rating, rd, vol;
+	int64_t games, wins, draws, losses; /* rated games; games = wins + draws + losses */
+	double best;                        /* best non-provisional rating so far, else 0 */
+	int64_t updated_ms;
+};
+
+/* One seat's change in a rated game (a rating_changes row); the ratings row follows from it. */
+struct store_rating_change {
+	int seat;
+	int64_t account;
+	enum game_kind kind;
+	double before[3]; /* rating, rd, vol before the game */
+	double after[3];  /* ... after it */
+	double score;     /* the seat's score: 1, 0.5, 0 (its win, draw or loss) */
 };
 
 /*
@@ -188,6 +210,13 @@ struct store_write_port {
 	/* Start-up: every account, by id, to cb. Returns the count or an error. */
 	int (*accounts_load)(void *impl, int (*cb)(void *ctx, const struct store_account *a),
 	                     void *ctx, struct store_error *err);
+	/* A rated game's change of one seat (c borrowed), queued in the turn's transaction with
+	 * the game's end: the rating_changes row, and the account's ratings row brought to it. */
+	int (*rating_change)(void *impl, const char *game_id, const struct store_rating_change *c,
+	                     int64_t now_ms, struct store_error *err);
+	/* Start-up: every ratings row to cb. Returns the count or an error. */
+	int (*ratings_load)(void *impl, int (*cb)(void *ctx, const struct store_rating *r),
+	                    void *ctx, struct store_error *err);
 	void *impl; /* the backend's state, passed to every op; borrowed */
 };
 

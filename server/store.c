@@ -31,6 +31,7 @@
 
 #include <sqlite3.h>
 
+#include "glicko.h"
 #include "record.h"
 #include "store.h"
 #include "strmap.h"
@@ -232,6 +233,36 @@ static const char *const migrations[] = {
         "CREATE INDEX accounts_skeleton ON accounts (skeleton);"
         /* the account of a seated player's session, so that a restart keeps it logged in */
         "ALTER TABLE sessions ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
+        /*
+         * 8: ratings (issue 21). One ratings row per account and game kind once it played a
+         * rated game there, full precision (glicko.h); rating_changes holds each rated game's
+         * change per seat, written in the transaction of the game's end; games say whether they
+         * were rated (existing games were not). The leaderboard pages down ratings_board by key.
+         */
+        "CREATE TABLE ratings ("
+        "  account INTEGER NOT NULL REFERENCES accounts (id),"
+        "  kind TEXT NOT NULL,"
+        "  rating REAL NOT NULL,"
+        "  rd REAL NOT NULL,"
+        "  vol REAL NOT NULL,"
+        "  games INTEGER NOT NULL DEFAULT 0,"
+        "  wins INTEGER NOT NULL DEFAULT 0,"
+        "  draws INTEGER NOT NULL DEFAULT 0,"
+        "  losses INTEGER NOT NULL DEFAULT 0,"
+        "  best REAL NOT NULL,"
+        "  updated_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (account, kind)) WITHOUT ROWID;"
+        "CREATE INDEX ratings_board ON ratings (kind, rating DESC, account) WHERE rd <= 110;"
+        "CREATE TABLE rating_changes ("
+        "  game TEXT NOT NULL,"
+        "  seat INTEGER NOT NULL,"
+        "  account INTEGER NOT NULL REFERENCES accounts (id),"
+        "  before_rating REAL NOT NULL, before_rd REAL NOT NULL, before_vol REAL NOT NULL,"
+        "  after_rating REAL NOT NULL, after_rd REAL NOT NULL, after_vol REAL NOT NULL,"
+        "  ended_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (game, seat)) WITHOUT ROWID;"
+        "CREATE INDEX rating_changes_account ON rating_changes (account, ended_ms DESC);"
+        "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -241,7 +272,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.game_id = games.id), "             \
-	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock"
+	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock, rated"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -263,6 +294,8 @@ enum {
 	S_MOVES_OF,
 	S_ACCOUNT_ADD,
 	S_ACCOUNT_UPDATE,
+	S_RATING_CHANGE,
+	S_RATING_SET,
 	S_COUNT,
 };
 
@@ -271,8 +304,8 @@ static const char *const statements[S_COUNT] = {
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
-                       "created_ms, clock) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM "
-                       "games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8)",
+                       "created_ms, clock, rated) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + "
+                       "1 FROM games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
@@ -301,6 +334,18 @@ static const char *const statements[S_COUNT] = {
         [S_ACCOUNT_UPDATE] =
                 "UPDATE accounts SET pw_hash = ?2, kind = ?3, closed_ms = NULLIF(?4, 0), "
                 "banned_ms = NULLIF(?5, 0) WHERE id = ?1",
+        [S_RATING_CHANGE] = "INSERT INTO rating_changes (game, seat, account, before_rating, "
+                            "before_rd, before_vol, after_rating, after_rd, after_vol, "
+                            "ended_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        /* the row follows the change: counts by the score ?7, best while not provisional */
+        [S_RATING_SET] =
+                "INSERT INTO ratings (account, kind, rating, rd, vol, games, wins, draws, "
+                "losses, best, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?7 = 1.0, ?7 = 0.5, "
+                "?7 = 0.0, CASE WHEN ?4 <= 110 THEN ?3 ELSE 0 END, ?6) "
+                "ON CONFLICT (account, kind) DO UPDATE SET rating = ?3, rd = ?4, vol = ?5, "
+                "games = games + 1, wins = wins + (?7 = 1.0), draws = draws + (?7 = 0.5), "
+                "losses = losses + (?7 = 0.0), best = CASE WHEN ?4 <= 110 AND ?3 > best "
+                "THEN ?3 ELSE best END, updated_ms = ?6",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -521,6 +566,8 @@ store_check(struct store *st, void (*found)(void *ctx, const char *text), void *
 	return findings;
 }
 
+static int checkpoint_passive(sqlite3 *db);
+
 /* Bring the schema from st->version to STORE_SCHEMA_VERSION, one transaction per step. */
 static int
 store_migrate(struct store *st, struct store_error *err)
@@ -550,6 +597,10 @@ store_migrate(struct store *st, struct store_error *err)
 			return rc;
 		}
 		st->version = v;
+		/* the next step writes the WAL from its start again: a new file's migrations
+		   take the room of the largest, not of all of them together */
+		if (!st->temporary)
+			checkpoint_passive(st->db);
 	}
 	return 0;
 }
@@ -1194,6 +1245,7 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	bind_text(s, 6, g->code);
 	sqlite3_bind_int64(s, 7, g->created_ms);
 	bind_text(s, 8, g->clock[0] ? g->clock : "none");
+	sqlite3_bind_int(s, 9, g->rated != 0);
 	if ((rc = store_write(st, s, "adding a game", err)) < 0)
 		return rc;
 	live = strmap_get(&st->live, g->id);
@@ -1558,6 +1610,7 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->nevents = sqlite3_column_int64(s, 19);
 	g->ply = sqlite3_column_int(s, 20);
 	bad |= column_copy(s, 21, g->clock, sizeof g->clock);
+	g->rated = sqlite3_column_int(s, 22);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
 		                  st->path, g->id);
@@ -1907,6 +1960,88 @@ store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_ac
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(st, rc, err, "reading accounts");
+	return count;
+}
+
+int
+store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
+                    int64_t now_ms, struct store_error *err)
+{
+	struct glicko after = {c->after[0], c->after[1], c->after[2]};
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX) || (c->seat != 0 && c->seat != 1) || c->account <= 0 ||
+	    (int)c->kind < 0 || (int)c->kind >= game_class_count ||
+	    (c->score != 0.0 && c->score != 0.5 && c->score != 1.0) ||
+	    glicko_rate(&after, NULL, 0, &after) < 0)
+		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad rating change", game_id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_RATING_CHANGE);
+	bind_text(s, 1, game_id);
+	sqlite3_bind_int(s, 2, c->seat);
+	sqlite3_bind_int64(s, 3, c->account);
+	for (int i = 0; i < 3; i++) {
+		sqlite3_bind_double(s, 4 + i, c->before[i]);
+		sqlite3_bind_double(s, 7 + i, c->after[i]);
+	}
+	sqlite3_bind_int64(s, 10, now_ms);
+	if ((rc = store_write(st, s, "adding a rating change", err)) < 0)
+		return rc;
+	s = store_stmt(st, S_RATING_SET);
+	sqlite3_bind_int64(s, 1, c->account);
+	bind_text(s, 2, game_kind_name(c->kind));
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_double(s, 3 + i, c->after[i]);
+	sqlite3_bind_int64(s, 6, now_ms);
+	sqlite3_bind_double(s, 7, c->score);
+	return store_write(st, s, "setting a rating", err);
+}
+
+int
+store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
+                   struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, count = 0;
+
+	rc = sqlite3_prepare_v2(
+	        st->db,
+	        "SELECT account, kind, rating, rd, vol, games, wins, draws, losses, "
+	        "best, updated_ms FROM ratings ORDER BY account, kind",
+	        -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading ratings");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_rating r = {0};
+		char kind[STORE_WORD_MAX];
+
+		r.account = sqlite3_column_int64(s, 0);
+		r.rating = sqlite3_column_double(s, 2);
+		r.rd = sqlite3_column_double(s, 3);
+		r.vol = sqlite3_column_double(s, 4);
+		r.games = sqlite3_column_int64(s, 5);
+		r.wins = sqlite3_column_int64(s, 6);
+		r.draws = sqlite3_column_int64(s, 7);
+		r.losses = sqlite3_column_int64(s, 8);
+		r.best = sqlite3_column_double(s, 9);
+		r.updated_ms = sqlite3_column_int64(s, 10);
+		if (column_copy(s, 1, kind, sizeof kind) || game_kind_parse(kind, &r.kind) < 0 ||
+		    !(r.rd > 0) || !(r.vol > 0)) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",
+			                  st->path);
+		}
+		if (cb(ctx, &r) != 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ESTOPPED, "loading ratings stopped");
+		}
+		count++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading ratings");
 	return count;
 }
 
@@ -2267,6 +2402,20 @@ port_account_update(void *impl, const struct store_account *a, struct store_erro
 }
 
 static int
+port_rating_change(void *impl, const char *game_id, const struct store_rating_change *c,
+                   int64_t now_ms, struct store_error *err)
+{
+	return store_rating_change(impl, game_id, c, now_ms, err);
+}
+
+static int
+port_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
+                  struct store_error *err)
+{
+	return store_ratings_load(impl, cb, ctx, err);
+}
+
+static int
 port_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
                    struct store_error *err)
 {
@@ -2293,5 +2442,7 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .account_add = port_account_add,
 	                                 .account_update = port_account_update,
 	                                 .accounts_load = port_accounts_load,
+	                                 .rating_change = port_rating_change,
+	                                 .ratings_load = port_ratings_load,
 	                                 .impl = st};
 }

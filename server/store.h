@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 7 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 8 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -185,6 +185,18 @@ int store_account_update(struct store *st, const struct store_account *a, struct
 /* Start-up: every account to cb, by id. Returns the count or an error. */
 int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
                         void *ctx, struct store_error *err);
+
+/*
+ * Queue a rated game's change of one seat (c borrowed): its rating_changes row (at now_ms) and
+ * the account's ratings row brought to the values after it (the counts by c->score, the best
+ * while not provisional). Call it in the turn that finishes the game: one transaction holds both.
+ */
+int store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
+                        int64_t now_ms, struct store_error *err);
+
+/* Start-up: every ratings row to cb. Returns the count or an error. */
+int store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rating *r),
+                       void *ctx, struct store_error *err);
 
 /*
  * Group commit: make every write queued since the last commit durable, at once. With

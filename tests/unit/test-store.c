@@ -765,7 +765,9 @@ TEST(store_migration_from_5)
 	ASSERT_EQ(add_game(st, "g13", GAME_OXONO, 1, 2000), 0); /* live: not history */
 	ASSERT_EQ(store_commit(st, &err), 0);
 	store_close(st);
-	ASSERT_EQ(raw_sql(path, "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
+	ASSERT_EQ(raw_sql(path, "DROP TABLE rating_changes; DROP TABLE ratings;"
+	                        "ALTER TABLE games DROP COLUMN rated;"
+	                        "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
 	                        "DROP TABLE counts; DROP INDEX games_public_history;"
 	                        "DROP INDEX games_private_history; DROP TABLE accounts;"
 	                        "ALTER TABLE sessions DROP COLUMN account;"
