@@ -131,3 +131,20 @@ def test_rated_win(srv, kind, names):
     a.close()
     b.close()
     return wa, wb
+
+
+def main():
+    tap = Tap()
+    srv = Server()
+    try:
+        tap.run("a rated HOKITO game: both ratings as the paper computes them",
+                test_rated_win, srv, "hokito", ["Ann_h", "Ben_h"])
+        tap.run("a rated OXONO game likewise", test_rated_win, srv, "oxono",
+                ["Ann_o", "Ben_o"])
+    finally:
+        srv.stop()
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
