@@ -296,6 +296,7 @@ enum {
 	S_ACCOUNT_UPDATE,
 	S_RATING_CHANGE,
 	S_RATING_SET,
+	S_CHANGES_OF,
 	S_COUNT,
 };
 
@@ -346,6 +347,9 @@ static const char *const statements[S_COUNT] = {
                 "games = games + 1, wins = wins + (?7 = 1.0), draws = draws + (?7 = 0.5), "
                 "losses = losses + (?7 = 0.0), best = CASE WHEN ?4 <= 110 AND ?3 > best "
                 "THEN ?3 ELSE best END, updated_ms = ?6",
+        [S_CHANGES_OF] = "SELECT seat, account, before_rating, before_rd, before_vol, "
+                         "after_rating, after_rd, after_vol FROM rating_changes WHERE game = ?1 "
+                         "ORDER BY seat",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -2116,9 +2120,60 @@ store_history_page(struct store *st, const struct store_history_query *q, struct
 	return (int)n;
 }
 
+/*
+ * The rating changes of a rated game, by seat, into out (room for 2). Returns how many (2, or 0
+ * for a game that ended without them), or a negative error.
+ */
+static int
+store_rating_changes_read(struct store *st, const char *id, struct store_rating_change out[2],
+                          struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_CHANGES_OF);
+	int rc, n = 0;
+
+	bind_text(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 2) {
+		struct store_rating_change *c = &out[n++];
+
+		memset(c, 0, sizeof *c);
+		c->seat = sqlite3_column_int(s, 0);
+		c->account = sqlite3_column_int64(s, 1);
+		for (int i = 0; i < 3; i++) {
+			c->before[i] = sqlite3_column_double(s, 2 + i);
+			c->after[i] = sqlite3_column_double(s, 5 + i);
+		}
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading rating changes");
+	return n;
+}
+
+/* A rated game's headers in r: each side's rating as shown before and its change shown. */
+static void
+record_ratings(struct record *r, const struct store_rating_change *changes)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct store_rating_change *c = &changes[i];
+		struct glicko before = {c->before[0], c->before[1], c->before[2]};
+		struct glicko after = {c->after[0], c->after[1], c->after[2]};
+		char shown[GLICKO_DISPLAY_MAX];
+
+		if (c->seat != i ||
+		    glicko_display(&before, r->rating[i], sizeof r->rating[i]) < 0 ||
+		    glicko_display(&after, shown, sizeof shown) < 0) {
+			r->rating[i][0] = '\0';
+			continue;
+		}
+		snprintf(r->rating_diff[i], sizeof r->rating_diff[i], "%+d",
+		         atoi(shown) - atoi(r->rating[i]));
+	}
+}
+
 int
-store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev, char *buf,
-                    size_t size, struct store_error *err)
+store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
+                    const struct store_rating_change *changes, char *buf, size_t size,
+                    struct store_error *err)
 {
 	const char *id = g->id;
 	struct record_error rerr;
@@ -2137,6 +2192,9 @@ store_record_format(const struct store_game *g, const struct store_event *ev, si
 	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
 	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
 		r->date[0] = '\0';
+	r->rated = g->rated;
+	if (changes != NULL)
+		record_ratings(r, changes);
 	r->result = strcmp(g->status, "finished") == 0 ? store_record_result(g) : RECORD_UNFINISHED;
 	if (strcmp(g->status, "finished") == 0)
 		snprintf(r->reason, sizeof r->reason, "%s",
@@ -2178,9 +2236,16 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 	size_t nev;
 	int rc;
 
+	struct store_rating_change changes[2];
+	int nc = 0;
+
 	if ((rc = store_game_get(st, id, &g, &ev, &nev, err)) < 0)
 		return rc;
-	rc = store_record_format(&g, ev, nev, buf, size, err);
+	if (g.rated && (nc = store_rating_changes_read(st, id, changes, err)) < 0) {
+		store_events_free(ev, nev);
+		return nc;
+	}
+	rc = store_record_format(&g, ev, nev, nc == 2 ? changes : NULL, buf, size, err);
 	store_events_free(ev, nev);
 	return rc;
 }
@@ -2222,10 +2287,11 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 {
 	struct store *st = impl;
 	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
+	struct store_rating_change changes[2];
 	struct store_event *ev = NULL;
 	struct store_game g;
 	size_t nev = 0;
-	int rc;
+	int rc, nc = 0;
 
 	bind_text(s, 1, id);
 	rc = sqlite3_step(s);
@@ -2243,9 +2309,11 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 		return rc;
 	if (public_only && g.is_private)
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
+	if (g.rated && (nc = store_rating_changes_read(st, id, changes, err)) < 0)
+		return nc;
 	if ((rc = store_moves_read(st, id, &ev, &nev, err)) < 0)
 		return rc;
-	rc = store_record_format(&g, ev, nev, buf, size, err);
+	rc = store_record_format(&g, ev, nev, nc == 2 ? changes : NULL, buf, size, err);
 	store_events_free(ev, nev);
 	return rc;
 }

@@ -285,10 +285,12 @@ int store_record_write(struct store *st, const char *id, char *buf, size_t size,
 /*
  * The same record from a game the caller has already read with store_game_get() (g and its
  * events ev[0..nev), borrowed), for a caller that looks at the game first (is it private?) and
- * should not read it twice. Reads nothing. Returns the length, or STORE_ENOSPC or STORE_ECORRUPT.
+ * should not read it twice; changes (NULL, or both seats' by seat) give a rated game's rating
+ * headers. Reads nothing. Returns the length, or STORE_ENOSPC or STORE_ECORRUPT.
  */
 int store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
-                        char *buf, size_t size, struct store_error *err);
+                        const struct store_rating_change *changes, char *buf, size_t size,
+                        struct store_error *err);
 
 /* The write port on st (borrowed for the port's life): out's ops call the functions above. */
 void store_write_port_init(struct store *st, struct store_write_port *out);
