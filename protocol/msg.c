@@ -84,6 +84,9 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_REGISTER] = {"register", {REQ("name", F_STR), REQ("password", F_STR)}},
         [MSG_PASSWORD_CHANGE] = {"password_change", {REQ("old", F_STR), REQ("new", F_STR)}},
         [MSG_ACCOUNT_CLOSE] = {"account_close", {REQ("password", F_STR)}},
+        [MSG_PROFILE] = {"profile", {OPT("name", F_STR)}},
+        [MSG_LEADERBOARD] = {"leaderboard",
+                             {REQ("kind", F_STR), OPT("after", F_STR), OPT("limit", F_INT)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
@@ -436,6 +439,22 @@ decode_request(struct msg *m, struct msg_error *err)
 	}
 	case MSG_QUICK:
 		return decode_kind_variant(m, err);
+	case MSG_PROFILE:
+		m->name = get_str(m, "name");
+		return 0;
+	case MSG_LEADERBOARD: {
+		const char *kind = get_str(m, "kind");
+
+		if (game_kind_parse(kind, &m->kind) < 0)
+			return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s'", kind);
+		m->has_kind = 1;
+		m->limit = msg_int(m, "limit", PROTOCOL_HISTORY_DEFAULT);
+		if (m->limit < 1 || m->limit > PROTOCOL_HISTORY_MAX)
+			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d",
+			            PROTOCOL_HISTORY_MAX);
+		m->after = get_str(m, "after");
+		return 0;
+	}
 	case MSG_LIST:
 	case MSG_HISTORY: {
 		/* pages of the lobby's games and of the history: an offset, and a limit up to max

@@ -119,7 +119,7 @@ row_update(struct store_rating *row, double score, const struct glicko *after)
 		row->losses++;
 	else
 		row->draws++;
-	if (!glicko_provisional(after) && after->rating > row->best)
+	if (row->games == 1 || after->rating > row->best)
 		row->best = after->rating;
 }
 

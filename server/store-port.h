@@ -115,7 +115,7 @@ struct store_rating {
 	enum game_kind kind;
 	double rating, rd, vol;
 	int64_t games, wins, draws, losses; /* rated games; games = wins + draws + losses */
-	double best;                        /* best non-provisional rating so far, else 0 */
+	double best;                        /* the best rating after any of its games */
 	int64_t updated_ms;
 };
 
@@ -161,6 +161,40 @@ struct store_history_page {
 	int64_t total;            /* finished public games in the store (a kept count) */
 	int more;                 /* more games follow the page's last one */
 	struct store_cursor next; /* the page's last game, when more: the next page's `after` */
+};
+
+/* Where a leaderboard page starts: just after this entry (best rating first, then lower id). */
+struct store_board_cursor {
+	double rating;
+	int64_t account;
+	int64_t rank; /* that entry's rank: the page goes on from it */
+};
+
+#define STORE_BOARD_CURSOR_TEXT 64 /* store_board_cursor_format()'s text, with the NUL */
+
+/* A leaderboard request: accounts (and bots) of kind with rd <= 110, open and not banned. */
+struct store_board_query {
+	enum game_kind kind;
+	int has_after;                   /* start after `after`; else at the best */
+	struct store_board_cursor after; /* see has_after */
+	size_t limit;                    /* at most this many entries */
+};
+
+/* One entry of a leaderboard page. */
+struct store_board_entry {
+	int64_t rank; /* 1 for the best */
+	int64_t account;
+	char name[STORE_ACCOUNT_NAME_MAX];
+	int bot; /* a bot account */
+	double rating, rd;
+	int64_t games;
+};
+
+/* One of an account's rated games, for its profile: the game and both seats' changes. */
+struct store_rated_game {
+	struct store_game game;
+	int nchanges;                          /* 2, or 0 when its rows are missing */
+	struct store_rating_change changes[2]; /* by seat */
 };
 
 /* The write port: everything one turn of the loop writes, and the start-up reads. */
@@ -237,6 +271,19 @@ struct store_read_port {
 	 */
 	int (*record)(void *impl, const char *game_id, int public_only, char *buf, size_t size,
 	              struct store_error *err);
+	/*
+	 * A page of the leaderboard of q->kind, best first: at most q->limit entries into out
+	 * (room for q->limit), *more set when more follow. Found by key (the ratings_board index),
+	 * whatever the number of accounts. Returns how many, or a negative error.
+	 */
+	int (*leaderboard)(void *impl, const struct store_board_query *q,
+	                   struct store_board_entry *out, int *more, struct store_error *err);
+	/*
+	 * The limit most recently finished rated games of account, most recent first, into out
+	 * (room for limit). Returns how many, or a negative error.
+	 */
+	int (*rated_games)(void *impl, int64_t account, size_t limit, struct store_rated_game *out,
+	                   struct store_error *err);
 	/* Release impl (the port is unusable after). */
 	void (*close)(void *impl);
 	/* Whether the port must be used on the loop's thread: a store that cannot be read from a
@@ -250,5 +297,11 @@ void store_cursor_format(const struct store_cursor *c, char *buf, size_t size);
 
 /* Parse a cursor text of store_cursor_format(): 0, or STORE_EINVAL for anything else. */
 int store_cursor_parse(const char *text, struct store_cursor *c);
+
+/* A leaderboard cursor as the text a client sees (opaque): into buf (STORE_BOARD_CURSOR_TEXT). */
+void store_board_cursor_format(const struct store_board_cursor *c, char *buf, size_t size);
+
+/* Parse a text of store_board_cursor_format(): 0, or STORE_EINVAL for anything else. */
+int store_board_cursor_parse(const char *text, struct store_board_cursor *c);
 
 #endif

@@ -338,15 +338,14 @@ static const char *const statements[S_COUNT] = {
         [S_RATING_CHANGE] = "INSERT INTO rating_changes (game, seat, account, before_rating, "
                             "before_rd, before_vol, after_rating, after_rd, after_vol, "
                             "ended_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        /* the row follows the change: counts by the score ?7, best while not provisional */
+        /* the row follows the change: counts by the score ?7, the best rating after a game */
         [S_RATING_SET] =
                 "INSERT INTO ratings (account, kind, rating, rd, vol, games, wins, draws, "
                 "losses, best, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?7 = 1.0, ?7 = 0.5, "
-                "?7 = 0.0, CASE WHEN ?4 <= 110 THEN ?3 ELSE 0 END, ?6) "
-                "ON CONFLICT (account, kind) DO UPDATE SET rating = ?3, rd = ?4, vol = ?5, "
-                "games = games + 1, wins = wins + (?7 = 1.0), draws = draws + (?7 = 0.5), "
-                "losses = losses + (?7 = 0.0), best = CASE WHEN ?4 <= 110 AND ?3 > best "
-                "THEN ?3 ELSE best END, updated_ms = ?6",
+                "?7 = 0.0, ?3, ?6) ON CONFLICT (account, kind) DO UPDATE SET rating = ?3, "
+                "rd = ?4, vol = ?5, games = games + 1, wins = wins + (?7 = 1.0), "
+                "draws = draws + (?7 = 0.5), losses = losses + (?7 = 0.0), "
+                "best = MAX(best, ?3), updated_ms = ?6",
         [S_CHANGES_OF] = "SELECT seat, account, before_rating, before_rd, before_vol, "
                          "after_rating, after_rd, after_vol FROM rating_changes WHERE game = ?1 "
                          "ORDER BY seat",
@@ -2318,6 +2317,109 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 	return rc;
 }
 
+int
+store_rated_games(struct store *st, int64_t account, size_t limit, struct store_rated_game *out,
+                  struct store_error *err)
+{
+	static const char sql[] =
+	        "SELECT " GAME_COLUMNS " FROM games WHERE id IN (SELECT game FROM "
+	        "rating_changes WHERE account = ?1 ORDER BY ended_ms DESC "
+	        "LIMIT ?2) ORDER BY ended_ms DESC, serial DESC";
+	int64_t p[2] = {account, (int64_t)limit};
+	struct store_game *games;
+	size_t n;
+	int rc;
+
+	if (limit > INT32_MAX)
+		return store_fail(err, STORE_EINVAL, "rated games: limit out of range");
+	if ((rc = store_games_query(st, sql, p, 2, &games, &n, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && i < limit && rc >= 0; i++) {
+		out[i].game = games[i];
+		rc = out[i].nchanges =
+		        store_rating_changes_read(st, games[i].id, out[i].changes, err);
+	}
+	free(games);
+	return rc < 0 ? rc : (int)(n < limit ? n : limit);
+}
+
+/*
+ * A leaderboard page by key: down ratings_board (kind, rating DESC, account), from just after
+ * the cursor's entry, one more than asked for to tell whether more follow. Closed and banned
+ * accounts are skipped (their rows stay: an unbanned account comes back with its rating).
+ */
+int
+store_leaderboard(struct store *st, const struct store_board_query *q,
+                  struct store_board_entry *out, int *more, struct store_error *err)
+{
+#define BOARD_SELECT                                                                               \
+	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games FROM ratings r "                \
+	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND r.rd <= 110 AND "               \
+	"a.closed_ms IS NULL AND a.banned_ms IS NULL "
+	static const char first[] = BOARD_SELECT "ORDER BY r.rating DESC, r.account LIMIT ?2";
+	static const char after[] = BOARD_SELECT "AND (r.rating < ?3 OR (r.rating = ?3 AND "
+	                                         "r.account > ?4)) ORDER BY r.rating DESC, "
+	                                         "r.account LIMIT ?2";
+#undef BOARD_SELECT
+	int64_t rank = q->has_after ? q->after.rank : 0;
+	sqlite3_stmt *s;
+	int rc, n = 0;
+
+	*more = 0;
+	if (q->limit > INT32_MAX || (int)q->kind < 0 || (int)q->kind >= game_class_count)
+		return store_fail(err, STORE_EINVAL, "leaderboard: kind or limit out of range");
+	rc = sqlite3_prepare_v2(st->db, q->has_after ? after : first, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
+	bind_text(s, 1, game_kind_name(q->kind));
+	sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1);
+	if (q->has_after) {
+		sqlite3_bind_double(s, 3, q->after.rating);
+		sqlite3_bind_int64(s, 4, q->after.account);
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_board_entry *e = &out[n];
+		char kind[STORE_WORD_MAX];
+
+		if ((size_t)n == q->limit) {
+			*more = 1;
+			break;
+		}
+		memset(e, 0, sizeof *e);
+		e->rank = ++rank;
+		e->account = sqlite3_column_int64(s, 0);
+		if (column_copy(s, 1, e->name, sizeof e->name) < 0 ||
+		    column_copy(s, 2, kind, sizeof kind) < 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
+			                  st->path);
+		}
+		e->bot = strcmp(kind, "bot") == 0;
+		e->rating = sqlite3_column_double(s, 3);
+		e->rd = sqlite3_column_double(s, 4);
+		e->games = sqlite3_column_int64(s, 5);
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
+	return n;
+}
+
+static int
+port_leaderboard(void *impl, const struct store_board_query *q, struct store_board_entry *out,
+                 int *more, struct store_error *err)
+{
+	return store_leaderboard(impl, q, out, more, err);
+}
+
+static int
+port_rated_games(void *impl, int64_t account, size_t limit, struct store_rated_game *out,
+                 struct store_error *err)
+{
+	return store_rated_games(impl, account, limit, out, err);
+}
+
 static int
 port_history(void *impl, const struct store_history_query *q, struct store_game *out,
              struct store_history_page *page, struct store_error *err)
@@ -2342,6 +2444,8 @@ store_read_port_init(struct store *st, struct store_read_port *out)
 {
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
+	                                .leaderboard = port_leaderboard,
+	                                .rated_games = port_rated_games,
 	                                .close = port_borrowed_close,
 	                                .loop_only = 1,
 	                                .impl = st};
@@ -2362,6 +2466,8 @@ store_reader_open(const char *path, struct store_read_port *out, struct store_er
 		return rc;
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
+	                                .leaderboard = port_leaderboard,
+	                                .rated_games = port_rated_games,
 	                                .close = port_reader_close,
 	                                .impl = st};
 	return 0;

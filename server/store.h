@@ -189,7 +189,7 @@ int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct stor
 /*
  * Queue a rated game's change of one seat (c borrowed): its rating_changes row (at now_ms) and
  * the account's ratings row brought to the values after it (the counts by c->score, the best
- * while not provisional). Call it in the turn that finishes the game: one transaction holds both.
+ * rating after any of its games). Call it in the turn that finishes the game: one transaction holds both.
  */
 int store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
                         int64_t now_ms, struct store_error *err);
@@ -291,6 +291,14 @@ int store_record_write(struct store *st, const char *id, char *buf, size_t size,
 int store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
                         const struct store_rating_change *changes, char *buf, size_t size,
                         struct store_error *err);
+
+/* The read port's leaderboard (store-port.h) on st: by key, whatever the number of accounts. */
+int store_leaderboard(struct store *st, const struct store_board_query *q,
+                      struct store_board_entry *out, int *more, struct store_error *err);
+
+/* The read port's rated_games (store-port.h) on st: by the index of the account's changes. */
+int store_rated_games(struct store *st, int64_t account, size_t limit, struct store_rated_game *out,
+                      struct store_error *err);
 
 /* The write port on st (borrowed for the port's life): out's ops call the functions above. */
 void store_write_port_init(struct store *st, struct store_write_port *out);

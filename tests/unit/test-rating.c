@@ -56,9 +56,10 @@ TEST(game_win)
 	ASSERT_EQ(r->games, 1);
 	ASSERT_EQ(r->wins, 1);
 	ASSERT_EQ(r->losses, 0);
-	ASSERT_NEAR(r->best, 0, 0); /* provisional: no best yet */
+	ASSERT_NEAR(r->best, r->rating, 0); /* the best after its games, "?" or not */
 	r = rating_book_find(&b, 2, GAME_OXONO);
 	ASSERT_EQ(r->losses, 1);
+	ASSERT_NEAR(r->best, 1337.6891061, 1e-6); /* its only rating after a game */
 	ASSERT(rating_book_find(&b, 1, GAME_HOKITO) == NULL);
 	rating_book_display(&b, 1, GAME_OXONO, text, sizeof text);
 	ASSERT_STR_EQ(text, "1662?");
@@ -70,7 +71,7 @@ TEST(game_win)
 	rating_book_close(&b);
 }
 
-/* Once the RD is 110 or less the rating shows without "?" and counts as the best. */
+/* Once the RD is 110 or less the rating shows without "?"; the best only ever rises. */
 TEST(established)
 {
 	struct rating_book b;
