@@ -133,6 +133,219 @@ def test_rated_win(srv, kind, names):
     return wa, wb
 
 
+def test_draw_continues(srv):
+    """A second rated game goes on from the first one's values: a draw, both updated."""
+    a, _ = register(srv, "Dan_d")
+    b, _ = register(srv, "Eve_d")
+    _, over = rated_game(a, b)  # Eve (white) wins
+    first = over["ratings"]
+    va = (first["black"]["after"], first["black"]["after_rd"])
+    vb = (first["white"]["after"], first["white"]["after_rd"])
+    js, over = rated_game(a, b, end="draw")
+    assert js["players"]["black"]["rating"] == display(*va), js["players"]
+    assert js["players"]["white"]["rating"] == display(*vb), js["players"]
+    r = over["ratings"]
+    wa = glicko(va[0], va[1], vol_of(first, "black"), vb[0], vb[1], 0.5)
+    assert abs(r["black"]["before"] - va[0]) < 1e-9, r
+    assert abs(r["black"]["after"] - wa[0]) < 1e-6 and abs(r["black"]["after_rd"] - wa[1]) < 1e-6, \
+        (r, wa)
+    a.close()
+    b.close()
+
+
+def vol_of(ratings, side):
+    """The volatility after a new player's first game (not on the wire; the same whatever its
+    score: recomputed here)."""
+    before = (ratings[side]["before"], ratings[side]["before_rd"], 0.06)
+    other = "white" if side == "black" else "black"
+    opp = (ratings[other]["before"], ratings[other]["before_rd"])
+    score = 1.0 if ratings[side]["after"] > ratings[side]["before"] else 0.0
+    return glicko(before[0], before[1], before[2], opp[0], opp[1], score)[2]
+
+
+def test_refusals(srv):
+    """Rated games are between accounts: a guest cannot create, join or quick one
+    (not_logged_in); a rated game against the computer is bad_value (field rated); an unrated
+    game's player objects still say what each player is."""
+    g = srv.connect("guest_r")
+    r, _ = g.request({"type": "create", "kind": "hokito", "rated": True})
+    assert r["type"] == "error" and r["code"] == "not_logged_in", r
+    r, _ = g.request({"type": "quick", "kind": "hokito", "rated": True})
+    assert r["type"] == "error" and r["code"] == "not_logged_in", r
+    a, _ = register(srv, "Fay_r")
+    r, _ = a.request({"type": "create", "kind": "hokito", "rated": True,
+                      "opponent": "computer"})
+    assert r["type"] == "error" and r["code"] == "bad_value" and r["field"] == "rated", r
+    st, _ = a.request({"type": "create", "kind": "hokito", "rated": True})
+    assert st["type"] == "state" and st["rated"] is True, st
+    r, _ = g.request({"type": "join", "game": st["game"]})
+    assert r["type"] == "error" and r["code"] == "not_logged_in", r
+    r, _ = g.request({"type": "list"})
+    mine = [x for x in r["games"] if x["game"] == st["game"]]
+    assert mine and mine[0]["rated"] is True, r
+    p = mine[0]["players"]["black"] or mine[0]["players"]["white"]
+    assert p["kind"] == "account" and p["rating"] == "1500?", p
+    r, _ = a.request({"type": "leave"})
+    assert r["type"] == "ok", r
+    # an unrated game: a guest and an account, each said
+    st, _ = g.request({"type": "create", "kind": "oxono", "seat": "pink"})
+    assert st["rated"] is False and st["players"]["pink"]["kind"] == "guest", st
+    js, _ = a.request({"type": "join", "game": st["game"]})
+    assert js["players"]["black"]["kind"] == "account", js
+    r = g.ask({"type": "resign"})
+    over = g.wait_for("game_over")
+    assert "ratings" not in over, over
+    c = srv.connect("guest_c")
+    st, _ = c.request({"type": "create", "kind": "hokito", "opponent": "computer"})
+    comp = [p for p in st["players"].values() if p.get("computer")]
+    assert comp and comp[0]["kind"] == "computer", st["players"]
+    for x in (a, g, c):
+        x.close()
+
+
+def test_aborted(srv):
+    """An aborted rated game changes nothing: no ratings in its game_over, none in the
+    profile, and the next game starts from the same values."""
+    a, _ = register(srv, "Gus_a")
+    b, _ = register(srv, "Hal_a")
+    _, over = rated_game(a, b, end="abort")
+    assert over["result"] == "aborted" and "ratings" not in over, over
+    r, _ = a.request({"type": "profile"})
+    assert r["type"] == "profile" and r["ratings"] == {} and r["recent"] == [], r
+    js, over = rated_game(a, b)
+    assert all(p["rating"] == "1500?" for p in js["players"].values()), js
+    check_change(over["ratings"]["white"], NEW, NEW, 1.0, "after the abort")
+    a.close()
+    b.close()
+
+
+def test_profile_leaderboard():
+    """Three accounts play a round robin until their ratings are no longer provisional: the
+    profile counts the games and shows the ratings (with "?" while provisional), the last 10
+    rated games most recent first with each player's rating before; the leaderboard lists only
+    non-provisional ratings, best first, paged by key with ranks going on."""
+    srv = Server()
+    try:
+        names = ["Ida_p", "Jon_p", "Kim_p"]
+        cl = [register(srv, n)[0] for n in names]
+        r, _ = cl[0].request({"type": "leaderboard", "kind": "hokito"})
+        assert r["type"] == "leaderboard" and r["entries"] == [] and "next" not in r, r
+        _, over = rated_game(cl[0], cl[1])
+        r, _ = cl[2].request({"type": "profile", "name": "JON_P"})  # any case
+        h = r["ratings"]["hokito"]
+        assert r["player"] == {"id": "a2", "name": "Jon_p", "kind": "account"}, r
+        assert h["display"] == "1662?" and h["provisional"] is True, h
+        assert (h["games"], h["wins"], h["draws"], h["losses"]) == (1, 1, 0, 0), h
+        assert abs(h["best"] - over["ratings"]["white"]["after"]) < 1e-9, h
+        assert len(r["recent"]) == 1 and r["recent"][0]["rated"] is True, r
+        assert r["recent"][0]["players"]["white"]["rating"] == "1500?", r["recent"]
+        r, _ = cl[0].request({"type": "leaderboard", "kind": "hokito"})
+        assert r["entries"] == [], r  # provisional ratings are not on the board
+        for rnd in range(8):
+            for i in range(3):
+                rated_game(cl[i], cl[(i + 1) % 3],
+                           end="resign" if (rnd + i) % 2 else "draw")
+        r, _ = cl[0].request({"type": "profile"})
+        h = r["ratings"]["hokito"]
+        assert h["games"] == 17 and h["wins"] + h["draws"] + h["losses"] == 17, h
+        assert not h["display"].endswith("?") and h["provisional"] is False, h
+        assert len(r["recent"]) == 10, len(r["recent"])
+        ended = [e["ended_ms"] for e in r["recent"]]
+        assert ended == sorted(ended, reverse=True), ended
+        full, _ = cl[0].request({"type": "leaderboard", "kind": "hokito"})
+        es = full["entries"]
+        assert [e["rank"] for e in es] == [1, 2, 3] and "next" not in full, full
+        assert [e["rating"] for e in es] == sorted((e["rating"] for e in es), reverse=True), es
+        assert all(e["rd"] <= 110 and e["display"] == e["player"]["rating"] for e in es), es
+        assert sorted(e["player"]["name"] for e in es) == names, es
+        page, _ = cl[0].request({"type": "leaderboard", "kind": "hokito", "limit": 2})
+        assert page["entries"] == es[:2] and "next" in page, page
+        rest, _ = cl[0].request({"type": "leaderboard", "kind": "hokito", "limit": 2,
+                                 "after": page["next"]})
+        assert rest["entries"] == es[2:] and "next" not in rest, rest
+        r, _ = cl[0].request({"type": "leaderboard", "kind": "oxono"})
+        assert r["entries"] == [], r
+        r, _ = cl[0].request({"type": "leaderboard", "kind": "hokito", "after": "x"})
+        assert r["type"] == "error" and r["code"] == "bad_value" and r["field"] == "after", r
+        r, _ = cl[0].request({"type": "profile", "name": "nobody_here"})
+        assert r["type"] == "error" and r["code"] == "no_such_account", r
+    finally:
+        srv.stop()
+
+
+def quick(c, rated=True):
+    r, _ = c.request({"type": "quick", "kind": "hokito", "rated": rated})
+    assert r["type"] == "state", r
+    return r
+
+
+def test_quick_pool():
+    """The rated pool pairs accounts close in rating first, within +-100 at first and 50 more
+    for every 10 s waited (test_clock); the casual pool never pairs with a rated game."""
+    srv = Server("--test-clock")
+    try:
+        x, _ = register(srv, "Lou_q")
+        y, _ = register(srv, "Max_q")
+        rated_game(y, x)  # Lou (white) wins: 1662, Max 1338
+        z, _ = register(srv, "Ned_q")  # 1500, new
+        v, _ = register(srv, "Oli_q")  # 1500, new
+        k = srv.connect("clock")
+        sx = quick(x)
+        assert sx["status"] == "open" and sx["rated"] is True, sx
+        sy = quick(y)  # 324 apart: not within 100
+        assert sy["status"] == "open" and sy["game"] != sx["game"], sy
+        g = srv.connect("guest_q")
+        sg = quick(g, rated=False)  # casual: never a rated game
+        assert sg["status"] == "open" and not sg["rated"], sg
+        r, _ = g.request({"type": "leave"})
+        sz = quick(z)  # 162 from each: not yet
+        assert sz["status"] == "open", sz
+        r, _ = k.request({"type": "test_clock", "advance_ms": 50000})
+        assert r["type"] == "ok", r
+        # now Lou's, Max's and Ned's windows are 350: Oli (1500) takes the closest, Ned
+        sv = quick(v)
+        assert sv["status"] == "live" and sv["game"] == sz["game"], (sv, sz)
+        # Max (1338) again: Lou's game (324 away, waiting 50 s: +-350) is within reach now
+        r, _ = y.request({"type": "leave"})
+        assert r["type"] == "ok", r
+        sy = quick(y)
+        assert sy["status"] == "live" and sy["game"] == sx["game"], (sy, sx)
+    finally:
+        srv.stop()
+
+
+def test_restart():
+    """kill -9 right after a rated game's end: the restarted server's profile, leaderboard
+    rows and record say what the game_over said, and the next rated game goes on from them."""
+    srv = Server()
+    try:
+        a, _ = register(srv, "Pam_k")
+        b, _ = register(srv, "Rex_k")
+        js, over = rated_game(a, b, kind="oxono")
+        srv.kill()
+        srv.__init__(db=srv.db)
+        a, _ = login(srv, "Pam_k")
+        b, _ = login(srv, "Rex_k")
+        r, _ = a.request({"type": "profile", "name": "Rex_k"})
+        h = r["ratings"]["oxono"]
+        after = over["ratings"]["black"]  # Rex, who joined, holds black in OXONO
+        assert abs(h["rating"] - after["after"]) < 1e-9 and abs(h["rd"] - after["after_rd"]) < 1e-9, \
+            (h, after)
+        assert r["recent"][0]["game"] == js["game"], r["recent"]
+        rec, _ = a.request({"type": "record", "game": js["game"]})
+        text = rec["text"]
+        assert '[Rated "yes"]' in text and '[PinkRating "1500?"]' in text, text
+        assert '[BlackRatingDiff "+162"]' in text and '[PinkRatingDiff "-162"]' in text, text
+        js2, over2 = rated_game(a, b, kind="oxono")
+        assert js2["players"]["black"]["rating"] == after["after_display"], js2["players"]
+        c = over2["ratings"]["black"]
+        assert abs(c["before"] - after["after"]) < 1e-9, (c, after)
+        a.close()
+        b.close()
+    finally:
+        srv.stop()
+
+
 def main():
     tap = Tap()
     srv = Server()
@@ -141,8 +354,17 @@ def main():
                 test_rated_win, srv, "hokito", ["Ann_h", "Ben_h"])
         tap.run("a rated OXONO game likewise", test_rated_win, srv, "oxono",
                 ["Ann_o", "Ben_o"])
+        tap.run("a draw goes on from the first game's values", test_draw_continues, srv)
+        tap.run("guests and the computer play no rated games; player kinds",
+                test_refusals, srv)
+        tap.run("an aborted rated game changes nothing", test_aborted, srv)
     finally:
         srv.stop()
+    tap.run("profile and leaderboard, paged, provisional ratings left out",
+            test_profile_leaderboard)
+    tap.run("the rated quick pool: closest first, a window that widens", test_quick_pool)
+    tap.run("kill -9 after a rated game: profile, record and the next game agree",
+            test_restart)
     tap.done()
 
 
