@@ -120,6 +120,29 @@ event_member_seat(const json_t *o, const char *key, enum game_kind kind, int nul
 	return 0;
 }
 
+static const char *const kind_words[EVENT_PLAYER_KIND_COUNT] = {
+        [EVENT_PLAYER_GUEST] = "guest",
+        [EVENT_PLAYER_ACCOUNT] = "account",
+        [EVENT_PLAYER_COMPUTER] = "computer",
+        [EVENT_PLAYER_BOT] = "bot",
+};
+
+const char *
+event_member_kind_name(enum event_player_kind kind)
+{
+	return (int)kind >= 0 && kind < EVENT_PLAYER_KIND_COUNT ? kind_words[kind] : NULL;
+}
+
+/* The kind of word (NULL: none), or -1. */
+static int
+kind_parse(const char *word)
+{
+	for (int i = 0; word != NULL && i < EVENT_PLAYER_KIND_COUNT; i++)
+		if (strcmp(kind_words[i], word) == 0)
+			return i;
+	return -1;
+}
+
 /*
  * The "kind" and "rating" of player object v: a kind that is not one of event.h's words, or a
  * rating that is not a nonempty string, is refused. Without "kind" (a line stored before players
@@ -130,11 +153,13 @@ player_kind(const json_t *v, const char *key, struct event_player *p, struct msg
 {
 	const json_t *kind = json_object_get(v, "kind");
 
-	p->kind = p->computer > 0 ? EVENT_PLAYER_COMPUTER : EVENT_PLAYER_GUEST;
-	if (kind != NULL && (!json_is_string(kind) ||
-	                     event_player_kind_parse(json_string_value(kind), &p->kind) < 0))
+	int k = kind == NULL ? (p->computer > 0 ? EVENT_PLAYER_COMPUTER : EVENT_PLAYER_GUEST)
+	                     : kind_parse(json_string_value(kind));
+
+	if (k < 0)
 		return event_member_fail(err, PROTO_EBADVALUE, key,
 		                         "'%s': 'kind' is account, guest, computer or bot.", key);
+	p->kind = (enum event_player_kind)k;
 	if (event_member_opt_str(v, "rating", &p->rating, err) < 0)
 		return event_member_fail(err, PROTO_EBADVALUE, key,
 		                         "'%s': 'rating' must be a nonempty string.", key);

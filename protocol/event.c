@@ -57,13 +57,6 @@ static const char *const offer_words[EVENT_OFFER_COUNT] = {
         [EVENT_OFFER_REMATCH] = "rematch",
 };
 
-static const char *const player_kind_words[EVENT_PLAYER_KIND_COUNT] = {
-        [EVENT_PLAYER_GUEST] = "guest",
-        [EVENT_PLAYER_ACCOUNT] = "account",
-        [EVENT_PLAYER_COMPUTER] = "computer",
-        [EVENT_PLAYER_BOT] = "bot",
-};
-
 /* The word of value v in words (n entries), or NULL. */
 static const char *
 word_name(const char *const *words, size_t n, int v)
@@ -153,23 +146,6 @@ event_offer_parse(const char *name, enum event_offer *out)
 	return 0;
 }
 
-const char *
-event_player_kind_name(enum event_player_kind kind)
-{
-	return word_name(player_kind_words, EVENT_PLAYER_KIND_COUNT, (int)kind);
-}
-
-int
-event_player_kind_parse(const char *name, enum event_player_kind *out)
-{
-	int v = word_parse(player_kind_words, EVENT_PLAYER_KIND_COUNT, name);
-
-	if (v < 0)
-		return PROTO_EBADVALUE;
-	*out = (enum event_player_kind)v;
-	return 0;
-}
-
 int
 event_reason_allows(enum event_reason reason, enum event_result result)
 {
@@ -241,7 +217,7 @@ event_player_encode(const struct event_player *p)
 
 	put_str(o, "id", p->id);
 	put_str(o, "name", p->name);
-	put_str(o, "kind", event_player_kind_name(p->kind));
+	put_str(o, "kind", event_member_kind_name(p->kind));
 	if (p->rating != NULL)
 		put_str(o, "rating", p->rating);
 	if (p->computer > 0)

@@ -94,8 +94,6 @@ const char *event_reason_name(enum event_reason reason);
 int event_reason_parse(const char *name, enum event_reason *out);
 const char *event_offer_name(enum event_offer offer);
 int event_offer_parse(const char *name, enum event_offer *out);
-const char *event_player_kind_name(enum event_player_kind kind);
-int event_player_kind_parse(const char *name, enum event_player_kind *out);
 
 /*
  * Whether a game may end with this result for this reason: "blocked" wins or draws, "line",

@@ -8,15 +8,6 @@
 #include "rating.h"
 #include "test.h"
 
-/* |a - b| <= tol, printing both values when not. */
-#define ASSERT_NEAR(a, b, tol)                                                                     \
-	do {                                                                                       \
-		double a_ = (a), b_ = (b);                                                         \
-		if (!(fabs(a_ - b_) <= (tol)))                                                     \
-			FAIL_AT_("%s ~ %s: %.9f != %.9f (tolerance %g)", #a, #b, a_, b_,           \
-			         (double)(tol));                                                   \
-	} while (0)
-
 /* An account with no row is new in that kind: 1500, 350, 0.06, shown "1500?". */
 TEST(new_account)
 {
