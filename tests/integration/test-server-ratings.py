@@ -346,6 +346,50 @@ def test_restart():
         srv.stop()
 
 
+def test_restart_mid_game_and_bot():
+    """A rated game under way survives kill -9: after the restart its players resume with their
+    tokens and its end still rates both (the seats' accounts come back with the game). An
+    account the operator marked a bot (here straight in the store, between two runs) says so in
+    its player objects and on the leaderboard, and plays rated games like any account."""
+    import sqlite3
+    srv = Server()
+    try:
+        a, wa = register(srv, "Sam_m")
+        b, wb = register(srv, "Tia_m")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 9,
+                           "rated": True})
+        js, _ = b.request({"type": "join", "game": st["game"]})
+        assert js["status"] == "live", js
+        srv.kill()
+        db = sqlite3.connect(srv.db)
+        db.execute("UPDATE accounts SET kind = 'bot' WHERE name = 'Tia_m'")
+        db.commit()
+        db.close()
+        srv.__init__(db=srv.db)
+        a = srv.connect()
+        r, _ = a.request({"type": "hello", "protocol": 1, "token": wa["token"]})
+        assert r["resumed"] is True and r["game"] == st["game"], r
+        b = srv.connect()
+        r, _ = b.request({"type": "hello", "protocol": 1, "token": wb["token"]})
+        assert r["resumed"] is True, r
+        a.drain()
+        b.drain()
+        r = a.ask({"type": "resign"})
+        assert r["type"] == "ok", r
+        over = a.wait_for("game_over")
+        check_change(over["ratings"]["white"], NEW, NEW, 1.0, "after a restart")
+        b.close()
+        b, w = login(srv, "Tia_m")
+        assert w["player"]["kind"] == "bot", w
+        r, _ = a.request({"type": "profile", "name": "tia_m"})
+        assert r["player"]["kind"] == "bot" and r["ratings"]["hokito"]["wins"] == 1, r
+        r, _ = a.request({"type": "leave"})
+        js, _ = rated_game(a, b)
+        assert js["players"]["white"]["kind"] == "bot", js["players"]
+    finally:
+        srv.stop()
+
+
 def main():
     tap = Tap()
     srv = Server()
@@ -365,6 +409,7 @@ def main():
     tap.run("the rated quick pool: closest first, a window that widens", test_quick_pool)
     tap.run("kill -9 after a rated game: profile, record and the next game agree",
             test_restart)
+    tap.run("kill -9 during a rated game; a bot account", test_restart_mid_game_and_bot)
     tap.done()
 
 
