@@ -159,7 +159,6 @@ table_event_apply(struct table *t, const struct event *ev, struct msg_error *err
 	} else if (ev->type == MSG_SEATED) {
 		/* what the seated player was (emitted: table_seat() set it; restored: read back) */
 		const struct event_player *p = &ev->u.seated.player;
-
 		char *rating = t->seat_rating[ev->u.seated.seat];
 
 		t->seat_kind[ev->u.seated.seat] = p->kind;
