@@ -318,6 +318,7 @@ auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	if (s == NULL) {
 		s = lobby_session_new(lb, a->row.name);
 		s->account = a->row.id;
+		s->bot = strcmp(a->row.kind, "bot") == 0;
 		s->peer = peer;
 		peer->session = s;
 		log_info("%s (%s) logged in to account %lld", s->id, s->name, (long long)a->row.id);
