@@ -586,6 +586,8 @@ event_show(struct client *c, const struct event *ev)
 	case MSG_REGISTER:
 	case MSG_PASSWORD_CHANGE:
 	case MSG_ACCOUNT_CLOSE:
+	case MSG_PROFILE:
+	case MSG_LEADERBOARD:
 	case MSG_TEST_CLOCK:
 	case MSG_WELCOME:
 	case MSG_GAMES:

@@ -27,13 +27,21 @@ enum header_id {
 	H_RESULT,
 	H_REASON,
 	H_SCORE,
+	H_RATED,
+	H_RATING0,
+	H_RATING1,
+	H_DIFF0,
+	H_DIFF1,
 	H_COUNT,
 };
 
-static const int header_rank[H_COUNT] = {0, 1, 2, 2, 3, 4, 5, 6, 7, 8};
+static const int header_rank[H_COUNT] = {0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+/* the fixed names; a side's header and its rating headers are named after the side */
 static const char *const header_fixed[H_COUNT] = {
-        "Game", "Variant", "Seed", "Position", NULL, NULL, "Date", "Result", "Reason", "Score",
+        "Game",   "Variant", "Seed",  "Position", NULL, NULL, "Date", "Result",
+        "Reason", "Score",   "Rated", NULL,       NULL, NULL, NULL,
 };
+#define HEADER_NAME_MAX 32 /* a side's name with "RatingDiff", with the NUL */
 
 /* The results a reason can go with, when the moves do not end the game. */
 enum {
@@ -354,12 +362,19 @@ rp_scan(struct rp *p)
 	return 0;
 }
 
-/* The name of a header in a record of this kind. */
+/* The name of a header in a record of this kind: static, or written to buf (HEADER_NAME_MAX). */
 static const char *
-header_name(int h, enum game_kind kind)
+header_name(int h, enum game_kind kind, char *buf)
 {
+	const char *const *side = game_class_of(kind)->side_header;
+
 	if (h == H_SIDE0 || h == H_SIDE1)
-		return game_class_of(kind)->side_header[h == H_SIDE1];
+		return side[h == H_SIDE1];
+	if (h == H_RATING0 || h == H_RATING1 || h == H_DIFF0 || h == H_DIFF1) {
+		snprintf(buf, HEADER_NAME_MAX, "%s%s", side[h == H_RATING1 || h == H_DIFF1],
+		         h == H_DIFF0 || h == H_DIFF1 ? "RatingDiff" : "Rating");
+		return buf;
+	}
 	return header_fixed[h];
 }
 
@@ -367,11 +382,31 @@ header_name(int h, enum game_kind kind)
 static int
 header_lookup(const char *name, enum game_kind kind)
 {
+	char buf[HEADER_NAME_MAX];
+
 	for (int h = 0; h < H_COUNT; h++) {
-		if (strcmp(name, header_name(h, kind)) == 0)
+		if (strcmp(name, header_name(h, kind, buf)) == 0)
 			return h;
 	}
 	return -1;
+}
+
+/* A rating as shown: 1 to 5 digits without a leading zero, then "?" when provisional. */
+static int
+rating_ok(const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+
+	return n >= 1 && n <= 5 && (v[0] != '0' || n == 1) &&
+	       (v[n] == '\0' || strcmp(v + n, "?") == 0);
+}
+
+/* A rating's change: "+" or "-" and 1 to 5 digits without a leading zero ("+0" for none). */
+static int
+rating_diff_ok(const char *v)
+{
+	return (v[0] == '+' || v[0] == '-') && strspn(v + 1, "0123456789") == strlen(v + 1) &&
+	       strlen(v + 1) >= 1 && strlen(v + 1) <= 5 && (v[1] != '0' || v[2] == '\0');
 }
 
 /*
@@ -569,6 +604,29 @@ rp_header_value(struct rp *p, struct record *r, int h, const char *value, size_t
 		r->score[0] = (int)n;
 		r->score[1] = (int)m;
 		return 0;
+	case H_RATED:
+		if (strcmp(value, "yes") != 0)
+			return rp_fail(p, at, RECORD_ESYNTAX, "Rated is 'yes' or absent, not '%s'",
+			               value);
+		r->rated = 1;
+		return 0;
+	case H_RATING0:
+	case H_RATING1:
+		if (!rating_ok(value))
+			return rp_fail(p, at, RECORD_ESYNTAX,
+			               "a rating is a whole number, with '?' while provisional, "
+			               "not '%s'",
+			               value);
+		snprintf(r->rating[h == H_RATING1], sizeof r->rating[0], "%.6s", value);
+		return 0;
+	case H_DIFF0:
+	case H_DIFF1:
+		if (!rating_diff_ok(value))
+			return rp_fail(p, at, RECORD_ESYNTAX,
+			               "a rating's change is signed, e.g. '+16' or '-7', not '%s'",
+			               value);
+		snprintf(r->rating_diff[h == H_DIFF1], sizeof r->rating_diff[0], "%.6s", value);
+		return 0;
 	}
 	return 0;
 }
@@ -578,8 +636,9 @@ static int
 rp_headers(struct rp *p, struct record *r)
 {
 	static const char order[] = "Game, Variant, Seed or Position, the players by side, Date, "
-	                            "Result, Reason, Score";
-	char name[16], value[GAME_TEXT_MAX];
+	                            "Result, Reason, Score, Rated, the ratings by side, their "
+	                            "changes by side";
+	char name[HEADER_NAME_MAX], value[GAME_TEXT_MAX], buf[HEADER_NAME_MAX];
 	int last = -1, last_h = -1, rc;
 
 	while (p->pos < p->len && p->s[p->pos] == '[') {
@@ -604,7 +663,7 @@ rp_headers(struct rp *p, struct record *r)
 		if (header_rank[h] < last)
 			return rp_fail(p, name_at, RECORD_ESYNTAX,
 			               "header '%s' must come before '%s' (the order is: %s)", name,
-			               header_name(last_h, r->kind), order);
+			               header_name(last_h, r->kind, buf), order);
 		if ((rc = rp_header_value(p, r, h, value, at)) < 0)
 			return rc;
 		p->seen[h] = 1;
@@ -632,6 +691,10 @@ rp_headers(struct rp *p, struct record *r)
 	if (r->result != RECORD_UNFINISHED && !p->seen[H_REASON])
 		return rp_fail(p, p->pos, RECORD_ESYNTAX,
 		               "the Reason header is needed when the Result is not '*'");
+	for (int h = H_RATING0; h <= H_DIFF1; h++)
+		if (p->seen[h] && !p->seen[H_RATED])
+			return rp_fail(p, p->at[h], RECORD_ESYNTAX,
+			               "ratings belong to a rated game: [Rated \"yes\"] first");
 	p->pos++; /* the empty line */
 	return 0;
 }
@@ -926,6 +989,11 @@ record_write(struct record *r, char *buf, size_t size, struct record_error *err)
 			                   game_side_name(r->kind, s));
 	if (r->date[0] != '\0' && !date_ok(r->date))
 		return record_fail(err, RECORD_EINVAL, "bad date '%.10s' (YYYY-MM-DD)", r->date);
+	for (int s = 0; s < 2; s++)
+		if ((r->rating[s][0] != '\0' && !rating_ok(r->rating[s])) ||
+		    (r->rating_diff[s][0] != '\0' && !rating_diff_ok(r->rating_diff[s])))
+			return record_fail(err, RECORD_EINVAL, "a bad rating of %s",
+			                   game_side_name(r->kind, s));
 	if (r->result < RECORD_UNFINISHED || r->result > RECORD_WIN1)
 		return record_fail(err, RECORD_EINVAL, "unknown result %d", (int)r->result);
 	if (r->reason[0] != '\0' && !reason_known(r->reason))
@@ -966,6 +1034,18 @@ record_write(struct record *r, char *buf, size_t size, struct record_error *err)
 		game_outcome(&r->final, &oc);
 		snprintf(num, sizeof num, "%d-%d", oc.score[0], oc.score[1]);
 		out_header(&o, "Score", num);
+	}
+	if (r->rated) {
+		char name[HEADER_NAME_MAX];
+
+		out_header(&o, "Rated", "yes");
+		for (int h = H_RATING0; h <= H_DIFF1; h++) {
+			int s = h == H_RATING1 || h == H_DIFF1;
+			const char *v = h <= H_RATING1 ? r->rating[s] : r->rating_diff[s];
+
+			if (v[0] != '\0')
+				out_header(&o, header_name(h, r->kind, name), v);
+		}
 	}
 	out_str(&o, "\n");
 

@@ -65,8 +65,11 @@ struct record {
 	char date[11];                    /* in: "YYYY-MM-DD", or "" */
 	enum record_result result;        /* in */
 	char reason[RECORD_WORD_MAX];     /* in: "" only when unfinished (see FORMATS.md) */
-	int has_score;                    /* parsed: whether the text had a Score header */
-	int score[2];                     /* parsed: the Score header's values */
+	int rated;                        /* in: a rated game: Rated and the rating headers */
+	char rating[2][RECORD_WORD_MAX];  /* in: by side, the rating shown before ("1500?"), "" */
+	char rating_diff[2][RECORD_WORD_MAX];     /* in: by side, its change shown ("+162"), "" */
+	int has_score;                            /* parsed: whether the text had a Score header */
+	int score[2];                             /* parsed: the Score header's values */
 	struct game_move moves[RECORD_MOVES_MAX]; /* in: the moves, in order */
 	size_t nmoves;                            /* in */
 	struct game start;                        /* out: the start position */
@@ -84,11 +87,12 @@ int record_parse(struct record *r, const char *text, size_t len, struct record_e
 
 /*
  * Write the record of r into buf (NUL-terminated): the headers (Score from the final position,
- * HOKITO only), then the moves, wrapped before column 80, then the result. r->start and r->final
- * are set on the way. Returns the length written; RECORD_EINVAL for a field out of range (unknown
- * variant, bad position, bad date or name, a reason that does not fit the result); RECORD_EILLEGAL
- * for an illegal move; RECORD_EMISMATCH for a result the moves contradict; RECORD_ENOSPC when
- * size is too small (RECORD_TEXT_MAX always suffices). err may be NULL.
+ * HOKITO only; Rated and the ratings of a rated game), then the moves, wrapped before column 80,
+ * then the result. r->start and r->final are set on the way. Returns the length written;
+ * RECORD_EINVAL for a field out of range (unknown variant, bad position, bad date or name, a reason
+ * that does not fit the result); RECORD_EILLEGAL for an illegal move; RECORD_EMISMATCH for a result
+ * the moves contradict; RECORD_ENOSPC when size is too small (RECORD_TEXT_MAX always suffices). err
+ * may be NULL.
  */
 int record_write(struct record *r, char *buf, size_t size, struct record_error *err);
 

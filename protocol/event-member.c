@@ -120,7 +120,56 @@ event_member_seat(const json_t *o, const char *key, enum game_kind kind, int nul
 	return 0;
 }
 
-/* A player object {"id","name"[,"computer"]} in member key (of o, or o itself when key is NULL). */
+static const char *const kind_words[EVENT_PLAYER_KIND_COUNT] = {
+        [EVENT_PLAYER_GUEST] = "guest",
+        [EVENT_PLAYER_ACCOUNT] = "account",
+        [EVENT_PLAYER_COMPUTER] = "computer",
+        [EVENT_PLAYER_BOT] = "bot",
+};
+
+const char *
+event_member_kind_name(enum event_player_kind kind)
+{
+	return (int)kind >= 0 && kind < EVENT_PLAYER_KIND_COUNT ? kind_words[kind] : NULL;
+}
+
+/* The kind of word (NULL: none), or -1. */
+static int
+kind_parse(const char *word)
+{
+	for (int i = 0; word != NULL && i < EVENT_PLAYER_KIND_COUNT; i++)
+		if (strcmp(kind_words[i], word) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * The "kind" and "rating" of player object v: a kind that is not one of event.h's words, or a
+ * rating that is not a nonempty string, is refused. Without "kind" (a line stored before players
+ * had one) the computer has a level and anybody else is a guest.
+ */
+static int
+player_kind(const json_t *v, const char *key, struct event_player *p, struct msg_error *err)
+{
+	const json_t *kind = json_object_get(v, "kind");
+
+	int k = kind == NULL ? (p->computer > 0 ? EVENT_PLAYER_COMPUTER : EVENT_PLAYER_GUEST)
+	                     : kind_parse(json_string_value(kind));
+
+	if (k < 0)
+		return event_member_fail(err, PROTO_EBADVALUE, key,
+		                         "'%s': 'kind' is account, guest, computer or bot.", key);
+	p->kind = (enum event_player_kind)k;
+	if (event_member_opt_str(v, "rating", &p->rating, err) < 0)
+		return event_member_fail(err, PROTO_EBADVALUE, key,
+		                         "'%s': 'rating' must be a nonempty string.", key);
+	return 0;
+}
+
+/*
+ * A player object {"id","name","kind"[,"rating"][,"computer"]} in member key (of o, or o itself
+ * when key is NULL).
+ */
 int
 event_member_player(const json_t *v, const char *key, int with_computer, struct event_player *p,
                     struct msg_error *err)
@@ -137,14 +186,14 @@ event_member_player(const json_t *v, const char *key, int with_computer, struct 
 	p->computer = 0;
 	level = json_object_get(v, "computer");
 	if (level == NULL || !with_computer)
-		return 0;
+		return player_kind(v, key, p, err);
 	if (!json_is_integer(level) || json_integer_value(level) < PROTOCOL_LEVEL_MIN ||
 	    json_integer_value(level) > PROTOCOL_LEVEL_MAX)
 		return event_member_fail(err, PROTO_EBADVALUE, key,
 		                         "'%s': 'computer' must be a level from %d to %d.", key,
 		                         PROTOCOL_LEVEL_MIN, PROTOCOL_LEVEL_MAX);
 	p->computer = (int)json_integer_value(level);
-	return 0;
+	return player_kind(v, key, p, err);
 }
 
 int

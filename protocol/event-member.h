@@ -54,10 +54,16 @@ int event_member_seat(const json_t *o, const char *key, enum game_kind kind, int
 /*
  * The player object v (7.1), named key in errors: "id" and "name" nonempty strings; with
  * with_computer, a "computer" level from PROTOCOL_LEVEL_MIN to PROTOCOL_LEVEL_MAX when present
- * (p->computer, 0 without). Other members are left to the caller.
+ * (p->computer, 0 without); "kind" one of event_member_kind_name()'s words (absent, in a line
+ * stored before players had one: the computer with a level, else a guest); "rating" a nonempty
+ * string when present (p->rating, NULL without). Other members are left to the caller.
  */
 int event_member_player(const json_t *v, const char *key, int with_computer, struct event_player *p,
                         struct msg_error *err);
+
+/* The word of a player's kind ("guest", "account", "computer", "bot"; the one table of them), or
+ * NULL for a value out of range. */
+const char *event_member_kind_name(enum event_player_kind kind);
 
 /* event_member_player() of member key of o. */
 int event_member_player_in(const json_t *o, const char *key, int with_computer,

@@ -210,14 +210,16 @@ put_seat(json_t *o, const char *key, enum game_kind kind, int seat)
 	json_object_set_new(o, key, json_string(seat_name(kind, seat)));
 }
 
-/* {"id","name"[,"computer"]}: a new reference. */
-static json_t *
-player_new(const struct event_player *p)
+json_t *
+event_player_encode(const struct event_player *p)
 {
 	json_t *o = json_object();
 
 	put_str(o, "id", p->id);
 	put_str(o, "name", p->name);
+	put_str(o, "kind", event_member_kind_name(p->kind));
+	if (p->rating != NULL)
+		put_str(o, "rating", p->rating);
 	if (p->computer > 0)
 		put_int(o, "computer", p->computer);
 	return o;
@@ -252,7 +254,7 @@ static void
 seated_encode(const struct event *ev, json_t *o)
 {
 	put_seat(o, "seat", ev->kind, ev->u.seated.seat);
-	json_object_set_new(o, "player", player_new(&ev->u.seated.player));
+	json_object_set_new(o, "player", event_player_encode(&ev->u.seated.player));
 }
 
 static void
@@ -265,7 +267,7 @@ started_encode(const struct event *ev, json_t *o)
 	put_str(o, "variant", s->variant);
 	for (int i = 0; i < 2; i++)
 		json_object_set_new(players, game_side_name(ev->kind, i),
-		                    player_new(&s->players[i]));
+		                    event_player_encode(&s->players[i]));
 	json_object_set_new(o, "players", players);
 	put_str(o, "position", s->position);
 	put_seat(o, "to_move", ev->kind, s->to_move);
@@ -307,15 +309,49 @@ event_outcome_encode(enum game_kind kind, const struct event_outcome *out)
 	return o;
 }
 
+/* The members of a rating as shown: the whole points, "?" while provisional. */
+static void
+put_display(json_t *o, const char *key, const struct glicko *g)
+{
+	char text[GLICKO_DISPLAY_MAX];
+
+	if (glicko_display(g, text, sizeof text) < 0)
+		abort(); /* our own values: finite */
+	put_str(o, key, text);
+}
+
+/* {"before","after","before_rd","after_rd","before_display","after_display"}: a new reference. */
+static json_t *
+rating_change_new(const struct event_rating_change *c)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "before", json_real(c->before.rating));
+	json_object_set_new(o, "after", json_real(c->after.rating));
+	json_object_set_new(o, "before_rd", json_real(c->before.rd));
+	json_object_set_new(o, "after_rd", json_real(c->after.rd));
+	put_display(o, "before_display", &c->before);
+	put_display(o, "after_display", &c->after);
+	return o;
+}
+
 static void
 game_over_encode(const struct event *ev, json_t *o)
 {
 	const struct event_game_over *g = &ev->u.game_over;
+	json_t *ratings;
 
 	outcome_head_encode(ev->kind, &g->outcome, o);
 	put_int(o, "ply", g->ply);
 	put_pair(o, "scores", ev->kind, &g->outcome.scores);
 	put_pair(o, "clocks", ev->kind, &g->clocks);
+	if (!g->rated)
+		return;
+	ratings = json_object();
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(ratings, game_side_name(ev->kind, i),
+		                    rating_change_new(&g->ratings[i]));
+	json_object_set_new(o, "ratings", ratings);
 }
 
 static void
@@ -328,7 +364,7 @@ static void
 chat_encode(const struct event *ev, json_t *o)
 {
 	put_seat(o, "seat", ev->kind, ev->u.chat.seat);
-	json_object_set_new(o, "player", player_new(&ev->u.chat.player));
+	json_object_set_new(o, "player", event_player_encode(&ev->u.chat.player));
 	put_str(o, "text", ev->u.chat.text);
 }
 
@@ -374,7 +410,7 @@ presence_encode(const struct event *ev, json_t *o)
 	const struct event_presence *p = &ev->u.presence;
 
 	put_seat(o, "seat", ev->kind, p->seat);
-	json_object_set_new(o, "player", player_new(&p->player));
+	json_object_set_new(o, "player", event_player_encode(&p->player));
 	json_object_set_new(o, "connected", json_boolean(p->connected));
 	if (p->has_grace) {
 		put_int(o, "grace_ms", p->grace_ms);
@@ -397,7 +433,7 @@ spectators_encode(const struct event *ev, json_t *o)
 static void
 kibitz_encode(const struct event *ev, json_t *o)
 {
-	json_object_set_new(o, "player", player_new(&ev->u.kibitz.player));
+	json_object_set_new(o, "player", event_player_encode(&ev->u.kibitz.player));
 	put_str(o, "text", ev->u.kibitz.text);
 }
 
@@ -504,6 +540,51 @@ event_outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome 
 	return outcome_decode(o, kind, out, err);
 }
 
+/* A number member of c that glicko accepts (finite; an RD above 0). */
+static int
+rating_number(const json_t *c, const char *key, int positive, double *out, struct msg_error *err)
+{
+	const json_t *v = json_object_get(c, key);
+
+	if (!json_is_number(v))
+		return event_member_fail(err, PROTO_EBADFIELD, "ratings",
+		                         "'ratings': '%s' must be a number.", key);
+	*out = json_number_value(v);
+	if (*out != *out || *out > 1e9 || *out < -1e9 || (positive && !(*out > 0)))
+		return event_member_fail(err, PROTO_EBADVALUE, "ratings",
+		                         "'ratings': '%s' is out of range.", key);
+	return 0;
+}
+
+/* The optional "ratings" of a game_over: one change per seat, of a game not aborted. */
+static int
+ratings_decode(const json_t *o, struct event *ev, struct msg_error *err)
+{
+	struct event_game_over *g = &ev->u.game_over;
+	const json_t *r = json_object_get(o, "ratings");
+
+	g->rated = r != NULL;
+	if (r == NULL)
+		return 0;
+	if (!json_is_object(r) || g->outcome.result == EVENT_RESULT_ABORTED)
+		return event_member_fail(err, PROTO_EBADVALUE, "ratings",
+		                         "'ratings' is an object of a game that was not aborted.");
+	for (int i = 0; i < 2; i++) {
+		const json_t *c = json_object_get(r, game_side_name(ev->kind, i));
+		struct event_rating_change *rc = &g->ratings[i];
+
+		if (!json_is_object(c))
+			return event_member_fail(err, PROTO_EBADFIELD, "ratings",
+			                         "'ratings' has an object for each seat.");
+		memset(rc, 0, sizeof *rc);
+		EVENT_TRY(rating_number(c, "before", 0, &rc->before.rating, err));
+		EVENT_TRY(rating_number(c, "after", 0, &rc->after.rating, err));
+		EVENT_TRY(rating_number(c, "before_rd", 1, &rc->before.rd, err));
+		EVENT_TRY(rating_number(c, "after_rd", 1, &rc->after.rd, err));
+	}
+	return 0;
+}
+
 static int
 game_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
@@ -511,7 +592,8 @@ game_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 
 	EVENT_TRY(outcome_decode(o, ev->kind, &g->outcome, err));
 	EVENT_TRY(event_member_int(o, "ply", 0, &g->ply, err));
-	return event_member_pair(o, "clocks", ev->kind, 0, &g->clocks, err);
+	EVENT_TRY(event_member_pair(o, "clocks", ev->kind, 0, &g->clocks, err));
+	return ratings_decode(o, ev, err);
 }
 
 static int

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "game.h"
+#include "glicko.h"
 #include "protocol.h"
 #include "msg.h"
 #include "wire.h"
@@ -71,6 +72,15 @@ enum event_offer {
 };
 #define EVENT_OFFER_COUNT 2
 
+/* What a player is ("kind" of a player object, 7.1). */
+enum event_player_kind {
+	EVENT_PLAYER_GUEST,    /* "guest": a display name without an account (the zero value) */
+	EVENT_PLAYER_ACCOUNT,  /* "account": logged in to an account */
+	EVENT_PLAYER_COMPUTER, /* "computer": the server's computer */
+	EVENT_PLAYER_BOT,      /* "bot": logged in to an account the operator marked a bot */
+};
+#define EVENT_PLAYER_KIND_COUNT 4
+
 /*
  * Names and parsers, one table each. *_name() returns a static string, or NULL for a NONE or an
  * out-of-range value. *_parse() sets *out and returns 0, or returns PROTO_EBADVALUE for a word it
@@ -100,6 +110,9 @@ struct event_player {
 	const char *id;
 	const char *name;
 	int computer; /* the server's computer at this level (1..8), 0 for a person */
+	enum event_player_kind kind; /* decoded without "kind" (a line stored before it was
+	                                sent): the computer with a level, else a guest */
+	const char *rating;          /* the game kind's rating as shown ("1500?"), NULL: none */
 };
 
 /* Two numbers, one per seat in seat order ("scores", "clocks"); has = 0 when absent. */
@@ -143,11 +156,19 @@ struct event_outcome {
 	struct event_pair scores; /* HOKITO only: the final position's */
 };
 
+/* A seat's rating change in a rated game (6.5): its values before and after the game. */
+struct event_rating_change {
+	struct glicko before; /* the vol is not on the wire: 0 after a decode */
+	struct glicko after;
+};
+
 struct event_game_over {
 	struct event_outcome
 	        outcome; /* on the wire: result, winner, reason, then ply, then scores */
 	int64_t ply;
 	struct event_pair clocks; /* with a clock only */
+	int rated;                /* "ratings" follows: the game was rated and not aborted */
+	struct event_rating_change ratings[2]; /* by seat, when rated */
 };
 
 /* draw_offered, draw_declined, rematch_offered, rematch_declined */
@@ -251,6 +272,12 @@ json_t *event_outcome_encode(enum game_kind kind, const struct event_outcome *ou
  */
 int event_outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
                          struct msg_error *err);
+
+/*
+ * The player object {"id","name","kind"[,"rating"][,"computer"]} of p (7.1), as every event,
+ * state and summary sends it. Returns a new reference.
+ */
+json_t *event_player_encode(const struct event_player *p);
 
 /* Whether type has a codec here (a game event or a notice). */
 int event_type_known(enum msg_type type);

@@ -60,9 +60,11 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_CREATE] = {"create",
                         {REQ("kind", F_STR), OPT("variant", F_STR), OPT("seat", F_STR),
                          OPT("private", F_BOOL), OPT("seed", F_SEED), OPT("clock", F_STR),
-                         OPT("opponent", F_STR), OPT("level", F_INT)}},
+                         OPT("opponent", F_STR), OPT("level", F_INT), OPT("rated", F_BOOL)}},
         [MSG_JOIN] = {"join", {OPT("game", F_STR), OPT("code", F_STR)}},
-        [MSG_QUICK] = {"quick", {REQ("kind", F_STR), OPT("variant", F_STR), OPT("clock", F_STR)}},
+        [MSG_QUICK] = {"quick",
+                       {REQ("kind", F_STR), OPT("variant", F_STR), OPT("clock", F_STR),
+                        OPT("rated", F_BOOL)}},
         [MSG_WATCH] = {"watch", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_MOVE] = {"move", {REQ("move", F_STR), OPT("game", F_STR)}},
         [MSG_RESIGN] = {"resign", {OPT("game", F_STR)}},
@@ -82,6 +84,9 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_REGISTER] = {"register", {REQ("name", F_STR), REQ("password", F_STR)}},
         [MSG_PASSWORD_CHANGE] = {"password_change", {REQ("old", F_STR), REQ("new", F_STR)}},
         [MSG_ACCOUNT_CLOSE] = {"account_close", {REQ("password", F_STR)}},
+        [MSG_PROFILE] = {"profile", {OPT("name", F_STR)}},
+        [MSG_LEADERBOARD] = {"leaderboard",
+                             {REQ("kind", F_STR), OPT("after", F_STR), OPT("limit", F_INT)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
@@ -319,6 +324,7 @@ decode_kind_variant(struct msg *m, struct msg_error *err)
 		            kind, kinds);
 	}
 	m->has_kind = 1;
+	m->rated = json_is_true(json_object_get(m->root, "rated"));
 	m->variant = get_str(m, "variant");
 	/* given, a variant is named: "" is not the default (game_variant_check() takes it so) */
 	if (m->variant != NULL && m->variant[0] == '\0')
@@ -424,10 +430,31 @@ decode_request(struct msg *m, struct msg_error *err)
 				            "a seed is a non-negative 64-bit integer");
 			m->has_seed = 1;
 		}
-		return decode_opponent(m, err);
+		if ((rc = decode_opponent(m, err)) < 0)
+			return rc;
+		if (m->rated && m->computer)
+			return fail(err, PROTO_EBADVALUE, "rated",
+			            "a game against the computer is never rated");
+		return 0;
 	}
 	case MSG_QUICK:
 		return decode_kind_variant(m, err);
+	case MSG_PROFILE:
+		m->name = get_str(m, "name");
+		return 0;
+	case MSG_LEADERBOARD: {
+		const char *kind = get_str(m, "kind");
+
+		if (game_kind_parse(kind, &m->kind) < 0)
+			return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s'", kind);
+		m->has_kind = 1;
+		m->limit = msg_int(m, "limit", PROTOCOL_HISTORY_DEFAULT);
+		if (m->limit < 1 || m->limit > PROTOCOL_HISTORY_MAX)
+			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d",
+			            PROTOCOL_HISTORY_MAX);
+		m->after = get_str(m, "after");
+		return 0;
+	}
 	case MSG_LIST:
 	case MSG_HISTORY: {
 		/* pages of the lobby's games and of the history: an offset, and a limit up to max

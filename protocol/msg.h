@@ -48,6 +48,8 @@ enum msg_type {
 	MSG_REGISTER,
 	MSG_PASSWORD_CHANGE,
 	MSG_ACCOUNT_CLOSE,
+	MSG_PROFILE,     /* also the reply's type */
+	MSG_LEADERBOARD, /* also the reply's type */
 	MSG_TEST_CLOCK,
 	/* replies, server to client */
 	MSG_WELCOME,
@@ -94,18 +96,19 @@ struct msg {
 
 	/* Request members; NULL, 0 or has_* = 0 when absent or for other types. */
 	int protocol;         /* hello */
-	const char *name;     /* hello, register */
+	const char *name;     /* hello, register; profile (NULL: the session's own account) */
 	const char *token;    /* hello */
 	const char *client;   /* hello */
 	const char *password; /* hello (with name), register, account_close; password_change: old */
 	const char *new_password;           /* password_change: the new one */
 	int has_last_seq;                   /* hello */
 	int64_t last_seq;                   /* hello: >= 0 */
-	int has_kind;                       /* create, quick */
-	enum game_kind kind;                /* create, quick */
+	int has_kind;                       /* create, quick, leaderboard */
+	enum game_kind kind;                /* create, quick, leaderboard */
 	const char *variant;                /* create, quick: canonical ("standard" when absent) */
 	int seat;                           /* create: 0 or 1, or -1 for random (the default) */
 	int is_private;                     /* create */
+	int rated;                          /* create, quick: a rated game (accounts only) */
 	int has_seed;                       /* create */
 	uint64_t seed;                      /* create */
 	int computer;                       /* create: the opponent is the server's computer */
@@ -120,8 +123,8 @@ struct msg {
 	int claim_draw;                     /* claim: 1 for "draw", 0 for "win" */
 	int64_t advance_ms;                 /* test_clock: >= 0 */
 	int64_t offset;                     /* list, history: >= 0 (0 when absent) */
-	int64_t limit;                      /* list: 1..100 (default 100); history: 1..100 (20) */
-	const char *after;                  /* history: where the page starts (a page's next) */
+	int64_t limit;       /* list: 1..100 (default 100); history, leaderboard: 1..100 (20) */
+	const char *after;   /* history, leaderboard: where the page starts (a page's next) */
 	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };
 

@@ -13,16 +13,17 @@
 #include "record.h"
 
 static const char *const err_names[PROTO_ERR_COUNT] = {
-        "bad_json",       "line_too_long",    "unknown_type",       "bad_field",
-        "bad_value",      "version_mismatch", "hello_required",     "already_welcomed",
-        "bad_token",      "hello_timeout",    "too_many_clients",   "server_full",
-        "no_such_game",   "game_full",        "already_seated",     "in_game",
-        "not_seated",     "spectator",        "not_started",        "game_over",
-        "not_your_turn",  "bad_move",         "illegal_move",       "internal",
-        "rate_limited",   "no_offer",         "already_offered",    "too_late",
-        "cannot_claim",   "not_over",         "opponent_gone",      "name_taken",
-        "wrong_password", "login_throttled",  "insecure_transport", "not_logged_in",
-        "offer_limit",    "too_many_games",   "computer_busy",
+        "bad_json",        "line_too_long",    "unknown_type",       "bad_field",
+        "bad_value",       "version_mismatch", "hello_required",     "already_welcomed",
+        "bad_token",       "hello_timeout",    "too_many_clients",   "server_full",
+        "no_such_game",    "game_full",        "already_seated",     "in_game",
+        "not_seated",      "spectator",        "not_started",        "game_over",
+        "not_your_turn",   "bad_move",         "illegal_move",       "internal",
+        "rate_limited",    "no_offer",         "already_offered",    "too_late",
+        "cannot_claim",    "not_over",         "opponent_gone",      "name_taken",
+        "wrong_password",  "login_throttled",  "insecure_transport", "not_logged_in",
+        "offer_limit",     "too_many_games",   "computer_busy",      "store_unavailable",
+        "no_such_account", "account_closed",
 };
 
 const char *

@@ -82,8 +82,11 @@ enum protocol_err {
 	PROTO_EOFFERLIMIT = -37,     /* "offer_limit": too many draw or rematch offers */
 	PROTO_ETOOMANYGAMES = -38,   /* "too_many_games": the address holds its maximum of games */
 	PROTO_ECOMPUTERBUSY = -39,   /* "computer_busy": the computer players' queue is full */
+	PROTO_ESTOREUNAVAILABLE = -40, /* "store_unavailable": the store cannot write (full disk) */
+	PROTO_ENOSUCHACCOUNT = -41,    /* "no_such_account": profile of a name without an account */
+	PROTO_EACCOUNTCLOSED = -42,    /* "account_closed": login to a closed or banned account */
 };
-#define PROTO_ERR_COUNT 39
+#define PROTO_ERR_COUNT 42
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

@@ -61,9 +61,8 @@ bad:
 	return json_null();
 }
 
-/* A history entry (PROTOCOL.md 7.6) of a stored game. Returns a new reference. */
-static json_t *
-history_entry_new(const struct store_game *g)
+json_t *
+archive_entry_new(const struct store_game *g)
 {
 	json_t *o = json_object(), *players = json_object();
 
@@ -100,6 +99,16 @@ archive_read_run(const struct store_read_port *port, struct archive_read *r)
 		r->rc = port->record(port->impl, r->game_id, r->public_only, r->text,
 		                     RECORD_TEXT_MAX, &r->err);
 		break;
+	case ARCHIVE_READ_PROFILE:
+		r->rated = xmalloc(ARCHIVE_RECENT * sizeof *r->rated);
+		r->rc = port->rated_games(port->impl, r->account, ARCHIVE_RECENT, r->rated,
+		                          &r->err);
+		break;
+	case ARCHIVE_READ_LEADERBOARD:
+		r->entries =
+		        xmalloc((r->board.limit > 0 ? r->board.limit : 1) * sizeof *r->entries);
+		r->rc = port->leaderboard(port->impl, &r->board, r->entries, &r->more, &r->err);
+		break;
 	}
 }
 
@@ -110,6 +119,8 @@ archive_read_free(struct archive_read *r)
 		return;
 	free(r->games);
 	free(r->text);
+	free(r->rated);
+	free(r->entries);
 	free(r);
 }
 
@@ -170,7 +181,7 @@ history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	o = msg_new(MSG_HISTORY_PAGE, NULL);
 	games = json_array();
 	for (int i = 0; i < r->rc; i++)
-		json_array_append_new(games, history_entry_new(&r->games[i]));
+		json_array_append_new(games, archive_entry_new(&r->games[i]));
 	json_object_set_new(o, "total", json_integer(r->page.total));
 	json_object_set_new(o, "offset", json_integer(m->offset));
 	json_object_set_new(o, "games", games);
@@ -268,5 +279,8 @@ archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	case ARCHIVE_READ_RECORD:
 		record_reply(lb, peer, m, r);
 		break;
+	case ARCHIVE_READ_PROFILE:
+	case ARCHIVE_READ_LEADERBOARD:
+		break; /* ladder_reply()'s (handlers_read_done()) */
 	}
 }

@@ -18,9 +18,13 @@
 
 /* What a store read (ops->read) asks for. */
 enum archive_read_kind {
-	ARCHIVE_READ_HISTORY, /* a page of the history */
-	ARCHIVE_READ_RECORD,  /* the record of a game */
+	ARCHIVE_READ_HISTORY,     /* a page of the history */
+	ARCHIVE_READ_RECORD,      /* the record of a game */
+	ARCHIVE_READ_PROFILE,     /* an account's last rated games (profile: ladder.c) */
+	ARCHIVE_READ_LEADERBOARD, /* a page of a leaderboard (ladder.c) */
 };
+
+#define ARCHIVE_RECENT 10 /* rated games a profile lists */
 
 /*
  * A store read that runs off the loop's thread (ops->read), question and answer. The archive fills
@@ -35,12 +39,17 @@ struct archive_read {
 	struct store_history_query query; /* history */
 	char game_id[STORE_ID_MAX];       /* record: the game */
 	int public_only;                  /* record: asked by id, so a private game is not found */
+	int64_t account;                  /* profile: whose games */
+	struct store_board_query board;   /* leaderboard */
 	/* the answer */
 	int rc;                   /* games in `games`, the record's length, or a store error */
 	struct store_error err;   /* when rc < 0 */
 	struct store_game *games; /* history: room for query.limit games (owned) */
 	struct store_history_page page; /* history: the total, and where the next page starts */
 	char *text;                     /* record: RECORD_TEXT_MAX bytes, NUL-terminated (owned) */
+	struct store_rated_game *rated; /* profile: room for ARCHIVE_RECENT games (owned) */
+	struct store_board_entry *entries; /* leaderboard: room for board.limit (owned) */
+	int more;                          /* leaderboard: more entries follow */
 };
 
 /* history: a page of finished public games from the store, most recent first (PROTOCOL.md 7.6). */
@@ -55,6 +64,9 @@ void archive_record(struct lobby *lb, struct lobby_peer *peer, const struct msg 
  */
 void archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
                    const struct archive_read *r);
+
+/* A history entry (PROTOCOL.md 7.6) of stored game g (borrowed). Returns a new reference. */
+json_t *archive_entry_new(const struct store_game *g);
 
 /* Run read r on port (on the calling thread; it touches r and the port only). */
 void archive_read_run(const struct store_read_port *port, struct archive_read *r);

@@ -68,6 +68,7 @@ auth_job_run(struct auth_job *j)
 {
 	switch (j->op) {
 	case AUTH_REGISTER:
+	case AUTH_RESET:
 		j->rc = password_hash(j->password, j->len, j->hash);
 		break;
 	case AUTH_LOGIN:
@@ -210,8 +211,6 @@ auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	throttle_begin(lb->accounts.by_addr, peer->addr, now, &retry_b);
 	if (valid)
 		a = accounts_find(&lb->accounts, key);
-	if (a != NULL && (a->row.closed_ms != 0 || a->row.banned_ms != 0))
-		a = NULL; /* no login; the same answer as for no account */
 	j = auth_job_new(lb, peer, m, a != NULL ? AUTH_LOGIN : AUTH_LOGIN_NONE);
 	snprintf(j->key, sizeof j->key, "%s", key);
 	if (a != NULL)
@@ -319,6 +318,7 @@ auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	if (s == NULL) {
 		s = lobby_session_new(lb, a->row.name);
 		s->account = a->row.id;
+		s->bot = strcmp(a->row.kind, "bot") == 0;
 		s->peer = peer;
 		peer->session = s;
 		log_info("%s (%s) logged in to account %lld", s->id, s->name, (long long)a->row.id);
@@ -363,13 +363,20 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 		a = j->op == AUTH_LOGIN ? accounts_find(&lb->accounts, j->key) : NULL;
 		if (j->rc == PASSWORD_EHASH)
 			log_error("account '%s': its stored hash is damaged", j->key);
-		if (j->rc != 0 || a == NULL || a->row.closed_ms != 0 || a->row.banned_ms != 0) {
+		/* a password reset while this one was checked: the old one opens nothing */
+		if (j->rc != 0 || a == NULL || strcmp(a->row.hash, j->hash) != 0) {
 			lobby_refuse(lb, peer, m, PROTO_EWRONGPASSWORD,
 			             "no account of that name and password");
 			return; /* the attempt stays counted as a failure */
 		}
 		throttle_forget(lb->accounts.by_account, j->key);
 		throttle_success(lb->accounts.by_addr, j->addr_key);
+		/* only once the password is right: closed or banned, one answer for both */
+		if (a->row.closed_ms != 0 || a->row.banned_ms != 0) {
+			lobby_refuse(lb, peer, m, PROTO_EACCOUNTCLOSED,
+			             "this account is closed: it logs in no more");
+			return;
+		}
 		auth_welcome(lb, peer, m, a);
 		return;
 	case AUTH_CHANGE:
@@ -404,6 +411,8 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 			lobby_peer_gone(lb, peer);
 			lb->ops.close(lb->ops.arg, peer);
 		}
+		return;
+	case AUTH_RESET: /* an operator's: operators_hash_done() answers it */
 		return;
 	}
 }

@@ -14,7 +14,9 @@
  * Failed logins are slowed per account and per source address (accounts.h's throttles): every
  * attempt counts as a failure from the moment it begins, and a right password takes it back. A
  * login to a name without an account spends the same time (password_verify_none()) and gets the
- * same wrong_password, so that the answer does not tell which names exist.
+ * same wrong_password, so that the answer does not tell which names exist. A closed or banned
+ * account's password is checked as any other's: only a right one learns account_closed (one code
+ * for both, not telling which).
  */
 #ifndef HOKITO_SERVER_AUTH_H
 #define HOKITO_SERVER_AUTH_H
@@ -37,6 +39,7 @@ enum auth_op {
 	AUTH_LOGIN_NONE, /* spend a verification's time for a name without an account */
 	AUTH_CHANGE,     /* verify the old password, then hash the new one (password2) */
 	AUTH_CLOSE,      /* verify the password of an account to close */
+	AUTH_RESET,      /* hash an operator's new password for an account (operators.h) */
 };
 
 /*
@@ -45,7 +48,8 @@ enum auth_op {
  * the asker by ticket, and drops the answer if the connection is gone.
  */
 struct auth_job {
-	uint64_t ticket; /* the lobby's number for it (lobby_wait_add()) */
+	uint64_t ticket; /* the lobby's number for it (lobby_wait_add()); AUTH_RESET: the admin
+	                    channel's number of the request */
 	enum auth_op op;
 	char *password;  /* owned, wiped by auth_job_free() */
 	size_t len;      /* its bytes */

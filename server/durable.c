@@ -99,6 +99,7 @@ durable_game_add(struct durable *d, const struct table *t, int64_t now, struct s
 	g.is_private = t->is_private;
 	snprintf(g.code, sizeof g.code, "%s", t->code);
 	g.created_ms = now;
+	g.rated = t->rated;
 	snprintf(g.clock, sizeof g.clock, "%.*s", STORE_WORD_MAX - 1, t->control);
 	return d->store.game_add(d->store.impl, &g, err);
 }
@@ -131,18 +132,46 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 }
 
 /*
+ * A rated game's change of seat i, as its game_over carries it (the volatility included): in the
+ * transaction of the game's end, so a crash keeps both or neither.
+ */
+static int
+durable_rating(struct durable *d, const struct table *t, const struct event *ev, int i, int64_t now,
+               struct store_error *err)
+{
+	const struct event_rating_change *r = &ev->u.game_over.ratings[i];
+	const struct event_outcome *o = &ev->u.game_over.outcome;
+	struct store_rating_change c = {
+	        .seat = i,
+	        .account = t->seat_account[i],
+	        .kind = t->kind,
+	        .before = {r->before.rating, r->before.rd, r->before.vol},
+	        .after = {r->after.rating, r->after.rd, r->after.vol},
+	        .score = o->result == EVENT_RESULT_DRAW ? 0.5
+	                 : o->winner == i               ? 1.0
+	                                                : 0.0,
+	};
+
+	return d->store.rating_change(d->store.impl, t->id, &c, now, err);
+}
+
+/*
  * The game is over: its end. The players' sessions stay: a player that missed the game_over in
  * a crash resumes at the finished game and gets it; the row is replaced when the player sits down
  * elsewhere, and dropped at a restart once the game is no longer held (restore_lobby()).
  */
 static int
-durable_over(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
+durable_over(struct durable *d, const struct table *t, const struct event *ev, int64_t now,
+             struct store_error *err)
 {
 	int score[2] = {(int)t->st.scores.v[0], (int)t->st.scores.v[1]};
+	int rc = d->store.game_finish(d->store.impl, t->id, now, event_result_name(t->st.result),
+	                              t->st.winner, event_reason_name(t->st.reason),
+	                              t->st.scores.has ? score : NULL, err);
 
-	return d->store.game_finish(d->store.impl, t->id, now, event_result_name(t->st.result),
-	                            t->st.winner, event_reason_name(t->st.reason),
-	                            t->st.scores.has ? score : NULL, err);
+	for (int i = 0; rc == 0 && ev->u.game_over.rated && i < 2; i++)
+		rc = durable_rating(d, t, ev, i, now, err);
+	return rc;
 }
 
 void
@@ -173,7 +202,7 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 		rc = d->store.event_add(d->store.impl, t->id, &se, &err);
 	}
 	if (rc == 0 && type == MSG_GAME_OVER)
-		rc = durable_over(d, t, now, &err);
+		rc = durable_over(d, t, ev, now, &err);
 	durable_check(d, rc, &err);
 }
 

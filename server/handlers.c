@@ -26,6 +26,7 @@
 #include "auth.h"
 #include "guard.h"
 #include "handlers.h"
+#include "ladder.h"
 #include "log.h"
 #include "match.h"
 #include "play.h"
@@ -280,6 +281,8 @@ static const struct handler_entry handlers[] = {
         {MSG_REGISTER, auth_register, 1},
         {MSG_PASSWORD_CHANGE, auth_password_change, 0},
         {MSG_ACCOUNT_CLOSE, auth_account_close, 0},
+        {MSG_PROFILE, ladder_profile, 0},
+        {MSG_LEADERBOARD, ladder_leaderboard, 0},
         {MSG_TEST_CLOCK, handle_test_clock, 0},
 };
 
@@ -367,7 +370,10 @@ handlers_read_done(struct lobby *lb, struct archive_read *r)
 		return;
 	}
 	w->peer->wait = NULL;
-	archive_reply(lb, w->peer, &w->request, r);
+	if (ladder_read_is(r))
+		ladder_reply(lb, w->peer, &w->request, r);
+	else
+		archive_reply(lb, w->peer, &w->request, r);
 	archive_read_free(r);
 	handlers_wait_resume(lb, w);
 }

@@ -7,7 +7,9 @@
  * listens (in clear, with TLS, or both), and runs the libuv loop until SIGINT or SIGTERM asks for
  * a clean stop: clients are told, queued output is flushed, then everything is freed. SIGHUP
  * reloads the TLS certificate and key for the connections to come (a bad file is logged and the
- * old pair kept); without TLS it has nothing to reload and says so. It owns the loop, the signal
+ * old pair kept); without TLS it has nothing to reload and says so. It opens the operators' admin
+ * socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...` is another program
+ * in the same binary (adminctl.h), handed the command line at once. It owns the loop, the signal
  * handles (started before the port is bound), the TLS certificate (struct tls_server) and the
  * store.
  */
@@ -19,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <uv.h>
 
+#include "adminctl.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
@@ -58,15 +62,15 @@ usage(FILE *f)
 	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
 	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
+	        "   or: hokitod accounts list|ban|unban|reset-password|set-bot ... (--help)\n"
 	        "  --listen HOST:PORT     address (default %s; [::1]:PORT for IPv6)\n"
 	        "  --listen-tls HOST:PORT TLS too, or alone: --tls-cert FILE, --tls-key FILE\n"
 	        "                         (PEM; --tls-ca FILE: its chain); SIGHUP reloads them\n"
 	        "  --db PATH              SQLite store (./%s; in $STATE_DIRECTORY if set)\n"
+	        "  --admin-socket PATH    operators' socket (empty: --db's PATH with .sock)\n"
 	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
-	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
-	        "  --port-file PATH       write the bound port numbers (plain, TLS) to PATH\n"
-	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
-	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
+	        "  --log-level error|warn|info|debug (info)  --port-file PATH: the bound ports\n"
+	        "  --check: check all of the store, exit 0 if sound  --test-clock: testing aid\n"
 	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
 	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
 	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
@@ -82,6 +86,49 @@ usage(FILE *f)
 	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
+}
+
+/* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
+static const char *
+db_default(char *buf, size_t size)
+{
+	const char *dir = getenv("STATE_DIRECTORY");
+	size_t n = dir != NULL ? strcspn(dir, ":") : 0; /* systemd may list several */
+
+	if (n > 0)
+		snprintf(buf, size, "%.*s/%s", (int)n, dir, DEFAULT_DB);
+	else
+		snprintf(buf, size, "%s", DEFAULT_DB);
+	return buf;
+}
+
+/*
+ * Open the admin socket (node_admin()): at admin_socket, or else beside a file store (its path
+ * with ADMINCTL_SOCKET_SUFFIX; none for ":memory:"). A socket the operator named must open; the
+ * default one is skipped with a warning when its path is too long for a socket. Returns 0 or a
+ * negative libuv error (logged).
+ */
+static int
+admin_start(struct node *node, const char *admin_socket, const char *db, char *buf, size_t size)
+{
+	int rc;
+
+	if (admin_socket == NULL) {
+		if (strcmp(db, ":memory:") == 0)
+			return 0;
+		snprintf(buf, size, "%s%s", db, ADMINCTL_SOCKET_SUFFIX);
+		admin_socket = buf;
+		if (strlen(buf) >= sizeof((struct sockaddr_un *)NULL)->sun_path) {
+			log_warn("no admin socket: %s is too long for one (--admin-socket)", buf);
+			return 0;
+		}
+	}
+	if ((rc = node_admin(node, admin_socket)) < 0)
+		log_error("cannot open the admin socket %s: %s%s", admin_socket, uv_strerror(rc),
+		          rc == UV_EADDRINUSE ? " (a server answers there already)" : "");
+	else
+		log_info("operators' commands on %s", admin_socket);
+	return rc;
 }
 
 /* Parse a whole decimal number in [min, max]. Returns 0 or -1. */
@@ -379,6 +426,7 @@ main(int argc, char **argv)
 		O_THINKING,
 		O_KIBITZ,
 		O_DB,
+		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
 		O_CHECK,
 		O_HELP,
@@ -417,6 +465,7 @@ main(int argc, char **argv)
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"db", required_argument, NULL, O_DB},
+	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"check", no_argument, NULL, O_CHECK},
 	        {"help", no_argument, NULL, O_HELP},
@@ -452,18 +501,21 @@ main(int argc, char **argv)
 	        .kibitz_per_game = 20,
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
+	const char *admin_socket = NULL;
 	struct tls_server_config tcfg = {NULL, NULL, NULL};
 	struct tls_error terr;
 	enum store_sync sync = STORE_SYNC_NORMAL;
 	struct store_error serr;
 	struct store *store;
-	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096];
+	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
 	unsigned long long v;
 	struct hokitod d;
 	uv_loop_t loop;
 	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
 
+	if (argc > 1 && strcmp(argv[1], "accounts") == 0) /* the operators' commands */
+		return adminctl_main(argc - 1, argv + 1, db_default(dbpath, sizeof dbpath));
 	opterr = 0; /* getopt's messages name argv[0]; ours are one line, as every error */
 	while ((opt = getopt_long(argc, argv, ":hV", options, &longindex)) != -1) {
 		const char *bad = NULL, *cut;
@@ -646,6 +698,9 @@ main(int argc, char **argv)
 			else
 				db = optarg;
 			break;
+		case O_ADMIN_SOCKET: /* empty: the default, beside the store */
+			admin_socket = optarg[0] != '\0' ? optarg : NULL;
+			break;
 		case O_FSYNC_MODE:
 			if (strcmp(optarg, "normal") == 0)
 				sync = STORE_SYNC_NORMAL;
@@ -735,16 +790,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	if (db == NULL) {
-		const char *dir = getenv("STATE_DIRECTORY");
-		size_t n = dir != NULL ? strcspn(dir, ":") : 0; /* systemd may list several */
-
-		if (n > 0)
-			snprintf(dbpath, sizeof dbpath, "%.*s/%s", (int)n, dir, DEFAULT_DB);
-		else
-			snprintf(dbpath, sizeof dbpath, "%s", DEFAULT_DB);
-		db = dbpath;
-	}
+	if (db == NULL)
+		db = db_default(dbpath, sizeof dbpath);
 
 	if (check)
 		return check_store(db);
@@ -781,6 +828,8 @@ main(int argc, char **argv)
 		log_error("cannot rebuild the games from the store: %s", serr.text);
 	} else if ((rc = node_offload(d.node, &serr)) < 0) {
 		log_error("cannot start the store: %s", serr.text);
+	} else if ((rc = admin_start(d.node, admin_socket, db, sockpath, sizeof sockpath)) < 0) {
+		/* logged */
 	} else if (listen != NULL &&
 	           (rc = node_listen(d.node, host, port, bound, sizeof bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen, uv_strerror(rc));

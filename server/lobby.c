@@ -76,6 +76,8 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	LIST_INIT(&lb->spect_waiting);
 	TAILQ_INIT(&lb->waits);
 	accounts_init(&lb->accounts);
+	rating_book_init(&lb->ratings);
+	lb->env.ratings = &lb->ratings;
 	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr) {
 		struct quota_config qc = {.rate = cfg->rate_per_addr,
 		                          .creates = cfg->creates_per_addr,
@@ -111,6 +113,7 @@ lobby_free(struct lobby *lb)
 	strmap_close(&lb->by_game);
 	strmap_close(&lb->by_code);
 	accounts_close(&lb->accounts);
+	rating_book_close(&lb->ratings);
 	quota_free(lb->quota);
 	throttle_free(lb->lookups);
 	free(lb);
@@ -449,11 +452,13 @@ lobby_prune(struct lobby *lb)
 json_t *
 lobby_welcome_new(struct lobby *lb, const struct session *s, int resumed, json_t *id)
 {
+	struct event_player player = {s->id, s->name, 0, session_kind(s), NULL};
 	json_t *o = msg_new(MSG_WELCOME, NULL);
 
 	json_object_set_new(o, "protocol", json_integer(PROTOCOL_VERSION));
 	json_object_set_new(o, "server", json_string(lb->cfg.server));
-	json_object_set_new(o, "player", msg_player_new(s->id, s->name));
+
+	json_object_set_new(o, "player", event_player_encode(&player));
 	json_object_set_new(o, "token", json_string(s->token));
 	json_object_set_new(o, "resumed", json_boolean(resumed));
 	json_object_set_new(o, "game", s->table ? json_string(s->table->id) : json_null());

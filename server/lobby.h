@@ -33,6 +33,7 @@
 #include "deadline.h"
 #include "game.h"
 #include "protocol.h"
+#include "rating.h"
 #include "session.h"
 #include "store-port.h"
 #include "strmap.h"
@@ -197,8 +198,9 @@ struct lobby {
 	char limited_addr[64];    /* ... the address of the last one */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
-	uint64_t read_ticket;     /* the last store read's ticket */
-	struct accounts accounts; /* the accounts and the throttles of logins (auth.c) */
+	uint64_t read_ticket;       /* the last store read's ticket */
+	struct accounts accounts;   /* the accounts and the throttles of logins (auth.c) */
+	struct rating_book ratings; /* the accounts' ratings (rating.h), env.ratings points here */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */

@@ -29,26 +29,29 @@ seated_active(const struct session *s)
  * computer takes the other seat at that level and the game starts at once: the creator's state
  * then includes both seated events and started, and the first player gets its turn.
  */
-static void
+static struct table *
 do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum game_kind kind,
           const char *variant, int seat, int is_private, int has_seed, uint64_t seed,
-          uint64_t base_ms, uint64_t inc_ms, int level)
+          uint64_t base_ms, uint64_t inc_ms, int level, int rated)
 {
 	struct session *s = peer->session;
 	struct table *t;
 
 	if (lobby_refuse_full(lb, peer, m) || guard_refuse_create(lb, peer, m, level > 0))
-		return;
+		return NULL;
 	lobby_session_leave(lb, s);
 	t = lobby_table_open(lb, kind, variant, has_seed ? seed : osrand_u64(), base_ms, inc_ms,
 	                     is_private, peer);
+	t->rated = rated;
+	t->opened_at = lobby_time(lb);
 	if (seat < 0)
 		seat = (int)(osrand_u64() & 1);
 	table_seat(t, seat, s);
 	table_seated_emit(t, seat, s);
-	log_info("%s (%s) created game %s: %s %s, %s, seat %s, clock %s%s", s->id, s->name, t->id,
+	log_info("%s (%s) created game %s: %s %s, %s%s, seat %s, clock %s%s", s->id, s->name, t->id,
 	         game_kind_name(kind), variant, is_private ? "private" : "public",
-	         game_side_name(kind, seat), t->control, level > 0 ? ", against the computer" : "");
+	         rated ? " rated" : "", game_side_name(kind, seat), t->control,
+	         level > 0 ? ", against the computer" : "");
 	if (level > 0) {
 		char cid[16];
 
@@ -60,6 +63,7 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	}
 	lobby_send(lb, peer, table_state_new(t, s, m->id));
 	table_your_turn(t);
+	return t;
 }
 
 /* Seat s at the open seat of t, start the game and reply its state. */
@@ -97,6 +101,17 @@ seat_return(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, stru
 	table_your_turn(t);
 }
 
+/* A rated game is played by accounts only: refuse a guest's m (not_logged_in). Returns 1 if so. */
+static int
+refuse_guest_rated(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int rated)
+{
+	if (!rated || peer->session->account != 0)
+		return 0;
+	lobby_refuse(lb, peer, m, PROTO_ENOTLOGGEDIN,
+	             "rated games are between accounts: log in to one (hello with a password)");
+	return 1;
+}
+
 void
 match_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -111,8 +126,10 @@ match_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		                         "this server has no computer players", m->id));
 		return;
 	}
+	if (refuse_guest_rated(lb, peer, m, m->rated))
+		return;
 	do_create(lb, peer, m, m->kind, m->variant, m->seat, m->is_private, m->has_seed, m->seed,
-	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0);
+	          m->clock_base_ms, m->clock_inc_ms, m->computer ? m->level : 0, m->rated);
 }
 
 /*
@@ -182,33 +199,75 @@ match_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		                     : "being played");
 		return;
 	}
+	if (refuse_guest_rated(lb, peer, m, t->rated))
+		return;
 	do_join(lb, peer, m, t);
 }
 
+/*
+ * How far t's waiting player is from s in rating, for the rated pool: the distance, or -1 when
+ * they may not be paired yet (farther apart than the window of the waiter's wait allows,
+ * rating_quick_window()).
+ */
+static double
+rated_distance(struct lobby *lb, const struct table *t, int seat, const struct session *s)
+{
+	struct glicko a, b;
+	double d;
+
+	rating_book_glicko(&lb->ratings, t->seat_account[seat], t->kind, &a);
+	rating_book_glicko(&lb->ratings, s->account, t->kind, &b);
+	d = a.rating > b.rating ? a.rating - b.rating : b.rating - a.rating;
+	return d <= rating_quick_window(lobby_time(lb) - t->opened_at) ? d : -1;
+}
+
+/*
+ * Quick pairing, in two pools, among the open public games of the same kind, variant and clock:
+ * a casual game pairs with the first unrated one; a rated game (accounts only) with the rated
+ * one whose waiting account is closest in rating, within a window that widens as the waiter
+ * waits (PROTOCOL.md quick). With no partner the player opens a game of its pool and waits.
+ */
 void
 match_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
+	struct table *best = NULL, *t;
+	double best_d = -1;
 
 	if (seated_active(s)) {
 		lobby_refuse(lb, peer, m, PROTO_EALREADYSEATED,
 		             "you are seated in game %s; leave it first", s->table->id);
 		return;
 	}
+	if (refuse_guest_rated(lb, peer, m, m->rated))
+		return;
 	for (size_t i = 0; i < lb->ntables; i++) {
-		struct table *t = lb->tables[i];
-		int seat = t->seat_taken[0] ? 0 : 1;
+		int seat;
+		double d;
 
-		if (t->st.status != EVENT_STATUS_OPEN || t->is_private || t->kind != m->kind ||
-		    strcmp(t->variant, m->variant) != 0 || t->seat[seat] == s ||
-		    !table_connected(t, seat) || t->base_ms != m->clock_base_ms ||
-		    t->inc_ms != m->clock_inc_ms)
+		t = lb->tables[i];
+		seat = t->seat_taken[0] ? 0 : 1;
+		if (t->st.status != EVENT_STATUS_OPEN || t->is_private || t->rated != m->rated ||
+		    t->kind != m->kind || strcmp(t->variant, m->variant) != 0 ||
+		    t->seat[seat] == s || !table_connected(t, seat) ||
+		    t->base_ms != m->clock_base_ms || t->inc_ms != m->clock_inc_ms)
 			continue;
-		do_join(lb, peer, m, t);
+		if (!m->rated) {
+			best = t;
+			break;
+		}
+		d = rated_distance(lb, t, seat, s);
+		if (d >= 0 && (best == NULL || d < best_d)) {
+			best = t;
+			best_d = d;
+		}
+	}
+	if (best != NULL) {
+		do_join(lb, peer, m, best);
 		return;
 	}
 	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms, m->clock_inc_ms,
-	          0);
+	          0, m->rated);
 }
 
 /* Whether s is among t's connected spectators. */
@@ -303,6 +362,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		return;
 	n = lobby_table_open(lb, t->kind, t->variant, osrand_u64(), t->base_ms, t->inc_ms,
 	                     t->is_private, peer);
+	n->rated = t->rated; /* the same players: accounts still */
 	ev.u.rematch_started.new_game = n->id;
 	table_emit(t, &ev, NULL); /* the offer is taken up: no offer stands any more */
 	for (int i = 0; i < 2; i++) {

@@ -601,6 +601,12 @@ net_peer_addr(const struct lobby_peer *peer)
 }
 
 uint64_t
+net_turn(const struct net *n)
+{
+	return n->turn_no;
+}
+
+uint64_t
 net_turn_end(struct net *n)
 {
 	return n->turn_no++;
@@ -612,6 +618,8 @@ net_release(struct net *n, uint64_t turn)
 	if (turn > n->released)
 		n->released = turn;
 	net_flush_all(n);
+	if (n->ops.released != NULL)
+		n->ops.released(n->ops.arg, n->released);
 }
 
 void

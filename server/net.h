@@ -44,6 +44,8 @@ struct net_ops {
 	int (*line)(void *arg, struct lobby_peer *peer, const char *line, size_t len);
 	/* peer's connection is going (closed by either side, or doomed): once, at its reaping. */
 	void (*gone)(void *arg, struct lobby_peer *peer);
+	/* Optional (NULL): the output of turns up to turn was just released (net_release()). */
+	void (*released)(void *arg, uint64_t turn);
 	void *arg;
 };
 
@@ -63,6 +65,9 @@ void net_close(struct lobby_peer *peer);
 
 /* The printable address of peer's connection, for the log. Borrowed. */
 const char *net_peer_addr(const struct lobby_peer *peer);
+
+/* The turn under way: what is sent now is released with it. */
+uint64_t net_turn(const struct net *n);
 
 /* End the turn under way: returns its number; what is sent from now on belongs to the next. */
 uint64_t net_turn_end(struct net *n);

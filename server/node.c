@@ -10,11 +10,14 @@
  * The game layer reaches the store through its ports (store-port.h), which this file fills from
  * the SQLite store: the write port for the restore (and, in the turn pipeline, durable.c), and
  * the read port, run by a reader (reader.h) on a thread and a connection of its own, for history
- * and record (ops->read); the answers come back through handlers_read_done().
+ * and record (ops->read); the answers come back through handlers_read_done(). The operators'
+ * requests come from the admin socket (admin.h) to operators.h, and their answers go back once
+ * the network layer's output of their turn is released (net_ops.released): durable too.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "admin.h"
 #include "archive.h"
 #include "durable.h"
 #include "fanout.h"
@@ -24,6 +27,7 @@
 #include "hokito-config.h"
 #include "log.h"
 #include "node.h"
+#include "operators.h"
 #include "reader.h"
 #include "restore.h"
 #include "think.h"
@@ -40,6 +44,7 @@ struct node {
 	struct fanout fanout;          /* the in-process fan-out port: to durable, then peers */
 	struct store_write_port wport; /* the store's write port, lent to the lobby (restore) */
 	struct reader *reader;         /* runs the lobby's store reads; NULL without a store */
+	struct admin *admin;           /* the operators' socket (node_admin()), or NULL */
 	uv_timer_t tick;               /* lobby_tick every second */
 	uv_timer_t wake;               /* lobby_wake at the next deadline (ops->timer) */
 	int stopping;
@@ -171,7 +176,17 @@ node_hash_done_cb(void *arg, struct auth_job *j)
 {
 	struct node *nd = arg;
 
-	handlers_auth_done(nd->lobby, j);
+	if (j->op == AUTH_RESET) { /* an operator's: the answer goes to the admin socket */
+		json_t *answer = operators_hash_done(nd->lobby, j);
+
+		if (nd->admin != NULL)
+			admin_reply(nd->admin, j->ticket, answer, net_turn(nd->net));
+		else
+			json_decref(answer);
+		auth_job_free(j);
+	} else {
+		handlers_auth_done(nd->lobby, j);
+	}
 	net_reap(nd->net);
 }
 
@@ -231,6 +246,28 @@ node_line_cb(void *arg, struct lobby_peer *peer, const char *line, size_t len)
 	}
 	msg_clear(&m);
 	return peer->session != NULL;
+}
+
+/* An operator's request from the admin socket: to the game layer (operators.h). */
+static void
+node_admin_cb(void *arg, uint64_t ticket, const json_t *req)
+{
+	struct node *nd = arg;
+	json_t *answer = operators_request(nd->lobby, req, ticket);
+
+	if (answer != NULL) /* else it comes from the pool: node_hash_done_cb() */
+		admin_reply(nd->admin, ticket, answer, net_turn(nd->net));
+	net_reap(nd->net); /* a banned player's connection, closed */
+}
+
+/* net_ops.released: the admin socket's answers of those turns are durable too. */
+static void
+node_released_cb(void *arg, uint64_t turn)
+{
+	struct node *nd = arg;
+
+	if (nd->admin != NULL)
+		admin_release(nd->admin, turn);
 }
 
 /* net_ops.gone */
@@ -322,7 +359,10 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .account_update = store != NULL ? node_account_update_cb : NULL,
 	        .arg = nd,
 	};
-	struct net_ops nops = {.line = node_line_cb, .gone = node_gone_cb, .arg = nd};
+	struct net_ops nops = {.line = node_line_cb,
+	                       .gone = node_gone_cb,
+	                       .released = node_released_cb,
+	                       .arg = nd};
 	struct think_ops tops = {.move = node_move_cb, .arg = nd};
 	struct turn_ops pops = {.counters = node_counters_cb, .arg = nd};
 
@@ -369,6 +409,8 @@ node_restore(struct node *nd, struct store_error *err)
 
 	if (rc >= 0)
 		rc = restore_lobby(nd->lobby, err);
+	if (rc >= 0) /* banned while no server ran (hokitod accounts on the file) */
+		operators_restore(nd->lobby);
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && (crc = turn_commit_now(nd->turn, err)) < 0)
 		rc = crc;
@@ -385,6 +427,12 @@ node_offload(struct node *nd, struct store_error *err)
 	if (rc < 0)
 		node_store_drop(nd);
 	return rc;
+}
+
+int
+node_admin(struct node *nd, const char *path)
+{
+	return admin_create(nd->loop, path, node_admin_cb, nd, &nd->admin);
 }
 
 int
@@ -418,6 +466,7 @@ node_shutdown(struct node *nd)
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
 	think_stop(nd->think);
 	hasher_stop(nd->hasher);
+	admin_close(nd->admin);   /* answers not yet written are dropped with their connections */
 	reader_close(nd->reader); /* reads out are dropped: their connections are going too */
 	nd->reader = NULL;
 	net_shutdown(nd->net);
@@ -432,6 +481,7 @@ node_free(struct node *nd)
 	lobby_free(nd->lobby);
 	think_free(nd->think);
 	hasher_free(nd->hasher);
+	admin_free(nd->admin);
 	net_free(nd->net);
 	free(nd);
 }

@@ -46,6 +46,13 @@ int node_restore(struct node *nd, struct store_error *err);
 int node_offload(struct node *nd, struct store_error *err);
 
 /*
+ * Take the operators' commands on the Unix socket at path (admin.h: mode 0600, root and the
+ * server's own user only), removed at the stop. Call once, after node_restore(). Returns 0 or a
+ * negative libuv error (UV_EADDRINUSE: a server answers there already).
+ */
+int node_admin(struct node *nd, const char *path);
+
+/*
  * Listen on host:port (port 0: the OS picks). Writes the bound address ("127.0.0.1:7777",
  * "[::1]:7777") into bound. Returns 0 or a negative libuv error.
  */

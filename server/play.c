@@ -167,7 +167,7 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	struct session *s = peer->session;
 	struct table *t = s->table;
 	uint64_t now = lobby_time(lb), oldest = s->chat_at[s->chat_next % CHAT_BURST];
-	struct event_player player = {s->id, s->name, 0};
+	struct event_player player = {s->id, s->name, 0, session_kind(s), NULL};
 	int64_t seq = -1;
 
 	if (t == NULL) {

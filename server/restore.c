@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "names.h"
 #include "restore.h"
 #include "store-port.h"
 #include "xmalloc.h"
@@ -40,6 +41,25 @@ struct restore_ctx {
 	unsigned sessions;
 };
 
+/*
+ * The accounts of t's seats that an account or a bot holds: by the seated name, which is the
+ * account's (a name no guest can take), among the accounts loaded first (node_restore()).
+ */
+static void
+restore_seat_accounts(struct lobby *lb, struct table *t)
+{
+	char key[STORE_ACCOUNT_NAME_MAX];
+	const struct account *a;
+
+	for (int i = 0; i < 2; i++) {
+		if (t->seat_kind[i] != EVENT_PLAYER_ACCOUNT && t->seat_kind[i] != EVENT_PLAYER_BOT)
+			continue;
+		if (names_account_key(t->seat_name[i], key, sizeof key) >= 0 &&
+		    (a = accounts_find(&lb->accounts, key)) != NULL)
+			t->seat_account[i] = a->row.id;
+	}
+}
+
 /* store_load() callback: one stored game, replayed, becomes a table. */
 static int
 restore_game_cb(void *ctx, const struct store_game *g, const struct store_event *ev, size_t nev,
@@ -52,6 +72,7 @@ restore_game_cb(void *ctx, const struct store_game *g, const struct store_event 
 
 	if (t == NULL)
 		return 1;
+	restore_seat_accounts(lb, t);
 	rc->ended = xgrow(rc->ended, lb->ntables, &rc->ended_cap, sizeof *rc->ended, 64);
 	rc->ended[lb->ntables] = g->ended_ms;
 	lobby_table_add(lb, t);
@@ -84,6 +105,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	struct restore_ctx *rc = ctx;
 	struct lobby *lb = rc->lb;
 	struct table *t = lobby_table_find(lb, ss->game_id);
+	const struct account *a;
 	struct session *s;
 
 	if (t == NULL || !token_valid(ss->token) ||
@@ -99,6 +121,8 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	snprintf(s->name, sizeof s->name, "%s", ss->name);
 	snprintf(s->token, sizeof s->token, "%s", ss->token);
 	s->account = ss->account; /* accounts are loaded first (node_restore()) */
+	a = s->account != 0 ? accounts_find_id(&lb->accounts, s->account) : NULL;
+	s->bot = a != NULL && strcmp(a->row.kind, "bot") == 0;
 	s->seat = ss->seat;
 	table_attach(t, s);
 	s->gone_at = lobby_time(lb);
@@ -108,6 +132,16 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	if (id_number(s->id) >= lb->next_player)
 		lb->next_player = id_number(s->id) + 1;
 	rc->sessions++;
+	return 0;
+}
+
+/* ratings_load() callback: an account's rating in a kind, as stored (never recomputed). */
+static int
+restore_rating_cb(void *ctx, const struct store_rating *r)
+{
+	struct restore_ctx *rc = ctx;
+
+	rating_book_put(&rc->lb->ratings, r);
 	return 0;
 }
 
@@ -166,7 +200,9 @@ restore_lobby(struct lobby *lb, struct store_error *err)
 	assert(lb->ntables == 0 && lb->sessions.n == 0);
 	if (st == NULL)
 		return 0;
-	n = st->load(st->impl, lb->cfg.keep_finished, restore_game_cb, &rc, err);
+	n = st->ratings_load(st->impl, restore_rating_cb, &rc, err);
+	if (n >= 0)
+		n = st->load(st->impl, lb->cfg.keep_finished, restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {
 		snprintf(err->text, sizeof err->text, "%s", rc.why);
 		err->code = n = STORE_ECORRUPT;

@@ -73,3 +73,11 @@ session_forget(struct sessions *ss, struct session *s)
 	strmap_del(&ss->by_player, s->id);
 	free(s);
 }
+
+enum event_player_kind
+session_kind(const struct session *s)
+{
+	if (s->account == 0)
+		return EVENT_PLAYER_GUEST;
+	return s->bot ? EVENT_PLAYER_BOT : EVENT_PLAYER_ACCOUNT;
+}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "event.h"
 #include "protocol.h"
 #include "strmap.h"
 
@@ -51,6 +52,7 @@ struct session {
 	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
 	unsigned chat_next;           /* next slot of chat_at */
 	int64_t account;              /* the account logged in to (accounts.h), 0 for a guest */
+	int bot;                      /* that account is a bot's (its kind at login) */
 };
 
 TAILQ_HEAD(session_list, session);
@@ -83,6 +85,9 @@ struct session *session_find_token(struct sessions *ss, const char *token);
 
 /* The session of player id, or NULL. Borrowed. */
 struct session *session_find_id(struct sessions *ss, const char *id);
+
+/* What s is on the wire: a guest, an account, or a bot account. */
+enum event_player_kind session_kind(const struct session *s);
 
 /* Take s out of the indexes and free it; the caller compacts ss->all itself (lobby_tick()). */
 void session_forget(struct sessions *ss, struct session *s);

@@ -1,9 +1,12 @@
 /*
  * store-port.c: the parts of the store ports (store-port.h) that belong to no backend: the
  * history cursor as the text a client holds. The text is "<ended_ms>.<serial>" in decimal; a
- * client treats it as opaque, and a backend that pages by another key may change it.
+ * client treats it as opaque, and a backend that pages by another key may change it. The
+ * leaderboard's cursor is "<rating>,<account>,<rank>": the rating with all its digits (%.17g,
+ * so the key is exact), then the last entry's account and rank in decimal.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,29 @@ store_cursor_parse(const char *text, struct store_cursor *c)
 	struct store_cursor v;
 
 	if (cursor_number(&p, &v.ended_ms) < 0 || *p++ != '.' || cursor_number(&p, &v.serial) < 0 ||
+	    *p != '\0')
+		return STORE_EINVAL;
+	*c = v;
+	return 0;
+}
+
+void
+store_board_cursor_format(const struct store_board_cursor *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.17g,%" PRId64 ",%" PRId64, c->rating, c->account, c->rank);
+}
+
+int
+store_board_cursor_parse(const char *text, struct store_board_cursor *c)
+{
+	struct store_board_cursor v;
+	const char *p;
+	char *end;
+
+	v.rating = strtod(text, &end);
+	p = end;
+	if (end == text || !isfinite(v.rating) || fabs(v.rating) > 1e9 || *p++ != ',' ||
+	    cursor_number(&p, &v.account) < 0 || *p++ != ',' || cursor_number(&p, &v.rank) < 0 ||
 	    *p != '\0')
 		return STORE_EINVAL;
 	*c = v;

@@ -67,6 +67,7 @@ struct store_game {
 	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
+	int rated;                         /* a rated game (schema 8) */
 };
 
 /* One game event as stored. The strings are borrowed (see each function). */
@@ -107,6 +108,27 @@ struct store_account {
 	int64_t banned_ms; /* 0 unless banned */
 };
 
+/* An account's rating in one game kind (schema 8's ratings row): full precision, as glicko left it.
+ */
+struct store_rating {
+	int64_t account;
+	enum game_kind kind;
+	double rating, rd, vol;
+	int64_t games, wins, draws, losses; /* rated games; games = wins + draws + losses */
+	double best;                        /* the best rating after any of its games */
+	int64_t updated_ms;
+};
+
+/* One seat's change in a rated game (a rating_changes row); the ratings row follows from it. */
+struct store_rating_change {
+	int seat;
+	int64_t account;
+	enum game_kind kind;
+	double before[3]; /* rating, rd, vol before the game */
+	double after[3];  /* ... after it */
+	double score;     /* the seat's score: 1, 0.5, 0 (its win, draw or loss) */
+};
+
 /*
  * A loaded game, replayed: start is its start position, position the position after its stored
  * moves. events[0..nevents) are in seq order. Everything is borrowed for the call only.
@@ -139,6 +161,40 @@ struct store_history_page {
 	int64_t total;            /* finished public games in the store (a kept count) */
 	int more;                 /* more games follow the page's last one */
 	struct store_cursor next; /* the page's last game, when more: the next page's `after` */
+};
+
+/* Where a leaderboard page starts: just after this entry (best rating first, then lower id). */
+struct store_board_cursor {
+	double rating;
+	int64_t account;
+	int64_t rank; /* that entry's rank: the page goes on from it */
+};
+
+#define STORE_BOARD_CURSOR_TEXT 64 /* store_board_cursor_format()'s text, with the NUL */
+
+/* A leaderboard request: accounts (and bots) of kind with rd <= 110, open and not banned. */
+struct store_board_query {
+	enum game_kind kind;
+	int has_after;                   /* start after `after`; else at the best */
+	struct store_board_cursor after; /* see has_after */
+	size_t limit;                    /* at most this many entries */
+};
+
+/* One entry of a leaderboard page. */
+struct store_board_entry {
+	int64_t rank; /* 1 for the best */
+	int64_t account;
+	char name[STORE_ACCOUNT_NAME_MAX];
+	int bot; /* a bot account */
+	double rating, rd;
+	int64_t games;
+};
+
+/* One of an account's rated games, for its profile: the game and both seats' changes. */
+struct store_rated_game {
+	struct store_game game;
+	int nchanges;                          /* 2, or 0 when its rows are missing */
+	struct store_rating_change changes[2]; /* by seat */
 };
 
 /* The write port: everything one turn of the loop writes, and the start-up reads. */
@@ -188,6 +244,13 @@ struct store_write_port {
 	/* Start-up: every account, by id, to cb. Returns the count or an error. */
 	int (*accounts_load)(void *impl, int (*cb)(void *ctx, const struct store_account *a),
 	                     void *ctx, struct store_error *err);
+	/* A rated game's change of one seat (c borrowed), queued in the turn's transaction with
+	 * the game's end: the rating_changes row, and the account's ratings row brought to it. */
+	int (*rating_change)(void *impl, const char *game_id, const struct store_rating_change *c,
+	                     int64_t now_ms, struct store_error *err);
+	/* Start-up: every ratings row to cb. Returns the count or an error. */
+	int (*ratings_load)(void *impl, int (*cb)(void *ctx, const struct store_rating *r),
+	                    void *ctx, struct store_error *err);
 	void *impl; /* the backend's state, passed to every op; borrowed */
 };
 
@@ -208,6 +271,19 @@ struct store_read_port {
 	 */
 	int (*record)(void *impl, const char *game_id, int public_only, char *buf, size_t size,
 	              struct store_error *err);
+	/*
+	 * A page of the leaderboard of q->kind, best first: at most q->limit entries into out
+	 * (room for q->limit), *more set when more follow. Found by key (the ratings_board index),
+	 * whatever the number of accounts. Returns how many, or a negative error.
+	 */
+	int (*leaderboard)(void *impl, const struct store_board_query *q,
+	                   struct store_board_entry *out, int *more, struct store_error *err);
+	/*
+	 * The limit most recently finished rated games of account, most recent first, into out
+	 * (room for limit). Returns how many, or a negative error.
+	 */
+	int (*rated_games)(void *impl, int64_t account, size_t limit, struct store_rated_game *out,
+	                   struct store_error *err);
 	/* Release impl (the port is unusable after). */
 	void (*close)(void *impl);
 	/* Whether the port must be used on the loop's thread: a store that cannot be read from a
@@ -221,5 +297,11 @@ void store_cursor_format(const struct store_cursor *c, char *buf, size_t size);
 
 /* Parse a cursor text of store_cursor_format(): 0, or STORE_EINVAL for anything else. */
 int store_cursor_parse(const char *text, struct store_cursor *c);
+
+/* A leaderboard cursor as the text a client sees (opaque): into buf (STORE_BOARD_CURSOR_TEXT). */
+void store_board_cursor_format(const struct store_board_cursor *c, char *buf, size_t size);
+
+/* Parse a text of store_board_cursor_format(): 0, or STORE_EINVAL for anything else. */
+int store_board_cursor_parse(const char *text, struct store_board_cursor *c);
 
 #endif

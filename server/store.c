@@ -31,6 +31,7 @@
 
 #include <sqlite3.h>
 
+#include "glicko.h"
 #include "record.h"
 #include "store.h"
 #include "strmap.h"
@@ -232,6 +233,36 @@ static const char *const migrations[] = {
         "CREATE INDEX accounts_skeleton ON accounts (skeleton);"
         /* the account of a seated player's session, so that a restart keeps it logged in */
         "ALTER TABLE sessions ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
+        /*
+         * 8: ratings (issue 21). One ratings row per account and game kind once it played a
+         * rated game there, full precision (glicko.h); rating_changes holds each rated game's
+         * change per seat, written in the transaction of the game's end; games say whether they
+         * were rated (existing games were not). The leaderboard pages down ratings_board by key.
+         */
+        "CREATE TABLE ratings ("
+        "  account INTEGER NOT NULL REFERENCES accounts (id),"
+        "  kind TEXT NOT NULL,"
+        "  rating REAL NOT NULL,"
+        "  rd REAL NOT NULL,"
+        "  vol REAL NOT NULL,"
+        "  games INTEGER NOT NULL DEFAULT 0,"
+        "  wins INTEGER NOT NULL DEFAULT 0,"
+        "  draws INTEGER NOT NULL DEFAULT 0,"
+        "  losses INTEGER NOT NULL DEFAULT 0,"
+        "  best REAL NOT NULL,"
+        "  updated_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (account, kind)) WITHOUT ROWID;"
+        "CREATE INDEX ratings_board ON ratings (kind, rating DESC, account) WHERE rd <= 110;"
+        "CREATE TABLE rating_changes ("
+        "  game TEXT NOT NULL,"
+        "  seat INTEGER NOT NULL,"
+        "  account INTEGER NOT NULL REFERENCES accounts (id),"
+        "  before_rating REAL NOT NULL, before_rd REAL NOT NULL, before_vol REAL NOT NULL,"
+        "  after_rating REAL NOT NULL, after_rd REAL NOT NULL, after_vol REAL NOT NULL,"
+        "  ended_ms INTEGER NOT NULL,"
+        "  PRIMARY KEY (game, seat)) WITHOUT ROWID;"
+        "CREATE INDEX rating_changes_account ON rating_changes (account, ended_ms DESC);"
+        "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -241,7 +272,7 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.game_id = games.id), "             \
-	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock"
+	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock, rated"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -263,6 +294,9 @@ enum {
 	S_MOVES_OF,
 	S_ACCOUNT_ADD,
 	S_ACCOUNT_UPDATE,
+	S_RATING_CHANGE,
+	S_RATING_SET,
+	S_CHANGES_OF,
 	S_COUNT,
 };
 
@@ -271,8 +305,8 @@ static const char *const statements[S_COUNT] = {
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
-                       "created_ms, clock) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + 1 FROM "
-                       "games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8)",
+                       "created_ms, clock, rated) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + "
+                       "1 FROM games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
@@ -301,6 +335,20 @@ static const char *const statements[S_COUNT] = {
         [S_ACCOUNT_UPDATE] =
                 "UPDATE accounts SET pw_hash = ?2, kind = ?3, closed_ms = NULLIF(?4, 0), "
                 "banned_ms = NULLIF(?5, 0) WHERE id = ?1",
+        [S_RATING_CHANGE] = "INSERT INTO rating_changes (game, seat, account, before_rating, "
+                            "before_rd, before_vol, after_rating, after_rd, after_vol, "
+                            "ended_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        /* the row follows the change: counts by the score ?7, the best rating after a game */
+        [S_RATING_SET] =
+                "INSERT INTO ratings (account, kind, rating, rd, vol, games, wins, draws, "
+                "losses, best, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?7 = 1.0, ?7 = 0.5, "
+                "?7 = 0.0, ?3, ?6) ON CONFLICT (account, kind) DO UPDATE SET rating = ?3, "
+                "rd = ?4, vol = ?5, games = games + 1, wins = wins + (?7 = 1.0), "
+                "draws = draws + (?7 = 0.5), losses = losses + (?7 = 0.0), "
+                "best = MAX(best, ?3), updated_ms = ?6",
+        [S_CHANGES_OF] = "SELECT seat, account, before_rating, before_rd, before_vol, "
+                         "after_rating, after_rd, after_vol FROM rating_changes WHERE game = ?1 "
+                         "ORDER BY seat",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -521,6 +569,8 @@ store_check(struct store *st, void (*found)(void *ctx, const char *text), void *
 	return findings;
 }
 
+static int checkpoint_passive(sqlite3 *db);
+
 /* Bring the schema from st->version to STORE_SCHEMA_VERSION, one transaction per step. */
 static int
 store_migrate(struct store *st, struct store_error *err)
@@ -550,6 +600,10 @@ store_migrate(struct store *st, struct store_error *err)
 			return rc;
 		}
 		st->version = v;
+		/* the next step writes the WAL from its start again: a new file's migrations
+		   take the room of the largest, not of all of them together */
+		if (!st->temporary)
+			checkpoint_passive(st->db);
 	}
 	return 0;
 }
@@ -1194,6 +1248,7 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	bind_text(s, 6, g->code);
 	sqlite3_bind_int64(s, 7, g->created_ms);
 	bind_text(s, 8, g->clock[0] ? g->clock : "none");
+	sqlite3_bind_int(s, 9, g->rated != 0);
 	if ((rc = store_write(st, s, "adding a game", err)) < 0)
 		return rc;
 	live = strmap_get(&st->live, g->id);
@@ -1558,6 +1613,7 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->nevents = sqlite3_column_int64(s, 19);
 	g->ply = sqlite3_column_int(s, 20);
 	bad |= column_copy(s, 21, g->clock, sizeof g->clock);
+	g->rated = sqlite3_column_int(s, 22);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
 		                  st->path, g->id);
@@ -1910,6 +1966,88 @@ store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_ac
 	return count;
 }
 
+int
+store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
+                    int64_t now_ms, struct store_error *err)
+{
+	struct glicko after = {c->after[0], c->after[1], c->after[2]};
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX) || (c->seat != 0 && c->seat != 1) || c->account <= 0 ||
+	    (int)c->kind < 0 || (int)c->kind >= game_class_count ||
+	    (c->score != 0.0 && c->score != 0.5 && c->score != 1.0) ||
+	    glicko_rate(&after, NULL, 0, &after) < 0)
+		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad rating change", game_id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_RATING_CHANGE);
+	bind_text(s, 1, game_id);
+	sqlite3_bind_int(s, 2, c->seat);
+	sqlite3_bind_int64(s, 3, c->account);
+	for (int i = 0; i < 3; i++) {
+		sqlite3_bind_double(s, 4 + i, c->before[i]);
+		sqlite3_bind_double(s, 7 + i, c->after[i]);
+	}
+	sqlite3_bind_int64(s, 10, now_ms);
+	if ((rc = store_write(st, s, "adding a rating change", err)) < 0)
+		return rc;
+	s = store_stmt(st, S_RATING_SET);
+	sqlite3_bind_int64(s, 1, c->account);
+	bind_text(s, 2, game_kind_name(c->kind));
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_double(s, 3 + i, c->after[i]);
+	sqlite3_bind_int64(s, 6, now_ms);
+	sqlite3_bind_double(s, 7, c->score);
+	return store_write(st, s, "setting a rating", err);
+}
+
+int
+store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
+                   struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, count = 0;
+
+	rc = sqlite3_prepare_v2(
+	        st->db,
+	        "SELECT account, kind, rating, rd, vol, games, wins, draws, losses, "
+	        "best, updated_ms FROM ratings ORDER BY account, kind",
+	        -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading ratings");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_rating r = {0};
+		char kind[STORE_WORD_MAX];
+
+		r.account = sqlite3_column_int64(s, 0);
+		r.rating = sqlite3_column_double(s, 2);
+		r.rd = sqlite3_column_double(s, 3);
+		r.vol = sqlite3_column_double(s, 4);
+		r.games = sqlite3_column_int64(s, 5);
+		r.wins = sqlite3_column_int64(s, 6);
+		r.draws = sqlite3_column_int64(s, 7);
+		r.losses = sqlite3_column_int64(s, 8);
+		r.best = sqlite3_column_double(s, 9);
+		r.updated_ms = sqlite3_column_int64(s, 10);
+		if (column_copy(s, 1, kind, sizeof kind) || game_kind_parse(kind, &r.kind) < 0 ||
+		    !(r.rd > 0) || !(r.vol > 0)) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",
+			                  st->path);
+		}
+		if (cb(ctx, &r) != 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ESTOPPED, "loading ratings stopped");
+		}
+		count++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading ratings");
+	return count;
+}
+
 /* The kept count of finished public games (schema 6: moved by triggers, see migrations[5]). */
 static int
 store_finished_count(struct store *st, int64_t *total, struct store_error *err)
@@ -1981,9 +2119,60 @@ store_history_page(struct store *st, const struct store_history_query *q, struct
 	return (int)n;
 }
 
+/*
+ * The rating changes of a rated game, by seat, into out (room for 2). Returns how many (2, or 0
+ * for a game that ended without them), or a negative error.
+ */
+static int
+store_rating_changes_read(struct store *st, const char *id, struct store_rating_change out[2],
+                          struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_CHANGES_OF);
+	int rc, n = 0;
+
+	bind_text(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 2) {
+		struct store_rating_change *c = &out[n++];
+
+		memset(c, 0, sizeof *c);
+		c->seat = sqlite3_column_int(s, 0);
+		c->account = sqlite3_column_int64(s, 1);
+		for (int i = 0; i < 3; i++) {
+			c->before[i] = sqlite3_column_double(s, 2 + i);
+			c->after[i] = sqlite3_column_double(s, 5 + i);
+		}
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading rating changes");
+	return n;
+}
+
+/* A rated game's headers in r: each side's rating as shown before and its change shown. */
+static void
+record_ratings(struct record *r, const struct store_rating_change *changes)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct store_rating_change *c = &changes[i];
+		struct glicko before = {c->before[0], c->before[1], c->before[2]};
+		struct glicko after = {c->after[0], c->after[1], c->after[2]};
+		char shown[GLICKO_DISPLAY_MAX];
+
+		if (c->seat != i ||
+		    glicko_display(&before, r->rating[i], sizeof r->rating[i]) < 0 ||
+		    glicko_display(&after, shown, sizeof shown) < 0) {
+			r->rating[i][0] = '\0';
+			continue;
+		}
+		snprintf(r->rating_diff[i], sizeof r->rating_diff[i], "%+d",
+		         atoi(shown) - atoi(r->rating[i]));
+	}
+}
+
 int
-store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev, char *buf,
-                    size_t size, struct store_error *err)
+store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
+                    const struct store_rating_change *changes, char *buf, size_t size,
+                    struct store_error *err)
 {
 	const char *id = g->id;
 	struct record_error rerr;
@@ -2002,6 +2191,9 @@ store_record_format(const struct store_game *g, const struct store_event *ev, si
 	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
 	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
 		r->date[0] = '\0';
+	r->rated = g->rated;
+	if (changes != NULL)
+		record_ratings(r, changes);
 	r->result = strcmp(g->status, "finished") == 0 ? store_record_result(g) : RECORD_UNFINISHED;
 	if (strcmp(g->status, "finished") == 0)
 		snprintf(r->reason, sizeof r->reason, "%s",
@@ -2043,9 +2235,16 @@ store_record_write(struct store *st, const char *id, char *buf, size_t size,
 	size_t nev;
 	int rc;
 
+	struct store_rating_change changes[2];
+	int nc = 0;
+
 	if ((rc = store_game_get(st, id, &g, &ev, &nev, err)) < 0)
 		return rc;
-	rc = store_record_format(&g, ev, nev, buf, size, err);
+	if (g.rated && (nc = store_rating_changes_read(st, id, changes, err)) < 0) {
+		store_events_free(ev, nev);
+		return nc;
+	}
+	rc = store_record_format(&g, ev, nev, nc == 2 ? changes : NULL, buf, size, err);
 	store_events_free(ev, nev);
 	return rc;
 }
@@ -2087,10 +2286,11 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 {
 	struct store *st = impl;
 	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
+	struct store_rating_change changes[2];
 	struct store_event *ev = NULL;
 	struct store_game g;
 	size_t nev = 0;
-	int rc;
+	int rc, nc = 0;
 
 	bind_text(s, 1, id);
 	rc = sqlite3_step(s);
@@ -2108,11 +2308,116 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 		return rc;
 	if (public_only && g.is_private)
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
+	if (g.rated && (nc = store_rating_changes_read(st, id, changes, err)) < 0)
+		return nc;
 	if ((rc = store_moves_read(st, id, &ev, &nev, err)) < 0)
 		return rc;
-	rc = store_record_format(&g, ev, nev, buf, size, err);
+	rc = store_record_format(&g, ev, nev, nc == 2 ? changes : NULL, buf, size, err);
 	store_events_free(ev, nev);
 	return rc;
+}
+
+int
+store_rated_games(struct store *st, int64_t account, size_t limit, struct store_rated_game *out,
+                  struct store_error *err)
+{
+	static const char sql[] =
+	        "SELECT " GAME_COLUMNS " FROM games WHERE id IN (SELECT game FROM "
+	        "rating_changes WHERE account = ?1 ORDER BY ended_ms DESC "
+	        "LIMIT ?2) ORDER BY ended_ms DESC, serial DESC";
+	int64_t p[2] = {account, (int64_t)limit};
+	struct store_game *games;
+	size_t n;
+	int rc;
+
+	if (limit > INT32_MAX)
+		return store_fail(err, STORE_EINVAL, "rated games: limit out of range");
+	if ((rc = store_games_query(st, sql, p, 2, &games, &n, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < n && i < limit && rc >= 0; i++) {
+		out[i].game = games[i];
+		rc = out[i].nchanges =
+		        store_rating_changes_read(st, games[i].id, out[i].changes, err);
+	}
+	free(games);
+	return rc < 0 ? rc : (int)(n < limit ? n : limit);
+}
+
+/*
+ * A leaderboard page by key: down ratings_board (kind, rating DESC, account), from just after
+ * the cursor's entry, one more than asked for to tell whether more follow. Closed and banned
+ * accounts are skipped (their rows stay: an unbanned account comes back with its rating).
+ */
+int
+store_leaderboard(struct store *st, const struct store_board_query *q,
+                  struct store_board_entry *out, int *more, struct store_error *err)
+{
+#define BOARD_SELECT                                                                               \
+	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games FROM ratings r "                \
+	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND r.rd <= 110 AND "               \
+	"a.closed_ms IS NULL AND a.banned_ms IS NULL "
+	static const char first[] = BOARD_SELECT "ORDER BY r.rating DESC, r.account LIMIT ?2";
+	static const char after[] = BOARD_SELECT "AND (r.rating < ?3 OR (r.rating = ?3 AND "
+	                                         "r.account > ?4)) ORDER BY r.rating DESC, "
+	                                         "r.account LIMIT ?2";
+#undef BOARD_SELECT
+	int64_t rank = q->has_after ? q->after.rank : 0;
+	sqlite3_stmt *s;
+	int rc, n = 0;
+
+	*more = 0;
+	if (q->limit > INT32_MAX || (int)q->kind < 0 || (int)q->kind >= game_class_count)
+		return store_fail(err, STORE_EINVAL, "leaderboard: kind or limit out of range");
+	rc = sqlite3_prepare_v2(st->db, q->has_after ? after : first, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
+	bind_text(s, 1, game_kind_name(q->kind));
+	sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1);
+	if (q->has_after) {
+		sqlite3_bind_double(s, 3, q->after.rating);
+		sqlite3_bind_int64(s, 4, q->after.account);
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_board_entry *e = &out[n];
+		char kind[STORE_WORD_MAX];
+
+		if ((size_t)n == q->limit) {
+			*more = 1;
+			break;
+		}
+		memset(e, 0, sizeof *e);
+		e->rank = ++rank;
+		e->account = sqlite3_column_int64(s, 0);
+		if (column_copy(s, 1, e->name, sizeof e->name) < 0 ||
+		    column_copy(s, 2, kind, sizeof kind) < 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
+			                  st->path);
+		}
+		e->bot = strcmp(kind, "bot") == 0;
+		e->rating = sqlite3_column_double(s, 3);
+		e->rd = sqlite3_column_double(s, 4);
+		e->games = sqlite3_column_int64(s, 5);
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
+	return n;
+}
+
+static int
+port_leaderboard(void *impl, const struct store_board_query *q, struct store_board_entry *out,
+                 int *more, struct store_error *err)
+{
+	return store_leaderboard(impl, q, out, more, err);
+}
+
+static int
+port_rated_games(void *impl, int64_t account, size_t limit, struct store_rated_game *out,
+                 struct store_error *err)
+{
+	return store_rated_games(impl, account, limit, out, err);
 }
 
 static int
@@ -2139,6 +2444,8 @@ store_read_port_init(struct store *st, struct store_read_port *out)
 {
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
+	                                .leaderboard = port_leaderboard,
+	                                .rated_games = port_rated_games,
 	                                .close = port_borrowed_close,
 	                                .loop_only = 1,
 	                                .impl = st};
@@ -2159,6 +2466,8 @@ store_reader_open(const char *path, struct store_read_port *out, struct store_er
 		return rc;
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
+	                                .leaderboard = port_leaderboard,
+	                                .rated_games = port_rated_games,
 	                                .close = port_reader_close,
 	                                .impl = st};
 	return 0;
@@ -2267,6 +2576,20 @@ port_account_update(void *impl, const struct store_account *a, struct store_erro
 }
 
 static int
+port_rating_change(void *impl, const char *game_id, const struct store_rating_change *c,
+                   int64_t now_ms, struct store_error *err)
+{
+	return store_rating_change(impl, game_id, c, now_ms, err);
+}
+
+static int
+port_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
+                  struct store_error *err)
+{
+	return store_ratings_load(impl, cb, ctx, err);
+}
+
+static int
 port_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
                    struct store_error *err)
 {
@@ -2293,5 +2616,7 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .account_add = port_account_add,
 	                                 .account_update = port_account_update,
 	                                 .accounts_load = port_accounts_load,
+	                                 .rating_change = port_rating_change,
+	                                 .ratings_load = port_ratings_load,
 	                                 .impl = st};
 }

@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 7 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 8 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -187,6 +187,18 @@ int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct stor
                         void *ctx, struct store_error *err);
 
 /*
+ * Queue a rated game's change of one seat (c borrowed): its rating_changes row (at now_ms) and
+ * the account's ratings row brought to the values after it (the counts by c->score, the best
+ * rating after any of its games). Call it in the turn that finishes the game: one transaction holds both.
+ */
+int store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
+                        int64_t now_ms, struct store_error *err);
+
+/* Start-up: every ratings row to cb. Returns the count or an error. */
+int store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rating *r),
+                       void *ctx, struct store_error *err);
+
+/*
  * Group commit: make every write queued since the last commit durable, at once. With
  * STORE_SYNC_NORMAL the commit is in the WAL file when this returns (safe against a crash of the
  * process); with STORE_SYNC_FULL it has also been fsync'ed (safe against a power loss), unless
@@ -273,10 +285,20 @@ int store_record_write(struct store *st, const char *id, char *buf, size_t size,
 /*
  * The same record from a game the caller has already read with store_game_get() (g and its
  * events ev[0..nev), borrowed), for a caller that looks at the game first (is it private?) and
- * should not read it twice. Reads nothing. Returns the length, or STORE_ENOSPC or STORE_ECORRUPT.
+ * should not read it twice; changes (NULL, or both seats' by seat) give a rated game's rating
+ * headers. Reads nothing. Returns the length, or STORE_ENOSPC or STORE_ECORRUPT.
  */
 int store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
-                        char *buf, size_t size, struct store_error *err);
+                        const struct store_rating_change *changes, char *buf, size_t size,
+                        struct store_error *err);
+
+/* The read port's leaderboard (store-port.h) on st: by key, whatever the number of accounts. */
+int store_leaderboard(struct store *st, const struct store_board_query *q,
+                      struct store_board_entry *out, int *more, struct store_error *err);
+
+/* The read port's rated_games (store-port.h) on st: by the index of the account's changes. */
+int store_rated_games(struct store *st, int64_t account, size_t limit, struct store_rated_game *out,
+                      struct store_error *err);
 
 /* The write port on st (borrowed for the port's life): out's ops call the functions above. */
 void store_write_port_init(struct store *st, struct store_write_port *out);

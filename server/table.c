@@ -50,6 +50,7 @@
 
 #include "event-state.h"
 #include "event.h"
+#include "rating.h"
 #include "store.h"
 #include "table.h"
 #include "xmalloc.h"
@@ -124,7 +125,7 @@ static json_t *
 chat_line_new(enum game_kind kind, const struct event_chat *c)
 {
 	return json_pack("{s:s,s:o,s:s}", "seat", game_side_name(kind, c->seat), "player",
-	                 msg_player_new(c->player.id, c->player.name), "text", c->text);
+	                 event_player_encode(&c->player), "text", c->text);
 }
 
 /* Add a line (stolen) to a chat ring of n lines ever said. */
@@ -155,6 +156,15 @@ table_event_apply(struct table *t, const struct event *ev, struct msg_error *err
 		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", ev->u.moved.move);
 	} else if (ev->type == MSG_CHAT) {
 		chat_keep(t->chat, &t->nchat, chat_line_new(t->kind, &ev->u.chat));
+	} else if (ev->type == MSG_SEATED) {
+		/* what the seated player was (emitted: table_seat() set it; restored: read back) */
+		const struct event_player *p = &ev->u.seated.player;
+		char *rating = t->seat_rating[ev->u.seated.seat];
+
+		t->seat_kind[ev->u.seated.seat] = p->kind;
+		if (p->rating != rating) /* emitted, it is the table's own text already */
+			snprintf(rating, GLICKO_DISPLAY_MAX, "%s",
+			         p->rating != NULL ? p->rating : "");
 	}
 	return 0;
 }
@@ -237,6 +247,7 @@ table_restore(const struct table_env *env, const struct store_game *g, const str
 	t = table_create(env, g->id, g->kind, g->variant, g->seed, base_ms, inc_ms);
 	t->serial = (uint64_t)g->serial;
 	t->is_private = g->is_private;
+	t->rated = g->rated;
 	snprintf(t->code, sizeof t->code, "%.*s", PROTOCOL_CODE_LEN, g->code);
 	for (int i = 0; i < 2; i++) {
 		t->seat_taken[i] = g->seat_taken[i];
@@ -400,13 +411,12 @@ grace_runs(const struct table *t)
 static json_t *
 seat_player_new(const struct table *t, int seat, int with_connected)
 {
+	struct event_player player = table_player(t, seat);
 	json_t *p;
 
 	if (!t->seat_taken[seat])
 		return json_null();
-	p = msg_player_new(t->seat_id[seat], t->seat_name[seat]);
-	if (t->computer[seat] > 0)
-		json_object_set_new(p, "computer", json_integer(t->computer[seat]));
+	p = event_player_encode(&player);
 	if (!with_connected)
 		return p;
 	json_object_set_new(p, "connected", json_boolean(table_connected(t, seat)));
@@ -421,7 +431,9 @@ seat_player_new(const struct table *t, int seat, int with_connected)
 struct event_player
 table_player(const struct table *t, int seat)
 {
-	struct event_player p = {t->seat_id[seat], t->seat_name[seat], t->computer[seat]};
+	struct event_player p = {t->seat_id[seat], t->seat_name[seat], t->computer[seat],
+	                         t->seat_kind[seat],
+	                         t->seat_rating[seat][0] != '\0' ? t->seat_rating[seat] : NULL};
 
 	return p;
 }
@@ -569,6 +581,7 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	json_object_set_new(o, "variant", json_string(t->variant));
 	json_object_set_new(o, "seed", json_string(seed));
 	json_object_set_new(o, "private", json_boolean(t->is_private));
+	json_object_set_new(o, "rated", json_boolean(t->rated));
 	if (t->is_private && seated)
 		json_object_set_new(o, "code", json_string(t->code));
 	json_object_set_new(o, "status", json_string(event_status_name(t->st.status)));
@@ -624,6 +637,7 @@ table_summary_new(const struct table *t)
 	json_object_set_new(o, "kind", json_string(game_kind_name(t->kind)));
 	json_object_set_new(o, "variant", json_string(t->variant));
 	json_object_set_new(o, "status", json_string(event_status_name(t->st.status)));
+	json_object_set_new(o, "rated", json_boolean(t->rated));
 	json_object_set_new(o, "players", players_new(t, 0));
 	json_object_set_new(o, "spectators", json_integer((json_int_t)t->nwatchers));
 	json_object_set_new(o, "ply", json_integer((json_int_t)t->st.ply));
@@ -750,6 +764,12 @@ table_seat(struct table *t, int seat, struct session *s)
 	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", s->id);
 	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "%s", s->name);
 	snprintf(t->seat_token[seat], sizeof t->seat_token[seat], "%s", s->token);
+	t->seat_kind[seat] = session_kind(s);
+	t->seat_account[seat] = s->account;
+	t->seat_rating[seat][0] = '\0';
+	if (s->account != 0)
+		rating_book_display(t->env->ratings, s->account, t->kind, t->seat_rating[seat],
+		                    sizeof t->seat_rating[seat]);
 	table_attach(t, s);
 	s->seat = seat;
 }
@@ -772,6 +792,9 @@ table_seat_computer(struct table *t, int seat, int level, const char *id)
 	t->seat[seat] = NULL;
 	t->seat_taken[seat] = 1;
 	t->computer[seat] = level;
+	t->seat_kind[seat] = EVENT_PLAYER_COMPUTER;
+	t->seat_account[seat] = 0;
+	t->seat_rating[seat][0] = '\0';
 	t->seat_token[seat][0] = '\0';
 	snprintf(t->seat_id[seat], sizeof t->seat_id[seat], "%s", id);
 	snprintf(t->seat_name[seat], sizeof t->seat_name[seat], "computer (level %d)", level);
@@ -817,6 +840,26 @@ table_computer_think(struct table *t)
 	           t->seed ^ ((uint64_t)t->st.ply * 0x9e3779b97f4a7c15ULL), time_ms);
 }
 
+/*
+ * The ratings of a rated game's end (6.5): both seats accounts (a bot's is one), an end that
+ * counts (a win or a draw; an aborted game changes nothing). Both are rated from their values
+ * before the game, in the book at once, so the next game of either starts from the new values;
+ * the game_over carries the change to the store (durable.c), the players and the record.
+ */
+static void
+table_rate(struct table *t, struct event_game_over *g)
+{
+	double score0 = g->outcome.result == EVENT_RESULT_DRAW ? 0.5
+	                : g->outcome.winner == 0               ? 1.0
+	                                                       : 0.0;
+
+	if (!t->rated || t->env->ratings == NULL || g->outcome.result == EVENT_RESULT_ABORTED ||
+	    t->seat_account[0] == 0 || t->seat_account[1] == 0)
+		return;
+	if (rating_book_game(t->env->ratings, t->kind, t->seat_account, score0, g->ratings) == 0)
+		g->rated = 1;
+}
+
 int64_t
 table_finish(struct table *t, enum event_result result, int winner, enum event_reason reason)
 {
@@ -832,6 +875,7 @@ table_finish(struct table *t, enum event_result result, int winner, enum event_r
 	g->outcome.scores = scores_pair(t);
 	g->ply = t->st.ply;
 	g->clocks = clocks_pair(t);
+	table_rate(t, g);
 	return table_emit(t, &ev, NULL);
 }
 

@@ -23,6 +23,7 @@
 #include "protocol.h"
 #include "session.h"
 
+struct rating_book;
 struct store_event;
 struct store_game;
 
@@ -41,6 +42,9 @@ struct table_env {
 	 * to the table's own connected players and spectators only (table_broadcast()).
 	 */
 	const struct fanout *fanout;
+	/* The accounts' ratings (rating.h), borrowed; NULL: no game is rated. A rated game's end
+	 * changes it (table_finish()). */
+	struct rating_book *ratings;
 	uint64_t grace_ms;         /* a dropped player's grace period */
 	uint64_t adjourn_claim_ms; /* after an adjournment, the wait before a claim (11.3) */
 	uint64_t first_move_ms;    /* each side's first move in a timed game (11.1); 0: none */
@@ -74,7 +78,12 @@ struct table {
 	char seat_id[2][16];   /* player ids of the seats (kept after expiry) */
 	char seat_name[2][PROTOCOL_NAME_BYTES + 1];
 	int computer[2]; /* the level of a seat the server's computer holds, 0 for a person's */
-	int thinking;    /* env->think was asked for the computer's move at the current ply */
+	enum event_player_kind seat_kind[2];     /* what each seat's player is (7.1) */
+	int64_t seat_account[2];                 /* its account, 0 for a guest or the computer */
+	char seat_rating[2][GLICKO_DISPLAY_MAX]; /* its rating as shown when seated, "" none */
+	int rated;          /* the creator asked for a rated game: its end rates both accounts */
+	uint64_t opened_at; /* when it was opened (lobby time; a restart: 0): its creator's wait */
+	int thinking;       /* env->think was asked for the computer's move at the current ply */
 	char (*moves)[GAME_MOVE_TEXT]; /* canonical text of every move played */
 	size_t nmoves, moves_cap;
 	struct wire **log; /* log[i] is the event of seq i + 1; one reference each */
@@ -214,7 +223,9 @@ void table_computer_think(struct table *t);
 
 /*
  * Finish the game: emit game_over with this result, winner (the seat that won a win, else -1)
- * and reason (event_reason_allows(reason, result)). Returns its seq.
+ * and reason (event_reason_allows(reason, result)). A rated game between two accounts that is
+ * not aborted rates both (rating_book_game() on env->ratings) and its game_over carries the
+ * changes (6.5). Returns its seq.
  */
 int64_t table_finish(struct table *t, enum event_result result, int winner,
                      enum event_reason reason);

@@ -39,9 +39,9 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 896, "struct lobby changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct session) == 296, "struct session changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct table) == 2704, "struct table changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 936, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct session) == 304, "struct session changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct table) == 2784, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
 #define PEERS     4
@@ -293,6 +293,9 @@ fuzz_lobby_copy(const struct lobby *from)
 	TAILQ_INIT(&lb->waits); /* no store reads here (no ops->read): none is ever out */
 	/* no accounts here (no ops->hash): a set of its own, empty like the snapshot's */
 	accounts_init(&lb->accounts);
+	/* ... so no rated game ever ends: a book of its own, empty like the snapshot's */
+	rating_book_init(&lb->ratings);
+	lb->env.ratings = &lb->ratings;
 	fuzz_strmap_copy(&lb->sessions.by_token, from, lb, 0);
 	fuzz_strmap_copy(&lb->sessions.by_player, from, lb, 0);
 	fuzz_strmap_copy(&lb->by_game, from, lb, 1);

@@ -139,8 +139,9 @@ def throttled(srv):
 
 def test_password_change_close():
     """password_change needs the old password; account_close needs the password, says ok, then
-    bye; the closed account logs in no more and its name stays taken, also after kill -9. On a
-    server of its own (the address's failures of the other tests would throttle it)."""
+    bye; the closed account logs in no more (account_closed, for the right password only) and
+    its name stays taken, also after kill -9. On a server of its own (the address's failures of
+    the other tests would throttle it)."""
     srv = Server()
     try:
         change_close(srv)
@@ -179,7 +180,9 @@ def change_close(srv):
             srv.kill()
             srv.__init__(db=srv.db)
         c = srv.connect()
-        assert login(c, "Frank_c", "new password")["code"] == "wrong_password"
+        # the right password learns the account is closed; a wrong one learns nothing more
+        assert login(c, "Frank_c", "new password")["code"] == "account_closed"
+        assert login(c, "Frank_c", "not the password")["code"] == "wrong_password"
         assert register(c, "frank_C")["code"] == "name_taken"
         c.close()
 

@@ -851,8 +851,9 @@ def store_mode():
         d = os.path.dirname(srv.db)
         modes = {f: oct(os.stat(os.path.join(d, f)).st_mode & 0o777) for f in os.listdir(d)
                  if f.startswith("hokito.db")}
-        t.ok(len(modes) == 3 and set(modes.values()) == {"0o600"},
-             "a new store and its -wal and -shm are created with mode 0600", modes)
+        # the store, its -wal and -shm, and the admin socket beside it (hokito.db.sock)
+        t.ok(len(modes) == 4 and set(modes.values()) == {"0o600"},
+             "a new store, its -wal and -shm, and the admin socket have mode 0600", modes)
     finally:
         srv.stop()
 

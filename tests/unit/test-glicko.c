@@ -7,15 +7,6 @@
 #include "glicko.h"
 #include "test.h"
 
-/* |a - b| <= tol, printing both values when not. */
-#define ASSERT_NEAR(a, b, tol)                                                                     \
-	do {                                                                                       \
-		double a_ = (a), b_ = (b);                                                         \
-		if (!(fabs(a_ - b_) <= (tol)))                                                     \
-			FAIL_AT_("%s ~ %s: %.9f != %.9f (tolerance %g)", #a, #b, a_, b_,           \
-			         (double)(tol));                                                   \
-	} while (0)
-
 /* The paper's example: 1500/200/0.06 beats 1400/30, loses to 1550/100 and to 1700/300. */
 TEST(glickman_example)
 {

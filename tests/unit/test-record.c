@@ -555,6 +555,50 @@ TEST(record_write_errors)
 	ASSERT_EQ(record_write(&p, text, sizeof text, &err), RECORD_EINVAL);
 }
 
+/* A rated game's headers: written after Score in their order, read back, checked. */
+TEST(record_rated)
+{
+	static struct record r, p;
+	char text[RECORD_TEXT_MAX], bad[RECORD_TEXT_MAX];
+	struct record_error err;
+	const char *at;
+
+	random_game(&r, GAME_HOKITO, "standard", 7, RECORD_MOVES_MAX);
+	r.rated = 1;
+	snprintf(r.rating[0], sizeof r.rating[0], "1500?");
+	snprintf(r.rating[1], sizeof r.rating[1], "1623");
+	snprintf(r.rating_diff[0], sizeof r.rating_diff[0], "+162");
+	snprintf(r.rating_diff[1], sizeof r.rating_diff[1], "-8");
+	ASSERT(record_write(&r, text, sizeof text, &err) > 0);
+	at = strstr(text, "[Rated \"yes\"]\n[BlackRating \"1500?\"]\n[WhiteRating \"1623\"]\n"
+	                  "[BlackRatingDiff \"+162\"]\n[WhiteRatingDiff \"-8\"]\n\n");
+	ASSERT(at != NULL && strstr(text, "[Score \"") < at);
+	ASSERT_EQ(record_parse(&p, text, strlen(text), &err), 0);
+	ASSERT(p.rated);
+	ASSERT_STR_EQ(p.rating[0], "1500?");
+	ASSERT_STR_EQ(p.rating_diff[1], "-8");
+	/* OXONO names them after its sides */
+	random_game(&r, GAME_OXONO, "standard", 7, RECORD_MOVES_MAX);
+	r.rated = 1;
+	snprintf(r.rating[0], sizeof r.rating[0], "1500?");
+	ASSERT(record_write(&r, text, sizeof text, &err) > 0);
+	ASSERT(strstr(text, "[Rated \"yes\"]\n[PinkRating \"1500?\"]\n\n") != NULL);
+	ASSERT_EQ(record_parse(&p, text, strlen(text), &err), 0);
+	/* a rating without Rated, a malformed rating, a bad change: refused */
+	snprintf(bad, sizeof bad, "%s", text);
+	memcpy(strstr(bad, "[Rated \"yes\"]"), "[Rated \"no!\"]", 13);
+	ASSERT_EQ(record_parse(&p, bad, strlen(bad), &err), RECORD_ESYNTAX);
+	snprintf(bad, sizeof bad, "%s", text);
+	memcpy(strstr(bad, "1500?"), "15a0?", 5);
+	ASSERT_EQ(record_parse(&p, bad, strlen(bad), &err), RECORD_ESYNTAX);
+	ASSERT(strstr(err.text, "rating") != NULL);
+	r.rated = 0;
+	ASSERT(record_write(&r, text, sizeof text, &err) > 0);
+	ASSERT(strstr(text, "Rat") == NULL);
+	snprintf(r.rating_diff[1], sizeof r.rating_diff[1], "12");
+	ASSERT_EQ(record_write(&r, text, sizeof text, &err), RECORD_EINVAL);
+}
+
 /* The largest record there can be fits in RECORD_TEXT_MAX. */
 TEST(record_text_max)
 {
@@ -571,6 +615,11 @@ TEST(record_text_max)
 		memset(r.player[0], '"', RECORD_VALUE_MAX - 1);
 		memset(r.player[1], '\\', RECORD_VALUE_MAX - 1);
 		snprintf(r.date, sizeof r.date, "2026-11-22");
+		r.rated = 1;
+		for (int i = 0; i < 2; i++) {
+			snprintf(r.rating[i], sizeof r.rating[i], "99999?");
+			snprintf(r.rating_diff[i], sizeof r.rating_diff[i], "-99999");
+		}
 		len = record_write(&r, text, sizeof text, &err);
 		ASSERT(len > 0);
 		if ((size_t)len > longest)
@@ -593,6 +642,7 @@ main(void)
 	RUN(record_malformed);
 	RUN(record_result_disagrees);
 	RUN(record_write_errors);
+	RUN(record_rated);
 	RUN(record_text_max);
 	TEST_END();
 }

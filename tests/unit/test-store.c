@@ -103,6 +103,20 @@ finish(struct store *st, const char *id, const struct game *g, int64_t *seq, int
 	                         o.score, NULL);
 }
 
+/* End game id (no moves needed) with result "win" (seat 0) or "draw" by resignation/agreement. */
+static int
+finish_as(struct store *st, const char *id, int64_t *seq, int64_t ended, const char *result)
+{
+	struct store_event ev = {.seq = ++*seq, .time_ms = ended, .type = "game_over"};
+	int rc;
+
+	ev.body = "{\"type\":\"game_over\"}";
+	if ((rc = store_event_add(st, id, &ev, NULL)) < 0)
+		return rc;
+	return store_game_finish(st, id, ended, result, strcmp(result, "win") == 0 ? 0 : -1,
+	                         strcmp(result, "win") == 0 ? "resign" : "agreement", NULL, NULL);
+}
+
 struct loaded {
 	int n;
 	struct store_game g[8];
@@ -765,7 +779,9 @@ TEST(store_migration_from_5)
 	ASSERT_EQ(add_game(st, "g13", GAME_OXONO, 1, 2000), 0); /* live: not history */
 	ASSERT_EQ(store_commit(st, &err), 0);
 	store_close(st);
-	ASSERT_EQ(raw_sql(path, "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
+	ASSERT_EQ(raw_sql(path, "DROP TABLE rating_changes; DROP TABLE ratings;"
+	                        "ALTER TABLE games DROP COLUMN rated;"
+	                        "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
 	                        "DROP TABLE counts; DROP INDEX games_public_history;"
 	                        "DROP INDEX games_private_history; DROP TABLE accounts;"
 	                        "ALTER TABLE sessions DROP COLUMN account;"
@@ -1039,6 +1055,115 @@ TEST(store_accounts)
 	store_close(st);
 }
 
+/* ratings_load() callback: keeps the rows seen. */
+static int
+rating_seen(void *ctx, const struct store_rating *r)
+{
+	struct store_rating *rows = ctx;
+
+	if (r->account >= 1 && r->account <= 4)
+		rows[r->account - 1] = *r;
+	return 0;
+}
+
+/*
+ * Ratings (schema 8): a rated game's changes make both ratings rows (counts, best) in the game
+ * end's transaction; they load back as stored; the leaderboard pages by key through equal
+ * ratings, leaving out provisional, closed and banned accounts; an account's rated games come
+ * most recent first; the record of a rated game has its rating headers.
+ */
+TEST(store_ratings)
+{
+	struct store_rating rows[4];
+	struct store_board_entry e[4];
+	struct store_rated_game rg[4];
+	struct store_board_query q = {.kind = GAME_HOKITO, .limit = 2};
+	struct store_error err;
+	struct store *st;
+	char text[RECORD_TEXT_MAX];
+	int64_t seq;
+	int more;
+
+	ASSERT_EQ(store_open(fresh("ratings"), STORE_SYNC_NORMAL, &st, &err), 0);
+	for (int i = 1; i <= 4; i++) {
+		struct store_account a = {.id = i, .created_ms = 1};
+		snprintf(a.name, sizeof a.name, "acc%d", i);
+		snprintf(a.key, sizeof a.key, "acc%d", i);
+		snprintf(a.skeleton, sizeof a.skeleton, "acc%d", i);
+		snprintf(a.hash, sizeof a.hash, "h");
+		snprintf(a.kind, sizeof a.kind, i == 4 ? "bot" : "account");
+		ASSERT_EQ(store_account_add(st, &a, &err), 0);
+	}
+	/* g1: 1 beats 2 (provisional both); g2: 3 and 4 draw at established ratings */
+	for (int k = 0; k < 2; k++) {
+		const char *id = k == 0 ? "g1" : "g2";
+		const int64_t acc[2] = {k == 0 ? 1 : 3, k == 0 ? 2 : 4};
+		const double score[2] = {k == 0 ? 1.0 : 0.5, k == 0 ? 0.0 : 0.5};
+
+		ASSERT_EQ(add_game(st, id, GAME_HOKITO, 5, 1000 + k), 0);
+		seq = 3;
+		ASSERT_EQ(finish_as(st, id, &seq, 2000 + k, k == 0 ? "win" : "draw"), 0);
+		for (int s2 = 0; s2 < 2; s2++) {
+			struct store_rating_change c = {
+			        .seat = s2,
+			        .account = acc[s2],
+			        .kind = GAME_HOKITO,
+			        .before = {1500, k == 0 ? 350 : 60, 0.06},
+			        .after = {k == 0 ? (s2 ? 1337.7 : 1662.3) : (s2 ? 1700 : 1700),
+			                  k == 0 ? 290.3 : 59, 0.06},
+			        .score = score[s2],
+			};
+			ASSERT_EQ(store_rating_change(st, id, &c, 2000 + k, &err), 0);
+		}
+	}
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_ratings_load(st, rating_seen, rows, &err), 4);
+	ASSERT_EQ(rows[0].wins, 1);
+	ASSERT_EQ(rows[1].losses, 1);
+	ASSERT_EQ(rows[2].draws, 1);
+	ASSERT_EQ(rows[0].games, 1);
+	ASSERT_NEAR(rows[0].rating, 1662.3, 0);
+	ASSERT_NEAR(rows[1].best, 1337.7, 0);
+	/* the board: 3 and 4 tie at 1700 (the lower account first); 1 and 2 are provisional */
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 2);
+	ASSERT_EQ(more, 0);
+	ASSERT_EQ(e[0].account, 3);
+	ASSERT_EQ(e[1].account, 4);
+	ASSERT_EQ(e[1].rank, 2);
+	ASSERT_EQ(e[1].bot, 1);
+	q.limit = 1;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 1);
+	ASSERT_EQ(more, 1);
+	q.has_after = 1;
+	q.after = (struct store_board_cursor){e[0].rating, e[0].account, e[0].rank};
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 1);
+	ASSERT_EQ(e[0].account, 4);
+	ASSERT_EQ(e[0].rank, 2);
+	ASSERT_EQ(more, 0);
+	ASSERT_EQ(raw_sql(path, "UPDATE accounts SET banned_ms = 5 WHERE id = 3"), 0);
+	q.has_after = 0;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 1);
+	ASSERT_EQ(e[0].account, 4);
+	/* an account's rated games, with both changes */
+	ASSERT_EQ(store_rated_games(st, 1, 4, rg, &err), 1);
+	ASSERT_STR_EQ(rg[0].game.id, "g1");
+	ASSERT_EQ(rg[0].game.rated, 0); /* add_game() made it unrated; the changes still tell */
+	ASSERT_EQ(rg[0].nchanges, 2);
+	ASSERT_EQ(rg[0].changes[1].account, 2);
+	ASSERT_EQ(store_rated_games(st, 9, 4, rg, &err), 0);
+	/* a rated game's record */
+	ASSERT_EQ(raw_sql(path, "UPDATE games SET rated = 1 WHERE id = 'g1'"), 0);
+	ASSERT(store_record_write(st, "g1", text, sizeof text, &err) > 0);
+	ASSERT(strstr(text, "[Rated \"yes\"]\n[BlackRating \"1500?\"]\n[WhiteRating \"1500?\"]\n"
+	                    "[BlackRatingDiff \"+162\"]\n[WhiteRatingDiff \"-162\"]\n") != NULL);
+	/* a bad change is refused before anything is queued */
+	{
+		struct store_rating_change c = {.seat = 2, .account = 1, .score = 1};
+		ASSERT_EQ(store_rating_change(st, "g1", &c, 1, &err), STORE_EINVAL);
+	}
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -1062,6 +1187,7 @@ main(void)
 	RUN(store_group_commit_timing);
 	RUN(store_offloaded);
 	RUN(store_accounts);
+	RUN(store_ratings);
 	{
 		char cmd[128];
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

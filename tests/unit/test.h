@@ -73,4 +73,13 @@ static int test_failures_;
 			         b_ ? b_ : "(null)");                                              \
 	} while (0)
 
+/* |a - b| <= tol (doubles), printing both values when not (a NaN never passes). */
+#define ASSERT_NEAR(a, b, tol)                                                                     \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b);                                                         \
+		if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol)))                                       \
+			FAIL_AT_("%s ~ %s: %.9f != %.9f (tolerance %g)", #a, #b, a_, b_,           \
+			         (double)(tol));                                                   \
+	} while (0)
+
 #endif

@@ -1,0 +1,65 @@
+/*
+ * operators.h: the operators' commands on accounts (issue 21), run by the game layer while the
+ * server runs: list the accounts, ban and unban a name, reset a password, mark an account as a
+ * bot (or back). Requests come from the admin channel (admin.h: a Unix socket only the server's
+ * own user or root reaches, never a TCP client) as JSON objects, and leave as JSON answers; the
+ * shapes are in hokitod(8), ADMINISTRATION:
+ *
+ *   {"type":"accounts_list","after":ID,"limit":N}  ->
+ * {"type":"accounts","accounts":[...],"next":ID}
+ *   {"type":"account_ban","name":"alice"}           -> {"type":"ok","sessions":N,"games":N,...}
+ *   {"type":"account_unban","name":"alice"}         -> {"type":"ok",...}
+ *   {"type":"account_reset_password","name":"alice","password":"..."} -> {"type":"ok",...}
+ *   {"type":"account_set_kind","name":"alice","kind":"bot"}           -> {"type":"ok",...}
+ *   refusals: {"type":"error","code":"no_such_account"|"bad_request"|"bad_value"|...,"text":".."}
+ *
+ * Ending an account's sessions (a ban, a password reset) is the same end for every one of them:
+ * its game not over ends as aborted, reason abandoned (the opponent is told by the usual
+ * game_over), its open game's seat is freed (the game ends: nobody is left to play it), its
+ * connection gets bye (reason "banned" or "password_reset") and is closed, and the session is
+ * forgotten, so that its token resumes nothing.
+ *
+ * Part of the game layer: no libuv, no clock, no I/O. The writes go through lobby_ops
+ * (account_update: the turn's group commit), the hashing through ops->hash (the thread pool).
+ */
+#ifndef HOKITO_SERVER_OPERATORS_H
+#define HOKITO_SERVER_OPERATORS_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lobby.h"
+
+struct auth_job;
+
+#define OPERATORS_LIST_MAX     1000 /* accounts_list's largest limit */
+#define OPERATORS_LIST_DEFAULT 100  /* ... and its default */
+
+/*
+ * An operator's request req (borrowed), numbered ticket by the admin channel. Returns its answer
+ * (a new reference), or NULL when the answer comes later from operators_hash_done() with the same
+ * ticket (a new password is hashed on the pool).
+ */
+json_t *operators_request(struct lobby *lb, const json_t *req, uint64_t ticket);
+
+/*
+ * The password job of a reset came back (j borrowed, j->ticket the request's): its answer, a new
+ * reference. The caller frees j.
+ */
+json_t *operators_hash_done(struct lobby *lb, struct auth_job *j);
+
+/* Account row as listed (id, name, kind, created_ms; closed_ms, banned_ms when set). New. */
+json_t *operators_account_new(const struct store_account *row);
+
+/* An ok answer to request about row, the sessions and games it ended counted. New. */
+json_t *operators_ok_new(const char *request, const struct store_account *row, unsigned sessions,
+                         unsigned games);
+
+/*
+ * Start-up, after the rebuild: the sessions of accounts banned or closed while no server ran
+ * (hokitod accounts ban on the store file) are ended as by a ban. Returns how many.
+ */
+unsigned operators_restore(struct lobby *lb);
+
+#endif
