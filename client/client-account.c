@@ -109,7 +109,7 @@ client_account_profile(struct client *c, const json_t *root)
 	pr->banned = json_is_true(json_object_get(root, "banned")) ||
 	             json_is_true(json_object_get(player, "banned"));
 	pr->created_ms = (int64_t)jnum(root, "created_ms", 0);
-	for (int k = 0; k < GAME_KINDS_MAX; k++) {
+	for (int k = 0; k < game_class_count && k < GAME_KINDS_MAX; k++) {
 		const char *name = game_kind_name((enum game_kind)k);
 		const json_t *r = name != NULL ? json_object_get(ratings, name) : NULL;
 		struct client_profile_rating *pk = &pr->kind[k];

@@ -116,7 +116,7 @@ client_request_profile(struct client *c, const char *name)
 	json_object_set_new(msg, "id", new_id(c, &id));
 	if (name != NULL && name[0] != '\0')
 		json_object_set_new(msg, "name", json_string(name));
-	return request_send(c, msg, MSG_NONE, "profile", 0, id);
+	return request_send(c, msg, MSG_PROFILE, NULL, 0, id);
 }
 
 int
@@ -129,7 +129,7 @@ client_request_leaderboard(struct client *c, enum game_kind kind, const char *af
 	json_object_set_new(msg, "id", new_id(c, &id));
 	if (after != NULL && after[0] != '\0')
 		json_object_set_new(msg, "after", json_string(after));
-	return request_send(c, msg, MSG_NONE, "leaderboard", 0, id);
+	return request_send(c, msg, MSG_LEADERBOARD, NULL, 0, id);
 }
 
 int
