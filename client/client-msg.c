@@ -894,8 +894,9 @@ welcomed(struct client *c, int resumed, const char *game)
 	}
 	/* Done from here on: the action's request is pending (--plain waits for its answer). */
 	c->action_done = 1;
-	if (!resumed && client_state_account(&c->st))
-		client_notice(c, 0, "Logged in: you are %s.", c->st.name);
+	if (!resumed && client_state_account(&c->st) && !c->opt.plain)
+		/* the status line; --plain's "connected ... (account)" line says it */
+		client_state_notice(&c->st, 0, "Logged in: you are %s.", c->st.name);
 	if (resumed && game != NULL && c->opt.action != CLIENT_ACTION_LOBBY && c->arriving)
 		c->action_held = 1; /* the game's state tells whether the action may run */
 	else if (resumed && game != NULL)

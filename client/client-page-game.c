@@ -104,8 +104,8 @@ draw_panel(struct screen *s, int px, int pw)
 	client_screen_put(y, px, pw, "%s", game_kind_title(t->kind));
 	attroff(A_BOLD);
 	client_screen_put(y, px + (int)strlen(game_kind_title(t->kind)) + 1, pw - 7,
-	                  "%s %s game %s", t->variant, client_screen_glyph(s, "\xc2\xb7", "-"),
-	                  t->id);
+	                  "%s%s %s game %s", t->variant, t->rated ? " rated" : "",
+	                  client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
 	if (t->invite[0]) {
 		y++;
 		client_screen_put(y, px, pw, "invite code ");
@@ -512,7 +512,7 @@ draw_over(struct screen *s)
 	const struct client_table *t = &s->c->st.table;
 	static const char keys_one[] = "Enter lobby  v replay  Esc board";
 	char buf[128], lines[3][64], reason[200];
-	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
+	int w = 6 * s->cw, n, h, y, x = s->bx, keys, rated;
 
 	client_state_result_text(t, buf, sizeof buf);
 	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
@@ -525,7 +525,9 @@ draw_over(struct screen *s)
 		         game_side_name(t->kind, 1), t->outcome.score[1]);
 	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
 	keys = (int)strlen(keys_one) <= w - 4;
-	h = 7 + n + (t->seat >= 0) + !keys;
+	/* a rated game: our rating's change under who won */
+	rated = t->seat >= 0 && t->change[t->seat].has;
+	h = 7 + n + (t->seat >= 0) + rated + !keys;
 	y = s->by + (6 * s->ch - h) / 2;
 	client_screen_frame(s, y, x, h, w, "Game over");
 	attron(A_BOLD | client_screen_pair(s, PAIR_GOOD));
@@ -540,6 +542,13 @@ draw_over(struct screen *s)
 		                   : t->winner == t->seat ? "You won!"
 		                                          : "You lost.");
 		attroff(A_BOLD);
+	}
+	if (rated) {
+		const struct client_rating_change *ch = &t->change[t->seat];
+		double diff = ch->after - ch->before;
+		client_screen_put(y + 5 + n, x + 2, w - 4, "Rating %s -> %s, %+.0f",
+		                  ch->before_shown, ch->after_shown,
+		                  diff > -0.5 && diff < 0.5 ? 0.0 : diff);
 	}
 	attron(A_DIM);
 	if (keys) {

@@ -65,7 +65,7 @@ draw_ladder(struct screen *s)
 		attron(A_DIM);
 		client_screen_put(y + 1, 3, w - 4, "%s",
 		                  !ladder_loaded(s) ? "Asking the server..."
-		                                    : "Nobody here yet: a rating shows once its "
+		                                    : "Nobody yet: ratings show once their "
 		                                      "deviation is 110 or less.");
 		attroff(A_DIM);
 	} else {

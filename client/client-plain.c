@@ -257,9 +257,11 @@ print_replay(struct plain *p)
 		    game_side_name(rec->kind, game_side(&rec->start) ^ (int)((r->ply - 1) % 2)),
 		    text);
 	else
-		out("%s: the start, %s %s vs %s %s", head, game_side_name(rec->kind, 0),
-		    rec->player[0][0] ? rec->player[0] : "-", game_side_name(rec->kind, 1),
-		    rec->player[1][0] ? rec->player[1] : "-");
+		out("%s: the start, %s %s%s%s vs %s %s%s%s%s", head, game_side_name(rec->kind, 0),
+		    rec->player[0][0] ? rec->player[0] : "-", rec->rated ? " " : "",
+		    rec->rated ? rec->rating[0] : "", game_side_name(rec->kind, 1),
+		    rec->player[1][0] ? rec->player[1] : "-", rec->rated ? " " : "",
+		    rec->rated ? rec->rating[1] : "", rec->rated ? ", rated" : "");
 	game_outcome(&r->pos, &o);
 	if (game_kind_has(rec->kind, GAME_HAS_SCORES))
 		out("scores: %s %d, %s %d", game_side_name(rec->kind, 0), o.score[0],

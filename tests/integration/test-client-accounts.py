@@ -231,7 +231,7 @@ def rated_tests(t, srv, state, tmpd):
         tmux.keys("bob", "q")
         tmux.expect("bob", r"Games on this server", 10)
         tmux.keys("bob", "L")
-        t.ok(tmux.expect("bob", r"Leaderboard: HOKITO.*Nobody here yet", 10),
+        t.ok(tmux.expect("bob", r"Leaderboard: HOKITO.*Nobody yet", 10),
              "L: the leaderboard (one game each: nobody's rating is settled yet)",
              tmux.capture("bob"))
         tmux.keys("bob", "t")
