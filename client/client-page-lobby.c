@@ -110,10 +110,13 @@ draw_lobby(struct screen *s)
 	for (int i = s->list_top; i < st->nlist && y < LINES - 3; i++, y++) {
 		const struct client_entry *e = &st->list[i];
 		char players[2 * CLIENT_NAME_MAX + 64], names[2][CLIENT_NAME_MAX + 24];
+		char bare[2 * CLIENT_NAME_MAX + 8];
 		for (int k = 0; k < 2; k++)
 			client_state_player_text(e->players[k][0] ? e->players[k] : "-", e->who[k],
 			                         e->rating[k], names[k], sizeof names[k]);
 		snprintf(players, sizeof players, "%s vs %s", names[0], names[1]);
+		snprintf(bare, sizeof bare, "%s vs %s", e->players[0][0] ? e->players[0] : "-",
+		         e->players[1][0] ? e->players[1] : "-");
 		if (i == s->row)
 			attron(A_REVERSE);
 		client_screen_blank(y, 1, w - 2);
@@ -135,7 +138,11 @@ draw_lobby(struct screen *s)
 		        s, y, 18, 8,
 		        e->rated && strcmp(e->variant, "standard") == 0 ? "rated" : e->variant);
 		client_screen_putn_cut(s, y, 27, 9, state);
-		client_screen_putn_cut(s, y, px, pw, players);
+		/* the names with their marks and ratings where they fit, else the names alone */
+		if (client_screen_text_width(players) <= pw)
+			client_screen_putn(y, px, pw, players);
+		else
+			client_screen_putn_cut(s, y, px, pw, bare);
 		if (clk)
 			client_screen_putn_cut(s, y, px + pw + 1, 6, e->clock[0] ? e->clock : "-");
 		client_screen_put(y, px + pw + (clk ? 7 : 0), w - 1 - px - pw, " %5d %5d", e->ply,

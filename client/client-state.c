@@ -643,6 +643,8 @@ client_state_seat_text(const struct client_table *t, int side, char *buf, size_t
 
 	if (seat->name[0] == '\0')
 		snprintf(buf, size, "(empty seat)");
+	else if (side == t->seat && seat->who == CLIENT_WHO_GUEST)
+		snprintf(buf, size, "%s", seat->name); /* "(you)" follows: we know what we are */
 	else
 		client_state_player_text(seat->name, seat->who, seat->rating, buf, size);
 }

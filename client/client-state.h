@@ -299,7 +299,10 @@ enum client_who client_state_who_parse(const char *word);
 void client_state_player_text(const char *name, enum client_who who, const char *rating, char *buf,
                               size_t size);
 
-/* The seat's player of the table in those words ("(empty seat)" for none). */
+/*
+ * The seat's player of the table in those words ("(empty seat)" for none); our own seat as a
+ * guest without the mark (the views add "(you)").
+ */
 void client_state_seat_text(const struct client_table *t, int side, char *buf, size_t size);
 
 /*
