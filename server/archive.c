@@ -17,6 +17,7 @@
 #include "archive.h"
 #include "event.h"
 #include "log.h"
+#include "names.h"
 #include "record.h"
 #include "store-port.h"
 #include "xmalloc.h"
@@ -121,27 +122,72 @@ read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 	lb->ops.read(lb->ops.arg, r);
 }
 
-/* history: a page of finished public games from the store, most recent first. */
+/* A history page with no game (the server keeps none, or none the asker may see). */
+static void
+history_empty(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
+
+	json_object_set_new(o, "total", json_integer(0));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	json_object_set_new(o, "games", json_array());
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	send_msg(lb, peer, o);
+}
+
+/*
+ * Whose games history request m asks for, into q (issue 21): the asker (s: its account, or a
+ * guest's player id, whose own private games are listed too), and with `player` the one player:
+ * an account by its name, whatever its case, or the asker by its own name (a guest's own games,
+ * by its player id). Returns 0, or -1 when `player` names nobody whose games the asker may see.
+ */
+static int
+history_whose(struct lobby *lb, const struct session *s, const struct msg *m,
+              struct store_history_query *q)
+{
+	char key[NAMES_ACCOUNT_MAX + 1];
+	const struct account *a;
+
+	if (s != NULL && s->account > 0)
+		q->own_account = s->account;
+	else if (s != NULL)
+		snprintf(q->own_id, sizeof q->own_id, "%s", s->id);
+	if (m->player == NULL)
+		return 0;
+	q->by_player = 1;
+	if (names_account_key(m->player, key, sizeof key) >= 0 &&
+	    (a = accounts_find(&lb->accounts, key)) != NULL) {
+		q->player_account = a->row.id;
+		return 0;
+	}
+	if (s != NULL && s->account <= 0 && strcmp(m->player, s->name) == 0) {
+		snprintf(q->player_id, sizeof q->player_id, "%s", s->id);
+		return 0;
+	}
+	return -1;
+}
+
+/* history: a page of finished games from the store, most recent first: the public ones and the
+ * asker's own private ones, perhaps of one player only. */
 static void
 handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct archive_read *r;
 
 	if (lb->ops.read == NULL) { /* no store: nothing finished is kept */
-		json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
-
-		json_object_set_new(o, "total", json_integer(0));
-		json_object_set_new(o, "offset", json_integer(m->offset));
-		json_object_set_new(o, "games", json_array());
-		if (m->id != NULL)
-			json_object_set_new(o, "id", json_deep_copy(m->id));
-		send_msg(lb, peer, o);
+		history_empty(lb, peer, m);
 		return;
 	}
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_HISTORY;
 	r->query.limit = (size_t)m->limit;
 	r->query.offset = m->offset;
+	if (history_whose(lb, peer->session, m, &r->query) < 0) {
+		archive_read_free(r);
+		history_empty(lb, peer, m);
+		return;
+	}
 	if (m->after != NULL) {
 		if (store_cursor_parse(m->after, &r->query.after) < 0) {
 			archive_read_free(r);
@@ -186,14 +232,60 @@ history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 }
 
 /*
+ * The record of t, a game that never started, into a new reply to m: the store keeps no such
+ * game (durable.c deletes it at its end), and it has no move to read, so it is written from the
+ * table while the lobby holds it. Returns a new reference, or NULL (logged).
+ */
+static json_t *
+record_unplayed_new(const struct table *t, const struct msg *m)
+{
+	struct record *r = xcalloc(1, sizeof *r);
+	struct record_error rerr;
+	char *text = xmalloc(RECORD_TEXT_MAX);
+	json_t *o = NULL;
+
+	r->kind = t->kind;
+	snprintf(r->variant, sizeof r->variant, "%s", t->variant);
+	r->seed = t->seed;
+	for (int i = 0; i < 2; i++)
+		snprintf(r->player[i], sizeof r->player[i], "%s", t->seat_name[i]);
+	r->result = RECORD_UNFINISHED;
+	snprintf(r->reason, sizeof r->reason, "%s", event_reason_name(t->st.reason));
+	if (record_write(r, text, RECORD_TEXT_MAX, &rerr) < 0) {
+		log_error("record of %s: %s", t->id, rerr.text);
+	} else {
+		o = msg_new(MSG_GAME_RECORD, NULL);
+		json_object_set_new(o, "game", json_string(t->id));
+		json_object_set_new(o, "text", json_string(text));
+		if (m->id != NULL)
+			json_object_set_new(o, "id", json_deep_copy(m->id));
+	}
+	free(text);
+	free(r);
+	return o;
+}
+
+/*
  * record: the text game record (FORMATS.md) of any game the store holds, finished or not: a
- * public game by its id, a private one by its invite code while the server still holds it.
+ * public game by its id, a private one by its invite code while the server still holds it; and
+ * of a game that never started while the lobby holds it.
  */
 static void
 handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct archive_read *r;
+	struct table *held = m->code != NULL || m->game != NULL ? table_lookup(lb, m) : NULL;
 
+	if (held != NULL && event_state_unplayed(&held->st)) {
+		json_t *o = record_unplayed_new(held, m);
+
+		if (o != NULL)
+			send_msg(lb, peer, o);
+		else
+			refuse(lb, peer, m, PROTO_EINTERNAL,
+			       "the record of game %s could not be written", held->id);
+		return;
+	}
 	if (m->code != NULL) {
 		struct table *t = table_lookup(lb, m);
 

@@ -113,7 +113,7 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 	int rc;
 
 	rc = d->store.seat_set(d->store.impl, t->id, seat, t->seat_id[seat], t->seat_name[seat],
-	                       err);
+	                       t->seat[seat] != NULL ? t->seat[seat]->account : 0, err);
 	if (rc < 0)
 		return rc;
 	/* the computer's seat has no session (and no token) */
@@ -156,6 +156,13 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 
 	if (d->failed)
 		return;
+	if (event_state_unplayed(&t->st)) {
+		/* a game that never started is not kept past its end (issue 23): it goes with its
+		 * events in the commit of its end, and what follows there is not stored */
+		if (type == MSG_GAME_OVER && seq > 1)
+			durable_check(d, d->store.game_drop(d->store.impl, t->id, &err), &err);
+		return;
+	}
 	if (seq == 1)
 		rc = durable_game_add(d, t, now, &err);
 	if (rc == 0 && type == MSG_SEATED)
