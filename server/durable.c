@@ -216,6 +216,16 @@ durable_account_update(struct durable *d, struct store_account *row)
 		durable_check(d, d->store.account_update(d->store.impl, row, &err), &err);
 }
 
+int
+durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
+{
+	struct store_error err;
+
+	if (d->failed)
+		return 0;
+	return durable_check(d, d->store.sweep(d->store.impl, before_ms, max, &err), &err);
+}
+
 /*
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the

@@ -21,6 +21,10 @@
 
 struct node;
 
+#define NODE_SWEEP_MS       5000 /* --keep-days: a batch every 5 s ... */
+#define NODE_SWEEP_FIRST_MS 1000 /* ... the first 1 s after the start */
+#define NODE_SWEEP_BATCH    500  /* ... of at most 500 games */
+
 /*
  * Create a node on loop with its lobby made from lcfg (whose store is ignored: the node lends the
  * lobby store's write port) and store (borrowed for the node's life, may be NULL: then nothing is
@@ -54,6 +58,14 @@ int node_listen(struct node *nd, const char *host, int port, char *bound, size_t
 /* Listen for TLS connections (net_listen_tls(): tls borrowed, outlives the node). */
 int node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls,
                     char *bound, size_t size);
+
+/*
+ * --keep-days (issue 23): from now on, every NODE_SWEEP_MS, delete a batch of at most
+ * NODE_SWEEP_BATCH finished games that had no account at either seat and ended more than days
+ * days ago, in the turn's group commit (durable_sweep()), with a log line for a batch that deleted
+ * any. 0 (or no store): keep everything. Call once, before the loop runs.
+ */
+void node_keep_days(struct node *nd, unsigned days);
 
 /*
  * Begin a clean stop: the timers stop, searches are cancelled, every client is told (bye), what
