@@ -98,8 +98,8 @@ archive_read_run(const struct store_read_port *port, struct archive_read *r)
 		break;
 	case ARCHIVE_READ_RECORD:
 		r->text = xmalloc(RECORD_TEXT_MAX);
-		r->rc = port->record(port->impl, r->game_id, r->public_only, r->text,
-		                     RECORD_TEXT_MAX, &r->err);
+		r->rc = port->record(port->impl, r->game_id, r->public_only ? &r->viewer : NULL,
+		                     r->text, RECORD_TEXT_MAX, &r->err);
 		break;
 	}
 }
@@ -306,7 +306,12 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		}
 		r = xcalloc(1, sizeof *r);
 		snprintf(r->game_id, sizeof r->game_id, "%s", m->game);
-		r->public_only = 1; /* a private game is reached only by its invite code */
+		r->public_only = 1; /* a private game: by its invite code, or to its own players */
+		if (peer->session != NULL && peer->session->account > 0)
+			r->viewer.account = peer->session->account;
+		else if (peer->session != NULL)
+			snprintf(r->viewer.player_id, sizeof r->viewer.player_id, "%s",
+			         peer->session->id);
 	}
 	r->kind = ARCHIVE_READ_RECORD;
 	read_start(lb, peer, m, r);

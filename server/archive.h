@@ -34,7 +34,8 @@ struct archive_read {
 	/* the question */
 	struct store_history_query query; /* history */
 	char game_id[STORE_ID_MAX];       /* record: the game */
-	int public_only;                  /* record: asked by id, so a private game is not found */
+	int public_only;            /* record: asked by id, so a private game is not found ... */
+	struct store_viewer viewer; /* ... but by a player who held a seat in it */
 	/* the answer */
 	int rc;                   /* games in `games`, the record's length, or a store error */
 	struct store_error err;   /* when rc < 0 */

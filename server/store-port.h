@@ -148,6 +148,13 @@ struct store_history_query {
 	char player_id[STORE_ID_MAX]; /* with by_player and no account: a guest's player id */
 };
 
+/* Who asks for a record by id: a private game is found only for a player who held a seat in it
+ * (by account, or a guest's seat by its player id), as history lists it. */
+struct store_viewer {
+	int64_t account;              /* the asker's account; 0: a guest, or nobody */
+	char player_id[STORE_ID_MAX]; /* a guest asker's player id; "" for nobody */
+};
+
 /* What a history page says besides its games. */
 struct store_history_page {
 	int64_t total;            /* games the query lists in all (kept counts, or an index's) */
@@ -223,12 +230,13 @@ struct store_read_port {
 	               struct store_history_page *page, struct store_error *err);
 	/*
 	 * The text game record (FORMATS.md "Game records") of game_id into buf, NUL-terminated;
-	 * with public_only a private game is STORE_ENOTFOUND (it is reached by its invite code).
-	 * Costs what that game's moves cost. Returns the length, or STORE_ENOTFOUND, STORE_ENOSPC,
-	 * STORE_ECORRUPT, STORE_EIO.
+	 * with a viewer (asked by id) a private game is STORE_ENOTFOUND unless the viewer held a
+	 * seat in it (others reach it by its invite code); NULL: any game. Costs what that game's
+	 * moves cost. Returns the length, or STORE_ENOTFOUND, STORE_ENOSPC, STORE_ECORRUPT,
+	 * STORE_EIO.
 	 */
-	int (*record)(void *impl, const char *game_id, int public_only, char *buf, size_t size,
-	              struct store_error *err);
+	int (*record)(void *impl, const char *game_id, const struct store_viewer *viewer, char *buf,
+	              size_t size, struct store_error *err);
 	/* Release impl (the port is unusable after). */
 	void (*close)(void *impl);
 	/* Whether the port must be used on the loop's thread: a store that cannot be read from a

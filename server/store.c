@@ -2468,9 +2468,21 @@ store_moves_read(struct store *st, const char *id, struct store_event **out, siz
 	return 0;
 }
 
+/* Whether viewer held a seat in game g (by account, or a guest's seat by player id). */
+static int
+store_viewer_seated(const struct store_viewer *viewer, const struct store_game *g)
+{
+	for (int i = 0; i < 2; i++)
+		if (viewer->account > 0 ? g->seat_account[i] == viewer->account
+		                        : viewer->player_id[0] != '\0' && g->seat_account[i] < 0 &&
+		                                  strcmp(g->seat_id[i], viewer->player_id) == 0)
+			return 1;
+	return 0;
+}
+
 /* The read port's record: the game's row, then its moves alone (what the record needs). */
 static int
-port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
+port_record(void *impl, const char *id, const struct store_viewer *viewer, char *buf, size_t size,
             struct store_error *err)
 {
 	struct store *st = impl;
@@ -2494,7 +2506,7 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 	sqlite3_reset(s);
 	if (rc < 0)
 		return rc;
-	if (public_only && g.is_private)
+	if (viewer != NULL && g.is_private && !store_viewer_seated(viewer, &g))
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
 	if ((rc = store_moves_read(st, id, &ev, &nev, err)) < 0)
 		return rc;

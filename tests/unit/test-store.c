@@ -320,6 +320,7 @@ walk_history(const struct store_read_port *rp, size_t limit, char ids[][STORE_ID
 TEST(store_read_port)
 {
 	char ids[40][STORE_ID_MAX], text[RECORD_TEXT_MAX];
+	const struct store_viewer nobody = {0};
 	struct store_history_query q = {.limit = 10};
 	struct store_history_page pg;
 	struct store_read_port own, rd;
@@ -391,16 +392,16 @@ TEST(store_read_port)
 	ASSERT_STR_EQ(page[0].id, "g27");
 	ASSERT_EQ(pg.total, 26);
 	/* records: by id, a private game only when asked for by its code (public_only 0) */
-	ASSERT(rd.record(rd.impl, "g1", 1, text, sizeof text, &err) > 0);
+	ASSERT(rd.record(rd.impl, "g1", &nobody, text, sizeof text, &err) > 0);
 	ASSERT(strstr(text, "[Black \"alice\"]") != NULL);
 	{
 		char again[RECORD_TEXT_MAX];
 		ASSERT(store_record_write(st, "g1", again, sizeof again, &err) > 0);
 		ASSERT_STR_EQ(text, again);
 	}
-	ASSERT_EQ(rd.record(rd.impl, "g26", 1, text, sizeof text, &err), STORE_ENOTFOUND);
-	ASSERT(rd.record(rd.impl, "g26", 0, text, sizeof text, &err) > 0);
-	ASSERT_EQ(rd.record(rd.impl, "g99", 0, text, sizeof text, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(rd.record(rd.impl, "g26", &nobody, text, sizeof text, &err), STORE_ENOTFOUND);
+	ASSERT(rd.record(rd.impl, "g26", NULL, text, sizeof text, &err) > 0);
+	ASSERT_EQ(rd.record(rd.impl, "g99", NULL, text, sizeof text, &err), STORE_ENOTFOUND);
 	rd.close(rd.impl);
 	own.close(own.impl);
 	/* cursors: the text round-trips; anything else is refused */
@@ -898,6 +899,17 @@ TEST(store_keep)
 	ASSERT_EQ(HISTORY(.own_account = 2, .by_player = 1, .player_id = "p10"), 0);
 	ASSERT_STR_EQ(ids, ""); /* a guest's games are that guest's to list */
 	ASSERT_EQ(HISTORY(.by_player = 1, .player_account = 3), 0); /* no games */
+	{
+		/* a private game's record by id: to the players who held a seat in it */
+		static const struct store_viewer alice = {.account = 1}, bob = {.account = 2},
+		                                 carol = {.player_id = "p10"},
+		                                 dan = {.player_id = "p11"};
+		char text[RECORD_TEXT_MAX];
+		ASSERT(rp.record(rp.impl, "g3", &alice, text, sizeof text, &err) > 0);
+		ASSERT(rp.record(rp.impl, "g3", &carol, text, sizeof text, &err) > 0);
+		ASSERT_EQ(rp.record(rp.impl, "g3", &bob, text, sizeof text, &err), STORE_ENOTFOUND);
+		ASSERT_EQ(rp.record(rp.impl, "g3", &dan, text, sizeof text, &err), STORE_ENOTFOUND);
+	}
 	/* a game dropped: its events, its counts */
 	ASSERT_EQ(store_game_drop(st, "g2", &err), 0);
 	ASSERT_EQ(store_game_drop(st, "g2", &err), STORE_ENOTFOUND);
