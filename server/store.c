@@ -1,8 +1,9 @@
 /*
  * store.c: hokitod's durable store on SQLite: games, game events, seated sessions; group commit,
  * migrations, the full check (store_check_file()), loading with replay through the rules, history
- * by key and records. It is the SQLite backend of both ports of store-port.h (the port ops at
- * the end of this file call the functions of the same name).
+ * by key (by player, and one's own private games too) and records; the deletion of games that
+ * never started and of old games without an account (--keep-days). It is the SQLite backend of both
+ * ports of store-port.h (the port ops at the end of this file call the functions of the same name).
  *
  * A struct store is one SQLite connection: the server's own (store_open()), or a second one to the
  * same file (store_attach()) for the read port's thread (store_reader_open(), read-only, seeing
