@@ -1,6 +1,7 @@
 /*
  * archive.c: the requests that read the store's archive of games: history (a page of finished
- * public games) and record (the text game record of one game, FORMATS.md).
+ * games: the public ones and the asker's own private ones, perhaps of one player) and record (the
+ * text game record of one game, FORMATS.md; of a game that never started, from the lobby's table).
  *
  * The store is read off the loop's thread: a request becomes a struct archive_read handed to
  * ops->read, and its asker's later requests wait in the lobby (lobby_wait_add()) until the

@@ -44,7 +44,8 @@ struct archive_read {
 	char *text;                     /* record: RECORD_TEXT_MAX bytes, NUL-terminated (owned) */
 };
 
-/* history: a page of finished public games from the store, most recent first (PROTOCOL.md 7.6). */
+/* history: a page of finished games from the store, most recent first: public ones and the
+ * asker's own private ones, perhaps of one player (PROTOCOL.md `history`, 7.6). */
 void archive_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /* record: the text game record of a game the store holds (FORMATS.md). */

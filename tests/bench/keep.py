@@ -3,7 +3,7 @@
 history pages by player and with one's own private games answer on a large store, and how long a
 --keep-days batch holds the event loop.
 
-  python3 tests/bench/keep.py [--games N] [--samples S]
+  python3 tests/bench/keep.py [--games N] [--samples S] [--short]
 
 Runs $HOKITOD (default build/server/hokitod; a release build gives the figures to quote) on stores
 in a temporary directory, loopback only. It plays two games through the server (g1: an account,
@@ -11,8 +11,9 @@ in a temporary directory, loopback only. It plays two games through the server (
 copies them with SQL, as tests/bench/archive.py does:
   (a) growth: 20,000 copies of g1 into one store and of g2 into another (VACUUMed): bytes a game
       (g1: 6 events) and a move (the difference over g2's extra moves);
-  (b) history: N games (default 200,000) copied from g2, Benchy's in one of three (private in
-      one of ten of those), ended long ago; S requests (default 300) each of: Benchy's history
+  (b) history: N games (default 200,000) copied from g2 (with --short from g1: a store of a
+      million games in some 1.7 GB), Benchy's in one of three (private in one of ten of those),
+      ended long ago; S requests (default 300) each of: Benchy's history
       (public games and its private ones), history by player Benchy (Benchy asking, then a guest),
       walked by cursor; p50, p99, max in ms;
   (c) --keep-days: the same store restarted with --keep-days 1: the loop time of each batch of 50
@@ -123,9 +124,13 @@ def history_walk(c, n, **q):
 
 
 def main():
-    games, samples = 200000, 300
+    games, samples, short = 200000, 300, False
     args = sys.argv[1:]
     while args:
+        if args[0] == "--short":
+            short = True
+            args = args[1:]
+            continue
         if args[0] == "--games":
             games = int(args[1])
         elif args[0] == "--samples":
@@ -161,7 +166,8 @@ def main():
         # (b) history on a large store
         big = os.path.join(tmp, "big.db")
         shutil.copy(base, big)
-        copy(big, g2, games, "h", account_every=3, private_every=10)
+        src = g1 if short else g2
+        copy(big, src, games, "h", account_every=3, private_every=10)
         print("store: %d games (%d MiB)" % (games, os.path.getsize(big) >> 20), flush=True)
         srv = Server("--log-level", "info", db=big)
         try:
@@ -188,7 +194,7 @@ def main():
                          for line in list(srv.log)) if m]
                 time.sleep(0.2)
             print("--keep-days batches of 50 games of %d moves: %s ms of the loop each" %
-                  (plies[g2], ", ".join("%.1f" % x for x in took)), flush=True)
+                  (plies[src], ", ".join("%.1f" % x for x in took)), flush=True)
         finally:
             srv.stop()
         for line in srv.log:  # durable's timings: only the batches committed in this run
