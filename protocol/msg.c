@@ -79,7 +79,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_REMATCH] = {"rematch", {OPT("game", F_STR)}},
         [MSG_REMATCH_DECLINE] = {"rematch_decline", {OPT("game", F_STR)}},
         [MSG_HISTORY] = {"history",
-                         {OPT("offset", F_INT), OPT("limit", F_INT), OPT("after", F_STR)}},
+                         {OPT("offset", F_INT), OPT("limit", F_INT), OPT("after", F_STR),
+                          OPT("player", F_STR)}},
         [MSG_RECORD] = {"record", {OPT("game", F_STR), OPT("code", F_STR)}},
         [MSG_REGISTER] = {"register", {REQ("name", F_STR), REQ("password", F_STR)}},
         [MSG_PASSWORD_CHANGE] = {"password_change", {REQ("old", F_STR), REQ("new", F_STR)}},
@@ -468,8 +469,10 @@ decode_request(struct msg *m, struct msg_error *err)
 			return fail(err, PROTO_EBADVALUE, "offset", "offset must not be negative");
 		if (m->limit < 1 || m->limit > max)
 			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d", max);
-		if (!list)
+		if (!list) {
 			m->after = get_str(m, "after");
+			m->player = get_str(m, "player");
+		}
 		return 0;
 	}
 	case MSG_JOIN:

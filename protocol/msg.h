@@ -100,31 +100,32 @@ struct msg {
 	const char *token;    /* hello */
 	const char *client;   /* hello */
 	const char *password; /* hello (with name), register, account_close; password_change: old */
-	const char *new_password;           /* password_change: the new one */
-	int has_last_seq;                   /* hello */
-	int64_t last_seq;                   /* hello: >= 0 */
-	int has_kind;                       /* create, quick, leaderboard */
-	enum game_kind kind;                /* create, quick, leaderboard */
-	const char *variant;                /* create, quick: canonical ("standard" when absent) */
-	int seat;                           /* create: 0 or 1, or -1 for random (the default) */
-	int is_private;                     /* create */
-	int rated;                          /* create, quick: a rated game (accounts only) */
-	int has_seed;                       /* create */
-	uint64_t seed;                      /* create */
-	int computer;                       /* create: the opponent is the server's computer */
-	int level;                          /* create: its level, PROTOCOL_LEVEL_MIN..MAX */
-	const char *game;                   /* join, watch, move, resign: a game id */
-	const char *code;                   /* join, watch: an invite code */
-	const char *move;                   /* move: the move text */
-	int has_clock;                      /* create, quick: "clock" was given */
-	uint64_t clock_base_ms;             /* create, quick: base time; 0 for "none" */
-	uint64_t clock_inc_ms;              /* create, quick: Fischer increment per move */
-	const char *clock;                  /* create, quick: the time control text as given */
-	int claim_draw;                     /* claim: 1 for "draw", 0 for "win" */
-	int64_t advance_ms;                 /* test_clock: >= 0 */
-	int64_t offset;                     /* list, history: >= 0 (0 when absent) */
-	int64_t limit;       /* list: 1..100 (default 100); history, leaderboard: 1..100 (20) */
-	const char *after;   /* history, leaderboard: where the page starts (a page's next) */
+	const char *new_password; /* password_change: the new one */
+	int has_last_seq;         /* hello */
+	int64_t last_seq;         /* hello: >= 0 */
+	int has_kind;             /* create, quick, leaderboard */
+	enum game_kind kind;      /* create, quick, leaderboard */
+	const char *variant;      /* create, quick: canonical ("standard" when absent) */
+	int seat;                 /* create: 0 or 1, or -1 for random (the default) */
+	int is_private;           /* create */
+	int rated;                /* create, quick: a rated game (accounts only) */
+	int has_seed;             /* create */
+	uint64_t seed;            /* create */
+	int computer;             /* create: the opponent is the server's computer */
+	int level;                /* create: its level, PROTOCOL_LEVEL_MIN..MAX */
+	const char *game;         /* join, watch, move, resign: a game id */
+	const char *code;         /* join, watch: an invite code */
+	const char *move;         /* move: the move text */
+	int has_clock;            /* create, quick: "clock" was given */
+	uint64_t clock_base_ms;   /* create, quick: base time; 0 for "none" */
+	uint64_t clock_inc_ms;    /* create, quick: Fischer increment per move */
+	const char *clock;        /* create, quick: the time control text as given */
+	int claim_draw;           /* claim: 1 for "draw", 0 for "win" */
+	int64_t advance_ms;       /* test_clock: >= 0 */
+	int64_t offset;           /* list, history: >= 0 (0 when absent) */
+	int64_t limit;      /* list: 1..100 (default 100); history, leaderboard: 1..100 (20) */
+	const char *after;  /* history, leaderboard: where the page starts (a page's next) */
+	const char *player; /* history: whose games (an account's name, or one's own), or NULL */
 	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };
 

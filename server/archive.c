@@ -1,6 +1,7 @@
 /*
  * archive.c: the requests that read the store's archive of games: history (a page of finished
- * public games) and record (the text game record of one game, FORMATS.md).
+ * games: the public ones and the asker's own private ones, perhaps of one player) and record (the
+ * text game record of one game, FORMATS.md; of a game that never started, from the lobby's table).
  *
  * The store is read off the loop's thread: a request becomes a struct archive_read handed to
  * ops->read, and its asker's later requests wait in the lobby (lobby_wait_add()) until the
@@ -17,6 +18,7 @@
 #include "archive.h"
 #include "event.h"
 #include "log.h"
+#include "names.h"
 #include "record.h"
 #include "store-port.h"
 #include "xmalloc.h"
@@ -61,19 +63,50 @@ bad:
 	return json_null();
 }
 
+/*
+ * The kind of the player at seat i of stored game g (PROTOCOL.md 7.1): an account's or a bot's
+ * by the seat's account (0, a seat stored before seats kept their account: by the account of that
+ * name, if any), the computer by the name the server gives it (guests cannot take such a name),
+ * else a guest's.
+ */
+static enum event_player_kind
+entry_player_kind(const struct accounts *as, const struct store_game *g, int i)
+{
+	const struct account *a = NULL;
+	char key[NAMES_KEY_MAX];
+	int level;
+	char end;
+
+	if (g->seat_account[i] > 0)
+		a = accounts_find_id(as, g->seat_account[i]);
+	else if (g->seat_account[i] == 0 &&
+	         names_account_key(g->seat_name[i], key, sizeof key) == 0)
+		a = accounts_find(as, key);
+	if (a != NULL)
+		return strcmp(a->row.kind, "bot") == 0 ? EVENT_PLAYER_BOT : EVENT_PLAYER_ACCOUNT;
+	if (g->seat_account[i] > 0)
+		return EVENT_PLAYER_ACCOUNT;
+	if (sscanf(g->seat_name[i], "computer (level %d%c", &level, &end) == 2 && end == ')')
+		return EVENT_PLAYER_COMPUTER;
+	return EVENT_PLAYER_GUEST;
+}
+
 json_t *
-archive_entry_new(const struct store_game *g)
+archive_entry_new(const struct accounts *as, const struct store_game *g)
 {
 	json_t *o = json_object(), *players = json_object();
 
 	json_object_set_new(o, "game", json_string(g->id));
 	json_object_set_new(o, "kind", json_string(game_kind_name(g->kind)));
 	json_object_set_new(o, "variant", json_string(g->variant));
-	for (int i = 0; i < 2; i++)
+	json_object_set_new(o, "rated", json_boolean(g->rated));
+	for (int i = 0; i < 2; i++) {
+		struct event_player p = {g->seat_id[i], g->seat_name[i], 0,
+		                         entry_player_kind(as, g, i), NULL};
+
 		json_object_set_new(players, game_side_name(g->kind, i),
-		                    g->seat_taken[i]
-		                            ? msg_player_new(g->seat_id[i], g->seat_name[i])
-		                            : json_null());
+		                    g->seat_taken[i] ? event_player_encode(&p) : json_null());
+	}
 	json_object_set_new(o, "players", players);
 	json_object_set_new(o, "ply", json_integer(g->ply));
 	json_object_set_new(o, "result", history_result_new(g));
@@ -96,8 +129,8 @@ archive_read_run(const struct store_read_port *port, struct archive_read *r)
 		break;
 	case ARCHIVE_READ_RECORD:
 		r->text = xmalloc(RECORD_TEXT_MAX);
-		r->rc = port->record(port->impl, r->game_id, r->public_only, r->text,
-		                     RECORD_TEXT_MAX, &r->err);
+		r->rc = port->record(port->impl, r->game_id, r->public_only ? &r->viewer : NULL,
+		                     r->text, RECORD_TEXT_MAX, &r->err);
 		break;
 	case ARCHIVE_READ_PROFILE:
 		r->rated = xmalloc(ARCHIVE_RECENT * sizeof *r->rated);
@@ -132,27 +165,72 @@ read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 	lb->ops.read(lb->ops.arg, r);
 }
 
-/* history: a page of finished public games from the store, most recent first. */
+/* A history page with no game (the server keeps none, or none the asker may see). */
+static void
+history_empty(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
+
+	json_object_set_new(o, "total", json_integer(0));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	json_object_set_new(o, "games", json_array());
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	send_msg(lb, peer, o);
+}
+
+/*
+ * Whose games history request m asks for, into q (issue 21): the asker (s: its account, or a
+ * guest's player id, whose own private games are listed too), and with `player` the one player:
+ * an account by its name, whatever its case, or the asker by its own name (a guest's own games,
+ * by its player id). Returns 0, or -1 when `player` names nobody whose games the asker may see.
+ */
+static int
+history_whose(struct lobby *lb, const struct session *s, const struct msg *m,
+              struct store_history_query *q)
+{
+	char key[NAMES_ACCOUNT_MAX + 1];
+	const struct account *a;
+
+	if (s != NULL && s->account > 0)
+		q->own_account = s->account;
+	else if (s != NULL)
+		snprintf(q->own_id, sizeof q->own_id, "%s", s->id);
+	if (m->player == NULL)
+		return 0;
+	q->by_player = 1;
+	if (names_account_key(m->player, key, sizeof key) >= 0 &&
+	    (a = accounts_find(&lb->accounts, key)) != NULL) {
+		q->player_account = a->row.id;
+		return 0;
+	}
+	if (s != NULL && s->account <= 0 && strcmp(m->player, s->name) == 0) {
+		snprintf(q->player_id, sizeof q->player_id, "%s", s->id);
+		return 0;
+	}
+	return -1;
+}
+
+/* history: a page of finished games from the store, most recent first: the public ones and the
+ * asker's own private ones, perhaps of one player only. */
 static void
 handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct archive_read *r;
 
 	if (lb->ops.read == NULL) { /* no store: nothing finished is kept */
-		json_t *o = msg_new(MSG_HISTORY_PAGE, NULL);
-
-		json_object_set_new(o, "total", json_integer(0));
-		json_object_set_new(o, "offset", json_integer(m->offset));
-		json_object_set_new(o, "games", json_array());
-		if (m->id != NULL)
-			json_object_set_new(o, "id", json_deep_copy(m->id));
-		send_msg(lb, peer, o);
+		history_empty(lb, peer, m);
 		return;
 	}
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_HISTORY;
 	r->query.limit = (size_t)m->limit;
 	r->query.offset = m->offset;
+	if (history_whose(lb, peer->session, m, &r->query) < 0) {
+		archive_read_free(r);
+		history_empty(lb, peer, m);
+		return;
+	}
 	if (m->after != NULL) {
 		if (store_cursor_parse(m->after, &r->query.after) < 0) {
 			archive_read_free(r);
@@ -181,7 +259,7 @@ history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	o = msg_new(MSG_HISTORY_PAGE, NULL);
 	games = json_array();
 	for (int i = 0; i < r->rc; i++)
-		json_array_append_new(games, archive_entry_new(&r->games[i]));
+		json_array_append_new(games, archive_entry_new(&lb->accounts, &r->games[i]));
 	json_object_set_new(o, "total", json_integer(r->page.total));
 	json_object_set_new(o, "offset", json_integer(m->offset));
 	json_object_set_new(o, "games", games);
@@ -197,14 +275,60 @@ history_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 }
 
 /*
+ * The record of t, a game that never started, into a new reply to m: the store keeps no such
+ * game (durable.c deletes it at its end), and it has no move to read, so it is written from the
+ * table while the lobby holds it. Returns a new reference, or NULL (logged).
+ */
+static json_t *
+record_unplayed_new(const struct table *t, const struct msg *m)
+{
+	struct record *r = xcalloc(1, sizeof *r);
+	struct record_error rerr;
+	char *text = xmalloc(RECORD_TEXT_MAX);
+	json_t *o = NULL;
+
+	r->kind = t->kind;
+	snprintf(r->variant, sizeof r->variant, "%s", t->variant);
+	r->seed = t->seed;
+	for (int i = 0; i < 2; i++)
+		snprintf(r->player[i], sizeof r->player[i], "%s", t->seat_name[i]);
+	r->result = RECORD_UNFINISHED;
+	snprintf(r->reason, sizeof r->reason, "%s", event_reason_name(t->st.reason));
+	if (record_write(r, text, RECORD_TEXT_MAX, &rerr) < 0) {
+		log_error("record of %s: %s", t->id, rerr.text);
+	} else {
+		o = msg_new(MSG_GAME_RECORD, NULL);
+		json_object_set_new(o, "game", json_string(t->id));
+		json_object_set_new(o, "text", json_string(text));
+		if (m->id != NULL)
+			json_object_set_new(o, "id", json_deep_copy(m->id));
+	}
+	free(text);
+	free(r);
+	return o;
+}
+
+/*
  * record: the text game record (FORMATS.md) of any game the store holds, finished or not: a
- * public game by its id, a private one by its invite code while the server still holds it.
+ * public game by its id, a private one by its invite code while the server still holds it; and
+ * of a game that never started while the lobby holds it.
  */
 static void
 handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct archive_read *r;
+	struct table *held = m->code != NULL || m->game != NULL ? table_lookup(lb, m) : NULL;
 
+	if (held != NULL && event_state_unplayed(&held->st)) {
+		json_t *o = record_unplayed_new(held, m);
+
+		if (o != NULL)
+			send_msg(lb, peer, o);
+		else
+			refuse(lb, peer, m, PROTO_EINTERNAL,
+			       "the record of game %s could not be written", held->id);
+		return;
+	}
 	if (m->code != NULL) {
 		struct table *t = table_lookup(lb, m);
 
@@ -225,7 +349,12 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		}
 		r = xcalloc(1, sizeof *r);
 		snprintf(r->game_id, sizeof r->game_id, "%s", m->game);
-		r->public_only = 1; /* a private game is reached only by its invite code */
+		r->public_only = 1; /* a private game: by its invite code, or to its own players */
+		if (peer->session != NULL && peer->session->account > 0)
+			r->viewer.account = peer->session->account;
+		else if (peer->session != NULL)
+			snprintf(r->viewer.player_id, sizeof r->viewer.player_id, "%s",
+			         peer->session->id);
 	}
 	r->kind = ARCHIVE_READ_RECORD;
 	read_start(lb, peer, m, r);

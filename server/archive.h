@@ -38,9 +38,10 @@ struct archive_read {
 	/* the question */
 	struct store_history_query query; /* history */
 	char game_id[STORE_ID_MAX];       /* record: the game */
-	int public_only;                  /* record: asked by id, so a private game is not found */
-	int64_t account;                  /* profile: whose games */
-	struct store_board_query board;   /* leaderboard */
+	int public_only;            /* record: asked by id, so a private game is not found ... */
+	struct store_viewer viewer; /* ... but by a player who held a seat in it */
+	int64_t account;            /* profile: whose games */
+	struct store_board_query board; /* leaderboard */
 	/* the answer */
 	int rc;                   /* games in `games`, the record's length, or a store error */
 	struct store_error err;   /* when rc < 0 */
@@ -52,7 +53,8 @@ struct archive_read {
 	int more;                          /* leaderboard: more entries follow */
 };
 
-/* history: a page of finished public games from the store, most recent first (PROTOCOL.md 7.6). */
+/* history: a page of finished games from the store, most recent first: public ones and the
+ * asker's own private ones, perhaps of one player (PROTOCOL.md `history`, 7.6). */
 void archive_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /* record: the text game record of a game the store holds (FORMATS.md). */
@@ -65,8 +67,11 @@ void archive_record(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 void archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
                    const struct archive_read *r);
 
-/* A history entry (PROTOCOL.md 7.6) of stored game g (borrowed). Returns a new reference. */
-json_t *archive_entry_new(const struct store_game *g);
+/*
+ * A history entry (PROTOCOL.md 7.6) of stored game g (borrowed); the players' kinds from the
+ * accounts as (borrowed). Returns a new reference.
+ */
+json_t *archive_entry_new(const struct accounts *as, const struct store_game *g);
 
 /* Run read r on port (on the calling thread; it touches r and the port only). */
 void archive_read_run(const struct store_read_port *port, struct archive_read *r);

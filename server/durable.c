@@ -114,7 +114,7 @@ durable_seated(struct durable *d, const struct table *t, const struct event *ev,
 	int rc;
 
 	rc = d->store.seat_set(d->store.impl, t->id, seat, t->seat_id[seat], t->seat_name[seat],
-	                       err);
+	                       t->seat[seat] != NULL ? t->seat[seat]->account : 0, err);
 	if (rc < 0)
 		return rc;
 	/* the computer's seat has no session (and no token) */
@@ -185,6 +185,13 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 
 	if (d->failed)
 		return;
+	if (event_state_unplayed(&t->st)) {
+		/* a game that never started is not kept past its end (issue 23): it goes with its
+		 * events in the commit of its end, and what follows there is not stored */
+		if (type == MSG_GAME_OVER && seq > 1)
+			durable_check(d, d->store.game_drop(d->store.impl, t->id, &err), &err);
+		return;
+	}
 	if (seq == 1)
 		rc = durable_game_add(d, t, now, &err);
 	if (rc == 0 && type == MSG_SEATED)
@@ -236,6 +243,16 @@ durable_account_update(struct durable *d, struct store_account *row)
 		row->banned_ms = durable_wall_ms();
 	if (!d->failed)
 		durable_check(d, d->store.account_update(d->store.impl, row, &err), &err);
+}
+
+int
+durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
+{
+	struct store_error err;
+
+	if (d->failed)
+		return 0;
+	return durable_check(d, d->store.sweep(d->store.impl, before_ms, max, &err), &err);
 }
 
 /*

@@ -80,6 +80,14 @@ int durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_err
  */
 int durable_may_lag(const struct durable *d);
 
+/*
+ * --keep-days: queue the deletion of at most max finished games without an account at a seat
+ * that ended before before_ms and have nobody seated (the store's sweep, store-port.h), in the
+ * turn's transaction. Returns how many, or a store error (kept for the next durable_commit(),
+ * as durable_event()'s).
+ */
+int durable_sweep(struct durable *d, int64_t before_ms, unsigned max);
+
 /* Wall-clock time in Unix epoch milliseconds: the clock of every stored time. */
 int64_t durable_wall_ms(void);
 

@@ -83,7 +83,7 @@ usage(FILE *f)
 	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
-	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
+	        "  --keep-days N (default 0)              --allow-insecure-passwords (UNSAFE)\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
 }
@@ -425,6 +425,7 @@ main(int argc, char **argv)
 		O_SESSIONS,
 		O_THINKING,
 		O_KIBITZ,
+		O_KEEP_DAYS,
 		O_DB,
 		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
@@ -464,6 +465,7 @@ main(int argc, char **argv)
 	        {"max-sessions", required_argument, NULL, O_SESSIONS},
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
+	        {"keep-days", required_argument, NULL, O_KEEP_DAYS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -510,6 +512,7 @@ main(int argc, char **argv)
 	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
 	unsigned long long v;
+	unsigned keep_days = 0; /* --keep-days: 0 keeps every finished game */
 	struct hokitod d;
 	uv_loop_t loop;
 	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
@@ -580,6 +583,12 @@ main(int argc, char **argv)
 				bad = "--max-games wants a number from 1 to 10000000";
 			else
 				lcfg.max_games = (unsigned)v;
+			break;
+		case O_KEEP_DAYS:
+			if (parse_num(optarg, 0, 36500, &v) < 0)
+				bad = "--keep-days wants a number of days from 0 to 36500";
+			else
+				keep_days = (unsigned)v;
 			break;
 		case O_KEEP:
 			if (parse_num(optarg, 0, 100000, &v) < 0)
@@ -815,6 +824,7 @@ main(int argc, char **argv)
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
+	node_keep_days(d.node, keep_days);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.

@@ -91,7 +91,8 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	}
 	for (int i = 0; i < n; i++) {
 		const struct store_rated_game *rg = &rated[i];
-		json_t *e = archive_entry_new(&rg->game), *players = json_object_get(e, "players");
+		json_t *e = archive_entry_new(&lb->accounts, &rg->game),
+		       *players = json_object_get(e, "players");
 
 		json_object_set_new(e, "rated", json_true());
 		/* each seat's player as it was: an account's (or a bot's) rating before the game */

@@ -47,6 +47,9 @@ struct node {
 	struct admin *admin;           /* the operators' socket (node_admin()), or NULL */
 	uv_timer_t tick;               /* lobby_tick every second */
 	uv_timer_t wake;               /* lobby_wake at the next deadline (ops->timer) */
+	uv_timer_t sweep;              /* --keep-days: node_sweep_cb every NODE_SWEEP_MS */
+	int sweeping;                  /* sweep was started */
+	int64_t keep_ms;               /* --keep-days in milliseconds */
 	int stopping;
 	char server_name[64];
 };
@@ -394,6 +397,41 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	return nd;
 }
 
+/*
+ * --keep-days: one batch of old games without an account goes in this turn's group commit. A
+ * batch is small (NODE_SWEEP_BATCH games, their events with them: a few milliseconds of the
+ * loop's time) and the next waits NODE_SWEEP_MS, so the games never wait long for it; a store
+ * error stops the server at the commit, as every write's does.
+ */
+static void
+node_sweep_cb(uv_timer_t *t)
+{
+	struct node *nd = t->data;
+	struct durable *d = turn_durable(nd->turn);
+	int64_t before = durable_wall_ms() - nd->keep_ms;
+	uint64_t t0 = uv_hrtime();
+	int n;
+
+	if (d == NULL || (n = durable_sweep(d, before, NODE_SWEEP_BATCH)) <= 0)
+		return;
+	log_info("store: --keep-days %lld: deleted %d finished games without an account that ended "
+	         "more than %lld days ago (%.1f ms)",
+	         (long long)(nd->keep_ms / 86400000), n, (long long)(nd->keep_ms / 86400000),
+	         (double)(uv_hrtime() - t0) / 1e6);
+}
+
+void
+node_keep_days(struct node *nd, unsigned days)
+{
+	if (days == 0 || turn_durable(nd->turn) == NULL || nd->sweeping)
+		return;
+	nd->keep_ms = (int64_t)days * 86400000;
+	nd->sweeping = 1;
+	uv_timer_init(nd->loop, &nd->sweep);
+	nd->sweep.data = nd;
+	uv_timer_start(&nd->sweep, node_sweep_cb, NODE_SWEEP_FIRST_MS, NODE_SWEEP_MS);
+}
+
 /* A start that failed: nothing more goes to the store (turn_store_drop()). */
 static void
 node_store_drop(struct node *nd)
@@ -464,6 +502,8 @@ node_shutdown(struct node *nd)
 		uv_close((uv_handle_t *)&nd->tick, node_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&nd->wake))
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
+	if (nd->sweeping && !uv_is_closing((uv_handle_t *)&nd->sweep))
+		uv_close((uv_handle_t *)&nd->sweep, node_handle_close_cb);
 	think_stop(nd->think);
 	hasher_stop(nd->hasher);
 	admin_close(nd->admin);   /* answers not yet written are dropped with their connections */

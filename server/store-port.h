@@ -68,6 +68,9 @@ struct store_game {
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
 	int rated;                         /* a rated game (schema 8) */
+	int64_t seat_account[2];           /* each seat's account (schema 9); -1: none (a guest, the
+	                                    * computer, an empty seat); 0: stored before schema 9 under an
+	                                    * account's name, so perhaps one: unknown */
 };
 
 /* One game event as stored. The strings are borrowed (see each function). */
@@ -148,17 +151,35 @@ struct store_cursor {
 
 #define STORE_CURSOR_TEXT 48 /* store_cursor_format()'s text, with the NUL */
 
-/* A history request: finished public games in history order. */
+/*
+ * A history request: finished games in history order. Whose (PROTOCOL.md `history`): without
+ * by_player, the public games and the asker's own private ones; with by_player, the games of one
+ * player (player_account, or a guest's own player_id), public ones and the asker's own private
+ * ones with that player (all of them when the player is the asker). The asker is own_account,
+ * or the guest own_id; neither: public games alone.
+ */
 struct store_history_query {
-	int has_after;             /* start after the cursor `after`; else at the most recent */
-	struct store_cursor after; /* see has_after */
-	int64_t offset;            /* games to skip from there: each costs a step of a scan */
-	size_t limit;              /* at most this many games */
+	int has_after;                /* start after the cursor `after`; else at the most recent */
+	struct store_cursor after;    /* see has_after */
+	int64_t offset;               /* games to skip from there: each costs a step of a scan */
+	size_t limit;                 /* at most this many games */
+	int64_t own_account;          /* the asker's account; 0: a guest (own_id) or nobody */
+	char own_id[STORE_ID_MAX];    /* a guest asker's player id; "" for nobody */
+	int by_player;                /* only the games of the player below */
+	int64_t player_account;       /* that player's account; 0: the guest of player_id */
+	char player_id[STORE_ID_MAX]; /* with by_player and no account: a guest's player id */
+};
+
+/* Who asks for a record by id: a private game is found only for a player who held a seat in it
+ * (by account, or a guest's seat by its player id), as history lists it. */
+struct store_viewer {
+	int64_t account;              /* the asker's account; 0: a guest, or nobody */
+	char player_id[STORE_ID_MAX]; /* a guest asker's player id; "" for nobody */
 };
 
 /* What a history page says besides its games. */
 struct store_history_page {
-	int64_t total;            /* finished public games in the store (a kept count) */
+	int64_t total;            /* games the query lists in all (kept counts, or an index's) */
 	int more;                 /* more games follow the page's last one */
 	struct store_cursor next; /* the page's last game, when more: the next page's `after` */
 };
@@ -201,9 +222,9 @@ struct store_rated_game {
 struct store_write_port {
 	/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
 	int (*game_add)(void *impl, const struct store_game *g, struct store_error *err);
-	/* A player took seat 0 or 1 of a game. */
+	/* A player took seat 0 or 1 of a game, logged in to account (0: a guest, the computer). */
 	int (*seat_set)(void *impl, const char *game_id, int seat, const char *player_id,
-	                const char *name, struct store_error *err);
+	                const char *name, int64_t account, struct store_error *err);
 	/* The game's status: "open", "live", "adjourned". */
 	int (*status_set)(void *impl, const char *game_id, const char *status,
 	                  struct store_error *err);
@@ -214,6 +235,12 @@ struct store_write_port {
 	int (*game_finish)(void *impl, const char *game_id, int64_t ended_ms, const char *result,
 	                   int winner, const char *reason, const int score[2],
 	                   struct store_error *err);
+	/* Delete a game with its events and the sessions seated at it (one that never started,
+	 * at its end); the kept counts follow. */
+	int (*game_drop)(void *impl, const char *game_id, struct store_error *err);
+	/* --keep-days: delete at most max finished games without an account at a seat, that
+	 * ended before before_ms and have nobody seated, oldest first. Returns how many. */
+	int (*sweep)(void *impl, int64_t before_ms, unsigned max, struct store_error *err);
 	/* Insert or replace the session of a seated player (s borrowed). */
 	int (*session_set)(void *impl, const struct store_session *s, struct store_error *err);
 	/* Forget a session; not finding it is no error. */
@@ -257,20 +284,22 @@ struct store_write_port {
 /* The read port: answers that may grow with the store, off the loop thread. */
 struct store_read_port {
 	/*
-	 * A page of finished public games in history order (private games are never listed):
-	 * at most q->limit into out (room for q->limit), and page filled. Returns how many were
+	 * A page of finished games in history order, those q asks for (public ones, and the
+	 * asker's own private ones: struct store_history_query): at most q->limit into out (room
+	 * for q->limit), and page filled. Returns how many were
 	 * written (0 past the end), or a negative error.
 	 */
 	int (*history)(void *impl, const struct store_history_query *q, struct store_game *out,
 	               struct store_history_page *page, struct store_error *err);
 	/*
 	 * The text game record (FORMATS.md "Game records") of game_id into buf, NUL-terminated;
-	 * with public_only a private game is STORE_ENOTFOUND (it is reached by its invite code).
-	 * Costs what that game's moves cost. Returns the length, or STORE_ENOTFOUND, STORE_ENOSPC,
-	 * STORE_ECORRUPT, STORE_EIO.
+	 * with a viewer (asked by id) a private game is STORE_ENOTFOUND unless the viewer held a
+	 * seat in it (others reach it by its invite code); NULL: any game. Costs what that game's
+	 * moves cost. Returns the length, or STORE_ENOTFOUND, STORE_ENOSPC, STORE_ECORRUPT,
+	 * STORE_EIO.
 	 */
-	int (*record)(void *impl, const char *game_id, int public_only, char *buf, size_t size,
-	              struct store_error *err);
+	int (*record)(void *impl, const char *game_id, const struct store_viewer *viewer, char *buf,
+	              size_t size, struct store_error *err);
 	/*
 	 * A page of the leaderboard of q->kind, best first: at most q->limit entries into out
 	 * (room for q->limit), *more set when more follow. Found by key (the ratings_board index),

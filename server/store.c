@@ -1,8 +1,9 @@
 /*
  * store.c: hokitod's durable store on SQLite: games, game events, seated sessions; group commit,
  * migrations, the full check (store_check_file()), loading with replay through the rules, history
- * by key and records. It is the SQLite backend of both ports of store-port.h (the port ops at
- * the end of this file call the functions of the same name).
+ * by key (by player, and one's own private games too) and records; the deletion of games that
+ * never started and of old games without an account (--keep-days). It is the SQLite backend of both
+ * ports of store-port.h (the port ops at the end of this file call the functions of the same name).
  *
  * A struct store is one SQLite connection: the server's own (store_open()), or a second one to the
  * same file (store_attach()) for the read port's thread (store_reader_open(), read-only, seeing
@@ -263,7 +264,81 @@ static const char *const migrations[] = {
         "  PRIMARY KEY (game, seat)) WITHOUT ROWID;"
         "CREATE INDEX rating_changes_account ON rating_changes (account, ended_ms DESC);"
         "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
+        /*
+         * 9: what the store keeps (issues 21, 23). Each seat keeps the account of the session
+         * that took it (NULL: a guest or the computer; 0: a seat of a game stored before, whose
+         * name is an account's, so that it may have been one: kept by --keep-days, listed by
+         * nobody's history). Games that never started (aborted before any move) are deleted
+         * with their events and sessions, now and at their end from now on; `deleted` and
+         * `deleted_serial` count what the store deleted (store_game_drop(), not a trigger: a
+         * row lost otherwise is still found missing by the check), and a new game never takes
+         * a deleted one's serial. The kept counts follow deletions, and
+         * count each account's finished games (`a<id>`: public, `a<id>p`: private). Indexes:
+         * history by a seat's account or (a guest's own) player id, by key; the finished games
+         * without an account, oldest first, for --keep-days.
+         */
+        "ALTER TABLE games ADD COLUMN seat0_account INTEGER;"
+        "ALTER TABLE games ADD COLUMN seat1_account INTEGER;"
+        "UPDATE games SET seat0_account = 0 WHERE seat0_name IN (SELECT name FROM accounts);"
+        "UPDATE games SET seat1_account = 0 WHERE seat1_name IN (SELECT name FROM accounts);"
+        "CREATE TEMP TABLE unplayed AS SELECT id, serial FROM games g WHERE status = 'finished'"
+        "  AND result = 'aborted' AND NOT EXISTS (SELECT 1 FROM events e"
+        "  WHERE e.game_id = g.id AND e.move IS NOT NULL);"
+        "INSERT INTO counts (name, n) SELECT 'deleted', COUNT(*) FROM unplayed;"
+        "INSERT INTO counts (name, n) SELECT 'deleted_serial', COALESCE(MAX(serial), 0)"
+        "  FROM unplayed;"
+        "DELETE FROM events WHERE game_id IN (SELECT id FROM unplayed);"
+        "DELETE FROM sessions WHERE game_id IN (SELECT id FROM unplayed);"
+        "DELETE FROM games WHERE id IN (SELECT id FROM unplayed);"
+        "DROP TABLE unplayed;"
+        "UPDATE counts SET n = (SELECT COUNT(*) FROM games WHERE status = 'finished'"
+        "  AND private = 0) WHERE name = 'finished_public';"
+        "CREATE TRIGGER counts_delete AFTER DELETE ON games BEGIN"
+        "  UPDATE counts SET n = n - 1 WHERE name = 'finished_public'"
+        "    AND old.status = 'finished' AND old.private = 0;"
+        "  UPDATE counts SET n = n - 1 WHERE old.status = 'finished' AND old.seat0_account > 0"
+        "    AND name = 'a' || old.seat0_account || substr('p', 1, old.private);"
+        "  UPDATE counts SET n = n - 1 WHERE old.status = 'finished' AND old.seat1_account > 0"
+        "    AND old.seat1_account IS NOT old.seat0_account"
+        "    AND name = 'a' || old.seat1_account || substr('p', 1, old.private);"
+        "  END;"
+        "CREATE TRIGGER counts_account_finish AFTER UPDATE OF status ON games"
+        "  WHEN new.status = 'finished' AND old.status <> 'finished' BEGIN"
+        "  INSERT INTO counts (name, n) SELECT 'a' || new.seat0_account ||"
+        "    substr('p', 1, new.private), 1 WHERE new.seat0_account > 0"
+        "    ON CONFLICT (name) DO UPDATE SET n = n + 1;"
+        "  INSERT INTO counts (name, n) SELECT 'a' || new.seat1_account ||"
+        "    substr('p', 1, new.private), 1 WHERE new.seat1_account > 0"
+        "    AND new.seat1_account IS NOT new.seat0_account"
+        "    ON CONFLICT (name) DO UPDATE SET n = n + 1;"
+        "  END;"
+        "CREATE TRIGGER counts_account_insert AFTER INSERT ON games"
+        "  WHEN new.status = 'finished' BEGIN"
+        "  INSERT INTO counts (name, n) SELECT 'a' || new.seat0_account ||"
+        "    substr('p', 1, new.private), 1 WHERE new.seat0_account > 0"
+        "    ON CONFLICT (name) DO UPDATE SET n = n + 1;"
+        "  INSERT INTO counts (name, n) SELECT 'a' || new.seat1_account ||"
+        "    substr('p', 1, new.private), 1 WHERE new.seat1_account > 0"
+        "    AND new.seat1_account IS NOT new.seat0_account"
+        "    ON CONFLICT (name) DO UPDATE SET n = n + 1;"
+        "  END;"
+        "CREATE INDEX games_seat0_account ON games"
+        "  (seat0_account, private, ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished' AND seat0_account IS NOT NULL;"
+        "CREATE INDEX games_seat1_account ON games"
+        "  (seat1_account, private, ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished' AND seat1_account IS NOT NULL;"
+        "CREATE INDEX games_seat0_guest ON games (seat0_id, private, ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished' AND seat0_account IS NULL;"
+        "CREATE INDEX games_seat1_guest ON games (seat1_id, private, ended_ms DESC, serial DESC)"
+        "  WHERE status = 'finished' AND seat1_account IS NULL;"
+        "CREATE INDEX games_guests_ended ON games (ended_ms) WHERE status = 'finished'"
+        "  AND seat0_account IS NULL AND seat1_account IS NULL;"
+        "CREATE INDEX sessions_game ON sessions (game_id);",
 };
+
+/* The schema of migrations[8] (seat accounts, deleted games): what this file calls it by. */
+#define STORE_SCHEMA_KEEP 9
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
                "one migration per schema version");
@@ -272,7 +347,8 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 	"id, serial, kind, variant, seed, private, code, status, created_ms, seat0_id, "           \
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.game_id = games.id), "             \
-	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock, rated"
+	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock, rated, " \
+	"seat0_account, seat1_account"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -297,6 +373,11 @@ enum {
 	S_RATING_CHANGE,
 	S_RATING_SET,
 	S_CHANGES_OF,
+	S_EVENTS_DROP,
+	S_SESSIONS_DROP,
+	S_DELETED,
+	S_GAME_DROP,
+	S_SWEEP,
 	S_COUNT,
 };
 
@@ -305,13 +386,17 @@ static const char *const statements[S_COUNT] = {
         [S_COMMIT] = "COMMIT",
         [S_ROLLBACK] = "ROLLBACK",
         [S_GAME_ADD] = "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
-                       "created_ms, clock, rated) VALUES (?1, (SELECT COALESCE(MAX(serial), 0) + "
-                       "1 FROM games), ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
+                       "created_ms, clock, rated) VALUES (?1, MAX((SELECT COALESCE(MAX(serial), 0) "
+                       "FROM games), COALESCE((SELECT n FROM counts WHERE name = 'deleted_serial'), "
+                       "0)) + 1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
                    "seat1_id = CASE WHEN ?2 = 1 THEN ?3 ELSE seat1_id END, "
-                   "seat1_name = CASE WHEN ?2 = 1 THEN ?4 ELSE seat1_name END WHERE id = ?1",
+                   "seat1_name = CASE WHEN ?2 = 1 THEN ?4 ELSE seat1_name END, "
+                   "seat0_account = CASE WHEN ?2 = 0 THEN NULLIF(?5, 0) ELSE seat0_account END, "
+                   "seat1_account = CASE WHEN ?2 = 1 THEN NULLIF(?5, 0) ELSE seat1_account END "
+                   "WHERE id = ?1",
         [S_STATUS] = "UPDATE games SET status = ?2 WHERE id = ?1",
         [S_EVENT_LAST] = "SELECT (SELECT status <> 'finished' FROM games WHERE id = ?1), "
                          "(SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?1), "
@@ -349,6 +434,15 @@ static const char *const statements[S_COUNT] = {
         [S_CHANGES_OF] = "SELECT seat, account, before_rating, before_rd, before_vol, "
                          "after_rating, after_rd, after_vol FROM rating_changes WHERE game = ?1 "
                          "ORDER BY seat",
+        [S_EVENTS_DROP] = "DELETE FROM events WHERE game_id = ?1",
+        [S_SESSIONS_DROP] = "DELETE FROM sessions WHERE game_id = ?1",
+        [S_DELETED] = "UPDATE counts SET n = CASE name WHEN 'deleted' THEN n + 1 ELSE MAX(n, "
+                      "(SELECT serial FROM games WHERE id = ?1)) END WHERE (name = 'deleted' OR "
+                      "name = 'deleted_serial') AND EXISTS (SELECT 1 FROM games WHERE id = ?1)",
+        [S_GAME_DROP] = "DELETE FROM games WHERE id = ?1",
+        [S_SWEEP] = "SELECT id FROM games WHERE status = 'finished' AND seat0_account IS NULL "
+                    "AND seat1_account IS NULL AND ended_ms < ?1 AND NOT EXISTS (SELECT 1 FROM "
+                    "sessions WHERE sessions.game_id = games.id) ORDER BY ended_ms LIMIT ?2",
 };
 
 /* A game that is not finished: where its events stand (committed and queued alike). */
@@ -418,6 +512,7 @@ store_fail(struct store_error *err, int code, const char *fmt, ...)
 static void store_live_clear(struct store *st);
 static void store_queue_drop(struct store *st);
 static void store_settle(struct store *st);
+static int column_copy(sqlite3_stmt *s, int col, char *buf, size_t size);
 
 /*
  * The store error for an SQLite result code: corruption or I/O. If SQLite gave the open
@@ -485,35 +580,53 @@ store_check(struct store *st, void (*found)(void *ctx, const char *text), void *
 	static const struct {
 		const char *sql;
 		const char *what;
+		int from, to; /* the schemas it holds for (0: any) */
 	} rules[] = {
 	        {"SELECT game_id FROM events GROUP BY game_id "
 	         "HAVING MIN(seq) <> 1 OR MAX(seq) <> COUNT(*)",
-	         "the events of game '%s' are not numbered 1..n without a gap"},
+	         "the events of game '%s' are not numbered 1..n without a gap", 0, 0},
 	        {"SELECT game_id FROM events WHERE move IS NOT NULL GROUP BY game_id "
 	         "HAVING MIN(ply) <> 1 OR MAX(ply) <> COUNT(*)",
-	         "the moves of game '%s' are not numbered 1..n without a gap"},
+	         "the moves of game '%s' are not numbered 1..n without a gap", 0, 0},
 	        /* two moves out of order make a ply lower than the one of the move before it:
 	         * one pass in (game_id, seq) order (a join of every pair of moves of a game took
 	         * 5 of the 7 s a store of 46,000 games took to open) */
 	        {"SELECT game_id FROM (SELECT game_id, ply, LAG(ply) OVER (PARTITION BY game_id "
 	         "ORDER BY seq) AS before FROM events WHERE move IS NOT NULL) WHERE before > ply",
-	         "the moves of game '%s' are out of order"},
+	         "the moves of game '%s' are out of order", 0, 0},
 	        {"SELECT e.game_id FROM events e LEFT JOIN games g ON g.id = e.game_id "
 	         "WHERE g.id IS NULL",
-	         "events of game '%s', which is missing"},
+	         "events of game '%s', which is missing", 0, 0},
 	        {"SELECT s.game_id FROM sessions s LEFT JOIN games g ON g.id = s.game_id "
 	         "WHERE g.id IS NULL",
-	         "a session seated at game '%s', which is missing"},
+	         "a session seated at game '%s', which is missing", 0, 0},
 	        {"SELECT c || ' games, numbered ' || lo || ' to ' || hi FROM (SELECT COUNT(*) c, "
 	         "MIN(serial) lo, MAX(serial) hi FROM games) WHERE c > 0 AND (lo <> 1 OR hi <> c)",
-	         "games are missing: %s"},
+	         "games are missing: %s", 0, STORE_SCHEMA_KEEP - 1},
+	        /* from schema 8 games are deleted (never started; --keep-days), and counted */
+	        {"SELECT c || ' games and ' || d || ' deleted, numbered up to ' || hi FROM (SELECT "
+	         "COUNT(*) c, MAX(COALESCE(MAX(serial), 0), (SELECT n FROM counts WHERE name = "
+	         "'deleted_serial')) hi, (SELECT n FROM counts WHERE name = 'deleted') d FROM "
+	         "games) "
+	         "WHERE c + d <> hi",
+	         "games are missing: %s", STORE_SCHEMA_KEEP, 0},
+	        {"SELECT COALESCE(name, k) || ': kept ' || COALESCE(n, 0) || ', counted ' || "
+	         "COALESCE(c, 0) FROM counts "
+	         "FULL JOIN (SELECT 'a' || a || substr('p', 1, private) k, COUNT(*) c FROM "
+	         "(SELECT seat0_account a, private FROM games WHERE status = 'finished' AND "
+	         "seat0_account > 0 UNION ALL SELECT seat1_account, private FROM games WHERE "
+	         "status = 'finished' AND seat1_account > 0 AND seat1_account IS NOT "
+	         "seat0_account) "
+	         "GROUP BY k) ON name = k WHERE COALESCE(name, k) LIKE 'a%' AND "
+	         "COALESCE(n, 0) <> COALESCE(c, 0)",
+	         "the count of an account's finished games is wrong (%s)", STORE_SCHEMA_KEEP, 0},
 	        {"SELECT id FROM games WHERE (status = 'finished') <> (result IS NOT NULL) "
 	         "OR (status = 'finished') <> (ended_ms IS NOT NULL)",
-	         "game '%s' has a result without being finished, or the reverse"},
+	         "game '%s' has a result without being finished, or the reverse", 0, 0},
 	        {"SELECT 'kept ' || (SELECT n FROM counts WHERE name = 'finished_public') || "
 	         "', counted ' || COUNT(*) FROM games WHERE status = 'finished' AND private = 0 "
 	         "HAVING COUNT(*) IS NOT (SELECT n FROM counts WHERE name = 'finished_public')",
-	         "the count of finished public games is wrong (%s)"},
+	         "the count of finished public games is wrong (%s)", 0, 0},
 	};
 	char what[256];
 	sqlite3_stmt *s;
@@ -546,6 +659,9 @@ store_check(struct store *st, void (*found)(void *ctx, const char *text), void *
 		char text[300];
 		if (strstr(rules[i].sql, "counts") != NULL && st->version < 6)
 			continue; /* the kept count came with schema 6 */
+		if ((rules[i].from > 0 && st->version < rules[i].from) ||
+		    (rules[i].to > 0 && st->version > rules[i].to))
+			continue;
 		if ((rc = sqlite3_prepare_v2(st->db, rules[i].sql, -1, &s, NULL)) != SQLITE_OK)
 			return store_sqlite_fail(st, rc, err, "checking the contents");
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -1272,13 +1388,13 @@ store_found(struct store *st, const char *id, struct store_error *err)
 
 int
 store_seat_set(struct store *st, const char *game_id, int seat, const char *player_id,
-               const char *name, struct store_error *err)
+               const char *name, int64_t account, struct store_error *err)
 {
 	sqlite3_stmt *s;
 	int rc;
 
 	if (!fits(game_id, STORE_ID_MAX) || (seat != 0 && seat != 1) ||
-	    !fits(player_id, STORE_ID_MAX) || !fits(name, STORE_NAME_MAX))
+	    !fits(player_id, STORE_ID_MAX) || !fits(name, STORE_NAME_MAX) || account < 0)
 		return store_fail(err, STORE_EINVAL, "seat of game '%.15s': bad argument",
 		                  game_id ? game_id : "");
 	if ((rc = store_tx(st, err)) < 0)
@@ -1288,6 +1404,7 @@ store_seat_set(struct store *st, const char *game_id, int seat, const char *play
 	sqlite3_bind_int(s, 2, seat);
 	bind_text(s, 3, player_id);
 	bind_text(s, 4, name);
+	sqlite3_bind_int64(s, 5, account);
 	if ((rc = store_write(st, s, "taking a seat", err)) < 0)
 		return rc;
 	return store_found(st, game_id, err);
@@ -1438,6 +1555,70 @@ store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const
 		return rc;
 	free(strmap_del(&st->live, game_id)); /* its later events (a rematch offer) are rare */
 	return store_found(st, game_id, err);
+}
+
+/*
+ * Delete a game with its events and the sessions seated at it, in the turn's transaction (the
+ * triggers of migrations[7] move the kept counts; the count of deleted games moves here). A game
+ * that never started goes in the commit of its end: a guest's finished game when --keep-days is up
+ * (store_sweep()).
+ */
+int
+store_game_drop(struct store *st, const char *game_id, struct store_error *err)
+{
+	static const int order[] = {S_EVENTS_DROP, S_SESSIONS_DROP, S_DELETED, S_GAME_DROP};
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX))
+		return store_fail(err, STORE_EINVAL, "dropping a game: bad id");
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		s = store_stmt(st, order[i]);
+		bind_text(s, 1, game_id);
+		if ((rc = store_write(st, s, "deleting a game", err)) < 0)
+			return rc;
+	}
+	free(strmap_del(&st->live, game_id));
+	return store_found(st, game_id, err);
+}
+
+/*
+ * --keep-days: delete at most max finished games that ended before before_ms with no account at
+ * either seat and nobody seated at them any more (no session: nothing more can happen there),
+ * oldest first, from the index of such games, in the turn's transaction. Returns how many.
+ */
+int
+store_sweep(struct store *st, int64_t before_ms, unsigned max, struct store_error *err)
+{
+	char(*ids)[STORE_ID_MAX];
+	sqlite3_stmt *s;
+	int rc, n = 0;
+
+	if (max == 0)
+		return 0;
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	ids = xcalloc(max, sizeof *ids);
+	s = store_stmt(st, S_SWEEP);
+	sqlite3_bind_int64(s, 1, before_ms);
+	sqlite3_bind_int64(s, 2, max);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && (unsigned)n < max)
+		if (column_copy(s, 0, ids[n], sizeof ids[n]) == 0)
+			n++;
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		free(ids);
+		return store_sqlite_fail(st, rc, err, "finding old guest games");
+	}
+	for (int i = 0; i < n; i++)
+		if ((rc = store_game_drop(st, ids[i], err)) < 0) {
+			free(ids);
+			return rc;
+		}
+	free(ids);
+	return n;
 }
 
 int
@@ -1614,6 +1795,10 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->ply = sqlite3_column_int(s, 20);
 	bad |= column_copy(s, 21, g->clock, sizeof g->clock);
 	g->rated = sqlite3_column_int(s, 22);
+	for (int i = 0; i < 2; i++)
+		g->seat_account[i] = sqlite3_column_type(s, 23 + i) == SQLITE_NULL
+		                             ? -1
+		                             : sqlite3_column_int64(s, 23 + i);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
 		                  st->path, g->id);
@@ -1769,20 +1954,15 @@ store_game_replay(const struct store_game *g, const struct store_event *ev, size
 	return 0;
 }
 
-/* Collect the rows of a query of GAME_COLUMNS into a new array; p[0..np) are its ?1, ?2 ... */
+/* Collect the rows of s, a bound query of GAME_COLUMNS, into a new array; finalizes s. */
 static int
-store_games_query(struct store *st, const char *sql, const int64_t *p, int np,
-                  struct store_game **out, size_t *n, struct store_error *err)
+store_games_collect(struct store *st, sqlite3_stmt *s, struct store_game **out, size_t *n,
+                    struct store_error *err)
 {
 	struct store_game *games = NULL;
 	size_t len = 0, cap = 0;
-	sqlite3_stmt *s;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	int rc;
 
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(st, rc, err, "listing games");
-	for (int i = 0; i < np; i++)
-		sqlite3_bind_int64(s, i + 1, p[i]);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		games = xgrow(games, len, &cap, sizeof *games, 16);
 		if ((rc = store_game_row(st, s, &games[len], err)) < 0) {
@@ -1800,6 +1980,21 @@ store_games_query(struct store *st, const char *sql, const int64_t *p, int np,
 	*out = games;
 	*n = len;
 	return 0;
+}
+
+/* Collect the rows of a query of GAME_COLUMNS into a new array; p[0..np) are its ?1, ?2 ... */
+static int
+store_games_query(struct store *st, const char *sql, const int64_t *p, int np,
+                  struct store_game **out, size_t *n, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "listing games");
+	for (int i = 0; i < np; i++)
+		sqlite3_bind_int64(s, i + 1, p[i]);
+	return store_games_collect(st, s, out, n, err);
 }
 
 int
@@ -2072,6 +2267,197 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
 }
 
 /*
+ * History by player, and one's own private games (issue 21; schema 8). A query is the union of
+ * a few ranges of the history indexes, each read by key in history order and cut at the page's
+ * end: the finished public games (games_public_history), or one seat's games of an account
+ * (games_seat<N>_account) or of a guest's player id (games_seat<N>_guest), public or private,
+ * perhaps only those with a given account at the other seat. The page sorts what the ranges
+ * give (at most their number times the page), so it costs the page, not the player's games.
+ */
+struct history_range {
+	int seat;   /* 0 or 1; -1: every public game */
+	int guest;  /* by the seat's player id (a guest), not its account */
+	int param;  /* who: ?4 own account, ?5 own id, ?6 player's account, ?7 player's id */
+	int priv;   /* the private games, else the public ones */
+	int versus; /* only those with the player's account (?6) at the other seat */
+	int kept;   /* its games are in a kept count (history_ranges()), else counted by index */
+};
+
+#define HISTORY_RANGES 4 /* at most, in a query */
+
+/* Append range r to sql (size, *len): for a page (cut at ?1 games after the cursor ?2, ?3), or
+ * for a count (all of it). */
+static void
+history_range_sql(char *sql, size_t size, size_t *len, const struct history_range *r, int page,
+                  int after)
+{
+	char seat[80] = "", versus[48] = "";
+
+	if (r->seat >= 0 && r->guest)
+		snprintf(seat, sizeof seat, " AND seat%d_id = ?%d AND seat%d_account IS NULL",
+		         r->seat, r->param, r->seat);
+	else if (r->seat >= 0)
+		snprintf(seat, sizeof seat, " AND seat%d_account = ?%d", r->seat, r->param);
+	if (r->versus)
+		snprintf(versus, sizeof versus, " AND seat%d_account = ?6", 1 - r->seat);
+	*len += (size_t)snprintf(
+	        sql + *len, size - *len,
+	        "%sSELECT id FROM games WHERE status = 'finished' AND private = %d%s%s%s%s%s",
+	        page ? "SELECT id FROM (" : "", r->priv, seat, versus,
+	        page && after ? " AND (ended_ms, serial) < (?2, ?3)" : "",
+	        page ? " ORDER BY ended_ms DESC, serial DESC LIMIT ?1" : "", page ? ")" : "");
+}
+
+/* The union of ranges r[0..n) as one statement: a page (GAME_COLUMNS) or a count. */
+static int
+history_prepare(struct store *st, const struct history_range *r, size_t n, int page, int after,
+                const struct store_history_query *q, sqlite3_stmt **out, struct store_error *err)
+{
+	char sql[4096];
+	size_t len = 0;
+	int rc;
+
+	len += (size_t)snprintf(sql, sizeof sql, "%s",
+	                        page ? "SELECT " GAME_COLUMNS " FROM games WHERE id IN ("
+	                             : "SELECT COUNT(*) FROM (");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			len += (size_t)snprintf(sql + len, sizeof sql - len, " UNION ");
+		history_range_sql(sql, sizeof sql, &len, &r[i], page, after);
+	}
+	len += (size_t)snprintf(sql + len, sizeof sql - len, "%s",
+	                        page ? ") ORDER BY ended_ms DESC, serial DESC LIMIT ?8 OFFSET ?9"
+	                             : ")");
+	if (len >= sizeof sql)
+		return store_fail(err, STORE_EINVAL, "history: a query too long");
+	if ((rc = sqlite3_prepare_v2(st->db, sql, -1, out, NULL)) != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "listing games");
+	/* a parameter the statement does not use is refused with SQLITE_RANGE: no matter */
+	sqlite3_bind_int64(*out, 1, (int64_t)q->limit + 1 + q->offset);
+	sqlite3_bind_int64(*out, 2, q->after.ended_ms);
+	sqlite3_bind_int64(*out, 3, q->after.serial);
+	sqlite3_bind_int64(*out, 4, q->own_account);
+	sqlite3_bind_text(*out, 5, q->own_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(*out, 6, q->player_account);
+	sqlite3_bind_text(*out, 7, q->player_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(*out, 8, (int64_t)q->limit + 1);
+	sqlite3_bind_int64(*out, 9, q->offset);
+	return 0;
+}
+
+/* The kept count of name (0 when there is none yet) added to *total. */
+static int
+history_kept(struct store *st, const char *name, int64_t *total, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(
+	        st->db, "SELECT COALESCE((SELECT n FROM counts WHERE name = ?1), 0)", -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading a count");
+	bind_text(s, 1, name);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*total += sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : store_sqlite_fail(st, rc, err, "reading a count");
+}
+
+/*
+ * The ranges of query q into r (room for HISTORY_RANGES), and the kept counts of its total into
+ * kept[0..2) ("" for none): the public games, an account's public or private games. The guest's
+ * own games and the asker's private games with another player have no kept count (ranges with
+ * kept 0: an index count, of the asker's own games). Returns how many ranges (0: none to list).
+ */
+static size_t
+history_ranges(const struct store_history_query *q, struct history_range *r, char kept[2][32])
+{
+	int own_guest = q->own_account <= 0, has_own = !own_guest || q->own_id[0] != '\0';
+	int by_guest = q->player_account <= 0;
+	int same = q->by_player &&
+	           (!by_guest ? q->player_account == q->own_account
+	                      : own_guest && has_own && strcmp(q->player_id, q->own_id) == 0);
+	size_t n = 0;
+
+	kept[0][0] = kept[1][0] = '\0';
+	if (!q->by_player) {
+		r[n++] = (struct history_range){.seat = -1, .kept = 1};
+		snprintf(kept[0], sizeof kept[0], "finished_public");
+		for (int seat = 0; has_own && seat < 2; seat++)
+			r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
+			                                1,    0,         !own_guest};
+		if (has_own && !own_guest)
+			snprintf(kept[1], sizeof kept[1], "a%" PRId64 "p", q->own_account);
+		return n;
+	}
+	if (by_guest && !same)
+		return 0; /* a guest's games are listed to that guest alone */
+	for (int priv = 0; priv < 2; priv++)
+		for (int seat = 0; seat < 2; seat++) {
+			if (priv && !same &&
+			    has_own) /* the asker's private games with the player */
+				r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
+				                                1,    1,         0};
+			else if (!priv || same)
+				r[n++] = (struct history_range){seat, by_guest, by_guest ? 7 : 6,
+				                                priv, 0,        !by_guest};
+		}
+	if (!by_guest)
+		snprintf(kept[0], sizeof kept[0], "a%" PRId64, q->player_account);
+	if (!by_guest && same)
+		snprintf(kept[1], sizeof kept[1], "a%" PRId64 "p", q->player_account);
+	return n;
+}
+
+/* store_history_page() of a query that names an asker or a player. */
+static int
+store_history_personal(struct store *st, const struct store_history_query *q,
+                       struct store_game *out, struct store_history_page *page,
+                       struct store_error *err)
+{
+	struct history_range r[HISTORY_RANGES], uncounted[HISTORY_RANGES];
+	struct store_game *games;
+	char kept[2][32];
+	sqlite3_stmt *s;
+	size_t n, nr, nu = 0;
+	int rc;
+
+	nr = history_ranges(q, r, kept);
+	if (nr == 0)
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (kept[i][0] != '\0' && (rc = history_kept(st, kept[i], &page->total, err)) < 0)
+			return rc;
+	for (size_t i = 0; i < nr; i++)
+		if (!r[i].kept)
+			uncounted[nu++] = r[i];
+	if (nu > 0) {
+		if ((rc = history_prepare(st, uncounted, nu, 0, 0, q, &s, err)) < 0)
+			return rc;
+		if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			page->total += sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+		if (rc != SQLITE_ROW)
+			return store_sqlite_fail(st, rc, err, "counting games");
+	}
+	if (q->limit == 0 || q->offset > INT32_MAX)
+		return 0;
+	if ((rc = history_prepare(st, r, nr, 1, q->has_after, q, &s, err)) < 0)
+		return rc;
+	if ((rc = store_games_collect(st, s, &games, &n, err)) < 0)
+		return rc;
+	if (n > q->limit) {
+		n = q->limit;
+		page->more = 1;
+		page->next.ended_ms = games[n - 1].ended_ms;
+		page->next.serial = games[n - 1].serial;
+	}
+	if (n > 0)
+		memcpy(out, games, n * sizeof *games);
+	free(games);
+	return (int)n;
+}
+
+/*
  * A page by key: the games after the cursor, down the index of finished public games
  * (games_public_history), one more than asked for to tell whether more follow. The row value
  * comparison (ended_ms, serial) < (?1, ?2) is a range of that index, so a page costs its games
@@ -2095,6 +2481,8 @@ store_history_page(struct store *st, const struct store_history_query *q, struct
 	memset(page, 0, sizeof *page);
 	if (q->limit > INT32_MAX || q->offset < 0)
 		return store_fail(err, STORE_EINVAL, "history: limit or offset out of range");
+	if (q->by_player || q->own_account > 0 || q->own_id[0] != '\0')
+		return store_history_personal(st, q, out, page, err);
 	if ((rc = store_finished_count(st, &page->total, err)) < 0)
 		return rc;
 	if (q->limit == 0 || q->offset > INT32_MAX)
@@ -2279,9 +2667,21 @@ store_moves_read(struct store *st, const char *id, struct store_event **out, siz
 	return 0;
 }
 
+/* Whether viewer held a seat in game g (by account, or a guest's seat by player id). */
+static int
+store_viewer_seated(const struct store_viewer *viewer, const struct store_game *g)
+{
+	for (int i = 0; i < 2; i++)
+		if (viewer->account > 0 ? g->seat_account[i] == viewer->account
+		                        : viewer->player_id[0] != '\0' && g->seat_account[i] < 0 &&
+		                                  strcmp(g->seat_id[i], viewer->player_id) == 0)
+			return 1;
+	return 0;
+}
+
 /* The read port's record: the game's row, then its moves alone (what the record needs). */
 static int
-port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
+port_record(void *impl, const char *id, const struct store_viewer *viewer, char *buf, size_t size,
             struct store_error *err)
 {
 	struct store *st = impl;
@@ -2306,7 +2706,7 @@ port_record(void *impl, const char *id, int public_only, char *buf, size_t size,
 	sqlite3_reset(s);
 	if (rc < 0)
 		return rc;
-	if (public_only && g.is_private)
+	if (viewer != NULL && g.is_private && !store_viewer_seated(viewer, &g))
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
 	if (g.rated && (nc = store_rating_changes_read(st, id, changes, err)) < 0)
 		return nc;
@@ -2483,9 +2883,21 @@ port_game_add(void *impl, const struct store_game *g, struct store_error *err)
 
 static int
 port_seat_set(void *impl, const char *game_id, int seat, const char *player_id, const char *name,
-              struct store_error *err)
+              int64_t account, struct store_error *err)
 {
-	return store_seat_set(impl, game_id, seat, player_id, name, err);
+	return store_seat_set(impl, game_id, seat, player_id, name, account, err);
+}
+
+static int
+port_game_drop(void *impl, const char *game_id, struct store_error *err)
+{
+	return store_game_drop(impl, game_id, err);
+}
+
+static int
+port_sweep(void *impl, int64_t before_ms, unsigned max, struct store_error *err)
+{
+	return store_sweep(impl, before_ms, max, err);
 }
 
 static int
@@ -2604,6 +3016,8 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .status_set = port_status_set,
 	                                 .event_add = port_event_add,
 	                                 .game_finish = port_game_finish,
+	                                 .game_drop = port_game_drop,
+	                                 .sweep = port_sweep,
 	                                 .session_set = port_session_set,
 	                                 .session_remove = port_session_remove,
 	                                 .meta_set = port_meta_set,

@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 8 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 9 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -135,9 +135,9 @@ int store_is_temporary(const struct store *st);
 /* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
 int store_game_add(struct store *st, const struct store_game *g, struct store_error *err);
 
-/* A player took seat 0 or 1 of a game. */
+/* A player took seat 0 or 1 of a game, logged in to account (0: a guest or the computer). */
 int store_seat_set(struct store *st, const char *game_id, int seat, const char *player_id,
-                   const char *name, struct store_error *err);
+                   const char *name, int64_t account, struct store_error *err);
 
 /* The game's status: "open", "live" (or "finished", which store_game_finish() sets). */
 int store_game_status_set(struct store *st, const char *game_id, const char *status,
@@ -161,6 +161,20 @@ int store_event_add(struct store *st, const char *game_id, const struct store_ev
  */
 int store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const char *result,
                       int winner, const char *reason, const int score[2], struct store_error *err);
+
+/*
+ * Delete game_id with its events and the sessions seated at it (a game that never started, in
+ * the commit of its end); the kept counts and the count of deleted games follow (triggers).
+ * STORE_ENOTFOUND when there is no such game.
+ */
+int store_game_drop(struct store *st, const char *game_id, struct store_error *err);
+
+/*
+ * --keep-days: delete (store_game_drop()) at most max finished games that ended before before_ms
+ * with no account at either seat and no session seated at them, oldest first (an index of such
+ * games: the cost is the games deleted). Returns how many, or an error.
+ */
+int store_sweep(struct store *st, int64_t before_ms, unsigned max, struct store_error *err);
 
 /* Insert or replace the session of a seated player (s borrowed). */
 int store_session_set(struct store *st, const struct store_session *s, struct store_error *err);
@@ -258,7 +272,8 @@ int store_history(struct store *st, size_t offset, size_t limit, struct store_ga
                   int64_t *total, struct store_error *err);
 
 /* The read port's history (store-port.h) on st: by key from q->after, the total from the kept
- * count; costs q->offset + q->limit games, whatever the store's size. */
+ * counts; costs q->offset + q->limit games, whatever the store's size (and, for a guest's own
+ * games or an account's private games with the asker, an index count of the asker's games). */
 int store_history_page(struct store *st, const struct store_history_query *q,
                        struct store_game *out, struct store_history_page *page,
                        struct store_error *err);

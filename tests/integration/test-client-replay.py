@@ -129,6 +129,15 @@ def main(tap):
             tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
                       p.expect(r"^replay %s: the end: %s by resign" % (g, side), 10),
                       "after game over, replay with no argument replays %s" % what, p.text())
+            if "private" in what:
+                # issue 24: one's own private games are in one's history, and replay by id
+                p.send("history")
+                tap.check(p.expect(r"^game %s hokito ivy vs jay: black wins \(resign\)" % g,
+                                   10),
+                          "history lists the player's own private game", p.text())
+                p.send("replay %s" % g)
+                tap.check(p.expect(r"^replay %s: the end: black by resign" % g, 10),
+                          "... and replays it by its id", p.text())
             p.close()
             q.close()
         # a history line holds the players' names whole, however many bytes they take

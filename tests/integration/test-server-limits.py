@@ -87,7 +87,7 @@ def test_full_disk_start():
         t.ok(True, "a failed start on a full disk leaves no store # SKIP not root")
         return
     mnt = tempfile.mkdtemp(prefix="hokito-full-")
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt],
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt],
                        capture_output=True, text=True)
     if r.returncode != 0:
         os.rmdir(mnt)

@@ -128,6 +128,12 @@ def test_rated_win(srv, kind, names):
     wa = check_change(ratings[sides[0]], NEW, NEW, 0.0, "loser")
     wb = check_change(ratings[sides[1]], NEW, NEW, 1.0, "winner")
     assert ratings[sides[1]]["after_display"] == "1662?", ratings
+    page = a.ask({"type": "history", "player": names[0]})
+    assert page["type"] == "history_page" and page["games"], page
+    entry = page["games"][0]
+    assert entry["game"] == js["game"] and entry["rated"] is True, entry
+    for s in sides:
+        assert entry["players"][s]["kind"] == "account", entry
     a.close()
     b.close()
     return wa, wb

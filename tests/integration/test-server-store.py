@@ -97,8 +97,10 @@ def history_and_record():
         t.ok(far["type"] == "history_page" and far["games"] == [] and far["total"] == 7 and
              far["offset"] == 2 ** 62, "history: a huge offset is past the end, not an error", far)
         e = r["games"][0]
-        t.ok(set(e) == {"game", "kind", "variant", "players", "ply", "result", "clock",
+        t.ok(set(e) == {"game", "kind", "variant", "rated", "players", "ply", "result", "clock",
                         "created_ms", "ended_ms"} and e["result"]["reason"] == "resign" and
+             e["rated"] is False and
+             all(p["kind"] == "guest" for p in e["players"].values()) and
              e["ply"] == 2 and e["ended_ms"] >= e["created_ms"] > 1.6e12,
              "a history entry: summary, result, times", e)
         bad, _ = c.request({"type": "history", "limit": 500})

@@ -44,7 +44,7 @@ add_game(struct store *st, const char *id, enum game_kind kind, uint64_t seed, i
 	for (int seat = 0; seat < 2; seat++) {
 		char pid[16];
 		snprintf(pid, sizeof pid, "p%d", seat + 1);
-		if ((rc = store_seat_set(st, id, seat, pid, seat ? "bob" : "alice", NULL)) < 0)
+		if ((rc = store_seat_set(st, id, seat, pid, seat ? "bob" : "alice", 0, NULL)) < 0)
 			return rc;
 		ev.seq = seat + 1;
 		ev.type = "seated";
@@ -246,8 +246,8 @@ TEST(store_refusals)
 	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), STORE_EINVAL);
 	ev.type = "moved";
 	ASSERT_EQ(store_event_add(st, "g9", &ev, &err), STORE_ENOTFOUND);
-	ASSERT_EQ(store_seat_set(st, "g9", 0, "p1", "x", &err), STORE_ENOTFOUND);
-	ASSERT_EQ(store_seat_set(st, "g1", 2, "p1", "x", &err), STORE_EINVAL);
+	ASSERT_EQ(store_seat_set(st, "g9", 0, "p1", "x", 0, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(store_seat_set(st, "g1", 2, "p1", "x", 0, &err), STORE_EINVAL);
 	ASSERT_EQ(store_game_status_set(st, "g1", "finished", &err), STORE_EINVAL);
 	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 1, 1000), STORE_EINVAL); /* same id */
 	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), 0);
@@ -334,6 +334,7 @@ walk_history(const struct store_read_port *rp, size_t limit, char ids[][STORE_ID
 TEST(store_read_port)
 {
 	char ids[40][STORE_ID_MAX], text[RECORD_TEXT_MAX];
+	const struct store_viewer nobody = {0};
 	struct store_history_query q = {.limit = 10};
 	struct store_history_page pg;
 	struct store_read_port own, rd;
@@ -405,16 +406,16 @@ TEST(store_read_port)
 	ASSERT_STR_EQ(page[0].id, "g27");
 	ASSERT_EQ(pg.total, 26);
 	/* records: by id, a private game only when asked for by its code (public_only 0) */
-	ASSERT(rd.record(rd.impl, "g1", 1, text, sizeof text, &err) > 0);
+	ASSERT(rd.record(rd.impl, "g1", &nobody, text, sizeof text, &err) > 0);
 	ASSERT(strstr(text, "[Black \"alice\"]") != NULL);
 	{
 		char again[RECORD_TEXT_MAX];
 		ASSERT(store_record_write(st, "g1", again, sizeof again, &err) > 0);
 		ASSERT_STR_EQ(text, again);
 	}
-	ASSERT_EQ(rd.record(rd.impl, "g26", 1, text, sizeof text, &err), STORE_ENOTFOUND);
-	ASSERT(rd.record(rd.impl, "g26", 0, text, sizeof text, &err) > 0);
-	ASSERT_EQ(rd.record(rd.impl, "g99", 0, text, sizeof text, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(rd.record(rd.impl, "g26", &nobody, text, sizeof text, &err), STORE_ENOTFOUND);
+	ASSERT(rd.record(rd.impl, "g26", NULL, text, sizeof text, &err) > 0);
+	ASSERT_EQ(rd.record(rd.impl, "g99", NULL, text, sizeof text, &err), STORE_ENOTFOUND);
 	rd.close(rd.impl);
 	own.close(own.impl);
 	/* cursors: the text round-trips; anything else is refused */
@@ -726,12 +727,18 @@ TEST(store_migration)
 	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
 	ASSERT_EQ(store_meta_get(st, "games", &v, &err), 0); /* filled by migration 2 */
 	ASSERT_EQ(v, 2);
-	ASSERT_EQ(store_load(st, 5, load_cb, &l, &err), 2);
+	/* g2 never started (aborted, no move): migration 8 deleted it with its events */
+	ASSERT_EQ(store_load(st, 5, load_cb, &l, &err), 1);
 	ASSERT_STR_EQ(l.g[0].seat_name[0], "alice");
 	ASSERT_EQ(l.nev[0], 4);
-	ASSERT_STR_EQ(l.g[1].result, "aborted");
-	ASSERT_STR_EQ(l.g[1].code, "abcd1234");
-	ASSERT_STR_EQ(l.g[0].clock, "none"); /* filled by migration 3 */
+	ASSERT_STR_EQ(l.g[0].clock, "none");   /* filled by migration 3 */
+	ASSERT_EQ(l.g[0].seat_account[0], -1); /* no account's name: a guest's seat */
+	{
+		struct store_event *ev;
+		struct store_game g;
+		size_t nev;
+		ASSERT_EQ(store_game_get(st, "g2", &g, &ev, &nev, &err), STORE_ENOTFOUND);
+	}
 	ASSERT_EQ(store_sessions_load(st, session_cb, &sessions, &err), 1);
 	ASSERT_EQ(store_history(st, 0, 5, l.g, &v, &err), 0); /* migration 6 counted: 0 public */
 	ASSERT_EQ(v, 0);
@@ -747,6 +754,10 @@ TEST(store_migration)
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
 	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
 	store_close(st);
+	{
+		struct findings f = {.needle = "missing"};
+		ASSERT_EQ(store_check_file(path, found_cb, &f, &err), 0); /* g2 counted deleted */
+	}
 }
 
 /*
@@ -779,15 +790,21 @@ TEST(store_migration_from_5)
 	ASSERT_EQ(add_game(st, "g13", GAME_OXONO, 1, 2000), 0); /* live: not history */
 	ASSERT_EQ(store_commit(st, &err), 0);
 	store_close(st);
-	ASSERT_EQ(raw_sql(path, "DROP TABLE rating_changes; DROP TABLE ratings;"
-	                        "ALTER TABLE games DROP COLUMN rated;"
-	                        "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
-	                        "DROP TABLE counts; DROP INDEX games_public_history;"
-	                        "DROP INDEX games_private_history; DROP TABLE accounts;"
-	                        "ALTER TABLE sessions DROP COLUMN account;"
-	                        "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
-	                        "  WHERE status = 'finished';"
-	                        "PRAGMA user_version = 5;"),
+	ASSERT_EQ(raw_sql(path,
+	                  "DROP TABLE rating_changes; DROP TABLE ratings; ALTER TABLE games DROP COLUMN rated;"
+	                  "DROP TRIGGER counts_delete; DROP TRIGGER counts_account_finish;"
+	                  "DROP TRIGGER counts_account_insert; DROP INDEX games_seat0_account;"
+	                  "DROP INDEX games_seat1_account; DROP INDEX games_seat0_guest;"
+	                  "DROP INDEX games_seat1_guest; DROP INDEX games_guests_ended;"
+	                  "DROP INDEX sessions_game; ALTER TABLE games DROP seat0_account;"
+	                  "ALTER TABLE games DROP seat1_account;"
+	                  "DROP TRIGGER counts_finish; DROP TRIGGER counts_insert;"
+	                  "DROP TABLE counts; DROP INDEX games_public_history;"
+	                  "DROP INDEX games_private_history; DROP TABLE accounts;"
+	                  "ALTER TABLE sessions DROP COLUMN account;"
+	                  "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
+	                  "  WHERE status = 'finished';"
+	                  "PRAGMA user_version = 5;"),
 	          0);
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
 	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
@@ -799,6 +816,148 @@ TEST(store_migration_from_5)
 	rp.close(rp.impl);
 	store_close(st);
 	ASSERT_EQ(store_check_file(path, found_cb, &f, &err), 0);
+}
+
+/* A finished game between seats (player id, account: 0 a guest), ended at ended. */
+static int
+add_between(struct store *st, const char *id, int priv, const char *p0, int64_t a0, const char *p1,
+            int64_t a1, int64_t ended)
+{
+	struct store_game g = {.kind = GAME_HOKITO, .is_private = priv, .created_ms = ended - 1};
+	int rc;
+
+	snprintf(g.id, sizeof g.id, "%s", id);
+	snprintf(g.variant, sizeof g.variant, "standard");
+	if (priv)
+		snprintf(g.code, sizeof g.code, "CODE%s", id);
+	if ((rc = store_game_add(st, &g, NULL)) < 0 ||
+	    (rc = store_seat_set(st, id, 0, p0, p0, a0, NULL)) < 0 ||
+	    (rc = store_seat_set(st, id, 1, p1, p1, a1, NULL)) < 0)
+		return rc;
+	return store_game_finish(st, id, ended, "win", 0, "resign", NULL, NULL);
+}
+
+/* The ids of history query q, walked page by page (limit 2) into out, as "g6 g4 g1". */
+static int64_t
+history_of(const struct store_read_port *rp, struct store_history_query q, char *out, size_t size)
+{
+	struct store_history_page pg;
+	struct store_game page[2];
+	size_t len = 0;
+	int n;
+
+	out[0] = '\0';
+	q.limit = 2;
+	do {
+		if ((n = rp->history(rp->impl, &q, page, &pg, NULL)) < 0)
+			return n;
+		for (int i = 0; i < n; i++)
+			len += (size_t)snprintf(out + len, size - len, "%s%s", len ? " " : "",
+			                        page[i].id);
+		q.has_after = 1;
+		q.after = pg.next;
+	} while (pg.more);
+	return pg.total;
+}
+
+/*
+ * What the store keeps (schema 8): each seat's account; history by player and one's own private
+ * games, paged by key with totals from the kept counts; a game dropped with its events and
+ * counts; --keep-days' sweep of old games without an account, not of those with a session; no
+ * serial taken twice; and the full check agrees with all of it.
+ */
+TEST(store_keep)
+{
+	struct findings f = {.needle = "wrong"};
+	struct store_history_query q;
+	struct store_read_port rp;
+	struct store_error err;
+	struct store_session ss = {.seat = 0, .updated_ms = 1};
+	struct store_event *ev;
+	struct store_game g;
+	struct store *st;
+	char ids[256];
+	size_t nev;
+
+	ASSERT_EQ(store_open(fresh("keep"), STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(add_between(st, "g1", 0, "p1", 1, "p2", 2, 1000), 0);  /* alice - bob */
+	ASSERT_EQ(add_between(st, "g2", 1, "p1", 1, "p2", 2, 2000), 0);  /* private */
+	ASSERT_EQ(add_between(st, "g3", 1, "p1", 1, "p10", 0, 3000), 0); /* alice - guest */
+	ASSERT_EQ(add_between(st, "g4", 0, "p10", 0, "p11", 0, 4000), 0);
+	ASSERT_EQ(add_between(st, "g5", 1, "p10", 0, "p11", 0, 5000), 0);
+	ASSERT_EQ(add_between(st, "g6", 0, "p1", 1, "p3", 1, 6000), 0); /* alice twice */
+	ASSERT_EQ(add_between(st, "g7", 1, "p2", 2, "p11", 0, 7000), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_game_get(st, "g3", &g, &ev, &nev, &err), 0);
+	store_events_free(ev, nev);
+	ASSERT_EQ(g.seat_account[0], 1);
+	ASSERT_EQ(g.seat_account[1], -1);
+	store_read_port_init(st, &rp);
+#define HISTORY(...)                                                                               \
+	(q = (struct store_history_query){__VA_ARGS__}, history_of(&rp, q, ids, sizeof ids))
+	ASSERT_EQ(HISTORY(.limit = 2), 3);
+	ASSERT_STR_EQ(ids, "g6 g4 g1");
+	ASSERT_EQ(HISTORY(.own_account = 1), 5); /* and alice's private games */
+	ASSERT_STR_EQ(ids, "g6 g4 g3 g2 g1");
+	ASSERT_EQ(HISTORY(.own_id = "p10"), 5); /* and the guest's */
+	ASSERT_STR_EQ(ids, "g6 g5 g4 g3 g1");
+	ASSERT_EQ(HISTORY(.own_account = 1, .by_player = 1, .player_account = 2), 2);
+	ASSERT_STR_EQ(ids, "g2 g1"); /* bob's public games, and alice's private ones with him */
+	ASSERT_EQ(HISTORY(.own_account = 1, .by_player = 1, .player_account = 1), 4);
+	ASSERT_STR_EQ(ids, "g6 g3 g2 g1"); /* alice's own */
+	ASSERT_EQ(HISTORY(.own_id = "p10", .by_player = 1, .player_id = "p10"), 3);
+	ASSERT_STR_EQ(ids, "g5 g4 g3"); /* a guest's own */
+	ASSERT_EQ(HISTORY(.own_id = "p10", .by_player = 1, .player_account = 1), 3);
+	ASSERT_STR_EQ(ids, "g6 g3 g1");
+	ASSERT_EQ(HISTORY(.own_id = "p11", .by_player = 1, .player_account = 1), 2);
+	ASSERT_STR_EQ(ids, "g6 g1"); /* not another's private games */
+	ASSERT_EQ(HISTORY(.own_account = 2, .by_player = 1, .player_id = "p10"), 0);
+	ASSERT_STR_EQ(ids, ""); /* a guest's games are that guest's to list */
+	ASSERT_EQ(HISTORY(.by_player = 1, .player_account = 3), 0); /* no games */
+	{
+		/* a private game's record by id: to the players who held a seat in it */
+		static const struct store_viewer alice = {.account = 1}, bob = {.account = 2},
+		                                 carol = {.player_id = "p10"},
+		                                 dan = {.player_id = "p11"};
+		char text[RECORD_TEXT_MAX];
+		ASSERT(rp.record(rp.impl, "g3", &alice, text, sizeof text, &err) > 0);
+		ASSERT(rp.record(rp.impl, "g3", &carol, text, sizeof text, &err) > 0);
+		ASSERT_EQ(rp.record(rp.impl, "g3", &bob, text, sizeof text, &err), STORE_ENOTFOUND);
+		ASSERT_EQ(rp.record(rp.impl, "g3", &dan, text, sizeof text, &err), STORE_ENOTFOUND);
+	}
+	/* a game dropped: its events, its counts */
+	ASSERT_EQ(store_game_drop(st, "g2", &err), 0);
+	ASSERT_EQ(store_game_drop(st, "g2", &err), STORE_ENOTFOUND);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(HISTORY(.own_account = 1), 4);
+	ASSERT_STR_EQ(ids, "g6 g4 g3 g1");
+	/* the sweep: old games without an account, but not one somebody is seated at */
+	snprintf(ss.token, sizeof ss.token, "t10");
+	snprintf(ss.player_id, sizeof ss.player_id, "p10");
+	snprintf(ss.name, sizeof ss.name, "p10");
+	snprintf(ss.game_id, sizeof ss.game_id, "g5");
+	ASSERT_EQ(store_session_set(st, &ss, &err), 0);
+	ASSERT_EQ(store_sweep(st, 4500, 10, &err), 1);  /* g4 */
+	ASSERT_EQ(store_sweep(st, 10000, 10, &err), 0); /* g5 has a session; the rest accounts */
+	ASSERT_EQ(store_session_remove(st, "t10", &err), 0);
+	ASSERT_EQ(store_sweep(st, 10000, 10, &err), 1); /* g5 */
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(HISTORY(.limit = 2), 2);
+	ASSERT_STR_EQ(ids, "g6 g1");
+	/* the last game deleted: its serial is not taken again */
+	ASSERT_EQ(store_game_drop(st, "g7", &err), 0);
+	ASSERT_EQ(add_between(st, "g8", 0, "p20", 0, "p21", 0, 8000), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_game_get(st, "g8", &g, &ev, &nev, &err), 0);
+	store_events_free(ev, nev);
+	ASSERT_EQ(g.serial, 8);
+#undef HISTORY
+	rp.close(rp.impl);
+	store_close(st);
+	ASSERT_EQ(store_check_file(path, found_cb, &f, &err), 0);
+	/* a count out of step is found */
+	ASSERT_EQ(raw_sql(path, "UPDATE counts SET n = 7 WHERE name = 'a1'"), 0);
+	ASSERT(check_finds(STORE_ECORRUPT, "the count of an account's finished games is wrong"));
 }
 
 static double
@@ -1184,6 +1343,7 @@ main(void)
 	RUN(store_replay_refuses);
 	RUN(store_migration);
 	RUN(store_migration_from_5);
+	RUN(store_keep);
 	RUN(store_group_commit_timing);
 	RUN(store_offloaded);
 	RUN(store_accounts);
