@@ -216,11 +216,11 @@ print_profile(struct plain *p)
 			out("rating %s: not played rated", game_kind_name((enum game_kind)k));
 			continue;
 		}
-		out("rating %s: %s (%.2f, rd %.1f, vol %.6f), %lld games: %lld won, %lld drawn, "
+		out("rating %s: %s (%.2f, rd %.1f, vol %.6f), %lld game%s: %lld won, %lld drawn, "
 		    "%lld lost; best %.0f",
 		    game_kind_name((enum game_kind)k), r->shown, r->rating, r->rd, r->vol,
-		    (long long)r->games, (long long)r->wins, (long long)r->draws,
-		    (long long)r->losses, r->best);
+		    (long long)r->games, r->games == 1 ? "" : "s", (long long)r->wins,
+		    (long long)r->draws, (long long)r->losses, r->best);
 	}
 	out("recent: %d game%s", pr->nrecent, pr->nrecent == 1 ? "" : "s");
 	for (int i = 0; i < pr->nrecent; i++)

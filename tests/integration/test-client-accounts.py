@@ -198,7 +198,7 @@ def rated_tests(t, srv, state, tmpd):
         guest.expect(r"^joined game (g\d+)", 10)
         ali.expect(r"as Ali_c", 10)
         ali.send("list")
-        t.ok(ali.expect(r"carol \(guest\) vs -", 10), "a guest's game: marked (guest)",
+        t.ok(ali.expect(r"carol \(guest\)", 10), "a guest's game: marked (guest)",
              ali.text())
         guest.send("leave")
         ali.send("create hokito black rated")
@@ -238,6 +238,12 @@ def rated_tests(t, srv, state, tmpd):
         t.ok(tmux.expect("bob", r"Leaderboard: OXONO", 10), "t: the other game's leaderboard",
              tmux.capture("bob"))
         tmux.keys("bob", "q")
+        tmux.keys("bob", "h")
+        tmux.expect("bob", r"Finished games", 10)
+        tmux.keys("bob", "m")
+        t.ok(tmux.expect("bob", r"Games of Bob_c.*%s +hokito rated Ali_c" % gid, 10),
+             "m in the history: my games", tmux.capture("bob"))
+        tmux.keys("bob", "q")
         ali.send("leave")
         ali.send("profile Bob_c")
         t.ok(ali.expect(r"^rating hokito: 1338\? \(1337\.\d\d, rd 290\.\d", 10),
@@ -248,7 +254,7 @@ def rated_tests(t, srv, state, tmpd):
         if history_by_player(srv):
             ali.send("history Bob_c")
             t.ok(ali.expect(r"^history: games 1 to 1 of 1", 10) and
-                 ali.expect(r"^game %s hokito rated Ali_c .* vs Bob_c" % gid, 5),
+                 ali.expect(r"^game %s hokito rated Ali_c( \S+)? vs Bob_c" % gid, 5),
                  "--plain history PLAYER: that player's games", ali.text())
         else:
             skip(t, "--plain history PLAYER", "the server has no history by player")
