@@ -768,6 +768,13 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		client_request_watch(c, p->arg);
 		return;
 	}
+	if (p != NULL && p->type == MSG_REGISTER && !c->opt.plain) {
+		/* a guest's registration refused: the prompt asks again, saying why */
+		const json_t *retry = json_object_get(m->root, "retry_ms");
+		client_notice(c, 1, "%s", text);
+		client_login_ask(c, code, json_is_integer(retry) ? json_integer_value(retry) : 0);
+		return;
+	}
 	if (strcmp(code, "bad_token") == 0) {
 		client_net_token_refused(c);
 		return;
@@ -995,6 +1002,8 @@ client_msg_handle(struct client *c, const struct msg *m)
 		if (p != NULL && p->type == MSG_REGISTER) {
 			/* a guest's session is the account's from now on, with its name */
 			snprintf(c->st.name, sizeof c->st.name, "%s", p->arg);
+			snprintf(c->login_name, sizeof c->login_name, "%s", p->arg);
+			c->opt.name = c->login_name; /* a later hello with the password: its name */
 			c->st.who = CLIENT_WHO_ACCOUNT;
 			client_session_save(c->opt.host, c->opt.port, c->st.name,
 			                    client_net_token(c));

@@ -509,7 +509,8 @@ screen_update(struct client *c)
 		return;
 	client_request_held_flush(c);
 	client_save_flush(c);
-	if (s->mode == MODE_LOGIN && s->lwait && client_net_up(c)) {
+	if (s->mode == MODE_LOGIN && s->lwait && client_net_up(c) &&
+	    !client_request_pending(c, MSG_REGISTER)) {
 		/* the server has greeted us: the prompt has done its work */
 		s->mode = MODE_NORMAL;
 		s->page = s->login_back;
@@ -593,7 +594,8 @@ screen_login(struct client *c, const char *code, int64_t retry_ms)
 {
 	struct screen *s = c->view_data;
 
-	client_page_login_open(s, c->opt.name, code, retry_ms);
+	/* the name last tried (a guest's registration keeps opt.name until it is done) */
+	client_page_login_open(s, c->login_name[0] ? c->login_name : c->opt.name, code, retry_ms);
 	screen_draw(s);
 	return 1;
 }

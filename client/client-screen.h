@@ -9,10 +9,13 @@
  *        v
  *   client-page-lobby.c    the pages, one table each: the lobby (with the create form of
  *   client-page-create.c   client-page-create.c over it), the game at a table, the history of
- *   client-page-game.c     finished games and the replay of one, and the rules of the games
- *   client-page-history.c  (R, over any page)
- *   client-page-replay.c
- *   client-page-rules.c
+ *   client-page-game.c     finished games and the replay of one, the rules of the games (R,
+ *   client-page-history.c  over any page), the login prompt (l, or when the server refuses a
+ *   client-page-replay.c   name or a password), an account's profile (u) and the leaderboard
+ *   client-page-rules.c    (L)
+ *   client-page-login.c
+ *   client-page-profile.c
+ *   client-page-ladder.c
  *        |
  *        v
  *   client-board.c         the board and the players' lines beside it (the game and the replay)
@@ -20,9 +23,11 @@
  *                          title bar, the key hints and the notice line
  *
  * Arrows point down, and between pages one way: the lobby opens the history and the create form,
- * the history and the game open the replay; the view opens the rules over any of them. struct
- * screen is the view's state; pages read the client's state and never change it, asking for
- * everything through client_request_*.
+ * the history and the game open the replay; the view opens the rules over any of them; the
+ * lobby and the game open a profile, the lobby the leaderboard, which opens profiles too, and a
+ * profile opens the replay and the history of its player. struct screen is the view's state;
+ * pages read the client's state and never change it, asking for everything through
+ * client_request_*.
  */
 #ifndef HOKITO_CLIENT_CLIENT_SCREEN_H
 #define HOKITO_CLIENT_CLIENT_SCREEN_H

@@ -11,6 +11,7 @@
  *        |            board, and client-screen.c, the base they draw with)
  *        v
  *   client-msg.c      what each server message means: changes of the state, notices
+ *   client-account.c  accounts' and ratings' replies (players' kinds, profile, leaderboard)
  *   client-eval.c     the replay's evaluations, on the thread pool
  *   client-save.c     the game's record saved to a file (asked for, then written off the loop)
  *        |
@@ -26,6 +27,7 @@
  *   client-alert.c    when to ring the bell, and the terminal's title; pure
  *   client-line.c     the line that won an OXONO game, in words; pure
  *   client-move.c     a typed move made into the notation; pure
+ *   client-password.c a password typed on the terminal without echo (--plain, --login)
  *
  * A view never talks to the socket: it asks for things through client_request_*, which encodes
  * the request and hands it to the network layer. The network layer decodes whole messages and

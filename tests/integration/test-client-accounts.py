@@ -141,6 +141,22 @@ def screen_tests(t, srv, pw, state):
         t.ok(tmux.expect("gus", r"lobby.*Ivy_c @.*Logged in", 10),
              "l in the lobby: a guest logs in to an account", tmux.capture("gus"))
         tmux.keys("gus", "Q")
+        # a guest registers from the lobby a name that is taken: the prompt says so
+        tmux.start("reg", hok + " --name reg_guest", env)
+        tmux.expect("reg", r"lobby.*reg_guest @", 10)
+        tmux.keys("reg", "l")
+        tmux.expect("reg", r"Log in", 5)
+        tmux.literal("reg", "IVY_c")
+        tmux.keys("reg", "Tab")
+        tmux.literal("reg", "some other pw")
+        tmux.keys("reg", "C-r")
+        t.ok(tmux.expect("reg", r"Log in.*IVY_c is taken", 10),
+             "Ctrl-R with a name taken: the prompt says so and asks again",
+             tmux.capture("reg"))
+        tmux.keys("reg", "Escape")
+        t.ok(tmux.expect("reg", r"lobby.*reg_guest @", 5),
+             "... Esc: back in the lobby, still the guest", tmux.capture("reg"))
+        tmux.keys("reg", "Q")
         tmux.start("esc", hok + " --name ivy_C", env)
         tmux.expect("esc", r"account's name", 10)
         tmux.keys("esc", "Escape")
