@@ -230,8 +230,8 @@ net_hello(struct client_net *net)
 	if (net->token[0] == '\0' && c->opt.login) {
 		/* --login: the password is asked for first, once */
 		c->opt.login = 0;
-		net->asking =
-		        1; /* cleared by client_net_login(), which the view may call at once */
+		/* set first: client_net_login(), which the view may call at once, clears it */
+		net->asking = 1;
 		if (!client_login_ask(c, NULL, 0))
 			net->asking = 0;
 	}
