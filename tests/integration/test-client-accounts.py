@@ -267,6 +267,13 @@ def rated_tests(t, srv, state, tmpd):
         ali.send("leaderboard oxono")
         t.ok(ali.expect(r"^leaderboard oxono: 0 players", 10),
              "--plain leaderboard KIND", ali.text())
+        # a bot account is marked as one (the operator's set-bot, the server running)
+        r = subprocess.run([os.environ.get("HOKITOD", "build/server/hokitod"), "accounts",
+                            "--db", srv.db, "set-bot", "Ali_c"], capture_output=True,
+                           text=True, timeout=30)
+        ali.send("profile Ali_c")
+        t.ok(r.returncode == 0 and ali.expect(r"^profile: Ali_c \[bot\], since ", 10),
+             "a bot account: marked [bot]", r.stdout + r.stderr + ali.text())
         if history_by_player(srv):
             ali.send("history Bob_c")
             t.ok(ali.expect(r"^history: games 1 to 1 of 1", 10) and
