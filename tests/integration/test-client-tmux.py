@@ -736,7 +736,7 @@ def create_refused(tap, tmux, tmp):
         STDERR.append(path)
         tmux.start("vic", "%s --port %d --name vic" % (ct.HOKITO, full.port),
                    env_for(tmp, "vic"), 80, 24, stderr=path)
-        tmux.expect("vic", r"open +una vs -|open +- vs una", 10)
+        tmux.expect("vic", r"open +una \(guest\) vs -|open +- vs una \(guest\)", 10)
         tmux.keys("vic", "c")
         tap.check(wait_keys(tmux, "vic", ("Up/Down", "field"), ("Esc", "cancel"),
                             ("Enter", "create")),
@@ -754,7 +754,7 @@ def create_refused(tap, tmux, tmp):
         tmux.start("wes", "%s --port %d --name wes create" % (ct.HOKITO, full.port),
                    env_for(tmp, "wes"), 80, 24, stderr=path)
         tap.check(tmux.expect("wes", r"maximum", 10) and
-                  tmux.expect("wes", r"open +una vs -|open +- vs una", 1) and
+                  tmux.expect("wes", r"open +una \(guest\) vs -|open +- vs una \(guest\)", 1) and
                   "No games yet" not in tmux.capture("wes"),
                   "a refused create from the command line: the lobby lists the games at once",
                   tmux.capture("wes"))
