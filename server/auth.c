@@ -9,6 +9,7 @@
 
 #include "accounts.h"
 #include "auth.h"
+#include "guard.h"
 #include "log.h"
 #include "names.h"
 #include "xmalloc.h"
@@ -321,6 +322,7 @@ auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		s->account = a->row.id;
 		s->peer = peer;
 		peer->session = s;
+		guard_session_made(lb, s);
 		log_info("%s (%s) logged in to account %lld", s->id, s->name, (long long)a->row.id);
 		lobby_send(lb, peer, lobby_welcome_new(lb, s, 0, m->id));
 		return;

@@ -65,8 +65,7 @@ usage(FILE *f)
 	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
 	        "  --log-level LEVEL      error, warn, info (default) or debug, on stderr\n"
 	        "  --port-file PATH       write the bound port numbers (plain, TLS) to PATH\n"
-	        "  --test-clock           testing aid: clocks move on test_clock requests\n"
-	        "  --check                check all of the store (--db), exit: 0 sound, 1 not\n"
+	        "  --check  check the store (--db), exit 0 if sound;  --test-clock  testing aid\n"
 	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
 	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
 	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
@@ -79,6 +78,7 @@ usage(FILE *f)
 	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
+	        "  --max-sessions-per-addr N (default 64): kept, and new ones a minute\n"
 	        "  --allow-insecure-passwords  UNSAFE: passwords on plain TCP from afar\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
@@ -376,6 +376,7 @@ main(int argc, char **argv)
 		O_IDLE,
 		O_KEEPALIVE,
 		O_SESSIONS,
+		O_SESSIONS_PER_ADDR,
 		O_THINKING,
 		O_KIBITZ,
 		O_DB,
@@ -414,6 +415,7 @@ main(int argc, char **argv)
 	        {"idle-timeout", required_argument, NULL, O_IDLE},
 	        {"keepalive", required_argument, NULL, O_KEEPALIVE},
 	        {"max-sessions", required_argument, NULL, O_SESSIONS},
+	        {"max-sessions-per-addr", required_argument, NULL, O_SESSIONS_PER_ADDR},
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"db", required_argument, NULL, O_DB},
@@ -448,6 +450,7 @@ main(int argc, char **argv)
 	        .rematch_offers = 2,
 	        .idle_ms = 600000,
 	        .max_sessions = 20000,
+	        .addr_sessions = 64,
 	        .max_thinking = 32,
 	        .kibitz_per_game = 20,
 	};
@@ -624,6 +627,12 @@ main(int argc, char **argv)
 				bad = "--max-sessions wants a number from 0 to 10000000";
 			else
 				lcfg.max_sessions = (unsigned)v;
+			break;
+		case O_SESSIONS_PER_ADDR:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-sessions-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.addr_sessions = (unsigned)v;
 			break;
 		case O_THINKING:
 			if (parse_num(optarg, 0, 100000, &v) < 0)

@@ -51,6 +51,8 @@ struct session {
 	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
 	unsigned chat_next;           /* next slot of chat_at */
 	int64_t account;              /* the account logged in to (accounts.h), 0 for a guest */
+	char addr[LOBBY_PEER_KEY];    /* the address that made it, counted in the lobby's quota
+	                                 while it is kept (guard_session_made()); "" if none */
 };
 
 TAILQ_HEAD(session_list, session);

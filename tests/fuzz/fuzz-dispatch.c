@@ -39,8 +39,8 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 896, "struct lobby changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct session) == 296, "struct session changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 976, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct session) == 360, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2704, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
