@@ -654,11 +654,12 @@ def main():
                                     "attack%d" % num, setup="setup" in flags)
                 runs.append((quiet, h, res))
                 print("  round %d: honest quiet %.0f moves/s p50 %.0f p99 %.0f us; under attack "
-                      "%.0f moves/s p50 %.0f p99 %.0f us (loadgen exit %s %s); attacker CPU "
-                      "%.2f" % (rnd + 1, fig(quiet, "moves_per_s"), fig(quiet, "rtt_p50_us"),
-                                fig(quiet, "rtt_p99_us"), fig(h, "moves_per_s"),
-                                fig(h, "rtt_p50_us"), fig(h, "rtt_p99_us"), h.get("rc"),
-                                "; ".join(h.get("stderr") or []), res.get("cpu", 0)),
+                      "%.0f moves/s p50 %.0f p99 %.0f us (loadgen exit %s %s); CPU s/s: server "
+                      "%.2f quiet, %.2f attacked, attacker %.2f" % (
+                          rnd + 1, fig(quiet, "moves_per_s"), fig(quiet, "rtt_p50_us"),
+                          fig(quiet, "rtt_p99_us"), fig(h, "moves_per_s"), fig(h, "rtt_p50_us"),
+                          fig(h, "rtt_p99_us"), h.get("rc"), "; ".join(h.get("stderr") or []),
+                          fig(quiet, "srv_cpu"), fig(h, "srv_cpu"), res.get("cpu", 0)),
                       flush=True)
                 print("    attack: %s" % res.get("what", res.get("error", "?")), flush=True)
                 if num in (3, 4, 6, 7):
@@ -680,6 +681,7 @@ def main():
             "ratio": med_ratio("moves_per_s"), "p50_ratio": med_ratio("rtt_p50_us"),
             "p99_ratio": med_ratio("rtt_p99_us"), "rounds": len(runs),
             "cpu": median([r.get("cpu", 0) for _, _, r in runs]),
+            "srv_cpu": med_ratio("srv_cpu"),
             "rss_mb": rss / 1024 if rss >= 0 else float("nan"), "alive": alive,
             "what": (alone or last).get("what", last.get("error", "?")),
             "held": (alone or last).get("held"),
@@ -687,17 +689,19 @@ def main():
         rows.append(row)
 
     print()
-    print("%-3s %-31s %7s %6s %6s %2s %4s %6s %6s  %-4s %s" % (
-        "#", "attack", "moves/s", "p50 x", "p99 x", "n", "cpu", "RSS MB", "server", "held",
-        "what the attack did"))
+    print("%-3s %-31s %7s %6s %6s %2s %4s %5s %6s %6s  %-4s %s" % (
+        "#", "attack", "moves/s", "p50 x", "p99 x", "n", "cpu", "srv x", "RSS MB", "server",
+        "held", "what the attack did"))
     for r in rows:
         held = {True: "yes", False: "NO", None: "n/a"}[r["held"]]
-        print("%-3d %-31s %7.2f %6.2f %6.2f %2d %4.2f %6.1f %6s  %-4s %s" % (
+        print("%-3d %-31s %7.2f %6.2f %6.2f %2d %4.2f %5.2f %6.1f %6s  %-4s %s" % (
             r["num"], r["title"][:31], r["ratio"], r["p50_ratio"], r["p99_ratio"], r["rounds"],
-            r["cpu"], r["rss_mb"], "up" if r["alive"] else "DOWN", held, r["what"]))
+            r["cpu"], r["srv_cpu"], r["rss_mb"], "up" if r["alive"] else "DOWN", held,
+            r["what"]))
     print("(moves/s, p50 x and p99 x: the 50 honest players under attack divided by the same "
           "players quiet, on the same server just before, the median over n rounds; target "
-          ">= 0.90 and p99 <= 2.0. cpu: the attacker's CPU seconds a second. held and what: "
+          ">= 0.90 and p99 <= 2.0. cpu: the attacker's CPU seconds a second; srv x: the "
+          "server's CPU seconds a second attacked / quiet. held and what: "
           "from the run alone at the default limits where there is one, else the last round)")
 
 
