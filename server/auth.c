@@ -177,6 +177,9 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "the name '%s' is taken (or looks like a name that is)", m->name);
 		return;
 	}
+	/* before hello it makes a new session: counted as a hello without a token is */
+	if (peer->session == NULL && guard_refuse_session(lb, peer, m))
+		return;
 	if (!auth_room(lb, peer, m))
 		return;
 	j = auth_job_new(lb, peer, m, AUTH_REGISTER);

@@ -432,6 +432,9 @@ def test_sessions_per_addr():
              and "wait" in m.get("text", ""),
              "the 9th new session in a minute from one address gets rate_limited, saying how "
              "long to wait", m)
+        m, _ = c.request({"type": "register", "name": "ninth", "password": "a password"})
+        t.ok(is_error(m, "rate_limited"), "so does a register before hello (a new session too)",
+             m)
         m, _ = c.request({"type": "hello", "protocol": 1, "token": away[3]})
         t.ok(m.get("type") == "welcome", "a resume with a token is still served", m)
         other = srv.connect("elsewhere", src=OTHER)
