@@ -9,6 +9,7 @@
 
 #include "accounts.h"
 #include "auth.h"
+#include "guard.h"
 #include "log.h"
 #include "names.h"
 #include "xmalloc.h"
@@ -177,6 +178,9 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "the name '%s' is taken (or looks like a name that is)", m->name);
 		return;
 	}
+	/* before hello it makes a new session: counted as a hello without a token is */
+	if (peer->session == NULL && guard_refuse_session(lb, peer, m))
+		return;
 	if (!auth_room(lb, peer, m))
 		return;
 	j = auth_job_new(lb, peer, m, AUTH_REGISTER);
@@ -321,6 +325,7 @@ auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		s->bot = strcmp(a->row.kind, "bot") == 0;
 		s->peer = peer;
 		peer->session = s;
+		guard_session_made(lb, s);
 		log_info("%s (%s) logged in to account %lld", s->id, s->name, (long long)a->row.id);
 		lobby_send(lb, peer, lobby_welcome_new(lb, s, 0, m->id));
 		return;

@@ -2,7 +2,7 @@
  * guard.c: the game layer's limits against abuse (issue 23): the allowances of each source
  * address (requests a second, creates a minute, games not over: quota.h), its failed lookups of
  * secrets (invite codes, tokens: throttle.h), the idle timeout of connections at no game, and the
- * cap on sessions kept for resume.
+ * caps on sessions kept for resume: in all, and per address with its new sessions a minute.
  *
  * A room above the lobby's state, as match.c and play.c are: the request handlers ask it before
  * they act, and the node's tick runs guard_tick(). It owns nothing: the tables of allowances are
@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "guard.h"
 #include "log.h"
@@ -217,14 +218,90 @@ sessions_cap(struct lobby *lb)
 			lb->sessions.all[kept++] = s;
 			continue;
 		}
-		lobby_session_leave(lb, s);
-		session_forget(&lb->sessions, s);
+		lobby_session_drop(lb, s);
 		dropped++;
 	}
 	lb->sessions.n = kept;
 	free(away);
 	log_warn("%zu sessions, past --max-sessions %u: the %zu away the longest forgotten", total,
 	         lb->cfg.max_sessions, dropped);
+}
+
+int
+guard_refuse_session(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t retry = 0;
+
+	if (lb->quota == NULL ||
+	    quota_session_begin(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0)
+		return 0;
+	guard_limited(lb, peer);
+	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+	             "more than %u new sessions a minute from your address; wait %llu ms, or "
+	             "resume yours with its token",
+	             lb->cfg.addr_sessions, (unsigned long long)retry);
+	return 1;
+}
+
+/*
+ * Whether s may go when its address holds too many sessions: away, and seated in no game that
+ * is not over (a seat in an open game is its creator's place in the lobby).
+ */
+static int
+session_addr_evictable(const struct session *s)
+{
+	return s->peer == NULL &&
+	       !(s->table != NULL && s->seat >= 0 && s->table->st.status != EVENT_STATUS_FINISHED);
+}
+
+/*
+ * The index in lb->sessions.all of the session of addr to forget first, or -1: guests before
+ * accounts (an account logs in again with its password), then away the longest.
+ */
+static long
+addr_victim(const struct lobby *lb, const char *addr)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < lb->sessions.n; i++) {
+		const struct session *s = lb->sessions.all[i], *b;
+
+		if (!session_addr_evictable(s) || strcmp(s->addr, addr) != 0)
+			continue;
+		b = best >= 0 ? lb->sessions.all[best] : NULL;
+		if (b == NULL || (s->account == 0) > (b->account == 0) ||
+		    ((s->account == 0) == (b->account == 0) && s->gone_at < b->gone_at))
+			best = (long)i;
+	}
+	return best;
+}
+
+void
+guard_session_made(struct lobby *lb, struct session *s)
+{
+	const char *addr = s->peer != NULL ? s->peer->addr : "";
+
+	if (lb->quota == NULL || lb->cfg.addr_sessions == 0 || addr[0] == '\0')
+		return;
+	snprintf(s->addr, sizeof s->addr, "%s", addr);
+	quota_session_add(lb->quota, s->addr);
+	/* a scan of the sessions, at most once per new session past the cap, which the rate of
+	 * new sessions bounds per address */
+	while (quota_sessions(lb->quota, s->addr) > lb->cfg.addr_sessions) {
+		long i = addr_victim(lb, s->addr);
+
+		if (i < 0)
+			break; /* all connected or seated: none is taken */
+		log_debug("%s (%s) forgotten: its address %s holds more than %u sessions",
+		          lb->sessions.all[i]->id, lb->sessions.all[i]->name, s->addr,
+		          lb->cfg.addr_sessions);
+		lobby_session_drop(lb, lb->sessions.all[i]);
+		memmove(&lb->sessions.all[i], &lb->sessions.all[i + 1],
+		        (lb->sessions.n - (size_t)i - 1) * sizeof *lb->sessions.all);
+		lb->sessions.n--;
+		lb->addr_dropped++;
+		snprintf(lb->dropped_addr, sizeof lb->dropped_addr, "%s", s->addr);
+	}
 }
 
 void
@@ -236,6 +313,13 @@ guard_tick(struct lobby *lb)
 		log_warn("%llu requests refused by the per-address limits lately, the last from %s",
 		         (unsigned long long)lb->limited, lb->limited_addr);
 		lb->limited = 0;
+	}
+	if (lb->addr_dropped > 0) {
+		log_warn(
+		        "%u sessions forgotten lately past --max-sessions-per-addr %u (away, at no "
+		        "game, the longest first), the last of %s",
+		        lb->addr_dropped, lb->cfg.addr_sessions, lb->dropped_addr);
+		lb->addr_dropped = 0;
 	}
 	if (lb->quota != NULL)
 		quota_expire(lb->quota, real_now);

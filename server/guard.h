@@ -38,6 +38,22 @@ int guard_lookup_begin(struct lobby *lb, struct lobby_peer *peer, const struct m
 void guard_lookup_end(struct lobby *lb, struct lobby_peer *peer, int found);
 
 /*
+ * peer says hello without a token (as a guest, or to log in): refuse it with rate_limited when
+ * its address started its allowance of new sessions lately (--max-sessions-per-addr: that many a
+ * minute, bursts of twice that; resuming with a token is never counted). Returns whether
+ * it refused.
+ */
+int guard_refuse_session(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
+ * Session s was just made for its connection (s->peer): its address holds it from now on. Past
+ * --max-sessions-per-addr, the address's session away the longest that is seated in no game
+ * goes at once (guests before accounts); connected and seated ones are never taken, so a crowd
+ * of honest players behind one NAT keeps its seats.
+ */
+void guard_session_made(struct lobby *lb, struct session *s);
+
+/*
  * Once a second (the node's tick, beside lobby_tick()): log the refusals since the last tick,
  * forget the addresses that hold nothing, close the connections idle at no game past
  * --idle-timeout, and forget the sessions away the longest past --max-sessions.

@@ -147,6 +147,8 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		hello_resume(lb, peer, m, s);
 		return;
 	}
+	if (guard_refuse_session(lb, peer, m))
+		return;
 	if (m->password != NULL) { /* an account's: hashed off the loop (auth.c) */
 		auth_login(lb, peer, m);
 		return;
@@ -156,6 +158,7 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	s = lobby_session_new(lb, m->name);
 	s->peer = peer;
 	peer->session = s;
+	guard_session_made(lb, s);
 	log_info("%s (%s) said hello%s%s", s->id, s->name, m->client ? " from " : "",
 	         m->client ? m->client : "");
 	lobby_send(lb, peer, lobby_welcome_new(lb, s, 0, m->id));

@@ -68,7 +68,7 @@ usage(FILE *f)
 	        "                         (PEM; --tls-ca FILE: its chain); SIGHUP reloads them\n"
 	        "  --db PATH              SQLite store (./%s; in $STATE_DIRECTORY if set)\n"
 	        "  --admin-socket PATH    operators' socket (empty: --db's PATH with .sock)\n"
-	        "  --fsync normal|always  always: fsync every group commit (power-loss safe)\n"
+	        "  --fsync normal|always  (always: power-loss safe)  --allow-insecure-passwords\n"
 	        "  --log-level error|warn|info|debug (info)  --port-file PATH: the bound ports\n"
 	        "  --check: check all of the store, exit 0 if sound  --test-clock: testing aid\n"
 	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
@@ -83,7 +83,7 @@ usage(FILE *f)
 	        "  --max-rematch-offers N (default 2)     --idle-timeout SECS (default 600)\n"
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
-	        "  --keep-days N (default 0)              --allow-insecure-passwords (UNSAFE)\n"
+	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
 }
@@ -423,6 +423,7 @@ main(int argc, char **argv)
 		O_IDLE,
 		O_KEEPALIVE,
 		O_SESSIONS,
+		O_SESSIONS_PER_ADDR,
 		O_THINKING,
 		O_KIBITZ,
 		O_KEEP_DAYS,
@@ -463,6 +464,7 @@ main(int argc, char **argv)
 	        {"idle-timeout", required_argument, NULL, O_IDLE},
 	        {"keepalive", required_argument, NULL, O_KEEPALIVE},
 	        {"max-sessions", required_argument, NULL, O_SESSIONS},
+	        {"max-sessions-per-addr", required_argument, NULL, O_SESSIONS_PER_ADDR},
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"keep-days", required_argument, NULL, O_KEEP_DAYS},
@@ -499,6 +501,7 @@ main(int argc, char **argv)
 	        .rematch_offers = 2,
 	        .idle_ms = 600000,
 	        .max_sessions = 20000,
+	        .addr_sessions = 64,
 	        .max_thinking = 32,
 	        .kibitz_per_game = 20,
 	};
@@ -685,6 +688,12 @@ main(int argc, char **argv)
 				bad = "--max-sessions wants a number from 0 to 10000000";
 			else
 				lcfg.max_sessions = (unsigned)v;
+			break;
+		case O_SESSIONS_PER_ADDR:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-sessions-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.addr_sessions = (unsigned)v;
 			break;
 		case O_THINKING:
 			if (parse_num(optarg, 0, 100000, &v) < 0)

@@ -78,10 +78,12 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	accounts_init(&lb->accounts);
 	rating_book_init(&lb->ratings);
 	lb->env.ratings = &lb->ratings;
-	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr) {
+	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr ||
+	    cfg->addr_sessions) {
 		struct quota_config qc = {.rate = cfg->rate_per_addr,
 		                          .creates = cfg->creates_per_addr,
-		                          .games = cfg->games_per_addr};
+		                          .games = cfg->games_per_addr,
+		                          .sessions = cfg->addr_sessions};
 
 		lb->quota = quota_create(&qc, osrand_u64());
 	}
@@ -352,6 +354,15 @@ lobby_session_leave(struct lobby *lb, struct session *s)
 	s->seat = -1;
 	if (t->st.status == EVENT_STATUS_FINISHED)
 		lobby_released(lb, t); /* its game may have been held for it */
+}
+
+void
+lobby_session_drop(struct lobby *lb, struct session *s)
+{
+	lobby_session_leave(lb, s);
+	if (lb->quota != NULL && s->addr[0] != '\0')
+		quota_session_remove(lb->quota, s->addr);
+	session_forget(&lb->sessions, s);
 }
 
 /*
@@ -726,8 +737,7 @@ lobby_tick(struct lobby *lb)
 			continue;
 		}
 		log_info("%s (%s) expired", s->id, s->name);
-		lobby_session_leave(lb, s); /* releases a finished game held for it */
-		session_forget(&lb->sessions, s);
+		lobby_session_drop(lb, s); /* releases a finished game held for it */
 	}
 	lb->sessions.n = kept;
 	for (size_t i = 0; i < lb->ntables; i++) {

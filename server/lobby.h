@@ -142,6 +142,8 @@ struct lobby_config {
 	unsigned kibitz_per_game;  /* spectators' lines one game relays per KIBITZ_WINDOW ms */
 	uint64_t idle_ms;          /* a connection at no game with no request for this long goes */
 	unsigned max_sessions;     /* sessions kept; past it the oldest away ones go */
+	unsigned addr_sessions;    /* sessions kept per address (past it its oldest away and
+	                              unseated one goes), and new ones a minute (bursts of 2x) */
 	unsigned max_thinking;     /* games against the computer not over, and searches queued
 	                               or running in node.c's pool */
 };
@@ -196,6 +198,8 @@ struct lobby {
 	struct throttle *lookups; /* per-address failed lookups; NULL: no limit */
 	uint64_t limited;         /* requests refused by a per-address limit since the last tick */
 	char limited_addr[64];    /* ... the address of the last one */
+	unsigned addr_dropped;    /* sessions forgotten past addr_sessions since the tick */
+	char dropped_addr[64];    /* ... the address of the last one */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;       /* the last store read's ticket */
@@ -295,6 +299,13 @@ struct session *lobby_session_new(struct lobby *lb, const char *name);
  * is not seated in a live game.
  */
 void lobby_session_leave(struct lobby *lb, struct session *s);
+
+/*
+ * Forget s, away and not seated in a live game: it leaves its game (lobby_session_leave()), its
+ * address holds one session less, and the registry frees it (its token gets bad_token from now
+ * on). The caller takes it out of lb->sessions.all.
+ */
+void lobby_session_drop(struct lobby *lb, struct session *s);
 
 /* A game may just have finished: count it, and its disconnected players linger from now on. */
 void lobby_finished_touch(struct lobby *lb, struct table *t);

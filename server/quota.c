@@ -1,10 +1,11 @@
 /*
- * quota.c: per-address allowances: connections, requests a second, creates a minute, games.
+ * quota.c: per-address allowances: connections, requests a second, creates a minute, games,
+ * new sessions a minute and sessions held.
  *
  * Owns its entries: one per key, found through a strmap whose keys borrow the entry's own copy of
- * the key. An entry lives while it holds a connection or a game, or while its bucket or its
- * window of creates is not whole again; quota_expire() frees the rest. Time comes in as a
- * parameter; a clock that steps back is treated as standing still. Never does I/O.
+ * the key. An entry lives while it holds a connection, a game or a session, or while one of its
+ * buckets or its window of creates is not whole again; quota_expire() frees the rest. Time comes in
+ * as a parameter; a clock that steps back is treated as standing still. Never does I/O.
  */
 #include "quota.h"
 
@@ -15,15 +16,32 @@
 #include "throttle.h"
 #include "xmalloc.h"
 
+/*
+ * A token bucket counted in units of 1/period_ms of a token, so that filling it at n tokens a
+ * period adds n units a millisecond: integers only.
+ */
+struct quota_bucket {
+	uint64_t units;  /* what the bucket holds */
+	uint64_t at_ms;  /* when it was last filled up to */
+	unsigned in_use; /* it was ever drawn from */
+};
+
+/* The shape of a bucket: n tokens a period, full at burst periods' worth. */
+struct quota_rate {
+	uint64_t n;         /* tokens a period */
+	uint64_t period_ms; /* the period; also the units of one token */
+	uint64_t burst;     /* periods' worth the bucket holds */
+};
+
 struct quota_entry {
 	char key[THROTTLE_KEY_MAX];
-	unsigned conns;         /* connections held */
-	unsigned games;         /* games not over held */
-	uint64_t tokens_milli;  /* the bucket, in thousandths of a request */
-	uint64_t bucket_ms;     /* when the bucket was last filled up to */
-	unsigned creates;       /* creates in the current window */
-	uint64_t window_ms;     /* when the current window of creates began */
-	unsigned bucket_in_use; /* the bucket was ever drawn from */
+	unsigned conns;               /* connections held */
+	unsigned games;               /* games not over held */
+	unsigned sessions;            /* sessions held (kept for resume) */
+	struct quota_bucket requests; /* requests a second */
+	struct quota_bucket hellos;   /* new sessions a minute */
+	unsigned creates;             /* creates in the current window */
+	uint64_t window_ms;           /* when the current window of creates began */
 };
 
 struct quota {
@@ -66,30 +84,64 @@ entry_get(struct quota *q, const char *key)
 	return e;
 }
 
-/* The bucket's size in thousandths of a request: two seconds' worth. */
-static uint64_t
-bucket_full(const struct quota *q)
-{
-	return (uint64_t)q->cfg.rate * 2000;
-}
-
-/* Fill e's bucket for the time since it was last filled. */
+/* Fill b for the time since it was last filled, up to its full size. */
 static void
-bucket_fill(const struct quota *q, struct quota_entry *e, uint64_t now_ms)
+bucket_fill(struct quota_bucket *b, const struct quota_rate *r, uint64_t now_ms)
 {
-	if (!e->bucket_in_use) {
-		e->bucket_in_use = 1;
-		e->tokens_milli = bucket_full(q);
-		e->bucket_ms = now_ms;
+	uint64_t full = r->n * r->period_ms * r->burst;
+
+	if (!b->in_use) {
+		b->in_use = 1;
+		b->units = full;
+		b->at_ms = now_ms;
 		return;
 	}
-	if (now_ms <= e->bucket_ms)
+	if (now_ms <= b->at_ms)
 		return;
-	e->tokens_milli +=
-	        (now_ms - e->bucket_ms) * q->cfg.rate; /* rate per s = rate/1000 per ms */
-	if (e->tokens_milli > bucket_full(q))
-		e->tokens_milli = bucket_full(q);
-	e->bucket_ms = now_ms;
+	b->units += (now_ms - b->at_ms) * r->n;
+	if (b->units > full)
+		b->units = full;
+	b->at_ms = now_ms;
+}
+
+/* Take a token from b at now_ms: 0, or QUOTA_EAGAIN with *retry_ms to the next whole one. */
+static int
+bucket_take(struct quota_bucket *b, const struct quota_rate *r, uint64_t now_ms, uint64_t *retry_ms)
+{
+	bucket_fill(b, r, now_ms);
+	if (b->units < r->period_ms) {
+		/* the next whole token comes in (one - units) / n milliseconds, rounded up */
+		*retry_ms = (r->period_ms - b->units + r->n - 1) / r->n;
+		if (*retry_ms == 0)
+			*retry_ms = 1;
+		return QUOTA_EAGAIN;
+	}
+	b->units -= r->period_ms;
+	return 0;
+}
+
+/* Whether b is full again at now_ms (or was never drawn from). */
+static int
+bucket_whole(struct quota_bucket *b, const struct quota_rate *r, uint64_t now_ms)
+{
+	if (!b->in_use)
+		return 1;
+	bucket_fill(b, r, now_ms);
+	return b->units >= r->n * r->period_ms * r->burst;
+}
+
+/* The requests' bucket: rate a second, bursts of two seconds' worth. */
+static struct quota_rate
+rate_requests(const struct quota *q)
+{
+	return (struct quota_rate){.n = q->cfg.rate, .period_ms = 1000, .burst = 2};
+}
+
+/* The new sessions' bucket: sessions a minute, bursts of two minutes' worth. */
+static struct quota_rate
+rate_hellos(const struct quota *q)
+{
+	return (struct quota_rate){.n = q->cfg.sessions, .period_ms = 60000, .burst = 2};
 }
 
 int
@@ -110,7 +162,8 @@ quota_conn_add(struct quota *q, const char *key)
 static void
 entry_drop_empty(struct quota *q, struct quota_entry *e)
 {
-	if (e->conns > 0 || e->games > 0 || e->creates > 0 || e->bucket_in_use)
+	if (e->conns > 0 || e->games > 0 || e->sessions > 0 || e->creates > 0 ||
+	    e->requests.in_use || e->hellos.in_use)
 		return;
 	strmap_del(&q->map, e->key);
 	free(e);
@@ -130,21 +183,47 @@ quota_conn_remove(struct quota *q, const char *key)
 int
 quota_request(struct quota *q, const char *key, uint64_t now_ms, uint64_t *retry_ms)
 {
-	struct quota_entry *e;
+	struct quota_rate r = rate_requests(q);
 
 	if (q->cfg.rate == 0)
 		return 0;
-	e = entry_get(q, key);
-	bucket_fill(q, e, now_ms);
-	if (e->tokens_milli < 1000) {
-		/* the next whole token comes in (1000 - tokens) / rate milliseconds, rounded up */
-		*retry_ms = (1000 - e->tokens_milli + q->cfg.rate - 1) / q->cfg.rate;
-		if (*retry_ms == 0)
-			*retry_ms = 1;
-		return QUOTA_EAGAIN;
-	}
-	e->tokens_milli -= 1000;
-	return 0;
+	return bucket_take(&entry_get(q, key)->requests, &r, now_ms, retry_ms);
+}
+
+int
+quota_session_begin(struct quota *q, const char *key, uint64_t now_ms, uint64_t *retry_ms)
+{
+	struct quota_rate r = rate_hellos(q);
+
+	if (q->cfg.sessions == 0)
+		return 0;
+	return bucket_take(&entry_get(q, key)->hellos, &r, now_ms, retry_ms);
+}
+
+void
+quota_session_add(struct quota *q, const char *key)
+{
+	if (q->cfg.sessions != 0)
+		entry_get(q, key)->sessions++;
+}
+
+void
+quota_session_remove(struct quota *q, const char *key)
+{
+	struct quota_entry *e = strmap_get(&q->map, key);
+
+	if (q->cfg.sessions == 0 || e == NULL || e->sessions == 0)
+		return;
+	e->sessions--;
+	entry_drop_empty(q, e);
+}
+
+unsigned
+quota_sessions(const struct quota *q, const char *key)
+{
+	const struct quota_entry *e = strmap_get(&q->map, key);
+
+	return e != NULL ? e->sessions : 0;
 }
 
 int
@@ -197,17 +276,15 @@ quota_games(const struct quota *q, const char *key)
 static int
 entry_idle(const struct quota *q, struct quota_entry *e, uint64_t now_ms)
 {
-	if (e->conns > 0 || e->games > 0)
+	struct quota_rate requests = rate_requests(q), hellos = rate_hellos(q);
+
+	if (e->conns > 0 || e->games > 0 || e->sessions > 0)
 		return 0;
 	if (e->creates > 0 && now_ms >= e->window_ms &&
 	    now_ms - e->window_ms < QUOTA_CREATE_WINDOW_MS)
 		return 0;
-	if (e->bucket_in_use) {
-		bucket_fill(q, e, now_ms);
-		if (e->tokens_milli < bucket_full(q))
-			return 0;
-	}
-	return 1;
+	return bucket_whole(&e->requests, &requests, now_ms) &&
+	       bucket_whole(&e->hellos, &hellos, now_ms);
 }
 
 void

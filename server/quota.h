@@ -1,6 +1,6 @@
 /*
  * quota.h: what one source address may hold and do: connections at once, requests a second,
- * games created a minute, games not over at once (issue 23).
+ * games created a minute, games not over at once, new sessions and sessions kept (issue 23).
  *
  * A key is a source address as throttle_key_from_addr() (throttle.h) writes it: an IPv4 address,
  * or the /64 prefix of an IPv6 one. Each key has one small entry while it holds something (a
@@ -10,7 +10,8 @@
  *
  * The request rate is a token bucket (the classic one of traffic shaping): a key may send `rate`
  * requests a second on average and a burst of twice that; one more is refused with the time to
- * wait for the next token. Creates are counted in windows of a minute from the first create of
+ * wait for the next token. New sessions have a bucket of their own: `sessions` a minute, bursts of
+ * twice that. Creates are counted in windows of a minute from the first create of
  * the window. Pure policy: time is a parameter (milliseconds of a monotonic clock), no clock is
  * read, no I/O, no globals. Not thread-safe: one table belongs to the loop thread.
  */
@@ -29,10 +30,12 @@ enum quota_error {
 #define QUOTA_CREATE_WINDOW_MS 60000 /* creates are counted per minute */
 
 struct quota_config {
-	unsigned conns;   /* connections at once per key (0: no limit) */
-	unsigned rate;    /* requests a second per key, bursts of twice that (0: no limit) */
-	unsigned creates; /* games created per minute per key (0: no limit) */
-	unsigned games;   /* games not over at once per key (0: no limit) */
+	unsigned conns;    /* connections at once per key (0: no limit) */
+	unsigned rate;     /* requests a second per key, bursts of twice that (0: no limit) */
+	unsigned creates;  /* games created per minute per key (0: no limit) */
+	unsigned games;    /* games not over at once per key (0: no limit) */
+	unsigned sessions; /* new sessions a minute per key, bursts of twice that; also what
+	                      the caller keeps per key (0: no limit) */
 };
 
 struct quota;
@@ -65,6 +68,19 @@ void quota_game_done(struct quota *q, const char *key);
 
 /* Games not over that key holds. */
 unsigned quota_games(const struct quota *q, const char *key);
+
+/*
+ * key wants a new session (a hello without a token) at now_ms: 0 (counted), or QUOTA_EAGAIN with
+ * *retry_ms (> 0) to wait when it started its allowance of new sessions lately.
+ */
+int quota_session_begin(struct quota *q, const char *key, uint64_t now_ms, uint64_t *retry_ms);
+
+/* key holds one more session (kept for resume), or one less; the count is only kept. */
+void quota_session_add(struct quota *q, const char *key);
+void quota_session_remove(struct quota *q, const char *key);
+
+/* Sessions that key holds. */
+unsigned quota_sessions(const struct quota *q, const char *key);
 
 /* Forget the keys that hold nothing and whose allowance is whole again at now_ms. */
 void quota_expire(struct quota *q, uint64_t now_ms);

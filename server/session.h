@@ -53,6 +53,8 @@ struct session {
 	unsigned chat_next;           /* next slot of chat_at */
 	int64_t account;              /* the account logged in to (accounts.h), 0 for a guest */
 	int bot;                      /* that account is a bot's (its kind at login) */
+	char addr[LOBBY_PEER_KEY];    /* the address that made it, counted in the lobby's quota
+	                                 while it is kept (guard_session_made()); "" if none */
 };
 
 TAILQ_HEAD(session_list, session);

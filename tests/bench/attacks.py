@@ -7,11 +7,18 @@
 
 For each attack a fresh hokitod is started on 127.0.0.1 with a store in a temporary directory.
 The honest players are `loadgen hokito --conns 50 --bind 127.0.1.1` (each connection from an
-address of its own): their moves/s and round-trip p99 are measured quiet first, then again while
-the attacker works from 127.0.0.66 alone. Each attack also measures what it did to the server
-(games made, store bytes written beyond what the honest players wrote, events added, sessions left, refusals...), and says whether
-the server held (its limit answered) or not. One table at the end: per attack, the honest
-players' ratio of quiet moves/s and of p99, the server's RSS at the end, and what the attack did.
+address of its own): their moves/s and round-trip p50/p99 are measured quiet, then again while
+the attacker works from 127.0.0.66 alone, --rounds times in turn on the same server (a machine
+shared with others drifts: each round's ratio compares two runs a few seconds apart, and the
+table gives the median of the rounds' ratios). Each attack also measures what it did to the
+server (games made, store bytes written, events added, sessions made, refusals...), and says
+whether the server held (its limit answered) or not. The attacks marked "alone" measure that on
+a server of their own with nobody else and hokitod's default limits (the --server-args that let
+the honest players through would let the attacker through too), then run again beside the
+honest players. One table at the end: per attack, the honest players' ratios of quiet moves/s,
+p50 and p99, the attacker's CPU (a thread of this process: on a small machine it takes CPU from
+the server and the players whatever the server does), the server's RSS at the end, and what the
+attack did.
 
 Nothing here fails a build: it is a measurement. Every loop is bounded in count and in time;
 everything runs on loopback addresses and is stopped on exit.
@@ -177,8 +184,10 @@ def honest(args, srv, label):
 
 
 def during(args, srv, attack_fn, label, setup=False):
-    """Run attack_fn(stop_event) in a thread while the honest players play; return both. With
-    setup, the honest players start once the attack has set itself up (stop.ready is set)."""
+    """Run attack_fn(stop_event) in a thread while the honest players play; return both (the
+    attack's result with cpu: its CPU seconds a second). With setup, the honest players start
+    once the attack has set itself up (stop.ready is set)."""
+    cpu0, t0 = time.process_time(), time.time()
     stop = threading.Event()
     stop.ready = threading.Event()
     result = {}
@@ -195,6 +204,7 @@ def during(args, srv, attack_fn, label, setup=False):
     h = honest(args, srv, label)
     stop.set()
     t.join(args.seconds + 60)
+    result["cpu"] = (time.process_time() - cpu0) / max(time.time() - t0, 1e-3)
     return h, result
 
 
@@ -302,8 +312,9 @@ def a4_hold_games(args, srv, stop, count=10000):
             break
         try:
             c = Conn(srv.port, timeout=2)
-            c.hello("g%d" % i)
-            r = c.ask({"type": "create", "kind": "hokito"})
+            r = c.hello("g%d" % i)
+            if r.get("type") == "welcome":
+                r = c.ask({"type": "create", "kind": "hokito"})
             c.close()
         except (OSError, ConnectionError, ValueError) as e:
             refused[type(e).__name__] = refused.get(type(e).__name__, 0) + 1
@@ -400,19 +411,36 @@ def human_time(s):
     return "%.1f s" % s
 
 
-def a7_resume_lockout(args, srv, stop):
-    """A game with more events than --max-output holds; its player resumes from last_seq 0."""
-    a, b = Conn(srv.port), Conn(srv.port)
+def a7_resume_lockout(args, srv, stop, plies=12):
+    """A game whose replay passes half of --max-output (4096 here: draw offers no longer grow a
+    game, so it is made of real moves); its player resumes from last_seq 0, three times."""
+    a, b = Conn(srv.port, timeout=10), Conn(srv.port, timeout=10)
     wa = a.hello("seat1")
     b.hello("seat2")
     st = a.ask({"type": "create", "kind": "hokito", "seat": "black"})
     b.ask({"type": "join", "game": st["game"]})
-    n = 0
-    t0 = time.time()
-    while n < 6000 and time.time() - t0 < 30:
-        a.ask({"type": "draw_offer"})
-        b.ask({"type": "draw_decline"})
-        n += 2
+    played, replay, t0, over = 0, 0, time.time(), False
+    while played < plies and not over and time.time() - t0 < 30:
+        mover = (a, b)[played % 2]  # black (a) moves first
+        while True:
+            m = mover.recv()
+            if m.get("type") == "game_over":
+                over = True
+                break
+            if m.get("type") == "your_turn" and m.get("moves"):
+                break
+        if over:
+            break
+        r = mover.ask({"type": "move", "move": m["moves"][0]})
+        if r.get("type") != "ok":
+            break
+        played += 1
+    # what a replay from last_seq 0 holds: every event line of the game so far
+    w = Conn(srv.port, src="127.0.0.67", timeout=10)
+    w.hello("count")
+    sw = w.ask({"type": "watch", "game": st["game"]})
+    replay = len(json.dumps(sw))
+    w.close()
     a.close()
     time.sleep(0.3)
     outcomes = []
@@ -423,23 +451,27 @@ def a7_resume_lockout(args, srv, stop):
             w = r.ask({"type": "hello", "protocol": 1, "token": wa["token"], "last_seq": 0})
             got = w.get("type")
             if got == "welcome":
-                # the replay (or a state) follows, then your_turn: all of it must arrive
-                count, last = 0, None
+                # a state (or the replay) follows, then your_turn: all of it must arrive
+                count, last, first = 0, None, None
                 while last != "your_turn" and count < 100000:
                     last = r.recv().get("type")
+                    first = first or last
                     count += 1
-                got += " and %d lines to your_turn" % count
+                got += ", %s first, %d lines to your_turn" % (first, count)
         except (ConnectionError, OSError) as e:
             got = "dropped (%s) after %s" % (type(e).__name__, got)
         outcomes.append(got)
         r.close()
-    return {"what": "%d events; resume from last_seq 0: %s" % (n, ", ".join(outcomes)),
-            "held": not any(o.startswith("dropped") for o in outcomes)}
+    return {"what": "%d moves (the game's state %d bytes), --max-output 4096; resume from "
+                    "last_seq 0: %s" % (played, replay, "; ".join(outcomes)),
+            "held": not any(o.startswith("dropped") or o == "nothing" for o in outcomes)}
 
 
 def a8_session_pile(args, srv, stop):
-    """connect, hello, close in a loop: sessions made, RSS growth."""
-    rss0, t0, n, tries, refused = srv.rss_kb(), time.time(), 0, 0, {}
+    """connect, hello, close in a loop: sessions made (in all, and a second once the first
+    2 s are past: the steady rate after any burst), RSS growth, log lines."""
+    rss0, t0, n, tries, refused, late = srv.rss_kb(), time.time(), 0, 0, {}, 0
+    lines0 = srv.log_text().count("\n")
     while not stop.is_set() and time.time() - t0 < args.seconds + 5 and tries < 200000:
         try:
             c = Conn(srv.port, timeout=2)
@@ -448,15 +480,19 @@ def a8_session_pile(args, srv, stop):
             c.close()
             if r.get("type") == "welcome":  # a session made (a refused hello makes none)
                 n += 1
+                late += time.time() - t0 >= 2
             else:
                 refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
         except (OSError, ConnectionError, ValueError):
             time.sleep(0.01)
     dt = time.time() - t0
-    lines = srv.log_text().count("\n")
-    return {"what": "%d sessions in %.1f s (%.0f/s) of %d tries%s, RSS +%d KB, %d log lines" % (
-        n, dt, n / dt, tries, refused_text(refused), srv.rss_kb() - rss0, lines),
-        "held": n / dt < 100}
+    lines = srv.log_text().count("\n") - lines0
+    steady = late / (dt - 2) if dt > 2 else float("nan")
+    return {"what": "%d sessions in %.1f s (%.0f/s; %.1f/s after the first 2 s) of %d tries%s, "
+                    "RSS +%d KB, %d log lines" % (
+                        n, dt, n / dt, steady, tries, refused_text(refused),
+                        srv.rss_kb() - rss0, lines),
+            "held": n / dt < 100 and not steady > 10}
 
 
 def a9_smaller(args, srv, stop):
@@ -555,8 +591,8 @@ ATTACKS = [
     (4, "hold every game slot", a4_hold_games, ("setup",)),
     (5, "jam the computer", a5_jam_computer, ()),
     (6, "guess invite codes", a6_guess_codes, ()),
-    (7, "lock a player out (resume)", a7_resume_lockout, ("--max-output", "262144")),
-    (8, "pile up sessions", a8_session_pile, ()),
+    (7, "lock a player out (resume)", a7_resume_lockout, ("--max-output", "4096")),
+    (8, "pile up sessions", a8_session_pile, ("alone",)),
     (9, "controls in log, spectator chat", a9_smaller, ()),
     (10, "new store on a full disk", a10_full_disk_start, ()),
 ]
@@ -568,77 +604,119 @@ def main():
     ap.add_argument("--loadgen", required=True)
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--only", default="")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="quiet and attacked runs in turn, per attack (1 to 20)")
     ap.add_argument("--server-args", default="",
                     help="more hokitod flags for every server, e.g. per-address limits that "
                          "let the honest players (programs that play as fast as the server "
                          "answers, unlike people) through: '--max-rate-per-addr 1000 "
                          "--max-creates-per-addr 2000'")
     args = ap.parse_args()
+    if not 1 <= args.rounds <= 20:
+        ap.error("--rounds wants 1 to 20")
     extra = args.server_args.split()
     only = {int(x) for x in args.only.split(",") if x.strip()}
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
 
+    print("load average at the start: %.2f %.2f %.2f (%d cores); %d round(s) of %gs quiet and "
+          "%gs attacked per attack; server flags: %s" % (
+              *os.getloadavg(), os.cpu_count(), args.rounds, args.seconds, args.seconds,
+              args.server_args or "(defaults)"), flush=True)
     rows = []
     for num, title, fn, flags in ATTACKS:
         if only and num not in only:
             continue
-        print("attack %d: %s" % (num, title), flush=True)
+        print("attack %d: %s (load %.2f)" % (num, title, os.getloadavg()[0]), flush=True)
         alone = None
         if "alone" in flags:
-            # first on a server of its own with nobody else, so that the store's growth is
-            # the attack's alone; then again beside the honest players
-            srv = Server(args.hokitod, *extra)
+            # first on a server of its own with nobody else and the default limits, so that
+            # what it does (store growth, sessions, log lines) is the attack's alone; then
+            # again beside the honest players
+            srv = Server(args.hokitod)
             try:
                 stop = threading.Event()
                 threading.Timer(args.seconds, stop.set).start()
                 alone = fn(args, srv, stop)
             finally:
                 srv.stop()
-            print("  alone: %s" % alone["what"], flush=True)
+            print("  alone, default limits: %s" % alone["what"], flush=True)
         srv = Server(args.hokitod, *extra,
                      *[f for f in flags if f.startswith("-") or f.isdigit()])
+        runs = []
         try:
-            quiet = honest(args, srv, "quiet")
-            if num == 10:
-                h, res = quiet, fn(args, srv, threading.Event())
-            else:
-                h, res = during(args, srv, lambda stop: fn(args, srv, stop), "attack%d" % num,
-                                setup="setup" in flags)
+            for rnd in range(args.rounds if num != 10 else 1):
+                quiet = honest(args, srv, "quiet")
+                if num == 10:
+                    h, res = quiet, fn(args, srv, threading.Event())
+                else:
+                    h, res = during(args, srv, lambda stop: fn(args, srv, stop),
+                                    "attack%d" % num, setup="setup" in flags)
+                runs.append((quiet, h, res))
+                print("  round %d: honest quiet %.0f moves/s p50 %.0f p99 %.0f us; under attack "
+                      "%.0f moves/s p50 %.0f p99 %.0f us (loadgen exit %s %s); CPU s/s: server "
+                      "%.2f quiet, %.2f attacked, attacker %.2f" % (
+                          rnd + 1, fig(quiet, "moves_per_s"), fig(quiet, "rtt_p50_us"),
+                          fig(quiet, "rtt_p99_us"), fig(h, "moves_per_s"), fig(h, "rtt_p50_us"),
+                          fig(h, "rtt_p99_us"), h.get("rc"), "; ".join(h.get("stderr") or []),
+                          fig(quiet, "srv_cpu"), fig(h, "srv_cpu"), res.get("cpu", 0)),
+                      flush=True)
+                print("    attack: %s" % res.get("what", res.get("error", "?")), flush=True)
+                if num in (3, 4, 6, 7):
+                    break  # what it holds stays held: a second round measures nothing new
             rss = srv.rss_kb()
             alive = srv.alive()
         finally:
             srv.stop()
-        q_mps = float(quiet.get("moves_per_s", 0) or 0)
-        a_mps = float(h.get("moves_per_s", 0) or 0)
-        q_p99 = float(quiet.get("rtt_p99_us", 0) or 0)
-        a_p99 = float(h.get("rtt_p99_us", 0) or 0)
+        last = runs[-1][2]
+
+        def med_ratio(key):
+            v = [fig(h, key) / fig(q, key) for q, h, _ in runs if fig(q, key) and fig(h, key)]
+            return median(v)
+
         row = {
             "num": num, "title": title,
-            "quiet": q_mps, "attacked": a_mps,
-            "ratio": a_mps / q_mps if q_mps else 0,
-            "p99_ratio": a_p99 / q_p99 if q_p99 and a_p99 else float("nan"),
-            "honest_rc": h.get("rc"), "honest_err": h.get("stderr"),
+            "quiet": median([fig(q, "moves_per_s") for q, _, _ in runs]),
+            "attacked": median([fig(h, "moves_per_s") for _, h, _ in runs]),
+            "ratio": med_ratio("moves_per_s"), "p50_ratio": med_ratio("rtt_p50_us"),
+            "p99_ratio": med_ratio("rtt_p99_us"), "rounds": len(runs),
+            "cpu": median([r.get("cpu", 0) for _, _, r in runs]),
+            "srv_cpu": med_ratio("srv_cpu"),
             "rss_mb": rss / 1024 if rss >= 0 else float("nan"), "alive": alive,
-            "what": (alone or res).get("what", res.get("error", "?")),
-            "held": (alone or res).get("held"),
+            "what": (alone or last).get("what", last.get("error", "?")),
+            "held": (alone or last).get("held"),
         }
         rows.append(row)
-        print("  honest quiet %.0f moves/s p99 %.0f us; under attack %.0f moves/s p99 %.0f us "
-              "(loadgen exit %s %s)" % (q_mps, q_p99, a_mps, a_p99, h.get("rc"),
-                                          "; ".join(h.get("stderr") or [])), flush=True)
-        print("  attack: %s" % row["what"], flush=True)
 
     print()
-    print("%-3s %-33s %7s %7s %8s %7s  %-5s %s" % ("#", "attack", "moves/s", "p99 x", "RSS MB",
-                                                   "server", "held", "what the attack did"))
+    print("%-3s %-31s %7s %6s %6s %2s %4s %5s %6s %6s  %-4s %s" % (
+        "#", "attack", "moves/s", "p50 x", "p99 x", "n", "cpu", "srv x", "RSS MB", "server",
+        "held", "what the attack did"))
     for r in rows:
         held = {True: "yes", False: "NO", None: "n/a"}[r["held"]]
-        print("%-3d %-33s %7.2f %7.2f %8.1f %7s  %-5s %s" % (
-            r["num"], r["title"][:33], r["ratio"], r["p99_ratio"], r["rss_mb"],
-            "up" if r["alive"] else "DOWN", held, r["what"]))
-    print("(moves/s and p99 x: the 50 honest players under attack divided by the same players "
-          "quiet, on the same server just before; target >= 0.90 and <= 2.0)")
+        print("%-3d %-31s %7.2f %6.2f %6.2f %2d %4.2f %5.2f %6.1f %6s  %-4s %s" % (
+            r["num"], r["title"][:31], r["ratio"], r["p50_ratio"], r["p99_ratio"], r["rounds"],
+            r["cpu"], r["srv_cpu"], r["rss_mb"], "up" if r["alive"] else "DOWN", held,
+            r["what"]))
+    print("(moves/s, p50 x and p99 x: the 50 honest players under attack divided by the same "
+          "players quiet, on the same server just before, the median over n rounds; target "
+          ">= 0.90 and p99 <= 2.0. cpu: the attacker's CPU seconds a second; srv x: the "
+          "server's CPU seconds a second attacked / quiet. held and what: "
+          "from the run alone at the default limits where there is one, else the last round)")
+
+
+def fig(figures, key):
+    try:
+        return float(figures.get(key, 0) or 0)
+    except ValueError:
+        return 0.0
+
+
+def median(values):
+    v = sorted(x for x in values if x == x)
+    if not v:
+        return float("nan")
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ bench_release() {
 # themselves, not the server. bench_unlimited: the flags that lift them (vs-redis.sh and
 # store-ab.sh pass the same, for builds that have them).
 bench_unlimited=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
-	--max-games-per-addr 0 --max-lookup-failures 0)
+	--max-games-per-addr 0 --max-lookup-failures 0 --max-sessions-per-addr 0)
 
 # bench_start: hokitod on $tmp/store.db (its log in $tmp/hokitod.log); sets pid, port, and took:
 # the seconds from the start until it listens (its port file is written).

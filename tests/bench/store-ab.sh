@@ -61,6 +61,9 @@ one() {
 		addr=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
 			--max-games-per-addr 0 --max-lookup-failures 0)
 	fi
+	if "$bin" --help | grep -q -- '--max-sessions-per-addr'; then
+		addr+=(--max-sessions-per-addr 0)
+	fi
 	(pin 0 "$bin" --listen 127.0.0.1:0 --port-file "$dir/port" --log-level warn \
 		--db "$dir/hokito.db" --fsync "$mode" "${addr[@]}" 2>"$dir/log" </dev/null >/dev/null) &
 	pid=$!

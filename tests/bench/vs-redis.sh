@@ -83,6 +83,9 @@ if "$hokitod" --help | grep -q -- '--max-rate-per-addr'; then
 	hk_db+=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
 		--max-games-per-addr 0 --max-lookup-failures 0)
 fi
+if "$hokitod" --help | grep -q -- '--max-sessions-per-addr'; then
+	hk_db+=(--max-sessions-per-addr 0)
+fi
 
 # start_hokitod [flags...]: sets hk_pid, hk_port
 start_hokitod() {

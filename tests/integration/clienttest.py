@@ -68,7 +68,8 @@ class Server:
              # test-client-plain.py fills one game's state with 50 spectators' lines at once
              "--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
              "--max-creates-per-addr", "0", "--max-games-per-addr", "0",
-             "--max-lookup-failures", "0", "--max-kibitz", "0"] + list(args),
+             "--max-lookup-failures", "0", "--max-sessions-per-addr", "0",
+             "--max-kibitz", "0"] + list(args),
             stdout=self.log, stderr=self.log)
         ok = wait_for(lambda: os.path.exists(self.port_file) and
                       open(self.port_file).read().strip(), 10)

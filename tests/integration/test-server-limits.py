@@ -11,7 +11,9 @@
 - The limits of issue 23, each with its coded error and its log line: connections, requests,
   creates, games and failed lookups per source address (other addresses are not touched);
   draw offers (one per side until the opponent has moved twice) and rematch offers per game;
-  the idle timeout of a connection at no game; TCP keepalive; the cap on sessions; the bound on
+  the idle timeout of a connection at no game; TCP keepalive; the cap on sessions, and per address
+  the cap on sessions kept (the oldest away guest goes, never a connected or seated one) and on new
+  sessions a minute; the bound on
   the computer's searches; a resume whose replay would not fit --max-output gets a state.
 Everything runs on loopback addresses (127.0.0.1, and 127.0.0.2 as another address).
 """
@@ -384,6 +386,68 @@ def test_sessions_cap():
         t.ok(srv.stop() == 0, "hokitod exits 0")
 
 
+def resume(srv, token, src=None):
+    """A hello with token on a new connection: its reply (welcome or an error)."""
+    r = srv.connect(src=src) if src else srv.connect()
+    m, _ = r.request({"type": "hello", "protocol": 1, "token": token})
+    return m, r
+
+
+def test_sessions_per_addr():
+    # 4 sessions kept per address, and 4 new ones a minute in bursts of 8
+    srv = Server("--max-sessions-per-addr", "4")
+    try:
+        host = srv.connect("host")
+        st = host.ask({"type": "create", "kind": "hokito"})
+        t.ok(st.get("type") == "state", "a player opens a game", st)
+        host.close()  # away, seated in its open game
+        kept = srv.connect("kept")  # connected all along
+        away = []
+        for i in range(4):  # the 3rd to 6th sessions of the address, each gone at once
+            time.sleep(0.1)  # the server sees each close before the next hello
+            c = srv.connect("guest%d" % i)
+            away.append(c.token)
+            c.close()
+        time.sleep(0.1)
+        m, _ = resume(srv, away[0])
+        t.ok(is_error(m, "bad_token"),
+             "past 4 sessions from one address, the guest away the longest is forgotten", m)
+        m, _ = resume(srv, away[1])
+        t.ok(is_error(m, "bad_token"), "then the next one", m)
+        m, back = resume(srv, host.token)
+        t.ok(m.get("type") == "welcome" and m.get("game") == st["game"],
+             "a seated player away is never taken: it resumes at its game", m)
+        t.ok(kept.ask({"type": "ping"}).get("type") == "pong",
+             "a connected one is never taken either")
+        m, _ = resume(srv, away[3])
+        t.ok(m.get("type") == "welcome", "the newest guest resumes", m)
+        t.ok(srv.log_has(r"2 sessions forgotten lately past --max-sessions-per-addr 4 \(away, "
+                         r"at no game, the longest first\), the last of 127\.0\.0\.1", 5),
+             "a log line counts them, once a second at most", "".join(srv.log[-8:]))
+        # 6 new sessions so far; a burst is 8: the 9th is refused, a resume is not counted
+        extra = [srv.connect("more%d" % i) for i in range(2)]
+        c = srv.connect()
+        m, _ = c.request({"type": "hello", "protocol": 1, "name": "ninth"})
+        t.ok(is_error(m, "rate_limited") and "new sessions a minute" in m.get("text", "")
+             and "wait" in m.get("text", ""),
+             "the 9th new session in a minute from one address gets rate_limited, saying how "
+             "long to wait", m)
+        m, _ = c.request({"type": "register", "name": "ninth", "password": "a password"})
+        t.ok(is_error(m, "rate_limited"), "so does a register before hello (a new session too)",
+             m)
+        m, _ = c.request({"type": "hello", "protocol": 1, "token": away[3]})
+        t.ok(m.get("type") == "welcome", "a resume with a token is still served", m)
+        other = srv.connect("elsewhere", src=OTHER)
+        t.ok(other.player is not None, "another address is welcome meanwhile")
+        t.ok(srv.log_has(r"requests refused by the per-address limits lately, the last from "
+                         r"127\.0\.0\.1", 5),
+             "the refusal is counted in the once-a-second log line", "".join(srv.log[-5:]))
+        for x in extra + [kept, back, other, c]:
+            x.close()
+    finally:
+        t.ok(srv.stop() == 0, "hokitod exits 0")
+
+
 def test_computer_queue():
     srv = Server("--max-thinking", "1")
     try:
@@ -471,6 +535,7 @@ t.run("rematch offers", test_rematch_offers)
 t.run("idle timeout", test_idle_timeout)
 t.run("keepalive", test_keepalive)
 t.run("sessions cap", test_sessions_cap)
+t.run("sessions per address", test_sessions_per_addr)
 t.run("computer queue", test_computer_queue)
 t.run("resume too long for --max-output", test_resume_state)
 t.run("spectators' chat per game", test_kibitz_per_game)

@@ -1,7 +1,7 @@
 /*
  * test-quota.c: per-address allowances (server/quota.c): connections at once, the request
- * bucket and its refill, creates per minute, games not over, no limit at 0, and idle keys
- * forgotten.
+ * bucket and its refill, creates per minute, games not over, new sessions a minute and sessions
+ * held, no limit at 0, and idle keys forgotten.
  */
 #include <stdio.h>
 
@@ -95,10 +95,44 @@ TEST(no_limits)
 		ASSERT_EQ(quota_conn_add(q, "x.1"), 0);
 		ASSERT_EQ(quota_request(q, "x.1", 0, &retry), 0);
 		ASSERT_EQ(quota_create_begin(q, "x.1", 0, &retry), 0);
+		ASSERT_EQ(quota_session_begin(q, "x.1", 0, &retry), 0);
+		quota_session_add(q, "x.1");
 	}
 	ASSERT_EQ(quota_count(q), 0); /* nothing tracked */
 	quota_free(q);
 	quota_free(NULL);
+}
+
+TEST(sessions)
+{
+	struct quota_config cfg = {.sessions = 3};
+	struct quota *q = quota_create(&cfg, 1);
+	uint64_t retry = 0, now = 1000;
+	int i;
+
+	/* a burst of two minutes' worth, then one every 20 s; a key apart has its own */
+	for (i = 0; i < 6; i++)
+		ASSERT_EQ(quota_session_begin(q, "k.1", now, &retry), 0);
+	ASSERT_EQ(quota_session_begin(q, "k.1", now, &retry), QUOTA_EAGAIN);
+	ASSERT_U64_EQ(retry, 20000);
+	ASSERT_EQ(quota_session_begin(q, "k.1", now + 15000, &retry), QUOTA_EAGAIN);
+	ASSERT_U64_EQ(retry, 5000);
+	ASSERT_EQ(quota_session_begin(q, "k.1", now + 20000, &retry), 0);
+	ASSERT_EQ(quota_session_begin(q, "k.2", now, &retry), 0);
+	/* the sessions held are only counted; a key that holds one is not forgotten */
+	quota_session_add(q, "k.1");
+	quota_session_add(q, "k.1");
+	ASSERT_EQ(quota_sessions(q, "k.1"), 2);
+	ASSERT_EQ(quota_sessions(q, "k.3"), 0);
+	quota_expire(q, now + 1000000);
+	ASSERT_EQ(quota_count(q), 1);
+	quota_session_remove(q, "k.1");
+	quota_session_remove(q, "k.1");
+	quota_session_remove(q, "k.1"); /* one too many: ignored */
+	ASSERT_EQ(quota_sessions(q, "k.1"), 0);
+	quota_expire(q, now + 1000000);
+	ASSERT_EQ(quota_count(q), 0);
+	quota_free(q);
 }
 
 TEST(many_keys)
@@ -133,6 +167,7 @@ main(void)
 	RUN(rate);
 	RUN(creates_and_games);
 	RUN(no_limits);
+	RUN(sessions);
 	RUN(many_keys);
 	TEST_END();
 }
