@@ -225,6 +225,12 @@ int store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store
  */
 int store_commit(struct store *st, struct store_error *err);
 
+/*
+ * Give up every write queued since the last commit (the turn's transaction, and the events not
+ * inserted yet): after a write that failed, so that a later commit cannot carry half a turn.
+ */
+void store_rollback(struct store *st);
+
 /* Writes queued since the last commit (0 when no transaction is open). */
 size_t store_pending(const struct store *st);
 
