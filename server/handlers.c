@@ -4,7 +4,9 @@
  * The network layer hands over a whole request that msg_request_decode() validated in form; its
  * type picks an entry of handlers[] (tmux's command table): adding a request is one handler and
  * one line. What every request shares is done here once: the allowance of requests of the
- * peer's address (--max-rate-per-addr) is checked, before hello only hello is served, and
+ * peer's address (--max-rate-per-addr) is checked, before hello only hello is served, while the
+ * store cannot write a request that would write is refused (store_unavailable: the table says
+ * which do, handler_store_refused()), and
  * after each request the deadlines of the requester's game (before and after it) are filed again,
  * finished games pruned, and the next wake-up asked for. The handlers themselves live in their
  * rooms: match management (match.c), a player's play (play.c), the archive (archive.c); the few
