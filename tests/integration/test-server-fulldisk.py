@@ -15,11 +15,12 @@ or disk is full". Checked:
   restart, the game is finished and its record has every acknowledged move;
 - the same with --fsync always (the held lines wait for the sync of the retry);
 - kill -9 while the store cannot write, then a restart on a disk with room: every acknowledged
-  move is there, and the held one is not.
+  move is there, and the held one is not; SIGTERM then stops it all the same.
 
 Run by meson (HOKITOD); prints TAP.
 """
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -29,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Closed, Server, Tap  # noqa: E402
 
 INNER = "HOKITO_FULLDISK_INNER"  # set when this script runs again inside a mount namespace
 SIZE = "3m"                      # the tmpfs: room for a few stores, filled at will
@@ -264,10 +265,41 @@ def kill_while_down():
         srv2.kill()
 
 
+def stop_while_down():
+    """SIGTERM while the store cannot write: hokitod stops, says what it gives up, and nobody
+    heard of it; a restart with room has every acknowledged move."""
+    db = os.path.join(MNT, "stop.db")
+    srv = Server(db=db)
+    try:
+        a, b, g = new_game(srv, "s")
+        acked = [play(a, 10)[0]]
+        fill()
+        send_move(b, first_move(b), 99)
+        t.ok(srv.log_has(r"store: cannot write"), "stop: the store cannot write")
+        status = srv.stop()
+        t.ok(status == 0, "stop: SIGTERM stops hokitod all the same", (status, srv.log[-5:]))
+        t.ok(any(re.search(r"store: stopping while it cannot write: \d+ writes of \d+ turns are "
+                           r"lost", x) for x in srv.log),
+             "stop: the log says what is given up", srv.log[-5:])
+        got = []
+        try:
+            while True:
+                got.append(b.recv(0.3))
+        except (Closed, TimeoutError):
+            pass  # closed without the held lines
+        t.ok(not any(m.get("id") == 99 for m in got), "stop: the move was not acknowledged", got)
+    finally:
+        srv.kill()
+        make_room()
+    t.ok(stored_moves(db, g) == acked, "stop: the store has every acknowledged move",
+         (stored_moves(db, g), acked))
+
+
 try:
     t.run("a full disk during play, --fsync normal", outage, "normal")
     t.run("a full disk during play, --fsync always", outage, "always")
     t.run("kill -9 while the store cannot write", kill_while_down)
+    t.run("SIGTERM while the store cannot write", stop_while_down)
 finally:
     subprocess.run(["umount", "-l", MNT], capture_output=True)
     try:
