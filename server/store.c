@@ -1140,7 +1140,7 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 		return rc;
 	}
 	/* the two connections meet only at the WAL index's read locks, briefly: wait for them
-	 * rather than fail a commit (which stops the server) */
+	 * rather than fail a commit (which stops the server's writes until a retry) */
 	sqlite3_busy_timeout(st->db, 1000);
 	sqlite3_wal_hook(st->db, store_wal_hook, st);
 	st->offloaded = 1;

@@ -221,7 +221,8 @@ int store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store
  * negative store error (STORE_EIO; STORE_EINVAL or STORE_ECORRUPT when a queued event's insert
  * failed on a constraint or a damaged file): then the turn's writes
  * are rolled back and none of them is durable; the server cannot take back what it applied in
- * memory, so it should log err and stop (restart recovers the last committed state).
+ * memory, so it keeps them to write again (STORE_EIO: a full disk, durable.c) or logs err and
+ * stops (restart recovers the last committed state).
  */
 int store_commit(struct store *st, struct store_error *err);
 
