@@ -150,7 +150,8 @@ def outage(fsync):
         acked = []
         for i, c in enumerate((a, b, a)):
             mv, r = play(c, 10 + i)
-            t.ok(r["type"] == "ok", "%s: move %d acknowledged before the disk fills" % (fsync, i + 1), r)
+            t.ok(r["type"] == "ok",
+                 "%s: move %d acknowledged before the disk fills" % (fsync, i + 1), r)
             acked.append(mv)
         c, d, g2 = new_game(srv, "q" + fsync, seed=5)
         mv_c = first_move(c)
