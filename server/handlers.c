@@ -19,6 +19,7 @@
  * when the answer comes and then dispatches them, in order, until one reads again. Other
  * connections are not held.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
  * that writes is refused with store_unavailable, and one that only reads is served.
  */
 enum handler_store {
+	HANDLER_UNSAID, /* an entry that does not say: our bug, stopped at its first request */
 	HANDLER_READS,  /* nothing durable changes (a hello that resumes may write: it waits) */
 	HANDLER_WRITES, /* a move, a new game, an end, an account ... */
 	HANDLER_WRITES_SEATED, /* writes when the requester holds a seat (chat, leaving a seat) */
@@ -310,6 +312,7 @@ handler_store_refused(struct lobby *lb, struct lobby_peer *peer, const struct ms
 {
 	const struct session *s = peer->session;
 
+	assert(h->store != HANDLER_UNSAID); /* every entry says whether it writes */
 	if (lb->store_down == NULL || h->store == HANDLER_READS ||
 	    (h->store == HANDLER_WRITES_SEATED && (s == NULL || s->seat < 0)))
 		return 0;
