@@ -263,14 +263,18 @@ node_admin_cb(void *arg, uint64_t ticket, const json_t *req)
 	net_reap(nd->net); /* a banned player's connection, closed */
 }
 
-/* net_ops.released: the admin socket's answers of those turns are durable too. */
+/*
+ * net_ops.released: the admin socket's answers of those turns are durable too, but for those of
+ * the turns held while the store cannot write (turn_held_from()): they wait with the rest.
+ */
 static void
 node_released_cb(void *arg, uint64_t turn)
 {
 	struct node *nd = arg;
+	uint64_t from = turn_held_from(nd->turn);
 
 	if (nd->admin != NULL)
-		admin_release(nd->admin, turn);
+		admin_release(nd->admin, from != 0 && turn >= from ? from - 1 : turn);
 }
 
 /* net_ops.gone */

@@ -102,6 +102,7 @@ struct turn {
 	uint64_t held_turns;         /* turns whose lines are held while down */
 	size_t waiting_seen;         /* durable_waiting() at the end of the last turn while down */
 	uint64_t unhold_ticket;      /* the sync that covers the retry that held, or 0 */
+	uint64_t held_from;          /* the first turn held (turn_held_from()), or 0 */
 };
 
 static void turn_retry_cb(uv_timer_t *h);
@@ -157,6 +158,8 @@ turn_down(struct turn *tp, const struct store_error *err)
 	tp->down_since = tp->tried_at = uv_now(tp->loop);
 	tp->held_turns = 1;
 	tp->waiting_seen = durable_waiting(tp->durable);
+	if (tp->held_from == 0)
+		tp->held_from = net_turn(tp->net);
 	net_hold_turn(tp->net);
 	turn_down_log(tp);
 	tp->retry_ms = RETRY_FIRST_MS;
@@ -201,10 +204,12 @@ turn_up(struct turn *tp)
 	uv_timer_stop(&tp->retry);
 	tp->held_turns = 0;
 	tp->waiting_seen = 0;
-	if (tp->wal_sync != NULL)
+	if (tp->wal_sync != NULL) {
 		tp->unhold_ticket = tp->need = syncer_request(tp->wal_sync);
-	else
+	} else {
 		net_unhold(tp->net, 0);
+		tp->held_from = 0;
+	}
 	if (tp->ops.store_changed != NULL)
 		tp->ops.store_changed(tp->ops.arg, NULL);
 	turn_checkpoint(tp);
@@ -251,6 +256,12 @@ turn_retry_cb(uv_timer_t *h)
 	}
 	net_release(tp->net, tp->released);
 	net_reap(tp->net);
+}
+
+uint64_t
+turn_held_from(const struct turn *tp)
+{
+	return tp->held_from;
 }
 
 int
@@ -311,6 +322,7 @@ turn_synced_cb(void *arg, uint64_t ticket, int rc)
 	if (tp->unhold_ticket != 0 && ticket >= tp->unhold_ticket) {
 		net_unhold(tp->net, 0); /* the retry that held is on the disk */
 		tp->unhold_ticket = 0;
+		tp->held_from = 0;
 	}
 	while (tp->wait_head < tp->nwaits && tp->waits[tp->wait_head].ticket <= ticket)
 		tp->released = tp->waits[tp->wait_head++].turn;
@@ -514,7 +526,7 @@ turn_shutdown(struct turn *tp)
 	          "last commit",
 	          durable_waiting(tp->durable), (unsigned long long)tp->held_turns);
 	net_unhold(tp->net, 1);
-	turn_store_drop(tp);
+	turn_store_drop(tp); /* held_from stays: nothing of those turns is answered */
 }
 
 void

@@ -65,6 +65,13 @@ int turn_offload(struct turn *tp, struct store_error *err);
 int turn_store_ask(struct turn *tp);
 
 /*
+ * While the store is down (and until the retry that held is synced): the first turn whose output
+ * is held, so that what answers by turn number outside the connections (the admin socket) holds
+ * that turn and the later ones too. 0 when nothing is held.
+ */
+uint64_t turn_held_from(const struct turn *tp);
+
+/*
  * The server is stopping: if the store is down, one last retry; if that fails too, what waits is
  * given up (logged), and the connections whose lines were held are closed without them.
  */

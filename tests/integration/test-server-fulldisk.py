@@ -15,7 +15,8 @@ or disk is full". Checked:
   restart, the game is finished and its record has every acknowledged move;
 - the same with --fsync always (the held lines wait for the sync of the retry);
 - kill -9 while the store cannot write, then a restart on a disk with room: every acknowledged
-  move is there, and the held one is not; SIGTERM then stops it all the same.
+  move is there, and the held one is not; SIGTERM then stops it all the same;
+- an operator's change (the admin socket) is answered only once it is on the disk.
 
 Run by meson (HOKITOD); prints TAP.
 """
@@ -30,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Closed, Server, Tap  # noqa: E402
+from serverlib import HOKITOD, Closed, Server, Tap  # noqa: E402
 
 INNER = "HOKITO_FULLDISK_INNER"  # set when this script runs again inside a mount namespace
 SIZE = "3m"                      # the tmpfs: room for a few stores, filled at will
@@ -296,11 +297,44 @@ def stop_while_down():
          (stored_moves(db, g), acked))
 
 
+def admin_while_down():
+    """An operator's change while the store cannot write: answered only once it is durable."""
+    db = os.path.join(MNT, "admin.db")
+    srv = Server(db=db)
+    try:
+        c = srv.connect()
+        r, _ = c.request({"type": "register", "name": "Alice", "password": "correct horse b"})
+        t.ok(r["type"] == "welcome", "admin: Alice registers", r)
+        g = srv.connect("guest")
+        fill()
+        g.send({"type": "create", "kind": "hokito", "id": 7})
+        t.ok(srv.log_has(r"store: cannot write"), "admin: the store cannot write")
+        p = subprocess.Popen([HOKITOD, "accounts", "--db", db, "set-bot", "Alice"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        t.ok(p.poll() is None, "admin: set-bot is not answered while it is not on the disk")
+        make_room()
+        out, err = p.communicate(timeout=20)
+        t.ok(p.returncode == 0, "admin: room made, it is answered", (out, err))
+        r = subprocess.run([HOKITOD, "accounts", "--db", db, "list"], capture_output=True,
+                           text=True, timeout=20)
+        t.ok(r.returncode == 0 and " bot " in r.stdout, "admin: and Alice is a bot", r)
+        r, _ = wait_reply(g, 7, 10)
+        t.ok(r["type"] == "state", "admin: the held create is answered too", r)
+        g.close()
+        t.ok(srv.stop() == 0, "admin: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
 try:
     t.run("a full disk during play, --fsync normal", outage, "normal")
     t.run("a full disk during play, --fsync always", outage, "always")
     t.run("kill -9 while the store cannot write", kill_while_down)
     t.run("SIGTERM while the store cannot write", stop_while_down)
+    t.run("an operator's change while the store cannot write", admin_while_down)
 finally:
     subprocess.run(["umount", "-l", MNT], capture_output=True)
     try:
