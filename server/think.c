@@ -6,10 +6,11 @@
  * makes and frees its own search there; nothing it touches is shared with the loop except its
  * cancel flag, an atomic. Its after-work callback, back on the loop, hands the move to ops->move
  * by game id and ply (the game layer's lobby_computer_move()), which drops it if the game went on
- * or went away meanwhile. A game that ends stops its search at once (think_cancel(): the search
- * polls its clock, common/search.h, and a cancelled job's clock reads as far past its time), so
- * that it does not hold a thread of the pool for nothing; so does a shutdown (think_stop()). The
- * loop runs until their callbacks are done, and their moves are dropped. Searches not cancelled
+ * or went away meanwhile. A game that ends stops its search at once (think_cancel()), so that
+ * it does not hold a thread of the pool for nothing: the search polls the job's cancel flag
+ * (search_limits.cancel, common/search.h) every 1024 nodes, from its first node on; so does a
+ * shutdown (think_stop()). The loop runs until their callbacks are done, and their moves are
+ * dropped. Searches not cancelled
  * are counted against the pool's maximum (think_busy()). It owns its work items; it knows nothing
  * of the lobby or the connections.
  */
@@ -28,8 +29,7 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define THINK_TT_BYTES     (8u << 20)   /* the transposition table of one computer's search */
-#define THINK_CANCELLED_MS (1ull << 40) /* added to a cancelled search's clock: time is up */
+#define THINK_TT_BYTES (8u << 20) /* the transposition table of one computer's search */
 
 /* One computer's search on the thread pool: the work thread reads and writes only this. */
 struct think_job {
@@ -68,27 +68,34 @@ think_create(uv_loop_t *loop, const struct think_ops *ops, unsigned max)
 	return pool;
 }
 
-/* The search's clock: real milliseconds, far in the future once the search is cancelled. */
+/* The search's clock: real milliseconds. */
 static uint64_t
 think_clock_cb(void *arg)
 {
-	struct think_job *th = arg;
-	uint64_t ms = uv_hrtime() / 1000000;
-
-	return atomic_load(&th->cancel) ? ms + THINK_CANCELLED_MS : ms;
+	(void)arg;
+	return uv_hrtime() / 1000000;
 }
 
-/* Thread pool: search th's own position with its own search; touch nothing else. */
+/*
+ * Thread pool: search th's own position with its own search; touch nothing else. A job
+ * cancelled before it starts makes no search (and no table of 8 MiB); one cancelled while it
+ * runs stops at the search's next check of th->cancel (search_run(): every 1024 nodes).
+ */
 static void
 think_work_cb(uv_work_t *req)
 {
 	struct think_job *th = container_of(req, struct think_job, req);
-	struct search *search = search_create(THINK_TT_BYTES, 1);
 	uint64_t t0 = uv_hrtime();
+	struct search *search;
 
+	if (atomic_load(&th->cancel)) {
+		th->rc = SEARCH_ECANCELED;
+		return;
+	}
+	search = search_create(THINK_TT_BYTES, 1);
 	th->rc = search_run(search, &th->pos, &th->lim, &th->result);
-	th->ms = (uv_hrtime() - t0) / 1000000;
 	search_free(search);
+	th->ms = (uv_hrtime() - t0) / 1000000;
 }
 
 /* Loop thread: hand the move to the game layer, which drops it if the game went on. */
@@ -102,6 +109,9 @@ think_after_cb(uv_work_t *req, int status)
 	LIST_REMOVE(th, link);
 	if (!th->cancelled)
 		pool->njobs--;
+	if (status == 0 && th->rc == SEARCH_ECANCELED)
+		log_debug("game %s: its computer's search ended %llu ms after it began",
+		          th->game_id, (unsigned long long)th->ms);
 	if (status == 0 && th->rc == 0 && !pool->stopping && !th->cancelled &&
 	    game_move_format(th->pos.kind, th->result.best, text, sizeof text) >= 0) {
 		log_debug("game %s: the computer found %s at depth %d, %llu nodes, %llu ms",
@@ -128,6 +138,7 @@ think_request(void *arg, const char *game_id, int64_t ply, const struct game *g,
 	th->lim.time_ms = time_ms;
 	th->lim.clock_cb = think_clock_cb;
 	th->lim.clock_arg = th;
+	th->lim.cancel = &th->cancel;
 	atomic_init(&th->cancel, 0);
 	if (uv_queue_work(pool->loop, &th->req, think_work_cb, think_after_cb) < 0) {
 		log_error("game %s: the computer cannot think (uv_queue_work failed)", game_id);
@@ -144,7 +155,7 @@ think_busy(const struct think *pool)
 	return pool->max > 0 && pool->njobs >= pool->max;
 }
 
-/* Stop th: cancelled if still queued, else told to stop at its next clock check. */
+/* Stop th: cancelled if still queued, else told to stop at its next check of the flag. */
 static void
 think_job_cancel(struct think *pool, struct think_job *th)
 {

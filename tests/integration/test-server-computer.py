@@ -4,10 +4,12 @@
 A whole game against the computer with a spectator watching, both kinds; the computer's player
 object; refused levels and opponents; a resignation while the computer thinks (its late move is
 dropped); a rematch it accepts at once; a clock that runs for it too; a restart in the middle of a
-game (on the person's turn, and killed while the computer thinks: it thinks again); and a clean
-shutdown while a search runs. Run by meson (HOKITOD names the server binary); prints TAP.
+game (on the person's turn, and killed while the computer thinks: it thinks again); a clean
+shutdown while a search runs; and 40 games against level 8 aborted at once that do not make
+another player's level-1 computer wait (issue 23, attack 5). Run by meson (HOKITOD names the server binary); prints TAP.
 """
 import os
+import re
 import signal
 import sys
 import time
@@ -240,9 +242,46 @@ def shutdown_while_thinking():
          % (time.time() - t0), "".join(srv.log[-10:]))
 
 
+def jam_the_computer():
+    """Issue 23, attack 5: games against level 8 created and aborted at once, one after another,
+    from one connection, must not make another player's level-1 computer wait: each aborted
+    game's search stops at once (at its next check of its cancel flag), queued or running."""
+    srv = Server()
+    try:
+        jam = srv.connect("jam")
+        made = 0
+        for i in range(40):
+            st = jam.ask({"type": "create", "kind": "hokito", "opponent": "computer",
+                          "level": 8, "seat": "white", "seed": 100 + i})
+            if st["type"] == "state":
+                made += 1
+                jam.ask({"type": "abort"})
+                jam.ask({"type": "leave"})
+        t.ok(made == 40, "40 games against level 8 made and aborted at once", made)
+        v = srv.connect("victim")
+        t0 = time.time()
+        st = v.ask({"type": "create", "kind": "hokito", "opponent": "computer", "level": 1,
+                    "seat": "white", "seed": 1})
+        mv = v.wait_for("moved", THINK)
+        delay = time.time() - t0
+        # quiet, the reply comes in about 10 ms; when the aborted games' searches ran on to
+        # their budget, it came after 2.8 to 5 s, behind them on the thread pool
+        t.ok(st["type"] == "state" and mv["by"] == "black" and delay < 1.0,
+             "another player's level-1 computer answers at once (%.2f s)" % delay, mv)
+        time.sleep(0.2)
+        ran = [int(x) for x in re.findall(r"its computer's search ended (\d+) ms after it "
+                                          r"began", "".join(srv.log))]
+        t.ok(ran and all(ms < 500 for ms in ran),
+             "the searches that had begun stopped within 500 ms of their start (%s)" % ran,
+             ran)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops cleanly")
+
+
 t.run("a full game against the computer", full_game)
 t.run("resignation while it thinks, rematch", resign_while_thinking)
 t.run("its clock runs", clock_runs)
 t.run("restarts in the middle of a game against the computer", restart)
 t.run("shutdown while it thinks", shutdown_while_thinking)
+t.run("games against level 8 aborted at once do not jam it (issue 23)", jam_the_computer)
 t.done()
