@@ -6,7 +6,9 @@
  * ops->move with the game id and ply it was asked for, and the game layer decides there whether
  * it still counts (lobby_computer_move()). A game that ends cancels its search (think_cancel()),
  * and the pool is bounded (think_busy()): a crowd of abandoned games against the strongest level
- * cannot make the computer's other opponents wait.
+ * cannot make the computer's other opponents wait. Deep searches (levels 5 to 8, seconds each)
+ * take at most two of the thread pool's threads at once and wait their turn beyond; shallow ones
+ * (levels 1 to 4, milliseconds) never wait behind them.
  */
 #ifndef HOKITO_SERVER_THINK_H
 #define HOKITO_SERVER_THINK_H
