@@ -13,11 +13,12 @@
  * dropped. Searches not cancelled are counted against the pool's maximum (think_busy()). It owns
  * its work items; it knows nothing of the lobby or the connections.
  *
- * Two lanes. The levels that search by node budget (THINK_DEEP_LEVEL and up) take seconds, the
- * others milliseconds: at most THINK_DEEP_RUNNING deep searches are on the thread pool at once,
- * and the others wait here, oldest first (pool->waiting), so a crowd of games against level 8
- * never holds every thread of the pool; a shallow search goes to the pool at once and so never
- * waits behind deep ones (nor does a password hash, hasher.c, which shares the pool).
+ * Two lanes. The deep levels (THINK_DEEP_LEVEL and up: node budgets of 25,000 to 2.5 million, or
+ * OXONO's four plies) take up to seconds, the others (one to four plies) milliseconds: at most
+ * THINK_DEEP_RUNNING deep searches are on the thread pool at once, and the others wait here, oldest
+ * first (pool->waiting), so a crowd of games against level 8 never holds every thread of the pool;
+ * a shallow search goes to the pool at once and so never waits behind deep ones (nor does a
+ * password hash, hasher.c, which shares the pool).
  */
 #include <assert.h>
 #include <stdatomic.h>
@@ -35,7 +36,7 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define THINK_TT_BYTES     (8u << 20) /* the transposition table of one computer's search */
-#define THINK_DEEP_LEVEL   5          /* levels from here on search by node budget: seconds */
+#define THINK_DEEP_LEVEL   5          /* levels from here on search deep: up to seconds */
 #define THINK_DEEP_RUNNING 2          /* deep searches on the thread pool at once (of its 4) */
 
 /* One computer's search on the thread pool: the work thread reads and writes only this. */
@@ -192,7 +193,7 @@ think_request(void *arg, const char *game_id, int64_t ply, const struct game *g,
 		abort(); /* the game layer checked the level */
 	th->lim.time_ms = time_ms;
 	th->lim.clock_cb = think_clock_cb;
-	th->lim.clock_arg = th;
+	th->lim.clock_arg = NULL;
 	th->lim.cancel = &th->cancel;
 	atomic_init(&th->cancel, 0);
 	th->deep = level >= THINK_DEEP_LEVEL;
