@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "hokito-config.h"
@@ -29,9 +30,9 @@ usage(FILE *f)
 	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
 	      "Commands (without one, or with lobby, hokito opens the lobby):\n"
 	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
-	      "         [--computer LEVEL]  (play the server's computer, level 1 to 8)\n"
+	      "         [--computer LEVEL] [--rated]  (the computer: level 1 to 8)\n"
 	      "  join ID|CODE        take the open seat of a game (id, or invite code)\n"
-	      "  quick [hokito|oxono] [--variant V] [--clock M+S]  play the first one waiting\n"
+	      "  quick [hokito|oxono] [--variant V] [--clock M+S] [--rated]  pair quickly\n"
 	      "  watch ID|CODE       watch a game\n"
 	      "Options:\n"
 	      "  --host H            server address (default " CLIENT_DEFAULT_HOST
@@ -41,15 +42,15 @@ usage(FILE *f)
 	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
 	      "  --no-color, --no-bell  no colours (NO_COLOR set does it too); no bell\n"
 	      "  --new-session       do not resume the session stored for this name\n"
-	      "  --password-file F   log in as --name ($HOKITO_PASSWORD too; --register: new)\n"
+	      "  --login             log in to the account --name: its password is asked\n"
+	      "  --password-file F   the password from F ($HOKITO_PASSWORD too); --register\n"
 	      "  --tls               TLS: the system's CAs (--tls-ca FILE: its own) check the\n"
 	      "                      server, else it is pinned on first use (--tls-accept-new)\n"
-	      "  -h, --help          this help;  -V, --version  the version\n"
 	      "Examples:\n"
-	      "  hokito --name alice                      the lobby of the local server\n"
+	      "  hokito --name alice --login              log in to alice's account\n"
 	      "  hokito --host hokitos://example.org:7778 join g12   join g12 over TLS\n"
 	      "  echo list | hokito --plain               list the games, line by line\n"
-	      "In a game, press ? for the keys; in --plain mode, type help.\n",
+	      "-h, --help: this; -V, --version. Keys: ? in a game; --plain: type help.\n",
 	      f);
 }
 
@@ -125,6 +126,29 @@ password_read(const char *path)
 	n = strcspn(buf, "\r\n");
 	buf[n] = '\0';
 	return strdup(buf);
+}
+
+/*
+ * Ask for a password on the terminal, without echo (what, "password", says which), before the
+ * loop starts. Returns 0 with a new string in *out, or -1 when standard input is not a terminal.
+ */
+static int
+password_ask(const char *what, char **out)
+{
+	char buf[PROTOCOL_PASSWORD_MAX + 2];
+	int rc;
+
+	if (!isatty(STDIN_FILENO))
+		return -1;
+	fprintf(stderr, "hokito: %s: ", what);
+	fflush(stderr);
+	rc = client_password_read(STDIN_FILENO, buf, sizeof buf);
+	fputc('\n', stderr);
+	if (rc < 0)
+		return -1;
+	*out = strdup(buf);
+	memset(buf, 0, sizeof buf);
+	return 0;
 }
 
 /* Parse the command line into o. Exits with status 2 on bad usage. */
@@ -230,6 +254,10 @@ parse_args(int argc, char **argv, struct client_options *o)
 			o->password = password_read(opt_value(argc, argv, &i, "--password-file"));
 		} else if (strcmp(a, "--register") == 0) {
 			o->register_new = 1;
+		} else if (strcmp(a, "--login") == 0) {
+			o->login = 1;
+		} else if (strcmp(a, "--rated") == 0) {
+			o->rated = 1;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			fprintf(stderr, "hokito: unknown option '%s' (see hokito --help)\n", a);
 			exit(2);
@@ -242,11 +270,17 @@ parse_args(int argc, char **argv, struct client_options *o)
 	}
 	if (o->password == NULL && (v0 = getenv("HOKITO_PASSWORD")) != NULL && v0[0] != '\0')
 		o->password = strdup(v0);
-	if (o->register_new && o->password == NULL) {
-		fprintf(stderr, "hokito: --register needs a password (--password-file or "
-		                "$HOKITO_PASSWORD)\n");
+	/* the full screen asks for a password it was not given; --plain takes it from the
+	 * terminal (without echo) when it is one, else a script must give it */
+	if ((o->login || o->register_new) && o->password == NULL && o->plain &&
+	    password_ask(o->register_new ? "new password" : "password", &o->password) < 0) {
+		fprintf(stderr,
+		        "hokito: %s needs a password (--password-file or "
+		        "$HOKITO_PASSWORD)\n",
+		        o->register_new ? "--register" : "--login");
 		exit(2);
 	}
+	o->login = (o->login || o->register_new) && o->password == NULL;
 	if (url_port != 0 && !port_given)
 		o->port = url_port;
 	if (protocol_name_check(o->name) < 0) {
@@ -293,6 +327,10 @@ parse_args(int argc, char **argv, struct client_options *o)
 	}
 	/* The options of a game to create (or, --variant and --clock, to pair for) go with that
 	 * command only: elsewhere they would do nothing. */
+	if (o->rated && o->action != CLIENT_ACTION_CREATE && o->action != CLIENT_ACTION_QUICK) {
+		fprintf(stderr, "hokito: --rated goes with create or quick (see hokito --help)\n");
+		exit(2);
+	}
 	if (o->action != CLIENT_ACTION_CREATE &&
 	    (seat != NULL || o->private_game || o->computer > 0)) {
 		fprintf(stderr, "hokito: %s goes with create (see hokito --help)\n",

@@ -107,6 +107,56 @@ take_players(struct client_state *st, const json_t *players)
 		seat->grace_over = json_is_true(json_object_get(p, "grace_over"));
 		seat->claimable = json_is_true(json_object_get(p, "claimable"));
 		seat->computer = (int)jcount(p, "computer");
+		client_account_player(p, &seat->who, seat->rating, sizeof seat->rating);
+	}
+}
+
+/*
+ * What the players of a seated or started event are and their ratings: the event's codec reads
+ * their names; these members are read here off the line itself.
+ */
+static void
+take_marks(struct client_table *t, const struct msg *m)
+{
+	const json_t *r = m->root;
+	const json_t *players = json_object_get(r, "players");
+	int side;
+
+	if (m->type == MSG_SEATED) {
+		side = seat_side(t->kind, jstr(r, "seat", NULL));
+		if (side >= 0)
+			client_account_player(json_object_get(r, "player"), &t->seats[side].who,
+			                      t->seats[side].rating, sizeof t->seats[side].rating);
+		return;
+	}
+	for (side = 0; side < 2 && m->type == MSG_STARTED; side++)
+		client_account_player(json_object_get(players, game_side_name(t->kind, side)),
+		                      &t->seats[side].who, t->seats[side].rating,
+		                      sizeof t->seats[side].rating);
+}
+
+/* A rated game's end: each seat's rating before and after (game_over's "ratings"). */
+static void
+take_ratings(struct client_table *t, const json_t *ratings)
+{
+	for (int side = 0; side < 2; side++) {
+		const json_t *r = json_object_get(ratings, game_side_name(t->kind, side));
+		struct client_rating_change *ch = &t->change[side];
+		const json_t *before = json_object_get(r, "before");
+		const json_t *after = json_object_get(r, "after");
+		memset(ch, 0, sizeof *ch);
+		if (!json_is_number(before) || !json_is_number(after))
+			continue;
+		ch->has = 1;
+		ch->before = json_number_value(before);
+		ch->after = json_number_value(after);
+		snprintf(ch->before_shown, sizeof ch->before_shown, "%.11s",
+		         jstr(r, "before_display", "?"));
+		snprintf(ch->after_shown, sizeof ch->after_shown, "%.11s",
+		         jstr(r, "after_display", "?"));
+		/* the seat shows its rating after the game from now on */
+		snprintf(t->seats[side].rating, sizeof t->seats[side].rating, "%s",
+		         ch->after_shown);
 	}
 }
 
@@ -244,6 +294,19 @@ take_result(struct client_state *st)
 	t->end_reason = t->rules.reason;
 	t->aborted = t->rules.result == EVENT_RESULT_ABORTED;
 	client_state_result_text(t, result, sizeof result);
+	if (t->change[0].has && t->change[1].has) {
+		/* a rated game: each player's rating change (ours when we played) */
+		char ch[2][CLIENT_NAME_MAX + 48];
+		for (int i = 0; i < 2; i++)
+			client_state_change_text(t, i, ch[i], sizeof ch[i]);
+		if (t->seat >= 0)
+			client_state_notice(st, 0, "Game over: %s. %s Rating: %s.", result,
+			                    t->reason, ch[t->seat]);
+		else
+			client_state_notice(st, 0, "Game over: %s. %s Ratings: %s; %s.", result,
+			                    t->reason, ch[0], ch[1]);
+		return;
+	}
 	client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
 }
 
@@ -354,6 +417,7 @@ handle_state(struct client *c, const struct msg *m)
 	}
 	snprintf(t->invite, sizeof t->invite, "%s", jstr(r, "code", ""));
 	t->private_game = json_is_true(json_object_get(r, "private"));
+	t->rated = json_is_true(json_object_get(r, "rated"));
 	take_players(st, json_object_get(r, "players"));
 	take_spectators(st, json_object_get(r, "spectators"));
 	if (event_state_decode(&t->rules, r, &merr) < 0)
@@ -591,6 +655,10 @@ handle_event(struct client *c, const struct msg *m)
 		return;
 	}
 	client_state_table_follow(st, 1);
+	if (m->type == MSG_SEATED || m->type == MSG_STARTED)
+		take_marks(t, m);
+	if (m->type == MSG_GAME_OVER)
+		take_ratings(t, json_object_get(r, "ratings"));
 	event_show(c, &ev);
 }
 
@@ -638,7 +706,9 @@ handle_games(struct client *c, const struct msg *m)
 		for (int s = 0; s < 2; s++) {
 			const json_t *p = json_object_get(players, game_side_name(e->kind, s));
 			snprintf(e->players[s], CLIENT_NAME_MAX, "%s", jstr(p, "name", ""));
+			client_account_player(p, &e->who[s], e->rating[s], sizeof e->rating[s]);
 		}
+		e->rated = json_is_true(json_object_get(g, "rated"));
 		e->spectators = (int)jcount(g, "spectators");
 		e->ply = (int)jcount(g, "ply");
 		e->private_game = json_is_true(json_object_get(g, "private"));
@@ -698,6 +768,13 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		client_request_watch(c, p->arg);
 		return;
 	}
+	if (p != NULL && p->type == MSG_REGISTER && !c->opt.plain) {
+		/* a guest's registration refused: the prompt asks again, saying why */
+		const json_t *retry = json_object_get(m->root, "retry_ms");
+		client_notice(c, 1, "%s", text);
+		client_login_ask(c, code, json_is_integer(retry) ? json_integer_value(retry) : 0);
+		return;
+	}
 	if (strcmp(code, "bad_token") == 0) {
 		client_net_token_refused(c);
 		return;
@@ -745,36 +822,9 @@ handle_history(struct client *c, const struct msg *m)
 	c->history_offset = jcount(m->root, "offset");
 	json_array_foreach(games, i, g)
 	{
-		struct client_history_entry *e;
-		const json_t *players = json_object_get(g, "players");
-		const char *names[2] = {"-", "-"}, *reason = "?";
-		enum game_kind kind = GAME_HOKITO;
-		struct event_outcome out;
-		struct msg_error err;
-		char outcome[64] = "?";
-		int k = 0, ply;
-
 		if (c->nhistory >= CLIENT_HISTORY_MAX)
 			break;
-		e = &c->history[c->nhistory++];
-		game_kind_parse(jstr(g, "kind", "hokito"), &kind);
-		for (; k < 2; k++)
-			names[k] = jstr(json_object_get(players, game_side_name(kind, k)), "name",
-			                "-");
-		if (event_outcome_decode(json_object_get(g, "result"), kind, &out, &err) == 0) {
-			if (out.winner >= 0)
-				snprintf(outcome, sizeof outcome, "%s wins",
-				         game_side_name(kind, out.winner));
-			else
-				snprintf(outcome, sizeof outcome, "%s",
-				         event_result_name(out.result));
-			reason = event_reason_name(out.reason);
-		}
-		snprintf(e->id, sizeof e->id, "%s", jstr(g, "game", "?"));
-		ply = (int)jcount(g, "ply");
-		snprintf(e->line, sizeof e->line, "%s %s vs %s: %s (%s), %d move%s",
-		         game_kind_name(kind), names[0], names[1], outcome, reason, ply,
-		         ply == 1 ? "" : "s");
+		client_account_history_entry(g, &c->history[c->nhistory++]);
 	}
 	c->history_stamp++;
 }
@@ -809,13 +859,13 @@ action_send(struct client *c)
 	switch (o->action) {
 	case CLIENT_ACTION_CREATE:
 		client_request_create(c, o->kind, o->variant, o->seat, o->private_game, o->clock,
-		                      o->computer);
+		                      o->computer, o->rated);
 		break;
 	case CLIENT_ACTION_JOIN:
 		client_request_join(c, o->target);
 		break;
 	case CLIENT_ACTION_QUICK:
-		client_request_quick(c, o->kind, o->variant, o->clock);
+		client_request_quick(c, o->kind, o->variant, o->clock, o->rated);
 		break;
 	case CLIENT_ACTION_WATCH:
 		client_request_watch(c, o->target);
@@ -837,7 +887,9 @@ welcomed(struct client *c, int resumed, const char *game)
 	client_update(c); /* "connected" comes before what follows */
 	if (c->action_done) {
 		/* A reconnection: replace the "connection lost" notice. */
-		if (resumed && game != NULL)
+		if (!resumed && client_state_account(&c->st))
+			client_notice(c, 0, "Logged in: you are %s.", c->st.name);
+		else if (resumed && game != NULL)
 			client_notice(c, 0, "Reconnected: back at game %s.", game);
 		else if (c->st.table.active && c->st.table.seat < 0)
 			client_notice(c, 0, "Reconnected: watching game %s again.", c->st.table.id);
@@ -849,6 +901,9 @@ welcomed(struct client *c, int resumed, const char *game)
 	}
 	/* Done from here on: the action's request is pending (--plain waits for its answer). */
 	c->action_done = 1;
+	if (!resumed && client_state_account(&c->st) && !c->opt.plain)
+		/* the status line; --plain's "connected ... (account)" line says it */
+		client_state_notice(&c->st, 0, "Logged in: you are %s.", c->st.name);
 	if (resumed && game != NULL && c->opt.action != CLIENT_ACTION_LOBBY && c->arriving)
 		c->action_held = 1; /* the game's state tells whether the action may run */
 	else if (resumed && game != NULL)
@@ -896,6 +951,10 @@ client_msg_handle(struct client *c, const struct msg *m)
 		const json_t *player = json_object_get(m->root, "player");
 		snprintf(c->st.player_id, sizeof c->st.player_id, "%s", jstr(player, "id", ""));
 		snprintf(c->st.name, sizeof c->st.name, "%s", jstr(player, "name", ""));
+		c->st.who = client_state_who_parse(jstr(player, "kind", NULL));
+		if (c->st.who == CLIENT_WHO_UNKNOWN && c->opt.password != NULL)
+			c->st.who =
+			        CLIENT_WHO_ACCOUNT; /* a server that does not say: we logged in */
 		if (game == NULL && c->st.table.active && c->st.table.seat < 0 &&
 		    c->watch_target[0]) {
 			/* A spectator's session does not outlive a restart (PROTOCOL.md 12):
@@ -940,7 +999,17 @@ client_msg_handle(struct client *c, const struct msg *m)
 		break;
 	}
 	case MSG_OK:
-		if (p != NULL && p->type == MSG_LEAVE) {
+		if (p != NULL && p->type == MSG_REGISTER) {
+			/* a guest's session is the account's from now on, with its name */
+			snprintf(c->st.name, sizeof c->st.name, "%s", p->arg);
+			snprintf(c->login_name, sizeof c->login_name, "%s", p->arg);
+			c->opt.name = c->login_name; /* a later hello with the password: its name */
+			c->st.who = CLIENT_WHO_ACCOUNT;
+			client_session_save(c->opt.host, c->opt.port, c->st.name,
+			                    client_net_token(c));
+			client_notice(c, 0, "Registered: you are %s, logged in to the account.",
+			              c->st.name);
+		} else if (p != NULL && p->type == MSG_LEAVE) {
 			/* the game's last notice does not follow us to the lobby */
 			client_state_notice(&c->st, 0, "Left game %s.", c->st.table.id);
 			client_state_table_clear(&c->st);
@@ -958,6 +1027,16 @@ client_msg_handle(struct client *c, const struct msg *m)
 		client_net_bye(c, jstr(m->root, "reason", ""));
 		break;
 	default:
+		/* the replies of accounts and ratings, by their type's name: this file reads them
+		 * whatever the codec of protocol/ knows of them */
+		if (strcmp(jstr(m->root, "type", ""), "profile") == 0) {
+			client_account_profile(c, m->root);
+			break;
+		}
+		if (strcmp(jstr(m->root, "type", ""), "leaderboard") == 0) {
+			client_account_ladder(c, m->root);
+			break;
+		}
 		/* game events and notices, and lines of a type we do not know: it may be a later
 		 * version's event, whose seq still counts (PROTOCOL.md 6) */
 		if (m->type == MSG_NONE || event_type_known(m->type))

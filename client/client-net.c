@@ -46,6 +46,7 @@ struct net_conn {
 	struct client_net *net; /* the owner, or NULL once let go */
 	struct framer framer;   /* input lines */
 	struct tls_link *tls;   /* owned: TLS of this connection, or NULL in clear */
+	int ready;              /* connected (and TLS shaken hands): its hello may go */
 };
 
 struct net_write {
@@ -65,8 +66,9 @@ struct client_net {
 	int stopping;                     /* client_net_stop() was called */
 	int replaced;                     /* bye "replaced": do not come back */
 	int idle;                         /* bye "idle": come back when the user does something */
-	char token[CLIENT_TOKEN_MAX];     /* the session token, "" before the first welcome */
-	struct tls_client *tls;           /* owned: the trust of --tls, or NULL in clear */
+	int asking; /* the view asks for a name and password: the hello waits (client_net_login) */
+	char token[CLIENT_TOKEN_MAX]; /* the session token, "" before the first welcome */
+	struct tls_client *tls;       /* owned: the trust of --tls, or NULL in clear */
 };
 
 static void net_connect(struct client_net *net);
@@ -115,6 +117,12 @@ net_lost(struct client_net *net, int status)
 	net_drop(net);
 	if (net->stopping)
 		return;
+	if (net->asking) {
+		/* the server let go of a connection that waited for the user's password: the next
+		 * one is made when the user answers (client_net_login) */
+		c->st.link = net->ever_welcomed ? CLIENT_LINK_DOWN : CLIENT_LINK_CONNECTING;
+		return;
+	}
 	if (net->replaced) {
 		c->st.link = CLIENT_LINK_FAILED;
 		client_quit(c, 1);
@@ -218,6 +226,17 @@ net_hello(struct client_net *net)
 	int64_t last = t->active && t->seq >= 0 && !clocks ? t->seq : -1;
 	json_t *hello;
 
+	net->conn->ready = 1;
+	if (net->token[0] == '\0' && c->opt.login) {
+		/* --login: the password is asked for first, once */
+		c->opt.login = 0;
+		/* set first: client_net_login(), which the view may call at once, clears it */
+		net->asking = 1;
+		if (!client_login_ask(c, NULL, 0))
+			net->asking = 0;
+	}
+	if (net->asking)
+		return; /* client_net_login() says hello once the user has answered */
 	if (net->token[0] != '\0') {
 		hello = msg_hello_new(c->opt.name, net->token, last, NULL);
 	} else if (c->opt.register_new) { /* once: later hellos log in to it */
@@ -274,14 +293,16 @@ net_welcome(struct client_net *net, const struct msg *m)
 static int
 net_login_refused(const struct msg *m)
 {
-	static const int codes[] = {PROTO_ENAMETAKEN, PROTO_EWRONGPASSWORD, PROTO_ELOGINTHROTTLED,
-	                            PROTO_EINSECURE};
+	static const char *const codes[] = {"name_taken",      "wrong_password",
+	                                    "login_throttled", "insecure_transport",
+	                                    "account_closed",  "bad_value"};
 	const char *code = json_string_value(json_object_get(m->root, "code"));
-	int rc = code != NULL ? protocol_err_parse(code) : 0;
+	const char *req = json_string_value(json_object_get(m->root, "request"));
 
-	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-		if (rc == codes[i])
-			return 1;
+	for (size_t i = 0; code != NULL && i < sizeof codes / sizeof codes[0]; i++)
+		if (strcmp(code, codes[i]) == 0)
+			/* a bad name or password only in the answer to a register */
+			return code[0] != 'b' || (req != NULL && strcmp(req, "register") == 0);
 	return 0;
 }
 
@@ -408,9 +429,20 @@ read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 			net_welcome(net, &m);
 		net->ops->message(net->c, &m);
 		if (m.type == MSG_ERROR && !net->welcomed && net_login_refused(&m)) {
-			msg_clear(&m);
-			client_quit(net->c, 1); /* said by the message's notice */
-			return;
+			/* the view asks again, the connection waiting for the answer; or it cannot
+			 * (--plain from a script): said by the message's notice, the client stops
+			 */
+			const json_t *retry = json_object_get(m.root, "retry_ms");
+			net->asking = 1; /* as in net_hello() */
+			if (!client_login_ask(
+			            net->c, json_string_value(json_object_get(m.root, "code")),
+			            json_is_integer(retry) ? (int64_t)json_integer_value(retry)
+			                                   : 0)) {
+				net->asking = 0;
+				msg_clear(&m);
+				client_quit(net->c, 1);
+				return;
+			}
 		}
 		msg_clear(&m);
 	}
@@ -593,6 +625,26 @@ client_net_bye(struct client *c, const char *reason)
 		client_notice(c, 1, "This session was taken over by another hokito; closing.");
 	} else if (strcmp(reason, "idle") == 0) {
 		net->idle = 1;
+	} else if (strcmp(reason, "banned") == 0 || strcmp(reason, "closed") == 0) {
+		/* the account logs in no more: trying again would not mend it */
+		net->replaced = 1;
+		client_notice(c, 1, "%s",
+		              reason[0] == 'b' ? "The operator banned this account; closing."
+		                               : "This account is closed; closing.");
+	} else if (strcmp(reason, "password_reset") == 0) {
+		/* the session and the password are void: the full screen asks for the new one at
+		 * the next connection; --plain stops (a script's password file is out of date) */
+		net->token[0] = '\0';
+		client_session_forget(c->opt.host, c->opt.port, c->opt.name);
+		if (c->opt.password != NULL)
+			memset(c->opt.password, 0, strlen(c->opt.password));
+		free(c->opt.password);
+		c->opt.password = NULL;
+		c->opt.login = 1;
+		net->replaced = c->opt.plain;
+		client_notice(c, 1,
+		              "The operator reset this account's password: log in again with "
+		              "the new one.");
 	} else {
 		client_notice(c, 1, "The server is shutting down; we will reconnect.");
 	}
@@ -609,6 +661,30 @@ client_net_wake(struct client *c)
 	net->attempts = 0;
 	client_notice(c, 0, "Reconnecting...");
 	uv_timer_start(&net->retry, retry_cb, 0, 0);
+}
+
+void
+client_net_login(struct client *c)
+{
+	struct client_net *net = c->net;
+
+	if (net == NULL)
+		return;
+	net->asking = 0;
+	net->token[0] = '\0';
+	if (net->conn != NULL && !net->welcomed) {
+		if (net->conn->ready)
+			net_hello(net); /* else connect_cb() says it */
+		return;
+	}
+	/* greeted already (a guest logs in), or between connections: a new one, at once */
+	c->npending = 0;
+	net_drop(net);
+	net->attempts = 0;
+	net->idle = 0;
+	c->st.link = CLIENT_LINK_CONNECTING;
+	uv_timer_start(&net->retry, retry_cb, 0, 0);
+	client_update(c);
 }
 
 void

@@ -2,7 +2,8 @@
  * client-page-create.c: the create-a-game form (client_page_create), a box over the lobby.
  *
  * Its fields are the game, the variant, the seat, private or not, the clock, a person or the
- * computer, and the computer's level; the values live in struct screen (f_*) so that the form
+ * computer, the computer's level, and rated or casual (offered to an account only: a guest's
+ * games are casual, as are the computer's); the values live in struct screen (f_*) so that the form
  * opens again as it was left. The lobby draws it while s->mode is MODE_CREATE, and the view
  * hands it the keys then; Enter sends the create request.
  */
@@ -15,15 +16,22 @@
 /* The time controls the form offers; NULL is none. */
 static const char *const clock_choices[] = {NULL, "1+0", "3+2", "5+3", "15+10"};
 #define CLOCK_CHOICES 5
-#define CREATE_FIELDS 7 /* game, variant, seat, private, clock, opponent, level */
+#define CREATE_FIELDS 8 /* game, variant, seat, private, clock, opponent, level, rated */
+
+/* Whether the form may offer a rated game: logged in, against a person. */
+static int
+create_rated_offered(const struct screen *s)
+{
+	return client_state_account(&s->c->st) && !s->f_opponent;
+}
 
 static void
 draw_create(struct screen *s)
 {
 	const struct game_class *cl = game_class_of((enum game_kind)s->f_kind);
 	static const char *const seats[3] = {"random", "first", "second"};
-	static const char *const labels[] = {"Game",  "Variant",  "Seat", "Private",
-	                                     "Clock", "Opponent", "Level"};
+	static const char *const labels[] = {"Game",  "Variant",  "Seat",  "Private",
+	                                     "Clock", "Opponent", "Level", "Rating"};
 	static const char *const levels[] = {"1", "2", "3", "4", "5", "6", "7", "8"};
 	int w = 52, h = 14, y = (LINES - h) / 2, x = (COLS - w) / 2;
 	char seatbuf[3][24];
@@ -34,7 +42,8 @@ draw_create(struct screen *s)
 	snprintf(seatbuf[2], sizeof seatbuf[2], "%s", cl->side[1]);
 	for (int f = 0; f < CREATE_FIELDS; f++) {
 		const char *opts[8] = {NULL};
-		int cur = 0, n = 0, dim = f == 6 && !s->f_opponent;
+		int cur = 0, n = 0;
+		int dim = (f == 6 && !s->f_opponent) || (f == 7 && !create_rated_offered(s));
 		switch (f) {
 		case 0:
 			for (n = 0; n < game_class_count && n < 8; n++)
@@ -55,6 +64,10 @@ draw_create(struct screen *s)
 			break;
 		case 5:
 			opts[0] = "person", opts[1] = "computer", n = 2, cur = s->f_opponent;
+			break;
+		case 7:
+			opts[0] = "casual", opts[1] = "rated", n = 2;
+			cur = create_rated_offered(s) ? s->f_rated : 0;
 			break;
 		case 6:
 			for (n = 0; n < 8; n++)
@@ -103,10 +116,10 @@ create_key(struct screen *s, int ch, MEVENT *mev)
 
 	while (cl->variants[nvariants] != NULL)
 		nvariants++;
-	int nvalues[CREATE_FIELDS] = {game_class_count,  nvariants, 3, 2, CLOCK_CHOICES, 2,
-	                              PROTOCOL_LEVEL_MAX};
-	int *val[CREATE_FIELDS] = {&s->f_kind,  &s->f_variant,  &s->f_seat, &s->f_private,
-	                           &s->f_clock, &s->f_opponent, &s->f_level};
+	int nvalues[CREATE_FIELDS] = {game_class_count,   nvariants, 3, 2, CLOCK_CHOICES, 2,
+	                              PROTOCOL_LEVEL_MAX, 2};
+	int *val[CREATE_FIELDS] = {&s->f_kind,  &s->f_variant,  &s->f_seat,  &s->f_private,
+	                           &s->f_clock, &s->f_opponent, &s->f_level, &s->f_rated};
 
 	switch (ch) {
 	case KEY_ESCAPE:
@@ -139,7 +152,8 @@ create_key(struct screen *s, int ch, MEVENT *mev)
 		client_request_create(s->c, (enum game_kind)s->f_kind,
 		                      s->f_variant > 0 ? cl->variants[s->f_variant] : NULL,
 		                      s->f_seat - 1, s->f_private, clock_choices[s->f_clock],
-		                      s->f_opponent ? s->f_level + 1 : 0);
+		                      s->f_opponent ? s->f_level + 1 : 0,
+		                      create_rated_offered(s) && s->f_rated);
 		return;
 	}
 	default:

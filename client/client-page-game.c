@@ -104,8 +104,8 @@ draw_panel(struct screen *s, int px, int pw)
 	client_screen_put(y, px, pw, "%s", game_kind_title(t->kind));
 	attroff(A_BOLD);
 	client_screen_put(y, px + (int)strlen(game_kind_title(t->kind)) + 1, pw - 7,
-	                  "%s %s game %s", t->variant, client_screen_glyph(s, "\xc2\xb7", "-"),
-	                  t->id);
+	                  "%s%s %s game %s", t->variant, t->rated ? " rated" : "",
+	                  client_screen_glyph(s, "\xc2\xb7", "-"), t->id);
 	if (t->invite[0]) {
 		y++;
 		client_screen_put(y, px, pw, "invite code ");
@@ -123,8 +123,9 @@ draw_panel(struct screen *s, int px, int pw)
 	for (int i = 0; i < 2; i++) {
 		const struct client_seat *seat = &t->seats[i];
 		int tomove = !t->over && t->started && side == i;
-		snprintf(buf, sizeof buf, "%s%s", seat->name[0] ? seat->name : "(empty seat)",
-		         t->seat == i ? " (you)" : "");
+		char who[CLIENT_NAME_MAX + 24];
+		client_state_seat_text(t, i, who, sizeof who);
+		snprintf(buf, sizeof buf, "%s%s", who, t->seat == i ? " (you)" : "");
 		client_board_player_line(s, y, px, pw, &t->game, i, tomove, buf);
 		y++;
 		if (t->timed) {
@@ -169,6 +170,11 @@ draw_panel(struct screen *s, int px, int pw)
 		attron(A_BOLD | client_screen_pair(s, PAIR_GOOD));
 		client_screen_putn_fit(y, px, pw, longer, buf);
 		attroff(A_BOLD | client_screen_pair(s, PAIR_GOOD));
+		/* a rated game: each player's rating change, "alice 1500? -> 1662?, +162" */
+		for (int i = 0; i < 2 && t->change[i].has; i++) {
+			client_state_change_text(t, i, buf, sizeof buf);
+			client_screen_putn_cut(s, ++y, px, pw, buf);
+		}
 	} else if (!t->started) {
 		attron(A_BOLD);
 		client_screen_put(y, px, pw, "Waiting for an opponent%s",
@@ -506,7 +512,7 @@ draw_over(struct screen *s)
 	const struct client_table *t = &s->c->st.table;
 	static const char keys_one[] = "Enter lobby  v replay  Esc board";
 	char buf[128], lines[3][64], reason[200];
-	int w = 6 * s->cw, n, h, y, x = s->bx, keys;
+	int w = 6 * s->cw, n, h, y, x = s->bx, keys, rated;
 
 	client_state_result_text(t, buf, sizeof buf);
 	client_line_reason(t, NULL, reason, sizeof reason); /* what made an OXONO line */
@@ -519,7 +525,9 @@ draw_over(struct screen *s)
 		         game_side_name(t->kind, 1), t->outcome.score[1]);
 	/* the keys on one line, or on two when the box is narrow (a 64-column terminal) */
 	keys = (int)strlen(keys_one) <= w - 4;
-	h = 7 + n + (t->seat >= 0) + !keys;
+	/* a rated game: our rating's change under who won */
+	rated = t->seat >= 0 && t->change[t->seat].has;
+	h = 7 + n + (t->seat >= 0) + rated + !keys;
 	y = s->by + (6 * s->ch - h) / 2;
 	client_screen_frame(s, y, x, h, w, "Game over");
 	attron(A_BOLD | client_screen_pair(s, PAIR_GOOD));
@@ -534,6 +542,13 @@ draw_over(struct screen *s)
 		                   : t->winner == t->seat ? "You won!"
 		                                          : "You lost.");
 		attroff(A_BOLD);
+	}
+	if (rated) {
+		const struct client_rating_change *ch = &t->change[t->seat];
+		double diff = ch->after - ch->before;
+		client_screen_put(y + 5 + n, x + 2, w - 4, "Rating %s -> %s, %+.0f",
+		                  ch->before_shown, ch->after_shown,
+		                  diff > -0.5 && diff < 0.5 ? 0.0 : diff);
 	}
 	attron(A_DIM);
 	if (keys) {
@@ -1041,6 +1056,18 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 		}
 		client_request_leave(c);
 		break;
+	case 'u':
+	case 'U': {
+		/* u: the opponent's profile (watching: the first player's), U: the other one */
+		int side = t->seat >= 0 ? !t->seat : 0;
+		const struct client_seat *seat = &t->seats[ch == 'u' ? side : !side];
+		if (seat->who == CLIENT_WHO_ACCOUNT || seat->who == CLIENT_WHO_BOT)
+			client_page_profile_open(s, seat->name, NULL);
+		else
+			client_state_notice(&c->st, 1, "%s has no profile: only accounts have one.",
+			                    seat->name[0] ? seat->name : "An empty seat");
+		break;
+	}
 	default:
 		break;
 	}
@@ -1070,7 +1097,7 @@ static const char *const game_help[] = {
         "c / C           claim the win / a draw (opponent gone)",
         "n               rematch (offer or accept), after the game",
         "w               watching: go to the players' rematch",
-        "v               replay the game, after it is over",
+        "v / u / U       replay (game over) / the players' profiles",
         "t / T           chat / the chat log, every line whole",
         "R / B           the rules, in full / the bell on or off",
         "q               leave the game, back to the lobby",

@@ -3,7 +3,8 @@
  * most recent first, HISTORY_PAGE at a time, as client-msg.c keeps the last page received.
  *
  * It shows "asking" until the page asked for comes (c->history_stamp moves), pages older and
- * newer, and opens the replay of the game chosen (client-page-replay.c).
+ * newer, and opens the replay of the game chosen (client-page-replay.c). m turns it to "my
+ * games", the games of our own name (the history by player: our private games included).
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,9 +22,16 @@ draw_history(struct screen *s)
 	int y = 2, w = COLS, show;
 
 	attron(A_BOLD);
-	client_screen_put(y, 1, w - 1, "Finished games");
+	if (s->hplayer[0])
+		client_screen_put(y, 1, w - 1, "Games of %s", s->hplayer);
+	else
+		client_screen_put(y, 1, w - 1, "Finished games");
 	attroff(A_BOLD);
-	if (c->history_stamp != s->hstamp && c->history_total > 0)
+	attron(A_DIM);
+	client_screen_put(y + 1, 1, w - 2, "%s",
+	                  s->hplayer[0] ? "m: all games" : "m: my games only");
+	attroff(A_DIM);
+	if (c->history_stamp != s->hstamp && c->history_total > 0 && !s->hplayer[0])
 		client_screen_put(y, 17, w - 18, "%lld to %lld of %lld, most recent first",
 		                  (long long)c->history_offset + 1,
 		                  (long long)(c->history_offset + c->nhistory),
@@ -46,9 +54,9 @@ draw_history(struct screen *s)
 	if (c->history_stamp == s->hstamp || c->nhistory == 0) {
 		attron(A_DIM);
 		client_screen_put(y + 1, 3, w - 4, "%s",
-		                  c->history_stamp == s->hstamp
-		                          ? "Asking the server..."
-		                          : "No finished games on this server yet.");
+		                  c->history_stamp == s->hstamp ? "Asking the server..."
+		                  : s->hplayer[0] ? "No finished games of this player."
+		                                  : "No finished games on this server yet.");
 		attroff(A_DIM);
 	} else {
 		for (int i = s->htop; i < c->nhistory && y < LINES - 3; i++, y++) {
@@ -78,7 +86,7 @@ client_page_history_open(struct screen *s, int64_t offset)
 	s->hrow = 0;
 	s->htop = 0;
 	client_state_notice(&s->c->st, 0, "%s", ""); /* what the last page said is not about it */
-	client_request_history(s->c, s->hoffset, HISTORY_PAGE);
+	client_request_history(s->c, s->hoffset, HISTORY_PAGE, s->hplayer);
 }
 
 static void
@@ -111,6 +119,11 @@ history_key(struct screen *s, int ch, MEVENT *mev)
 	case 'r':
 		client_page_history_open(s, s->hoffset);
 		break;
+	case 'm':
+		/* my games, or back to all of them */
+		snprintf(s->hplayer, sizeof s->hplayer, "%s", s->hplayer[0] ? "" : c->st.name);
+		client_page_history_open(s, 0);
+		break;
 	case '\n':
 	case '\r':
 	case KEY_ENTER:
@@ -119,7 +132,7 @@ history_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case 'q':
 	case KEY_ESCAPE:
-		client_screen_page_back(s, NULL);
+		client_screen_page_back(s, s->hback);
 		break;
 	default:
 		break;
@@ -130,7 +143,10 @@ history_key(struct screen *s, int ch, MEVENT *mev)
 static void
 history_title(const struct screen *s, char *buf, size_t size)
 {
-	snprintf(buf, size, "history");
+	if (s->hplayer[0])
+		snprintf(buf, size, "history of %s", s->hplayer);
+	else
+		snprintf(buf, size, "history");
 }
 
 static const char *const history_help[] = {
@@ -139,6 +155,7 @@ static const char *const history_help[] = {
         "n / PgDn        older games (next page)",
         "p / PgUp        newer games (previous page)",
         "r               ask again",
+        "m               my games / all games",
         "R               the rules of both games",
         "q / Esc         back to the lobby",
         NULL,

@@ -4,8 +4,10 @@
  *
  * Its keys join or watch the game chosen, create a game (the form of client-page-create.c, drawn
  * over the lobby), pair quickly, join by code, page through a busy server's list and open the
- * history of finished games (client-page-history.c). The list itself is refreshed by
- * client-main.c's timer while the lobby shows.
+ * history of finished games (client-page-history.c), log in (client-page-login.c), and show a
+ * profile (client-page-profile.c) or the leaderboard (client-page-ladder.c). Players show with
+ * what they are and their ratings ("alice 1623", "carol (guest)", "rob [bot] 1710"). The list
+ * itself is refreshed by client-main.c's timer while the lobby shows.
  */
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +70,15 @@ draw_lobby(struct screen *s)
 	attron(A_BOLD);
 	client_screen_put(y, 1, w - 1, "Games on this server");
 	attroff(A_BOLD);
+	attron(A_DIM);
+	if (client_state_account(st))
+		client_screen_put(y + 1, 1, w - 2,
+		                  "Quick pairing: %s (t switches)  L leaderboard  u profiles",
+		                  s->f_rated ? "rated" : "casual");
+	else
+		client_screen_put(y + 1, 1, w - 2,
+		                  "l log in or register  L leaderboard  u profiles");
+	attroff(A_DIM);
 	if (st->list_total > st->nlist)
 		client_screen_put(y, 23, w - 24, "%d to %d of %d  (< > pages of %d)",
 		                  st->list_offset + s->list_top + 1,
@@ -98,9 +109,13 @@ draw_lobby(struct screen *s)
 	}
 	for (int i = s->list_top; i < st->nlist && y < LINES - 3; i++, y++) {
 		const struct client_entry *e = &st->list[i];
-		char players[2 * CLIENT_NAME_MAX + 8];
-		snprintf(players, sizeof players, "%s vs %s",
-		         e->players[0][0] ? e->players[0] : "-",
+		char players[2 * CLIENT_NAME_MAX + 64], names[2][CLIENT_NAME_MAX + 24];
+		char bare[2 * CLIENT_NAME_MAX + 8];
+		for (int k = 0; k < 2; k++)
+			client_state_player_text(e->players[k][0] ? e->players[k] : "-", e->who[k],
+			                         e->rating[k], names[k], sizeof names[k]);
+		snprintf(players, sizeof players, "%s vs %s", names[0], names[1]);
+		snprintf(bare, sizeof bare, "%s vs %s", e->players[0][0] ? e->players[0] : "-",
 		         e->players[1][0] ? e->players[1] : "-");
 		if (i == s->row)
 			attron(A_REVERSE);
@@ -119,9 +134,15 @@ draw_lobby(struct screen *s)
 		 * the columns they take (a name may be wider than its bytes) */
 		client_screen_putn_cut(s, y, 2, 8, e->id);
 		client_screen_put(y, 11, 6, "%s", game_kind_name(e->kind));
-		client_screen_putn_cut(s, y, 18, 8, e->variant);
+		client_screen_putn_cut(
+		        s, y, 18, 8,
+		        e->rated && strcmp(e->variant, "standard") == 0 ? "rated" : e->variant);
 		client_screen_putn_cut(s, y, 27, 9, state);
-		client_screen_putn_cut(s, y, px, pw, players);
+		/* the names with their marks and ratings where they fit, else the names alone */
+		if (client_screen_text_width(players) <= pw)
+			client_screen_putn(y, px, pw, players);
+		else
+			client_screen_putn_cut(s, y, px, pw, bare);
 		if (clk)
 			client_screen_putn_cut(s, y, px + pw + 1, 6, e->clock[0] ? e->clock : "-");
 		client_screen_put(y, px + pw + (clk ? 7 : 0), w - 1 - px - pw, " %5d %5d", e->ply,
@@ -200,11 +221,30 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		s->field = 0;
 		break;
 	case 'p':
-		client_request_quick(c, GAME_HOKITO, NULL, NULL);
-		break;
 	case 'P':
-		client_request_quick(c, GAME_OXONO, NULL, NULL);
+		client_request_quick(c, ch == 'p' ? GAME_HOKITO : GAME_OXONO, NULL, NULL,
+		                     client_state_account(st) && s->f_rated);
 		break;
+	case 't':
+		if (!client_state_account(st)) {
+			client_state_notice(&c->st, 1,
+			                    "Rated games are for accounts: l to log in.");
+			return;
+		}
+		s->f_rated = !s->f_rated;
+		break;
+	case 'l':
+		if (client_state_account(st))
+			client_state_notice(&c->st, 0, "You are logged in as %s.", st->name);
+		else
+			client_page_login_open(s, "", NULL, 0);
+		return;
+	case 'L':
+		client_page_ladder_open(s, GAME_HOKITO);
+		return;
+	case 'u':
+		client_screen_prompt_open(s, PROMPT_PROFILE);
+		return;
 	case 'i':
 		client_screen_prompt_open(s, PROMPT_JOIN);
 		break;
@@ -229,6 +269,8 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case 'h':
 	case 'H':
+		s->hplayer[0] = '\0';
+		s->hback = NULL;
 		client_page_history_open(s, 0);
 		break;
 	case 'q':
@@ -258,7 +300,11 @@ static const char *const lobby_help[] = {
         "i               join by game id or invite code",
         "r               refresh the list",
         "< / >           previous / next 100 games",
-        "h               finished games: replay them",
+        "h               finished games: replay them (m: yours)",
+        "l               log in to an account, or register one",
+        "L               the leaderboard",
+        "u               a player's profile (Enter alone: yours)",
+        "t               quick pairing rated or casual (accounts)",
         "R               the rules of both games",
         "q / Ctrl-C      quit",
         NULL,

@@ -98,10 +98,17 @@ draw_replay(struct screen *s)
 	                  rec->variant[0] ? rec->variant : "standard", rec->date[0] ? ", " : "",
 	                  rec->date);
 	y += 2;
-	for (int i = 0; i < 2; i++, y++)
+	for (int i = 0; i < 2; i++, y++) {
+		/* a rated game's record has each player's rating before it and its change */
+		char who[sizeof rec->player[0] + 2 * sizeof rec->rating[0] + 4];
+		snprintf(who, sizeof who, "%s%s%s%s%s", rec->player[i][0] ? rec->player[i] : "?",
+		         rec->rated && rec->rating[i][0] ? " " : "",
+		         rec->rated ? rec->rating[i] : "",
+		         rec->rated && rec->rating_diff[i][0] ? " " : "",
+		         rec->rated ? rec->rating_diff[i] : "");
 		client_board_player_line(s, y, px, pw, &rp->pos, i,
-		                         !game_over(&rp->pos) && game_side(&rp->pos) == i,
-		                         rec->player[i][0] ? rec->player[i] : "?");
+		                         !game_over(&rp->pos) && game_side(&rp->pos) == i, who);
+	}
 	y++;
 	if (rec->result == RECORD_UNFINISHED)
 		/* "*": aborted (with its reason: no result), or not over yet */

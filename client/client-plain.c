@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -60,6 +61,12 @@ struct plain {
 	int draw_offer;                       /* the draw offer printed, -1 none */
 	int rematch_offer;                    /* the rematch offer printed, -1 none */
 	int tty_out;                          /* standard output is a terminal: the bell rings */
+	uint64_t profile_stamp, ladder_stamp; /* the last profile and leaderboard printed */
+	/* login NAME / register NAME: the next line is the password (read without echo) */
+	char login_name[CLIENT_NAME_MAX]; /* the account, "" when no password is awaited */
+	int login_register;               /* register it first */
+	char guest_name[CLIENT_NAME_MAX]; /* the guest we were, to go back to if refused */
+	int login_sent;                   /* a login asked for is on its way */
 };
 
 static void out(const char *fmt, ...)
@@ -123,12 +130,17 @@ print_status(struct plain *p)
 	const struct client_table *t = &st->table;
 	struct game_outcome o;
 	int reserve[2][2];
-	char buf[2][160];
+	char buf[2][CLIENT_NAME_MAX + 128];
 
 	game_outcome(&t->game, &o);
 	client_state_reserves(&t->game, reserve);
 	for (int i = 0; i < 2; i++) {
-		const char *name = t->seats[i].name[0] ? t->seats[i].name : "(empty)";
+		char who[CLIENT_NAME_MAX + 24];
+		const char *name = who;
+		if (t->seats[i].name[0])
+			client_state_seat_text(t, i, who, sizeof who);
+		else
+			snprintf(who, sizeof who, "(empty)");
 		if (game_kind_has(t->kind, GAME_HAS_SCORES))
 			snprintf(buf[i], sizeof buf[i], "%s %s%s%s score %d",
 			         game_side_name(t->kind, i), name, t->seat == i ? " (you)" : "",
@@ -185,6 +197,48 @@ print_history(struct plain *p)
 		out("game %s %s", c->history[i].id, c->history[i].line);
 }
 
+/* The profile just received. */
+static void
+print_profile(struct plain *p)
+{
+	const struct client_profile *pr = &p->c->profile;
+	char who[CLIENT_NAME_MAX + 24], since[32] = "?";
+	time_t t = (time_t)(pr->created_ms / 1000);
+	struct tm tm;
+
+	if (pr->created_ms > 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(since, sizeof since, "%Y-%m-%d", &tm);
+	client_state_player_text(pr->name, pr->who, "", who, sizeof who);
+	out("profile: %s%s, since %s", who, pr->banned ? " (banned)" : "", since);
+	for (int k = 0; k < game_class_count; k++) {
+		const struct client_profile_rating *r = &pr->kind[k];
+		if (!r->has) {
+			out("rating %s: not played rated", game_kind_name((enum game_kind)k));
+			continue;
+		}
+		out("rating %s: %s (%.2f, rd %.1f, vol %.6f), %lld game%s: %lld won, %lld drawn, "
+		    "%lld lost; best %.0f",
+		    game_kind_name((enum game_kind)k), r->shown, r->rating, r->rd, r->vol,
+		    (long long)r->games, r->games == 1 ? "" : "s", (long long)r->wins,
+		    (long long)r->draws, (long long)r->losses, r->best);
+	}
+	out("recent: %d game%s", pr->nrecent, pr->nrecent == 1 ? "" : "s");
+	for (int i = 0; i < pr->nrecent; i++)
+		out("game %s %s", pr->recent[i].id, pr->recent[i].line);
+}
+
+/* The leaderboard page just received. */
+static void
+print_ladder(struct plain *p)
+{
+	const struct client_ladder *l = &p->c->ladder;
+
+	out("leaderboard %s: %d player%s%s", game_kind_name(l->kind), l->nrows,
+	    l->nrows == 1 ? "" : "s", l->next[0] ? " (more: leaderboard KIND next)" : "");
+	for (int i = 0; i < l->nrows; i++)
+		out("%lld. %s", (long long)l->rows[i].rank, l->rows[i].line);
+}
+
 /* Where the replay stands: the move just made, the board, the end at the last move. */
 static void
 print_replay(struct plain *p)
@@ -203,9 +257,11 @@ print_replay(struct plain *p)
 		    game_side_name(rec->kind, game_side(&rec->start) ^ (int)((r->ply - 1) % 2)),
 		    text);
 	else
-		out("%s: the start, %s %s vs %s %s", head, game_side_name(rec->kind, 0),
-		    rec->player[0][0] ? rec->player[0] : "-", game_side_name(rec->kind, 1),
-		    rec->player[1][0] ? rec->player[1] : "-");
+		out("%s: the start, %s %s%s%s vs %s %s%s%s%s", head, game_side_name(rec->kind, 0),
+		    rec->player[0][0] ? rec->player[0] : "-", rec->rated ? " " : "",
+		    rec->rated ? rec->rating[0] : "", game_side_name(rec->kind, 1),
+		    rec->player[1][0] ? rec->player[1] : "-", rec->rated ? " " : "",
+		    rec->rated ? rec->rating[1] : "", rec->rated ? ", rated" : "");
 	game_outcome(&r->pos, &o);
 	if (game_kind_has(rec->kind, GAME_HAS_SCORES))
 		out("scores: %s %d, %s %d", game_side_name(rec->kind, 0), o.score[0],
@@ -313,6 +369,12 @@ print_over(struct plain *p)
 		    t->outcome.score[0], game_side_name(t->kind, 1), t->outcome.score[1], reason);
 	else
 		out("game over: %s. %s", buf, reason);
+	for (int i = 0; i < 2; i++) {
+		char ch[CLIENT_NAME_MAX + 48];
+		client_state_change_text(t, i, ch, sizeof ch);
+		if (ch[0])
+			out("rating: %s", ch);
+	}
 }
 
 static void
@@ -334,10 +396,14 @@ print_list(struct plain *p)
 			         : e->result == -1 ? "draw"
 			                           : "no result",
 			         e->result >= 0 ? " wins" : "", event_reason_name(e->reason));
-		out("game %s %s %s %s %s vs %s, move %d, spectators %d%s%s%s", e->id,
-		    game_kind_name(e->kind), e->variant, event_status_name(e->status),
-		    e->players[0][0] ? e->players[0] : "-", e->players[1][0] ? e->players[1] : "-",
-		    e->ply, e->spectators, e->clock[0] ? ", clock " : "", e->clock, result);
+		char names[2][CLIENT_NAME_MAX + 24];
+		for (int k = 0; k < 2; k++)
+			client_state_player_text(e->players[k][0] ? e->players[k] : "-", e->who[k],
+			                         e->rating[k], names[k], sizeof names[k]);
+		out("game %s %s %s%s %s %s vs %s, move %d, spectators %d%s%s%s", e->id,
+		    game_kind_name(e->kind), e->variant, e->rated ? " rated" : "",
+		    event_status_name(e->status), names[0], names[1], e->ply, e->spectators,
+		    e->clock[0] ? ", clock " : "", e->clock, result);
 	}
 }
 
@@ -356,8 +422,12 @@ plain_update(struct client *c)
 	if (st->link != p->link) {
 		p->link = st->link;
 		if (st->link == CLIENT_LINK_UP) {
-			out("%s %s:%d as %s", p->greeted ? "reconnected to" : "connected to",
-			    c->opt.host, c->opt.port, st->name);
+			out("%s %s:%d as %s%s", p->greeted ? "reconnected to" : "connected to",
+			    c->opt.host, c->opt.port, st->name,
+			    st->who == CLIENT_WHO_BOT  ? " (bot account)"
+			    : client_state_account(st) ? " (account)"
+			                               : "");
+			p->login_sent = 0;
 			p->greeted = 1;
 		}
 	}
@@ -432,6 +502,14 @@ plain_update(struct client *c)
 		p->history_stamp = c->history_stamp;
 		print_history(p);
 	}
+	if (c->profile_stamp != p->profile_stamp) {
+		p->profile_stamp = c->profile_stamp;
+		print_profile(p);
+	}
+	if (c->ladder_stamp != p->ladder_stamp) {
+		p->ladder_stamp = c->ladder_stamp;
+		print_ladder(p);
+	}
 	if (c->save.path[0] && c->replay.active && strcmp(c->save.game, c->replay.id) == 0)
 		p->replay_stamp = c->replay_stamp; /* the record came for a save, not to replay */
 	if (c->replay.active && c->replay_stamp != p->replay_stamp) {
@@ -467,9 +545,9 @@ print_help(void)
 	out("commands:");
 	out("  list                               games on the server");
 	out("  create [hokito|oxono] [random36] [black|white|pink|random] [private] [M+S]");
-	out("         [computer [LEVEL]]          ... against the computer (level 1-8, default 4)");
+	out("         [computer [LEVEL]] [rated]  ... the computer (level 1-8); rated: accounts");
 	out("  join ID|CODE                       take the open seat of a game");
-	out("  quick [hokito|oxono] [random36] [M+S]  quick pairing (a variant, a clock)");
+	out("  quick [hokito|oxono] [random36] [M+S] [rated]  quick pairing (rated: accounts)");
 	out("  watch ID|CODE                      watch a game");
 	out("  MOVE  or  move MOVE                play (c2-e4, Xc5+c6)");
 	out("  moves                              your legal moves");
@@ -485,7 +563,12 @@ print_help(void)
 	out("  claim win|draw                     after the opponent's grace period ran out");
 	out("  rematch                            offer (or accept) a rematch, colours swapped");
 	out("  list [OFFSET]                      the lobby's games, 100 a page");
-	out("  history [OFFSET]                   finished games, most recent first, 10 a page");
+	out("  history [PLAYER] [OFFSET]          finished games (of PLAYER), 10 a page");
+	out("  login NAME | register NAME         log in to (or create) an account; the");
+	out("                                     password is the next line (no echo)");
+	out("  guest NAME                         go on as a guest named NAME");
+	out("  profile [NAME]                     an account's ratings and last games");
+	out("  leaderboard [hokito|oxono] [next]  the best ratings, a page (next: the next)");
 	out("  replay [GAME]                      replay a game (no GAME: the one just over)");
 	out("  next [N] | prev [N] | first | last step through the replay");
 	out("  rules [hokito|oxono]               the rules of a game, in words");
@@ -504,7 +587,7 @@ cmd_create(struct plain *p, char **args, int n, int quick)
 {
 	enum game_kind kind = GAME_HOKITO;
 	const char *variant = NULL, *clock = NULL;
-	int seat = -1, priv = 0, level = 0, first = 0;
+	int seat = -1, priv = 0, level = 0, first = 0, rated = 0;
 
 	if (n >= 1 && game_kind_parse(args[0], &kind) == 0)
 		first = 1; /* else HOKITO, as on the command line */
@@ -513,6 +596,10 @@ cmd_create(struct plain *p, char **args, int n, int quick)
 		int side;
 		if (protocol_clock_parse(args[i], &base, &inc) == 0)
 			clock = args[i];
+		else if (strcmp(args[i], "rated") == 0)
+			rated = 1;
+		else if (strcmp(args[i], "casual") == 0)
+			rated = 0;
 		else if (quick && game_variant_check(kind, args[i], NULL) == 0)
 			variant = args[i];
 		else if (quick) {
@@ -547,9 +634,9 @@ cmd_create(struct plain *p, char **args, int n, int quick)
 		}
 	}
 	if (quick)
-		client_request_quick(p->c, kind, variant, clock);
+		client_request_quick(p->c, kind, variant, clock, rated);
 	else
-		client_request_create(p->c, kind, variant, seat, priv, clock, level);
+		client_request_create(p->c, kind, variant, seat, priv, clock, level, rated);
 }
 
 static void
@@ -684,12 +771,71 @@ cmd_rules(struct plain *p, const char *name)
 	}
 }
 
+/*
+ * login NAME and register NAME: with --password-file or $HOKITO_PASSWORD, that password; else
+ * the next line is the password, read with the terminal's echo off (a script writes it on the
+ * line after the command).
+ */
+static void
+cmd_login(struct plain *p, const char *name, int reg)
+{
+	struct client *c = p->c;
+
+	if (c->st.table.active) {
+		out("error: leave the game first, then log in");
+		return;
+	}
+	if (client_state_account(&c->st) && !reg) {
+		out("error: already logged in as %s", c->st.name);
+		return;
+	}
+	snprintf(p->login_name, sizeof p->login_name, "%s", name);
+	p->login_register = reg;
+	if (c->opt.password != NULL && c->opt.password[0] != '\0') {
+		char *pw = strdup(c->opt.password);
+		p->login_name[0] = '\0';
+		snprintf(p->guest_name, sizeof p->guest_name, "%s", c->st.name);
+		p->login_sent = 1;
+		client_request_login(c, name, pw, reg);
+		memset(pw, 0, strlen(pw));
+		free(pw);
+		return;
+	}
+	out("password for %s:", name);
+	client_password_echo(STDIN_FILENO, 0);
+}
+
+/* The line after login NAME or register NAME: the password. */
+static void
+login_password(struct plain *p, char *line)
+{
+	char name[CLIENT_NAME_MAX];
+
+	client_password_echo(STDIN_FILENO, 1);
+	snprintf(name, sizeof name, "%s", p->login_name);
+	p->login_name[0] = '\0';
+	line[strcspn(line, "\r")] = '\0';
+	if (line[0] == '\0') {
+		out("error: no password: not logged in");
+		return;
+	}
+	snprintf(p->guest_name, sizeof p->guest_name, "%s", p->c->st.name);
+	p->login_sent = 1;
+	client_request_login(p->c, name, line, p->login_register);
+	memset(line, 0, strlen(line));
+}
+
 static void
 plain_command(struct plain *p, char *line)
 {
 	struct client *c = p->c;
 	char *args[8], joined[64], tidy[GAME_MOVE_TEXT];
 	int n = 0;
+
+	if (p->login_name[0]) {
+		login_password(p, line);
+		return;
+	}
 
 	if (strncmp(line, "say ", 4) == 0 || strcmp(line, "say") == 0) {
 		/* the rest of the line, as it is: the server cleans it */
@@ -805,13 +951,40 @@ plain_command(struct plain *p, char *line)
 		out("error: usage: claim win|draw");
 	} else if (strcmp(args[0], "rematch") == 0) {
 		client_request_game(c, MSG_REMATCH);
-	} else if (strcmp(args[0], "history") == 0) {
-		long off = n > 1 ? plain_count(args[1]) : 0;
-		if (off < 0)
-			out("error: usage: history [OFFSET] (0, the default, is the most recent "
-			    "game)");
+	} else if ((strcmp(args[0], "login") == 0 || strcmp(args[0], "register") == 0) && n == 2) {
+		cmd_login(p, args[1], args[0][0] == 'r');
+	} else if (strcmp(args[0], "login") == 0 || strcmp(args[0], "register") == 0) {
+		out("error: usage: %s NAME (the password on the next line)", args[0]);
+	} else if (strcmp(args[0], "guest") == 0 && n == 2) {
+		if (protocol_name_check(args[1]) < 0)
+			out("error: guest: " PROTOCOL_NAME_RULE);
 		else
-			client_request_history(c, off, 10);
+			client_request_login(c, args[1], NULL, 0);
+	} else if (strcmp(args[0], "profile") == 0 && n <= 2) {
+		client_request_profile(c, n == 2 ? args[1] : NULL);
+	} else if (strcmp(args[0], "leaderboard") == 0 && n <= 3) {
+		enum game_kind kind = GAME_HOKITO;
+		int more = n == 3 || (n == 2 && strcmp(args[1], "next") == 0);
+		if ((n >= 2 && strcmp(args[1], "next") != 0 &&
+		     game_kind_parse(args[1], &kind) < 0) ||
+		    (n == 3 && strcmp(args[2], "next") != 0))
+			out("error: usage: leaderboard [hokito|oxono] [next]");
+		else if (more && (c->ladder.next[0] == '\0' || (n == 3 && c->ladder.kind != kind)))
+			out("error: leaderboard: no next page (ask for its first page first)");
+		else
+			client_request_leaderboard(c, more ? c->ladder.kind : kind,
+			                           more ? c->ladder.next : NULL);
+	} else if (strcmp(args[0], "history") == 0 && n <= 3) {
+		/* history [PLAYER] [OFFSET]: a word of digits alone is an offset, "-1" a bad one */
+		int alone = n == 2 && (strspn(args[1], "0123456789") == strlen(args[1]) ||
+		                       (args[1][0] == '-' && isdigit((unsigned char)args[1][1])));
+		const char *player = n > 1 && !alone ? args[1] : NULL;
+		long off = n > 1 + (player != NULL) ? plain_count(args[1 + (player != NULL)]) : 0;
+		if (off < 0)
+			out("error: usage: history [PLAYER] [OFFSET] (0, the default, is the most "
+			    "recent game)");
+		else
+			client_request_history(c, off, 10, player);
 	} else if (strcmp(args[0], "replay") == 0) {
 		if (n > 1)
 			client_request_record(c, args[1]);
@@ -1052,6 +1225,8 @@ plain_stop(struct client *c)
 		return;
 	c->view_data = NULL;
 	p->closing = 1;
+	if (p->login_name[0])
+		client_password_echo(STDIN_FILENO, 1); /* a password was awaited */
 	fflush(stdout);
 	if (p->file) {
 		if (p->reading)
@@ -1066,9 +1241,30 @@ plain_stop(struct client *c)
 		plain_free(p);
 }
 
+/*
+ * view->login: a login or a registration of the login and register commands was refused (the
+ * notice said why): back to the guest we were, on a new hello. Any other refusal before the
+ * server greets us (the command line's --password-file, a guest's name that is an account's)
+ * stops the program, as a script expects (returns 0).
+ */
+static int
+plain_login(struct client *c, const char *code, int64_t retry_ms)
+{
+	struct plain *p = c->view_data;
+
+	(void)retry_ms;
+	if (p == NULL || !p->login_sent || code == NULL || p->guest_name[0] == '\0')
+		return 0;
+	p->login_sent = 0;
+	out("back as the guest %s", p->guest_name);
+	client_request_login(c, p->guest_name, NULL, 0);
+	return 1;
+}
+
 const struct client_view client_plain_view = {
         .start = plain_start,
         .update = plain_update,
         .notice = plain_notice,
         .stop = plain_stop,
+        .login = plain_login,
 };

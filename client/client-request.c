@@ -9,6 +9,7 @@
  * whether a move is legal: the views check moves with client_state_move_check() first.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -86,7 +87,7 @@ client_request_list(struct client *c)
 }
 
 int
-client_request_history(struct client *c, int64_t offset, int limit)
+client_request_history(struct client *c, int64_t offset, int limit, const char *player)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
@@ -95,7 +96,76 @@ client_request_history(struct client *c, int64_t offset, int limit)
 	json_decref(jid);
 	json_object_set_new(msg, "offset", json_integer(offset));
 	json_object_set_new(msg, "limit", json_integer(limit));
+	if (player != NULL && player[0] != '\0')
+		json_object_set_new(msg, "player", json_string(player));
+	snprintf(c->history_player, sizeof c->history_player, "%s", player != NULL ? player : "");
 	return request_send(c, msg, MSG_HISTORY, NULL, 0, id);
+}
+
+/*
+ * profile and leaderboard are built here member by member: their type is matched by its name
+ * in the reply (client-msg.c), and the pending record is of no type of enum msg_type (arg
+ * names the request).
+ */
+int
+client_request_profile(struct client *c, const char *name)
+{
+	int id;
+	json_t *msg = json_pack("{s:s}", "type", "profile");
+
+	json_object_set_new(msg, "id", new_id(c, &id));
+	if (name != NULL && name[0] != '\0')
+		json_object_set_new(msg, "name", json_string(name));
+	return request_send(c, msg, MSG_PROFILE, NULL, 0, id);
+}
+
+int
+client_request_leaderboard(struct client *c, enum game_kind kind, const char *after)
+{
+	int id;
+	json_t *msg = json_pack("{s:s,s:s,s:i}", "type", "leaderboard", "kind",
+	                        game_kind_name(kind), "limit", CLIENT_LADDER_MAX);
+
+	json_object_set_new(msg, "id", new_id(c, &id));
+	if (after != NULL && after[0] != '\0')
+		json_object_set_new(msg, "after", json_string(after));
+	return request_send(c, msg, MSG_LEADERBOARD, NULL, 0, id);
+}
+
+int
+client_request_login(struct client *c, const char *name, const char *password, int reg)
+{
+	char *pw = password != NULL ? strdup(password) : NULL;
+
+	if (c->st.table.active && client_net_up(c)) {
+		free(pw);
+		client_notice(c, 1, "Leave the game first, then log in.");
+		return -1;
+	}
+	snprintf(c->login_name, sizeof c->login_name, "%s", name);
+	if (c->opt.password != NULL) /* wiped: it stays in memory no longer than it must */
+		memset(c->opt.password, 0, strlen(c->opt.password));
+	free(c->opt.password);
+	c->opt.password = pw;
+	c->opt.register_new = reg && pw != NULL;
+	if (reg && pw != NULL && client_net_up(c) && !client_state_account(&c->st)) {
+		/* a greeted guest registers on its own session (PROTOCOL.md 4.4) */
+		int id;
+		json_t *msg = json_pack("{s:s,s:s,s:s}", "type", "register", "name", name,
+		                        "password", pw);
+		json_object_set_new(msg, "id", new_id(c, &id));
+		c->opt.register_new = 0;
+		client_notice(c, 0, "Registering %s...", name);
+		return request_send(c, msg, MSG_REGISTER, name, 0, id);
+	}
+	c->opt.name = c->login_name;
+	client_notice(c, 0, "%s %s...",
+	              pw == NULL ? "Going on as the guest"
+	              : reg      ? "Registering"
+	                         : "Logging in to",
+	              name);
+	client_net_login(c);
+	return 0;
 }
 
 int
@@ -131,7 +201,7 @@ client_request_record(struct client *c, const char *game)
 
 int
 client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
-                      int private_game, const char *clock, int level)
+                      int private_game, const char *clock, int level, int rated)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
@@ -146,8 +216,10 @@ client_request_create(struct client *c, enum game_kind kind, const char *variant
 		json_object_set_new(msg, "opponent", json_string("computer"));
 		json_object_set_new(msg, "level", json_integer(level));
 	}
-	client_notice(c, 0, "Creating the %s game%s...", game_kind_title(kind),
-	              level > 0 ? " against the computer" : "");
+	if (rated)
+		json_object_set_new(msg, "rated", json_true());
+	client_notice(c, 0, "Creating the %s%s game%s...", rated ? "rated " : "",
+	              game_kind_title(kind), level > 0 ? " against the computer" : "");
 	return request_send(c, msg, MSG_CREATE, NULL, 0, id);
 }
 
@@ -229,7 +301,8 @@ client_request_by_code(struct client *c, int join, const char *code)
 }
 
 int
-client_request_quick(struct client *c, enum game_kind kind, const char *variant, const char *clock)
+client_request_quick(struct client *c, enum game_kind kind, const char *variant, const char *clock,
+                     int rated)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
@@ -238,7 +311,10 @@ client_request_quick(struct client *c, enum game_kind kind, const char *variant,
 	json_decref(jid);
 	if (clock != NULL)
 		json_object_set_new(msg, "clock", json_string(clock));
-	client_notice(c, 0, "Looking for %s opponent...", game_kind_a_title(kind));
+	if (rated)
+		json_object_set_new(msg, "rated", json_true());
+	client_notice(c, 0, "Looking for %s opponent%s...", game_kind_a_title(kind),
+	              rated ? " for a rated game" : "");
 	return request_send(c, msg, MSG_QUICK, NULL, 0, id);
 }
 

@@ -215,6 +215,13 @@ prompt_key(struct screen *s, int ch)
 		s->line[0] = '\0';
 		return;
 	}
+	if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER) && s->prompt == PROMPT_PROFILE) {
+		/* an empty name is our own profile */
+		s->mode = MODE_NORMAL;
+		curs_set(0);
+		client_page_profile_open(s, s->line, s->page);
+		return;
+	}
 	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
 		s->mode = MODE_NORMAL;
 		curs_set(0);
@@ -233,6 +240,8 @@ prompt_key(struct screen *s, int ch)
 		case PROMPT_CHAT:
 			client_request_say(c, s->line);
 			break;
+		case PROMPT_PROFILE:
+			break; /* above */
 		}
 		return;
 	}
@@ -300,6 +309,9 @@ screen_key(struct screen *s, int ch)
 		return;
 	case MODE_CREATE:
 		client_page_create.key(s, ch, mp);
+		return;
+	case MODE_LOGIN:
+		client_page_login.key(s, ch, mp);
 		return;
 	case MODE_NORMAL:
 		break;
@@ -497,6 +509,14 @@ screen_update(struct client *c)
 		return;
 	client_request_held_flush(c);
 	client_save_flush(c);
+	if (s->mode == MODE_LOGIN && s->lwait && client_net_up(c) &&
+	    !client_request_pending(c, MSG_REGISTER)) {
+		/* the server has greeted us: the prompt has done its work */
+		s->mode = MODE_NORMAL;
+		s->page = s->login_back;
+		s->lwait = 0;
+		s->lguest[0] = '\0';
+	}
 	if (c->st.table.active != s->had_table) {
 		/* Entering or leaving a table: start afresh. */
 		s->had_table = c->st.table.active;
@@ -512,6 +532,8 @@ screen_update(struct client *c)
 			s->mode = s->mode == MODE_PROMPT ? MODE_NORMAL : s->mode;
 		if (s->mode == MODE_CREATE)
 			s->mode = MODE_NORMAL;
+		if (s->page == &client_page_profile || s->page == &client_page_ladder)
+			s->page = NULL; /* the game comes first */
 	}
 	if (c->st.table.active && c->st.table.over && !s->had_over) {
 		/*
@@ -564,6 +586,18 @@ screen_update(struct client *c)
 	}
 	screen_draw(s);
 	screen_alert(s);
+}
+
+/* view->login: the login prompt, with why the last try failed. */
+static int
+screen_login(struct client *c, const char *code, int64_t retry_ms)
+{
+	struct screen *s = c->view_data;
+
+	/* the name last tried (a guest's registration keeps opt.name until it is done) */
+	client_page_login_open(s, c->login_name[0] ? c->login_name : c->opt.name, code, retry_ms);
+	screen_draw(s);
+	return 1;
 }
 
 /*
@@ -647,4 +681,5 @@ const struct client_view client_screen_view = {
         .notice = screen_notice,
         .stop = screen_stop,
         .ask = screen_ask,
+        .login = screen_login,
 };

@@ -431,9 +431,16 @@ client_screen_bottom(struct screen *s)
 {
 	struct client *c = s->c;
 	int y = LINES - 2;
-	static const char *const prompts[] = {"Move: ", "Join game id or invite code: ",
-	                                      "Watch game id or invite code: ", "Say: "};
-	static const char *const sends[] = {"play", "join", "watch", "send"};
+	static const char *const prompts[] = {[PROMPT_MOVE] = "Move: ",
+	                                      [PROMPT_JOIN] = "Join game id or invite code: ",
+	                                      [PROMPT_WATCH] = "Watch game id or invite code: ",
+	                                      [PROMPT_CHAT] = "Say: ",
+	                                      [PROMPT_PROFILE] = "Profile of (Enter: yours): "};
+	static const char *const sends[] = {[PROMPT_MOVE] = "play",
+	                                    [PROMPT_JOIN] = "join",
+	                                    [PROMPT_WATCH] = "watch",
+	                                    [PROMPT_CHAT] = "send",
+	                                    [PROMPT_PROFILE] = "show"};
 
 	client_screen_blank(y, 0, COLS);
 	if (s->mode == MODE_PROMPT) {

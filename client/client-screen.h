@@ -9,10 +9,13 @@
  *        v
  *   client-page-lobby.c    the pages, one table each: the lobby (with the create form of
  *   client-page-create.c   client-page-create.c over it), the game at a table, the history of
- *   client-page-game.c     finished games and the replay of one, and the rules of the games
- *   client-page-history.c  (R, over any page)
- *   client-page-replay.c
- *   client-page-rules.c
+ *   client-page-game.c     finished games and the replay of one, the rules of the games (R,
+ *   client-page-history.c  over any page), the login prompt (l, or when the server refuses a
+ *   client-page-replay.c   name or a password), an account's profile (u) and the leaderboard
+ *   client-page-rules.c    (L)
+ *   client-page-login.c
+ *   client-page-profile.c
+ *   client-page-ladder.c
  *        |
  *        v
  *   client-board.c         the board and the players' lines beside it (the game and the replay)
@@ -20,9 +23,11 @@
  *                          title bar, the key hints and the notice line
  *
  * Arrows point down, and between pages one way: the lobby opens the history and the create form,
- * the history and the game open the replay; the view opens the rules over any of them. struct
- * screen is the view's state; pages read the client's state and never change it, asking for
- * everything through client_request_*.
+ * the history and the game open the replay; the view opens the rules over any of them; the
+ * lobby and the game open a profile, the lobby the leaderboard, which opens profiles too, and a
+ * profile opens the replay and the history of its player. struct screen is the view's state;
+ * pages read the client's state and never change it, asking for everything through
+ * client_request_*.
  */
 #ifndef HOKITO_CLIENT_CLIENT_SCREEN_H
 #define HOKITO_CLIENT_CLIENT_SCREEN_H
@@ -33,6 +38,7 @@
 #include <curses.h>
 
 #include "client.h"
+#include "protocol.h"
 
 #define MIN_COLS    64
 #define MIN_ROWS    18
@@ -64,6 +70,7 @@ enum mode {
 	MODE_PROMPT,  /* a line of text: a move, a game id or invite code */
 	MODE_CONFIRM, /* y/n question */
 	MODE_CREATE,  /* the create-a-game form (client_page_create) */
+	MODE_LOGIN,   /* the login prompt (client_page_login): every key is its own */
 };
 
 enum prompt_kind {
@@ -71,6 +78,7 @@ enum prompt_kind {
 	PROMPT_JOIN,
 	PROMPT_WATCH,
 	PROMPT_CHAT,
+	PROMPT_PROFILE, /* an account's name (empty: our own) */
 };
 
 enum confirm_kind {
@@ -113,6 +121,7 @@ struct screen {
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
 	int f_clock;                              /* create form: index in its clock choices */
 	int f_opponent, f_level;        /* create form: 1 for the computer; its level - 1 */
+	int f_rated;                    /* create form and quick pairing: rated (an account's) */
 	int by, bx, cw, ch;             /* board origin and cell size, for mouse hits */
 	int list_y;                     /* lobby: screen row of the first entry */
 	int list_top;                   /* lobby: first entry shown */
@@ -123,11 +132,33 @@ struct screen {
 	const struct client_page *replay_back; /* where leaving the replay goes (NULL: main) */
 	int hrow, htop;                        /* history: highlighted row, first row shown */
 	int64_t hoffset;                       /* history: offset of the page asked for */
-	uint64_t hstamp;                       /* history: c->history_stamp when it was asked for */
-	char replay_want[CLIENT_ID_MAX];       /* replay: the game whose record was asked for */
-	const struct client_page *rules_back;  /* rules: the page it was opened over */
-	int rules_kind;                        /* rules: the game shown (enum game_kind) */
-	int rules_top;                         /* rules: the first row shown */
+	char hplayer[CLIENT_NAME_MAX];         /* history: only this player's games, "" all */
+	const struct client_page *hback;       /* history: where q goes (NULL: main) */
+	/* the login prompt (client-page-login.c) */
+	char lname[CLIENT_NAME_MAX];           /* the name typed */
+	char lpass[PROTOCOL_PASSWORD_MAX + 8]; /* the password typed: never drawn, wiped */
+	int lfield;                            /* 0 the name, 1 the password */
+	char lwhy[320];                        /* what the server said of the last try */
+	int lwhy_error;                        /* lwhy is a refusal */
+	int lwait;                             /* sent: waiting for the server's answer */
+	char lguest[CLIENT_NAME_MAX];          /* the guest who asked to log in, "" none */
+	const struct client_page *login_back;  /* the page it is over (NULL: main) */
+	/* the profile page (client-page-profile.c) */
+	char pname[CLIENT_NAME_MAX];     /* the account asked for, "" our own */
+	uint64_t pstamp;                 /* c->profile_stamp when it was asked for */
+	int prow;                        /* its last games: the highlighted one */
+	const struct client_page *pback; /* where q goes (NULL: main) */
+	/* the leaderboard page (client-page-ladder.c) */
+	int lkind;                            /* the game kind shown */
+	uint64_t lstamp;                      /* c->ladder_stamp when it was asked for */
+	int lrow, ltop;                       /* highlighted row, first row shown */
+	char lafter[16][CLIENT_NEXT_MAX];     /* the keys of the pages before, for going back */
+	int lpage;                            /* the page shown: 0 the first */
+	uint64_t hstamp;                      /* history: c->history_stamp when it was asked for */
+	char replay_want[CLIENT_ID_MAX];      /* replay: the game whose record was asked for */
+	const struct client_page *rules_back; /* rules: the page it was opened over */
+	int rules_kind;                       /* rules: the game shown (enum game_kind) */
+	int rules_top;                        /* rules: the first row shown */
 };
 
 /*
@@ -155,7 +186,28 @@ extern const struct client_page client_page_create;  /* client-page-create.c */
 extern const struct client_page client_page_game;    /* client-page-game.c */
 extern const struct client_page client_page_history; /* client-page-history.c */
 extern const struct client_page client_page_replay;  /* client-page-replay.c */
-extern const struct client_page client_page_rules;   /* client-page-rules.c */
+extern const struct client_page client_page_rules;   /* client-page-login.c */
+
+/*
+ * Open the login prompt (over whatever shows) for name, with why the last try failed (code: the
+ * server's error word, NULL for none; retry_ms with login_throttled). reg: register selected.
+ */
+void client_page_login_open(struct screen *s, const char *name, const char *code, int64_t retry_ms);
+
+/* client-page-profile.c */
+
+/* Ask for the profile of name (NULL or "": our own); back: where q goes (NULL: the main page). */
+void client_page_profile_open(struct screen *s, const char *name, const struct client_page *back);
+
+/* client-page-ladder.c */
+
+/* Show the leaderboard of kind, its first page. */
+void client_page_ladder_open(struct screen *s, enum game_kind kind);
+
+/* client-page-rules.c */
+extern const struct client_page client_page_login;   /* client-page-login.c */
+extern const struct client_page client_page_profile; /* client-page-profile.c */
+extern const struct client_page client_page_ladder;  /* client-page-ladder.c */
 
 /* A hints bar being built by state: key and label pairs, NULL after the last. */
 struct hints {

@@ -596,3 +596,76 @@ client_state_chat_log(const struct client_table *t, int i, int *kibitz)
 			a++;
 	}
 }
+
+enum client_who
+client_state_who_parse(const char *word)
+{
+	static const char *const words[] = {
+	        [CLIENT_WHO_ACCOUNT] = "account",
+	        [CLIENT_WHO_GUEST] = "guest",
+	        [CLIENT_WHO_COMPUTER] = "computer",
+	        [CLIENT_WHO_BOT] = "bot",
+	};
+
+	for (size_t i = 1; word != NULL && i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(word, words[i]) == 0)
+			return (enum client_who)i;
+	return CLIENT_WHO_UNKNOWN;
+}
+
+void
+client_state_player_text(const char *name, enum client_who who, const char *rating, char *buf,
+                         size_t size)
+{
+	const char *r = rating != NULL ? rating : "";
+
+	switch (who) {
+	case CLIENT_WHO_GUEST:
+		snprintf(buf, size, "%s (guest)", name);
+		return;
+	case CLIENT_WHO_BOT:
+		snprintf(buf, size, "%s [bot]%s%s", name, r[0] ? " " : "", r);
+		return;
+	case CLIENT_WHO_ACCOUNT:
+		snprintf(buf, size, "%s%s%s", name, r[0] ? " " : "", r);
+		return;
+	case CLIENT_WHO_COMPUTER:
+	case CLIENT_WHO_UNKNOWN:
+		break;
+	}
+	snprintf(buf, size, "%s", name);
+}
+
+void
+client_state_seat_text(const struct client_table *t, int side, char *buf, size_t size)
+{
+	const struct client_seat *seat = &t->seats[side];
+
+	if (seat->name[0] == '\0')
+		snprintf(buf, size, "(empty seat)");
+	else if (side == t->seat && seat->who == CLIENT_WHO_GUEST)
+		snprintf(buf, size, "%s", seat->name); /* "(you)" follows: we know what we are */
+	else
+		client_state_player_text(seat->name, seat->who, seat->rating, buf, size);
+}
+
+void
+client_state_change_text(const struct client_table *t, int side, char *buf, size_t size)
+{
+	const struct client_rating_change *ch = &t->change[side];
+	double diff;
+
+	if (!ch->has) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
+	diff = ch->after - ch->before;
+	snprintf(buf, size, "%s %s -> %s, %+.0f", t->seats[side].name, ch->before_shown,
+	         ch->after_shown, diff > -0.5 && diff < 0.5 ? 0.0 : diff);
+}
+
+int
+client_state_account(const struct client_state *st)
+{
+	return st->who == CLIENT_WHO_ACCOUNT || st->who == CLIENT_WHO_BOT;
+}

@@ -32,6 +32,17 @@
 #define CLIENT_CHAT_TEXT   808   /* a chat line, with its NUL (200 UTF-8 characters fit) */
 #define CLIENT_LOW_TIME_MS 20000 /* a clock under this is shown as low */
 
+/* What a player is (PROTOCOL.md 7.1, "kind"); UNKNOWN from a server that does not say. */
+enum client_who {
+	CLIENT_WHO_UNKNOWN = 0,
+	CLIENT_WHO_ACCOUNT,  /* a registered account */
+	CLIENT_WHO_GUEST,    /* a guest's display name */
+	CLIENT_WHO_COMPUTER, /* the server's computer player */
+	CLIENT_WHO_BOT,      /* an account marked as a bot */
+};
+
+#define CLIENT_RATING_MAX 12 /* a rating's display text ("1623", "1500?"), with its NUL */
+
 enum client_link {
 	CLIENT_LINK_CONNECTING = 0, /* first connection under way */
 	CLIENT_LINK_UP,             /* connected and greeted */
@@ -45,7 +56,10 @@ struct client_entry {
 	enum game_kind kind;
 	char variant[CLIENT_VARIANT_MAX];
 	enum event_status status;
-	char players[2][CLIENT_NAME_MAX]; /* "" for an empty seat */
+	char players[2][CLIENT_NAME_MAX];  /* "" for an empty seat */
+	enum client_who who[2];            /* what each player is */
+	char rating[2][CLIENT_RATING_MAX]; /* their ratings shown, "" for none */
+	int rated;                         /* a rated game */
 	int spectators;
 	int ply; /* moves played */
 	int private_game;
@@ -64,6 +78,16 @@ struct client_seat {
 	int grace_over;             /* while dropped: its grace ran out */
 	int claimable;              /* while dropped: the opponent may claim (grace_over came) */
 	int computer;               /* the server's computer player's level, 0 for a person */
+	enum client_who who;        /* what the player is */
+	char rating[CLIENT_RATING_MAX]; /* its rating in this game's kind shown, "" for none */
+};
+
+/* A seat's rating before and after a rated game (game_over's "ratings"). */
+struct client_rating_change {
+	int has;                              /* game_over carried it */
+	double before, after;                 /* full precision */
+	char before_shown[CLIENT_RATING_MAX]; /* "1500?" */
+	char after_shown[CLIENT_RATING_MAX];  /* "1662?" */
 };
 
 /* One chat line. */
@@ -85,7 +109,9 @@ struct client_table {
 	int seat;    /* our side (0 or 1), or -1 when watching */
 	int started; /* both seats filled and play begun (rules: not open) */
 	struct client_seat seats[2];
-	struct game game;         /* the current position */
+	int rated;                             /* a rated game (state's "rated") */
+	struct client_rating_change change[2]; /* a rated game's end: each seat's change */
+	struct game game;                      /* the current position */
 	struct event_state rules; /* what the game's events decided (the views read the fields
 	                             client_state_table_follow() copies from it) */
 	int64_t seq;              /* rules.seq: the last game event seen; -1 at no table */
@@ -120,6 +146,7 @@ struct client_state {
 	enum client_link link;
 	char player_id[CLIENT_ID_MAX];
 	char name[CLIENT_NAME_MAX]; /* our name as the server knows it */
+	enum client_who who;        /* what we are: a guest, or logged in to an account */
 	struct client_entry list[CLIENT_LIST_MAX];
 	int nlist;
 	int list_offset; /* the place in the server's list of list[0] (a page of PROTOCOL_LIST_MAX)
@@ -260,6 +287,32 @@ void client_state_result_text(const struct client_table *t, char *buf, size_t si
 /* The same for a game of kind won by side winner (-1: a draw) with these HOKITO scores. */
 void client_state_outcome_text(enum game_kind kind, int winner, const int score[2], char *buf,
                                size_t size);
+
+/* The kind of a player object's "kind" word (NULL or unknown: CLIENT_WHO_UNKNOWN). */
+enum client_who client_state_who_parse(const char *word);
+
+/*
+ * A player's name as the views show it, with what it is and its rating: "alice 1623",
+ * "bob 1500?", "carol (guest)", "rob [bot] 1710"; the computer's name ("computer (level 4)")
+ * and a player of an old server as they are. rating may be NULL or "".
+ */
+void client_state_player_text(const char *name, enum client_who who, const char *rating, char *buf,
+                              size_t size);
+
+/*
+ * The seat's player of the table in those words ("(empty seat)" for none); our own seat as a
+ * guest without the mark (the views add "(you)").
+ */
+void client_state_seat_text(const struct client_table *t, int side, char *buf, size_t size);
+
+/*
+ * The rating change of a rated game's end for a side, "alice 1500? -> 1662?, +162" (the change
+ * in whole points of the full values); "" when the game_over carried none.
+ */
+void client_state_change_text(const struct client_table *t, int side, char *buf, size_t size);
+
+/* Whether we are logged in to an account (or a bot's): rated games are offered then. */
+int client_state_account(const struct client_state *st);
 
 /* The lobby entry with this id, or NULL. Returns a borrowed pointer. */
 const struct client_entry *client_state_entry(const struct client_state *st, const char *id);

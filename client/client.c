@@ -50,3 +50,11 @@ client_quit(struct client *c, int exit_code)
 	    exit_code < 128)
 		fprintf(stderr, "hokito: %s\n", c->st.message);
 }
+
+int
+client_login_ask(struct client *c, const char *code, int64_t retry_ms)
+{
+	if (c->view == NULL || c->view_data == NULL || c->view->login == NULL || c->quitting)
+		return 0;
+	return c->view->login(c, code, retry_ms);
+}

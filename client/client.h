@@ -11,6 +11,7 @@
  *        |            board, and client-screen.c, the base they draw with)
  *        v
  *   client-msg.c      what each server message means: changes of the state, notices
+ *   client-account.c  accounts' and ratings' replies (players' kinds, profile, leaderboard)
  *   client-eval.c     the replay's evaluations, on the thread pool
  *   client-save.c     the game's record saved to a file (asked for, then written off the loop)
  *        |
@@ -26,6 +27,7 @@
  *   client-alert.c    when to ring the bell, and the terminal's title; pure
  *   client-line.c     the line that won an OXONO game, in words; pure
  *   client-move.c     a typed move made into the notation; pure
+ *   client-password.c a password typed on the terminal without echo (--plain, --login)
  *
  * A view never talks to the socket: it asks for things through client_request_*, which encodes
  * the request and hands it to the network layer. The network layer decodes whole messages and
@@ -38,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
 #include <uv.h>
 
 #include "client-state.h"
@@ -87,6 +90,9 @@ struct client_options {
 	char *password;   /* --password-file or $HOKITO_PASSWORD: log in to the account name (owned,
 	                     NULL for a guest) */
 	int register_new; /* --register: create the account name with password first */
+	int login;        /* --login (or --register without a password): the full screen asks
+	                     for the password before the hello */
+	int rated;        /* create / quick: rated */
 };
 
 #define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */
@@ -132,6 +138,15 @@ struct client_view {
 	 * its flags instead).
 	 */
 	int (*ask)(struct client *c, const char *text);
+	/*
+	 * The server refused a login, a registration or a guest's name before greeting us (code:
+	 * its error word, "name_taken", "wrong_password", "login_throttled" with retry_ms,
+	 * "account_closed", "insecure_transport"...), or --login wants a password before the
+	 * hello (code NULL): ask the user again. Returns 1 when the view asks (the connection waits
+	 * for client_request_login()), 0 when it cannot: the client stops, as a script expects.
+	 * NULL: the same as returning 0.
+	 */
+	int (*login)(struct client *c, const char *code, int64_t retry_ms);
 };
 
 struct client_net; /* client-net.c */
@@ -153,6 +168,44 @@ struct client_history_entry {
 	char id[CLIENT_ID_MAX];
 	char line[2 * CLIENT_NAME_MAX +
 	          96]; /* "hokito alice vs bob: white wins (resign), 30 moves" */
+};
+
+#define CLIENT_PROFILE_RECENT 10  /* last games of a profile (the protocol's maximum) */
+#define CLIENT_LADDER_MAX     100 /* rows of one leaderboard page (the protocol's maximum) */
+#define CLIENT_NEXT_MAX       128 /* a page's "next" key, with its NUL */
+
+/* An account's rating in one game kind, as profile sends it. */
+struct client_profile_rating {
+	int has;                       /* the account has played this kind rated */
+	double rating, rd, vol, best;  /* full precision */
+	char shown[CLIENT_RATING_MAX]; /* "1662?" */
+	int64_t games, wins, draws, losses;
+};
+
+/* The last profile received (client-account.c). */
+struct client_profile {
+	char name[CLIENT_NAME_MAX]; /* the account's name, "" before the first */
+	enum client_who who;        /* account or bot */
+	int banned;                 /* "banned": true */
+	int64_t created_ms;         /* since when (ms since 1970, UTC) */
+	struct client_profile_rating kind[GAME_KINDS_MAX];         /* by enum game_kind */
+	struct client_history_entry recent[CLIENT_PROFILE_RECENT]; /* most recent first */
+	int nrecent;
+};
+
+/* One row of a leaderboard page. */
+struct client_ladder_row {
+	int64_t rank;
+	char name[CLIENT_NAME_MAX];
+	char line[CLIENT_NAME_MAX + 64]; /* "rob [bot] 1712  rd 80  31 games" */
+};
+
+/* The last leaderboard page received (client-account.c). */
+struct client_ladder {
+	enum game_kind kind;
+	struct client_ladder_row rows[CLIENT_LADDER_MAX];
+	int nrows;
+	char next[CLIENT_NEXT_MAX]; /* the key of the page after it, "" for the last */
 };
 
 #define CLIENT_EVAL_DEPTH 4 /* plies the replay's evaluations search (client-eval.c) */
@@ -223,6 +276,12 @@ struct client {
 	int nhistory;
 	int64_t history_total, history_offset; /* of that page */
 	uint64_t history_stamp;                /* bumped at every history page received */
+	char history_player[CLIENT_NAME_MAX];  /* the player the history asked for, "" all */
+	struct client_profile profile;         /* the last profile received */
+	uint64_t profile_stamp;                /* bumped at every profile received */
+	struct client_ladder ladder;           /* the last leaderboard page received */
+	uint64_t ladder_stamp;                 /* bumped at every leaderboard page received */
+	char login_name[CLIENT_NAME_MAX];      /* opt.name once the user typed another */
 	struct client_replay replay;           /* the game being replayed, if active */
 	struct client_evaluator *eval;         /* client-eval.c's search, NULL until needed */
 	uint64_t replay_stamp;                 /* bumped when a record arrives or the ply moves */
@@ -255,6 +314,12 @@ void client_notice(struct client *c, int error, const char *fmt, ...)
 
 /* The state changed: let the view redraw. */
 void client_update(struct client *c);
+
+/*
+ * The server refused the login, registration or guest name of our hello (code: its error word;
+ * NULL: --login asks before any hello): the view asks again (returns 1) or cannot (0).
+ */
+int client_login_ask(struct client *c, const char *code, int64_t retry_ms);
 
 /* client-alert.c: the bell and the terminal title; pure, the views ring and write them. */
 
@@ -319,10 +384,10 @@ void client_msg_handle(struct client *c, const struct msg *m);
 int client_request_list(struct client *c);
 /* level: 1..8 to play the server's computer at that level, 0 to wait for a person. */
 int client_request_create(struct client *c, enum game_kind kind, const char *variant, int seat,
-                          int private_game, const char *clock, int level);
+                          int private_game, const char *clock, int level, int rated);
 int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
-                         const char *clock);
+                         const char *clock, int rated);
 int client_request_watch(struct client *c, const char *id_or_code);
 /* Join game id as the lobby showed it open; if its seat was taken meanwhile, watch it. */
 int client_request_join_or_watch(struct client *c, const char *id);
@@ -350,7 +415,20 @@ int client_request_claim(struct client *c, int draw);
 /* Offer a draw; refused here, with a notice, against the server's computer (it takes none). */
 int client_request_draw_offer(struct client *c);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
-int client_request_history(struct client *c, int64_t offset, int limit);
+/* player: only the games of that player (an account's name, or our own), NULL for all. */
+int client_request_history(struct client *c, int64_t offset, int limit, const char *player);
+/* The profile of account name (NULL: our own). */
+int client_request_profile(struct client *c, const char *name);
+/* A leaderboard page of kind, after the key of the page before (NULL: the first). */
+int client_request_leaderboard(struct client *c, enum game_kind kind, const char *after);
+/*
+ * Log in to account name with password (register = 1: create it first), or go on as a guest
+ * named name (password NULL). Both strings are copied. Before the server has greeted us it is
+ * the hello (or register) of this connection; a guest already greeted registers on its own
+ * session (reply ok, the session is the account's), and logs in on a new connection (the
+ * guest's session is left). Returns 0, or -1 after a notice (seated at a game: leave first).
+ */
+int client_request_login(struct client *c, const char *name, const char *password, int reg);
 int client_request_record(struct client *c, const char *game);
 /* Whether a request of this type (an enum msg_type) awaits its reply. */
 int client_request_pending(const struct client *c, int type);
@@ -402,7 +480,11 @@ const char *client_net_token(const struct client *c);
 /* The server refused our token: forget it and say hello afresh on this connection. */
 void client_net_token_refused(struct client *c);
 
-/* The server said bye: "shutdown" (reconnect later) or "replaced" (stop for good). */
+/*
+ * The server said bye: "shutdown" (reconnect later), "replaced", "banned" or "closed" (stop for
+ * good), "idle" (come back at the next key) or "password_reset" (the full screen asks for the new
+ * password at the next connection; --plain stops).
+ */
 void client_net_bye(struct client *c, const char *reason);
 
 /*
@@ -413,6 +495,38 @@ void client_net_wake(struct client *c);
 
 /* Close the connection for good; the handles are freed in their close callbacks. */
 void client_net_stop(struct client *c);
+
+/*
+ * Say hello again with c->opt's name, password and register_new: on this connection when its
+ * hello has not been answered with a welcome (a refused hello may be tried again on it), else
+ * on a new connection and a new session. Requests awaiting their answer are forgotten then.
+ */
+void client_net_login(struct client *c);
+
+/* client-account.c: the replies of accounts and ratings, read into struct client. */
+
+/* A player object's kind and rating (rating: "" when it has none), as far as they read. */
+void client_account_player(const json_t *p, enum client_who *who, char *rating, size_t size);
+
+/* One history entry (PROTOCOL.md 7.6) as the views show it. */
+void client_account_history_entry(const json_t *g, struct client_history_entry *e);
+
+/* A profile reply: into c->profile. */
+void client_account_profile(struct client *c, const json_t *root);
+
+/* A leaderboard reply: into c->ladder. */
+void client_account_ladder(struct client *c, const json_t *root);
+
+/* client-password.c: a password typed on the terminal, without echo. */
+
+/* Turn the echo of terminal fd off (on = 0) or on again. Returns 0, or -1 for no terminal. */
+int client_password_echo(int fd, int on);
+
+/*
+ * Read one line from terminal fd with its echo off (on again after), without its end, into buf
+ * (cut to size). Returns 0, or -1 when fd is no terminal or ended before a byte was typed.
+ */
+int client_password_read(int fd, char *buf, size_t size);
 
 /* client-session.c: the session token kept across restarts. */
 

@@ -56,7 +56,7 @@ def test_plain(tap, port, tmp, clock):
     gid = m.group(1)
     bob = ct.Plain(port, "bob", [], os.path.join(tmp, "bob"))
     bob.send("list")
-    tap.check(bob.expect(r"^game %s hokito standard open alice vs -, move 0, spectators 0, "
+    tap.check(bob.expect(r"^game %s hokito standard open alice \(guest\) vs -, move 0, spectators 0, "
                          r"clock 5\+3$" % gid, 10),
               "plain: the lobby list gives a game's time control", bob.text())
     bob.send("join " + gid)

@@ -118,7 +118,7 @@ def test_hokito_game(tap, port, tmp):
               alice.text())
     bob = ct.Plain(port, "bob", [], homes["bob"])
     bob.send("list")
-    tap.check(bob.expect(r"^game %s hokito standard open alice vs -" % gid, 10),
+    tap.check(bob.expect(r"^game %s hokito standard open alice \(guest\) vs -" % gid, 10),
               "bob lists the open game", bob.text())
     bob.send("clock")
     tap.check(bob.expect(r"^error: not at a game$", 10),
@@ -204,11 +204,11 @@ def test_hokito_game(tap, port, tmp):
         tap.check(("wins" in over[2].group(1) or "Draw" in over[2].group(1)) and
                   "no legal move" in over[2].group(1), "the result names the winner and why",
                   over[2].group(0))
-    tap.check(carol.seen(r"^players: black alice score \d+; white bob score \d+"),
+    tap.check(carol.seen(r"^players: black alice \(guest\) score \d+; white bob \(guest\) score \d+"),
               "the spectator sees both scores", carol.text()[-1500:])
     # the lobby gives how a finished game ended
     carol.send("list")
-    tap.check(carol.expect(r"^game %s hokito standard finished alice vs bob, move %d, "
+    tap.check(carol.expect(r"^game %s hokito standard finished alice \(guest\) vs bob \(guest\), move %d, "
                            r"spectators \d+, (black wins|white wins|draw) \(blocked\)$"
                            % (gid, ply), 10),
               "list: a finished game with its result and why", carol.text()[-1500:])
@@ -622,7 +622,7 @@ def test_busy_server(tap):
                   p.text())
         p.send("list 100")
         tap.check(p.expect(r"^games: 30 \(101 to 130 of 130\)$", 10) and
-                  p.expect(r"^game g1 hokito standard live (host0 vs bob|bob vs host0)", 10),
+                  p.expect(r"^game g1 hokito standard live (host0 \(guest\) vs bob \(guest\)|bob \(guest\) vs host0 \(guest\))", 10),
                   "list 100: the second page, the live game last", p.text())
         p.send("watch g1")
         tap.check(p.expect(r"^watching game g1", 10) and "over the limit" not in p.text(),

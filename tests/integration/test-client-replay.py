@@ -74,7 +74,7 @@ def main(tap):
         r = ct.Plain(server.port, "rita", [], os.path.join(tmp, "rita"))
         r.send("history")
         tap.check(r.expect(r"^history: games 1 to 1 of 1 finished", 10) and
-                  r.expect(r"^game %s hokito ann vs ben: white wins \(resign\), 6 moves" % g,
+                  r.expect(r"^game %s hokito ann \(guest\) vs ben \(guest\): white wins \(resign\), 6 moves" % g,
                            10), "history lists the finished game", r.text())
         r.send("replay %s" % g)
         tap.check(r.expect(r"^replay %s: move 0 of 6: the start, black ann vs white ben" % g, 10),
@@ -103,7 +103,8 @@ def main(tap):
         tap.check(r.expect(r"^replay %s: move 0 of 6" % g, 10), "prev at the start stays there")
         # counts that are not counts are refused, and a huge one goes to the end
         for cmd, usage in (("next x", "next [N]"), ("prev -2", "prev [N]"),
-                           ("history -1", "history [OFFSET]"), ("history abc", "history [OFFSET]")):
+                           ("history -1", "history [PLAYER] [OFFSET]"),
+                           ("history ann abc", "history [PLAYER] [OFFSET]")):
             r.send(cmd)
             tap.check(r.expect(r"^error: usage: %s" % re.escape(usage), 10),
                       "%s: its usage, not a silent default" % cmd, r.text())
@@ -131,7 +132,7 @@ def main(tap):
             if "private" in what:
                 # issue 24: one's own private games are in one's history, and replay by id
                 p.send("history")
-                tap.check(p.expect(r"^game %s hokito ivy vs jay: black wins \(resign\)" % g,
+                tap.check(p.expect(r"^game %s hokito ivy \(guest\) vs jay \(guest\): black wins \(resign\)" % g,
                                    10),
                           "history lists the player's own private game", p.text())
                 p.send("replay %s" % g)
@@ -144,7 +145,8 @@ def main(tap):
         g, _, _ = finish_game(server.port, (wide, "zed"), 0)
         h = ct.Plain(server.port, "hal", [], os.path.join(tmp, "hal"))
         h.send("history")
-        tap.check(h.expect(r"^game %s hokito %s vs zed: white wins \(resign\), 0 moves$"
+        tap.check(h.expect(r"^game %s hokito %s \(guest\) vs zed \(guest\): white wins "
+                           r"\(resign\), 0 moves$"
                            % (g, wide), 10),
                   "history: a 32-character name of 4-byte characters is whole", h.text())
         h.close()

@@ -81,8 +81,8 @@ def main(tap):
         tap.check(tmux.expect("rita", r"Finished games +1 to 20 of 22, most recent first", 10),
                   "h: the first page of the history", tmux.capture("rita"))
         tmux.keys("rita", "n")
-        tap.check(tmux.expect("rita", r"21 to 22 of 22.*%s +hokito ann vs ben: white wins "
-                              r"\(resign\), 6 moves" % g, 10),
+        tap.check(tmux.expect("rita", r"21 to 22 of 22.*%s +hokito ann \(guest\) vs "
+                              r"ben \(guest\): white wins \(resign\), 6 moves" % g, 10),
                   "n: the next page holds the oldest game", tmux.capture("rita"))
         tmux.keys("rita", "p")
         tap.check(tmux.expect("rita", r"1 to 20 of 22", 10), "p: back to the first page",
@@ -188,8 +188,8 @@ def main(tap):
         tmux.keys("rita", "Enter")
         tmux.expect("rita", r"Games on this server", 10)
         tmux.keys("rita", "h")
-        tap.check(tmux.expect("rita", r"%s +hokito abe vs abi: aborted \(abort\), 1 move\n" %
-                              st["game"], 10),
+        tap.check(tmux.expect("rita", r"%s +hokito abe \(guest\) vs abi \(guest\): "
+                              r"aborted \(abort\), 1 move\n" % st["game"], 10),
                   "the history: the aborted game, its one move \"1 move\"",
                   tmux.capture("rita"))
         tmux.keys("rita", "Enter")

@@ -185,7 +185,7 @@ def hokito_game(tap, tmux, server, proxy, tmp):
 
     start(tmux, tmp, "carol", "%s --port %d --name carol" % (hk, server.port), env_for(tmp, "carol"))
     carol = Player(tmux, "carol")
-    tap.check(carol.expect(r"%s +hokito +standard +open +alice vs -" % gid, 10),
+    tap.check(carol.expect(r"%s +hokito +standard +open +alice \(guest\) vs -" % gid, 10),
               "the lobby lists the open game", carol.screen())
     carol.t.keys("carol", "w")
     tap.check(carol.expect(r"Black to move|Waiting for an opponent", 10) and
@@ -341,8 +341,8 @@ def hokito_game(tap, tmux, server, proxy, tmp):
                   for p in (alice, bob, carol)),
               "the status line says the game is over and why (not what it said during the game)",
               bob.screen())
-    tap.check(re.search(r"B +Black +alice +%d" % sc["black"], scr) and
-              re.search(r"W +White +bob +%d" % sc["white"], scr),
+    tap.check(re.search(r"B +Black +alice \(guest\) +%d" % sc["black"], scr) and
+              re.search(r"W +White +bob \(guest\) +%d" % sc["white"], scr),
               "the spectator's panel shows the final scores", scr)
     tap.check(re.search(r"\b\d+\. +[a-f][1-6]-[a-f][1-6]", scr) and "Spectators (2)" in scr,
               "move list and spectators are shown",
@@ -445,7 +445,7 @@ def oxono_game(tap, tmux, server, tmp):
               "ben joins by id from the command line", pia.screen())
     scr = pia.screen()
     tap.check(re.search(r"P +Pink +pia \(you\) +X8 +O8", scr) and
-              re.search(r"B +Black +ben +X8 +O8", scr), "OXONO reserves are shown", scr)
+              re.search(r"B +Black +ben \(guest\) +X8 +O8", scr), "OXONO reserves are shown", scr)
     tap.check(re.search(r" X  ", scr) and re.search(r" O  ", scr), "both totems are drawn", scr)
     watcher = ct.Watcher(server.port, gid)
     ct.wait_for(lambda: watcher.snapshot()[0], 10)
@@ -597,7 +597,7 @@ def small_screens(tap, tmux, server, tmp):
     tmux.keys("pat", "Escape")
     tap.check(pat.expect(r"Moves *\n[^\n]* 1\. +%s +%s" % (re.escape(first), re.escape(second)), 5)
               and re.search(r"P +pat \(you\) +X\d O\d", pat.screen()) and
-              re.search(r"B +quin +X\d O\d", pat.screen()),
+              re.search(r"B +quin \(guest\) +X\d O\d", pat.screen()),
               "64x18: the players' names, the moves heading and the moves, none drawn over",
               pat.screen())
     tap.check(wait_all_keys(tmux, "pat", ("Enter", "arrows", ":", "r", "d", "t", "?"),
@@ -736,7 +736,7 @@ def create_refused(tap, tmux, tmp):
         STDERR.append(path)
         tmux.start("vic", "%s --port %d --name vic" % (ct.HOKITO, full.port),
                    env_for(tmp, "vic"), 80, 24, stderr=path)
-        tmux.expect("vic", r"open +una vs -|open +- vs una", 10)
+        tmux.expect("vic", r"open +una \(guest\) vs -|open +- vs una \(guest\)", 10)
         tmux.keys("vic", "c")
         tap.check(wait_keys(tmux, "vic", ("Up/Down", "field"), ("Esc", "cancel"),
                             ("Enter", "create")),
@@ -754,7 +754,7 @@ def create_refused(tap, tmux, tmp):
         tmux.start("wes", "%s --port %d --name wes create" % (ct.HOKITO, full.port),
                    env_for(tmp, "wes"), 80, 24, stderr=path)
         tap.check(tmux.expect("wes", r"maximum", 10) and
-                  tmux.expect("wes", r"open +una vs -|open +- vs una", 1) and
+                  tmux.expect("wes", r"open +una \(guest\) vs -|open +- vs una \(guest\)", 1) and
                   "No games yet" not in tmux.capture("wes"),
                   "a refused create from the command line: the lobby lists the games at once",
                   tmux.capture("wes"))
@@ -863,13 +863,13 @@ def lobby_columns(tap, tmux, server, tmp):
             conns.append(c)
         tmux.start("lob", "%s --port %d --name lou" % (ct.HOKITO, server.port),
                    env_for(tmp, "lou"), 80, 24)
-        ok = tmux.expect("lob", r"lob03 vs -", 10)
+        ok = tmux.expect("lob", r"lob03 \(guest\) vs -", 10)
         lines = tmux.capture("lob").split("\n")
         head = [l for l in lines if "WATCH" in l]
-        row = [l for l in lines if "lob03 vs -" in l]
+        row = [l for l in lines if "lob03 (guest) vs -" in l]
         tap.check(ok and head and row and "CLOCK" in head[0] and
                   row[0].find("7+5") == head[0].find("CLOCK") and
-                  re.search(r"lob02 vs - +- +0 +0$", tmux.capture("lob"), re.M),
+                  re.search(r"lob02 \(guest\) vs - +- +0 +0$", tmux.capture("lob"), re.M),
                   "80 columns, the lobby: a game's time control under CLOCK, '-' without one",
                   tmux.capture("lob"))
         def rows_said():
@@ -895,8 +895,8 @@ def lobby_columns(tap, tmux, server, tmp):
         j.request({"type": "abort"})
         conns += [z, j]
         tmux.resize("lob", 100, 50)
-        tap.check(tmux.expect("lob", r" g\d+ +hokito +standard +aborted +lobz vs lobj ", 10) and
-                  "lob00 vs -" not in tmux.capture("lob") and
+        tap.check(tmux.expect("lob", r" g\d+ +hokito +standard +aborted +lobz \(guest\) vs lobj \(guest\) ", 10) and
+                  "lob00 (guest) vs -" not in tmux.capture("lob") and
                   not re.search(r"^ +g\d+ .* finished ", tmux.capture("lob"), re.M),
                   "the lobby: a finished game shows its outcome (aborted, drawn, SIDE won)",
                   tmux.capture("lob"))

@@ -290,9 +290,62 @@ TEST(rules_shown_on_the_table)
 	ASSERT(client_state_our_turn(&st));
 }
 
+/* Names show what they are: an account with its rating, a guest, a bot, the computer. */
+TEST(players_marked)
+{
+	char buf[200];
+
+	ASSERT_EQ(client_state_who_parse("account"), CLIENT_WHO_ACCOUNT);
+	ASSERT_EQ(client_state_who_parse("guest"), CLIENT_WHO_GUEST);
+	ASSERT_EQ(client_state_who_parse("computer"), CLIENT_WHO_COMPUTER);
+	ASSERT_EQ(client_state_who_parse("bot"), CLIENT_WHO_BOT);
+	ASSERT_EQ(client_state_who_parse("robot"), CLIENT_WHO_UNKNOWN);
+	ASSERT_EQ(client_state_who_parse(NULL), CLIENT_WHO_UNKNOWN);
+	client_state_player_text("alice", CLIENT_WHO_ACCOUNT, "1623", buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "alice 1623");
+	client_state_player_text("bob", CLIENT_WHO_ACCOUNT, "1500?", buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "bob 1500?");
+	client_state_player_text("bob", CLIENT_WHO_ACCOUNT, NULL, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "bob");
+	client_state_player_text("carol", CLIENT_WHO_GUEST, "", buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "carol (guest)");
+	client_state_player_text("rob", CLIENT_WHO_BOT, "1710", buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "rob [bot] 1710");
+	client_state_player_text("computer (level 4)", CLIENT_WHO_COMPUTER, "", buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "computer (level 4)");
+	client_state_player_text("old", CLIENT_WHO_UNKNOWN, "", buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "old"); /* a server that does not say */
+}
+
+/* A rated game's end: each side's change in whole points of the full values. */
+TEST(rating_change_words)
+{
+	struct client_state st;
+	struct client_table *t = &st.table;
+	char buf[200];
+
+	client_state_init(&st);
+	ASSERT_EQ(table(&st, 0), 0);
+	snprintf(t->seats[0].name, sizeof t->seats[0].name, "alice");
+	snprintf(t->seats[1].name, sizeof t->seats[1].name, "bob");
+	client_state_change_text(t, 0, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, ""); /* a casual game */
+	t->change[0] = (struct client_rating_change){1, 1500.0, 1662.31, "1500?", "1662?"};
+	t->change[1] = (struct client_rating_change){1, 1500.0, 1337.69, "1500?", "1338?"};
+	client_state_change_text(t, 0, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "alice 1500? -> 1662?, +162");
+	client_state_change_text(t, 1, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "bob 1500? -> 1338?, -162");
+	t->change[1] = (struct client_rating_change){1, 1600.2, 1600.0, "1600", "1600"};
+	client_state_change_text(t, 1, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "bob 1600 -> 1600, +0");
+}
+
 int
 main(void)
 {
+	RUN(players_marked);
+	RUN(rating_change_words);
 	RUN(move_refused_before_sending);
 	RUN(selectable_says_why);
 	RUN(replayed_move_applied_once);
