@@ -205,6 +205,8 @@ struct lobby {
 	uint64_t read_ticket;       /* the last store read's ticket */
 	struct accounts accounts;   /* the accounts and the throttles of logins (auth.c) */
 	struct rating_book ratings; /* the accounts' ratings (rating.h), env.ratings points here */
+	uint64_t quick_due; /* lobby time a window of the rated quick pool widens next (pairing.c);
+	                       UINT64_MAX: none */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -351,8 +353,8 @@ void lobby_wait_drop(struct lobby *lb, struct lobby_wait *w);
 
 /*
  * The first moment after the virtual time, and before to, at which something falls due in a game:
- * a clock or grace deadline, or the end of --linger for a game none of its players is at. to if
- * nothing does.
+ * a clock or grace deadline, a widening of the rated quick pool's windows, or the end of --linger
+ * for a game none of its players is at. to if nothing does.
  */
 uint64_t lobby_test_clock_next(const struct lobby *lb, uint64_t to);
 
