@@ -34,6 +34,7 @@
 #include "log.h"
 #include "msg.h"
 #include "osrand.h"
+#include "pairing.h"
 #include "rng.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -397,6 +398,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lobby_computer_move(lb, ctx.game, ctx.ply, ctx.move);
 		}
 		lobby_tick(lb);
+		pairing_wake(lb); /* as the node wakes the rated quick pool */
 		pos += len + 1;
 	}
 	for (int i = 0; i < PEERS; i++)
