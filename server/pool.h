@@ -30,8 +30,9 @@ int pool_accepts(const struct pool_waiter *a, const struct pool_waiter *b, uint6
  * lower index) and takes the closest in rating among those not yet paired that it accepts and
  * that accept it (pool_accepts(); on equal distances, the longest waiting, then the lower index);
  * then the next longest waiting not yet paired, and so on. partner[i] (n of them, filled here) is
- * the index of i's partner, or POOL_NONE. Returns the number of pairs made. O(n log n) to sort,
- * then each waiter looks only at the ratings inside its own window.
+ * the index of i's partner, or POOL_NONE. Returns the number of pairs made. O(n log n) for the
+ * sorts, then O(log n) for each waiter and class of equal windows (at most (highest - lowest
+ * rating) / 50 + 2 classes).
  */
 size_t pool_pair(const struct pool_waiter *w, size_t n, uint64_t now, size_t *partner);
 

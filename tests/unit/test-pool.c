@@ -3,6 +3,8 @@
  * other's rating, the longest waiting is served first, with the closest rating, and the moments
  * a window widens.
  */
+#include <stdio.h>
+
 #include "pool.h"
 #include "test.h"
 
@@ -121,6 +123,77 @@ TEST(many)
 		ASSERT_EQ(partner[i], i ^ 1);
 }
 
+/* The rule as PROTOCOL.md says it, plainly, in O(n^2): what pool_pair() must agree with. */
+static void
+pair_plainly(const struct pool_waiter *w, size_t n, uint64_t now, size_t *partner)
+{
+	int done[64] = {0};
+
+	for (size_t i = 0; i < n; i++)
+		partner[i] = POOL_NONE;
+	for (size_t round = 0; round < n; round++) {
+		size_t i = POOL_NONE, best = POOL_NONE;
+		double best_d = 0;
+
+		/* the longest waiting not yet looked at */
+		for (size_t j = 0; j < n; j++)
+			if (!done[j] && (i == POOL_NONE || w[j].since < w[i].since))
+				i = j;
+		done[i] = 1;
+		if (partner[i] != POOL_NONE)
+			continue;
+		for (size_t c = 0; c < n; c++) {
+			double d = w[c].rating > w[i].rating ? w[c].rating - w[i].rating
+			                                     : w[i].rating - w[c].rating;
+
+			if (c == i || partner[c] != POOL_NONE || !pool_accepts(&w[i], &w[c], now))
+				continue;
+			if (best == POOL_NONE || d < best_d ||
+			    (d == best_d && w[c].since < w[best].since)) {
+				best = c;
+				best_d = d;
+			}
+		}
+		if (best != POOL_NONE) {
+			partner[i] = best;
+			partner[best] = i;
+		}
+	}
+}
+
+/* 20000 random pools, with many equal ratings and waits: the same pairs as the plain rule. */
+TEST(agrees_with_the_plain_rule)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	for (int run = 0; run < 20000; run++) {
+		struct pool_waiter w[64];
+		size_t a[64], b[64], n;
+		uint64_t now;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		n = (size_t)(x >> 58); /* 0 to 63 */
+		now = 200 * S + (x >> 20) % (20 * S);
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* few distinct ratings (ties), waits from 0 to 200 s in few steps */
+			w[i].rating = 1000 + (double)((x >> 33) % (run % 3 == 0 ? 4 : 40)) * 25 +
+			              (run % 5 == 0 ? (double)((x >> 20) % 7) / 8 : 0);
+			w[i].since =
+			        (x >> 45) % (run % 2 ? 5 : 41) * 5 * S + (run % 7 == 0 ? 3 : 0);
+		}
+		pool_pair(w, n, now, a);
+		pair_plainly(w, n, now, b);
+		for (size_t i = 0; i < n; i++)
+			if (a[i] != b[i]) {
+				printf("# run %d: waiter %zu paired with %zu, the plain rule says "
+				       "%zu\n",
+				       run, i, a[i], b[i]);
+				ASSERT_EQ(a[i], b[i]);
+			}
+	}
+}
+
 /* A window widens every whole 10 s of the wait. */
 TEST(next_widening)
 {
@@ -140,6 +213,7 @@ main(void)
 	RUN(ties);
 	RUN(skip_narrow_window);
 	RUN(many);
+	RUN(agrees_with_the_plain_rule);
 	RUN(next_widening);
 	TEST_END();
 }
