@@ -136,8 +136,9 @@ pool_pair(const struct pool_waiter *w, size_t n, uint64_t now, size_t *partner)
 		hi = i == 0 || w[i].rating > hi ? w[i].rating : hi;
 	}
 	/* past kmax widenings a window covers every rating of the pool */
-	kmax = hi - lo <= RATING_WINDOW_START
-	               ? 0
+	kmax = hi - lo <= RATING_WINDOW_START ? 0
+	       : hi - lo > 1e12 /* not a rating: no cap that means anything */
+	               ? UINT64_MAX
 	               : (uint64_t)((hi - lo - RATING_WINDOW_START) / RATING_WINDOW_STEP) + 1;
 	slot = xmalloc(n * sizeof *slot);
 	wait = xmalloc(n * sizeof *wait);
