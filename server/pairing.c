@@ -129,6 +129,8 @@ pairing_wake(struct lobby *lb)
 	struct pairing_entry *e = NULL;
 	size_t n = 0, cap = 0, waiting = 0;
 
+	if (lb->store_down != NULL) /* a game that starts could not be stored: later */
+		return;
 	for (size_t i = 0; i < lb->ntables; i++) {
 		struct table *t = lb->tables[i];
 		int seat;
