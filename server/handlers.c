@@ -32,6 +32,7 @@
 #include "ladder.h"
 #include "log.h"
 #include "match.h"
+#include "pairing.h"
 #include "play.h"
 
 /*
@@ -270,6 +271,7 @@ handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 		lb->virtual_ms = lobby_test_clock_next(lb, to);
 		lobby_wake(lb);
 		lobby_tick(lb);
+		pairing_wake(lb);
 	} while (lb->virtual_ms < to);
 	lobby_send_ok(lb, peer, MSG_TEST_CLOCK, -1, m->id);
 }

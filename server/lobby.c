@@ -78,6 +78,7 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	accounts_init(&lb->accounts);
 	rating_book_init(&lb->ratings);
 	lb->env.ratings = &lb->ratings;
+	lb->quick_due = UINT64_MAX; /* set by quick and pairing_wake() */
 	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr ||
 	    cfg->addr_sessions) {
 		struct quota_config qc = {.rate = cfg->rate_per_addr,
@@ -671,8 +672,9 @@ lobby_touched(struct lobby *lb, struct table *t)
 
 /*
  * The first moment after the virtual time, and before to, at which something falls due in a game:
- * a clock or grace deadline (the heap), or the end of --linger for a game none of its players is
- * at (table_desert_check()). to if nothing does.
+ * a clock or grace deadline (the heap), the next widening of the rated quick pool's windows
+ * (lb->quick_due), or the end of --linger for a game none of its players is at
+ * (table_desert_check()). to if nothing does.
  */
 uint64_t
 lobby_test_clock_next(const struct lobby *lb, uint64_t to)
@@ -682,6 +684,8 @@ lobby_test_clock_next(const struct lobby *lb, uint64_t to)
 
 	if (first != NULL && first->heap_deadline > lb->virtual_ms && first->heap_deadline < next)
 		next = first->heap_deadline;
+	if (lb->quick_due > lb->virtual_ms && lb->quick_due < next)
+		next = lb->quick_due;
 	for (size_t i = 0; i < lb->ntables; i++) {
 		const struct table *t = lb->tables[i];
 		uint64_t d = t->deserted_since + lb->cfg.linger_ms;
@@ -770,7 +774,9 @@ lobby_tick(struct lobby *lb)
 
 /*
  * Ask the network layer to wake us at the earliest deadline: of all live games (the top of the
- * deadline heap, in lobby time) and of the spectators notices that wait (real time).
+ * deadline heap, in lobby time), the next widening of the rated quick pool's windows
+ * (lb->quick_due, lobby time: its wake-up pairs players, pairing_wake()) and of the spectators
+ * notices that wait (real time).
  */
 void
 lobby_arm(struct lobby *lb)
@@ -791,6 +797,13 @@ lobby_arm(struct lobby *lb)
 			delay = 0;
 		else if (!lb->cfg.test_clock)
 			delay = d - now;
+	}
+	if (lb->quick_due != UINT64_MAX && lb->store_down == NULL) {
+		now = lobby_time(lb);
+		if (lb->quick_due <= now)
+			delay = 0;
+		else if (!lb->cfg.test_clock && lb->quick_due - now < delay)
+			delay = lb->quick_due - now;
 	}
 	if (!LIST_EMPTY(&lb->spect_waiting)) {
 		struct table *t;

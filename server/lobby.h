@@ -214,6 +214,8 @@ struct lobby {
 	const char *store_down;     /* the store cannot write: why (static), else NULL */
 	uint64_t paused_at;         /* ops->now when it went down: the game time stops there */
 	uint64_t paused_ms;         /* the time the store was down, not counted in lobby_time() */
+	uint64_t quick_due; /* lobby time a window of the rated quick pool widens next (pairing.c);
+	                       UINT64_MAX: none */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -370,8 +372,8 @@ void lobby_wait_drop(struct lobby *lb, struct lobby_wait *w);
 
 /*
  * The first moment after the virtual time, and before to, at which something falls due in a game:
- * a clock or grace deadline, or the end of --linger for a game none of its players is at. to if
- * nothing does.
+ * a clock or grace deadline, a widening of the rated quick pool's windows, or the end of --linger
+ * for a game none of its players is at. to if nothing does.
  */
 uint64_t lobby_test_clock_next(const struct lobby *lb, uint64_t to);
 

@@ -15,7 +15,9 @@
 #include "log.h"
 #include "match.h"
 #include "osrand.h"
+#include "pairing.h"
 #include "play.h"
+#include "pool.h"
 
 /* Whether s is seated in a game that is not over (open, live or adjourned). */
 static int
@@ -66,23 +68,11 @@ do_create(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, enum g
 	return t;
 }
 
-/* Seat s at the open seat of t, start the game and reply its state. */
+/* Seat the requester at the open seat of t, start the game and reply its state. */
 static void
 do_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct table *t)
 {
-	struct session *s = peer->session;
-	int seat;
-
-	lobby_session_leave(lb, s);
-	seat = t->seat_taken[0] ? 1 : 0;
-	table_seat(t, seat, s);
-	table_seated_emit(t, seat, s);
-	table_start(t, s);
-	lobby_finished_touch(lb, t);
-	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,
-	         game_side_name(t->kind, seat));
-	lobby_send(lb, peer, table_state_new(t, s, m->id));
-	table_your_turn(t);
+	pairing_join(lb, peer->session, t, m->id);
 }
 
 /* A player takes its seat of an adjourned game back (it had left it). */
@@ -206,26 +196,32 @@ match_join(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 
 /*
  * How far t's waiting player is from s in rating, for the rated pool: the distance, or -1 when
- * they may not be paired yet (farther apart than the window of the waiter's wait allows,
- * rating_quick_window()).
+ * they may not be paired yet (pool_accepts(): the window of the waiter's wait and s's window,
+ * +-100 as it has not waited yet, must both cover the other).
  */
 static double
 rated_distance(struct lobby *lb, const struct table *t, int seat, const struct session *s)
 {
 	struct glicko a, b;
-	double d;
+	struct pool_waiter x, y;
+	uint64_t now = lobby_time(lb);
 
 	rating_book_glicko(&lb->ratings, t->seat_account[seat], t->kind, &a);
 	rating_book_glicko(&lb->ratings, s->account, t->kind, &b);
-	d = a.rating > b.rating ? a.rating - b.rating : b.rating - a.rating;
-	return d <= rating_quick_window(lobby_time(lb) - t->opened_at) ? d : -1;
+	x = (struct pool_waiter){a.rating, t->opened_at};
+	y = (struct pool_waiter){b.rating, now};
+	if (!pool_accepts(&x, &y, now))
+		return -1;
+	return a.rating > b.rating ? a.rating - b.rating : b.rating - a.rating;
 }
 
 /*
  * Quick pairing, in two pools, among the open public games of the same kind, variant and clock:
  * a casual game pairs with the first unrated one; a rated game (accounts only) with the rated
- * one whose waiting account is closest in rating, within a window that widens as the waiter
- * waits (PROTOCOL.md quick). With no partner the player opens a game of its pool and waits.
+ * one whose waiting account is closest in rating, within the windows of both, which widen as
+ * they wait (PROTOCOL.md quick). With no partner the player opens a game of its pool and waits;
+ * in the rated pool, pairing_wake() pairs it later, when windows widen (the first wake-up is at
+ * the end of its first 10 s).
  */
 void
 match_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -266,8 +262,10 @@ match_quick(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		do_join(lb, peer, m, best);
 		return;
 	}
-	do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms, m->clock_inc_ms,
-	          0, m->rated);
+	t = do_create(lb, peer, m, m->kind, m->variant, -1, 0, 0, 0, m->clock_base_ms,
+	              m->clock_inc_ms, 0, m->rated);
+	if (t != NULL && m->rated && pool_next_widening(t->opened_at, t->opened_at) < lb->quick_due)
+		lb->quick_due = pool_next_widening(t->opened_at, t->opened_at);
 }
 
 /* Whether s is among t's connected spectators. */

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "node.h"
 #include "operators.h"
+#include "pairing.h"
 #include "reader.h"
 #include "restore.h"
 #include "think.h"
@@ -86,6 +87,7 @@ node_wake_cb(uv_timer_t *t)
 	struct node *nd = t->data;
 
 	lobby_wake(nd->lobby);
+	pairing_wake(nd->lobby); /* the rated quick pool's windows widened (lobby_arm()) */
 	net_reap(nd->net);
 }
 
@@ -473,6 +475,8 @@ node_restore(struct node *nd, struct store_error *err)
 		rc = restore_lobby(nd->lobby, err);
 	if (rc >= 0) /* banned while no server ran (hokitod accounts on the file) */
 		operators_restore(nd->lobby);
+	if (rc >= 0) /* the rated pool's games brought back: when their windows widen */
+		pairing_wake(nd->lobby);
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && (crc = turn_commit_now(nd->turn, err)) < 0)
 		rc = crc;

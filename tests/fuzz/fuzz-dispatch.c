@@ -34,12 +34,13 @@
 #include "log.h"
 #include "msg.h"
 #include "osrand.h"
+#include "pairing.h"
 #include "rng.h"
 #include "wire.h"
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 1048, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 1056, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 368, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2784, "struct table changed: see fuzz_lobby_copy()");
 #endif
@@ -397,6 +398,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lobby_computer_move(lb, ctx.game, ctx.ply, ctx.move);
 		}
 		lobby_tick(lb);
+		pairing_wake(lb); /* as the node wakes the rated quick pool */
 		pos += len + 1;
 	}
 	for (int i = 0; i < PEERS; i++)

@@ -285,37 +285,130 @@ def quick(c, rated=True):
     return r
 
 
+def nothing_came(*clients):
+    """No event reached any of clients before the reply to a ping (asked after the event's
+    cause: what the server sends a connection comes in order)."""
+    for c in clients:
+        r, others = c.request({"type": "ping"})
+        assert r["type"] == "pong" and not others, others
+
+
+def advance(k, ms):
+    r, _ = k.request({"type": "test_clock", "advance_ms": ms})
+    assert r["type"] == "ok", r
+
+
+def paired(keeper, mover, game):
+    """keeper waited longer and keeps its game: seated then started, as at a join; mover's
+    own open game ends (game_over, aborted, abandoned) and it gets the started game's state,
+    unasked. Returns mover's state."""
+    seated = keeper.expect("seated")
+    assert seated["game"] == game, seated
+    started = keeper.expect("started")
+    assert started["game"] == game and started["seq"] == seated["seq"] + 1, started
+    over = mover.expect("game_over")
+    assert over["game"] != game and over["result"] == "aborted", over
+    assert over["reason"] == "abandoned" and "ratings" not in over, over
+    st = mover.expect("state")
+    assert st["game"] == game and st["status"] == "live" and st["rated"] is True, st
+    assert "id" not in st and st["seq"] == started["seq"], st
+    return st
+
+
 def test_quick_pool():
-    """The rated pool pairs accounts close in rating first, within +-100 at first and 50 more
-    for every 10 s waited (test_clock); the casual pool never pairs with a rated game."""
+    """The rated pool pairs accounts close in rating first, each one's window +-100 at first and
+    50 more for every whole 10 s it waited (test_clock); the casual pool never pairs with a
+    rated game; two players who both wait are paired as soon as both windows cover the other,
+    without a request, and not a moment before."""
     srv = Server("--test-clock")
     try:
         x, _ = register(srv, "Lou_q")
         y, _ = register(srv, "Max_q")
         rated_game(y, x)  # Lou (white) wins: 1662, Max 1338
+        _, over = rated_game(y, x)  # and again: some 420 apart
+        lou = over["ratings"]["white"]["after"]
+        mx = over["ratings"]["black"]["after"]
+        d = lou - mx
+        assert 400 <= d < 450, over  # +-450 needed: 70 s of waiting
         z, _ = register(srv, "Ned_q")  # 1500, new
         v, _ = register(srv, "Oli_q")  # 1500, new
         k = srv.connect("clock")
         sx = quick(x)
         assert sx["status"] == "open" and sx["rated"] is True, sx
-        sy = quick(y)  # 324 apart: not within 100
-        assert sy["status"] == "open" and sy["game"] != sx["game"], sy
         g = srv.connect("guest_q")
         sg = quick(g, rated=False)  # casual: never a rated game
         assert sg["status"] == "open" and not sg["rated"], sg
         r, _ = g.request({"type": "leave"})
-        sz = quick(z)  # 162 from each: not yet
-        assert sz["status"] == "open", sz
-        r, _ = k.request({"type": "test_clock", "advance_ms": 50000})
-        assert r["type"] == "ok", r
-        # now Lou's, Max's and Ned's windows are 350: Oli (1500) takes the closest, Ned
-        sv = quick(v)
+        sz = quick(z)  # 200-odd from Lou: not within +-100
+        assert sz["status"] == "open" and sz["game"] != sx["game"], sz
+        sv = quick(v)  # Ned is the closest (0) and within reach at once
         assert sv["status"] == "live" and sv["game"] == sz["game"], (sv, sz)
-        # Max (1338) again: Lou's game (324 away, waiting 50 s: +-350) is within reach now
-        r, _ = y.request({"type": "leave"})
-        assert r["type"] == "ok", r
+        z.wait_for("started")
+        # Max comes 30 s after Lou: Lou's window is +-250 then, Max's +-100
+        advance(k, 30000)
+        nothing_came(x)
         sy = quick(y)
-        assert sy["status"] == "live" and sy["game"] == sx["game"], (sy, sx)
+        assert sy["status"] == "open" and sy["game"] != sx["game"], sy
+        # at 80 s Lou's window is +-500, but Max's (50 s) only +-350: both wait on
+        advance(k, 50000)
+        nothing_came(x, y)
+        # Max's window reaches +-450 after 70 s of its own: 100 s from the start, not before
+        advance(k, 19999)
+        nothing_came(x, y)
+        advance(k, 1)
+        st = paired(x, y, sx["game"])
+        assert st["players"]["black" if sx["you"] == "white" else "white"]["name"] == "Max_q", st
+        # the game is theirs: a rated game as any other, ended by a resignation
+        r = y.ask({"type": "resign"})
+        assert r["type"] == "ok", r
+        over = x.wait_for("game_over")
+        assert over["ratings"][sx["you"]]["before"] == lou, over
+    finally:
+        srv.stop()
+
+
+def test_quick_pool_away():
+    """A waiting player whose connection is gone is out of the rated pool until it is back; one
+    who leaves has ended its game and is out of it; those left are paired when windows widen."""
+    srv = Server("--test-clock")
+    try:
+        k = srv.connect("clock")
+        a, wa = register(srv, "Pia_q")
+        b, _ = register(srv, "Quin_q")
+        c, _ = register(srv, "Rae_q")
+        sa = quick(a)
+        assert sa["status"] == "open", sa
+        a.close()  # away: its session (and open game) lingers
+        sb = quick(b)  # Pia is away: Quin waits in a game of its own
+        assert sb["status"] == "open" and sb["game"] != sa["game"], sb
+        advance(k, 20000)  # both windows +-200: Pia would fit, but is away
+        nothing_came(b)
+        sc = quick(c)
+        assert sc["status"] == "live" and sc["game"] == sb["game"], sc  # Rae: Quin, at once
+        b.wait_for("started")
+        a = srv.connect()
+        r, _ = a.request({"type": "hello", "protocol": 1, "token": wa["token"]})
+        assert r["type"] == "welcome", r
+        st = a.wait_for("state")
+        assert st["game"] == sa["game"] and st["status"] == "open", st
+        # back in the pool: Sam (1500) comes 10 s later and is paired at once
+        d, _ = register(srv, "Sam_q")
+        advance(k, 10000)
+        sd = quick(d)
+        assert sd["status"] == "live" and sd["game"] == sa["game"], sd
+        # Tia waits, then leaves: her game is over, and Uma, who waits, is never paired with it
+        e, _ = register(srv, "Tia_q")
+        f, _ = register(srv, "Uma_q")
+        se = quick(e)
+        r, _ = e.request({"type": "leave"})
+        assert r["type"] == "ok", r
+        sf = quick(f)
+        assert sf["status"] == "open" and sf["game"] != se["game"], sf
+        advance(k, 60000)
+        nothing_came(f)
+        lst, _ = f.request({"type": "list"})
+        assert se["game"] not in [gm["game"] for gm in lst.get("games", [])
+                                  if gm.get("status") == "open"], lst
     finally:
         srv.stop()
 
@@ -412,7 +505,9 @@ def main():
         srv.stop()
     tap.run("profile and leaderboard, paged, provisional ratings left out",
             test_profile_leaderboard)
-    tap.run("the rated quick pool: closest first, a window that widens", test_quick_pool)
+    tap.run("the rated quick pool: closest first, both windows, paired as they widen",
+            test_quick_pool)
+    tap.run("the rated quick pool: players away or gone are not paired", test_quick_pool_away)
     tap.run("kill -9 after a rated game: profile, record and the next game agree",
             test_restart)
     tap.run("kill -9 during a rated game; a bot account", test_restart_mid_game_and_bot)
