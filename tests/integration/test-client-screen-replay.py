@@ -159,6 +159,8 @@ def main(tap):
                               r"Result: Black wins, \d+ to \d+ \(resign\).*Move 0 of 1: the start", 10),
                   "v: the game just over, replayed (a private game, asked for by its code)",
                   tmux.capture("rita"))
+        own = re.search(r"Replay of game (g\d+)", tmux.capture("rita"))
+        own = own.group(1) if own else "g?"
         # in the smallest screen (64x18) the result's reason goes on a line of its own, and
         # the move list still has a row
         tmux.resize("rita", 64, 18)
@@ -191,6 +193,10 @@ def main(tap):
         tap.check(tmux.expect("rita", r"%s +hokito abe \(guest\) vs abi \(guest\): "
                               r"aborted \(abort\), 1 move\n" % st["game"], 10),
                   "the history: the aborted game, its one move \"1 move\"",
+                  tmux.capture("rita"))
+        # issue 24: one's own private game is in one's history (others never see it)
+        tap.check(tmux.expect("rita", r"\n *%s +hokito computer \(level 2\) vs rita\b" % own, 10),
+                  "the history lists rita's own private game against the computer",
                   tmux.capture("rita"))
         tmux.keys("rita", "Enter")
         tap.check(tmux.expect("rita", r"Replay of game %s.*Result: No result \(abort\)" %
