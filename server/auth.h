@@ -89,7 +89,7 @@ void auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, 
 /* Job j (borrowed) came back and its connection is gone: take back what it held. */
 void auth_abandon(struct lobby *lb, struct auth_job *j);
 
-/* Run job j on the calling thread. BLOCKING: the thread pool only. */
+/* Run job j on the calling thread. BLOCKING: the hasher's threads only. */
 void auth_job_run(struct auth_job *j);
 
 /* Wipe the password and free the job. Accepts NULL. */
