@@ -261,14 +261,22 @@ def main():
         return statistics.median(float(r[side].get(key, "nan")) for r in
                                  ({"q": q, "s": s} for q, s in rows))
 
+    def med_ratio(key):
+        """The median of the rounds' storm / quiet ratios (as attacks.py's tables): the machine's
+        load drifts between rounds more than within one."""
+        return statistics.median(float(s.get(key, "nan")) / float(q[key]) if q.get(key) else
+                                 float("nan") for q, s in rows)
+
     print()
-    print("%-22s %12s %12s %7s" % ("median of %d rounds" % len(rows), "quiet", "storm", "ratio"))
+    print("%-22s %12s %12s %7s %7s" % ("median of %d rounds" % len(rows), "quiet", "storm",
+                                      "ratio", "ratios"))
     for key, label in (("moves_per_s", "moves/s"), ("rtt_p50_us", "move rtt p50 us"),
                        ("rtt_p99_us", "move rtt p99 us"), ("rtt_max_us", "move rtt max us"),
                        ("ping_p50_us", "ping p50 us"), ("ping_p99_us", "ping p99 us"),
                        ("ping_max_us", "ping max us (stall)")):
         q, s = med("q", key), med("s", key)
-        print("%-22s %12.0f %12.0f %7.2f" % (label, q, s, s / q if q else float("nan")))
+        print("%-22s %12.0f %12.0f %7.2f %7.2f" % (label, q, s, s / q if q else float("nan"),
+                                                  med_ratio(key)))
     keys = sorted({k for _, s in rows for k in s["storm"]})
     print("logins (median): " + ", ".join(
         "%s %g" % (k, statistics.median(float(s["storm"].get(k, 0)) for _, s in rows))
