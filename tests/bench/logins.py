@@ -2,7 +2,7 @@
 """logins.py: 50 honest players playing while a storm of password logins arrives (issue 21).
 
     python3 tests/bench/logins.py --hokitod PATH --loadgen PATH [--seconds S] [--rounds R]
-        [--rate N] [--storm-addrs N] [--wrong F] [--server-args "FLAGS"]
+        [--rate N] [--storm-addrs N] [--wrong F] [--server-args "FLAGS"] [--single N]
 
 (tests/bench/logins.sh builds the release programs and calls this.)
 
@@ -116,6 +116,30 @@ def register(port, n):
             raise RuntimeError("register: the server stayed busy")
 
 
+def single(args):
+    """--single N: a quiet server's login latency, no players and no storm: per round a fresh
+    server, one account, then N logins one after the other, each on a new connection, from the
+    connect to the welcome."""
+    for rnd in range(args.rounds):
+        srv = Server(args.hokitod, args.server_args.split())
+        try:
+            register(srv.port, 1)
+            ms = []
+            for _ in range(args.single):
+                t0 = time.perf_counter()
+                s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+                m, _ = ask(s, b"", {"type": "hello", "protocol": 1, "name": "storm00",
+                                    "password": PASSWORD % 0, "id": 1})
+                s.close()
+                if m.get("type") != "welcome":
+                    raise RuntimeError("login: %s" % m)
+                ms.append((time.perf_counter() - t0) * 1000)
+        finally:
+            srv.stop()
+        print("round %d: %d logins on a quiet server, p50 %.1f ms, p90 %.1f ms, max %.1f ms" % (
+            rnd + 1, len(ms), pct(ms, 0.5), pct(ms, 0.9), max(ms)), flush=True)
+
+
 def pinger(port, seconds):
     """--pinger: ping every 5 ms for seconds; print the round trips' figures (key=value)."""
     s = socket.socket()
@@ -226,6 +250,8 @@ def main():
     ap.add_argument("--accounts", type=int, default=20)
     ap.add_argument("--storm-addrs", type=int, default=100)
     ap.add_argument("--wrong", type=float, default=0.1)
+    ap.add_argument("--single", type=int, default=0,
+                    help="only measure N logins one after the other on a quiet server")
     ap.add_argument("--server-args", default="--max-rate-per-addr 1000 --max-creates-per-addr 2000",
                     help="more hokitod flags: the honest players are programs that play as fast "
                          "as the server answers, which the per-address request rate would slow")
@@ -234,6 +260,11 @@ def main():
             0 < args.rate <= 2000 and 1 <= args.seconds <= 600 and 1 <= args.rounds <= 20):
         sys.exit("logins.py: --storm-addrs 1..250, --accounts 1..100, --rate up to 2000, "
                  "--seconds 1..600, --rounds 1..20")
+    if args.single:
+        if not 1 <= args.single <= 1000:
+            sys.exit("logins.py: --single 1..1000")
+        single(args)
+        return
     print("storm: %g logins/s from %d address(es), %d accounts, %.0f%% wrong passwords; "
           "%d rounds of %gs quiet and %gs storm; server flags: %s" % (
               args.rate, args.storm_addrs, args.accounts, args.wrong * 100, args.rounds,

@@ -3,7 +3,7 @@
 # 100 password logins a second arrive (tests/bench/logins.py says how each figure is measured).
 #
 #   bash tests/bench/logins.sh [--seconds S] [--rounds R] [--rate N] [--storm-addrs N]
-#                              [--wrong F] [--accounts N] [--server-args "FLAGS"]
+#                              [--wrong F] [--accounts N] [--server-args "FLAGS"] [--single N]
 #
 # Builds a release tree (build-load, or $BUILD; or takes the programs from $HOKITOD and
 # $LOADGEN). Prints, per round, the honest players' moves/s and move round trips, the longest
