@@ -18,9 +18,10 @@
  * (HOKITO: the exact final margin) and the search stops. In OXONO a proved win (lower bound at
  * or above EVAL_WIN) is enough to stop and play it.
  *
- * Budgets. The node count and the clock are checked every 1024 nodes; when the budget is spent,
- * s->stop unwinds the search and the iteration in progress is thrown away (its partial scores
- * are never stored). The first iteration is never stopped, so a move always comes back.
+ * Budgets. The node count, the clock and the caller's cancel flag are checked every 1024 nodes;
+ * when the budget is spent, s->stop unwinds the search and the iteration in progress is thrown
+ * away (its partial scores are never stored). The first iteration is never stopped by the
+ * budget, so a move always comes back; a cancel stops any iteration, and no move comes back.
  *
  * This module owns the struct search it creates and nothing else; the transposition table's
  * memory is the caller's when given to search_tt_init(). No I/O, no globals, and no allocation
@@ -181,10 +182,24 @@ search_noise(const struct search *s, uint64_t key)
 	return (int)(z % (uint64_t)(2 * s->lim.noise + 1)) - s->lim.noise;
 }
 
-/* Whether the budget is spent; sets s->stop. Checked every SEARCH_CHECK_EVERY nodes. */
+/* Whether the search is cancelled (lim.cancel), whatever the iteration. */
+static inline int
+search_cancelled(const struct search *s)
+{
+	return s->lim.cancel != NULL && atomic_load_explicit(s->lim.cancel, memory_order_relaxed);
+}
+
+/*
+ * Whether the search must stop; sets s->stop. Checked every SEARCH_CHECK_EVERY nodes: the cancel
+ * flag always, the budget once the first iteration is done.
+ */
 static void
 search_check(struct search *s)
 {
+	if (search_cancelled(s)) {
+		s->stop = 1;
+		return;
+	}
 	if (!s->may_stop)
 		return;
 	if (s->lim.nodes != 0 && s->nodes >= s->lim.nodes)
@@ -390,6 +405,8 @@ search_run(struct search *s, const struct game *g, const struct search_limits *l
 	if (n == 0)
 		return GAME_EOVER;
 	s->lim = *lim;
+	if (search_cancelled(s))
+		return SEARCH_ECANCELED;
 	s->nodes = 0;
 	s->stop = 0;
 	s->may_stop = 0;
@@ -403,6 +420,8 @@ search_run(struct search *s, const struct game *g, const struct search_limits *l
 		int v, proof;
 
 		v = search_node(s, g, depth, -EVAL_INF, EVAL_INF, 0, &proof);
+		if (s->stop && search_cancelled(s))
+			return SEARCH_ECANCELED;
 		if (s->stop)
 			break;
 		r->score = v;

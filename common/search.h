@@ -25,6 +25,7 @@
 #ifndef HOKITO_COMMON_SEARCH_H
 #define HOKITO_COMMON_SEARCH_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,9 @@
 #define SEARCH_PLY_MAX   64 /* deepest ply: more than the longest game of either kind */
 #define SEARCH_LEVEL_MIN 1
 #define SEARCH_LEVEL_MAX 8
+
+/* search_run()'s result for a search told to stop by its cancel flag (beside game.h's codes). */
+#define SEARCH_ECANCELED (-16)
 
 /* What a search proved about its score (struct search_result's proof; also in table flags). */
 #define SEARCH_PROOF_LOWER 4 /* the game value is at least the score */
@@ -65,6 +69,7 @@ struct search_limits {
 	uint64_t time_ms;                /* stop after this much time on clock_cb (0: none) */
 	uint64_t (*clock_cb)(void *arg); /* a clock in milliseconds, any origin; NULL: none */
 	void *clock_arg;                 /* passed to clock_cb */
+	const atomic_int *cancel;        /* borrowed; set non-zero by another thread: stop now */
 	int noise;                       /* amplitude of the deterministic evaluation noise */
 	uint64_t seed;                   /* seed of the noise */
 };
@@ -107,7 +112,9 @@ void search_clear(struct search *s);
 
 /*
  * Search g within lim and fill r. Returns 0, or GAME_EOVER when g is over (r->best is then
- * unset). The first iteration always completes, whatever the budget, so a move is always found.
+ * unset). The first iteration always completes, whatever the budget, so a move is always found;
+ * except when lim->cancel is set (before or during the search, even in the first iteration):
+ * it then returns SEARCH_ECANCELED within a check interval (1024 nodes), and r means nothing.
  */
 int search_run(struct search *s, const struct game *g, const struct search_limits *lim,
                struct search_result *r);

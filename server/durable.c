@@ -10,6 +10,14 @@
  * Each event comes with all it needs: the table it happened at (whose seats carry the seated
  * players' tokens) and the event's line; the id counters are handed to each commit. It never
  * calls back into the game layer. It owns its timings; the store is borrowed.
+ *
+ * Every write of the turn is also kept here (struct durable_rec: a copy of its arguments, a
+ * reference to an event's line) until the turn's commit has succeeded, because a commit that
+ * fails is rolled back in the store while the game layer has applied the turn in memory and
+ * cannot take it back. When the failure is a lack of room (STORE_EIO: a full disk, a quota, an
+ * I/O error while writing) the kept writes wait: the store is "down" (durable_down()), the later
+ * writes are only kept, not sent to the store, and durable_retry() sends all of them again, in
+ * order, into a new transaction and commits it. Any other failure is the caller's to stop on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,16 +25,67 @@
 #include <time.h>
 
 #include "durable.h"
+#include "event.h"
 #include "log.h"
 #include "xmalloc.h"
 
 #define DURABLE_BUCKETS 24 /* histogram buckets: < 1 us, < 2 us, ... < 2^23 us (8 s), more */
 
+/* The kinds of write a turn makes (struct durable_rec). */
+enum durable_op {
+	DURABLE_GAME_ADD,
+	DURABLE_SEAT,
+	DURABLE_STATUS,
+	DURABLE_EVENT,
+	DURABLE_FINISH,
+	DURABLE_RATING,
+	DURABLE_GAME_DROP,
+	DURABLE_SWEEP,
+	DURABLE_SESSION_SET,
+	DURABLE_SESSION_REMOVE,
+	DURABLE_ACCOUNT_ADD,
+	DURABLE_ACCOUNT_UPDATE,
+};
+
+/* The arguments of a seat_set. */
+struct durable_seat {
+	int seat;
+	char player_id[STORE_ID_MAX];
+	char name[STORE_NAME_MAX];
+	int64_t account; /* 0: a guest, the computer */
+};
+
+/* The arguments of a game_finish. */
+struct durable_finish {
+	int64_t ended_ms;
+	const char *result, *reason; /* static words (event.h) */
+	int winner;
+	int has_score;
+	int score[2];
+};
+
+/*
+ * One write of the turn, kept until a commit holds it. An event (the hot path) keeps a reference
+ * to its line and nothing allocated; the other writes, rarer, an owned copy of their arguments.
+ */
+struct durable_rec {
+	enum durable_op op;
+	char game_id[STORE_ID_MAX]; /* every write but the sessions' and the accounts' */
+	int64_t seq, time_ms;       /* an event; a rating change's time; a sweep's before_ms */
+	const char *word;           /* an event's type, a status: static words */
+	char move[GAME_MOVE_TEXT];  /* a moved event's move, else "" */
+	struct wire *w;             /* an event's line: a reference */
+	void *copy;                 /* the other writes: their arguments (owned) */
+};
+
 struct durable {
-	struct store_write_port store;      /* a copy; its impl is borrowed */
-	unsigned saved_player, saved_game;  /* id counters as last queued */
-	int failed;                         /* a write failed: the next commit reports it */
-	struct store_error err;             /* what failed */
+	struct store_write_port store;     /* a copy; its impl is borrowed */
+	unsigned saved_player, saved_game; /* id counters as last committed */
+	int failed;                        /* a write failed: the next commit reports it */
+	int down;                          /* a commit failed for lack of room: writes wait */
+	struct store_error err;            /* what failed */
+	struct durable_rec *recs;          /* the writes since the last commit that held */
+	size_t nrecs, recs_cap;
 	uint64_t commits;                   /* commits that had something to write */
 	uint64_t writes;                    /* writes they carried */
 	uint64_t total_us, max_us;          /* time they blocked the loop */
@@ -63,13 +122,91 @@ durable_create(const struct store_write_port *st, unsigned next_player, unsigned
 	return d;
 }
 
+/* Forget the kept writes: a commit holds them (or the durable goes). */
+static void
+durable_forget(struct durable *d)
+{
+	for (size_t i = 0; i < d->nrecs; i++) {
+		wire_unref(d->recs[i].w);
+		free(d->recs[i].copy);
+	}
+	d->nrecs = 0;
+}
+
 void
 durable_free(struct durable *d)
 {
 	if (d == NULL)
 		return;
 	durable_stats_log(d);
+	durable_forget(d);
+	free(d->recs);
 	free(d);
+}
+
+/* Keep one more write of op for game_id (NULL: none); copy (owned, may be NULL) its arguments. */
+static struct durable_rec *
+durable_keep(struct durable *d, enum durable_op op, const char *game_id, void *copy)
+{
+	struct durable_rec *r;
+
+	d->recs = xgrow(d->recs, d->nrecs, &d->recs_cap, sizeof *d->recs, 64);
+	r = &d->recs[d->nrecs++];
+	r->op = op;
+	snprintf(r->game_id, sizeof r->game_id, "%s", game_id != NULL ? game_id : "");
+	r->seq = r->time_ms = 0;
+	r->word = NULL;
+	r->move[0] = '\0';
+	r->w = NULL;
+	r->copy = copy;
+	return r;
+}
+
+/* Send kept write r to the store's transaction. Returns 0 (a sweep: a count) or a negative store
+ * error. */
+static int
+durable_apply(struct durable *d, const struct durable_rec *r, struct store_error *err)
+{
+	const struct durable_seat *seat = r->copy;
+	const struct durable_finish *fin = r->copy;
+	struct store_event se;
+
+	switch (r->op) {
+	case DURABLE_GAME_ADD:
+		return d->store.game_add(d->store.impl, r->copy, err);
+	case DURABLE_SEAT:
+		return d->store.seat_set(d->store.impl, r->game_id, seat->seat, seat->player_id,
+		                         seat->name, seat->account, err);
+	case DURABLE_STATUS:
+		return d->store.status_set(d->store.impl, r->game_id, r->word, err);
+	case DURABLE_EVENT:
+		se.seq = r->seq;
+		se.time_ms = r->time_ms;
+		se.type = r->word;
+		se.move = r->move[0] != '\0' ? r->move : NULL;
+		se.body = r->w->data; /* the line as sent, without its '\n': stored from the wire */
+		se.body_len = r->w->len - 1;
+		return d->store.event_add(d->store.impl, r->game_id, &se, err);
+	case DURABLE_FINISH:
+		return d->store.game_finish(d->store.impl, r->game_id, fin->ended_ms, fin->result,
+		                            fin->winner, fin->reason,
+		                            fin->has_score ? fin->score : NULL, err);
+	case DURABLE_RATING:
+		return d->store.rating_change(d->store.impl, r->game_id, r->copy, r->time_ms, err);
+	case DURABLE_GAME_DROP:
+		return d->store.game_drop(d->store.impl, r->game_id, err);
+	case DURABLE_SWEEP:
+		return d->store.sweep(d->store.impl, r->time_ms, (unsigned)r->seq, err);
+	case DURABLE_SESSION_SET:
+		return d->store.session_set(d->store.impl, r->copy, err);
+	case DURABLE_SESSION_REMOVE:
+		return d->store.session_remove(d->store.impl, r->copy, err);
+	case DURABLE_ACCOUNT_ADD:
+		return d->store.account_add(d->store.impl, r->copy, err);
+	case DURABLE_ACCOUNT_UPDATE:
+		return d->store.account_update(d->store.impl, r->copy, err);
+	}
+	return STORE_EINVAL;
 }
 
 static void stats_write(const struct durable *d, enum log_level level);
@@ -85,63 +222,86 @@ durable_check(struct durable *d, int rc, struct store_error *err)
 	return rc;
 }
 
-/* The writes of a new game (its first event). */
+/*
+ * The last write kept goes to the store's transaction at once, unless a write of the turn failed
+ * already (the commit reports that one) or the store is down (durable_retry() sends it).
+ */
 static int
-durable_game_add(struct durable *d, const struct table *t, int64_t now, struct store_error *err)
+durable_send_last(struct durable *d)
 {
-	struct store_game g;
+	struct store_error err;
 
-	memset(&g, 0, sizeof g);
-	snprintf(g.id, sizeof g.id, "%s", t->id);
-	g.kind = t->kind;
-	snprintf(g.variant, sizeof g.variant, "%s", t->variant);
-	g.seed = t->seed;
-	g.is_private = t->is_private;
-	snprintf(g.code, sizeof g.code, "%s", t->code);
-	g.created_ms = now;
-	g.rated = t->rated;
-	snprintf(g.clock, sizeof g.clock, "%.*s", STORE_WORD_MAX - 1, t->control);
-	return d->store.game_add(d->store.impl, &g, err);
+	if (d->failed || d->down)
+		return 0;
+	return durable_check(d, durable_apply(d, &d->recs[d->nrecs - 1], &err), &err);
+}
+
+/* The writes of a new game (its first event). */
+static void
+durable_game_add(struct durable *d, const struct table *t, int64_t now)
+{
+	struct store_game *g = xcalloc(1, sizeof *g);
+
+	snprintf(g->id, sizeof g->id, "%s", t->id);
+	g->kind = t->kind;
+	snprintf(g->variant, sizeof g->variant, "%s", t->variant);
+	g->seed = t->seed;
+	g->is_private = t->is_private;
+	snprintf(g->code, sizeof g->code, "%s", t->code);
+	g->created_ms = now;
+	g->rated = t->rated;
+	snprintf(g->clock, sizeof g->clock, "%.*s", STORE_WORD_MAX - 1, t->control);
+	durable_keep(d, DURABLE_GAME_ADD, t->id, g);
+	durable_send_last(d);
 }
 
 /* A player took a seat: the seat, and the session that will resume it after a restart. */
-static int
-durable_seated(struct durable *d, const struct table *t, const struct event *ev, int64_t now,
-               struct store_error *err)
+static void
+durable_seated(struct durable *d, const struct table *t, const struct event *ev, int64_t now)
 {
 	int seat = ev->u.seated.seat;
-	struct store_session ss;
-	int rc;
+	struct durable_seat *ds = xcalloc(1, sizeof *ds);
+	struct store_session *ss;
 
-	rc = d->store.seat_set(d->store.impl, t->id, seat, t->seat_id[seat], t->seat_name[seat],
-	                       t->seat[seat] != NULL ? t->seat[seat]->account : 0, err);
-	if (rc < 0)
-		return rc;
+	ds->seat = seat;
+	snprintf(ds->player_id, sizeof ds->player_id, "%s", t->seat_id[seat]);
+	snprintf(ds->name, sizeof ds->name, "%s", t->seat_name[seat]);
+	ds->account = t->seat[seat] != NULL ? t->seat[seat]->account : 0;
+	durable_keep(d, DURABLE_SEAT, t->id, ds);
+	durable_send_last(d);
 	/* the computer's seat has no session (and no token) */
 	if (t->seat_token[seat][0] == '\0')
-		return 0;
-	memset(&ss, 0, sizeof ss);
-	snprintf(ss.token, sizeof ss.token, "%s", t->seat_token[seat]);
-	snprintf(ss.player_id, sizeof ss.player_id, "%s", t->seat_id[seat]);
-	snprintf(ss.name, sizeof ss.name, "%s", t->seat_name[seat]);
-	snprintf(ss.game_id, sizeof ss.game_id, "%s", t->id);
-	ss.seat = seat;
-	ss.updated_ms = now;
-	ss.account = t->seat[seat] != NULL ? t->seat[seat]->account : 0;
-	return d->store.session_set(d->store.impl, &ss, err);
+		return;
+	ss = xcalloc(1, sizeof *ss);
+	snprintf(ss->token, sizeof ss->token, "%s", t->seat_token[seat]);
+	snprintf(ss->player_id, sizeof ss->player_id, "%s", t->seat_id[seat]);
+	snprintf(ss->name, sizeof ss->name, "%s", t->seat_name[seat]);
+	snprintf(ss->game_id, sizeof ss->game_id, "%s", t->id);
+	ss->seat = seat;
+	ss->updated_ms = now;
+	ss->account = t->seat[seat] != NULL ? t->seat[seat]->account : 0;
+	durable_keep(d, DURABLE_SESSION_SET, NULL, ss);
+	durable_send_last(d);
 }
 
+/*
+ * The game is over: its end. The players' sessions stay: a player that missed the game_over in
+ * a crash resumes at the finished game and gets it; the row is replaced when the player sits down
+ * elsewhere, and dropped at a restart once the game is no longer held (restore_lobby()).
+ */
 /*
  * A rated game's change of seat i, as its game_over carries it (the volatility included): in the
  * transaction of the game's end, so a crash keeps both or neither.
  */
-static int
-durable_rating(struct durable *d, const struct table *t, const struct event *ev, int i, int64_t now,
-               struct store_error *err)
+static void
+durable_rating(struct durable *d, const struct table *t, const struct event *ev, int i, int64_t now)
 {
 	const struct event_rating_change *r = &ev->u.game_over.ratings[i];
 	const struct event_outcome *o = &ev->u.game_over.outcome;
-	struct store_rating_change c = {
+	struct store_rating_change *c = xmalloc(sizeof *c);
+	struct durable_rec *rec;
+
+	*c = (struct store_rating_change){
 	        .seat = i,
 	        .account = t->seat_account[i],
 	        .kind = t->kind,
@@ -151,121 +311,123 @@ durable_rating(struct durable *d, const struct table *t, const struct event *ev,
 	                 : o->winner == i               ? 1.0
 	                                                : 0.0,
 	};
-
-	return d->store.rating_change(d->store.impl, t->id, &c, now, err);
+	rec = durable_keep(d, DURABLE_RATING, t->id, c);
+	rec->time_ms = now;
+	durable_send_last(d);
 }
 
-/*
- * The game is over: its end. The players' sessions stay: a player that missed the game_over in
- * a crash resumes at the finished game and gets it; the row is replaced when the player sits down
- * elsewhere, and dropped at a restart once the game is no longer held (restore_lobby()).
- */
-static int
-durable_over(struct durable *d, const struct table *t, const struct event *ev, int64_t now,
-             struct store_error *err)
+static void
+durable_over(struct durable *d, const struct table *t, const struct event *ev, int64_t now)
 {
-	int score[2] = {(int)t->st.scores.v[0], (int)t->st.scores.v[1]};
-	int rc = d->store.game_finish(d->store.impl, t->id, now, event_result_name(t->st.result),
-	                              t->st.winner, event_reason_name(t->st.reason),
-	                              t->st.scores.has ? score : NULL, err);
+	struct durable_finish *fin = xcalloc(1, sizeof *fin);
 
-	for (int i = 0; rc == 0 && ev->u.game_over.rated && i < 2; i++)
-		rc = durable_rating(d, t, ev, i, now, err);
-	return rc;
+	fin->ended_ms = now;
+	fin->result = event_result_name(t->st.result);
+	fin->reason = event_reason_name(t->st.reason);
+	fin->winner = t->st.winner;
+	fin->has_score = t->st.scores.has;
+	fin->score[0] = (int)t->st.scores.v[0];
+	fin->score[1] = (int)t->st.scores.v[1];
+	durable_keep(d, DURABLE_FINISH, t->id, fin);
+	durable_send_last(d);
+	for (int i = 0; ev->u.game_over.rated && i < 2; i++)
+		durable_rating(d, t, ev, i, now);
 }
 
 void
 durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
               const struct event *ev, const struct wire *w)
 {
-	struct store_event se;
-	struct store_error err;
 	int64_t now = durable_wall_ms();
-	int rc = 0;
+	struct durable_rec *r;
 
-	if (d->failed)
-		return;
 	if (event_state_unplayed(&t->st)) {
 		/* a game that never started is not kept past its end (issue 23): it goes with its
 		 * events in the commit of its end, and what follows there is not stored */
-		if (type == MSG_GAME_OVER && seq > 1)
-			durable_check(d, d->store.game_drop(d->store.impl, t->id, &err), &err);
+		if (type == MSG_GAME_OVER && seq > 1) {
+			durable_keep(d, DURABLE_GAME_DROP, t->id, NULL);
+			durable_send_last(d);
+		}
 		return;
 	}
 	if (seq == 1)
-		rc = durable_game_add(d, t, now, &err);
-	if (rc == 0 && type == MSG_SEATED)
-		rc = durable_seated(d, t, ev, now, &err);
-	if (rc == 0 && (type == MSG_STARTED || type == MSG_RESUMED || type == MSG_ADJOURNED))
-		rc = d->store.status_set(d->store.impl, t->id, event_status_name(t->st.status),
-		                         &err);
-	if (rc == 0) {
-		se.seq = seq;
-		se.time_ms = now;
-		se.type = msg_type_name(type);
-		se.move = type == MSG_MOVED ? t->moves[t->nmoves - 1] : NULL;
-		se.body = w->data; /* the line as sent, without its '\n': stored from the wire */
-		se.body_len = w->len - 1;
-		rc = d->store.event_add(d->store.impl, t->id, &se, &err);
+		durable_game_add(d, t, now);
+	if (type == MSG_SEATED)
+		durable_seated(d, t, ev, now);
+	if (type == MSG_STARTED || type == MSG_RESUMED || type == MSG_ADJOURNED) {
+		r = durable_keep(d, DURABLE_STATUS, t->id, NULL);
+		r->word = event_status_name(t->st.status);
+		durable_send_last(d);
 	}
-	if (rc == 0 && type == MSG_GAME_OVER)
-		rc = durable_over(d, t, ev, now, &err);
-	durable_check(d, rc, &err);
+	r = durable_keep(d, DURABLE_EVENT, t->id, NULL);
+	r->seq = seq;
+	r->time_ms = now;
+	r->word = msg_type_name(type);
+	if (type == MSG_MOVED)
+		snprintf(r->move, sizeof r->move, "%s", t->moves[t->nmoves - 1]);
+	r->w = wire_ref((struct wire *)w); /* only read: the reference keeps it */
+	durable_send_last(d);
+	if (type == MSG_GAME_OVER)
+		durable_over(d, t, ev, now);
 }
 
 void
 durable_unseated(struct durable *d, const char *token)
 {
-	struct store_error err;
+	char *copy = xcalloc(1, STORE_TOKEN_MAX);
 
-	if (!d->failed)
-		durable_check(d, d->store.session_remove(d->store.impl, token, &err), &err);
+	snprintf(copy, STORE_TOKEN_MAX, "%s", token);
+	durable_keep(d, DURABLE_SESSION_REMOVE, NULL, copy);
+	durable_send_last(d);
+}
+
+/* Keep a copy of account row (op) and send it. */
+static void
+durable_account(struct durable *d, enum durable_op op, const struct store_account *row)
+{
+	struct store_account *copy = xmalloc(sizeof *copy);
+
+	*copy = *row;
+	durable_keep(d, op, NULL, copy);
+	durable_send_last(d);
 }
 
 void
 durable_account_add(struct durable *d, struct store_account *row)
 {
-	struct store_error err;
-
 	row->created_ms = durable_wall_ms();
-	if (!d->failed)
-		durable_check(d, d->store.account_add(d->store.impl, row, &err), &err);
+	durable_account(d, DURABLE_ACCOUNT_ADD, row);
 }
 
 void
 durable_account_update(struct durable *d, struct store_account *row)
 {
-	struct store_error err;
-
 	if (row->closed_ms < 0)
 		row->closed_ms = durable_wall_ms();
 	if (row->banned_ms < 0)
 		row->banned_ms = durable_wall_ms();
-	if (!d->failed)
-		durable_check(d, d->store.account_update(d->store.impl, row, &err), &err);
+	durable_account(d, DURABLE_ACCOUNT_UPDATE, row);
 }
 
 int
 durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
 {
-	struct store_error err;
+	struct durable_rec *r;
 
-	if (d->failed)
-		return 0;
-	return durable_check(d, d->store.sweep(d->store.impl, before_ms, max, &err), &err);
+	if (d->down)
+		return 0; /* housekeeping waits for a store that can write */
+	r = durable_keep(d, DURABLE_SWEEP, NULL, NULL);
+	r->time_ms = before_ms;
+	r->seq = max;
+	return durable_send_last(d);
 }
 
 /*
- * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
- * becomes durable in one transaction with one wait for the disk, and the network layer sends the
- * turn's replies and events only after this returns (and, for an offloaded store with --fsync
- * always, after the sync that follows it: turn.c): so a move is acknowledged (to the mover
- * with ok, to the others with moved) only once it survives a crash, and a crash before the commit
- * loses nothing anybody heard of. The id counters go in the same transaction, so a restart never
- * gives out an id that a client has seen.
+ * The counters, then the commit, timed. Returns 1, 0 (nothing queued) or a negative store error;
+ * the counters count as committed only once the commit held.
  */
-int
-durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
+static int
+durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
 {
 	uint64_t t0, us;
 	size_t pending;
@@ -276,21 +438,21 @@ durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *
 		return err->code < 0 ? err->code : STORE_EIO;
 	}
 	if (np != d->saved_player &&
-	    durable_check(d, d->store.meta_set(d->store.impl, "next_player", np, err), err) < 0)
-		return err->code;
+	    (rc = d->store.meta_set(d->store.impl, "next_player", np, err)) < 0)
+		return rc;
 	if (ng != d->saved_game &&
-	    durable_check(d, d->store.meta_set(d->store.impl, "next_game", ng, err), err) < 0)
-		return err->code;
-	d->saved_player = np;
-	d->saved_game = ng;
+	    (rc = d->store.meta_set(d->store.impl, "next_game", ng, err)) < 0)
+		return rc;
 	pending = d->store.pending(d->store.impl);
 	if (pending == 0)
 		return 0;
 	t0 = mono_us();
 	rc = d->store.commit(d->store.impl, err);
 	us = mono_us() - t0;
-	if (durable_check(d, rc, err) < 0)
+	if (rc < 0)
 		return rc;
+	d->saved_player = np;
+	d->saved_game = ng;
 	d->commits++;
 	d->writes += pending;
 	d->total_us += us;
@@ -302,6 +464,77 @@ durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *
 	if (d->commits % 10000 == 0)
 		stats_write(d, LOG_DEBUG);
 	return 1;
+}
+
+/*
+ * A commit (or a write before it) failed with rc: nothing of it stays in the store's transaction.
+ * For lack of room (STORE_EIO) the kept writes wait for durable_retry(); err says why. Returns rc.
+ */
+static int
+durable_failed(struct durable *d, int rc, struct store_error *err)
+{
+	d->store.rollback(d->store.impl);
+	d->failed = 0;
+	if (rc == STORE_EIO) {
+		d->down = 1;
+		d->err = *err;
+	}
+	return rc;
+}
+
+/*
+ * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
+ * becomes durable in one transaction with one wait for the disk, and the network layer sends the
+ * turn's replies and events only after this returns (and, for an offloaded store with --fsync
+ * always, after the sync that follows it: turn.c): so a move is acknowledged (to the mover
+ * with ok, to the others with moved) only once it survives a crash, and a crash before the commit
+ * loses nothing anybody heard of. The id counters go in the same transaction, so a restart never
+ * gives out an id that a client has seen. The writes are kept until the commit holds: see the top
+ * of this file.
+ */
+int
+durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
+{
+	int rc;
+
+	if (d->down) {
+		*err = d->err;
+		return STORE_EIO;
+	}
+	if ((rc = durable_flush(d, np, ng, err)) < 0)
+		return durable_failed(d, rc, err);
+	durable_forget(d);
+	return rc;
+}
+
+int
+durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
+{
+	int rc = 0;
+
+	if (!d->down)
+		return 0;
+	d->down = 0;
+	for (size_t i = 0; i < d->nrecs && rc >= 0; i++)
+		rc = durable_apply(d, &d->recs[i], err); /* a sweep's count is no error */
+	if (rc >= 0)
+		rc = durable_flush(d, np, ng, err);
+	if (rc < 0)
+		return durable_failed(d, rc, err);
+	durable_forget(d);
+	return 1;
+}
+
+int
+durable_down(const struct durable *d)
+{
+	return d->down;
+}
+
+size_t
+durable_waiting(const struct durable *d)
+{
+	return d->nrecs;
 }
 
 /* Write the timings to the log at level. */

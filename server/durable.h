@@ -41,8 +41,9 @@ void durable_free(struct durable *d);
 /*
  * Queue the writes of one event of t (ev and w borrowed; ev is already applied to t, so a moved
  * event's move is t's last: struct fanout). A seated event's player session is written from t's
- * seat (its token). A store error is kept and returned by the next durable_commit(): the event has
- * already happened in memory, so the server must stop before anybody hears of it.
+ * seat (its token). The writes are kept until a commit holds them (durable_retry()); a store
+ * error is kept and returned by the next durable_commit(): the event has already happened in
+ * memory, so nobody may hear of it before a commit holds it.
  */
 void durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_type type,
                    const struct event *ev, const struct wire *w);
@@ -69,10 +70,27 @@ void durable_account_update(struct durable *d, struct store_account *row);
  * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
  * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed
  * something, 0 when nothing was queued, or a negative store error with err filled: nothing of the
- * turn is durable, and the caller must stop without sending the turn's output (a restart
+ * turn is durable, and the caller must not send the turn's output. STORE_EIO (a full disk, an
+ * I/O error while writing: see turn.c) leaves the store down: the turn's writes, and every write
+ * from now on, wait for durable_retry(), and every durable_commit() returns STORE_EIO with the
+ * cause until then. Any other error leaves nothing to retry: the caller stops (a restart
  * recovers the last commit).
  */
 int durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err);
+
+/*
+ * While the store is down: send every waiting write again, in order, with the counters (np, ng),
+ * in one transaction, and commit it. Returns 1 when it held (the store is up again), 0 when the
+ * store was not down, STORE_EIO when it is still down (err says why), or another store error
+ * (err filled) that the caller must stop on.
+ */
+int durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_error *err);
+
+/* Whether a commit failed for lack of room and its writes wait (durable_retry()). */
+int durable_down(const struct durable *d);
+
+/* The writes kept since the last commit that held (while down: those that wait). */
+size_t durable_waiting(const struct durable *d);
 
 /*
  * Whether the commit may wait until the turn's output is written: the store keeps nothing across

@@ -4,7 +4,9 @@
  * The network layer hands over a whole request that msg_request_decode() validated in form; its
  * type picks an entry of handlers[] (tmux's command table): adding a request is one handler and
  * one line. What every request shares is done here once: the allowance of requests of the
- * peer's address (--max-rate-per-addr) is checked, before hello only hello is served, and
+ * peer's address (--max-rate-per-addr) is checked, before hello only hello is served, while the
+ * store cannot write a request that would write is refused (store_unavailable: the table says
+ * which do, handler_store_refused()), and
  * after each request the deadlines of the requester's game (before and after it) are filed again,
  * finished games pruned, and the next wake-up asked for. The handlers themselves live in their
  * rooms: match management (match.c), a player's play (play.c), the archive (archive.c); the few
@@ -17,6 +19,7 @@
  * when the answer comes and then dispatches them, in order, until one reads again. Other
  * connections are not held.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +34,23 @@
 #include "match.h"
 #include "play.h"
 
+/*
+ * What a request may write to the store: while the store cannot write (a full disk), a request
+ * that writes is refused with store_unavailable, and one that only reads is served.
+ */
+enum handler_store {
+	HANDLER_UNSAID, /* an entry that does not say: our bug, stopped at its first request */
+	HANDLER_READS,  /* nothing durable changes (a hello that resumes may write: it waits) */
+	HANDLER_WRITES, /* a move, a new game, an end, an account ... */
+	HANDLER_WRITES_SEATED, /* writes when the requester holds a seat (chat, leaving a seat) */
+};
+
 /* One request type and its handler. */
 struct handler_entry {
 	enum msg_type type;
 	void (*handle)(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
-	int before_hello; /* served to a connection that has not said hello */
+	int before_hello;         /* served to a connection that has not said hello */
+	enum handler_store store; /* refused while the store is down? */
 };
 
 /*
@@ -261,33 +276,54 @@ handle_test_clock(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 
 /* Every request, the hot ones first (a lookup walks the table from the top). */
 static const struct handler_entry handlers[] = {
-        {MSG_MOVE, play_move, 0},
-        {MSG_PING, handle_ping, 0},
-        {MSG_SAY, play_say, 0},
-        {MSG_HELLO, handle_hello, 1},
-        {MSG_LIST, handle_list, 0},
-        {MSG_CREATE, match_create, 0},
-        {MSG_JOIN, match_join, 0},
-        {MSG_QUICK, match_quick, 0},
-        {MSG_WATCH, match_watch, 0},
-        {MSG_LEAVE, match_leave, 0},
-        {MSG_RESIGN, play_resign, 0},
-        {MSG_DRAW_OFFER, play_draw, 0},
-        {MSG_DRAW_ACCEPT, play_draw, 0},
-        {MSG_DRAW_DECLINE, play_draw, 0},
-        {MSG_ABORT, play_abort, 0},
-        {MSG_CLAIM, play_claim, 0},
-        {MSG_REMATCH, match_rematch, 0},
-        {MSG_REMATCH_DECLINE, match_rematch, 0},
-        {MSG_HISTORY, archive_history, 0},
-        {MSG_RECORD, archive_record, 0},
-        {MSG_REGISTER, auth_register, 1},
-        {MSG_PASSWORD_CHANGE, auth_password_change, 0},
-        {MSG_ACCOUNT_CLOSE, auth_account_close, 0},
-        {MSG_PROFILE, ladder_profile, 0},
-        {MSG_LEADERBOARD, ladder_leaderboard, 0},
-        {MSG_TEST_CLOCK, handle_test_clock, 0},
+        {MSG_MOVE, play_move, 0, HANDLER_WRITES},
+        {MSG_PING, handle_ping, 0, HANDLER_READS},
+        {MSG_SAY, play_say, 0, HANDLER_WRITES_SEATED}, /* a spectator's kibitz is not stored */
+        {MSG_HELLO, handle_hello, 1, HANDLER_READS},
+        {MSG_LIST, handle_list, 0, HANDLER_READS},
+        {MSG_CREATE, match_create, 0, HANDLER_WRITES},
+        {MSG_JOIN, match_join, 0, HANDLER_WRITES},
+        {MSG_QUICK, match_quick, 0, HANDLER_WRITES},
+        {MSG_WATCH, match_watch, 0, HANDLER_WRITES_SEATED}, /* a player leaves its seat */
+        {MSG_LEAVE, match_leave, 0, HANDLER_WRITES_SEATED},
+        {MSG_RESIGN, play_resign, 0, HANDLER_WRITES},
+        {MSG_DRAW_OFFER, play_draw, 0, HANDLER_WRITES},
+        {MSG_DRAW_ACCEPT, play_draw, 0, HANDLER_WRITES},
+        {MSG_DRAW_DECLINE, play_draw, 0, HANDLER_WRITES},
+        {MSG_ABORT, play_abort, 0, HANDLER_WRITES},
+        {MSG_CLAIM, play_claim, 0, HANDLER_WRITES},
+        {MSG_REMATCH, match_rematch, 0, HANDLER_WRITES},
+        {MSG_REMATCH_DECLINE, match_rematch, 0, HANDLER_WRITES},
+        {MSG_HISTORY, archive_history, 0, HANDLER_READS},
+        {MSG_RECORD, archive_record, 0, HANDLER_READS},
+        {MSG_REGISTER, auth_register, 1, HANDLER_WRITES},
+        {MSG_PASSWORD_CHANGE, auth_password_change, 0, HANDLER_WRITES},
+        {MSG_ACCOUNT_CLOSE, auth_account_close, 0, HANDLER_WRITES},
+        {MSG_PROFILE, ladder_profile, 0, HANDLER_READS},
+        {MSG_LEADERBOARD, ladder_leaderboard, 0, HANDLER_READS},
+        {MSG_TEST_CLOCK, handle_test_clock, 0, HANDLER_WRITES}, /* due deadlines end games */
 };
+
+/*
+ * While the store cannot write, refuse a request of h that would write (store_unavailable, with
+ * the cause), after one more try of the store (ops->store_ask: it may be back). Refused writes
+ * do not queue: only the turn that failed waits. Returns whether m was refused.
+ */
+static int
+handler_store_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                      const struct handler_entry *h)
+{
+	const struct session *s = peer->session;
+
+	assert(h->store != HANDLER_UNSAID); /* every entry says whether it writes */
+	if (lb->store_down == NULL || h->store == HANDLER_READS ||
+	    (h->store == HANDLER_WRITES_SEATED && (s == NULL || s->seat < 0)))
+		return 0;
+	if (lb->ops.store_ask != NULL && !lb->ops.store_ask(lb->ops.arg))
+		return 0; /* it is back */
+	lobby_refuse(lb, peer, m, PROTO_ESTOREUNAVAILABLE, "%s", lb->store_down);
+	return 1;
+}
 
 /* The entry of a request type, or NULL when it is not a request. */
 static const struct handler_entry *
@@ -321,6 +357,8 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 		lobby_refuse(lb, peer, m, PROTO_EHELLOREQUIRED, "say hello first");
 		return;
 	}
+	if (h != NULL && handler_store_refused(lb, peer, m, h))
+		return;
 	if (peer->session != NULL)
 		peer->session->active_at = lb->ops.now(lb->ops.arg); /* --idle-timeout */
 	/* a request changes the deadlines of the requester's game only, before and after it */

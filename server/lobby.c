@@ -124,7 +124,27 @@ lobby_free(struct lobby *lb)
 uint64_t
 lobby_time(const struct lobby *lb)
 {
-	return lb->cfg.test_clock ? lb->virtual_ms : lb->ops.now(lb->ops.arg);
+	if (lb->cfg.test_clock) /* test_clock is refused while the store is down */
+		return lb->virtual_ms;
+	return (lb->store_down != NULL ? lb->paused_at : lb->ops.now(lb->ops.arg)) - lb->paused_ms;
+}
+
+/*
+ * The clocks pause while the store is down (PROTOCOL.md 11.1): a flag that fell then would end a
+ * game that cannot be stored, and a player must not lose on time because the server could not
+ * write. The game time stops at the failure and goes on from there when the store is back.
+ */
+void
+lobby_store_changed(struct lobby *lb, const char *why)
+{
+	uint64_t now = lb->ops.now(lb->ops.arg);
+
+	if (why != NULL && lb->store_down == NULL)
+		lb->paused_at = now;
+	else if (why == NULL && lb->store_down != NULL)
+		lb->paused_ms += now - lb->paused_at;
+	lb->store_down = why;
+	lobby_arm(lb);
 }
 
 void
@@ -763,7 +783,7 @@ lobby_arm(struct lobby *lb)
 	 * With test_clock, virtual time moves only with test_clock, which acts on what is due; what
 	 * is due already (a grace of 0 s at a drop) is acted on at once, as with real time.
 	 */
-	if (deadline_first(&lb->deadlines) != NULL) {
+	if (deadline_first(&lb->deadlines) != NULL && lb->store_down == NULL) {
 		uint64_t d = deadline_first(&lb->deadlines)->heap_deadline;
 
 		now = lobby_time(lb);
@@ -794,8 +814,10 @@ lobby_wake(struct lobby *lb)
 	struct table **due = NULL, *t;
 	size_t ndue = 0, cap = 0;
 
-	/* take the due tables off the heap first: acting on one may move the others */
-	while ((t = deadline_first(&lb->deadlines)) != NULL && t->heap_deadline <= now) {
+	/* take the due tables off the heap first: acting on one may move the others; none is due
+	 * while the store is down (what it would end could not be stored) */
+	while (lb->store_down == NULL && (t = deadline_first(&lb->deadlines)) != NULL &&
+	       t->heap_deadline <= now) {
 		due = xgrow(due, ndue, &cap, sizeof *due, 8);
 		due[ndue++] = t;
 		deadline_remove(&lb->deadlines, t);

@@ -112,6 +112,12 @@ struct lobby_ops {
 	/* Optional (NULL: no store): write an account's new hash, closed or banned time (row
 	 * borrowed; a closed_ms or banned_ms of -1, meaning now, is set to the wall clock). */
 	void (*account_update)(void *arg, struct store_account *row);
+	/*
+	 * Optional (NULL: the store never goes down). The store is down (lobby_store_changed())
+	 * and a request would write: try the waiting writes again now. Returns whether the store
+	 * is still down; may call lobby_store_changed() (with NULL: it is back) before it returns.
+	 */
+	int (*store_ask)(void *arg);
 	void *arg; /* passed to every op */
 };
 
@@ -205,6 +211,9 @@ struct lobby {
 	uint64_t read_ticket;       /* the last store read's ticket */
 	struct accounts accounts;   /* the accounts and the throttles of logins (auth.c) */
 	struct rating_book ratings; /* the accounts' ratings (rating.h), env.ratings points here */
+	const char *store_down;     /* the store cannot write: why (static), else NULL */
+	uint64_t paused_at;         /* ops->now when it went down: the game time stops there */
+	uint64_t paused_ms;         /* the time the store was down, not counted in lobby_time() */
 };
 
 /* Create an empty lobby. cfg and ops are copied. Returns a new lobby; free with lobby_free(). */
@@ -225,8 +234,18 @@ void lobby_tick(struct lobby *lb);
 /* The timer asked for by ops->timer fired: flags that fell, grace periods that ran out. */
 void lobby_wake(struct lobby *lb);
 
-/* The game layer's time in milliseconds (monotonic; virtual with test_clock). */
+/*
+ * The game layer's time in milliseconds (monotonic; virtual with test_clock). It stands still
+ * while the store is down (lobby_store_changed()): no clock runs, no grace period ends.
+ */
 uint64_t lobby_time(const struct lobby *lb);
+
+/*
+ * The store went down (why: the sentence a refused request gets, static) or came back (NULL).
+ * While down, the requests that would write are refused (handlers.c), the game time stands
+ * still and no deadline is acted on; when it comes back they go on from where they stood.
+ */
+void lobby_store_changed(struct lobby *lb, const char *why);
 
 /*
  * The computer found move (its text) for its turn at ply of game_id (ops->think). It is played

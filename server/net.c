@@ -90,6 +90,7 @@ struct net_client {
 	struct tls_conn *tls; /* TLS state (owned) on the TLS listener's connections, else NULL */
 	int tls_wait_open;    /* a flushing close waits for the handshake to end (TLS) */
 	int tls_dead;         /* the engine failed: only its alert is left to write */
+	int kept;             /* net_hold_turn(): every line waits for net_unhold() */
 };
 
 /* A line held for a client until the commit of the turn that made it is durable. */
@@ -505,7 +506,7 @@ client_flush(struct net_client *c)
 	size_t count = 0, first = 0, done = 0, bytes = 0;
 	int rc;
 
-	while (count < c->nheld && c->held[count].turn <= c->net->released)
+	while (!c->kept && count < c->nheld && c->held[count].turn <= c->net->released)
 		bytes += c->held[count++].w->len;
 	if (count == c->nheld)
 		flush_list_remove(c);
@@ -620,6 +621,36 @@ net_release(struct net *n, uint64_t turn)
 	net_flush_all(n);
 	if (n->ops.released != NULL)
 		n->ops.released(n->ops.arg, n->released);
+}
+
+/*
+ * A turn whose commit failed, or that added writes to those waiting (the store is down, turn.c):
+ * its lines, and the later ones of the same clients, are held until net_unhold(). A client that
+ * got no line in such a turn is not held: its lines go as their turns are released.
+ */
+void
+net_hold_turn(struct net *n)
+{
+	struct net_client *c;
+
+	TAILQ_FOREACH(c, &n->flushing, flush_link)
+	if (c->nheld > 0 && c->held[c->nheld - 1].turn == n->turn_no)
+		c->kept = 1;
+}
+
+void
+net_unhold(struct net *n, int drop)
+{
+	struct net_client *c;
+
+	LIST_FOREACH(c, &n->clients, link)
+	{
+		if (c->kept && drop) {
+			client_held_drop(c);
+			client_doom(c, DOOM_NOW);
+		}
+		c->kept = 0;
+	}
 }
 
 void

@@ -76,6 +76,20 @@ uint64_t net_turn_end(struct net *n);
 void net_release(struct net *n, uint64_t turn);
 
 /*
+ * The store could not make the turn under way durable (turn.c): every client that got a line in
+ * it keeps all its lines, of this turn and of the later ones, until net_unhold(), whatever
+ * net_release() says; the others' lines go as their turns are released.
+ */
+void net_hold_turn(struct net *n);
+
+/*
+ * The held turns are durable now: the clients kept by net_hold_turn() write their lines as their
+ * turns are released. With drop (a stop while the store is still down), their lines are dropped
+ * unsent and they are closed at the next reap.
+ */
+void net_unhold(struct net *n, int drop);
+
+/*
  * Reap the doomed clients: tell the layer above (ops->gone), then close. Call at the end of every
  * callback that called the layer above, outside it.
  */

@@ -266,14 +266,18 @@ node_admin_cb(void *arg, uint64_t ticket, const json_t *req)
 	net_reap(nd->net); /* a banned player's connection, closed */
 }
 
-/* net_ops.released: the admin socket's answers of those turns are durable too. */
+/*
+ * net_ops.released: the admin socket's answers of those turns are durable too, but for those of
+ * the turns held while the store cannot write (turn_held_from()): they wait with the rest.
+ */
 static void
 node_released_cb(void *arg, uint64_t turn)
 {
 	struct node *nd = arg;
+	uint64_t from = turn_held_from(nd->turn);
 
 	if (nd->admin != NULL)
-		admin_release(nd->admin, turn);
+		admin_release(nd->admin, from != 0 && turn >= from ? from - 1 : turn);
 }
 
 /* net_ops.gone */
@@ -356,6 +360,24 @@ node_hasher_start(struct node *nd)
 	}
 }
 
+/* turn_ops.store_changed: the store went down (why) or came back (NULL). */
+static void
+node_store_changed_cb(void *arg, const char *why)
+{
+	struct node *nd = arg;
+
+	lobby_store_changed(nd->lobby, why);
+}
+
+/* lobby_ops.store_ask: a request would write while the store is down; try it now. */
+static int
+node_store_ask_cb(void *arg)
+{
+	struct node *nd = arg;
+
+	return turn_store_ask(nd->turn);
+}
+
 struct node *
 node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
             struct store *store)
@@ -375,6 +397,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .hash = node_hash_cb,
 	        .account_add = store != NULL ? node_account_add_cb : NULL,
 	        .account_update = store != NULL ? node_account_update_cb : NULL,
+	        .store_ask = store != NULL ? node_store_ask_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb,
@@ -382,7 +405,8 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	                       .released = node_released_cb,
 	                       .arg = nd};
 	struct think_ops tops = {.move = node_move_cb, .arg = nd};
-	struct turn_ops pops = {.counters = node_counters_cb, .arg = nd};
+	struct turn_ops pops = {
+	        .counters = node_counters_cb, .store_changed = node_store_changed_cb, .arg = nd};
 
 	nd->loop = loop;
 	snprintf(nd->server_name, sizeof nd->server_name, "hokitod %s", HOKITO_VERSION);
@@ -525,6 +549,8 @@ node_shutdown(struct node *nd)
 	admin_close(nd->admin);   /* answers not yet written are dropped with their connections */
 	reader_close(nd->reader); /* reads out are dropped: their connections are going too */
 	nd->reader = NULL;
+	turn_shutdown(nd->turn); /* a store that is down: one last try */
+	nd->fanout.arg = turn_durable(nd->turn);
 	net_shutdown(nd->net);
 }
 

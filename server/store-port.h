@@ -252,6 +252,8 @@ struct store_write_port {
 	/* Make every write queued since the last commit durable, at once (0, or an error: then
 	 * nothing of the turn is durable). */
 	int (*commit)(void *impl, struct store_error *err);
+	/* Give up every write queued since the last commit (after a write that failed). */
+	void (*rollback)(void *impl);
 	/* Writes queued since the last commit. */
 	size_t (*pending)(const void *impl);
 	/* Whether the store keeps nothing across a crash (then a commit may follow the replies). */

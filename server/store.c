@@ -1140,7 +1140,7 @@ store_bg_open(struct store *st, struct store_bg **out, struct store_error *err)
 		return rc;
 	}
 	/* the two connections meet only at the WAL index's read locks, briefly: wait for them
-	 * rather than fail a commit (which stops the server) */
+	 * rather than fail a commit (which stops the server's writes until a retry) */
 	sqlite3_busy_timeout(st->db, 1000);
 	sqlite3_wal_hook(st->db, store_wal_hook, st);
 	st->offloaded = 1;
@@ -1701,12 +1701,13 @@ store_meta_get(struct store *st, const char *key, int64_t *value, struct store_e
  * sync) may the turn's acknowledgements be sent. On failure SQLite has (or we have) rolled the
  * transaction back; a transaction whose queued event inserts failed is rolled back here.
  */
-/* Give the turn's transaction up (a failed commit or queued insert): the file is the truth. */
-static void
+/* Give the turn's transaction up (a failed commit or write): the file is the truth. */
+void
 store_rollback(struct store *st)
 {
 	sqlite3_stmt *s;
 
+	store_queue_drop(st); /* not inserted: nothing to settle before the rollback */
 	if (!sqlite3_get_autocommit(st->db)) {
 		s = store_stmt(st, S_ROLLBACK);
 		sqlite3_step(s);
@@ -2950,6 +2951,12 @@ port_commit(void *impl, struct store_error *err)
 	return store_commit(impl, err);
 }
 
+static void
+port_rollback(void *impl)
+{
+	store_rollback(impl);
+}
+
 static size_t
 port_pending(const void *impl)
 {
@@ -3023,6 +3030,7 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .meta_set = port_meta_set,
 	                                 .meta_get = port_meta_get,
 	                                 .commit = port_commit,
+	                                 .rollback = port_rollback,
 	                                 .pending = port_pending,
 	                                 .is_temporary = port_is_temporary,
 	                                 .load = port_load,

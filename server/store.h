@@ -221,9 +221,16 @@ int store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store
  * negative store error (STORE_EIO; STORE_EINVAL or STORE_ECORRUPT when a queued event's insert
  * failed on a constraint or a damaged file): then the turn's writes
  * are rolled back and none of them is durable; the server cannot take back what it applied in
- * memory, so it should log err and stop (restart recovers the last committed state).
+ * memory, so it keeps them to write again (STORE_EIO: a full disk, durable.c) or logs err and
+ * stops (restart recovers the last committed state).
  */
 int store_commit(struct store *st, struct store_error *err);
+
+/*
+ * Give up every write queued since the last commit (the turn's transaction, and the events not
+ * inserted yet): after a write that failed, so that a later commit cannot carry half a turn.
+ */
+void store_rollback(struct store *st);
 
 /* Writes queued since the last commit (0 when no transaction is open). */
 size_t store_pending(const struct store *st);

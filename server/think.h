@@ -6,7 +6,9 @@
  * ops->move with the game id and ply it was asked for, and the game layer decides there whether
  * it still counts (lobby_computer_move()). A game that ends cancels its search (think_cancel()),
  * and the pool is bounded (think_busy()): a crowd of abandoned games against the strongest level
- * cannot make the computer's other opponents wait.
+ * cannot make the computer's other opponents wait. Deep searches (levels 5 to 8, seconds each)
+ * take at most two of the thread pool's threads at once and wait their turn beyond; shallow ones
+ * (levels 1 to 4, milliseconds) never wait behind them.
  */
 #ifndef HOKITO_SERVER_THINK_H
 #define HOKITO_SERVER_THINK_H
@@ -39,7 +41,7 @@ int think_busy(const struct think *pool);
 
 /*
  * The game game_id is over or gone: its search, queued or running, stops now (a running one at
- * its next clock check, as at think_stop()) and its move is dropped; it no longer counts against
+ * its next check of the flag, as at think_stop()) and its move is dropped; it no longer counts against
  * the pool's maximum. game_id is borrowed.
  */
 void think_cancel(struct think *pool, const char *game_id);
@@ -53,7 +55,7 @@ void think_request(void *arg, const char *game_id, int64_t ply, const struct gam
                    uint64_t seed, uint64_t time_ms);
 
 /*
- * Stop: queued searches are cancelled and running ones told to stop at their next clock check;
+ * Stop: queued searches are cancelled and running ones told to stop at their next check of the flag;
  * their moves are dropped. The loop runs until their callbacks are done.
  */
 void think_stop(struct think *pool);

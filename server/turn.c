@@ -7,10 +7,29 @@
  * handle, which runs once per turn right before the loop waits for I/O, first makes the turn
  * durable with one group commit (durable.h) and only then releases the turn's lines, which the
  * network layer writes with one writev per connection. So nothing is acknowledged that a crash
- * could lose, and a client that gets many lines in a turn costs one system call. If the commit
- * fails the process stops without writing: the clients have heard nothing the store does not
- * hold, and a restart recovers the last commit. A store that keeps nothing across a restart
- * (":memory:") has nothing to wait for: there the commit follows the writes, off the round trip.
+ * could lose, and a client that gets many lines in a turn costs one system call. A store that
+ * keeps nothing across a restart (":memory:") has nothing to wait for: there the commit follows
+ * the writes, off the round trip.
+ *
+ * A commit that fails for lack of room does not stop the server (Redis refuses writes with
+ * MISCONF the same way): the store is "down". Which failures are which:
+ *   - STORE_EIO: SQLITE_FULL, SQLITE_IOERR (ENOSPC, EDQUOT, EIO while writing), a busy or
+ *     read-only file. The turn's writes are kept (durable.h: not lost, not rolled back in
+ *     memory) and tried again in a new transaction: by a timer, after 1 s, then 2 s, then every
+ *     4 s, and at once when a request would write (turn_store_ask(), at most every 200 ms).
+ *     The turn's output is held: every connection that got a line in it keeps all its lines
+ *     until a retry holds (net_hold_turn()), and so does every connection that gets a line in a
+ *     later turn that adds writes of its own (the computer's move, a player resuming). The
+ *     other connections get their lines as usual. The game layer refuses the requests that
+ *     would write (store_unavailable) and stops its clocks (ops->store_changed), so that what
+ *     waits stays bounded. When a retry holds, the held lines go out in order and play goes on.
+ *     The log says the cause at once and every 30 s while it lasts, and how long it lasted.
+ *   - Anything else (STORE_ECORRUPT: a damaged file; STORE_EINVAL: a write the store refuses,
+ *     our bug) stops the process at once, without writing: the clients have heard nothing the
+ *     store does not hold, and a restart recovers the last commit.
+ * A kill while down loses only what nobody heard of: a restart recovers the last commit. So does a
+ * failed sync of the WAL (--fsync always), which stops the process: after a failed fdatasync the
+ * kernel may have dropped the pages, and only a restart knows what the disk holds.
  *
  * A file store's disk waits are not the loop's (turn_offload()): the commit writes the WAL
  * without an fsync, and with --fsync always the fsync runs on a thread of its own (a syncer).
@@ -25,6 +44,7 @@
  * It knows nothing about games or sockets: the connections are the network layer's (net.h), and
  * the id counters that go in each commit come from ops->counters.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +63,12 @@
  */
 #define WAL_CHECKPOINT_FRAMES 1000
 #define WAL_CATCH_UP_FRAMES   16384 /* 64 MiB */
+
+/* While the store is down: the retries (first, longest), an asked retry, and the log. */
+#define RETRY_FIRST_MS 1000
+#define RETRY_MAX_MS   4000
+#define RETRY_ASK_MS   200
+#define DOWN_LOG_MS    30000
 
 /* Turns whose lines wait for a sync of the WAL: those up to turn go once ticket is answered. */
 struct turn_wait {
@@ -67,11 +93,84 @@ struct turn {
 	uint64_t synced;             /* the last wal_sync ticket answered */
 	struct turn_wait *waits;     /* turns waiting for a sync, oldest first from wait_head */
 	size_t nwaits, wait_head, waits_cap;
+	uv_timer_t retry;            /* while the store is down: the next retry */
+	struct store_error down_err; /* while down: the last failure */
+	uint64_t down_since;         /* loop time of the failure that took the store down */
+	uint64_t down_logged;        /* loop time the cause was last logged */
+	uint64_t tried_at;           /* loop time of the last retry */
+	uint64_t retry_ms;           /* the delay of the next timed retry */
+	uint64_t held_turns;         /* turns whose lines are held while down */
+	size_t waiting_seen;         /* durable_waiting() at the end of the last turn while down */
+	uint64_t unhold_ticket;      /* the sync that covers the retry that held, or 0 */
+	uint64_t held_from;          /* the first turn held (turn_held_from()), or 0 */
 };
 
+static void turn_retry_cb(uv_timer_t *h);
+static void turn_checkpoint(struct turn *tp);
+
+/* A failure that is not a lack of room: stop at once (sent: output already went). */
+static void
+turn_stop_now(const struct store_error *err, int sent)
+{
+	log_error("store: %s", err->text);
+	if (sent)
+		log_error("stopping at once (the store keeps nothing across a restart)");
+	else
+		log_error("stopping at once: nothing of this turn was sent; a restart "
+		          "recovers the last commit");
+	exit(1);
+}
+
+/* What the refused requests say: the cause in a user's words (protocol: store_unavailable). */
+static const char *
+turn_down_why(const struct store_error *err)
+{
+	if (strstr(err->text, "full") != NULL || strstr(err->text, strerror(ENOSPC)) != NULL ||
+	    strstr(err->text, strerror(EDQUOT)) != NULL)
+		return "the server's disk is full; moves and other changes are refused until it "
+		       "has room";
+	return "the server cannot write to its disk; moves and other changes are refused until "
+	       "it can";
+}
+
+/* The log line of an outage: the cause and what waits. */
+static void
+turn_down_log(struct turn *tp)
+{
+	uint64_t now = uv_now(tp->loop);
+
+	tp->down_logged = now;
+	log_error("store: cannot write for %.0f s: %s; %zu writes of %llu turns wait, their "
+	          "replies are held and writes are refused until a retry works (make room on "
+	          "the disk; nothing to restart)",
+	          (double)(now - tp->down_since) / 1000.0, tp->down_err.text,
+	          durable_waiting(tp->durable), (unsigned long long)tp->held_turns);
+}
+
 /*
- * The turn's group commit; a failure stops the process at once (sent: output already went).
- * Returns whether it wrote anything.
+ * The commit of the turn under way failed for lack of room (err): the store is down. Its lines
+ * are held, the game layer is told, and the timer will retry.
+ */
+static void
+turn_down(struct turn *tp, const struct store_error *err)
+{
+	tp->down_err = *err;
+	tp->down_since = tp->tried_at = uv_now(tp->loop);
+	tp->held_turns = 1;
+	tp->waiting_seen = durable_waiting(tp->durable);
+	if (tp->held_from == 0)
+		tp->held_from = net_turn(tp->net);
+	net_hold_turn(tp->net);
+	turn_down_log(tp);
+	tp->retry_ms = RETRY_FIRST_MS;
+	uv_timer_start(&tp->retry, turn_retry_cb, tp->retry_ms, 0);
+	if (tp->ops.store_changed != NULL)
+		tp->ops.store_changed(tp->ops.arg, turn_down_why(err));
+}
+
+/*
+ * The turn's group commit. A lack of room takes the store down (turn_down()); any other failure
+ * stops the process at once (sent: output already went). Returns whether it wrote anything.
  */
 static int
 turn_commit(struct turn *tp, int sent)
@@ -82,17 +181,97 @@ turn_commit(struct turn *tp, int sent)
 
 	tp->ops.counters(tp->ops.arg, &np, &ng);
 	rc = durable_commit(tp->durable, np, ng, &err);
-
-	if (rc < 0) {
-		log_error("store: %s", err.text);
-		if (sent)
-			log_error("stopping at once (the store keeps nothing across a restart)");
-		else
-			log_error("stopping at once: nothing of this turn was sent; a restart "
-			          "recovers the last commit");
-		exit(1);
+	if (rc == STORE_EIO && !sent) {
+		turn_down(tp, &err);
+		return 0;
 	}
+	if (rc < 0)
+		turn_stop_now(&err, sent);
 	return rc > 0;
+}
+
+/*
+ * A retry held: the store is up. The held lines go once they are durable: at once, or with
+ * --fsync always when the sync requested now is answered (turn_synced_cb()). The caller releases.
+ */
+static void
+turn_up(struct turn *tp)
+{
+	log_info("store: writable again after %.1f s; %llu held turns are durable and their "
+	         "replies go out",
+	         (double)(uv_now(tp->loop) - tp->down_since) / 1000.0,
+	         (unsigned long long)tp->held_turns);
+	uv_timer_stop(&tp->retry);
+	tp->held_turns = 0;
+	tp->waiting_seen = 0;
+	if (tp->wal_sync != NULL) {
+		tp->unhold_ticket = tp->need = syncer_request(tp->wal_sync);
+	} else {
+		net_unhold(tp->net, 0);
+		tp->held_from = 0;
+	}
+	if (tp->ops.store_changed != NULL)
+		tp->ops.store_changed(tp->ops.arg, NULL);
+	turn_checkpoint(tp);
+}
+
+/*
+ * Try the waiting writes again. Returns whether the store is up now; a failure other than a lack
+ * of room stops the process.
+ */
+static int
+turn_retry(struct turn *tp)
+{
+	struct store_error err;
+	unsigned np, ng;
+	int rc;
+
+	tp->tried_at = uv_now(tp->loop);
+	tp->ops.counters(tp->ops.arg, &np, &ng);
+	rc = durable_retry(tp->durable, np, ng, &err);
+	if (rc >= 0) {
+		turn_up(tp);
+		return 1;
+	}
+	if (rc != STORE_EIO)
+		turn_stop_now(&err, 0);
+	tp->down_err = err;
+	if (tp->tried_at - tp->down_logged >= DOWN_LOG_MS)
+		turn_down_log(tp);
+	return 0;
+}
+
+/* The retry timer: try, then wait longer (up to RETRY_MAX_MS) while the store stays down. */
+static void
+turn_retry_cb(uv_timer_t *h)
+{
+	struct turn *tp = h->data;
+
+	if (tp->durable == NULL || !durable_down(tp->durable))
+		return;
+	if (!turn_retry(tp)) {
+		tp->retry_ms = tp->retry_ms * 2 < RETRY_MAX_MS ? tp->retry_ms * 2 : RETRY_MAX_MS;
+		uv_timer_start(&tp->retry, turn_retry_cb, tp->retry_ms, 0);
+		return;
+	}
+	net_release(tp->net, tp->released);
+	net_reap(tp->net);
+}
+
+uint64_t
+turn_held_from(const struct turn *tp)
+{
+	return tp->held_from;
+}
+
+int
+turn_store_ask(struct turn *tp)
+{
+	if (tp->durable == NULL || !durable_down(tp->durable))
+		return 0;
+	if (uv_now(tp->loop) - tp->tried_at < RETRY_ASK_MS)
+		return 1;
+	return !turn_retry(tp);
 }
 
 /*
@@ -140,6 +319,11 @@ turn_synced_cb(void *arg, uint64_t ticket, int rc)
 		exit(1);
 	}
 	tp->synced = ticket;
+	if (tp->unhold_ticket != 0 && ticket >= tp->unhold_ticket) {
+		net_unhold(tp->net, 0); /* the retry that held is on the disk */
+		tp->unhold_ticket = 0;
+		tp->held_from = 0;
+	}
 	while (tp->wait_head < tp->nwaits && tp->waits[tp->wait_head].ticket <= ticket)
 		tp->released = tp->waits[tp->wait_head++].turn;
 	if (tp->wait_head == tp->nwaits)
@@ -227,8 +411,17 @@ turn_cb(uv_prepare_t *h)
 	int lag = tp->durable != NULL && durable_may_lag(tp->durable);
 	int wrote = 0;
 
-	if (tp->durable != NULL && !lag && (wrote = turn_commit(tp, 0)) && tp->wal_sync != NULL)
+	if (tp->durable != NULL && !lag && durable_down(tp->durable)) {
+		/* the store is down: a turn that added writes of its own is held too */
+		if (durable_waiting(tp->durable) != tp->waiting_seen) {
+			net_hold_turn(tp->net);
+			tp->held_turns++;
+			tp->waiting_seen = durable_waiting(tp->durable);
+		}
+	} else if (tp->durable != NULL && !lag && (wrote = turn_commit(tp, 0)) &&
+	           tp->wal_sync != NULL) {
 		tp->need = syncer_request(tp->wal_sync);
+	}
 	turn_release(tp);
 	net_release(tp->net, tp->released);
 	if (lag)
@@ -238,6 +431,7 @@ turn_cb(uv_prepare_t *h)
 	net_reap(tp->net);
 	if (net_stopped(tp->net)) {
 		uv_close((uv_handle_t *)&tp->prepare, NULL);
+		uv_close((uv_handle_t *)&tp->retry, NULL);
 		syncer_close(tp->wal_sync); /* waits for a sync under way */
 		syncer_close(tp->ckpt);
 		tp->wal_sync = tp->ckpt = NULL;
@@ -298,6 +492,8 @@ turn_create(uv_loop_t *loop, struct net *net, struct store *store, const struct 
 	uv_prepare_init(loop, &tp->prepare);
 	tp->prepare.data = tp;
 	uv_prepare_start(&tp->prepare, turn_cb);
+	uv_timer_init(loop, &tp->retry);
+	tp->retry.data = tp;
 	return tp;
 }
 
@@ -318,6 +514,19 @@ turn_commit_now(struct turn *tp, struct store_error *err)
 	tp->ops.counters(tp->ops.arg, &np, &ng);
 	rc = durable_commit(tp->durable, np, ng, err);
 	return rc < 0 ? rc : 0;
+}
+
+void
+turn_shutdown(struct turn *tp)
+{
+	if (tp->durable == NULL || !durable_down(tp->durable) || turn_retry(tp))
+		return;
+	log_error("store: stopping while it cannot write: %zu writes of %llu turns are lost; "
+	          "nobody heard of them (their replies were held), and the restart recovers the "
+	          "last commit",
+	          durable_waiting(tp->durable), (unsigned long long)tp->held_turns);
+	net_unhold(tp->net, 1);
+	turn_store_drop(tp); /* held_from stays: nothing of those turns is answered */
 }
 
 void

@@ -23,6 +23,12 @@ struct turn;
 struct turn_ops {
 	/* The numbers the next player and game ids will get (lobby_counters()). */
 	void (*counters)(void *arg, unsigned *next_player, unsigned *next_game);
+	/*
+	 * Optional (NULL): the store went down (why: what a refused request says, a static
+	 * sentence), or came back up (why NULL). Called from the end of a turn, a timer, or
+	 * inside turn_store_ask().
+	 */
+	void (*store_changed)(void *arg, const char *why);
 	void *arg;
 };
 
@@ -50,6 +56,26 @@ int turn_commit_now(struct turn *tp, struct store_error *err);
  * waiting for the disk, with a warning in the log), or a negative store error with err filled.
  */
 int turn_offload(struct turn *tp, struct store_error *err);
+
+/*
+ * A request would write while the store is down: try the waiting writes again at once (unless a
+ * retry ran in the last 200 ms). Returns whether the store is still down. May call
+ * ops->store_changed; releases nothing (the end of the turn does).
+ */
+int turn_store_ask(struct turn *tp);
+
+/*
+ * While the store is down (and until the retry that held is synced): the first turn whose output
+ * is held, so that what answers by turn number outside the connections (the admin socket) holds
+ * that turn and the later ones too. 0 when nothing is held.
+ */
+uint64_t turn_held_from(const struct turn *tp);
+
+/*
+ * The server is stopping: if the store is down, one last retry; if that fails too, what waits is
+ * given up (logged), and the connections whose lines were held are closed without them.
+ */
+void turn_shutdown(struct turn *tp);
 
 /*
  * A start that failed: write nothing more to the store (no group commit at the turns of the

@@ -331,7 +331,8 @@ def a4_hold_games(args, srv, stop, count=10000):
 
 
 def a5_jam_computer(args, srv, stop):
-    """40 games against level 8, each aborted at once; then a victim's level-1 computer move."""
+    """40 games against level 8, each aborted at once; then a victim's level-1 computer move
+    (held: within 0.5 s; about 0.01 s on a quiet server)."""
     c = Conn(srv.port, timeout=30)
     c.hello("jam")
     made = 0
@@ -359,7 +360,7 @@ def a5_jam_computer(args, srv, stop):
                 break
     return {"what": "%d level-8 games made and aborted%s; victim's level-1 move after %s" % (
         made, refused_text(refused), "%.2f s" % delay if delay is not None else "never"),
-        "held": delay is not None and delay < 5}
+        "held": delay is not None and delay < 0.5}
 
 
 def a6_guess_codes(args, srv, stop, games=300):

@@ -54,6 +54,7 @@ DEAF_DROP_MAX = 15.0  # seconds phase A may last
 DEAF = 100
 CHURN = 1000
 GARBAGE_PER_S = 2000
+FLOOD_UNREAD = 300  # garbage lines the flood may have unanswered (about 20 KB of answers)
 LONG_LINES = 20
 
 
@@ -296,13 +297,17 @@ def flood_attack(port, stop, out):
     g.setblocking(False)
     garbage = [b"{not json", b"\xff\xfe\xfd", b"[1,2,3]", b'{"type":"nope"}', b"}}}{{{",
                b'{"type":"move"}', b'"just a string"', b"\x00\x01\x02"]
-    sent = replies = 0
+    sent = replies = lines = 0
     long_close = []
     long_next = time.monotonic() + 0.2
     t0 = time.monotonic()
     while not stop.is_set():
         now = time.monotonic()
         due = int((now - t0) * GARBAGE_PER_S) - sent
+        # a flood, but of a client that reads its answers: at most FLOOD_UNREAD lines unanswered,
+        # else a loaded machine that slows this reader down makes it a deaf client, which the
+        # server rightly closes at --max-output (the deaf attack tests that)
+        due = min(due, FLOOD_UNREAD - (sent - lines))
         if due > 0:
             batch = b"".join(random.choice(garbage) + b"\n" for _ in range(min(due, 200)))
             try:
@@ -315,6 +320,7 @@ def flood_attack(port, stop, out):
                 data = g.recv(1 << 16)
                 if not data:
                     raise ConnectionError("garbage connection closed")
+                lines += data.count(b"\n")
                 replies += data.count(b'"code":"bad_json"') + data.count(b'"code":"unknown')
                 replies += data.count(b'"code":"bad_field"')
         except BlockingIOError:

@@ -4,10 +4,13 @@
 A whole game against the computer with a spectator watching, both kinds; the computer's player
 object; refused levels and opponents; a resignation while the computer thinks (its late move is
 dropped); a rematch it accepts at once; a clock that runs for it too; a restart in the middle of a
-game (on the person's turn, and killed while the computer thinks: it thinks again); and a clean
-shutdown while a search runs. Run by meson (HOKITOD names the server binary); prints TAP.
+game (on the person's turn, and killed while the computer thinks: it thinks again); a clean
+shutdown while a search runs; and 40 games against level 8 aborted at once that do not make
+another player's level-1 computer wait (issue 23, attack 5), nor do 16 games against level 8
+that go on (deep searches have a lane of their own). Run by meson (HOKITOD names the server binary); prints TAP.
 """
 import os
+import re
 import signal
 import sys
 import time
@@ -240,9 +243,76 @@ def shutdown_while_thinking():
          % (time.time() - t0), "".join(srv.log[-10:]))
 
 
+def jam_the_computer():
+    """Issue 23, attack 5: games against level 8 created and aborted at once, one after another,
+    from one connection, must not make another player's level-1 computer wait: each aborted
+    game's search stops at once (at its next check of its cancel flag), queued or running."""
+    srv = Server()
+    try:
+        jam = srv.connect("jam")
+        made = 0
+        for i in range(40):
+            st = jam.ask({"type": "create", "kind": "hokito", "opponent": "computer",
+                          "level": 8, "seat": "white", "seed": 100 + i})
+            if st["type"] == "state":
+                made += 1
+                jam.ask({"type": "abort"})
+                jam.ask({"type": "leave"})
+        t.ok(made == 40, "40 games against level 8 made and aborted at once", made)
+        v = srv.connect("victim")
+        t0 = time.time()
+        st = v.ask({"type": "create", "kind": "hokito", "opponent": "computer", "level": 1,
+                    "seat": "white", "seed": 1})
+        mv = v.wait_for("moved", THINK)
+        delay = time.time() - t0
+        # quiet, the reply comes in about 10 ms; when the aborted games' searches ran on to
+        # their budget, it came after 2.8 to 5 s, behind them on the thread pool
+        t.ok(st["type"] == "state" and mv["by"] == "black" and delay < 1.0,
+             "another player's level-1 computer answers at once (%.2f s)" % delay, mv)
+        time.sleep(0.2)
+        ran = [int(x) for x in re.findall(r"its computer's search ended (\d+) ms after it "
+                                          r"began", "".join(srv.log))]
+        t.ok(ran and all(ms < 500 for ms in ran),
+             "the searches that had begun stopped within 500 ms of their start (%s)" % ran,
+             ran)
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops cleanly")
+
+
+def deep_lane():
+    """16 games against level 8 that go on (each search takes seconds, at most two at once on
+    the thread pool) do not make a level-1 computer wait behind them: it has a lane of its
+    own."""
+    srv = Server()
+    try:
+        made = 0
+        for i in range(16):
+            c = srv.connect("deep%d" % i)
+            st = c.ask({"type": "create", "kind": "hokito", "opponent": "computer",
+                        "level": 8, "seat": "white", "seed": 200 + i})
+            made += st["type"] == "state"
+        t.ok(made == 16, "16 games against level 8, each thinking", made)
+        v = srv.connect("victim")
+        t0 = time.time()
+        st = v.ask({"type": "create", "kind": "hokito", "opponent": "computer", "level": 1,
+                    "seat": "white", "seed": 1})
+        mv = v.wait_for("moved", THINK)
+        delay = time.time() - t0
+        # in one queue with them it came after 15 s (16 searches of 2 to 5 s, four at a time)
+        t.ok(st["type"] == "state" and mv["by"] == "black" and delay < 1.0,
+             "a level-1 computer answers at once beside them (%.2f s)" % delay, mv)
+    finally:
+        t0 = time.time()
+        t.ok(srv.stop() == 0 and time.time() - t0 < 8,
+             "hokitod stops promptly and cleanly (%.1f s), with deep searches waiting"
+             % (time.time() - t0))
+
+
 t.run("a full game against the computer", full_game)
 t.run("resignation while it thinks, rematch", resign_while_thinking)
 t.run("its clock runs", clock_runs)
 t.run("restarts in the middle of a game against the computer", restart)
 t.run("shutdown while it thinks", shutdown_while_thinking)
+t.run("games against level 8 aborted at once do not jam it (issue 23)", jam_the_computer)
+t.run("level 1 does not wait behind level 8's searches (issue 23)", deep_lane)
 t.done()

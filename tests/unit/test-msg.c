@@ -399,6 +399,7 @@ TEST(protocol_error_names)
 		ASSERT_EQ(protocol_err_parse(protocol_err_name(code)), code);
 	ASSERT_STR_EQ(protocol_err_name(PROTO_ETOOLONG), "line_too_long");
 	ASSERT_STR_EQ(protocol_err_name(PROTO_EILLEGALMOVE), "illegal_move");
+	ASSERT_STR_EQ(protocol_err_name(PROTO_ESTOREUNAVAILABLE), "store_unavailable");
 	ASSERT_STR_EQ(protocol_err_name(0), "internal");
 	ASSERT_STR_EQ(protocol_err_name(-1000), "internal");
 	ASSERT_EQ(protocol_err_parse("nonsense"), 0);

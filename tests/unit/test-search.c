@@ -482,6 +482,53 @@ TEST(search_game_over_and_tt_memory)
 	search_free(s);
 }
 
+/* A clock for search_cancel_stops(): it raises the cancel flag at its third reading. */
+struct cancel_clock {
+	atomic_int cancel;
+	int reads; /* clock readings so far */
+	int after; /* of which after the flag was raised */
+};
+
+static uint64_t
+cancel_clock_cb(void *arg)
+{
+	struct cancel_clock *c = arg;
+
+	if (atomic_load(&c->cancel))
+		c->after++;
+	if (++c->reads == 3)
+		atomic_store(&c->cancel, 1);
+	return 0;
+}
+
+/*
+ * A cancelled search stops: one cancelled before it starts searches nothing, and one cancelled
+ * during an iteration (here from its clock, as another thread would) stops at its next check,
+ * long before its node budget, with SEARCH_ECANCELED and no move.
+ */
+TEST(search_cancel_stops)
+{
+	struct search *s = search_create(TT_BYTES, 1);
+	struct cancel_clock c = {.reads = 0};
+	struct search_limits lim = {.nodes = 3000000, .time_ms = 1, .clock_cb = cancel_clock_cb};
+	struct search_result r;
+	struct game g;
+
+	game_start(&g, GAME_HOKITO, NULL, 3, NULL);
+	atomic_init(&c.cancel, 1);
+	lim.clock_arg = &c;
+	lim.cancel = &c.cancel;
+	ASSERT_EQ(search_run(s, &g, &lim, &r), SEARCH_ECANCELED);
+	ASSERT_EQ(c.reads, 0); /* not even the clock was read */
+
+	atomic_store(&c.cancel, 0);
+	lim.time_ms = UINT64_MAX / 4; /* the clock reads 0: only the flag can stop it */
+	ASSERT_EQ(search_run(s, &g, &lim, &r), SEARCH_ECANCELED);
+	ASSERT_EQ(c.reads, 3); /* raised at the third reading, seen before a fourth */
+	ASSERT_EQ(c.after, 0);
+	search_free(s);
+}
+
 int
 main(void)
 {
@@ -496,5 +543,6 @@ main(void)
 	RUN(search_levels_differ);
 	RUN(search_node_budget);
 	RUN(search_game_over_and_tt_memory);
+	RUN(search_cancel_stops);
 	TEST_END();
 }

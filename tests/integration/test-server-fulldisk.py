@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""test-server-fulldisk: a full disk stops writes, not the server (issue 23, hokitod(8)).
+
+The store lives on a real, small tmpfs (mounted as root, or in a user and mount namespace of its
+own made with `unshare -rm`; if neither works the test says why and is skipped, exit 77). During
+play a filler file takes every free page of it, so the next group commit fails with "database
+or disk is full". Checked:
+
+- the mover's `ok` (and the opponent's and the spectator's `moved`) are held, not sent;
+- moves and creates of other players are refused at once with `store_unavailable`, while `ping`,
+  `list` and `history` keep answering them; a player whose lines were not held plays on reading;
+- the log says the cause at once and again 30 s later, with what waits;
+- no clock runs meanwhile: a first-move timer of 5 s does not end a game during the outage;
+- the filler deleted, the held move is acknowledged, the others get it, play resumes with no
+  restart, the game is finished and its record has every acknowledged move;
+- the same with --fsync always (the held lines wait for the sync of the retry);
+- kill -9 while the store cannot write, then a restart on a disk with room: every acknowledged
+  move is there, and the held one is not; SIGTERM then stops it all the same;
+- an operator's change (the admin socket) is answered only once it is on the disk.
+
+Run by meson (HOKITOD); prints TAP.
+"""
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import HOKITOD, Closed, Server, Tap  # noqa: E402
+
+INNER = "HOKITO_FULLDISK_INNER"  # set when this script runs again inside a mount namespace
+SIZE = "3m"                      # the tmpfs: room for a few stores, filled at will
+LOG_REPEAT_S = 30                # hokitod repeats the cause this often (turn.c: DOWN_LOG_MS)
+
+
+def skip(why):
+    print("1..0 # SKIP %s" % why, flush=True)
+    sys.exit(77)
+
+
+def mount_tmpfs():
+    """A small tmpfs of our own; returns its directory, or skips (in the parent) saying why."""
+    mnt = tempfile.mkdtemp(prefix="hokito-fulldisk-")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + SIZE, "tmpfs", mnt],
+                       capture_output=True, text=True)
+    if r.returncode == 0:
+        return mnt
+    os.rmdir(mnt)
+    if os.environ.get(INNER) or shutil.which("unshare") is None:
+        skip("cannot mount a tmpfs: %s" % (r.stderr.strip() or "no unshare"))
+    # not allowed here: run again in a user and mount namespace, where we may
+    p = subprocess.run(["unshare", "-rm", "true"], capture_output=True, text=True)
+    if p.returncode != 0:
+        skip("cannot mount a tmpfs (%s), nor make a mount namespace (%s)"
+             % (r.stderr.strip(), p.stderr.strip()))
+    rc = subprocess.call(["unshare", "-rm", sys.executable, os.path.abspath(__file__)],
+                         env=dict(os.environ, **{INNER: "1"}))
+    sys.exit(rc)
+
+
+MNT = mount_tmpfs()
+FILLER = os.path.join(MNT, "filler")
+t = Tap()
+
+
+def fill():
+    """Take every free page of the tmpfs; returns the bytes written."""
+    n = 0
+    fd = os.open(FILLER, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        while True:
+            n += os.write(fd, b"\xa5" * 4096)
+    except OSError:
+        pass  # ENOSPC: full
+    finally:
+        os.close(fd)
+    return n
+
+
+def make_room():
+    os.remove(FILLER)
+
+
+def is_error(m, code):
+    return m.get("type") == "error" and m.get("code") == code
+
+
+def wait_reply(c, rid, timeout):
+    """The reply with id rid, and what came before it."""
+    seen = []
+    deadline = time.time() + timeout
+    while True:
+        m = c.recv(max(0.01, deadline - time.time()))
+        if m.get("id") == rid:
+            return m, seen
+        seen.append(m)
+
+
+def send_move(c, move, rid):
+    c.send({"type": "move", "move": move, "id": rid})
+
+
+def first_move(c):
+    return c.wait_for("your_turn")["moves"][0]
+
+
+def new_game(srv, name, clock=None, seed=3):
+    """A HOKITO game of two new players, black ("-a") to move; returns (a, b, game id)."""
+    a = srv.connect(name + "-a")
+    b = srv.connect(name + "-b")
+    req = {"type": "create", "kind": "hokito", "seat": "black", "seed": seed}
+    if clock:
+        req["clock"] = clock
+    st, _ = a.request(req)
+    r, _ = b.request({"type": "join", "game": st["game"]})
+    assert r["type"] == "state", r
+    return a, b, st["game"]
+
+
+def play(c, rid):
+    """c moves its first legal move; returns (move, reply)."""
+    mv = first_move(c)
+    send_move(c, mv, rid)
+    r, _ = wait_reply(c, rid, 10)
+    return mv, r
+
+
+def stored_moves(db, game):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return [r[0] for r in con.execute(
+            "SELECT move FROM events WHERE game_id = ? AND move IS NOT NULL ORDER BY seq",
+            (game,))]
+    finally:
+        con.close()
+
+
+def outage(fsync):
+    """A full disk in the middle of a game, then room again: nothing is lost, play resumes."""
+    db = os.path.join(MNT, "play-%s.db" % fsync)
+    srv = Server("--fsync", fsync, "--first-move", "5", db=db)
+    try:
+        a, b, g1 = new_game(srv, "p" + fsync)
+        w = srv.connect("watcher-" + fsync)
+        w.request({"type": "watch", "game": g1})
+        acked = []
+        for i, c in enumerate((a, b, a)):
+            mv, r = play(c, 10 + i)
+            t.ok(r["type"] == "ok",
+                 "%s: move %d acknowledged before the disk fills" % (fsync, i + 1), r)
+            acked.append(mv)
+        c, d, g2 = new_game(srv, "q" + fsync, seed=5)
+        mv_c = first_move(c)
+        # a timed game whose first-move timer (5 s) runs when the disk fills
+        e, f, g3 = new_game(srv, "r" + fsync, clock="5+0", seed=7)
+        mv_e = first_move(e)
+        w.drain(0.2)
+        filled = fill()
+        t.ok(filled > 0, "%s: the filler took the %d free bytes" % (fsync, filled))
+        held = first_move(b)
+        send_move(b, held, 99)
+        t.ok(srv.log_has(r"store: cannot write .*(full|No space left)", timeout=10),
+             "%s: the log says the store cannot write, and why" % fsync)
+        got = b.drain(1.0)
+        t.ok(not any(m.get("id") == 99 for m in got),
+             "%s: the mover gets no ok while its move is not on the disk" % fsync, got)
+        got = a.drain(0.2) + w.drain(0.2)
+        t.ok(not any(m.get("type") == "moved" for m in got),
+             "%s: the opponent and the spectator do not get the move" % fsync, got)
+        t0 = time.time()
+        r, _ = c.request({"type": "move", "move": mv_c})
+        t.ok(is_error(r, "store_unavailable") and "full" in r.get("text", ""),
+             "%s: another game's move: store_unavailable, saying the disk is full" % fsync, r)
+        r, _ = c.request({"type": "create", "kind": "oxono"})
+        t.ok(is_error(r, "store_unavailable"), "%s: create: store_unavailable" % fsync, r)
+        r, _ = d.request({"type": "resign"})
+        t.ok(is_error(r, "store_unavailable"), "%s: resign: store_unavailable" % fsync, r)
+        r, _ = c.request({"type": "ping"})
+        t.ok(r["type"] == "pong", "%s: ping answers" % fsync, r)
+        r, _ = c.request({"type": "list"})
+        t.ok(r["type"] == "games" and r["total"] >= 3, "%s: list answers" % fsync, r)
+        r, _ = c.request({"type": "history"})
+        t.ok(r["type"] == "history_page", "%s: history answers" % fsync, r)
+        t.ok(time.time() - t0 < 5, "%s: all of them at once (%.2f s)" % (fsync, time.time() - t0))
+        late = srv.connect("late-" + fsync)
+        t.ok(late.player is not None, "%s: a new connection is welcome" % fsync)
+        if fsync == "normal":
+            # the cause again after LOG_REPEAT_S, with what waits; meanwhile the first-move
+            # timer of g3 (5 s) would have ended it if the clocks ran
+            t.ok(srv.log_has(r"store: cannot write for (2[89]|3\d) s: .*writes of \d+ turns wait",
+                             timeout=LOG_REPEAT_S + 10),
+                 "normal: the log repeats the cause 30 s later, with what waits")
+        else:
+            time.sleep(6)  # past g3's first-move time
+        r, _ = e.request({"type": "ping"})
+        t.ok(r["type"] == "pong" and not any(m.get("type") == "game_over" for m in _),
+             "%s: no game ended on time meanwhile" % fsync, _)
+        make_room()
+        r, _ = wait_reply(b, 99, 15)
+        t.ok(r["type"] == "ok", "%s: room made: the held move is acknowledged" % fsync, r)
+        acked.append(held)
+        m = a.wait_for("moved")
+        t.ok(m["move"] == held, "%s: the opponent gets it" % fsync, m)
+        m = w.wait_for("moved")
+        t.ok(m["move"] == held, "%s: so does the spectator" % fsync, m)
+        t.ok(srv.log_has(r"store: writable again after \d+\.\d s"),
+             "%s: the log says the store is writable again, and after how long" % fsync)
+        r, _ = e.request({"type": "move", "move": mv_e})
+        t.ok(r["type"] == "ok", "%s: the timed game's first move is still on time" % fsync, r)
+        r, _ = c.request({"type": "move", "move": mv_c})
+        t.ok(r["type"] == "ok", "%s: the refused move, sent again, is played" % fsync, r)
+        mv, r = play(a, 100)
+        t.ok(r["type"] == "ok", "%s: play resumes without a restart" % fsync, r)
+        acked.append(mv)
+        r, _ = b.request({"type": "resign"})
+        t.ok(r["type"] == "ok", "%s: and the game is finished" % fsync, r)
+        r, _ = a.request({"type": "record", "game": g1})
+        text = r.get("text", "")
+        t.ok(r["type"] == "game_record" and all(mv in text for mv in acked),
+             "%s: its record has every acknowledged move" % fsync, r)
+        t.ok(stored_moves(db, g1) == acked, "%s: and so has the store, in order" % fsync,
+             (stored_moves(db, g1), acked))
+        for x in (a, b, c, d, e, f, w, late):
+            x.close()
+        t.ok(srv.stop() == 0, "%s: hokitod stops cleanly" % fsync)
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
+def kill_while_down():
+    """kill -9 while the store cannot write; a restart with room has every acknowledged move."""
+    db = os.path.join(MNT, "kill.db")
+    srv = Server(db=db)
+    a, b, g = new_game(srv, "k")
+    acked = []
+    for i, c in enumerate((a, b)):
+        mv, r = play(c, 10 + i)
+        acked.append(mv)
+    fill()
+    send_move(a, first_move(a), 99)
+    t.ok(srv.log_has(r"store: cannot write"), "kill: the store cannot write")
+    got = a.drain(0.5)
+    t.ok(not any(m.get("id") == 99 for m in got), "kill: the move is not acknowledged", got)
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait()
+    make_room()
+    srv2 = Server(db=db)
+    try:
+        t.ok(stored_moves(db, g) == acked, "kill: a restart with room has every acknowledged "
+             "move, and not the held one", (stored_moves(db, g), acked))
+        c = srv2.connect()
+        r, _ = c.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 0})
+        t.ok(r["type"] == "welcome", "kill: the mover resumes its seat", r)
+        evs = c.drain(0.5)
+        moved = [m["move"] for m in evs if m.get("type") == "moved"]
+        t.ok(moved == acked, "kill: and hears of the acknowledged moves only", moved)
+        c.close()
+        t.ok(srv2.stop() == 0, "kill: the restarted hokitod stops cleanly")
+    finally:
+        srv2.kill()
+
+
+def stop_while_down():
+    """SIGTERM while the store cannot write: hokitod stops, says what it gives up, and nobody
+    heard of it; a restart with room has every acknowledged move."""
+    db = os.path.join(MNT, "stop.db")
+    srv = Server(db=db)
+    try:
+        a, b, g = new_game(srv, "s")
+        acked = [play(a, 10)[0]]
+        fill()
+        send_move(b, first_move(b), 99)
+        t.ok(srv.log_has(r"store: cannot write"), "stop: the store cannot write")
+        status = srv.stop()
+        t.ok(status == 0, "stop: SIGTERM stops hokitod all the same", (status, srv.log[-5:]))
+        t.ok(any(re.search(r"store: stopping while it cannot write: \d+ writes of \d+ turns are "
+                           r"lost", x) for x in srv.log),
+             "stop: the log says what is given up", srv.log[-5:])
+        got = []
+        try:
+            while True:
+                got.append(b.recv(0.3))
+        except (Closed, TimeoutError):
+            pass  # closed without the held lines
+        t.ok(not any(m.get("id") == 99 for m in got), "stop: the move was not acknowledged", got)
+    finally:
+        srv.kill()
+        make_room()
+    t.ok(stored_moves(db, g) == acked, "stop: the store has every acknowledged move",
+         (stored_moves(db, g), acked))
+
+
+def admin_while_down():
+    """An operator's change while the store cannot write: answered only once it is durable."""
+    db = os.path.join(MNT, "admin.db")
+    srv = Server(db=db)
+    try:
+        c = srv.connect()
+        r, _ = c.request({"type": "register", "name": "Alice", "password": "correct horse b"})
+        t.ok(r["type"] == "welcome", "admin: Alice registers", r)
+        g = srv.connect("guest")
+        fill()
+        g.send({"type": "create", "kind": "hokito", "id": 7})
+        t.ok(srv.log_has(r"store: cannot write"), "admin: the store cannot write")
+        p = subprocess.Popen([HOKITOD, "accounts", "--db", db, "set-bot", "Alice"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        t.ok(p.poll() is None, "admin: set-bot is not answered while it is not on the disk")
+        make_room()
+        out, err = p.communicate(timeout=20)
+        t.ok(p.returncode == 0, "admin: room made, it is answered", (out, err))
+        r = subprocess.run([HOKITOD, "accounts", "--db", db, "list"], capture_output=True,
+                           text=True, timeout=20)
+        t.ok(r.returncode == 0 and " bot " in r.stdout, "admin: and Alice is a bot", r)
+        r, _ = wait_reply(g, 7, 10)
+        t.ok(r["type"] == "state", "admin: the held create is answered too", r)
+        g.close()
+        t.ok(srv.stop() == 0, "admin: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
+try:
+    t.run("a full disk during play, --fsync normal", outage, "normal")
+    t.run("a full disk during play, --fsync always", outage, "always")
+    t.run("kill -9 while the store cannot write", kill_while_down)
+    t.run("SIGTERM while the store cannot write", stop_while_down)
+    t.run("an operator's change while the store cannot write", admin_while_down)
+finally:
+    subprocess.run(["umount", "-l", MNT], capture_output=True)
+    try:
+        os.rmdir(MNT)
+    except OSError:
+        pass
+t.done()
