@@ -37,7 +37,9 @@ struct accounts {
 	struct throttle *by_account; /* failed logins per account key */
 	struct throttle *by_addr;    /* failed logins per source address (throttle_key_from_addr) */
 	int64_t next_id;             /* the id the next account gets */
-	unsigned jobs_out;           /* password jobs on the thread pool (auth.c caps them) */
+	unsigned jobs_out;           /* password jobs out to the hasher (auth.c caps them) */
+	unsigned busy_refused;       /* logins refused as AUTH_JOBS_MAX were out, not logged yet */
+	uint64_t busy_logged_at;     /* when those refusals were last logged (ops->now), or 0 */
 };
 
 /* Set up an empty set and its throttles (throttle_config_default), with random seeds. */

@@ -128,8 +128,29 @@ auth_transport_ok(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 }
 
 /*
+ * Count a request refused because AUTH_JOBS_MAX password jobs are out, and say so in the log: at
+ * once the first time, then at most once in AUTH_BUSY_LOG_MS with the count since the last line,
+ * so that a storm of logins is seen without writing a line per login.
+ */
+static void
+auth_busy_log(struct lobby *lb)
+{
+	struct accounts *as = &lb->accounts;
+	uint64_t now = lb->ops.now(lb->ops.arg);
+
+	as->busy_refused++;
+	if (as->busy_logged_at != 0 && now - as->busy_logged_at < AUTH_BUSY_LOG_MS)
+		return;
+	log_warn("%u password requests refused login_throttled lately: %d password jobs out "
+	         "already, the most there may be",
+	         as->busy_refused, AUTH_JOBS_MAX);
+	as->busy_refused = 0;
+	as->busy_logged_at = now;
+}
+
+/*
  * Whether password jobs may go out now: not when AUTH_JOBS_MAX are out already (then m is
- * refused here, login_throttled). 1 or 0.
+ * refused here, login_throttled, and the log counts it). 1 or 0.
  */
 static int
 auth_room(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -140,6 +161,7 @@ auth_room(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (lb->accounts.jobs_out < AUTH_JOBS_MAX)
 		return 1;
+	auth_busy_log(lb);
 	auth_refuse_throttled(lb, peer, m, AUTH_BUSY_MS);
 	return 0;
 }

@@ -4,12 +4,13 @@
  *
  * Argon2id costs tens of milliseconds of CPU by design (password.h), so no password is hashed or
  * verified on the loop's thread: a handler fills a struct auth_job and hands it to ops->hash
- * (lobby.h), which runs auth_job_run() on the thread pool, a few at a time, and brings it back
- * to handlers_auth_done() (handlers.h), which answers through auth_reply(). Meanwhile the asking
- * connection's later requests wait in the lobby (struct lobby_wait), as behind a store read, so
- * that its replies keep the order of its requests. At most AUTH_JOBS_MAX jobs are out at once:
- * past that a request is answered login_throttled at once, so that a storm of logins queues no
- * unbounded work.
+ * (lobby.h), which runs auth_job_run() on the hasher's threads (hasher.h), below the games'
+ * priority, and brings it back to handlers_auth_done() (handlers.h), which answers through
+ * auth_reply(). Meanwhile the asking connection's later requests wait in the lobby (struct
+ * lobby_wait), as behind a store read, so that its replies keep the order of its requests. At
+ * most AUTH_JOBS_MAX jobs are out at once: past that a request is answered login_throttled at
+ * once, so that a storm of logins queues no unbounded work; the log says so, at most once in
+ * AUTH_BUSY_LOG_MS with the count refused.
  *
  * Failed logins are slowed per account and per source address (accounts.h's throttles): every
  * attempt counts as a failure from the moment it begins, and a right password takes it back. A
@@ -29,8 +30,9 @@
 #include "store-port.h"
 #include "throttle.h"
 
-#define AUTH_JOBS_MAX 32   /* password jobs out at once, queued and running */
-#define AUTH_BUSY_MS  1000 /* retry_ms of a login refused because AUTH_JOBS_MAX are out */
+#define AUTH_JOBS_MAX    32    /* password jobs out at once, queued and running */
+#define AUTH_BUSY_MS     1000  /* retry_ms of a login refused because AUTH_JOBS_MAX are out */
+#define AUTH_BUSY_LOG_MS 10000 /* at most one log line so long about those refusals */
 
 /* What a password job does. */
 enum auth_op {
@@ -87,7 +89,7 @@ void auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, 
 /* Job j (borrowed) came back and its connection is gone: take back what it held. */
 void auth_abandon(struct lobby *lb, struct auth_job *j);
 
-/* Run job j on the calling thread. BLOCKING: the thread pool only. */
+/* Run job j on the calling thread. BLOCKING: the hasher's threads only. */
 void auth_job_run(struct auth_job *j);
 
 /* Wipe the password and free the job. Accepts NULL. */

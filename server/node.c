@@ -172,7 +172,10 @@ node_hash_cb(void *arg, struct auth_job *j)
 {
 	struct node *nd = arg;
 
-	hasher_submit(nd->hasher, j);
+	if (nd->hasher == NULL)
+		auth_job_free(j);
+	else
+		hasher_submit(nd->hasher, j);
 }
 
 /* The pool ran a password job: to the game layer, on the loop's thread. */
@@ -347,6 +350,18 @@ node_reader_start(struct node *nd, struct store *st)
 	}
 }
 
+/* The password jobs' pool: its threads (hasher.h). */
+static void
+node_hasher_start(struct node *nd)
+{
+	int rc;
+
+	if ((rc = hasher_create(nd->loop, node_hash_done_cb, nd, &nd->hasher)) < 0) {
+		log_error("accounts: cannot start the password threads: %s", uv_strerror(rc));
+		abort(); /* as out of memory: a libuv async handle or a thread */
+	}
+}
+
 /* turn_ops.store_changed: the store went down (why) or came back (NULL). */
 static void
 node_store_changed_cb(void *arg, const char *why)
@@ -410,7 +425,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	nd->lobby = lobby_create(&lc, &ops);
 	nd->net = net_create(loop, ncfg, &nops);
 	nd->think = think_create(loop, &tops, lcfg->max_thinking);
-	nd->hasher = hasher_create(loop, node_hash_done_cb, nd);
+	node_hasher_start(nd);
 	uv_timer_init(loop, &nd->tick);
 	nd->tick.data = nd;
 	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);
@@ -533,7 +548,8 @@ node_shutdown(struct node *nd)
 	if (nd->sweeping && !uv_is_closing((uv_handle_t *)&nd->sweep))
 		uv_close((uv_handle_t *)&nd->sweep, node_handle_close_cb);
 	think_stop(nd->think);
-	hasher_stop(nd->hasher);
+	hasher_stop(nd->hasher); /* it frees itself once its threads ended */
+	nd->hasher = NULL;
 	admin_close(nd->admin);   /* answers not yet written are dropped with their connections */
 	reader_close(nd->reader); /* reads out are dropped: their connections are going too */
 	nd->reader = NULL;
@@ -550,7 +566,6 @@ node_free(struct node *nd)
 	turn_free(nd->turn);
 	lobby_free(nd->lobby);
 	think_free(nd->think);
-	hasher_free(nd->hasher);
 	admin_free(nd->admin);
 	net_free(nd->net);
 	free(nd);

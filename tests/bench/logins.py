@@ -2,7 +2,7 @@
 """logins.py: 50 honest players playing while a storm of password logins arrives (issue 21).
 
     python3 tests/bench/logins.py --hokitod PATH --loadgen PATH [--seconds S] [--rounds R]
-        [--rate N] [--storm-addrs N] [--wrong F] [--server-args "FLAGS"]
+        [--rate N] [--storm-addrs N] [--wrong F] [--server-args "FLAGS"] [--single N]
 
 (tests/bench/logins.sh builds the release programs and calls this.)
 
@@ -17,8 +17,9 @@ Each round starts a fresh hokitod on 127.0.0.1 (a store in a temporary directory
 - The storm: --rate logins a second (default 100), each on a new connection from one of
   --storm-addrs addresses 127.0.3.x in turn (default 100; 1 shows the per-address limits at
   work), a hello with an account's name and its password (a wrong one for a --wrong fraction),
-  then close. Argon2id runs on the server's thread pool (server/hasher.c), a few jobs at a time;
-  a login past them is refused with login_throttled. Outcomes are counted by reply.
+  then close. Argon2id runs on the server's password threads (server/hasher.c: the cores less
+  one, at the lowest priority), at most 32 jobs out; a login past them is refused with
+  login_throttled. Outcomes are counted by reply.
 Nothing here fails a build: it is a measurement. Every loop is bounded in count and in time,
 everything runs on loopback addresses and is stopped on exit.
 """
@@ -113,6 +114,30 @@ def register(port, n):
             time.sleep(0.05)
         else:
             raise RuntimeError("register: the server stayed busy")
+
+
+def single(args):
+    """--single N: a quiet server's login latency, no players and no storm: per round a fresh
+    server, one account, then N logins one after the other, each on a new connection, from the
+    connect to the welcome."""
+    for rnd in range(args.rounds):
+        srv = Server(args.hokitod, args.server_args.split())
+        try:
+            register(srv.port, 1)
+            ms = []
+            for _ in range(args.single):
+                t0 = time.perf_counter()
+                s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+                m, _ = ask(s, b"", {"type": "hello", "protocol": 1, "name": "storm00",
+                                    "password": PASSWORD % 0, "id": 1})
+                s.close()
+                if m.get("type") != "welcome":
+                    raise RuntimeError("login: %s" % m)
+                ms.append((time.perf_counter() - t0) * 1000)
+        finally:
+            srv.stop()
+        print("round %d: %d logins on a quiet server, p50 %.1f ms, p90 %.1f ms, max %.1f ms" % (
+            rnd + 1, len(ms), pct(ms, 0.5), pct(ms, 0.9), max(ms)), flush=True)
 
 
 def pinger(port, seconds):
@@ -225,6 +250,8 @@ def main():
     ap.add_argument("--accounts", type=int, default=20)
     ap.add_argument("--storm-addrs", type=int, default=100)
     ap.add_argument("--wrong", type=float, default=0.1)
+    ap.add_argument("--single", type=int, default=0,
+                    help="only measure N logins one after the other on a quiet server")
     ap.add_argument("--server-args", default="--max-rate-per-addr 1000 --max-creates-per-addr 2000",
                     help="more hokitod flags: the honest players are programs that play as fast "
                          "as the server answers, which the per-address request rate would slow")
@@ -233,6 +260,11 @@ def main():
             0 < args.rate <= 2000 and 1 <= args.seconds <= 600 and 1 <= args.rounds <= 20):
         sys.exit("logins.py: --storm-addrs 1..250, --accounts 1..100, --rate up to 2000, "
                  "--seconds 1..600, --rounds 1..20")
+    if args.single:
+        if not 1 <= args.single <= 1000:
+            sys.exit("logins.py: --single 1..1000")
+        single(args)
+        return
     print("storm: %g logins/s from %d address(es), %d accounts, %.0f%% wrong passwords; "
           "%d rounds of %gs quiet and %gs storm; server flags: %s" % (
               args.rate, args.storm_addrs, args.accounts, args.wrong * 100, args.rounds,
@@ -260,14 +292,22 @@ def main():
         return statistics.median(float(r[side].get(key, "nan")) for r in
                                  ({"q": q, "s": s} for q, s in rows))
 
+    def med_ratio(key):
+        """The median of the rounds' storm / quiet ratios (as attacks.py's tables): the machine's
+        load drifts between rounds more than within one."""
+        return statistics.median(float(s.get(key, "nan")) / float(q[key]) if q.get(key) else
+                                 float("nan") for q, s in rows)
+
     print()
-    print("%-22s %12s %12s %7s" % ("median of %d rounds" % len(rows), "quiet", "storm", "ratio"))
+    print("%-22s %12s %12s %7s %7s" % ("median of %d rounds" % len(rows), "quiet", "storm",
+                                      "ratio", "ratios"))
     for key, label in (("moves_per_s", "moves/s"), ("rtt_p50_us", "move rtt p50 us"),
                        ("rtt_p99_us", "move rtt p99 us"), ("rtt_max_us", "move rtt max us"),
                        ("ping_p50_us", "ping p50 us"), ("ping_p99_us", "ping p99 us"),
                        ("ping_max_us", "ping max us (stall)")):
         q, s = med("q", key), med("s", key)
-        print("%-22s %12.0f %12.0f %7.2f" % (label, q, s, s / q if q else float("nan")))
+        print("%-22s %12.0f %12.0f %7.2f %7.2f" % (label, q, s, s / q if q else float("nan"),
+                                                  med_ratio(key)))
     keys = sorted({k for _, s in rows for k in s["storm"]})
     print("logins (median): " + ", ".join(
         "%s %g" % (k, statistics.median(float(s["storm"].get(k, 0)) for _, s in rows))

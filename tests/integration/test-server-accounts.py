@@ -137,6 +137,50 @@ def throttled(srv):
     c.close()
 
 
+def test_storm():
+    """A storm of logins: 48 at once, each from an address of its own to a name of its own (so
+    that no per-account or per-address delay answers). At most 32 password jobs are out: the
+    others are refused at once, login_throttled with retry_ms 1000, and the log says so in one
+    line; the rest are answered, and the loop answers a ping sent after them all before the
+    hashes are done. On a server of its own (its log is read)."""
+    srv = Server()
+    try:
+        storm(srv)
+    finally:
+        srv.stop()
+
+
+def storm(srv):
+    conns = [srv.connect(src="127.0.5.%d" % (i + 1)) for i in range(48)]
+    p = srv.connect("pinger")
+    for i, c in enumerate(conns):
+        c.send({"type": "hello", "protocol": 1, "name": "ghost_%02d" % i, "password": PW})
+    p.send({"type": "ping", "id": 7})
+    r = p.recv()
+    pong_at = time.monotonic()
+    assert r["type"] == "pong", r
+    codes, last_at = {}, 0.0
+    for c in conns:
+        r = c.recv(timeout=60)
+        last_at = max(last_at, time.monotonic())
+        assert r["type"] == "error", r
+        codes[r["code"]] = codes.get(r["code"], 0) + 1
+        if r["code"] == "login_throttled":
+            assert r["retry_ms"] == 1000, r
+        c.close()
+    assert codes.get("login_throttled", 0) >= 1, codes
+    assert codes.get("wrong_password", 0) >= 32, codes
+    assert sum(codes.values()) == 48, codes
+    assert pong_at < last_at, (pong_at, last_at)
+    pat = r"password requests refused login_throttled lately: 32 password jobs out"
+    assert srv.log_has(pat), srv.log
+    assert sum(1 for l in srv.log if "refused login_throttled lately" in l) == 1, srv.log
+    c = srv.connect(src="127.0.5.100")
+    assert register(c, "After_storm")["type"] == "welcome"
+    c.close()
+    p.close()
+
+
 def test_password_change_close():
     """password_change needs the old password; account_close needs the password, says ok, then
     bye; the closed account logs in no more (account_closed, for the right password only) and
@@ -307,6 +351,8 @@ def main():
             test_wrong_password, srv)
     tap.run("requests behind a login wait for it", test_order_kept, srv)
     tap.run("failed logins are throttled, then allowed again", test_throttled)
+    tap.run("a storm of logins: the jobs capped, the rest login_throttled, logged once",
+            test_storm)
     tap.run("password_change and account_close", test_password_change_close)
     tap.run("accounts survive kill -9", test_restart_keeps_accounts, srv)
     tap.run("a seated account stays logged in across kill -9", test_seated_account_restart)
