@@ -175,7 +175,7 @@ def honest(args, srv, label):
     p = subprocess.run(
         [args.loadgen, "hokito", "--port", str(srv.port), "--bind", HONEST_FIRST, "--conns", "50",
          "--seconds", str(args.seconds), "--pid", str(srv.proc.pid), "--setup-timeout", "15",
-         "--label", label],
+         "--think", str(args.think), "--label", label],
         capture_output=True, text=True, timeout=args.seconds + 60)
     figures = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
     figures["rc"] = p.returncode
@@ -612,6 +612,10 @@ def main():
                          "let the honest players (programs that play as fast as the server "
                          "answers, unlike people) through: '--max-rate-per-addr 1000 "
                          "--max-creates-per-addr 2000'")
+    ap.add_argument("--think", type=int, default=0,
+                    help="each honest player waits this many ms before each move (loadgen "
+                         "--think): at 50 they play at about 10 moves a second each, within "
+                         "the default per-address limits, so no --server-args are needed")
     args = ap.parse_args()
     if not 1 <= args.rounds <= 20:
         ap.error("--rounds wants 1 to 20")

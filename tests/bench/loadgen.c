@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -146,6 +147,15 @@ struct lg_conn {
 	struct tls_link *tls; /* owned, with --tls: freed in the close callback */
 };
 
+/* hokito with --think: a move chosen, waiting for its thinking time to pass (FIFO: one delay). */
+struct lg_think {
+	TAILQ_ENTRY(lg_think) link;
+	struct lg_conn *c; /* the player; its entries go when it closes */
+	int seq;
+	uint64_t due_ms; /* the loop's clock when the move goes */
+	char move[GAME_MOVE_TEXT];
+};
+
 struct lg_write {
 	uv_write_t req;
 	char data[]; /* owned copy of what is written */
@@ -175,8 +185,11 @@ struct loadgen {
 	struct rng rng;
 	uv_timer_t timer;  /* set-up deadline, then the end of the measurement */
 	uv_timer_t settle; /* idle: the wait before memory is read */
-	int started;       /* hokito: the first games are being set up */
-	int pairs_ready;   /* hokito: pairs whose first game is ready to play */
+	uint64_t think_ms; /* hokito: each player's wait before it moves (--think), 0: none */
+	uv_timer_t think;  /* the next entry of thinking is due */
+	TAILQ_HEAD(, lg_think) thinking; /* owned entries, oldest (first due) first */
+	int started;                     /* hokito: the first games are being set up */
+	int pairs_ready;                 /* hokito: pairs whose first game is ready to play */
 	int measuring, stopped, failed;
 	uint64_t t0, t1;                     /* measurement window, ns */
 	double cpu0, srv0;                   /* our and the server's CPU seconds at t0 */
@@ -619,6 +632,55 @@ line_moves(const char *line, size_t len, const char **start, size_t *size, int m
 	return n > 0 && end - p == 2 && memcmp(p, "]}", 2) == 0 ? n : -1;
 }
 
+/* The think timer: send the moves whose thinking time has passed, re-arm for the next. */
+static void
+think_cb(uv_timer_t *t)
+{
+	struct loadgen *lg = t->data;
+	struct lg_think *e;
+	uint64_t now = uv_now(lg->loop);
+
+	while ((e = TAILQ_FIRST(&lg->thinking)) != NULL && e->due_ms <= now) {
+		TAILQ_REMOVE(&lg->thinking, e, link);
+		if (!e->c->dead && !e->c->closing)
+			pair_move(e->c->pair, e->c, e->move, e->seq);
+		free(e);
+	}
+	if (e != NULL)
+		uv_timer_start(&lg->think, think_cb, e->due_ms - now, 0);
+}
+
+/* Player c will move mv (at seq) once --think has passed. */
+static void
+think_later(struct lg_conn *c, const char *mv, int seq)
+{
+	struct loadgen *lg = c->lg;
+	struct lg_think *e = xcalloc(1, sizeof *e);
+
+	e->c = c;
+	e->seq = seq;
+	e->due_ms = uv_now(lg->loop) + lg->think_ms;
+	snprintf(e->move, sizeof e->move, "%s", mv);
+	if (TAILQ_EMPTY(&lg->thinking))
+		uv_timer_start(&lg->think, think_cb, lg->think_ms, 0);
+	TAILQ_INSERT_TAIL(&lg->thinking, e, link);
+}
+
+/* Forget the moves c was thinking about (it is closing). */
+static void
+think_forget(struct lg_conn *c)
+{
+	struct lg_think *e = TAILQ_FIRST(&c->lg->thinking), *next;
+
+	for (; e != NULL; e = next) {
+		next = TAILQ_NEXT(e, link);
+		if (e->c == c) {
+			TAILQ_REMOVE(&c->lg->thinking, e, link);
+			free(e);
+		}
+	}
+}
+
 /* your_turn: pick a random legal move. */
 static void
 player_your_turn(struct lg_conn *c, const char *line, size_t len)
@@ -638,7 +700,10 @@ player_your_turn(struct lg_conn *c, const char *line, size_t len)
 	k = (int)rng_below(&lg->rng, (uint32_t)n);
 	memcpy(mv, start[k], size[k]);
 	mv[size[k]] = '\0';
-	pair_move(c->pair, c, mv, (int)seq + 1);
+	if (lg->think_ms > 0)
+		think_later(c, mv, (int)seq + 1);
+	else
+		pair_move(c->pair, c, mv, (int)seq + 1);
 }
 
 /* An error reply: count it, show the first few. */
@@ -835,6 +900,7 @@ conn_close_cb(uv_handle_t *h)
 	struct lg_conn *c = h->data;
 
 	c->lg->nopen--;
+	think_forget(c);
 	framer_close(&c->in);
 	tls_link_free(c->tls);
 	free(c->deferred);
@@ -1201,6 +1267,8 @@ usage(FILE *f)
 	        "  --burst N          connections set up at once (default 64)\n"
 	        "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
 	        "  --seed N           random moves' seed (default 1)\n"
+	        "  --think MS         hokito: each player waits MS ms before each move (a\n"
+	        "                     person's pace; default 0: at once)\n"
 	        "  --label TEXT       copied into the output line\n"
 	        "  --tls              TLS on every connection (hokitod --listen-tls, Redis\n"
 	        "                     --tls-port); the certificate is not checked (loopback)\n");
@@ -1331,6 +1399,7 @@ main(int argc, char **argv)
 		O_BURST,
 		O_SETUP,
 		O_SEED,
+		O_THINK,
 		O_LABEL,
 		O_BIND,
 		O_TLS,
@@ -1351,6 +1420,7 @@ main(int argc, char **argv)
 	        {"burst", required_argument, NULL, O_BURST},
 	        {"setup-timeout", required_argument, NULL, O_SETUP},
 	        {"seed", required_argument, NULL, O_SEED},
+	        {"think", required_argument, NULL, O_THINK},
 	        {"label", required_argument, NULL, O_LABEL},
 	        {"bind", required_argument, NULL, O_BIND},
 	        {"tls", no_argument, NULL, O_TLS},
@@ -1442,6 +1512,9 @@ main(int argc, char **argv)
 		case O_SEED:
 			seed = arg_num("--seed", optarg, 0, UINT64_MAX);
 			break;
+		case O_THINK:
+			lg.think_ms = arg_num("--think", optarg, 0, 600000);
+			break;
 		case O_LABEL:
 			lg.label = optarg;
 			break;
@@ -1524,6 +1597,9 @@ main(int argc, char **argv)
 	lg.loop = &loop;
 	uv_timer_init(&loop, &lg.timer);
 	uv_timer_init(&loop, &lg.settle);
+	uv_timer_init(&loop, &lg.think);
+	lg.think.data = &lg;
+	TAILQ_INIT(&lg.thinking);
 	lg.rss_before = proc_rss_kb(lg.pid);
 	uv_timer_start(&lg.timer, end_cb, (uint64_t)(setup_timeout * 1000), 0);
 	lg_setup_more(&lg);
@@ -1531,6 +1607,7 @@ main(int argc, char **argv)
 	/* stopped: every connection is closing; the timers go last */
 	uv_close((uv_handle_t *)&lg.timer, lg_timer_close_cb);
 	uv_close((uv_handle_t *)&lg.settle, lg_timer_close_cb);
+	uv_close((uv_handle_t *)&lg.think, lg_timer_close_cb);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
