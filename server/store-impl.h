@@ -117,7 +117,7 @@ void store_dir_of(const char *path, char *dir, size_t size);
 /* Forget where every game stands (and the queued events): the file is the truth again. */
 void store_live_clear(struct store *st);
 
-/* --- store.c: the migrations and the full check. */
+/* --- store-schema.c: the migrations and the full check. */
 
 /* Bring the schema from st->version to STORE_SCHEMA_VERSION, one transaction per step. */
 int store_migrate(struct store *st, struct store_error *err);
@@ -125,6 +125,8 @@ int store_migrate(struct store *st, struct store_error *err);
  * or an error. */
 int store_check(struct store *st, void (*found)(void *ctx, const char *text), void *ctx,
                 struct store_error *err);
+/* A passive checkpoint on db: SQLITE_OK, also when another checkpoint had the lock (busy). */
+int checkpoint_passive(sqlite3 *db);
 
 /* --- store-open.c: opening a file. */
 
