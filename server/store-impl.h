@@ -116,6 +116,26 @@ int store_int(struct store *st, const char *sql, int64_t *out, struct store_erro
 void store_dir_of(const char *path, char *dir, size_t size);
 /* Forget where every game stands (and the queued events): the file is the truth again. */
 void store_live_clear(struct store *st);
+/* Bind a string (borrowed until the step), or NULL. */
+void bind_text(sqlite3_stmt *s, int i, const char *t);
+/* Copy a text column into buf; -1 if it does not fit (corruption). */
+int column_copy(sqlite3_stmt *s, int col, char *buf, size_t size);
+/* Prepared statement which (S_*), reset, the queued events inserted first; borrowed. */
+sqlite3_stmt *store_stmt(struct store *st, int which);
+/* Read a row of GAME_COLUMNS into g. */
+int store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g,
+                   struct store_error *err);
+/* Read the events of a game into a new array (store_events_free()). */
+int store_events_read(struct store *st, const char *id, struct store_event **out, size_t *n,
+                      struct store_error *err);
+/* Collect the rows of s, a bound query of GAME_COLUMNS, into a new array (free()); finalizes s. */
+int store_games_collect(struct store *st, sqlite3_stmt *s, struct store_game **out, size_t *n,
+                        struct store_error *err);
+/* Collect the rows of a query of GAME_COLUMNS into a new array (free()); p[0..np) its ?1, ?2. */
+int store_games_query(struct store *st, const char *sql, const int64_t *p, int np,
+                      struct store_game **out, size_t *n, struct store_error *err);
+/* How a stored end reads as a record's result (record.h). */
+enum record_result store_record_result(const struct store_game *g);
 
 /* --- store-schema.c: the migrations and the full check. */
 
