@@ -134,6 +134,8 @@ int store_games_collect(struct store *st, sqlite3_stmt *s, struct store_game **o
 /* Collect the rows of a query of GAME_COLUMNS into a new array (free()); p[0..np) its ?1, ?2. */
 int store_games_query(struct store *st, const char *sql, const int64_t *p, int np,
                       struct store_game **out, size_t *n, struct store_error *err);
+/* A passive checkpoint on db: SQLITE_OK, also when another checkpoint had the lock (busy). */
+int checkpoint_passive(sqlite3 *db);
 /* How a stored end reads as a record's result (record.h). */
 enum record_result store_record_result(const struct store_game *g);
 
@@ -145,8 +147,6 @@ int store_migrate(struct store *st, struct store_error *err);
  * or an error. */
 int store_check(struct store *st, void (*found)(void *ctx, const char *text), void *ctx,
                 struct store_error *err);
-/* A passive checkpoint on db: SQLITE_OK, also when another checkpoint had the lock (busy). */
-int checkpoint_passive(sqlite3 *db);
 
 /* --- store-open.c: opening a file. */
 
