@@ -132,3 +132,9 @@ accounts_tick(struct accounts *as, uint64_t now_ms)
 	throttle_expire(as->by_account, now_ms);
 	throttle_expire(as->by_addr, now_ms);
 }
+
+bool
+accounts_is_bot(const struct account *a)
+{
+	return a != NULL && strcmp(a->row.kind, "bot") == 0;
+}

@@ -16,6 +16,7 @@
 #ifndef HOKITO_SERVER_ACCOUNTS_H
 #define HOKITO_SERVER_ACCOUNTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store-port.h"
@@ -56,6 +57,9 @@ struct account *accounts_find(const struct accounts *as, const char *key);
 
 /* The account of id, or NULL. Borrowed. */
 struct account *accounts_find_id(const struct accounts *as, int64_t id);
+
+/* Whether account a (may be NULL: no) is a bot's: its kind, as the operator set it. */
+bool accounts_is_bot(const struct account *a);
 
 /*
  * Whether a name with key and skeleton may not be registered now: it is an account's (by key or

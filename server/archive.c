@@ -83,7 +83,7 @@ entry_player_kind(const struct accounts *as, const struct store_game *g, int i)
 	         names_account_key(g->seat_name[i], key, sizeof key) == 0)
 		a = accounts_find(as, key);
 	if (a != NULL)
-		return strcmp(a->row.kind, "bot") == 0 ? EVENT_PLAYER_BOT : EVENT_PLAYER_ACCOUNT;
+		return accounts_is_bot(a) ? EVENT_PLAYER_BOT : EVENT_PLAYER_ACCOUNT;
 	if (g->seat_account[i] > 0)
 		return EVENT_PLAYER_ACCOUNT;
 	if (sscanf(g->seat_name[i], "computer (level %d%c", &level, &end) == 2 && end == ')')

@@ -344,7 +344,7 @@ auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	if (s == NULL) {
 		s = lobby_session_new(lb, a->row.name);
 		s->account = a->row.id;
-		s->bot = strcmp(a->row.kind, "bot") == 0;
+		s->bot = accounts_is_bot(a);
 		s->peer = peer;
 		peer->session = s;
 		guard_session_made(lb, s);

@@ -23,9 +23,9 @@ static json_t *
 account_player_new(const struct account *a, const char *rating)
 {
 	char id[24];
-	struct event_player p = {
-	        id, a->row.name, 0,
-	        strcmp(a->row.kind, "bot") == 0 ? EVENT_PLAYER_BOT : EVENT_PLAYER_ACCOUNT, rating};
+	struct event_player p = {id, a->row.name, 0,
+	                         accounts_is_bot(a) ? EVENT_PLAYER_BOT : EVENT_PLAYER_ACCOUNT,
+	                         rating};
 
 	snprintf(id, sizeof id, "a%" PRId64, a->row.id);
 	return event_player_encode(&p);
@@ -95,10 +95,10 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		       *players = json_object_get(e, "players");
 
 		json_object_set_new(e, "rated", json_true());
-		/* each seat's player as it was: an account's (or a bot's) rating before the game */
+		/* each seat's rating before the game (its kind is the entry's, from the seat's
+		 * account) */
 		for (int s = 0; s < rg->nchanges; s++) {
 			const struct store_rating_change *c = &rg->changes[s];
-			const struct account *pa = accounts_find_id(&lb->accounts, c->account);
 			json_t *p =
 			        json_object_get(players, game_side_name(rg->game.kind, c->seat));
 			struct glicko before = {c->before[0], c->before[1], c->before[2]};
@@ -106,11 +106,6 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 
 			if (!json_is_object(p) || glicko_display(&before, shown, sizeof shown) < 0)
 				continue;
-			json_object_set_new(
-			        p, "kind",
-			        json_string(pa != NULL && strcmp(pa->row.kind, "bot") == 0
-			                            ? "bot"
-			                            : "account"));
 			json_object_set_new(p, "rating", json_string(shown));
 		}
 		json_array_append_new(recent, e);

@@ -122,7 +122,7 @@ restore_session_cb(void *ctx, const struct store_session *ss)
 	snprintf(s->token, sizeof s->token, "%s", ss->token);
 	s->account = ss->account; /* accounts are loaded first (node_restore()) */
 	a = s->account != 0 ? accounts_find_id(&lb->accounts, s->account) : NULL;
-	s->bot = a != NULL && strcmp(a->row.kind, "bot") == 0;
+	s->bot = accounts_is_bot(a);
 	s->seat = ss->seat;
 	table_attach(t, s);
 	s->gone_at = lobby_time(lb);

@@ -245,6 +245,8 @@ def test_profile_leaderboard():
         assert abs(h["best"] - over["ratings"]["white"]["after"]) < 1e-9, h
         assert len(r["recent"]) == 1 and r["recent"][0]["rated"] is True, r
         assert r["recent"][0]["players"]["white"]["rating"] == "1500?", r["recent"]
+        assert all(p["kind"] == "account" for p in r["recent"][0]["players"].values()), \
+            r["recent"]
         r, _ = cl[0].request({"type": "leaderboard", "kind": "hokito"})
         assert r["entries"] == [], r  # provisional ratings are not on the board
         for rnd in range(8):
@@ -482,6 +484,8 @@ def test_restart_mid_game_and_bot():
         assert w["player"]["kind"] == "bot", w
         r, _ = a.request({"type": "profile", "name": "tia_m"})
         assert r["player"]["kind"] == "bot" and r["ratings"]["hokito"]["wins"] == 1, r
+        kinds = sorted(p["kind"] for p in r["recent"][0]["players"].values())
+        assert kinds == ["account", "bot"], r["recent"]  # its last game says it is a bot's
         r, _ = a.request({"type": "leave"})
         js, _ = rated_game(a, b)
         assert js["players"]["white"]["kind"] == "bot", js["players"]
