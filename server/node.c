@@ -491,7 +491,7 @@ node_restore(struct node *nd, struct store_error *err)
 	if (rc >= 0) /* banned while no server ran (hokitod accounts on the file) */
 		operators_restore(nd->lobby);
 	if (rc >= 0) /* the rated pool's games brought back: when their windows widen */
-		pairing_wake(nd->lobby);
+		pairing_restore(nd->lobby);
 	/* stale sessions removed, counters; the number of games rebuilt stays the answer */
 	if (rc >= 0 && (crc = turn_commit_now(nd->turn, err)) < 0)
 		rc = crc;

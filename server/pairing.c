@@ -122,8 +122,9 @@ pair_pool(struct lobby *lb, struct pairing_entry *e, size_t n, uint64_t now)
 	free(partner);
 }
 
-void
-pairing_wake(struct lobby *lb)
+/* Pair the waiters whose windows cover each other now, and note the next widening. */
+static void
+pairing_scan(struct lobby *lb)
 {
 	uint64_t now = lobby_time(lb), due = UINT64_MAX;
 	struct pairing_entry *e = NULL;
@@ -164,4 +165,18 @@ pairing_wake(struct lobby *lb)
 	lb->quick_due = waiting > 1 ? due : UINT64_MAX;
 	lobby_prune(lb);
 	lobby_arm(lb);
+}
+
+void
+pairing_wake(struct lobby *lb)
+{
+	/* a wake-up for a deadline of another kind: no window widened since the last look */
+	if (lobby_time(lb) >= lb->quick_due)
+		pairing_scan(lb);
+}
+
+void
+pairing_restore(struct lobby *lb)
+{
+	pairing_scan(lb);
 }

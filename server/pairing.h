@@ -16,11 +16,15 @@
 void pairing_join(struct lobby *lb, struct session *s, struct table *t, json_t *id);
 
 /*
- * Time passed (the wake-up of lobby_arm(), the tick, a test_clock step): pair the players
- * waiting in the rated quick pool whose windows now cover each other (pool_pair()), then note
- * the next moment a window widens (lb->quick_due) and ask for a wake-up then (lobby_arm()).
- * Nothing while the store is down (the game time stands still then; lobby_store_changed()).
+ * Time passed (the wake-up of lobby_arm(), the tick, a test_clock step): once a window has
+ * widened (lb->quick_due has come; other wake-ups cost nothing here), pair the players waiting
+ * in the rated quick pool whose windows now cover each other (pool_pair()), then note the next
+ * moment a window widens (lb->quick_due) and ask for a wake-up then (lobby_arm()). Nothing
+ * while the store is down (the game time stands still then; lobby_store_changed()).
  */
 void pairing_wake(struct lobby *lb);
+
+/* After a restart's restore: look at the waiters brought back, as pairing_wake() at a widening. */
+void pairing_restore(struct lobby *lb);
 
 #endif
