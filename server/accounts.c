@@ -323,6 +323,14 @@ accounts_tick(struct accounts *as, uint64_t now_ms)
 }
 
 bool
+accounts_open(const struct accounts *as, int64_t id)
+{
+	const struct account *a = accounts_find_id(as, id);
+
+	return a != NULL && a->row.closed_ms == 0 && a->row.banned_ms == 0;
+}
+
+bool
 accounts_is_bot(const struct account *a)
 {
 	return a != NULL && strcmp(a->row.kind, "bot") == 0;

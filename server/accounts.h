@@ -112,6 +112,9 @@ size_t accounts_after(const struct accounts *as, int64_t after);
 /* The account at position i (< accounts_count()) in id order. Borrowed. */
 struct account *accounts_at(const struct accounts *as, size_t i);
 
+/* Whether account id is one that logs in: it exists, neither closed nor banned. */
+bool accounts_open(const struct accounts *as, int64_t id);
+
 /* Whether account a (may be NULL: no) is a bot's: its kind, as the operator set it. */
 bool accounts_is_bot(const struct account *a);
 
