@@ -30,6 +30,7 @@ accounts_init(struct accounts *as)
 	as->by_spread = throttle_create(&spread, osrand_u64());
 	as->by_addr = throttle_create(&throttle_config_default, osrand_u64());
 	as->by_session = throttle_create(&throttle_config_default, osrand_u64());
+	as->spread_min = ACCOUNTS_SPREAD_MIN;
 	as->next_id = 1;
 }
 
@@ -233,13 +234,13 @@ accounts_known_add(struct account *a, const char *addr, uint64_t now_ms)
 }
 
 /* Whether the account's own bound applies to a login from addr: an address it does not know,
- * while failures come from ACCOUNTS_SPREAD_MIN addresses or more. */
+ * while failures come from spread_min addresses or more. */
 static bool
 accounts_bound_applies(struct accounts *as, const struct account *a, const char *key,
                        const char *addr, uint64_t now_ms)
 {
-	return !accounts_known(a, addr, now_ms) &&
-	       throttle_failures(as->by_spread, key, now_ms) >= ACCOUNTS_SPREAD_MIN;
+	return as->spread_min != 0 && !accounts_known(a, addr, now_ms) &&
+	       throttle_failures(as->by_spread, key, now_ms) >= as->spread_min;
 }
 
 int

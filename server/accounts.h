@@ -16,8 +16,9 @@
  *   - per (account, address) first: 3 free failures, then 1 s doubling up to 5 min;
  *   - per address, over every name it tries (the same delays): one address guessing many names;
  *   - per account, over the failures from addresses the account has not logged in from lately:
- *     the same delays, but enforced only once its failures came from ACCOUNTS_SPREAD_MIN
- *     addresses or more within the quiet time (15 minutes), so that one address alone never
+ *     the same delays, but enforced only once its failures came from spread_min addresses or
+ *     more (--login-spread; 0: never) within the quiet time (15 minutes), so that one address
+ *     alone never
  *     slows the owner anywhere, and many guessing together are slowed as one;
  *   - never by the account's own known addresses: the last ACCOUNTS_KNOWN_MAX addresses it
  *     logged in from (or registered from) within ACCOUNTS_KNOWN_MS, kept in memory with the
@@ -42,10 +43,12 @@
 
 struct throttle;
 
-#define ACCOUNTS_KEY_MAX    64                 /* bytes of a throttle key (THROTTLE_KEY_MAX) */
-#define ACCOUNTS_KNOWN_MAX  8                  /* addresses an account logged in from, kept */
-#define ACCOUNTS_KNOWN_MS   (30 * 86400000ULL) /* ... for so long after its last login there */
-#define ACCOUNTS_SPREAD_MIN 3 /* addresses failing for an account before its own bound acts */
+#define ACCOUNTS_KEY_MAX   64                 /* bytes of a throttle key (THROTTLE_KEY_MAX) */
+#define ACCOUNTS_KNOWN_MAX 8                  /* addresses an account logged in from, kept */
+#define ACCOUNTS_KNOWN_MS  (30 * 86400000ULL) /* ... for so long after its last login there */
+#define ACCOUNTS_SPREAD_MIN                                                                        \
+	3 /* addresses failing for an account before its own bound acts:                           \
+	     the default of accounts.spread_min (--login-spread) */
 
 /* An address an account logged in from. */
 struct account_addr {
@@ -79,12 +82,14 @@ struct accounts {
 	struct throttle *by_spread;  /* per account key: the addresses that began failing */
 	struct throttle *by_addr;    /* failed logins per source address (throttle_key_from_addr) */
 	struct throttle *by_session; /* wrong passwords per session id (password_change, close) */
-	int64_t next_id;             /* the id the next account gets */
-	unsigned jobs_out;           /* password jobs out to the hasher (auth.c caps them) */
-	unsigned busy_refused;       /* logins refused as AUTH_JOBS_MAX were out, not logged yet */
-	uint64_t busy_logged_at;     /* when those refusals were last logged (ops->now), or 0 */
-	unsigned bound_refused;      /* logins refused by an account's own bound, not logged yet */
-	uint64_t bound_logged_at;    /* when those were last logged (ops->now), or 0 */
+	unsigned spread_min; /* addresses failing for an account before its own bound acts; 0: never
+	                        (accounts_init(): ACCOUNTS_SPREAD_MIN) */
+	int64_t next_id;     /* the id the next account gets */
+	unsigned jobs_out;   /* password jobs out to the hasher (auth.c caps them) */
+	unsigned busy_refused;    /* logins refused as AUTH_JOBS_MAX were out, not logged yet */
+	uint64_t busy_logged_at;  /* when those refusals were last logged (ops->now), or 0 */
+	unsigned bound_refused;   /* logins refused by an account's own bound, not logged yet */
+	uint64_t bound_logged_at; /* when those were last logged (ops->now), or 0 */
 };
 
 /* Set up an empty set and its throttles (throttle_config_default), with random seeds. */

@@ -186,7 +186,7 @@ auth_bound_log(struct lobby *lb, const char *key)
 	log_warn("%u logins refused login_throttled lately by an account's own bound (the last to "
 	         "'%s'): its failed logins come from %d addresses or more; its known addresses "
 	         "are not slowed",
-	         as->bound_refused, key, ACCOUNTS_SPREAD_MIN);
+	         as->bound_refused, key, as->spread_min);
 	as->bound_refused = 0;
 	as->bound_logged_at = now;
 }

@@ -142,6 +142,27 @@ def test_spread(t):
         t.ok(srv.stop() == 0, "the server stops cleanly")
 
 
+def test_spread_off(t):
+    """--login-spread 0: no account-wide bound; each address is still slowed on its own."""
+    srv = Server("--login-spread", "0")
+    try:
+        register(srv, "Pio_p", HOME).close()
+        for src in (ATTACKER, "127.0.0.67", "127.0.0.68"):
+            c = srv.connect(src=src)
+            for i in range(4):
+                c.request({"type": "hello", "protocol": 1, "name": "pio_p",
+                           "password": "wrong %d!!" % i}, timeout=30)
+            r, _ = c.request({"type": "hello", "protocol": 1, "name": "pio_p",
+                              "password": PW}, timeout=30)
+            c.close()
+        t.ok(r.get("code") == "login_throttled", "--login-spread 0: each guessing address is "
+             "still slowed on its own", r)
+        r, _ = hello(srv, "pio_p", PW, "127.0.0.4")
+        t.ok(r.get("type") == "welcome", "... and a new address of the owner's is not", r)
+    finally:
+        t.ok(srv.stop() == 0, "the server stops cleanly")
+
+
 def test_session_throttle(t):
     """A live session's own wrong current passwords are slowed per session; another session of
     the account changes the password at once; the logins are not slowed by them."""
@@ -212,6 +233,7 @@ def main():
     t = Tap()
     t.run("one attacker: no exception", test_one_attacker, t)
     t.run("three attackers: no exception", test_spread, t)
+    t.run("--login-spread 0: no exception", test_spread_off, t)
     t.run("a session's own wrong passwords: no exception", test_session_throttle, t)
     t.run("a storm of logins: no exception", test_storm, t)
     t.done()
