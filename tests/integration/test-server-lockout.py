@@ -46,8 +46,9 @@ def register(srv, name, src):
     return c
 
 
-def guess(srv, name, src, seconds, out):
-    """Guess name's password from src for seconds, each guess as soon as retry_ms allows."""
+def guess(srv, name, src, seconds, out, ahead=None):
+    """Guess name's password from src for seconds, each guess as soon as retry_ms allows;
+    ahead is set at the first login_throttled (its free guesses spent)."""
     c = srv.connect(src=src)
     t0, n, throttled = time.monotonic(), 0, 0
     while time.monotonic() - t0 < seconds:
@@ -57,6 +58,8 @@ def guess(srv, name, src, seconds, out):
             n += 1
         elif r.get("code") == "login_throttled":
             throttled += 1
+            if ahead is not None:
+                ahead.set()
             time.sleep(min(r["retry_ms"] / 1000.0, max(0.0, seconds - (time.monotonic() - t0))))
         else:
             out["unexpected"] = r
@@ -69,10 +72,10 @@ def test_one_attacker(t):
     srv = Server()
     try:
         live = register(srv, "Owen_o", HOME)
-        att = {}
-        th = threading.Thread(target=guess, args=(srv, "owen_o", ATTACKER, ATTACK_S, att))
+        att, ahead = {}, threading.Event()
+        th = threading.Thread(target=guess, args=(srv, "owen_o", ATTACKER, ATTACK_S, att, ahead))
         th.start()
-        time.sleep(0.5)
+        ahead.wait(5)  # the owner starts once the attacker's free guesses are spent
         tries = {HOME: [], ELSEWHERE: []}
         t0 = time.monotonic()
         while time.monotonic() - t0 < ATTACK_S - 1.5:
