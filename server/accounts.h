@@ -22,8 +22,9 @@
  *     slows the owner anywhere, and many guessing together are slowed as one;
  *   - never by the account's own known addresses: the last ACCOUNTS_KNOWN_MAX addresses it
  *     logged in from (or registered from) within ACCOUNTS_KNOWN_MS, kept in memory with the
- *     account (a restart forgets them until the next login), are exempt from the per-account
- *     bound, so that guesses from elsewhere never lock the owner out at home;
+ *     account (a restart forgets them until the next login; about 600 bytes an account), are
+ *     exempt from the per-account bound, so that guesses from elsewhere never lock the owner
+ *     out at home;
  *   - a logged-in session's password_change and account_close are slowed per session only
  *     (its own wrong passwords), never by failures from elsewhere.
  * A right password forgets its (account, address) failures and takes one back from its
