@@ -98,8 +98,9 @@ usage_limits(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
+	        "  --login-spread N (default %d)\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
-	        PROTOCOL_MAX_LINE_DEFAULT);
+	        PROTOCOL_MAX_LINE_DEFAULT, ACCOUNTS_SPREAD_MIN);
 }
 
 /* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
@@ -432,6 +433,7 @@ main(int argc, char **argv)
 		O_PER_ADDR_CREATES,
 		O_PER_ADDR_GAMES,
 		O_LOOKUP_FAILURES,
+		O_LOGIN_SPREAD,
 		O_DRAW_MOVES,
 		O_REMATCH_OFFERS,
 		O_IDLE,
@@ -473,6 +475,7 @@ main(int argc, char **argv)
 	        {"max-creates-per-addr", required_argument, NULL, O_PER_ADDR_CREATES},
 	        {"max-games-per-addr", required_argument, NULL, O_PER_ADDR_GAMES},
 	        {"max-lookup-failures", required_argument, NULL, O_LOOKUP_FAILURES},
+	        {"login-spread", required_argument, NULL, O_LOGIN_SPREAD},
 	        {"draw-offer-moves", required_argument, NULL, O_DRAW_MOVES},
 	        {"max-rematch-offers", required_argument, NULL, O_REMATCH_OFFERS},
 	        {"idle-timeout", required_argument, NULL, O_IDLE},
@@ -511,6 +514,7 @@ main(int argc, char **argv)
 	        .creates_per_addr = 60,
 	        .games_per_addr = 16,
 	        .lookup_failures = 5,
+	        .login_spread = ACCOUNTS_SPREAD_MIN,
 	        .draw_offer_moves = 2,
 	        .rematch_offers = 2,
 	        .idle_ms = 600000,
@@ -672,6 +676,12 @@ main(int argc, char **argv)
 				bad = "--max-lookup-failures wants a number from 0 to 1000000";
 			else
 				lcfg.lookup_failures = (unsigned)v;
+			break;
+		case O_LOGIN_SPREAD:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--login-spread wants a number from 0 to 1000";
+			else
+				lcfg.login_spread = (unsigned)v;
 			break;
 		case O_DRAW_MOVES:
 			if (parse_num(optarg, 0, 1000, &v) < 0)
