@@ -98,8 +98,21 @@ usage_limits(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
+	        "  --max-history-offset N (default 1000)  --max-reads-per-addr N (default 8)\n"
+	        "  --read-threads N (default: cores - 1, at least 1; 1 to 64)\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
 	        PROTOCOL_MAX_LINE_DEFAULT);
+}
+
+#define READ_THREADS_MAX 64 /* --read-threads */
+
+/* --read-threads by default: a core is the loop's, the others read (at least one, at most 16). */
+static unsigned
+read_threads_default(void)
+{
+	unsigned cores = uv_available_parallelism();
+
+	return cores <= 2 ? 1 : cores - 1 > 16 ? 16 : cores - 1;
 }
 
 /* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
@@ -441,6 +454,9 @@ main(int argc, char **argv)
 		O_THINKING,
 		O_KIBITZ,
 		O_KEEP_DAYS,
+		O_HISTORY_OFFSET,
+		O_READS_PER_ADDR,
+		O_READ_THREADS,
 		O_DB,
 		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
@@ -482,6 +498,9 @@ main(int argc, char **argv)
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"keep-days", required_argument, NULL, O_KEEP_DAYS},
+	        {"max-history-offset", required_argument, NULL, O_HISTORY_OFFSET},
+	        {"max-reads-per-addr", required_argument, NULL, O_READS_PER_ADDR},
+	        {"read-threads", required_argument, NULL, O_READ_THREADS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -518,6 +537,9 @@ main(int argc, char **argv)
 	        .addr_sessions = 64,
 	        .max_thinking = 32,
 	        .kibitz_per_game = 20,
+	        .max_history_offset = 1000,
+	        .reads_per_addr = 8,
+	        .read_threads = read_threads_default(),
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
 	const char *admin_socket = NULL;
@@ -708,6 +730,24 @@ main(int argc, char **argv)
 				bad = "--max-sessions-per-addr wants a number from 0 to 1000000";
 			else
 				lcfg.addr_sessions = (unsigned)v;
+			break;
+		case O_HISTORY_OFFSET:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-history-offset wants a number from 0 to 1000000";
+			else
+				lcfg.max_history_offset = (unsigned)v;
+			break;
+		case O_READS_PER_ADDR:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-reads-per-addr wants a number from 0 to 100000";
+			else
+				lcfg.reads_per_addr = (unsigned)v;
+			break;
+		case O_READ_THREADS:
+			if (parse_num(optarg, 1, READ_THREADS_MAX, &v) < 0)
+				bad = "--read-threads wants a number from 1 to 64";
+			else
+				lcfg.read_threads = (unsigned)v;
 			break;
 		case O_THINKING:
 			if (parse_num(optarg, 0, 100000, &v) < 0)
