@@ -98,15 +98,15 @@ usage_limits(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
-	        "  --max-history-offset N (default 1000)  --max-reads-per-addr N (default 8)\n"
-	        "  --read-threads N (default: cores - 1, at least 1; 1 to 64)\n"
+	        "  --max-reads-per-addr N (default 8)     --max-history-offset N (default 1000)\n"
+	        "  --read-threads N (default 0: the cores less one, at least 1)\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
 	        PROTOCOL_MAX_LINE_DEFAULT);
 }
 
 #define READ_THREADS_MAX 64 /* --read-threads */
 
-/* --read-threads by default: a core is the loop's, the others read (at least one, at most 16). */
+/* --read-threads 0, the default: a core is the loop's, the others read (at least 1, at most 16). */
 static unsigned
 read_threads_default(void)
 {
@@ -744,10 +744,10 @@ main(int argc, char **argv)
 				lcfg.reads_per_addr = (unsigned)v;
 			break;
 		case O_READ_THREADS:
-			if (parse_num(optarg, 1, READ_THREADS_MAX, &v) < 0)
-				bad = "--read-threads wants a number from 1 to 64";
+			if (parse_num(optarg, 0, READ_THREADS_MAX, &v) < 0)
+				bad = "--read-threads wants a number from 0 to 64";
 			else
-				lcfg.read_threads = (unsigned)v;
+				lcfg.read_threads = v > 0 ? (unsigned)v : read_threads_default();
 			break;
 		case O_THINKING:
 			if (parse_num(optarg, 0, 100000, &v) < 0)
