@@ -14,14 +14,12 @@
 Everything runs on loopback addresses; the store is filled with SQL while the server is stopped.
 """
 import os
-import select
 import sys
 import time
-import json
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, arrivals  # noqa: E402
 import fairread  # noqa: E402  (tests/bench/fairread.py: fill)
 
 t = Tap()
@@ -36,26 +34,6 @@ def filled_store():
     srv.stop()
     fairread.fill(srv.db, GAMES)
     return srv.db
-
-
-def arrivals(named, want, timeout=60):
-    """Read from several clients at once until want(order) holds: order is the list of
-    (name, message) in the order the lines arrived here."""
-    order = []
-    socks = {c.sock: (name, c) for name, c in named}
-    deadline = time.time() + timeout
-    while not want(order) and time.time() < deadline:
-        ready, _, _ = select.select(list(socks), [], [], max(0.01, deadline - time.time()))
-        for sk in ready:
-            name, c = socks[sk]
-            data = sk.recv(65536)
-            if not data:
-                return order
-            c.buf += data
-            while b"\n" in c.buf:
-                line, _, c.buf = c.buf.partition(b"\n")
-                order.append((name, json.loads(line)))
-    return order
 
 
 def deep_pages(db):
@@ -105,7 +83,7 @@ def fairness(db):
         time.sleep(0.05)  # the first of them is running, the others queued
         victim.send({"type": "history", "limit": 20, "id": "v"})
         named = [("a%d" % i, a) for i, a in enumerate(attackers)] + [("v", victim)]
-        order = arrivals(named, lambda o: len(o) == 9)
+        order = arrivals(named, lambda o: len(o) == 9, timeout=60)
         names = [n for n, m in order]
         before = names.index("v") if "v" in names else None
         t.ok(len(order) == 9 and all(m["type"] == "history_page" for n, m in order) and

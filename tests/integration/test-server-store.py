@@ -8,7 +8,6 @@ start on a file that is no store, and hokitod --check on sound and damaged store
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import socket
@@ -19,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, Server, Tap  # noqa: E402
+from serverlib import HOKITOD, Server, Tap, arrivals  # noqa: E402
 
 t = Tap()
 
@@ -503,26 +502,6 @@ def fill_finished(db, n):
         " FROM k", (n, first))
     con.commit()
     con.close()
-
-
-def arrivals(named, want, timeout=30):
-    """Read from several clients at once until want(order) holds: order is the list of
-    (name, message) in the order the lines arrived here."""
-    order = []
-    socks = {c.sock: (name, c) for name, c in named}
-    deadline = time.time() + timeout
-    while not want(order) and time.time() < deadline:
-        ready, _, _ = select.select(list(socks), [], [], max(0.01, deadline - time.time()))
-        for sk in ready:
-            name, c = socks[sk]
-            data = sk.recv(65536)
-            if not data:
-                return order
-            c.buf += data
-            while b"\n" in c.buf:
-                line, _, c.buf = c.buf.partition(b"\n")
-                order.append((name, json.loads(line)))
-    return order
 
 
 def history_by_cursor():
