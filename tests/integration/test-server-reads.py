@@ -8,6 +8,8 @@
   offset, some 100 ms each on a store of 60,000 games, on one reader thread), does not hold
   another address's read (127.0.0.2) behind all of them: it is answered after at most two of
   theirs (in the order of their asking it would come last).
+- several reading threads (--read-threads 4), each on its own connection: concurrent reads of
+  several addresses are answered right, each connection's in the order of its requests.
 - the per-address bound (--max-reads-per-addr 3): a fourth read from the same address while three
   are out gets too_many_reads (history, record, leaderboard alike), with a log line; another
   address reads meanwhile; once the address's reads are answered, it reads again.
@@ -125,8 +127,30 @@ def per_addr_bound(db):
         t.ok(srv.stop() == 0, "hokitod stops")
 
 
+def threads(db):
+    srv = Server("--keep-finished", "0", "--max-history-offset", "1000000", "--read-threads", "4",
+                 db=db)
+    try:
+        t.ok(srv.log_has(r"store: 4 reader threads, at most 8 reads queued per address"),
+             "--read-threads 4: four reading threads", "".join(srv.log[-5:]))
+        conns = [srv.connect("r%d" % i, src="127.0.0.%d" % (10 + i)) for i in range(8)]
+        offsets = [GAMES - 20 - 1000 * i for i in range(8)]
+        for c, off in zip(conns, offsets):
+            c.send({"type": "history", "offset": off, "limit": 20, "id": off})
+            c.send({"type": "record", "game": "f%d" % (off + 1), "id": "r"})
+        got = [(c.recv_until("history_page")[0], c.recv_until("game_record")[0]) for c in conns]
+        t.ok(all(p["id"] == off and p["games"][0]["game"] == "f%d" % (GAMES - off) and
+                 len(p["games"]) == 20 and r["game"] == "f%d" % (off + 1)
+                 for (p, r), off in zip(got, offsets)),
+             "reads on four threads at once: each connection gets its own answers, in order",
+             [(p.get("id"), r.get("game")) for p, r in got])
+    finally:
+        t.ok(srv.stop() == 0, "hokitod stops")
+
+
 db = filled_store()
 t.run("deep pages: the offset cap", deep_pages, db)
 t.run("fairness between addresses", fairness, db)
 t.run("the per-address bound of reads", per_addr_bound, db)
+t.run("several reading threads", threads, db)
 t.done()
