@@ -37,10 +37,12 @@
 #define DEFAULT_LISTEN "127.0.0.1:7777"
 /*
  * Open files kept for what is not a client: the standard streams, the listening sockets, the store
- * and its journal on three connections (the loop's, the checkpoints', the reader's), the loop's own
- * descriptors, the log.
+ * and its journal on three connections (the loop's, the checkpoints', the first reader's), the
+ * loop's own descriptors, the log; and FD_PER_READER more for each reading thread past the first
+ * (--read-threads: its connection's store, journal and shared-memory files).
  */
 #define FD_RESERVE     32
+#define FD_PER_READER  3
 #define DEFAULT_DB     "hokito.db"
 
 /*
@@ -379,18 +381,18 @@ check_store(const char *db)
 }
 
 /*
- * Make room for max_clients connections in the open-file limit, so that a connection past it is
- * refused with too_many_clients instead of failing to be accepted: the soft limit is raised toward
- * the hard one when it is short; when even the hard limit is short, *max_clients is lowered to
- * what fits, with a warning that says so (a host who set --max-clients above what the system
- * allows learns it at once, not from clients that vanish). Returns 0, or -1 when not even one
- * client fits (the caller refuses to start).
+ * Make room for max_clients connections in the open-file limit (beside reserve files for the rest),
+ * so that a connection past it is refused with too_many_clients instead of failing to be accepted:
+ * the soft limit is raised toward the hard one when it is short; when even the hard limit is short,
+ * *max_clients is lowered to what fits, with a warning that says so (a host who set --max-clients
+ * above what the system allows learns it at once, not from clients that vanish). Returns 0, or -1
+ * when not even one client fits (the caller refuses to start).
  */
 static int
-clients_fit_fd_limit(unsigned *max_clients)
+clients_fit_fd_limit(unsigned *max_clients, rlim_t reserve)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)*max_clients + FD_RESERVE;
+	rlim_t need = (rlim_t)*max_clients + reserve;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 0; /* nothing known: nothing to fit */
@@ -403,17 +405,17 @@ clients_fit_fd_limit(unsigned *max_clients)
 	}
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
 		return 0;
-	if (rl.rlim_cur <= FD_RESERVE) {
+	if (rl.rlim_cur <= reserve) {
 		log_error("the open-file limit (%llu) leaves no room for clients; raise it "
 		          "(ulimit -n, or LimitNOFILE= in the unit) to at least %llu",
 		          (unsigned long long)rl.rlim_cur, (unsigned long long)need);
 		return -1;
 	}
 	log_warn("--max-clients %u lowered to %llu: the open-file limit is %llu (ulimit -n, or "
-	         "LimitNOFILE= in the unit; %u more are kept for the store and the sockets)",
-	         *max_clients, (unsigned long long)(rl.rlim_cur - FD_RESERVE),
-	         (unsigned long long)rl.rlim_cur, FD_RESERVE);
-	*max_clients = (unsigned)(rl.rlim_cur - FD_RESERVE);
+	         "LimitNOFILE= in the unit; %llu more are kept for the store and the sockets)",
+	         *max_clients, (unsigned long long)(rl.rlim_cur - reserve),
+	         (unsigned long long)rl.rlim_cur, (unsigned long long)reserve);
+	*max_clients = (unsigned)(rl.rlim_cur - reserve);
 	return 0;
 }
 
@@ -874,7 +876,9 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* a store this start makes is removed again if the start fails */
 	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
-	if (clients_fit_fd_limit(&ncfg.max_clients) < 0) {
+	if (clients_fit_fd_limit(&ncfg.max_clients,
+	                         FD_RESERVE + (rlim_t)FD_PER_READER * (lcfg.read_threads - 1)) <
+	    0) {
 		tls_server_free(d.tls);
 		return 1;
 	}

@@ -9,8 +9,9 @@
  *
  * The game layer reaches the store through its ports (store-port.h), which this file fills from
  * the SQLite store: the write port for the restore (and, in the turn pipeline, durable.c), and
- * the read port, run by a reader (reader.h) on a thread and a connection of its own, for history
- * and record (ops->read); the answers come back through handlers_read_done(). The operators'
+ * the read ports, run by a reader (reader.h) on threads and connections of their own, fairly by
+ * the asker's address, for history, record, profile and leaderboard (ops->read); the answers
+ * come back through handlers_read_done(). The operators'
  * requests come from the admin socket (admin.h) to operators.h, and their answers go back once
  * the network layer's output of their turn is released (net_ops.released): durable too.
  */
