@@ -319,9 +319,8 @@ guard_tick(struct lobby *lb)
 	}
 	if (lb->reads_refused > 0 &&
 	    (lb->reads_logged_at == 0 || real_now - lb->reads_logged_at >= GUARD_READS_LOG_MS)) {
-		log_warn("%llu store reads refused lately past --max-reads-per-addr %u (reads "
-		         "queued "
-		         "or running from one address), the last from %s",
+		log_warn("%llu store reads refused lately past --max-reads-per-addr %u "
+		         "(reads queued or running from one address), the last from %s",
 		         (unsigned long long)lb->reads_refused, lb->cfg.reads_per_addr,
 		         lb->reads_refused_addr);
 		lb->reads_refused = 0;
