@@ -82,7 +82,7 @@ def fairness(db):
         victim = srv.connect("victim", src=OTHER)
         for i, a in enumerate(attackers):
             a.send(dict(deep, id=i))
-        time.sleep(0.05)  # the first of them is running, the others queued
+        time.sleep(0.01)  # the loop has queued them (a read takes far longer): one runs
         victim.send({"type": "history", "limit": 20, "id": "v"})
         named = [("a%d" % i, a) for i, a in enumerate(attackers)] + [("v", victim)]
         order = arrivals(named, lambda o: len(o) == 9, timeout=60)
