@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""attacks.py: the attacks on hokitod, each from one address next to 50 honest players.
+"""attacks.py: the attacks on hokitod (ATTACKS.md), each from one address next to 50 honest players.
 
     python3 tests/bench/attacks.py --hokitod PATH --loadgen PATH [--only 1,2,...] [--seconds S]
 
@@ -644,6 +644,78 @@ def a11_login_lockout(args, srv, stop):
                         else changed.get("code")),
             "held": all(done[src] == len(logins[src]) > 0 for src in logins)
             and changed.get("type") == "ok"}
+FILL_GAMES = 300000  # the store of attack 11: finished games (tests/bench/fairread.py fill)
+
+
+def filled_store(hokitod):
+    """A store file of FILL_GAMES finished public games (no events), in a directory of its own:
+    made by hokitod, then filled straight with SQL while it is stopped."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import fairread  # tests/bench/fairread.py
+    db = os.path.join(tempfile.mkdtemp(prefix="hokito-attack-fill-"), "hokito.db")
+    Server(hokitod, db=db).stop()
+    fairread.fill(db, FILL_GAMES)
+    return db
+
+
+def a12_deep_reads(args, srv, stop):
+    """8 connections loop the deepest history page the server takes (the last one by offset, or
+    the one at its offset cap) on a store of 300,000 finished games, as fast as it answers (a
+    rate_limited reply waits what it says); another address's first history page meanwhile, one
+    every 20 ms (held: its p99 under 50 ms)."""
+    conns = []
+    for i in range(8):
+        c = Conn(srv.port, timeout=60)
+        c.hello("deep%d" % i)
+        conns.append(c)
+    total = conns[0].ask({"type": "history", "limit": 1}).get("total", 0)
+    deep = {"type": "history", "offset": max(0, total - 20), "limit": 20}
+    r = conns[0].ask(deep)
+    if r.get("type") == "error" and r.get("field") == "offset":
+        cap = re.search(r"at most (\d+)", r.get("text", ""))
+        deep["offset"] = int(cap.group(1)) if cap else 0
+    counts = {"pages": 0}
+    refused = {}
+
+    def loop(c):
+        while not stop.is_set():
+            try:
+                r = c.ask(deep)
+            except (OSError, ConnectionError, ValueError):
+                return
+            if r.get("type") == "history_page":
+                counts["pages"] += 1
+            else:
+                refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+                wait = re.search(r"wait (\d+) ms", r.get("text", ""))
+                time.sleep(int(wait.group(1)) / 1000 if wait else 0.01)
+
+    threads = [threading.Thread(target=loop, args=(c,), daemon=True) for c in conns]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    v = Conn(srv.port, src="127.0.0.99", timeout=60)
+    v.hello("victim")
+    times = []
+    while not stop.is_set() and len(times) < 10000:
+        t1 = time.time()
+        r = v.ask({"type": "history"})
+        if r.get("type") == "history_page":
+            times.append((time.time() - t1) * 1000)
+        time.sleep(0.02)
+    dt = time.time() - t0
+    for t in threads:
+        t.join(65)
+    for c in conns + [v]:
+        c.close()
+    times.sort()
+    p50 = times[len(times) // 2] if times else float("nan")
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))] if times else float("nan")
+    return {"what": "8 conns looping history offset %d of %d games: %d pages (%.0f/s)%s; another "
+                    "address's first page p50 %.1f ms, p99 %.1f ms (%d pages)" % (
+                        deep["offset"], total, counts["pages"], counts["pages"] / dt,
+                        refused_text(refused), p50, p99, len(times)),
+            "held": bool(times) and p99 < 50}
 
 
 ATTACKS = [
@@ -658,6 +730,7 @@ ATTACKS = [
     (9, "controls in log, spectator chat", a9_smaller, ()),
     (10, "new store on a full disk", a10_full_disk_start, ()),
     (11, "lock the owner out (logins)", a11_login_lockout, ("alone",)),
+    (12, "starve the readers (deep pages)", a12_deep_reads, ("fill", "--keep-finished", "0")),
 ]
 
 
@@ -708,8 +781,9 @@ def main():
             finally:
                 srv.stop()
             print("  alone, default limits: %s" % alone["what"], flush=True)
+        filled = filled_store(args.hokitod) if "fill" in flags else None
         srv = Server(args.hokitod, *extra,
-                     *[f for f in flags if f.startswith("-") or f.isdigit()])
+                     *[f for f in flags if f.startswith("-") or f.isdigit()], db=filled)
         runs = []
         try:
             for rnd in range(args.rounds if num != 10 else 1):
@@ -735,6 +809,8 @@ def main():
             alive = srv.alive()
         finally:
             srv.stop()
+            if filled is not None:
+                shutil.rmtree(os.path.dirname(filled), ignore_errors=True)
         last = runs[-1][2]
 
         def med_ratio(key):
