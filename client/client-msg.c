@@ -1006,7 +1006,7 @@ client_msg_handle(struct client *c, const struct msg *m)
 			c->opt.name = c->login_name; /* a later hello with the password: its name */
 			c->st.who = CLIENT_WHO_ACCOUNT;
 			client_session_save(c->opt.host, c->opt.port, c->st.name,
-			                    client_net_token(c));
+			                    client_net_token(c), 1);
 			client_notice(c, 0, "Registered: you are %s, logged in to the account.",
 			              c->st.name);
 		} else if (p != NULL && p->type == MSG_LEAVE) {

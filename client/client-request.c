@@ -135,8 +135,13 @@ client_request_leaderboard(struct client *c, enum game_kind kind, const char *af
 int
 client_request_login(struct client *c, const char *name, const char *password, int reg)
 {
-	char *pw = password != NULL ? strdup(password) : NULL;
+	char *pw;
 
+	if (password != NULL && !client_net_password_ok(c)) {
+		client_notice(c, 1, CLIENT_INSECURE_TEXT, c->opt.host, c->opt.port);
+		return -1;
+	}
+	pw = password != NULL ? strdup(password) : NULL;
 	if (c->st.table.active && client_net_up(c)) {
 		free(pw);
 		client_notice(c, 1, "Leave the game first, then log in.");

@@ -93,7 +93,15 @@ struct client_options {
 	int login;        /* --login (or --register without a password): the full screen asks
 	                     for the password before the hello */
 	int rated;        /* create / quick: rated */
+	int allow_insecure; /* --allow-insecure-passwords: a password may go in clear anywhere */
 };
+
+/* Why a password is not sent (a format: the server's host and port): in clear to an address
+ * that is not a loopback one. */
+#define CLIENT_INSECURE_TEXT                                                                       \
+	"Not sending a password in clear to %s:%d, not on this machine: anyone on the way could "  \
+	"read it. Connect with TLS (--tls, or --host hokitos://HOST:PORT), or add "                \
+	"--allow-insecure-passwords."
 
 #define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */
 
@@ -471,6 +479,12 @@ int client_net_start(struct client *c, const struct client_net_ops *ops);
 /* Send one encoded message; steals the wire reference. Returns 0 or UV_ENOTCONN. */
 int client_net_send(struct client *c, struct wire *w);
 
+/*
+ * Whether a password may go on the connection: TLS, a loopback address, or
+ * --allow-insecure-passwords (tls_link_password_ok() of the address last connected to).
+ */
+int client_net_password_ok(const struct client *c);
+
 /* Whether a greeted connection is up. */
 int client_net_up(const struct client *c);
 
@@ -530,11 +544,19 @@ int client_password_read(int fd, char *buf, size_t size);
 
 /* client-session.c: the session token kept across restarts. */
 
-/* Load the token stored for host, port and name. Returns 0, or -1 if there is none. */
-int client_session_load(const char *host, int port, const char *name, char *token, size_t size);
+/*
+ * Load the token stored for host, port and name, and whether its session is an account's
+ * (*account 1) or a guest's (0). Returns 0, or -1 if there is none.
+ */
+int client_session_load(const char *host, int port, const char *name, char *token, size_t size,
+                        int *account);
 
-/* Store the token for host, port and name (mode 0600). Returns 0 or a negative errno. */
-int client_session_save(const char *host, int port, const char *name, const char *token);
+/*
+ * Store the token for host, port and name (mode 0600), with whether its session is an
+ * account's (account 1) or a guest's. Returns 0 or a negative errno.
+ */
+int client_session_save(const char *host, int port, const char *name, const char *token,
+                        int account);
 
 /* Forget the stored token. */
 void client_session_forget(const char *host, int port, const char *name);
