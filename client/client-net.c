@@ -345,7 +345,7 @@ net_tls_new_host(struct client_net *net, const struct tls_error *asked)
 {
 	struct client *c = net->c;
 	struct tls_error err;
-	char question[sizeof asked->text + 64];
+	char question[sizeof asked->text + 64], shown[TLS_FINGERPRINT_TEXT_LEN + 1];
 	int yes;
 
 	if (c->opt.tls.accept_new) {
@@ -370,7 +370,8 @@ net_tls_new_host(struct client_net *net, const struct tls_error *asked)
 		return -1;
 	}
 	client_notice(c, 0, "Pinned the certificate of %s:%d (%s).", c->opt.host, c->opt.port,
-	              tls_conn_fingerprint(net->conn->tls->conn));
+	              tls_fingerprint_text(tls_conn_fingerprint(net->conn->tls->conn), shown,
+	                                   sizeof shown));
 	return 0;
 }
 

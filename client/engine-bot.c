@@ -460,11 +460,14 @@ static int
 engine_bot_tls_read(struct engine_bot *b, size_t n)
 {
 	struct tls_error err;
+	char shown[TLS_FINGERPRINT_TEXT_LEN + 1];
 	int rc = tls_link_read(b->tls, n, &b->framer, &err);
 
 	if (rc == TLS_ENEWHOST && b->o->tls.accept_new && (rc = tls_link_trust(b->tls, &err)) == 0)
 		fprintf(stderr, "hokito-engine: bot: pinned the certificate of %s:%d (%s)\n",
-		        b->o->host, b->o->port, tls_conn_fingerprint(b->tls->conn));
+		        b->o->host, b->o->port,
+		        tls_fingerprint_text(tls_conn_fingerprint(b->tls->conn), shown,
+		                             sizeof shown));
 	if (rc == 0)
 		return 0;
 	if (rc == TLS_ENEWHOST)
