@@ -747,8 +747,11 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
 		/* Not a game id: it may be an invite code. */
 		int rc = client_request_by_code(c, p->type == MSG_JOIN, p->arg);
-		if (rc == 0)
+		if (rc == 0) {
+			if (c->npending > 0)
+				c->pending[c->npending - 1].offer_watch = p->offer_watch;
 			return;
+		}
 	}
 	if (p != NULL && !c->opt.plain && !c->st.table.active && c->list_stamp == 0 &&
 	    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN ||
@@ -766,6 +769,17 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		/* client24: the lobby showed the seat open, and it went meanwhile: watch it */
 		client_notice(c, 0, "Game %s has no open seat any more: watching it.", p->arg);
 		client_request_watch(c, p->arg);
+		return;
+	}
+	if (p != NULL && p->offer_watch && strcmp(code, "game_full") == 0) {
+		/* a game asked for by its id or code that is being played (or over): offered */
+		snprintf(c->offer_watch, sizeof c->offer_watch, "%s", p->arg);
+		c->offer_watch_by_code = p->by_code;
+		if (c->opt.plain)
+			client_notice(c, 1, "Game %s has no open seat: type watch %s to watch it.",
+			              p->arg, p->arg);
+		else
+			client_notice(c, 1, "Game %s has no open seat: w to watch it.", p->arg);
 		return;
 	}
 	if (p != NULL && p->type == MSG_REGISTER && !c->opt.plain) {

@@ -274,7 +274,25 @@ request_target(struct client *c, enum msg_type type, const char *target, int by_
 int
 client_request_join(struct client *c, const char *id_or_code)
 {
-	return request_target(c, MSG_JOIN, id_or_code, !looks_like_id(id_or_code));
+	int rc = request_target(c, MSG_JOIN, id_or_code, !looks_like_id(id_or_code));
+
+	if (rc == 0 && c->npending > 0)
+		c->pending[c->npending - 1].offer_watch = 1;
+	return rc;
+}
+
+int
+client_request_offer_watch(struct client *c, int yes)
+{
+	char target[CLIENT_ID_MAX];
+
+	if (c->offer_watch[0] == '\0')
+		return 0;
+	snprintf(target, sizeof target, "%s", c->offer_watch);
+	c->offer_watch[0] = '\0';
+	if (yes)
+		request_target(c, MSG_WATCH, target, c->offer_watch_by_code);
+	return 1;
 }
 
 int

@@ -166,6 +166,7 @@ struct client_pending {
 	char arg[CLIENT_ID_MAX]; /* join/watch: what was asked for */
 	int by_code;             /* join/watch: arg was sent as an invite code */
 	int or_watch;            /* join: its seat taken meanwhile (game_full), watch the game */
+	int offer_watch;         /* join typed by the user: game_full offers to watch the game */
 };
 
 #define CLIENT_PENDING_MAX 32
@@ -278,6 +279,9 @@ struct client {
 	int arriving;                     /* welcomed back at a game whose state is on its way */
 	int action_held;                  /* the action waits for that state (client-msg.c) */
 	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
+	char offer_watch[CLIENT_ID_MAX];  /* a game a join found without an open seat, offered to
+	                                     watch (the screen's next w), "" for none */
+	int offer_watch_by_code;          /* offer_watch is an invite code */
 	int watch_by_code;                /* watch_target is an invite code */
 	uint64_t list_stamp;              /* bumped at every lobby list received */
 	struct client_history_entry history[CLIENT_HISTORY_MAX]; /* the last history page */
@@ -397,6 +401,11 @@ int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
                          const char *clock, int rated);
 int client_request_watch(struct client *c, const char *id_or_code);
+/*
+ * Watch the game a join found without an open seat (c->offer_watch), when yes; forget the offer
+ * either way. Returns 1 when there was one, 0 when not.
+ */
+int client_request_offer_watch(struct client *c, int yes);
 /* Join game id as the lobby showed it open; if its seat was taken meanwhile, watch it. */
 int client_request_join_or_watch(struct client *c, const char *id);
 /* Watch again the game on screen, as it was asked for (a new session after a restart). */
