@@ -743,6 +743,11 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 	const char *code = jstr(m->root, "code", "");
 	const char *text = jstr(m->root, "text", "refused");
 
+	if (p != NULL && p->type == MSG_LEADERBOARD && c->ladder.asking_prov) {
+		/* the provisional players did not come: the page is whole without them */
+		c->ladder.asking_prov = 0;
+		c->ladder_stamp++;
+	}
 	if (p != NULL && strcmp(code, "no_such_game") == 0 && !p->by_code &&
 	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
 		/* Not a game id: it may be an invite code. */

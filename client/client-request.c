@@ -120,13 +120,17 @@ client_request_profile(struct client *c, const char *name)
 }
 
 int
-client_request_leaderboard(struct client *c, enum game_kind kind, const char *after)
+client_request_leaderboard(struct client *c, enum game_kind kind, const char *after,
+                           int provisional)
 {
 	int id;
-	json_t *msg = json_pack("{s:s,s:s,s:i}", "type", "leaderboard", "kind",
-	                        game_kind_name(kind), "limit", CLIENT_LADDER_MAX);
+	json_t *msg =
+	        json_pack("{s:s,s:s,s:i}", "type", "leaderboard", "kind", game_kind_name(kind),
+	                  "limit", provisional ? CLIENT_LADDER_PROVISIONAL : CLIENT_LADDER_MAX);
 
 	json_object_set_new(msg, "id", new_id(c, &id));
+	if (provisional)
+		json_object_set_new(msg, "provisional", json_true());
 	if (after != NULL && after[0] != '\0')
 		json_object_set_new(msg, "after", json_string(after));
 	return request_send(c, msg, MSG_LEADERBOARD, NULL, 0, id);

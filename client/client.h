@@ -209,12 +209,22 @@ struct client_ladder_row {
 	char line[CLIENT_NAME_MAX + 64]; /* "rob [bot] 1712  rd 80  31 games" */
 };
 
-/* The last leaderboard page received (client-account.c). */
+#define CLIENT_LADDER_PROVISIONAL 20 /* provisional players shown below the last page */
+
+/*
+ * The last leaderboard page received (client-account.c). Below its last page come the players
+ * whose rating is still provisional, not ranked (asked for once that page has come: the page
+ * counts as received with them).
+ */
 struct client_ladder {
 	enum game_kind kind;
 	struct client_ladder_row rows[CLIENT_LADDER_MAX];
 	int nrows;
 	char next[CLIENT_NEXT_MAX]; /* the key of the page after it, "" for the last */
+	struct client_ladder_row prov[CLIENT_LADDER_PROVISIONAL]; /* provisional, best first */
+	int nprov;
+	int prov_more;   /* more provisional players than those */
+	int asking_prov; /* the provisional players are asked for: the next reply is theirs */
 };
 
 #define CLIENT_EVAL_DEPTH 4 /* plies the replay's evaluations search (client-eval.c) */
@@ -436,8 +446,12 @@ int client_request_draw_offer(struct client *c);
 int client_request_history(struct client *c, int64_t offset, int limit, const char *player);
 /* The profile of account name (NULL: our own). */
 int client_request_profile(struct client *c, const char *name);
-/* A leaderboard page of kind, after the key of the page before (NULL: the first). */
-int client_request_leaderboard(struct client *c, enum game_kind kind, const char *after);
+/*
+ * A leaderboard page of kind, after the key of the page before (NULL: the first); provisional:
+ * the players whose rating is provisional instead (their first CLIENT_LADDER_PROVISIONAL).
+ */
+int client_request_leaderboard(struct client *c, enum game_kind kind, const char *after,
+                               int provisional);
 /*
  * Log in to account name with password (register = 1: create it first), or go on as a guest
  * named name (password NULL). Both strings are copied. Before the server has greeted us it is
