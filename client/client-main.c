@@ -26,8 +26,7 @@
 static void
 usage(FILE *f)
 {
-	fputs("usage: hokito [OPTIONS] [COMMAND]\n"
-	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
+	fputs("usage: hokito [OPTIONS] [COMMAND]   play or watch HOKITO and OXONO on hokitod\n"
 	      "Commands (without one, or with lobby, hokito opens the lobby):\n"
 	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
 	      "         [--computer LEVEL] [--rated]  (the computer: level 1 to 8)\n"
@@ -35,15 +34,16 @@ usage(FILE *f)
 	      "  quick [hokito|oxono] [--variant V] [--clock M+S] [--rated]  pair quickly\n"
 	      "  watch ID|CODE       watch a game\n"
 	      "Options:\n"
-	      "  --host H            server address (default " CLIENT_DEFAULT_HOST
-	      "; hokitos://H:P: TLS)\n"
-	      "  --port P            server port (default 7777)\n"
+	      "  --host ADDR         the server: HOST[:PORT], [IPV6]:PORT, hokitos://HOST:PORT\n"
+	      "                      (TLS); default " CLIENT_DEFAULT_HOST
+	      ", port 7777 (--port P: another)\n"
 	      "  --name NAME         your display name (default: $USER)\n"
 	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
 	      "  --no-color, --no-bell  no colours (NO_COLOR set does it too); no bell\n"
 	      "  --new-session       do not resume the session stored for this name\n"
 	      "  --login             log in to the account --name: its password is asked\n"
 	      "  --password-file F   the password from F ($HOKITO_PASSWORD too); --register\n"
+	      "  --allow-insecure-passwords  send it in clear to a server not on this machine\n"
 	      "  --tls               TLS: the system's CAs (--tls-ca FILE: its own) check the\n"
 	      "                      server, else it is pinned on first use (--tls-accept-new)\n"
 	      "Examples:\n"
