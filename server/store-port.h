@@ -199,10 +199,10 @@ struct store_board_cursor {
  */
 struct store_board_query {
 	enum game_kind kind;
-	int provisional;                 /* the provisional ratings (ratings_provisional) */
 	int has_after;                   /* start after `after`; else at the best */
 	struct store_board_cursor after; /* see has_after */
 	size_t limit;                    /* at most this many entries */
+	int provisional; /* the provisional ratings instead (down ratings_provisional) */
 };
 
 /* One entry of a leaderboard page. */
