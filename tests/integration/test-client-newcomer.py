@@ -198,12 +198,24 @@ def address_checks(t, tmp, srv):
             "bot --host with another scheme: refused at once with the forms", r.stderr)
 
 
+def live_game(srv, names):
+    """A game two guests of those names play (just started). Returns (id, both clients)."""
+    cl = []
+    for name in names:
+        c = sl.Client("127.0.0.1", srv.port)
+        c.hello(name)
+        cl.append(c)
+    st, _ = cl[0].request({"type": "create", "kind": "hokito", "seat": "black"})
+    cl[1].request({"type": "join", "game": st["game"]})
+    return st["game"], cl
+
+
 def lobby_checks(t, tmp, srv):
     """The create form, a join of a live game, a new open game after r (full screen)."""
     tmux = ct.Tmux("nc-lobby")
     state = os.path.join(tmp, "state-lobby")
     env = {"XDG_STATE_HOME": state, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    a = b = n = None
+    players, n = [], None
     try:
         tmux.start("lo", "%s --name lou --port %d" % (ct.shquote(ct.HOKITO), srv.port), env,
                    100, 30)
@@ -232,13 +244,7 @@ def lobby_checks(t, tmp, srv):
         tmux.keys("lo", "Escape")
         time.sleep(0.3)
         # a live game between two others: i and its id offers to watch it, w takes the offer
-        a = sl.Client("127.0.0.1", srv.port)
-        a.hello("ada")
-        b = sl.Client("127.0.0.1", srv.port)
-        b.hello("bea")
-        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
-        b.request({"type": "join", "game": st["game"]})
-        live = st["game"]
+        live, players = live_game(srv, ("ada", "bea"))
         tmux.keys("lo", "i")
         tmux.literal("lo", live)
         tmux.keys("lo", "Enter")
@@ -266,25 +272,19 @@ def lobby_checks(t, tmp, srv):
                 "Enter: joined it", tmux.capture("lo"))
     finally:
         tmux.kill()
-        for c in (a, b, n):
+        for c in players + [n]:
             if c is not None:
                 c.close()
 
 
 def plain_join_live(t, tmp, srv):
-    a = sl.Client("127.0.0.1", srv.port)
-    a.hello("cal")
-    b = sl.Client("127.0.0.1", srv.port)
-    b.hello("cyd")
-    st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
-    b.request({"type": "join", "game": st["game"]})
-    g = st["game"]
+    g, players = live_game(srv, ("cal", "cyd"))
     rc, out, _ = plain_run(["--port", str(srv.port), "--name", "pat"],
                            os.path.join(tmp, "state-pj"), stdin="join %s\n" % g)
     t.check("Game %s has no open seat: type watch %s to watch it." % (g, g) in out,
             "--plain join of a live game: says how to watch it", out)
-    a.close()
-    b.close()
+    for c in players:
+        c.close()
 
 
 def leaderboard_checks(t, tmp, srv):

@@ -96,20 +96,31 @@ ok_to(const char *text, int tls, int allow)
 
 TEST(password_in_clear)
 {
-	ASSERT_EQ(ok_to("127.0.0.1", 0, 0), 1);
-	ASSERT_EQ(ok_to("127.255.3.4", 0, 0), 1);
-	ASSERT_EQ(ok_to("::1", 0, 0), 1);
-	ASSERT_EQ(ok_to("::ffff:127.0.0.1", 0, 0), 1);
-	ASSERT_EQ(ok_to("192.0.2.1", 0, 0), 0);
-	ASSERT_EQ(ok_to("10.0.0.1", 0, 0), 0);
-	ASSERT_EQ(ok_to("128.0.0.1", 0, 0), 0);
-	ASSERT_EQ(ok_to("0.0.0.0", 0, 0), 0);
-	ASSERT_EQ(ok_to("2001:db8::1", 0, 0), 0);
-	ASSERT_EQ(ok_to("::ffff:192.0.2.1", 0, 0), 0);
-	ASSERT_EQ(ok_to("::", 0, 0), 0);
-	/* TLS, or the user's word, let it go anywhere */
-	ASSERT_EQ(ok_to("192.0.2.1", 1, 0), 1);
-	ASSERT_EQ(ok_to("2001:db8::1", 0, 1), 1);
+	static const struct {
+		const char *addr;
+		int tls, allow, ok;
+	} cases[] = {
+	        {"127.0.0.1", 0, 0, 1},
+	        {"127.255.3.4", 0, 0, 1},
+	        {"::1", 0, 0, 1},
+	        {"::ffff:127.0.0.1", 0, 0, 1},
+	        {"192.0.2.1", 0, 0, 0},
+	        {"10.0.0.1", 0, 0, 0},
+	        {"128.0.0.1", 0, 0, 0},
+	        {"0.0.0.0", 0, 0, 0},
+	        {"2001:db8::1", 0, 0, 0},
+	        {"::ffff:192.0.2.1", 0, 0, 0},
+	        {"::", 0, 0, 0},
+	        /* TLS, or the user's word, let it go anywhere */
+	        {"192.0.2.1", 1, 0, 1},
+	        {"2001:db8::1", 0, 1, 1},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (ok_to(cases[i].addr, cases[i].tls, cases[i].allow) != cases[i].ok)
+			FAIL_AT_("%s (tls %d, allow %d): %d, not %d", cases[i].addr, cases[i].tls,
+			         cases[i].allow, ok_to(cases[i].addr, cases[i].tls, cases[i].allow),
+			         cases[i].ok);
 }
 
 int
