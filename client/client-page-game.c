@@ -293,18 +293,17 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_DIM);
 	}
 	if (rows > room && room > 0) {
-		/* more moves than rows (an 80x24 terminal): several numbered moves a row, tight,
-		 * so that the room shows as many moves as it can, the latest last; an even number
-		 * a row, so that each column is one side's */
-		int mw = move_width(t->kind), cellw = 3 + 1 + mw + 2;
-		int ncol = (pw + 2) / cellw > 1 ? (pw + 2) / cellw : 1;
-		if (ncol > 1)
-			ncol &= ~1;
+		/* more moves than rows (an 80x24 terminal): several numbered moves a row, tight
+		 * (the numbers as wide as the last one's), so that the room shows as many moves as
+		 * it can, the latest last */
+		int mw = move_width(t->kind), nw = t->nmoves >= 100 ? 3 : 2;
+		int cellw = nw + 1 + mw + 1;
+		int ncol = (pw + 1) / cellw > 1 ? (pw + 1) / cellw : 1;
 		int lines = (t->nmoves + ncol - 1) / ncol, top = lines > room ? lines - room : 0;
 		for (int l = top; l < lines && y < bottom; l++, y++)
 			for (int k = 0; k < ncol && l * ncol + k < t->nmoves; k++) {
 				int i = l * ncol + k;
-				client_screen_put(y, px + k * cellw, cellw - 2, "%3d %s", i + 1,
+				client_screen_put(y, px + k * cellw, cellw - 1, "%*d %s", nw, i + 1,
 				                  t->moves[i]);
 			}
 		first = rows;
