@@ -519,8 +519,8 @@ void client_net_token_refused(struct client *c);
 
 /*
  * The server said bye: "shutdown" (reconnect later), "replaced", "banned" or "closed" (stop for
- * good), "idle" (come back at the next key) or "password_reset" (the full screen asks for the new
- * password at the next connection; --plain stops).
+ * good), "idle" (come back at the next key), "password_reset" or "password_changed" (the full
+ * screen asks for the new password at the next connection; --plain stops).
  */
 void client_net_bye(struct client *c, const char *reason);
 

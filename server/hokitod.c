@@ -56,10 +56,13 @@ struct hokitod {
 	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
+/*
+ * The two pages of --help, each 24 lines of 80 columns at most (what each flag does is in
+ * hokitod(8)): the settings, then with "--help limits" the limits.
+ */
 static void
 usage(FILE *f)
 {
-	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
 	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "   or: hokitod accounts list|ban|unban|reset-password|set-bot ... (--help)\n"
@@ -71,6 +74,17 @@ usage(FILE *f)
 	        "  --fsync normal|always  (always: power-loss safe)  --allow-insecure-passwords\n"
 	        "  --log-level error|warn|info|debug (info)  --port-file PATH: the bound ports\n"
 	        "  --check: check all of the store, exit 0 if sound  --test-clock: testing aid\n"
+	        "Limits, each with its default: hokitod --help limits\n"
+	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
+	        DEFAULT_LISTEN, DEFAULT_DB);
+}
+
+/* The second page of --help: every limit with its default. */
+static void
+usage_limits(FILE *f)
+{
+	fprintf(f,
+	        "usage: hokitod [OPTIONS]   (hokitod --help: the other settings)\n"
 	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
 	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
 	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
@@ -84,8 +98,9 @@ usage(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
-	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
-	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
+	        "  --login-spread N (default %d)\n"
+	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
+	        PROTOCOL_MAX_LINE_DEFAULT, ACCOUNTS_SPREAD_MIN);
 }
 
 /* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
@@ -422,6 +437,7 @@ main(int argc, char **argv)
 		O_PER_ADDR_CREATES,
 		O_PER_ADDR_GAMES,
 		O_LOOKUP_FAILURES,
+		O_LOGIN_SPREAD,
 		O_DRAW_MOVES,
 		O_REMATCH_OFFERS,
 		O_IDLE,
@@ -463,6 +479,7 @@ main(int argc, char **argv)
 	        {"max-creates-per-addr", required_argument, NULL, O_PER_ADDR_CREATES},
 	        {"max-games-per-addr", required_argument, NULL, O_PER_ADDR_GAMES},
 	        {"max-lookup-failures", required_argument, NULL, O_LOOKUP_FAILURES},
+	        {"login-spread", required_argument, NULL, O_LOGIN_SPREAD},
 	        {"draw-offer-moves", required_argument, NULL, O_DRAW_MOVES},
 	        {"max-rematch-offers", required_argument, NULL, O_REMATCH_OFFERS},
 	        {"idle-timeout", required_argument, NULL, O_IDLE},
@@ -501,6 +518,7 @@ main(int argc, char **argv)
 	        .creates_per_addr = 60,
 	        .games_per_addr = 16,
 	        .lookup_failures = 5,
+	        .login_spread = ACCOUNTS_SPREAD_MIN,
 	        .draw_offer_moves = 2,
 	        .rematch_offers = 2,
 	        .idle_ms = 600000,
@@ -663,6 +681,12 @@ main(int argc, char **argv)
 			else
 				lcfg.lookup_failures = (unsigned)v;
 			break;
+		case O_LOGIN_SPREAD:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--login-spread wants a number from 0 to 1000";
+			else
+				lcfg.login_spread = (unsigned)v;
+			break;
 		case O_DRAW_MOVES:
 			if (parse_num(optarg, 0, 1000, &v) < 0)
 				bad = "--draw-offer-moves wants a number from 0 to 1000";
@@ -733,7 +757,11 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 		case O_HELP:
-			usage(stdout);
+			/* "--help limits": the second page */
+			if (optind < argc && strcmp(argv[optind], "limits") == 0)
+				usage_limits(stdout);
+			else
+				usage(stdout);
 			return 0;
 		case 'V':
 		case O_VERSION:

@@ -143,6 +143,8 @@ struct lobby_config {
 	unsigned games_per_addr;   /* games not over created from one address */
 	unsigned lookup_failures;  /* failed invite code and token lookups from one address
 	                              before each next one waits (1 s, doubling to 5 min) */
+	unsigned login_spread;     /* addresses whose failed logins to an account make it slow the
+	                              addresses it does not know (accounts.h); 0: never */
 	unsigned draw_offer_moves; /* moves the opponent makes before a side may offer again */
 	unsigned rematch_offers;   /* rematch offers of one side in one game */
 	unsigned kibitz_per_game;  /* spectators' lines one game relays per KIBITZ_WINDOW ms */

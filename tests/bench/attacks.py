@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""attacks.py: the ten attacks of issue 23, each from one address next to 50 honest players.
+"""attacks.py: the attacks on hokitod, each from one address next to 50 honest players.
 
     python3 tests/bench/attacks.py --hokitod PATH --loadgen PATH [--only 1,2,...] [--seconds S]
 
@@ -585,6 +585,67 @@ def a10_full_disk_start(args, srv, stop):
         os.rmdir(mnt)
 
 
+def a11_login_lockout(args, srv, stop):
+    """Wrong passwords for the owner's account from one address, each as soon as retry_ms
+    allows (far more than 9 a minute); once its free guesses are spent, the owner logs in every
+    0.5 s from its home
+    address and from one it never used, and at the end its live session changes the password
+    (held: every one of those at once, none login_throttled)."""
+    pw = "correct horse battery"
+    home, new = "127.0.0.90", "127.0.0.91"
+    owner = Conn(srv.port, src=home, timeout=30)
+    r = owner.ask({"type": "register", "name": "Owner_o", "password": pw})
+    if r.get("type") != "welcome":
+        return {"what": "could not register: %s" % r.get("code"), "held": None}
+    guessed = {"n": 0, "throttled": 0}
+    ahead = threading.Event()  # the attacker's free guesses are spent: the owner starts
+
+    def guess():
+        c = Conn(srv.port, timeout=30)
+        t0 = time.time()
+        while not stop.is_set() and time.time() - t0 < args.seconds + 5:
+            r = c.ask({"type": "hello", "protocol": 1, "name": "owner_o",
+                       "password": "guess %d" % guessed["n"]})
+            if r.get("code") == "login_throttled":
+                guessed["throttled"] += 1
+                ahead.set()
+                stop.wait(r.get("retry_ms", 1000) / 1000.0)
+            else:
+                guessed["n"] += 1
+        guessed["seconds"] = time.time() - t0
+        c.close()
+
+    th = threading.Thread(target=guess, daemon=True)
+    th.start()
+    ahead.wait(10)
+    logins = {home: [], new: []}
+    t0 = time.time()
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5:
+        for src in (home, new):
+            c = Conn(srv.port, src=src, timeout=30)
+            t1 = time.time()
+            r = c.ask({"type": "hello", "protocol": 1, "name": "owner_o", "password": pw})
+            logins[src].append((r.get("type") == "welcome", time.time() - t1))
+            c.close()
+        stop.wait(0.5)
+    changed = owner.ask({"type": "password_change", "old": pw, "new": "another password"})
+    th.join(30)
+    owner.close()
+    rate = guessed["n"] / max(guessed.get("seconds", 1), 1e-3) * 60
+    lat = sorted(dt for src in logins for _, dt in logins[src])
+    done = {src: sum(1 for ok, _ in logins[src] if ok) for src in logins}
+    return {"what": "%d guesses (%.0f a minute, %d told login_throttled); the owner's logins "
+                    "%d/%d from home, %d/%d from a new address, p50 %.0f ms, max %.0f ms; its "
+                    "password_change: %s" % (
+                        guessed["n"], rate, guessed["throttled"], done[home], len(logins[home]),
+                        done[new], len(logins[new]),
+                        lat[len(lat) // 2] * 1000 if lat else -1, lat[-1] * 1000 if lat else -1,
+                        changed.get("type") if changed.get("type") == "ok"
+                        else changed.get("code")),
+            "held": all(done[src] == len(logins[src]) > 0 for src in logins)
+            and changed.get("type") == "ok"}
+
+
 ATTACKS = [
     (1, "fill the disk (create+leave)", a1_fill_disk, ("alone",)),
     (2, "grow one game (draw offers)", a2_grow_game, ("alone",)),
@@ -596,6 +657,7 @@ ATTACKS = [
     (8, "pile up sessions", a8_session_pile, ("alone",)),
     (9, "controls in log, spectator chat", a9_smaller, ()),
     (10, "new store on a full disk", a10_full_disk_start, ()),
+    (11, "lock the owner out (logins)", a11_login_lockout, ("alone",)),
 ]
 
 
