@@ -95,10 +95,12 @@ draw_ladder(struct screen *s)
 	if (!ladder_loaded(s) || l->nrows + l->nprov == 0) {
 		attron(A_DIM);
 		client_screen_put(y + 1, 3, w - 4, "%s",
-		                  !ladder_loaded(s) ? "Asking the server..."
-		                                    : "Nobody yet: a player shows here after a "
-		                                      "rated game, ranked once the rating's "
-		                                      "deviation is 110 or less.");
+		                  ladder_loaded(s) ? "Nobody yet: a player shows here after a "
+		                                     "rated game, ranked once the rating's "
+		                                     "deviation is 110 or less."
+		                  : client_request_pending(s->c, MSG_LEADERBOARD)
+		                          ? "Asking the server..."
+		                          : "Not asked: the connection is down (r asks again).");
 		attroff(A_DIM);
 	} else {
 		/* the lines: the ranked rows, then a heading and the provisional rows */

@@ -219,7 +219,8 @@ def lobby_checks(t, tmp, srv):
     try:
         tmux.start("lo", "%s --name lou --port %d" % (ct.shquote(ct.HOKITO), srv.port), env,
                    100, 30)
-        t.check(tmux.expect("lo", r"Games on this server", 10), "the lobby opens",
+        t.check(tmux.expect("lo", r"connected +lou", 10) and
+                tmux.expect("lo", r"Games on this server", 10), "the lobby opens",
                 tmux.capture("lo"))
         # the create form: 5+3 chosen, a game made, left; the form then says it kept 5+3
         tmux.keys("lo", "c")
@@ -335,7 +336,7 @@ def leaderboard_checks(t, tmp, srv):
                "LANG": "C.UTF-8"}
         tmux.start("lb", "%s --name vic --port %d" % (ct.shquote(ct.HOKITO), srv.port), env,
                    100, 30)
-        tmux.expect("lb", r"Games on this server", 10)
+        tmux.expect("lb", r"connected +vic", 10)
         tmux.keys("lb", "L")
         t.check(tmux.expect("lb", r"No one ranked yet: a rating is ranked once its deviation "
                             r"is 110 or less\.\s+Provisional, not ranked yet \(deviation over "
