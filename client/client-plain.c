@@ -234,9 +234,18 @@ print_ladder(struct plain *p)
 	const struct client_ladder *l = &p->c->ladder;
 
 	out("leaderboard %s: %d player%s%s", game_kind_name(l->kind), l->nrows,
-	    l->nrows == 1 ? "" : "s", l->next[0] ? " (more: leaderboard KIND next)" : "");
+	    l->nrows == 1 ? "" : "s",
+	    l->next[0]      ? " (more: leaderboard KIND next)"
+	    : l->nrows == 0 ? " ranked (a rating is ranked once its deviation, rd, is 110 or less: "
+	                      "after some rated games)"
+	                    : "");
 	for (int i = 0; i < l->nrows; i++)
 		out("%lld. %s", (long long)l->rows[i].rank, l->rows[i].line);
+	if (l->nprov > 0)
+		out("provisional, not ranked yet (rd over 110): %d player%s%s", l->nprov,
+		    l->nprov == 1 ? "" : "s", l->prov_more ? " (the best of them)" : "");
+	for (int i = 0; i < l->nprov; i++)
+		out("provisional: %s", l->prov[i].line);
 }
 
 /* Where the replay stands: the move just made, the board, the end at the last move. */
@@ -973,7 +982,7 @@ plain_command(struct plain *p, char *line)
 			out("error: leaderboard: no next page (ask for its first page first)");
 		else
 			client_request_leaderboard(c, more ? c->ladder.kind : kind,
-			                           more ? c->ladder.next : NULL);
+			                           more ? c->ladder.next : NULL, 0);
 	} else if (strcmp(args[0], "history") == 0 && n == 2 && strcmp(args[1], "next") == 0) {
 		/* history next: the page after the last one, by its key (at any depth) */
 		if (c->history_next[0] == '\0')

@@ -460,7 +460,7 @@ screen_start(struct client *c)
 	}
 	cs = nl_langinfo(CODESET);
 	s->utf8 = cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
-	s->f_level = PROTOCOL_LEVEL_DEFAULT - 1;
+	client_page_create_defaults(s);
 	set_escdelay(25);
 	if (initscr() == NULL) {
 		free(s);

@@ -284,6 +284,7 @@ static void
 reload(struct hokitod *d)
 {
 	struct tls_error err;
+	char fp[TLS_FINGERPRINT_TEXT_LEN + 1];
 
 	if (d->tls == NULL) {
 		log_info("got SIGHUP: nothing to reload (no --listen-tls)");
@@ -294,7 +295,10 @@ reload(struct hokitod *d)
 		          err.text);
 		return;
 	}
-	log_info("got SIGHUP: TLS certificate and key reloaded for new connections");
+	tls_server_fingerprint(d->tls, fp, sizeof fp);
+	log_info("got SIGHUP: TLS certificate and key reloaded for new connections; the "
+	         "certificate's %s",
+	         fp);
 }
 
 static void
@@ -875,6 +879,13 @@ main(int argc, char **argv)
 	if (listen_tls != NULL && tls_server_create(&d.tls, &tcfg, &terr) < 0) {
 		log_error("cannot load the TLS certificate: %s", terr.text);
 		return 1;
+	}
+	if (d.tls != NULL) {
+		/* what a client asked to trust the certificate shows: the operator compares */
+		char fp[TLS_FINGERPRINT_TEXT_LEN + 1];
+
+		tls_server_fingerprint(d.tls, fp, sizeof fp);
+		log_info("TLS certificate %s: %s", tcfg.cert_file, fp);
 	}
 
 	if (db == NULL)

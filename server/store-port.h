@@ -194,12 +194,16 @@ struct store_board_cursor {
 
 #define STORE_BOARD_CURSOR_TEXT 64 /* store_board_cursor_format()'s text, with the NUL */
 
-/* A leaderboard request: accounts (and bots) of kind with rd <= 110, open and not banned. */
+/*
+ * A leaderboard request: accounts (and bots) of kind with rd <= 110, open and not banned; with
+ * provisional, those with rd > 110 instead.
+ */
 struct store_board_query {
 	enum game_kind kind;
 	int has_after;                   /* start after `after`; else at the best */
 	struct store_board_cursor after; /* see has_after */
 	size_t limit;                    /* at most this many entries */
+	int provisional; /* the provisional ratings instead (down ratings_provisional) */
 };
 
 /* One entry of a leaderboard page. */

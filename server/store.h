@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 9 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 10 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {

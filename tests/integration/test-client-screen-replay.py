@@ -126,7 +126,7 @@ def main(tap):
                               (re.escape(want), EVAL_DEPTH), 30),
                   "the start position's evaluation: %s" % want, tmux.capture("rita"))
         tmux.keys("rita", "Right")
-        tap.check(tmux.expect("rita", r"Move 1 of 6: Black %s.*1\. +\[%s\]" %
+        tap.check(tmux.expect("rita", r"Move 1 of 6: Black %s.*\b1 +\[%s\]" %
                               (re.escape(played[1][0]), re.escape(played[1][0])), 10),
                   "Right: one move on, highlighted in the move list", tmux.capture("rita"))
         tmux.keys("rita", "Right", "Right")
@@ -138,6 +138,15 @@ def main(tap):
         tap.check(tmux.expect("rita", r"Move 2 of 6: White %s.*\[%s\]" %
                               (re.escape(played[2][0]), re.escape(played[2][0])), 10),
                   "Left: one move back", tmux.capture("rita"))
+        tmux.keys("rita", "]")
+        tap.check(tmux.expect("rita", r"Move 3 of 6: Black %s.*\b3 +\[%s\]" %
+                              (re.escape(played[3][0]), re.escape(played[3][0])), 10),
+                  "]: one move on, as in a game; the list numbers each move as the count does",
+                  tmux.capture("rita"))
+        tmux.keys("rita", "[")
+        tap.check(tmux.expect("rita", r"Move 2 of 6: White %s.*\b2 +\[%s\]" %
+                              (re.escape(played[2][0]), re.escape(played[2][0])), 10),
+                  "[: one move back, as in a game", tmux.capture("rita"))
         tmux.keys("rita", "G")
         want = expected_eval(played[6][1])
         tap.check(tmux.expect("rita", r"Move 6 of 6: White %s" % re.escape(played[6][0]), 10)
@@ -185,7 +194,7 @@ def main(tap):
         # the move list still has a row
         tmux.resize("rita", 64, 18)
         tap.check(tmux.expect("rita", r"Result: Black wins, \d+ to \d+ *\n.* \(resign\) *\n"
-                              r".*Moves *\n.* 1\. +\S", 10),
+                              r".*Moves *\n.* 1 +\S", 10),
                   "a 64x18 replay: the result with its reason whole, and the move list",
                   tmux.capture("rita"))
         tmux.resize("rita", COLS, ROWS)
