@@ -130,6 +130,7 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
                               {REQ("total", F_INT), REQ("offset", F_INT), REQ("games", F_ARR),
                                OPT("next", F_STR)}},
         [MSG_GAME_RECORD] = {"game_record", {REQ("game", F_STR), REQ("text", F_STR)}},
+        [MSG_NOTICE] = {"notice", {REQ("code", F_STR), REQ("text", F_STR)}},
         [MSG_SEATED] = {"seated", {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ)}},
         [MSG_STARTED] = {"started",
                          {GAME_SEQ, REQ("kind", F_STR), REQ("variant", F_STR),
@@ -447,7 +448,8 @@ decode_request(struct msg *m, struct msg_error *err)
 		const char *kind = get_str(m, "kind");
 
 		if (game_kind_parse(kind, &m->kind) < 0)
-			return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s'", kind);
+			return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s'",
+			            kind);
 		m->has_kind = 1;
 		m->limit = msg_int(m, "limit", PROTOCOL_HISTORY_DEFAULT);
 		if (m->limit < 1 || m->limit > PROTOCOL_HISTORY_MAX)
@@ -763,6 +765,16 @@ msg_bye_new(const char *reason, const char *text)
 	json_t *o = msg_new(MSG_BYE, NULL);
 
 	set_str(o, "reason", reason);
+	set_str(o, "text", text);
+	return o;
+}
+
+json_t *
+msg_notice_new(const char *code, const char *text)
+{
+	json_t *o = msg_new(MSG_NOTICE, NULL);
+
+	set_str(o, "code", code);
 	set_str(o, "text", text);
 	return o;
 }

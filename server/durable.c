@@ -531,6 +531,22 @@ durable_down(const struct durable *d)
 	return d->down;
 }
 
+int64_t
+durable_waiting_seq(const struct durable *d, const char *game_id)
+{
+	for (size_t i = 0; d->down && i < d->nrecs; i++) {
+		const struct durable_rec *r = &d->recs[i];
+
+		if (strcmp(r->game_id, game_id) != 0)
+			continue;
+		if (r->op == DURABLE_GAME_ADD)
+			return 1;
+		if (r->op == DURABLE_EVENT)
+			return r->seq;
+	}
+	return 0;
+}
+
 size_t
 durable_waiting(const struct durable *d)
 {

@@ -89,6 +89,13 @@ int durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_erro
 /* Whether a commit failed for lack of room and its writes wait (durable_retry()). */
 int durable_down(const struct durable *d);
 
+/*
+ * While the store is down: the seq of the first event of game_id that waits for it (1 when the
+ * game itself waits: it is not stored yet), or 0 when nothing of it waits (also while up).
+ * Linear in the writes that wait, which are few: the store refuses writes meanwhile.
+ */
+int64_t durable_waiting_seq(const struct durable *d, const char *game_id);
+
 /* The writes kept since the last commit that held (while down: those that wait). */
 size_t durable_waiting(const struct durable *d);
 

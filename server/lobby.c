@@ -131,6 +131,27 @@ lobby_time(const struct lobby *lb)
 }
 
 /*
+ * The store is back and has written what waited: every viewer that was shown a game only up to
+ * its last stored event (lobby_hold_behind()) gets the events it was not sent, ahead of the
+ * lines it held meanwhile (which came after them), if it is still connected at that game.
+ */
+static void
+lobby_behind_flush(struct lobby *lb)
+{
+	for (size_t i = 0; i < lb->sessions.n; i++) {
+		struct session *s = lb->sessions.all[i];
+		struct table *t = s->table;
+
+		if (s->behind_to == 0)
+			continue;
+		if (s->peer != NULL && t != NULL && strcmp(t->id, s->behind_game) == 0)
+			for (int64_t q = s->behind_from; q < s->behind_to && q < table_seq(t); q++)
+				lb->ops.send_ahead(lb->ops.arg, s->peer, t->log[q]);
+		s->behind_from = s->behind_to = 0;
+	}
+}
+
+/*
  * The clocks pause while the store is down (PROTOCOL.md 11.1): a flag that fell then would end a
  * game that cannot be stored, and a player must not lose on time because the server could not
  * write. The game time stops at the failure and goes on from there when the store is back.
@@ -145,7 +166,60 @@ lobby_store_changed(struct lobby *lb, const char *why)
 	else if (why == NULL && lb->store_down != NULL)
 		lb->paused_ms += now - lb->paused_at;
 	lb->store_down = why;
+	if (why == NULL)
+		lobby_behind_flush(lb);
 	lobby_arm(lb);
+}
+
+int64_t
+lobby_waiting_seq(const struct lobby *lb, const struct table *t)
+{
+	if (lb->store_down == NULL || lb->ops.waiting_seq == NULL)
+		return 0;
+	return lb->ops.waiting_seq(lb->ops.arg, t->id);
+}
+
+const struct table *
+lobby_view(const struct lobby *lb, const struct table *t, struct table **own)
+{
+	int64_t w = lobby_waiting_seq(lb, t);
+
+	*own = NULL;
+	if (w == 0)
+		return t;
+	if (w == 1)
+		return NULL;
+	*own = table_view_new(t, w - 1);
+	return *own;
+}
+
+void
+lobby_hold(struct lobby *lb, struct lobby_peer *peer)
+{
+	if (lb->ops.hold != NULL && peer != NULL)
+		lb->ops.hold(lb->ops.arg, peer);
+}
+
+void
+lobby_hold_behind(struct lobby *lb, struct session *s, const struct table *t, int64_t shown)
+{
+	lobby_hold(lb, s->peer);
+	snprintf(s->behind_game, sizeof s->behind_game, "%s", t->id);
+	s->behind_from = shown;
+	s->behind_to = table_seq(t);
+}
+
+void
+lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *id)
+{
+	struct table *own;
+	const struct table *v = lobby_view(lb, t, &own);
+
+	assert(v != NULL); /* the caller found t stored */
+	lobby_send(lb, s->peer, table_state_new(v, s, id));
+	if (own != NULL)
+		lobby_hold_behind(lb, s, t, table_seq(own));
+	table_view_free(own);
 }
 
 void
@@ -169,6 +243,18 @@ lobby_send(struct lobby *lb, struct lobby_peer *peer, json_t *o)
 	struct wire *w = wire_encode_steal(o);
 
 	lb->ops.send(lb->ops.arg, peer, w);
+	wire_unref(w);
+}
+
+void
+lobby_send_ahead(struct lobby *lb, struct lobby_peer *peer, json_t *o)
+{
+	struct wire *w = wire_encode_steal(o);
+
+	if (lb->ops.send_ahead != NULL)
+		lb->ops.send_ahead(lb->ops.arg, peer, w);
+	else
+		lb->ops.send(lb->ops.arg, peer, w);
 	wire_unref(w);
 }
 

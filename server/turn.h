@@ -65,6 +65,15 @@ int turn_offload(struct turn *tp, struct store_error *err);
 int turn_store_ask(struct turn *tp);
 
 /*
+ * While the store is down: the store_waiting notice a connection gets when its lines start
+ * waiting (net_hold_peer()), borrowed; NULL while the store is up.
+ */
+struct wire *turn_waiting_notice(const struct turn *tp);
+
+/* While the store is down: the first seq of game_id that waits for it (durable_waiting_seq()). */
+int64_t turn_waiting_seq(const struct turn *tp, const char *game_id);
+
+/*
  * While the store is down (and until the retry that held is synced): the first turn whose output
  * is held, so that what answers by turn number outside the connections (the admin socket) holds
  * that turn and the later ones too. 0 when nothing is held.
