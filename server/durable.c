@@ -19,6 +19,7 @@
  * writes are only kept, not sent to the store, and durable_retry() sends all of them again, in
  * order, into a new transaction and commits it. Any other failure is the caller's to stop on.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,14 @@
 #include "xmalloc.h"
 
 #define DURABLE_BUCKETS 24 /* histogram buckets: < 1 us, < 2 us, ... < 2^23 us (8 s), more */
+
+/*
+ * The id counters are stored as marks ahead of them (durable_mark()): the ids below a stored mark
+ * may have been given out, so a restart goes on from the mark, and an id given out in a turn
+ * whose commit is lost (a kill while the disk is full) is never given out again. A mark moves
+ * this far ahead once the counter comes within half of it.
+ */
+#define DURABLE_ID_BLOCK 256
 
 /* The kinds of write a turn makes (struct durable_rec). */
 enum durable_op {
@@ -80,7 +89,7 @@ struct durable_rec {
 
 struct durable {
 	struct store_write_port store;     /* a copy; its impl is borrowed */
-	unsigned saved_player, saved_game; /* id counters as last committed */
+	unsigned saved_player, saved_game; /* the id marks as last committed (durable_mark()) */
 	int failed;                        /* a write failed: the next commit reports it */
 	int down;                          /* a commit failed for lack of room: writes wait */
 	struct store_error err;            /* what failed */
@@ -422,6 +431,22 @@ durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
 	return durable_send_last(d);
 }
 
+/* The mark to store for counter next when saved is stored: saved, or a new one ahead. */
+static unsigned
+durable_mark(unsigned next, unsigned saved)
+{
+	if (next < saved && saved - next >= DURABLE_ID_BLOCK / 2)
+		return saved;
+	return next > UINT32_MAX - DURABLE_ID_BLOCK ? next : next + DURABLE_ID_BLOCK;
+}
+
+void
+durable_marks(const struct durable *d, unsigned *player, unsigned *game)
+{
+	*player = d->saved_player;
+	*game = d->saved_game;
+}
+
 /*
  * The counters, then the commit, timed. Returns 1, 0 (nothing queued) or a negative store error;
  * the counters count as committed only once the commit held.
@@ -429,6 +454,7 @@ durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
 static int
 durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
 {
+	unsigned mp = durable_mark(np, d->saved_player), mg = durable_mark(ng, d->saved_game);
 	uint64_t t0, us;
 	size_t pending;
 	int b, rc;
@@ -437,11 +463,11 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 		*err = d->err;
 		return err->code < 0 ? err->code : STORE_EIO;
 	}
-	if (np != d->saved_player &&
-	    (rc = d->store.meta_set(d->store.impl, "next_player", np, err)) < 0)
+	if (mp != d->saved_player &&
+	    (rc = d->store.meta_set(d->store.impl, "next_player", mp, err)) < 0)
 		return rc;
-	if (ng != d->saved_game &&
-	    (rc = d->store.meta_set(d->store.impl, "next_game", ng, err)) < 0)
+	if (mg != d->saved_game &&
+	    (rc = d->store.meta_set(d->store.impl, "next_game", mg, err)) < 0)
 		return rc;
 	pending = d->store.pending(d->store.impl);
 	if (pending == 0)
@@ -451,8 +477,8 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 	us = mono_us() - t0;
 	if (rc < 0)
 		return rc;
-	d->saved_player = np;
-	d->saved_game = ng;
+	d->saved_player = mp;
+	d->saved_game = mg;
 	d->commits++;
 	d->writes += pending;
 	d->total_us += us;

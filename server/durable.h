@@ -65,8 +65,9 @@ void durable_account_add(struct durable *d, struct store_account *row);
 void durable_account_update(struct durable *d, struct store_account *row);
 
 /*
- * End of a loop turn: queue the id counters (np, ng: the numbers the next player and game ids
- * will get, lobby_counters()) if they moved, then commit everything queued (one
+ * End of a loop turn: queue the id marks of the counters (np, ng: the numbers the next player
+ * and game ids will get, lobby_counters()) if they must move (durable.c: durable_mark()), then
+ * commit everything queued (one
  * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
  * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed
  * something, 0 when nothing was queued, or a negative store error with err filled: nothing of the
@@ -88,6 +89,13 @@ int durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_erro
 
 /* Whether a commit failed for lack of room and its writes wait (durable_retry()). */
 int durable_down(const struct durable *d);
+
+/*
+ * The id marks the store holds (player, game): no id below them is ever given out again, even
+ * after a restart that lost the last turns (a kill while the store is down). A counter that
+ * reaches its mark while the store is down must not give out more (lobby_ops.reserved).
+ */
+void durable_marks(const struct durable *d, unsigned *player, unsigned *game);
 
 /*
  * While the store is down: the seq of the first event of game_id that waits for it (1 when the

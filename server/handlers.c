@@ -181,7 +181,7 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		hello_resume(lb, peer, m, s);
 		return;
 	}
-	if (guard_refuse_session(lb, peer, m))
+	if (guard_refuse_session(lb, peer, m) || lobby_refuse_new_id(lb, peer, m))
 		return;
 	if (m->password != NULL) { /* an account's: hashed off the loop (auth.c) */
 		auth_login(lb, peer, m);

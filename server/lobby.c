@@ -193,6 +193,20 @@ lobby_view(const struct lobby *lb, const struct table *t, struct table **own)
 	return *own;
 }
 
+int
+lobby_refuse_new_id(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	unsigned player, game;
+
+	if (lb->store_down == NULL || lb->ops.marks == NULL)
+		return 0;
+	lb->ops.marks(lb->ops.arg, &player, &game);
+	if (lb->next_player < player)
+		return 0;
+	lobby_refuse(lb, peer, m, PROTO_ESTOREUNAVAILABLE, "%s", lb->store_down);
+	return 1;
+}
+
 void
 lobby_hold(struct lobby *lb, struct lobby_peer *peer)
 {

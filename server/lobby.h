@@ -135,6 +135,12 @@ struct lobby_ops {
 	 * the store (net_send_ahead()): a pong, the events a viewer was not shown. w is borrowed.
 	 */
 	void (*send_ahead)(void *arg, struct lobby_peer *peer, struct wire *w);
+	/*
+	 * Optional (NULL: no limit). The id marks the store holds (durable_marks()): while it is
+	 * down, no id at or past them is given out (a hello is refused, store_unavailable), since
+	 * a restart after a kill would give it out again.
+	 */
+	void (*marks)(void *arg, unsigned *player, unsigned *game);
 	void *arg; /* passed to every op */
 };
 
@@ -310,6 +316,12 @@ const struct table *lobby_view(const struct lobby *lb, const struct table *t, st
  * every event once and in order.
  */
 void lobby_hold_behind(struct lobby *lb, struct session *s, const struct table *t, int64_t shown);
+
+/*
+ * While the store is down, a new player id would pass the mark the store holds (ops->marks):
+ * refuse m with store_unavailable. Returns whether it refused.
+ */
+int lobby_refuse_new_id(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /* What waits for the store concerns peer's session as a whole: its later lines wait (ops->hold). */
 void lobby_hold(struct lobby *lb, struct lobby_peer *peer);

@@ -398,6 +398,15 @@ node_hold_cb(void *arg, struct lobby_peer *peer)
 	net_hold_peer(peer, turn_waiting_notice(nd->turn));
 }
 
+/* lobby_ops.marks */
+static void
+node_marks_cb(void *arg, unsigned *player, unsigned *game)
+{
+	struct node *nd = arg;
+
+	turn_marks(nd->turn, player, game);
+}
+
 /* lobby_ops.send_ahead */
 static void
 node_send_ahead_cb(void *arg, struct lobby_peer *peer, struct wire *w)
@@ -429,6 +438,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .waiting_seq = store != NULL ? node_waiting_seq_cb : NULL,
 	        .hold = node_hold_cb,
 	        .send_ahead = node_send_ahead_cb,
+	        .marks = store != NULL ? node_marks_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb,

@@ -296,6 +296,14 @@ turn_waiting_seq(const struct turn *tp, const char *game_id)
 	return tp->durable != NULL ? durable_waiting_seq(tp->durable, game_id) : 0;
 }
 
+void
+turn_marks(const struct turn *tp, unsigned *player, unsigned *game)
+{
+	*player = *game = UINT32_MAX;
+	if (tp->durable != NULL)
+		durable_marks(tp->durable, player, game);
+}
+
 uint64_t
 turn_held_from(const struct turn *tp)
 {
