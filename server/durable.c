@@ -573,6 +573,21 @@ durable_waiting_seq(const struct durable *d, const char *game_id)
 	return 0;
 }
 
+int
+durable_waiting_account(const struct durable *d, int64_t account)
+{
+	for (size_t i = 0; d->down && i < d->nrecs; i++) {
+		const struct durable_rec *r = &d->recs[i];
+
+		if ((r->op == DURABLE_RATING &&
+		     ((const struct store_rating_change *)r->copy)->account == account) ||
+		    ((r->op == DURABLE_ACCOUNT_ADD || r->op == DURABLE_ACCOUNT_UPDATE) &&
+		     ((const struct store_account *)r->copy)->id == account))
+			return 1;
+	}
+	return 0;
+}
+
 size_t
 durable_waiting(const struct durable *d)
 {

@@ -104,6 +104,12 @@ void durable_marks(const struct durable *d, unsigned *player, unsigned *game);
  */
 int64_t durable_waiting_seq(const struct durable *d, const char *game_id);
 
+/*
+ * While the store is down: whether a write of account waits for it (its row, or a rating change
+ * of a rated game's end). Linear in the writes that wait.
+ */
+int durable_waiting_account(const struct durable *d, int64_t account);
+
 /* The writes kept since the last commit that held (while down: those that wait). */
 size_t durable_waiting(const struct durable *d);
 

@@ -141,6 +141,11 @@ struct lobby_ops {
 	 * a restart after a kill would give it out again.
 	 */
 	void (*marks)(void *arg, unsigned *player, unsigned *game);
+	/*
+	 * Optional (NULL: nothing ever waits). While the store is down: whether a write of
+	 * account (its row, a rating change) waits for it: a profile that shows it waits too.
+	 */
+	int (*account_waits)(void *arg, int64_t account);
 	void *arg; /* passed to every op */
 };
 

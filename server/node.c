@@ -407,6 +407,15 @@ node_marks_cb(void *arg, unsigned *player, unsigned *game)
 	turn_marks(nd->turn, player, game);
 }
 
+/* lobby_ops.account_waits */
+static int
+node_account_waits_cb(void *arg, int64_t account)
+{
+	struct node *nd = arg;
+
+	return turn_waiting_account(nd->turn, account);
+}
+
 /* lobby_ops.send_ahead */
 static void
 node_send_ahead_cb(void *arg, struct lobby_peer *peer, struct wire *w)
@@ -439,6 +448,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .hold = node_hold_cb,
 	        .send_ahead = node_send_ahead_cb,
 	        .marks = store != NULL ? node_marks_cb : NULL,
+	        .account_waits = store != NULL ? node_account_waits_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb,

@@ -296,6 +296,12 @@ turn_waiting_seq(const struct turn *tp, const char *game_id)
 	return tp->durable != NULL ? durable_waiting_seq(tp->durable, game_id) : 0;
 }
 
+int
+turn_waiting_account(const struct turn *tp, int64_t account)
+{
+	return tp->durable != NULL && durable_waiting_account(tp->durable, account);
+}
+
 void
 turn_marks(const struct turn *tp, unsigned *player, unsigned *game)
 {

@@ -73,6 +73,9 @@ struct wire *turn_waiting_notice(const struct turn *tp);
 /* While the store is down: the first seq of game_id that waits for it (durable_waiting_seq()). */
 int64_t turn_waiting_seq(const struct turn *tp, const char *game_id);
 
+/* While the store is down: whether a write of account waits (durable_waiting_account()). */
+int turn_waiting_account(const struct turn *tp, int64_t account);
+
 /* The id marks the store holds (durable_marks()); UINT32_MAX without a store. */
 void turn_marks(const struct turn *tp, unsigned *player, unsigned *game);
 

@@ -23,7 +23,8 @@ or disk is full". Checked:
   second; with room again, store_writable, then everything in order, each event once;
 - a create that waits is shown to nobody (its creator resuming is not welcomed, list and watch
   do not find it); after kill -9 every event a client was sent is stored, and the id of the game
-  that was never stored is not given out again.
+  that was never stored is not given out again;
+- a profile whose account's rating change waits for the disk waits with it.
 
 Run by meson (HOKITOD); prints TAP.
 """
@@ -530,6 +531,51 @@ def stop_while_down():
          (stored_moves(db, g), acked))
 
 
+def profile_while_down():
+    """A rated game's end that waits for the disk: the profile of its players, whose ratings
+    memory already changed, is answered once the change is stored, not before."""
+    db = os.path.join(MNT, "profile.db")
+    srv = Server(db=db)
+    try:
+        acc = []
+        for name in ("Ann", "Ben"):
+            c = srv.connect()
+            r, _ = c.request({"type": "register", "name": name, "password": "correct horse b"})
+            t.ok(r["type"] == "welcome", "profile: %s registers" % name, r)
+            acc.append(c)
+        ann, ben = acc
+        st, _ = ann.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 5,
+                             "rated": True})
+        ben.request({"type": "join", "game": st["game"]})
+        play(ann, 10)
+        v = srv.connect("p-look")
+        wal_grow(v)
+        fill()
+        ann.send({"type": "resign", "id": 99})
+        t.ok(notice(ann, "store_waiting", 1.0) is not None,
+             "profile: the resignation waits for the store")
+        v.send({"type": "profile", "name": "Ann", "id": 5})
+        t.ok(notice(v, "store_waiting", 1.0) is not None,
+             "profile: a profile of Ann, whose rating change is not stored, waits too")
+        v.send({"type": "ping", "id": 6})
+        r, before = wait_reply(v, 6, 1.0)
+        t.ok(r["type"] == "pong" and not any(x.get("id") == 5 for x in before),
+             "profile: the pong comes, the profile does not", (r, before))
+        make_room()
+        r, _ = wait_reply(v, 5, 15)
+        t.ok(r["type"] == "profile" and r["ratings"].get("hokito", {}).get("games") == 1,
+             "profile: room made: the profile comes, with the rated game", r)
+        r, _ = wait_reply(ann, 99, 10)
+        t.ok(r["type"] == "ok", "profile: and the resignation is acknowledged", r)
+        for x in (ann, ben, v):
+            x.close()
+        t.ok(srv.stop() == 0, "profile: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
 def admin_while_down():
     """An operator's change while the store cannot write: answered only once it is durable."""
     db = os.path.join(MNT, "admin.db")
@@ -571,6 +617,7 @@ try:
     t.run("a create that waits for the disk, then kill -9", create_while_down)
     t.run("SIGTERM while the store cannot write", stop_while_down)
     t.run("an operator's change while the store cannot write", admin_while_down)
+    t.run("a profile while a rated game's end waits for the disk", profile_while_down)
 finally:
     subprocess.run(["umount", "-l", MNT], capture_output=True)
     try:
