@@ -203,6 +203,7 @@ lobby_refuse_new_id(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	lb->ops.marks(lb->ops.arg, &player, &game);
 	if (lb->next_player < player)
 		return 0;
+	lb->ids_refused++;
 	lobby_refuse(lb, peer, m, PROTO_ESTOREUNAVAILABLE, "%s", lb->store_down);
 	return 1;
 }

@@ -234,6 +234,8 @@ struct lobby {
 	char limited_addr[64];    /* ... the address of the last one */
 	unsigned addr_dropped;    /* sessions forgotten past addr_sessions since the tick */
 	char dropped_addr[64];    /* ... the address of the last one */
+	unsigned ids_refused;     /* hellos refused past the stored id mark (guard_tick() logs) */
+	uint64_t ids_logged_at;   /* ... when that was last logged (real ms) */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;       /* the last store read's ticket */
