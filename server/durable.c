@@ -36,7 +36,8 @@
  * The id counters are stored as marks ahead of them (durable_mark()): the ids below a stored mark
  * may have been given out, so a restart goes on from the mark, and an id given out in a turn
  * whose commit is lost (a kill while the disk is full) is never given out again. A mark moves
- * this far ahead once the counter comes within half of it.
+ * this far ahead in the commit of a turn that moved its counter to within half of it (a turn
+ * that gave out no id writes none: a start that fails leaves the store as it was).
  */
 #define DURABLE_ID_BLOCK 256
 
@@ -90,6 +91,7 @@ struct durable_rec {
 struct durable {
 	struct store_write_port store;     /* a copy; its impl is borrowed */
 	unsigned saved_player, saved_game; /* the id marks as last committed (durable_mark()) */
+	unsigned last_player, last_game;   /* the counters at the last commit that held */
 	int failed;                        /* a write failed: the next commit reports it */
 	int down;                          /* a commit failed for lack of room: writes wait */
 	struct store_error err;            /* what failed */
@@ -126,8 +128,8 @@ durable_create(const struct store_write_port *st, unsigned next_player, unsigned
 	struct durable *d = xcalloc(1, sizeof *d);
 
 	d->store = *st;
-	d->saved_player = next_player;
-	d->saved_game = next_game;
+	d->saved_player = d->last_player = next_player;
+	d->saved_game = d->last_game = next_game;
 	return d;
 }
 
@@ -431,13 +433,23 @@ durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
 	return durable_send_last(d);
 }
 
-/* The mark to store for counter next when saved is stored: saved, or a new one ahead. */
+/*
+ * The mark to store for counter next, which was last when saved was stored: saved, or a new one
+ * ahead.
+ */
 static unsigned
-durable_mark(unsigned next, unsigned saved)
+durable_mark(unsigned next, unsigned last, unsigned saved)
 {
-	if (next < saved && saved - next >= DURABLE_ID_BLOCK / 2)
+	if (next == last || (next < saved && saved - next >= DURABLE_ID_BLOCK / 2))
 		return saved;
 	return next > UINT32_MAX - DURABLE_ID_BLOCK ? next : next + DURABLE_ID_BLOCK;
+}
+
+void
+durable_counters_restored(struct durable *d, unsigned np, unsigned ng)
+{
+	d->saved_player = d->last_player = np;
+	d->saved_game = d->last_game = ng;
 }
 
 void
@@ -454,7 +466,8 @@ durable_marks(const struct durable *d, unsigned *player, unsigned *game)
 static int
 durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
 {
-	unsigned mp = durable_mark(np, d->saved_player), mg = durable_mark(ng, d->saved_game);
+	unsigned mp = durable_mark(np, d->last_player, d->saved_player);
+	unsigned mg = durable_mark(ng, d->last_game, d->saved_game);
 	uint64_t t0, us;
 	size_t pending;
 	int b, rc;
@@ -470,8 +483,11 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 	    (rc = d->store.meta_set(d->store.impl, "next_game", mg, err)) < 0)
 		return rc;
 	pending = d->store.pending(d->store.impl);
-	if (pending == 0)
+	if (pending == 0) {
+		d->last_player = np; /* nothing to store: the marks held */
+		d->last_game = ng;
 		return 0;
+	}
 	t0 = mono_us();
 	rc = d->store.commit(d->store.impl, err);
 	us = mono_us() - t0;
@@ -479,6 +495,8 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 		return rc;
 	d->saved_player = mp;
 	d->saved_game = mg;
+	d->last_player = np;
+	d->last_game = ng;
 	d->commits++;
 	d->writes += pending;
 	d->total_us += us;

@@ -91,6 +91,12 @@ int durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_erro
 int durable_down(const struct durable *d);
 
 /*
+ * The rebuild at a restart set the counters to np and ng (from the marks and the ids the store
+ * holds): every id below them is taken, and no mark needs to move until one is given out.
+ */
+void durable_counters_restored(struct durable *d, unsigned np, unsigned ng);
+
+/*
  * The id marks the store holds (player, game): no id below them is ever given out again, even
  * after a restart that lost the last turns (a kill while the store is down). A counter that
  * reaches its mark while the store is down must not give out more (lobby_ops.reserved).

@@ -13,7 +13,10 @@
  * Output is held until the turn that made it is released (net_release()): the turn pipeline
  * (turn.h) releases a turn once its group commit is durable. Each held line carries its turn
  * (net_turn_end() closes one); a released client's lines are written with one writev
- * (client_flush(): uv_try_write, and one uv_write for what the kernel did not take).
+ * (client_flush(): uv_try_write, and one uv_write for what the kernel did not take). While the
+ * store cannot write, a client may be "kept" (net_hold_turn(), net_hold_peer()): its lines from
+ * held[kept_at] on wait for net_unhold() whatever their turn, and a line sent ahead
+ * (net_send_ahead(): a pong, a notice) goes in at kept_at, before them.
  *
  * Teardown is never done inside a client's own callbacks or inside the layer above. A client that
  * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that

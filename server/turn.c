@@ -22,7 +22,12 @@
  *     later turn that adds writes of its own (the computer's move, a player resuming). The
  *     other connections get their lines as usual. The game layer refuses the requests that
  *     would write (store_unavailable) and stops its clocks (ops->store_changed), so that what
- *     waits stays bounded. When a retry holds, the held lines go out in order and play goes on.
+ *     waits stays bounded. A connection whose lines start to be held gets the store_waiting
+ *     notice ahead of them (net_send_ahead(), as its pongs), and store_writable ahead of them
+ *     when they go; what the game layer shows the others meanwhile stops at each game's last
+ *     stored event (turn_waiting_seq(): lobby_view()), and the ids it gives out stay below the
+ *     marks the store holds (turn_marks()). When a retry holds, the held lines go out in order
+ *     and play goes on.
  *     The log says the cause at once and every 30 s while it lasts, and how long it lasted.
  *   - Anything else (STORE_ECORRUPT: a damaged file; STORE_EINVAL: a write the store refuses,
  *     our bug) stops the process at once, without writing: the clients have heard nothing the
@@ -567,6 +572,7 @@ turn_commit_now(struct turn *tp, struct store_error *err)
 	if (tp->durable == NULL)
 		return 0;
 	tp->ops.counters(tp->ops.arg, &np, &ng);
+	durable_counters_restored(tp->durable, np, ng);
 	rc = durable_commit(tp->durable, np, ng, err);
 	return rc < 0 ? rc : 0;
 }

@@ -44,8 +44,9 @@ struct turn *turn_create(uv_loop_t *loop, struct net *net, struct store *store,
 struct durable *turn_durable(const struct turn *tp);
 
 /*
- * Commit what the rebuild at the start queued (restore_lobby(): stale sessions, counters). Returns
- * 0, or a negative store error with err filled.
+ * Commit what the rebuild at the start queued (restore_lobby(): stale sessions); the counters it
+ * set are what the store holds (durable_counters_restored()). Returns 0, or a negative store
+ * error with err filled.
  */
 int turn_commit_now(struct turn *tp, struct store_error *err);
 
