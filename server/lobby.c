@@ -146,7 +146,8 @@ lobby_behind_flush(struct lobby *lb)
 			continue;
 		if (s->peer != NULL && t != NULL && strcmp(t->id, s->behind_game) == 0)
 			for (int64_t q = s->behind_from; q < s->behind_to && q < table_seq(t); q++)
-				lb->ops.send_ahead(lb->ops.arg, s->peer, t->log[q]);
+				(lb->ops.send_ahead != NULL ? lb->ops.send_ahead : lb->ops.send)(
+				        lb->ops.arg, s->peer, t->log[q]);
 		s->behind_from = s->behind_to = 0;
 	}
 }
@@ -228,8 +229,15 @@ void
 lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *id)
 {
 	struct table *own;
-	const struct table *v = lobby_view(lb, t, &own);
+	const struct table *v;
 
+	if (s->behind_to > 0 && strcmp(s->behind_game, t->id) == 0) {
+		/* its lines wait already, behind the events it was not sent: the state as it is
+		 * goes after them */
+		lobby_send(lb, s->peer, table_state_new(t, s, id));
+		return;
+	}
+	v = lobby_view(lb, t, &own);
 	assert(v != NULL); /* the caller found t stored */
 	lobby_send(lb, s->peer, table_state_new(v, s, id));
 	if (own != NULL)

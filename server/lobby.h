@@ -335,7 +335,8 @@ void lobby_hold(struct lobby *lb, struct lobby_peer *peer);
 
 /*
  * The state of t for s (connected; t stored), the reply id (borrowed, may be NULL): of
- * lobby_view(), and then, if that was a view, lobby_hold_behind().
+ * lobby_view(), and then, if that was a view, lobby_hold_behind(); for an s whose lines wait
+ * already behind events of t it was not sent, t's own state, which goes after them.
  */
 void lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *id);
 
