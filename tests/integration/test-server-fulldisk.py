@@ -24,7 +24,9 @@ or disk is full". Checked:
 - a create that waits is shown to nobody (its creator resuming is not welcomed, list and watch
   do not find it); after kill -9 every event a client was sent is stored, and the id of the game
   that was never stored is not given out again;
-- a profile whose account's rating change waits for the disk waits with it.
+- a profile whose account's rating change waits for the disk waits with it;
+- against the computer: its reply to a held move waits too; a spectator who comes meanwhile
+  gets the stored state, then both moves in order, each once.
 
 Run by meson (HOKITOD); prints TAP.
 """
@@ -552,6 +554,52 @@ def stop_while_down():
          (stored_moves(db, g), acked))
 
 
+def computer_while_down():
+    """A game against the computer during an outage: the person's move waits, the computer's
+    reply (a write too) waits behind it; a spectator who comes meanwhile gets the stored state,
+    then, with room again, both moves in order, each once."""
+    db = os.path.join(MNT, "computer.db")
+    srv = Server(db=db)
+    try:
+        p = srv.connect("cp")
+        st, _ = p.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 3,
+                           "opponent": "computer", "level": 1})
+        g = st["game"]
+        mv, r = play(p, 10)
+        t.ok(r["type"] == "ok", "computer: the first move is played", r)
+        turn = p.wait_for("your_turn")  # the computer replied
+        p.drain(0.2)
+        stored = max(p.events[g])
+        v = srv.connect("cp-look")
+        wal_grow(v)
+        fill()
+        send_move(p, turn["moves"][0], 99)  # the turn whose commit fails
+        t.ok(notice(p, "store_waiting", 1.0) is not None,
+             "computer: the person's move waits for the store")
+        n = srv.connect("cp-new")
+        st, _ = n.request({"type": "watch", "game": g})
+        t.ok(st["type"] == "state" and st["seq"] == stored,
+             "computer: a spectator meanwhile gets the stored state (seq %d)" % stored, st)
+        time.sleep(1.0)  # the computer's reply, a write that waits too
+        make_room()
+        r, _ = wait_reply(p, 99, 15)
+        t.ok(r["type"] == "ok", "computer: room made: the person's move is acknowledged", r)
+        m = p.wait_for("your_turn", 15)
+        t.ok(m["type"] == "your_turn", "computer: the computer replied, the person's turn again")
+        n.wait_for("moved")
+        n.drain(0.5)
+        seqs = sorted(n.events[g])
+        t.ok(seqs == list(range(stored + 1, stored + 3)),
+             "computer: the spectator got both moves, in order, once", seqs)
+        for x in (p, v, n):
+            x.close()
+        t.ok(srv.stop() == 0, "computer: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
 def profile_while_down():
     """A rated game's end that waits for the disk: the profile of its players, whose ratings
     memory already changed, is answered once the change is stored, not before."""
@@ -639,6 +687,7 @@ try:
     t.run("SIGTERM while the store cannot write", stop_while_down)
     t.run("an operator's change while the store cannot write", admin_while_down)
     t.run("a profile while a rated game's end waits for the disk", profile_while_down)
+    t.run("a game against the computer while the disk is full", computer_while_down)
 finally:
     subprocess.run(["umount", "-l", MNT], capture_output=True)
     try:
