@@ -87,7 +87,8 @@ static void
 hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct session *s)
 {
 	int was_connected = s->peer != NULL;
-	struct table *t, *view = NULL;
+	const struct table *view = NULL;
+	struct table *t;
 	int64_t shown, waits;
 
 	if (was_connected) {
@@ -113,10 +114,9 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 	 */
 	waits = t != NULL ? lobby_waiting_seq(lb, t) : 0;
 	if (waits > 1)
-		view = table_view_new(t, waits - 1);
+		view = lobby_view(lb, t);
 	if (waits == 1 || (view != NULL && s->seat >= 0 && !view->st.seated[s->seat])) {
 		lobby_hold(lb, peer);
-		table_view_free(view);
 		view = NULL;
 	}
 	lobby_send(lb, peer, lobby_welcome_new(lb, s, 1, m->id));
@@ -136,7 +136,6 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 	}
 	if (view != NULL)
 		lobby_hold_behind(lb, s, t, shown);
-	table_view_free(view);
 	if (s->seat < 0 && !was_connected)
 		lobby_spectators_changed(lb, t);
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
@@ -211,17 +210,15 @@ list_page_add(json_t *games, const struct msg *m, size_t n, const struct table *
  * put on the page at n, and n counts it.
  */
 static int
-list_view_add(const struct lobby *lb, json_t *games, const struct msg *m, size_t *n,
+list_view_add(struct lobby *lb, json_t *games, const struct msg *m, size_t *n,
               const struct table *t, enum event_status status)
 {
-	struct table *own;
-	const struct table *v = lobby_view(lb, t, &own);
+	const struct table *v = lobby_view(lb, t);
 	int shown = v != NULL && v->st.status == status &&
 	            (status != EVENT_STATUS_FINISHED || !event_state_unplayed(&v->st));
 
 	if (shown)
 		list_page_add(games, m, (*n)++, v);
-	table_view_free(own);
 	return shown;
 }
 

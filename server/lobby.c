@@ -99,6 +99,8 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	return lb;
 }
 
+static void lobby_views_free(struct lobby *lb);
+
 void
 lobby_free(struct lobby *lb)
 {
@@ -108,6 +110,8 @@ lobby_free(struct lobby *lb)
 		TAILQ_FIRST(&lb->waits)->peer = NULL; /* its connection may be freed by now */
 		lobby_wait_drop(lb, TAILQ_FIRST(&lb->waits));
 	}
+	lobby_views_free(lb);
+	free(lb->views);
 	for (size_t i = 0; i < lb->ntables; i++)
 		table_free(lb->tables[i]);
 	session_registry_close(&lb->sessions);
@@ -167,8 +171,10 @@ lobby_store_changed(struct lobby *lb, const char *why)
 	else if (why == NULL && lb->store_down != NULL)
 		lb->paused_ms += now - lb->paused_at;
 	lb->store_down = why;
-	if (why == NULL)
+	if (why == NULL) {
 		lobby_behind_flush(lb);
+		lobby_views_free(lb);
+	}
 	lobby_arm(lb);
 }
 
@@ -180,18 +186,42 @@ lobby_waiting_seq(const struct lobby *lb, const struct table *t)
 	return lb->ops.waiting_seq(lb->ops.arg, t->id);
 }
 
+/*
+ * The views are built once an outage for each table that has events waiting (a replay of its
+ * stored events: table_view_new()), and looked up by id: there are few (the store refuses writes
+ * meanwhile), and what they borrow from their table (seated sessions, spectators) is taken again
+ * at each look (table_view_sync()), so that a table's view stays right while the table changes.
+ */
 const struct table *
-lobby_view(const struct lobby *lb, const struct table *t, struct table **own)
+lobby_view(struct lobby *lb, const struct table *t)
 {
 	int64_t w = lobby_waiting_seq(lb, t);
+	struct table *v;
 
-	*own = NULL;
 	if (w == 0)
 		return t;
 	if (w == 1)
 		return NULL;
-	*own = table_view_new(t, w - 1);
-	return *own;
+	for (size_t i = 0; i < lb->nviews; i++) {
+		v = lb->views[i];
+		if (strcmp(v->id, t->id) == 0 && table_seq(v) == w - 1) {
+			table_view_sync(v, t);
+			return v;
+		}
+	}
+	v = table_view_new(t, w - 1);
+	lb->views = xgrow(lb->views, lb->nviews, &lb->views_cap, sizeof *lb->views, 8);
+	lb->views[lb->nviews++] = v;
+	return v;
+}
+
+/* The store is back (or the lobby goes): the views of lobby_view() go. */
+static void
+lobby_views_free(struct lobby *lb)
+{
+	for (size_t i = 0; i < lb->nviews; i++)
+		table_view_free(lb->views[i]);
+	lb->nviews = 0;
 }
 
 int
@@ -228,7 +258,6 @@ lobby_hold_behind(struct lobby *lb, struct session *s, const struct table *t, in
 void
 lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *id)
 {
-	struct table *own;
 	const struct table *v;
 
 	if (s->behind_to > 0 && strcmp(s->behind_game, t->id) == 0) {
@@ -237,12 +266,11 @@ lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *i
 		lobby_send(lb, s->peer, table_state_new(t, s, id));
 		return;
 	}
-	v = lobby_view(lb, t, &own);
+	v = lobby_view(lb, t);
 	assert(v != NULL); /* the caller found t stored */
 	lobby_send(lb, s->peer, table_state_new(v, s, id));
-	if (own != NULL)
-		lobby_hold_behind(lb, s, t, table_seq(own));
-	table_view_free(own);
+	if (v != t)
+		lobby_hold_behind(lb, s, t, table_seq(v));
 }
 
 void

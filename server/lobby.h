@@ -236,6 +236,10 @@ struct lobby {
 	char dropped_addr[64];    /* ... the address of the last one */
 	unsigned ids_refused;     /* hellos refused past the stored id mark (guard_tick() logs) */
 	uint64_t ids_logged_at;   /* ... when that was last logged (real ms) */
+	/* while the store is down: the views of the tables whose later events wait for it
+	 * (lobby_view()), freed when it is back */
+	struct table **views;
+	size_t nviews, views_cap;
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;       /* the last store read's ticket */
@@ -311,10 +315,11 @@ int64_t lobby_waiting_seq(const struct lobby *lb, const struct table *t);
 /*
  * What a reply to another client may show of t: nothing that is not stored (PROTOCOL.md 12.3).
  * Returns t when nothing of it waits for the store; NULL when t itself is not stored yet; else
- * a view of t up to its last stored event (table_view_new()), also in *own, which the caller
- * frees with table_view_free() (*own is NULL otherwise).
+ * a view of t up to its last stored event (table_view_new()), borrowed: the lobby keeps it for
+ * the next readers of t until the store is back (its events up to there do not change), and
+ * valid until the next lobby call.
  */
-const struct table *lobby_view(const struct lobby *lb, const struct table *t, struct table **own);
+const struct table *lobby_view(struct lobby *lb, const struct table *t);
 
 /*
  * s (connected) was shown t up to seq shown while later events of t wait for the store: its

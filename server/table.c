@@ -340,7 +340,6 @@ table_view_new(const struct table *t, int64_t seq)
 		if (!v->st.seated[i])
 			continue;
 		v->seat_taken[i] = 1;
-		v->seat[i] = t->seat[i];
 		v->seat_account[i] = t->seat_account[i];
 		snprintf(v->seat_id[i], sizeof v->seat_id[i], "%s", t->seat_id[i]);
 		snprintf(v->seat_name[i], sizeof v->seat_name[i], "%s", t->seat_name[i]);
@@ -353,9 +352,17 @@ table_view_new(const struct table *t, int64_t seq)
 		game_apply(&v->game, m);
 	}
 	v->settled_at = table_now(v);
+	table_view_sync(v, t);
+	return v;
+}
+
+void
+table_view_sync(struct table *v, const struct table *t)
+{
+	for (int i = 0; i < 2; i++)
+		v->seat[i] = v->st.seated[i] ? t->seat[i] : NULL;
 	v->watchers = t->watchers;
 	v->nwatchers = t->nwatchers;
-	return v;
 }
 
 void
