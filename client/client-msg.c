@@ -598,6 +598,7 @@ event_show(struct client *c, const struct event *ev)
 	case MSG_BYE:
 	case MSG_HISTORY_PAGE:
 	case MSG_GAME_RECORD:
+	case MSG_NOTICE:
 	case MSG_TYPE_COUNT:
 		break; /* no codec: event_decode() never gives these */
 	}

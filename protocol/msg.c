@@ -131,6 +131,7 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
                               {REQ("total", F_INT), REQ("offset", F_INT), REQ("games", F_ARR),
                                OPT("next", F_STR)}},
         [MSG_GAME_RECORD] = {"game_record", {REQ("game", F_STR), REQ("text", F_STR)}},
+        [MSG_NOTICE] = {"notice", {REQ("code", F_STR), REQ("text", F_STR)}},
         [MSG_SEATED] = {"seated", {GAME_SEQ, REQ("seat", F_STR), REQ("player", F_OBJ)}},
         [MSG_STARTED] = {"started",
                          {GAME_SEQ, REQ("kind", F_STR), REQ("variant", F_STR),
@@ -766,6 +767,16 @@ msg_bye_new(const char *reason, const char *text)
 	json_t *o = msg_new(MSG_BYE, NULL);
 
 	set_str(o, "reason", reason);
+	set_str(o, "text", text);
+	return o;
+}
+
+json_t *
+msg_notice_new(const char *code, const char *text)
+{
+	json_t *o = msg_new(MSG_NOTICE, NULL);
+
+	set_str(o, "code", code);
 	set_str(o, "text", text);
 	return o;
 }

@@ -61,6 +61,7 @@ enum msg_type {
 	MSG_BYE,
 	MSG_HISTORY_PAGE,
 	MSG_GAME_RECORD,
+	MSG_NOTICE, /* about the server, not a game (store_waiting, store_writable) */
 	/* game events (carry game and seq) */
 	MSG_SEATED,
 	MSG_STARTED,
@@ -202,6 +203,9 @@ json_t *msg_decode_error_new(const struct msg *m, const struct msg_error *err);
 
 /* bye: reason "shutdown" or "replaced". */
 json_t *msg_bye_new(const char *reason, const char *text);
+
+/* A notice {"type":"notice","code":code,"text":text} (PROTOCOL.md 6.20): a new reference. */
+json_t *msg_notice_new(const char *code, const char *text);
 
 /* A player object {"id": ..., "name": ...}. */
 json_t *msg_player_new(const char *id, const char *name);

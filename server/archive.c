@@ -337,7 +337,8 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	struct archive_read *r;
 	struct table *held = m->code != NULL || m->game != NULL ? table_lookup(lb, m) : NULL;
 
-	if (held != NULL && event_state_unplayed(&held->st)) {
+	/* an end that waits for the store (12.3) is not shown: the store answers as it stands */
+	if (held != NULL && event_state_unplayed(&held->st) && lobby_waiting_seq(lb, held) == 0) {
 		json_t *o = record_unplayed_new(held, m);
 
 		if (o != NULL)

@@ -19,6 +19,7 @@
  * writes are only kept, not sent to the store, and durable_retry() sends all of them again, in
  * order, into a new transaction and commits it. Any other failure is the caller's to stop on.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,15 @@
 #include "xmalloc.h"
 
 #define DURABLE_BUCKETS 24 /* histogram buckets: < 1 us, < 2 us, ... < 2^23 us (8 s), more */
+
+/*
+ * The id counters are stored as marks ahead of them (durable_mark()): the ids below a stored mark
+ * may have been given out, so a restart goes on from the mark, and an id given out in a turn
+ * whose commit is lost (a kill while the disk is full) is never given out again. A mark moves
+ * this far ahead in the commit of a turn that moved its counter to within half of it (a turn
+ * that gave out no id writes none: a start that fails leaves the store as it was).
+ */
+#define DURABLE_ID_BLOCK 256
 
 /* The kinds of write a turn makes (struct durable_rec). */
 enum durable_op {
@@ -80,7 +90,8 @@ struct durable_rec {
 
 struct durable {
 	struct store_write_port store;     /* a copy; its impl is borrowed */
-	unsigned saved_player, saved_game; /* id counters as last committed */
+	unsigned saved_player, saved_game; /* the id marks as last committed (durable_mark()) */
+	unsigned last_player, last_game;   /* the counters at the last commit that held */
 	int failed;                        /* a write failed: the next commit reports it */
 	int down;                          /* a commit failed for lack of room: writes wait */
 	struct store_error err;            /* what failed */
@@ -117,8 +128,8 @@ durable_create(const struct store_write_port *st, unsigned next_player, unsigned
 	struct durable *d = xcalloc(1, sizeof *d);
 
 	d->store = *st;
-	d->saved_player = next_player;
-	d->saved_game = next_game;
+	d->saved_player = d->last_player = next_player;
+	d->saved_game = d->last_game = next_game;
 	return d;
 }
 
@@ -423,12 +434,40 @@ durable_sweep(struct durable *d, int64_t before_ms, unsigned max)
 }
 
 /*
+ * The mark to store for counter next, which was last when saved was stored: saved, or a new one
+ * ahead.
+ */
+static unsigned
+durable_mark(unsigned next, unsigned last, unsigned saved)
+{
+	if (next == last || (next < saved && saved - next >= DURABLE_ID_BLOCK / 2))
+		return saved;
+	return next > UINT32_MAX - DURABLE_ID_BLOCK ? next : next + DURABLE_ID_BLOCK;
+}
+
+void
+durable_counters_restored(struct durable *d, unsigned np, unsigned ng)
+{
+	d->saved_player = d->last_player = np;
+	d->saved_game = d->last_game = ng;
+}
+
+void
+durable_marks(const struct durable *d, unsigned *player, unsigned *game)
+{
+	*player = d->saved_player;
+	*game = d->saved_game;
+}
+
+/*
  * The counters, then the commit, timed. Returns 1, 0 (nothing queued) or a negative store error;
  * the counters count as committed only once the commit held.
  */
 static int
 durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
 {
+	unsigned mp = durable_mark(np, d->last_player, d->saved_player);
+	unsigned mg = durable_mark(ng, d->last_game, d->saved_game);
 	uint64_t t0, us;
 	size_t pending;
 	int b, rc;
@@ -437,22 +476,27 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 		*err = d->err;
 		return err->code < 0 ? err->code : STORE_EIO;
 	}
-	if (np != d->saved_player &&
-	    (rc = d->store.meta_set(d->store.impl, "next_player", np, err)) < 0)
+	if (mp != d->saved_player &&
+	    (rc = d->store.meta_set(d->store.impl, "next_player", mp, err)) < 0)
 		return rc;
-	if (ng != d->saved_game &&
-	    (rc = d->store.meta_set(d->store.impl, "next_game", ng, err)) < 0)
+	if (mg != d->saved_game &&
+	    (rc = d->store.meta_set(d->store.impl, "next_game", mg, err)) < 0)
 		return rc;
 	pending = d->store.pending(d->store.impl);
-	if (pending == 0)
+	if (pending == 0) {
+		d->last_player = np; /* nothing to store: the marks held */
+		d->last_game = ng;
 		return 0;
+	}
 	t0 = mono_us();
 	rc = d->store.commit(d->store.impl, err);
 	us = mono_us() - t0;
 	if (rc < 0)
 		return rc;
-	d->saved_player = np;
-	d->saved_game = ng;
+	d->saved_player = mp;
+	d->saved_game = mg;
+	d->last_player = np;
+	d->last_game = ng;
 	d->commits++;
 	d->writes += pending;
 	d->total_us += us;
@@ -529,6 +573,37 @@ int
 durable_down(const struct durable *d)
 {
 	return d->down;
+}
+
+int64_t
+durable_waiting_seq(const struct durable *d, const char *game_id)
+{
+	for (size_t i = 0; d->down && i < d->nrecs; i++) {
+		const struct durable_rec *r = &d->recs[i];
+
+		if (strcmp(r->game_id, game_id) != 0)
+			continue;
+		if (r->op == DURABLE_GAME_ADD)
+			return 1;
+		if (r->op == DURABLE_EVENT)
+			return r->seq;
+	}
+	return 0;
+}
+
+int
+durable_waiting_account(const struct durable *d, int64_t account)
+{
+	for (size_t i = 0; d->down && i < d->nrecs; i++) {
+		const struct durable_rec *r = &d->recs[i];
+
+		if ((r->op == DURABLE_RATING &&
+		     ((const struct store_rating_change *)r->copy)->account == account) ||
+		    ((r->op == DURABLE_ACCOUNT_ADD || r->op == DURABLE_ACCOUNT_UPDATE) &&
+		     ((const struct store_account *)r->copy)->id == account))
+			return 1;
+	}
+	return 0;
 }
 
 size_t

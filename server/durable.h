@@ -65,8 +65,9 @@ void durable_account_add(struct durable *d, struct store_account *row);
 void durable_account_update(struct durable *d, struct store_account *row);
 
 /*
- * End of a loop turn: queue the id counters (np, ng: the numbers the next player and game ids
- * will get, lobby_counters()) if they moved, then commit everything queued (one
+ * End of a loop turn: queue the id marks of the counters (np, ng: the numbers the next player
+ * and game ids will get, lobby_counters()) if they must move (durable.c: durable_mark()), then
+ * commit everything queued (one
  * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
  * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed
  * something, 0 when nothing was queued, or a negative store error with err filled: nothing of the
@@ -88,6 +89,32 @@ int durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_erro
 
 /* Whether a commit failed for lack of room and its writes wait (durable_retry()). */
 int durable_down(const struct durable *d);
+
+/*
+ * The rebuild at a restart set the counters to np and ng (from the marks and the ids the store
+ * holds): every id below them is taken, and no mark needs to move until one is given out.
+ */
+void durable_counters_restored(struct durable *d, unsigned np, unsigned ng);
+
+/*
+ * The id marks the store holds (player, game): no id below them is ever given out again, even
+ * after a restart that lost the last turns (a kill while the store is down). A counter that
+ * reaches its mark while the store is down must not give out more (lobby_ops.reserved).
+ */
+void durable_marks(const struct durable *d, unsigned *player, unsigned *game);
+
+/*
+ * While the store is down: the seq of the first event of game_id that waits for it (1 when the
+ * game itself waits: it is not stored yet), or 0 when nothing of it waits (also while up).
+ * Linear in the writes that wait, which are few: the store refuses writes meanwhile.
+ */
+int64_t durable_waiting_seq(const struct durable *d, const char *game_id);
+
+/*
+ * While the store is down: whether a write of account waits for it (its row, or a rating change
+ * of a rated game's end). Linear in the writes that wait.
+ */
+int durable_waiting_account(const struct durable *d, int64_t account);
 
 /* The writes kept since the last commit that held (while down: those that wait). */
 size_t durable_waiting(const struct durable *d);

@@ -333,6 +333,13 @@ guard_tick(struct lobby *lb)
 		        lb->addr_dropped, lb->cfg.addr_sessions, lb->dropped_addr);
 		lb->addr_dropped = 0;
 	}
+	if (lb->ids_refused > 0 && real_now - lb->ids_logged_at >= 10000) {
+		log_warn("%u hellos refused lately: the store cannot write, and the player ids it "
+		         "holds a mark for are given out (make room on its disk)",
+		         lb->ids_refused);
+		lb->ids_refused = 0;
+		lb->ids_logged_at = real_now;
+	}
 	if (lb->quota != NULL)
 		quota_expire(lb->quota, real_now);
 	if (lb->lookups != NULL)

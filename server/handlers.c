@@ -87,7 +87,9 @@ static void
 hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct session *s)
 {
 	int was_connected = s->peer != NULL;
+	const struct table *view = NULL;
 	struct table *t;
+	int64_t shown, waits;
 
 	if (was_connected) {
 		struct lobby_peer *old = s->peer;
@@ -104,6 +106,19 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		table_clock_settle(t); /* the grace spent so far is charged while still away */
 	s->peer = peer;
 	peer->session = s;
+	/*
+	 * While the store cannot write (PROTOCOL.md 12.3) nothing it has not stored is shown: a
+	 * game or a seat of this session that is not stored yet holds the whole resume until it is
+	 * (its welcome names them); later events of its game that wait are sent once they are
+	 * stored (lobby_hold_behind()), after what is shown now, up to the last stored event.
+	 */
+	waits = t != NULL ? lobby_waiting_seq(lb, t) : 0;
+	if (waits > 1)
+		view = lobby_view(lb, t);
+	if (waits == 1 || (view != NULL && s->seat >= 0 && !view->st.seated[s->seat])) {
+		lobby_hold(lb, peer);
+		view = NULL;
+	}
 	lobby_send(lb, peer, lobby_welcome_new(lb, s, 1, m->id));
 	log_info("%s (%s) resumed%s%s", s->id, s->name, s->table ? " at game " : "",
 	         s->table ? s->table->id : "");
@@ -112,13 +127,15 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 		return;
 	if (s->seat < 0 && !was_connected)
 		table_watcher_add(t, s); /* back on the list, as its state says */
-	if (m->has_last_seq && m->last_seq <= table_seq(t) &&
-	    replay_fits(lb, t, (size_t)m->last_seq)) {
-		for (size_t i = (size_t)m->last_seq; i < t->nlog; i++)
+	shown = table_seq(view != NULL ? view : t);
+	if (m->has_last_seq && m->last_seq <= shown && replay_fits(lb, t, (size_t)m->last_seq)) {
+		for (size_t i = (size_t)m->last_seq; i < (size_t)shown; i++)
 			lb->ops.send(lb->ops.arg, peer, t->log[i]);
 	} else {
-		lobby_send(lb, peer, table_state_new(t, s, NULL));
+		lobby_send(lb, peer, table_state_new(view != NULL ? view : t, s, NULL));
 	}
+	if (view != NULL)
+		lobby_hold_behind(lb, s, t, shown);
 	if (s->seat < 0 && !was_connected)
 		lobby_spectators_changed(lb, t);
 	if (s->seat >= 0 || was_connected || t->spect_waiting) {
@@ -166,7 +183,7 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		hello_resume(lb, peer, m, s);
 		return;
 	}
-	if (guard_refuse_session(lb, peer, m))
+	if (guard_refuse_session(lb, peer, m) || lobby_refuse_new_id(lb, peer, m))
 		return;
 	if (m->password != NULL) { /* an account's: hashed off the loop (auth.c) */
 		auth_login(lb, peer, m);
@@ -192,6 +209,23 @@ list_page_add(json_t *games, const struct msg *m, size_t n, const struct table *
 }
 
 /*
+ * Whether the list shows t (its stored view, lobby_view()) among the games of status: then it is
+ * put on the page at n, and n counts it.
+ */
+static int
+list_view_add(struct lobby *lb, json_t *games, const struct msg *m, size_t *n,
+              const struct table *t, enum event_status status)
+{
+	const struct table *v = lobby_view(lb, t);
+	int shown = v != NULL && v->st.status == status &&
+	            (status != EVENT_STATUS_FINISHED || !event_state_unplayed(&v->st));
+
+	if (shown)
+		list_page_add(games, m, (*n)++, v);
+	return shown;
+}
+
+/*
  * list: one page (offset, limit) of the lobby's public games, with how many there are in all. A
  * busy server holds thousands of games: all of them in one line would pass what a client takes
  * in a line (PROTOCOL.md 2) and what the server keeps for a connection that reads slowly.
@@ -205,10 +239,15 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	static const enum event_status order[] = {EVENT_STATUS_OPEN, EVENT_STATUS_LIVE,
 	                                          EVENT_STATUS_ADJOURNED};
 
+	/*
+	 * What is listed is what is stored: while the store cannot write, a game shows as its last
+	 * stored event left it (lobby_view()), and one not stored yet is not listed.
+	 */
 	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < lb->ntables; i++)
-			if (lb->tables[i]->st.status == order[k] && !lb->tables[i]->is_private)
-				list_page_add(games, m, n++, lb->tables[i]);
+			if (!lb->tables[i]->is_private && (lb->tables[i]->st.status == order[k] ||
+			                                   lobby_waiting_seq(lb, lb->tables[i])))
+				list_view_add(lb, games, m, &n, lb->tables[i], order[k]);
 	/*
 	 * The keep_finished public games most recently finished, newest first (the finished list is
 	 * in the order of finishing); more may be held for a player who may come back
@@ -216,10 +255,8 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	 */
 	for (struct table *t = TAILQ_LAST(&lb->finished, table_queue);
 	     t != NULL && kept < lb->cfg.keep_finished; t = TAILQ_PREV(t, table_queue, fin_link))
-		if (!t->is_private && !event_state_unplayed(&t->st)) {
-			list_page_add(games, m, n++, t);
-			kept++;
-		}
+		if (!t->is_private && !event_state_unplayed(&t->st))
+			kept += (size_t)list_view_add(lb, games, m, &n, t, EVENT_STATUS_FINISHED);
 	json_object_set_new(o, "total", json_integer((json_int_t)n));
 	json_object_set_new(o, "offset", json_integer(m->offset));
 	json_object_set_new(o, "games", games);
@@ -232,7 +269,8 @@ handle_list(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 static void
 handle_ping(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	lobby_send(lb, peer, msg_new(MSG_PONG, m->id));
+	/* ahead of what waits for the store: a pong tells nothing the store must hold first */
+	lobby_send_ahead(lb, peer, msg_new(MSG_PONG, m->id));
 }
 
 /* unknown_type, as the decoder refuses a type it does not know: no request, the field "type". */

@@ -110,6 +110,11 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	json_object_set_new(o, "recent", recent);
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
+	/* the account's ratings and row are memory's: one whose change is not stored yet is shown
+	 * once it is (PROTOCOL.md 12.3) */
+	if (lb->store_down != NULL && lb->ops.account_waits != NULL &&
+	    lb->ops.account_waits(lb->ops.arg, a->row.id))
+		lobby_hold(lb, peer);
 	lobby_send(lb, peer, o);
 }
 

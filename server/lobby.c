@@ -100,6 +100,8 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	return lb;
 }
 
+static void lobby_views_free(struct lobby *lb);
+
 void
 lobby_free(struct lobby *lb)
 {
@@ -109,6 +111,8 @@ lobby_free(struct lobby *lb)
 		TAILQ_FIRST(&lb->waits)->peer = NULL; /* its connection may be freed by now */
 		lobby_wait_drop(lb, TAILQ_FIRST(&lb->waits));
 	}
+	lobby_views_free(lb);
+	free(lb->views);
 	for (size_t i = 0; i < lb->ntables; i++)
 		table_free(lb->tables[i]);
 	session_registry_close(&lb->sessions);
@@ -132,6 +136,28 @@ lobby_time(const struct lobby *lb)
 }
 
 /*
+ * The store is back and has written what waited: every viewer that was shown a game only up to
+ * its last stored event (lobby_hold_behind()) gets the events it was not sent, ahead of the
+ * lines it held meanwhile (which came after them), if it is still connected at that game.
+ */
+static void
+lobby_behind_flush(struct lobby *lb)
+{
+	for (size_t i = 0; i < lb->sessions.n; i++) {
+		struct session *s = lb->sessions.all[i];
+		struct table *t = s->table;
+
+		if (s->behind_to == 0)
+			continue;
+		if (s->peer != NULL && t != NULL && strcmp(t->id, s->behind_game) == 0)
+			for (int64_t q = s->behind_from; q < s->behind_to && q < table_seq(t); q++)
+				(lb->ops.send_ahead != NULL ? lb->ops.send_ahead : lb->ops.send)(
+				        lb->ops.arg, s->peer, t->log[q]);
+		s->behind_from = s->behind_to = 0;
+	}
+}
+
+/*
  * The clocks pause while the store is down (PROTOCOL.md 11.1): a flag that fell then would end a
  * game that cannot be stored, and a player must not lose on time because the server could not
  * write. The game time stops at the failure and goes on from there when the store is back.
@@ -146,7 +172,106 @@ lobby_store_changed(struct lobby *lb, const char *why)
 	else if (why == NULL && lb->store_down != NULL)
 		lb->paused_ms += now - lb->paused_at;
 	lb->store_down = why;
+	if (why == NULL) {
+		lobby_behind_flush(lb);
+		lobby_views_free(lb);
+	}
 	lobby_arm(lb);
+}
+
+int64_t
+lobby_waiting_seq(const struct lobby *lb, const struct table *t)
+{
+	if (lb->store_down == NULL || lb->ops.waiting_seq == NULL)
+		return 0;
+	return lb->ops.waiting_seq(lb->ops.arg, t->id);
+}
+
+/*
+ * The views are built once an outage for each table that has events waiting (a replay of its
+ * stored events: table_view_new()), and looked up by id: there are few (the store refuses writes
+ * meanwhile), and what they borrow from their table (seated sessions, spectators) is taken again
+ * at each look (table_view_sync()), so that a table's view stays right while the table changes.
+ */
+const struct table *
+lobby_view(struct lobby *lb, const struct table *t)
+{
+	int64_t w = lobby_waiting_seq(lb, t);
+	struct table *v;
+
+	if (w == 0)
+		return t;
+	if (w == 1)
+		return NULL;
+	for (size_t i = 0; i < lb->nviews; i++) {
+		v = lb->views[i];
+		if (strcmp(v->id, t->id) == 0 && table_seq(v) == w - 1) {
+			table_view_sync(v, t);
+			return v;
+		}
+	}
+	v = table_view_new(t, w - 1);
+	lb->views = xgrow(lb->views, lb->nviews, &lb->views_cap, sizeof *lb->views, 8);
+	lb->views[lb->nviews++] = v;
+	return v;
+}
+
+/* The store is back (or the lobby goes): the views of lobby_view() go. */
+static void
+lobby_views_free(struct lobby *lb)
+{
+	for (size_t i = 0; i < lb->nviews; i++)
+		table_view_free(lb->views[i]);
+	lb->nviews = 0;
+}
+
+int
+lobby_refuse_new_id(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	unsigned player, game;
+
+	if (lb->store_down == NULL || lb->ops.marks == NULL)
+		return 0;
+	lb->ops.marks(lb->ops.arg, &player, &game);
+	if (lb->next_player < player)
+		return 0;
+	lb->ids_refused++;
+	lobby_refuse(lb, peer, m, PROTO_ESTOREUNAVAILABLE, "%s", lb->store_down);
+	return 1;
+}
+
+void
+lobby_hold(struct lobby *lb, struct lobby_peer *peer)
+{
+	if (lb->ops.hold != NULL && peer != NULL)
+		lb->ops.hold(lb->ops.arg, peer);
+}
+
+void
+lobby_hold_behind(struct lobby *lb, struct session *s, const struct table *t, int64_t shown)
+{
+	lobby_hold(lb, s->peer);
+	snprintf(s->behind_game, sizeof s->behind_game, "%s", t->id);
+	s->behind_from = shown;
+	s->behind_to = table_seq(t);
+}
+
+void
+lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *id)
+{
+	const struct table *v;
+
+	if (s->behind_to > 0 && strcmp(s->behind_game, t->id) == 0) {
+		/* its lines wait already, behind the events it was not sent: the state as it is
+		 * goes after them */
+		lobby_send(lb, s->peer, table_state_new(t, s, id));
+		return;
+	}
+	v = lobby_view(lb, t);
+	assert(v != NULL); /* the caller found t stored */
+	lobby_send(lb, s->peer, table_state_new(v, s, id));
+	if (v != t)
+		lobby_hold_behind(lb, s, t, table_seq(v));
 }
 
 void
@@ -170,6 +295,18 @@ lobby_send(struct lobby *lb, struct lobby_peer *peer, json_t *o)
 	struct wire *w = wire_encode_steal(o);
 
 	lb->ops.send(lb->ops.arg, peer, w);
+	wire_unref(w);
+}
+
+void
+lobby_send_ahead(struct lobby *lb, struct lobby_peer *peer, json_t *o)
+{
+	struct wire *w = wire_encode_steal(o);
+
+	if (lb->ops.send_ahead != NULL)
+		lb->ops.send_ahead(lb->ops.arg, peer, w);
+	else
+		lb->ops.send(lb->ops.arg, peer, w);
 	wire_unref(w);
 }
 

@@ -120,6 +120,34 @@ struct lobby_ops {
 	 * is still down; may call lobby_store_changed() (with NULL: it is back) before it returns.
 	 */
 	int (*store_ask)(void *arg);
+	/*
+	 * Optional (NULL: nothing ever waits). While the store is down: the first seq of game_id
+	 * whose write waits for it (1: the game itself is not stored yet), 0 when none does.
+	 * game_id is borrowed for the call. See lobby_view().
+	 */
+	int64_t (*waiting_seq)(void *arg, const char *game_id);
+	/*
+	 * Optional (NULL: with waiting_seq). While the store is down: the lines queued for peer
+	 * from now on wait until it has written what waits (net_hold_peer()), and peer is told so
+	 * (the store_waiting notice, PROTOCOL.md 6.20).
+	 */
+	void (*hold)(void *arg, struct lobby_peer *peer);
+	/*
+	 * Optional (NULL: with waiting_seq). Queue a line for peer ahead of the lines it holds for
+	 * the store (net_send_ahead()): a pong, the events a viewer was not shown. w is borrowed.
+	 */
+	void (*send_ahead)(void *arg, struct lobby_peer *peer, struct wire *w);
+	/*
+	 * Optional (NULL: no limit). The id marks the store holds (durable_marks()): while it is
+	 * down, no id at or past them is given out (a hello is refused, store_unavailable), since
+	 * a restart after a kill would give it out again.
+	 */
+	void (*marks)(void *arg, unsigned *player, unsigned *game);
+	/*
+	 * Optional (NULL: nothing ever waits). While the store is down: whether a write of
+	 * account (its row, a rating change) waits for it: a profile that shows it waits too.
+	 */
+	int (*account_waits)(void *arg, int64_t account);
 	void *arg; /* passed to every op */
 };
 
@@ -213,6 +241,12 @@ struct lobby {
 	char limited_addr[64];    /* ... the address of the last one */
 	unsigned addr_dropped;    /* sessions forgotten past addr_sessions since the tick */
 	char dropped_addr[64];    /* ... the address of the last one */
+	unsigned ids_refused;     /* hellos refused past the stored id mark (guard_tick() logs) */
+	uint64_t ids_logged_at;   /* ... when that was last logged (real ms) */
+	/* while the store is down: the views of the tables whose later events wait for it
+	 * (lobby_view()), freed when it is back */
+	struct table **views;
+	size_t nviews, views_cap;
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;        /* the last store read's ticket */
@@ -278,6 +312,48 @@ void lobby_counters(const struct lobby *lb, unsigned *next_player, unsigned *nex
 
 /* Send a message (stolen) to a peer. */
 void lobby_send(struct lobby *lb, struct lobby_peer *peer, json_t *o);
+
+/* Send a message (stolen) to a peer ahead of what it holds for the store (ops->send_ahead). */
+void lobby_send_ahead(struct lobby *lb, struct lobby_peer *peer, json_t *o);
+
+/*
+ * While the store is down: the first seq of t whose write waits for it (1: t itself is not
+ * stored), 0 when nothing of t waits (always while the store is up).
+ */
+int64_t lobby_waiting_seq(const struct lobby *lb, const struct table *t);
+
+/*
+ * What a reply to another client may show of t: nothing that is not stored (PROTOCOL.md 12.3).
+ * Returns t when nothing of it waits for the store; NULL when t itself is not stored yet; else
+ * a view of t up to its last stored event (table_view_new()), borrowed: the lobby keeps it for
+ * the next readers of t until the store is back (its events up to there do not change), and
+ * valid until the next lobby call.
+ */
+const struct table *lobby_view(struct lobby *lb, const struct table *t);
+
+/*
+ * s (connected) was shown t up to seq shown while later events of t wait for the store: its
+ * later lines wait with them (ops->hold), and once the store has written them, the events after
+ * shown that it was not sent go ahead of those lines (lobby_store_changed()), so that it gets
+ * every event once and in order.
+ */
+void lobby_hold_behind(struct lobby *lb, struct session *s, const struct table *t, int64_t shown);
+
+/*
+ * While the store is down, a new player id would pass the mark the store holds (ops->marks):
+ * refuse m with store_unavailable. Returns whether it refused.
+ */
+int lobby_refuse_new_id(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/* What waits for the store concerns peer's session as a whole: its later lines wait (ops->hold). */
+void lobby_hold(struct lobby *lb, struct lobby_peer *peer);
+
+/*
+ * The state of t for s (connected; t stored), the reply id (borrowed, may be NULL): of
+ * lobby_view(), and then, if that was a view, lobby_hold_behind(); for an s whose lines wait
+ * already behind events of t it was not sent, t's own state, which goes after them.
+ */
+void lobby_state_send(struct lobby *lb, struct table *t, struct session *s, json_t *id);
 
 /* Reply ok to request type (seq < 0: without "seq"); the line is written directly. */
 void lobby_send_ok(struct lobby *lb, struct lobby_peer *peer, enum msg_type type, int64_t seq,

@@ -293,7 +293,7 @@ match_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	}
 	if (game_lookup(lb, peer, m, &t) < 0)
 		return;
-	if (t == NULL) {
+	if (t == NULL || lobby_waiting_seq(lb, t) == 1) { /* 1: not stored yet (12.3) */
 		lobby_refuse(lb, peer, m, PROTO_ENOSUCHGAME, "no game with that %s",
 		             m->code ? "invite code" : "id");
 		return;
@@ -303,7 +303,7 @@ match_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		 * Already among its spectators: the state and the notice of a watch (section 9),
 		 * but not a leave and a return, whose first notice said one spectator fewer.
 		 */
-		lobby_send(lb, peer, table_state_new(t, s, m->id));
+		lobby_state_send(lb, t, s, m->id);
 		lobby_spectators_changed(lb, t);
 		return;
 	}
@@ -312,7 +312,7 @@ match_watch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	s->seat = -1;
 	table_watcher_add(t, s);
 	log_info("%s (%s) watches game %s", s->id, s->name, t->id);
-	lobby_send(lb, peer, table_state_new(t, s, m->id));
+	lobby_state_send(lb, t, s, m->id);
 	lobby_spectators_changed(lb, t);
 }
 

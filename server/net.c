@@ -13,7 +13,10 @@
  * Output is held until the turn that made it is released (net_release()): the turn pipeline
  * (turn.h) releases a turn once its group commit is durable. Each held line carries its turn
  * (net_turn_end() closes one); a released client's lines are written with one writev
- * (client_flush(): uv_try_write, and one uv_write for what the kernel did not take).
+ * (client_flush(): uv_try_write, and one uv_write for what the kernel did not take). While the
+ * store cannot write, a client may be "kept" (net_hold_turn(), net_hold_peer()): its lines from
+ * held[kept_at] on wait for net_unhold() whatever their turn, and a line sent ahead
+ * (net_send_ahead(): a pong, a notice) goes in at kept_at, before them.
  *
  * Teardown is never done inside a client's own callbacks or inside the layer above. A client that
  * must go is "doomed" (how: flush what is queued first, or drop at once) and put on a list; that
@@ -90,7 +93,8 @@ struct net_client {
 	struct tls_conn *tls; /* TLS state (owned) on the TLS listener's connections, else NULL */
 	int tls_wait_open;    /* a flushing close waits for the handshake to end (TLS) */
 	int tls_dead;         /* the engine failed: only its alert is left to write */
-	int kept;             /* net_hold_turn(): every line waits for net_unhold() */
+	int kept;             /* held for the store (net_hold_turn(), net_hold_peer()) ... */
+	size_t kept_at;       /* ... the lines from held[kept_at] on wait for net_unhold() */
 };
 
 /* A line held for a client until the commit of the turn that made it is durable. */
@@ -173,6 +177,7 @@ client_held_drop(struct net_client *c)
 		wire_unref(c->held[i].w);
 	c->nheld = 0;
 	c->held_bytes = 0;
+	c->kept_at = 0;
 	flush_list_remove(c);
 }
 
@@ -453,6 +458,7 @@ client_flush_tls(struct net_client *c, size_t count, size_t bytes)
 	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
 	c->nheld -= count;
 	c->held_bytes -= bytes;
+	c->kept_at -= c->kept ? count : 0;
 	if (rc < 0) {
 		client_tls_fail(c, &err);
 		return;
@@ -468,7 +474,7 @@ client_flush_tls(struct net_client *c, size_t count, size_t bytes)
  * at once when this line would pass the cap; the game and the other receivers do not wait for it.
  */
 static void
-client_send(struct net_client *c, struct wire *w)
+client_send_at(struct net_client *c, size_t at, struct wire *w)
 {
 	struct net *n = c->net;
 	size_t pending = c->tcp.write_queue_size + c->held_bytes + w->len;
@@ -482,11 +488,39 @@ client_send(struct net_client *c, struct wire *w)
 		return;
 	}
 	c->held = xgrow(c->held, c->nheld, &c->held_cap, sizeof *c->held, 8);
-	c->held[c->nheld].w = wire_ref(w);
-	c->held[c->nheld++].turn = n->turn_no;
+	memmove(c->held + at + 1, c->held + at, (c->nheld - at) * sizeof *c->held);
+	c->held[at].w = wire_ref(w);
+	c->held[at].turn = n->turn_no;
+	c->nheld++;
 	c->held_bytes += w->len;
 	if (!c->in_flush_list)
 		flush_list_front(c);
+}
+
+/* Queue a line for c after the others (client_send_at()). */
+static void
+client_send(struct net_client *c, struct wire *w)
+{
+	client_send_at(c, c->nheld, w);
+}
+
+/*
+ * Queue a line for c ahead of the lines it keeps for the store (net_send_ahead()), after the
+ * others: it goes with its turn, whether or not the store has written what the kept ones wait
+ * for.
+ */
+static void
+client_send_ahead(struct net_client *c, struct wire *w)
+{
+	size_t n = c->nheld;
+
+	if (!c->kept) {
+		client_send(c, w);
+		return;
+	}
+	client_send_at(c, c->kept_at, w);
+	if (c->nheld > n)
+		c->kept_at++;
 }
 
 /*
@@ -506,7 +540,9 @@ client_flush(struct net_client *c)
 	size_t count = 0, first = 0, done = 0, bytes = 0;
 	int rc;
 
-	while (!c->kept && count < c->nheld && c->held[count].turn <= c->net->released)
+	size_t limit = c->kept ? c->kept_at : c->nheld;
+
+	while (count < limit && c->held[count].turn <= c->net->released)
 		bytes += c->held[count++].w->len;
 	if (count == c->nheld)
 		flush_list_remove(c);
@@ -557,6 +593,7 @@ client_flush(struct net_client *c)
 	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
 	c->nheld -= count;
 	c->held_bytes -= bytes;
+	c->kept_at -= c->kept ? count : 0;
 }
 
 /* Write what every client may write now; a flushing close goes on once its lines are out. */
@@ -629,17 +666,45 @@ net_release(struct net *n, uint64_t turn)
  * got no line in such a turn is not held: its lines go as their turns are released.
  */
 void
-net_hold_turn(struct net *n)
+net_hold_turn(struct net *n, struct wire *notice)
 {
 	struct net_client *c;
+	size_t at;
 
 	TAILQ_FOREACH(c, &n->flushing, flush_link)
-	if (c->nheld > 0 && c->held[c->nheld - 1].turn == n->turn_no)
+	{
+		if (c->kept || c->nheld == 0 || c->held[c->nheld - 1].turn != n->turn_no)
+			continue;
+		for (at = c->nheld; at > 0 && c->held[at - 1].turn == n->turn_no; at--)
+			;
 		c->kept = 1;
+		c->kept_at = at; /* the lines of earlier turns go as their turns are released */
+		if (notice != NULL)
+			client_send_ahead(c, notice);
+	}
 }
 
 void
-net_unhold(struct net *n, int drop)
+net_hold_peer(struct lobby_peer *peer, struct wire *notice)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	if (c->kept || c->doomed != DOOM_NONE || c->closing)
+		return;
+	c->kept = 1;
+	c->kept_at = c->nheld;
+	if (notice != NULL)
+		client_send_ahead(c, notice);
+}
+
+void
+net_send_ahead(struct lobby_peer *peer, struct wire *w)
+{
+	client_send_ahead(container_of(peer, struct net_client, peer), w);
+}
+
+void
+net_unhold(struct net *n, int drop, struct wire *notice)
 {
 	struct net_client *c;
 
@@ -648,8 +713,11 @@ net_unhold(struct net *n, int drop)
 		if (c->kept && drop) {
 			client_held_drop(c);
 			client_doom(c, DOOM_NOW);
+		} else if (c->kept && notice != NULL) {
+			client_send_ahead(c, notice);
 		}
 		c->kept = 0;
+		c->kept_at = 0;
 	}
 }
 

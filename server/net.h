@@ -77,17 +77,34 @@ void net_release(struct net *n, uint64_t turn);
 
 /*
  * The store could not make the turn under way durable (turn.c): every client that got a line in
- * it keeps all its lines, of this turn and of the later ones, until net_unhold(), whatever
- * net_release() says; the others' lines go as their turns are released.
+ * it keeps its lines of this turn and of the later ones until net_unhold(), whatever
+ * net_release() says; the others' lines go as their turns are released. A client kept from now
+ * on gets notice (borrowed, may be NULL) ahead of what it keeps (net_send_ahead()).
  */
-void net_hold_turn(struct net *n);
+void net_hold_turn(struct net *n, struct wire *notice);
 
 /*
- * The held turns are durable now: the clients kept by net_hold_turn() write their lines as their
- * turns are released. With drop (a stop while the store is still down), their lines are dropped
- * unsent and they are closed at the next reap.
+ * The game layer showed peer only what is stored, and what follows needs what waits for the
+ * store (a resume, a watch while the store is down): peer keeps the lines queued from now on
+ * until net_unhold(), as net_hold_turn() keeps those of a turn; notice (borrowed, may be NULL)
+ * goes ahead of them if peer was not kept already.
  */
-void net_unhold(struct net *n, int drop);
+void net_hold_peer(struct lobby_peer *peer, struct wire *notice);
+
+/*
+ * Queue a line for peer (w borrowed) ahead of the lines it keeps for the store: it goes as its
+ * turn is released, before them (a pong, the store notices, the events a viewer was not shown
+ * yet). For a peer that keeps nothing, net_send().
+ */
+void net_send_ahead(struct lobby_peer *peer, struct wire *w);
+
+/*
+ * The held turns are durable now: the clients kept by net_hold_turn() and net_hold_peer() write
+ * their lines as their turns are released, after notice (borrowed, may be NULL), sent ahead of
+ * them. With drop (a stop while the store is still down), their lines are dropped unsent and
+ * they are closed at the next reap.
+ */
+void net_unhold(struct net *n, int drop, struct wire *notice);
 
 /*
  * Reap the doomed clients: tell the layer above (ops->gone), then close. Call at the end of every

@@ -399,6 +399,50 @@ node_store_ask_cb(void *arg)
 	return turn_store_ask(nd->turn);
 }
 
+/* lobby_ops.waiting_seq: what of a game waits for the store (turn_waiting_seq()). */
+static int64_t
+node_waiting_seq_cb(void *arg, const char *game_id)
+{
+	struct node *nd = arg;
+
+	return turn_waiting_seq(nd->turn, game_id);
+}
+
+/* lobby_ops.hold: peer's next lines wait for the store, and it is told so. */
+static void
+node_hold_cb(void *arg, struct lobby_peer *peer)
+{
+	struct node *nd = arg;
+
+	net_hold_peer(peer, turn_waiting_notice(nd->turn));
+}
+
+/* lobby_ops.marks */
+static void
+node_marks_cb(void *arg, unsigned *player, unsigned *game)
+{
+	struct node *nd = arg;
+
+	turn_marks(nd->turn, player, game);
+}
+
+/* lobby_ops.account_waits */
+static int
+node_account_waits_cb(void *arg, int64_t account)
+{
+	struct node *nd = arg;
+
+	return turn_waiting_account(nd->turn, account);
+}
+
+/* lobby_ops.send_ahead */
+static void
+node_send_ahead_cb(void *arg, struct lobby_peer *peer, struct wire *w)
+{
+	(void)arg;
+	net_send_ahead(peer, w);
+}
+
 struct node *
 node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
             struct store *store)
@@ -419,6 +463,11 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .account_add = store != NULL ? node_account_add_cb : NULL,
 	        .account_update = store != NULL ? node_account_update_cb : NULL,
 	        .store_ask = store != NULL ? node_store_ask_cb : NULL,
+	        .waiting_seq = store != NULL ? node_waiting_seq_cb : NULL,
+	        .hold = node_hold_cb,
+	        .send_ahead = node_send_ahead_cb,
+	        .marks = store != NULL ? node_marks_cb : NULL,
+	        .account_waits = store != NULL ? node_account_waits_cb : NULL,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb,

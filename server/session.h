@@ -55,6 +55,10 @@ struct session {
 	int bot;                      /* that account is a bot's (its kind at login) */
 	char addr[LOBBY_PEER_KEY];    /* the address that made it, counted in the lobby's quota
 	                                 while it is kept (guard_session_made()); "" if none */
+	/* while the store is down (lobby_hold_behind()): the events of game behind_game from
+	 * seq behind_from + 1 to behind_to that the connection was not sent; behind_to 0: none */
+	char behind_game[16];
+	int64_t behind_from, behind_to;
 };
 
 TAILQ_HEAD(session_list, session);

@@ -146,6 +146,20 @@ struct table *table_restore(const struct table_env *env, const struct store_game
                             const struct store_event *ev, size_t nev, const struct game *start,
                             const struct game *position, char *why, size_t size);
 
+/*
+ * t as it was after its first seq events (0 <= seq <= table_seq(t)), for what may show only
+ * what the store holds while it cannot write (lobby_view()): a new table, attached to nothing and
+ * in no index, that borrows t's seated sessions and spectators (table_view_sync() takes them
+ * again before each use). Free it with table_view_free().
+ */
+struct table *table_view_new(const struct table *t, int64_t seq);
+
+/* Borrow t's seated sessions and spectators again for its view v (they change, v does not). */
+void table_view_sync(struct table *v, const struct table *t);
+
+/* Free a view of table_view_new(). Accepts NULL. */
+void table_view_free(struct table *v);
+
 /* Free a table and its log. Sessions pointing at it must be detached first. Accepts NULL. */
 void table_free(struct table *t);
 

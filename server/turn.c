@@ -22,7 +22,12 @@
  *     later turn that adds writes of its own (the computer's move, a player resuming). The
  *     other connections get their lines as usual. The game layer refuses the requests that
  *     would write (store_unavailable) and stops its clocks (ops->store_changed), so that what
- *     waits stays bounded. When a retry holds, the held lines go out in order and play goes on.
+ *     waits stays bounded. A connection whose lines start to be held gets the store_waiting
+ *     notice ahead of them (net_send_ahead(), as its pongs), and store_writable ahead of them
+ *     when they go; what the game layer shows the others meanwhile stops at each game's last
+ *     stored event (turn_waiting_seq(): lobby_view()), and the ids it gives out stay below the
+ *     marks the store holds (turn_marks()). When a retry holds, the held lines go out in order
+ *     and play goes on.
  *     The log says the cause at once and every 30 s while it lasts, and how long it lasted.
  *   - Anything else (STORE_ECORRUPT: a damaged file; STORE_EINVAL: a write the store refuses,
  *     our bug) stops the process at once, without writing: the clients have heard nothing the
@@ -51,6 +56,7 @@
 
 #include "durable.h"
 #include "log.h"
+#include "msg.h"
 #include "syncer.h"
 #include "turn.h"
 #include "xmalloc.h"
@@ -103,6 +109,8 @@ struct turn {
 	size_t waiting_seen;         /* durable_waiting() at the end of the last turn while down */
 	uint64_t unhold_ticket;      /* the sync that covers the retry that held, or 0 */
 	uint64_t held_from;          /* the first turn held (turn_held_from()), or 0 */
+	struct wire *waiting;        /* while down: the store_waiting notice (a reference) */
+	struct wire *writable;       /* the store_writable notice (a reference) */
 };
 
 static void turn_retry_cb(uv_timer_t *h);
@@ -133,6 +141,23 @@ turn_down_why(const struct store_error *err)
 	       "it can";
 }
 
+/*
+ * The notice a connection gets when its lines start waiting for the store (PROTOCOL.md 6.20):
+ * what waits and why, in a user's words. Returns a new wire.
+ */
+static struct wire *
+turn_waiting_new(const struct store_error *err)
+{
+	char text[256];
+
+	snprintf(text, sizeof text,
+	         "the server waits for its store (%s): the replies and events that depend on it "
+	         "follow, in order, once it is stored; ping is answered meanwhile",
+	         strstr(turn_down_why(err), "full") != NULL ? "its disk is full"
+	                                                    : "it cannot write to its disk");
+	return wire_encode_steal(msg_notice_new("store_waiting", text));
+}
+
 /* The log line of an outage: the cause and what waits. */
 static void
 turn_down_log(struct turn *tp)
@@ -160,7 +185,9 @@ turn_down(struct turn *tp, const struct store_error *err)
 	tp->waiting_seen = durable_waiting(tp->durable);
 	if (tp->held_from == 0)
 		tp->held_from = net_turn(tp->net);
-	net_hold_turn(tp->net);
+	wire_unref(tp->waiting);
+	tp->waiting = turn_waiting_new(err);
+	net_hold_turn(tp->net, tp->waiting);
 	turn_down_log(tp);
 	tp->retry_ms = RETRY_FIRST_MS;
 	uv_timer_start(&tp->retry, turn_retry_cb, tp->retry_ms, 0);
@@ -204,14 +231,18 @@ turn_up(struct turn *tp)
 	uv_timer_stop(&tp->retry);
 	tp->held_turns = 0;
 	tp->waiting_seen = 0;
+	wire_unref(tp->waiting);
+	tp->waiting = NULL;
+	/* first: what the game layer sends ahead of the held lines (the events a viewer was not
+	 * shown) goes before them */
+	if (tp->ops.store_changed != NULL)
+		tp->ops.store_changed(tp->ops.arg, NULL);
 	if (tp->wal_sync != NULL) {
 		tp->unhold_ticket = tp->need = syncer_request(tp->wal_sync);
 	} else {
-		net_unhold(tp->net, 0);
+		net_unhold(tp->net, 0, tp->writable);
 		tp->held_from = 0;
 	}
-	if (tp->ops.store_changed != NULL)
-		tp->ops.store_changed(tp->ops.arg, NULL);
 	turn_checkpoint(tp);
 }
 
@@ -256,6 +287,32 @@ turn_retry_cb(uv_timer_t *h)
 	}
 	net_release(tp->net, tp->released);
 	net_reap(tp->net);
+}
+
+struct wire *
+turn_waiting_notice(const struct turn *tp)
+{
+	return tp->waiting;
+}
+
+int64_t
+turn_waiting_seq(const struct turn *tp, const char *game_id)
+{
+	return tp->durable != NULL ? durable_waiting_seq(tp->durable, game_id) : 0;
+}
+
+int
+turn_waiting_account(const struct turn *tp, int64_t account)
+{
+	return tp->durable != NULL && durable_waiting_account(tp->durable, account);
+}
+
+void
+turn_marks(const struct turn *tp, unsigned *player, unsigned *game)
+{
+	*player = *game = UINT32_MAX;
+	if (tp->durable != NULL)
+		durable_marks(tp->durable, player, game);
 }
 
 uint64_t
@@ -320,7 +377,7 @@ turn_synced_cb(void *arg, uint64_t ticket, int rc)
 	}
 	tp->synced = ticket;
 	if (tp->unhold_ticket != 0 && ticket >= tp->unhold_ticket) {
-		net_unhold(tp->net, 0); /* the retry that held is on the disk */
+		net_unhold(tp->net, 0, tp->writable); /* the retry that held is on the disk */
 		tp->unhold_ticket = 0;
 		tp->held_from = 0;
 	}
@@ -414,7 +471,7 @@ turn_cb(uv_prepare_t *h)
 	if (tp->durable != NULL && !lag && durable_down(tp->durable)) {
 		/* the store is down: a turn that added writes of its own is held too */
 		if (durable_waiting(tp->durable) != tp->waiting_seen) {
-			net_hold_turn(tp->net);
+			net_hold_turn(tp->net, tp->waiting);
 			tp->held_turns++;
 			tp->waiting_seen = durable_waiting(tp->durable);
 		}
@@ -494,6 +551,9 @@ turn_create(uv_loop_t *loop, struct net *net, struct store *store, const struct 
 	uv_prepare_start(&tp->prepare, turn_cb);
 	uv_timer_init(loop, &tp->retry);
 	tp->retry.data = tp;
+	tp->writable = wire_encode_steal(msg_notice_new(
+	        "store_writable", "the server's store is writable again: the replies and events "
+	                          "that waited for it follow, in order"));
 	return tp;
 }
 
@@ -512,6 +572,7 @@ turn_commit_now(struct turn *tp, struct store_error *err)
 	if (tp->durable == NULL)
 		return 0;
 	tp->ops.counters(tp->ops.arg, &np, &ng);
+	durable_counters_restored(tp->durable, np, ng);
 	rc = durable_commit(tp->durable, np, ng, err);
 	return rc < 0 ? rc : 0;
 }
@@ -525,7 +586,7 @@ turn_shutdown(struct turn *tp)
 	          "nobody heard of them (their replies were held), and the restart recovers the "
 	          "last commit",
 	          durable_waiting(tp->durable), (unsigned long long)tp->held_turns);
-	net_unhold(tp->net, 1);
+	net_unhold(tp->net, 1, NULL);
 	turn_store_drop(tp); /* held_from stays: nothing of those turns is answered */
 }
 
@@ -546,5 +607,7 @@ turn_free(struct turn *tp)
 	store_bg_close(tp->bg);
 	free(tp->waits);
 	durable_free(tp->durable);
+	wire_unref(tp->waiting);
+	wire_unref(tp->writable);
 	free(tp);
 }

@@ -44,8 +44,9 @@ struct turn *turn_create(uv_loop_t *loop, struct net *net, struct store *store,
 struct durable *turn_durable(const struct turn *tp);
 
 /*
- * Commit what the rebuild at the start queued (restore_lobby(): stale sessions, counters). Returns
- * 0, or a negative store error with err filled.
+ * Commit what the rebuild at the start queued (restore_lobby(): stale sessions); the counters it
+ * set are what the store holds (durable_counters_restored()). Returns 0, or a negative store
+ * error with err filled.
  */
 int turn_commit_now(struct turn *tp, struct store_error *err);
 
@@ -63,6 +64,21 @@ int turn_offload(struct turn *tp, struct store_error *err);
  * ops->store_changed; releases nothing (the end of the turn does).
  */
 int turn_store_ask(struct turn *tp);
+
+/*
+ * While the store is down: the store_waiting notice a connection gets when its lines start
+ * waiting (net_hold_peer()), borrowed; NULL while the store is up.
+ */
+struct wire *turn_waiting_notice(const struct turn *tp);
+
+/* While the store is down: the first seq of game_id that waits for it (durable_waiting_seq()). */
+int64_t turn_waiting_seq(const struct turn *tp, const char *game_id);
+
+/* While the store is down: whether a write of account waits (durable_waiting_account()). */
+int turn_waiting_account(const struct turn *tp, int64_t account);
+
+/* The id marks the store holds (durable_marks()); UINT32_MAX without a store. */
+void turn_marks(const struct turn *tp, unsigned *player, unsigned *game);
 
 /*
  * While the store is down (and until the retry that held is synced): the first turn whose output

@@ -40,8 +40,8 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 1224, "struct lobby changed: see fuzz_lobby_copy()");
-_Static_assert(sizeof(struct session) == 368, "struct session changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 1296, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct session) == 400, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2784, "struct table changed: see fuzz_lobby_copy()");
 #endif
 
@@ -216,8 +216,11 @@ fuzz_lobby_copy(const struct lobby *from)
 	struct table *prev, *ft;
 	struct session *fs;
 
-	/* the fuzz lobby has no per-address limits (their tables are not copied) */
-	assert(from->quota == NULL && from->lookups == NULL);
+	/* the fuzz lobby has no per-address limits (their tables are not copied), and no store
+	 * that goes down: no views of its tables (lobby_view()) */
+	assert(from->quota == NULL && from->lookups == NULL && from->nviews == 0);
+	lb->views = NULL;
+	lb->views_cap = 0;
 	lb->env.now_arg = lb;
 	lb->sessions.all =
 	        fuzz_dup(from->sessions.all, from->sessions.cap * sizeof *lb->sessions.all);

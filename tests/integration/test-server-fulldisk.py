@@ -16,10 +16,21 @@ or disk is full". Checked:
 - the same with --fsync always (the held lines wait for the sync of the retry);
 - kill -9 while the store cannot write, then a restart on a disk with room: every acknowledged
   move is there, and the held one is not; SIGTERM then stops it all the same;
-- an operator's change (the admin socket) is answered only once it is on the disk.
+- an operator's change (the admin socket) is answered only once it is on the disk;
+- nothing that is not stored reaches a client: while a move waits, the opponent resuming with
+  last_seq does not get it (nor its turn), a new spectator's state and the list stop at the last
+  stored event; the held connections answer ping and get the store_waiting notice within a
+  second; with room again, store_writable, then everything in order, each event once;
+- a create that waits is shown to nobody (its creator resuming is not welcomed, list and watch
+  do not find it); after kill -9 every event a client was sent is stored, and the id of the game
+  that was never stored is not given out again;
+- a profile whose account's rating change waits for the disk waits with it;
+- against the computer: its reply to a held move waits too; a spectator who comes meanwhile
+  gets the stored state, then both moves in order, each once.
 
 Run by meson (HOKITOD); prints TAP.
 """
+import json
 import os
 import re
 import shutil
@@ -80,6 +91,15 @@ def fill():
     finally:
         os.close(fd)
     return n
+
+
+def wal_grow(c):
+    """A few commits by c (a player at no game), so that the next commit extends the WAL: one
+    that grew once is written over from its start after a checkpoint, on pages the filler
+    cannot take, and a small commit there would not fail."""
+    for _ in range(10):
+        c.request({"type": "create", "kind": "hokito"})
+        c.request({"type": "leave"})
 
 
 def make_room():
@@ -234,6 +254,225 @@ def outage(fsync):
             make_room()
 
 
+def stored_seqs(db, game):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return {r[0] for r in con.execute("SELECT seq FROM events WHERE game_id = ?", (game,))}
+    finally:
+        con.close()
+
+
+def shown(clients):
+    """{game: every seq some client was sent} over clients (serverlib records each event)."""
+    out = {}
+    for c in clients:
+        for g, seqs in c.events.items():
+            out.setdefault(g, set()).update(seqs)
+    return out
+
+
+def notice(c, code, timeout):
+    """The first notice of code within timeout, else None; the rest read is kept."""
+    try:
+        m = c.wait_for("notice", timeout)
+    except (TimeoutError, Closed):
+        return None
+    return m if m.get("code") == code else None
+
+
+def resume(srv, token, last_seq):
+    c = srv.connect()
+    c.send({"type": "hello", "protocol": 1, "token": token, "last_seq": last_seq, "id": "r"})
+    return c
+
+
+def views_while_down():
+    """While a move waits for the disk, nobody is shown it: not a resuming opponent, not a new
+    spectator, not the list; the held connections answer ping and say why they wait; with room
+    again, everything goes out in order, once."""
+    db = os.path.join(MNT, "views.db")
+    srv = Server(db=db)
+    try:
+        a, b, g = new_game(srv, "v")
+        w = srv.connect("v-watch")
+        w.request({"type": "watch", "game": g})
+        acked = [play(c, 10 + i)[0] for i, c in enumerate((a, b, a))]
+        last = max(a.events[g])  # the last stored event, as everybody saw it
+        a.drain(0.2)
+        w.drain(0.2)
+        fill()
+        held = first_move(b)
+        t0 = time.time()
+        send_move(b, held, 99)
+        m = notice(b, "store_waiting", 1.0)
+        t.ok(m is not None and "disk is full" in m.get("text", ""),
+             "views: the mover is told at once that its reply waits for the store (%.0f ms)"
+             % ((time.time() - t0) * 1000), m)
+        rtts = []
+        for i in range(5):
+            t1 = time.time()
+            b.send({"type": "ping", "id": 200 + i})
+            r, before = wait_reply(b, 200 + i, 1.0)
+            rtts.append((time.time() - t1) * 1000)
+        t.ok(r["type"] == "pong" and not any(x.get("id") == 99 for x in before),
+             "views: the held connection answers ping (round trip %.2f ms at most of 5)"
+             % max(rtts), (r, before))
+        t.ok(notice(a, "store_waiting", 1.0) is not None and
+             notice(w, "store_waiting", 1.0) is not None,
+             "views: so are the opponent and the spectator, whose lines wait too")
+        # the opponent drops and resumes with the last seq it saw
+        a2 = resume(srv, a.token, last)
+        r = a2.recv()
+        got = a2.drain(1.0)
+        t.ok(r["type"] == "welcome" and r["game"] == g,
+             "views: the opponent resumes its seat", r)
+        t.ok(not any(x.get("type") in ("moved", "your_turn") for x in got) and
+             any(x.get("type") == "notice" and x.get("code") == "store_waiting" for x in got),
+             "views: its resume after seq %d does not get the held move nor its turn, and says "
+             "why it waits" % last, got)
+        n = srv.connect("v-new")
+        st, _ = n.request({"type": "watch", "game": g})
+        t.ok(st["type"] == "state" and st["seq"] == last and st["moves"] == acked and
+             st["ply"] == len(acked),
+             "views: a new spectator's state is the last stored one (seq %d, %d moves)"
+             % (last, len(acked)), st)
+        c = srv.connect("v-look")
+        r, _ = c.request({"type": "list"})
+        ply = [x["ply"] for x in r.get("games", []) if x["game"] == g]
+        rec, _ = c.request({"type": "record", "game": g})
+        movetext = rec.get("text", "").split("\n\n")[-1].split()
+        recorded = [x for x in movetext if not re.match(r"^\d+\.$", x) and
+                    x not in ("*", "black", "white", "draw")]
+        t.ok(ply == [len(acked)] and recorded == acked,
+             "views: list shows the stored ply (%s), as record does (%s)" % (ply, recorded),
+             (r, rec))
+        make_room()
+        r, before = wait_reply(b, 99, 15)
+        t.ok(r["type"] == "ok" and any(x.get("type") == "notice" and
+                                         x.get("code") == "store_writable" for x in before),
+             "views: room made: the mover is told, then gets its ok", (r, before))
+        m = a2.wait_for("moved")
+        t.ok(m["seq"] == last + 1 and m["move"] == held,
+             "views: the resumed opponent gets the held move, next after what it was shown", m)
+        rest = a2.drain(0.3)
+        turn = [x for x in rest if x.get("type") == "your_turn"]
+        t.ok(turn, "views: and then its turn", rest)
+        m = n.wait_for("moved")
+        t.ok(m["seq"] == last + 1 and m["move"] == held,
+             "views: the new spectator gets it, next after its state", m)
+        m = w.wait_for("moved")
+        t.ok(m["seq"] == last + 1, "views: so does the first spectator", m)
+        send_move(a2, turn[0]["moves"][0], 300)
+        r, _ = wait_reply(a2, 300, 10)
+        t.ok(r["type"] == "ok", "views: play goes on", r)
+        for x in (n, w, b):
+            x.wait_for("moved")
+            x.drain(0.2)  # serverlib fails on an event seen twice
+        t.ok(all(sorted(x.events[g]) == list(range(min(x.events[g]), last + 3))
+                 for x in (a2, n, w, b)),
+             "views: every connection got each event once, with no gap",
+             [sorted(x.events[g]) for x in (a2, n, w, b)])
+        for x in (a2, b, c, n, w):
+            x.close()
+        t.ok(srv.stop() == 0, "views: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
+def create_while_down():
+    """A create that waits for the disk: its game is shown to nobody (not the creator resuming,
+    not the list); after kill -9 and a restart, every event a client was shown is stored, and
+    the id of the game that was never stored is not given out again."""
+    db = os.path.join(MNT, "create.db")
+    srv = Server(db=db)
+    clients = []
+    try:
+        a, b, g = new_game(srv, "cr")
+        play(a, 10)
+        d = srv.connect("cr-d")
+        clients += [a, b, d]
+        wal_grow(d)
+        fill()
+        logged = len(srv.log)
+        d.send({"type": "create", "kind": "hokito", "id": 7})
+        t.ok(notice(d, "store_waiting", 1.0) is not None,
+             "create: its connection is told that it waits for the store")
+        held_id = None
+        for _ in range(50):
+            m = [re.search(r"created game (g\d+)", x) for x in srv.log[logged:] if "cr-d" in x]
+            m = [x for x in m if x]
+            if m:
+                held_id = m[0].group(1)
+                break
+            time.sleep(0.02)
+        t.ok(held_id is not None, "create: the log names the game that waits", srv.log[-3:])
+        d2 = resume(srv, d.token, 0)
+        clients.append(d2)
+        got = d2.drain(1.0)
+        t.ok(not any(x.get("type") == "welcome" for x in got) and
+             any(x.get("type") == "notice" and x.get("code") == "store_waiting" for x in got),
+             "create: its creator resuming is not welcomed at a game that is not stored", got)
+        d2.send({"type": "ping", "id": 5})
+        r, _ = wait_reply(d2, 5, 1.0)
+        t.ok(r["type"] == "pong", "create: but its ping is answered", r)
+        c = srv.connect("cr-look")
+        clients.append(c)
+        r, _ = c.request({"type": "list"})
+        t.ok(r["type"] == "games" and held_id not in [x["game"] for x in r["games"]],
+             "create: list does not show it", r)
+        r, _ = c.request({"type": "watch", "game": held_id})
+        t.ok(r["type"] == "error" and r["code"] == "no_such_game",
+             "create: watch does not find it", r)
+        # every line received so far: none names the game that is not stored
+        t.ok(not any(json.loads(l).get(k) == held_id for x in clients for l in x.lines
+                     for k in ("game", "new_game")),
+             "create: no client was sent its id")
+        # new guests meanwhile: welcomed with new player ids until the mark the store holds
+        ids, refused = [], None
+        for i in range(400):
+            x = srv.connect()
+            r, _ = x.request({"type": "hello", "protocol": 1, "name": "cr-g%d" % i})
+            x.close()
+            if r["type"] != "welcome":
+                refused = r
+                break
+            ids.append(int(r["player"]["id"][1:]))
+        t.ok(refused is not None and refused.get("code") == "store_unavailable" and
+             len(ids) >= 100,
+             "create: %d guests welcomed meanwhile, then hello is refused (store_unavailable) "
+             "at the stored mark" % len(ids), refused)
+        t.ok(srv.log_has(r"hellos refused lately: the store cannot write"),
+             "create: the log says why hellos are refused")
+        srv.proc.send_signal(signal.SIGKILL)
+        srv.proc.wait()
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+    # (the games the guest opened and left never started: the store drops those, PROTOCOL.md
+    # 12.1, and nobody may resume them)
+    seen = shown(clients)
+    t.ok(seen.get(g) and seen[g] <= stored_seqs(db, g),
+         "create: after kill -9, every event of the game that a client was sent is stored",
+         (sorted(seen.get(g, ())), sorted(stored_seqs(db, g))))
+    srv2 = Server(db=db)
+    try:
+        e = srv2.connect("cr-e")
+        t.ok(int(e.player["id"][1:]) > max(ids),
+             "create: after the restart, no player id given out meanwhile is given again "
+             "(p%d, then %s)" % (max(ids), e.player["id"]))
+        st, _ = e.request({"type": "create", "kind": "hokito"})
+        t.ok(st["type"] == "state" and st["game"] != held_id,
+             "create: after the restart, the new game's id is not the one that was not "
+             "stored (%s, then %s)" % (held_id, st.get("game")), st)
+        e.close()
+        t.ok(srv2.stop() == 0, "create: the restarted hokitod stops cleanly")
+    finally:
+        srv2.kill()
+
+
 def kill_while_down():
     """kill -9 while the store cannot write; a restart with room has every acknowledged move."""
     db = os.path.join(MNT, "kill.db")
@@ -243,14 +482,32 @@ def kill_while_down():
     for i, c in enumerate((a, b)):
         mv, r = play(c, 10 + i)
         acked.append(mv)
+    w = srv.connect("k-watch")
+    w.request({"type": "watch", "game": g})
+    last = max(b.events[g])
     fill()
     send_move(a, first_move(a), 99)
     t.ok(srv.log_has(r"store: cannot write"), "kill: the store cannot write")
     got = a.drain(0.5)
     t.ok(not any(m.get("id") == 99 for m in got), "kill: the move is not acknowledged", got)
+    # what others read meanwhile: the opponent resuming, a new spectator, the list
+    b2 = resume(srv, b.token, last)
+    n = srv.connect("k-new")
+    n.request({"type": "watch", "game": g})
+    c = srv.connect("k-look")
+    r, _ = c.request({"type": "list"})
+    readers = [a, b, b2, w, n, c]
+    for x in readers:
+        x.drain(0.3)
+    t.ok([x["ply"] for x in r["games"] if x["game"] == g] == [len(acked)],
+         "kill: list shows the stored ply", r)
     srv.proc.send_signal(signal.SIGKILL)
     srv.proc.wait()
     make_room()
+    seen = shown(readers)
+    t.ok(seen.get(g) and max(seen[g]) == last and seen[g] <= stored_seqs(db, g),
+         "kill: every event a client was sent (up to seq %d) is stored" % last,
+         (sorted(seen.get(g, ())), sorted(stored_seqs(db, g))))
     srv2 = Server(db=db)
     try:
         t.ok(stored_moves(db, g) == acked, "kill: a restart with room has every acknowledged "
@@ -297,6 +554,97 @@ def stop_while_down():
          (stored_moves(db, g), acked))
 
 
+def computer_while_down():
+    """A game against the computer during an outage: the person's move waits, the computer's
+    reply (a write too) waits behind it; a spectator who comes meanwhile gets the stored state,
+    then, with room again, both moves in order, each once."""
+    db = os.path.join(MNT, "computer.db")
+    srv = Server(db=db)
+    try:
+        p = srv.connect("cp")
+        st, _ = p.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 3,
+                           "opponent": "computer", "level": 1})
+        g = st["game"]
+        mv, r = play(p, 10)
+        t.ok(r["type"] == "ok", "computer: the first move is played", r)
+        turn = p.wait_for("your_turn")  # the computer replied
+        p.drain(0.2)
+        stored = max(p.events[g])
+        v = srv.connect("cp-look")
+        wal_grow(v)
+        fill()
+        send_move(p, turn["moves"][0], 99)  # the turn whose commit fails
+        t.ok(notice(p, "store_waiting", 1.0) is not None,
+             "computer: the person's move waits for the store")
+        n = srv.connect("cp-new")
+        st, _ = n.request({"type": "watch", "game": g})
+        t.ok(st["type"] == "state" and st["seq"] == stored,
+             "computer: a spectator meanwhile gets the stored state (seq %d)" % stored, st)
+        time.sleep(1.0)  # the computer's reply, a write that waits too
+        make_room()
+        r, _ = wait_reply(p, 99, 15)
+        t.ok(r["type"] == "ok", "computer: room made: the person's move is acknowledged", r)
+        m = p.wait_for("your_turn", 15)
+        t.ok(m["type"] == "your_turn", "computer: the computer replied, the person's turn again")
+        n.wait_for("moved")
+        n.drain(0.5)
+        seqs = sorted(n.events[g])
+        t.ok(seqs == list(range(stored + 1, stored + 3)),
+             "computer: the spectator got both moves, in order, once", seqs)
+        for x in (p, v, n):
+            x.close()
+        t.ok(srv.stop() == 0, "computer: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
+def profile_while_down():
+    """A rated game's end that waits for the disk: the profile of its players, whose ratings
+    memory already changed, is answered once the change is stored, not before."""
+    db = os.path.join(MNT, "profile.db")
+    srv = Server(db=db)
+    try:
+        acc = []
+        for name in ("Ann", "Ben"):
+            c = srv.connect()
+            r, _ = c.request({"type": "register", "name": name, "password": "correct horse b"})
+            t.ok(r["type"] == "welcome", "profile: %s registers" % name, r)
+            acc.append(c)
+        ann, ben = acc
+        st, _ = ann.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 5,
+                             "rated": True})
+        ben.request({"type": "join", "game": st["game"]})
+        play(ann, 10)
+        v = srv.connect("p-look")
+        wal_grow(v)
+        fill()
+        ann.send({"type": "resign", "id": 99})
+        t.ok(notice(ann, "store_waiting", 1.0) is not None,
+             "profile: the resignation waits for the store")
+        v.send({"type": "profile", "name": "Ann", "id": 5})
+        t.ok(notice(v, "store_waiting", 1.0) is not None,
+             "profile: a profile of Ann, whose rating change is not stored, waits too")
+        v.send({"type": "ping", "id": 6})
+        r, before = wait_reply(v, 6, 1.0)
+        t.ok(r["type"] == "pong" and not any(x.get("id") == 5 for x in before),
+             "profile: the pong comes, the profile does not", (r, before))
+        make_room()
+        r, _ = wait_reply(v, 5, 15)
+        t.ok(r["type"] == "profile" and r["ratings"].get("hokito", {}).get("games") == 1,
+             "profile: room made: the profile comes, with the rated game", r)
+        r, _ = wait_reply(ann, 99, 10)
+        t.ok(r["type"] == "ok", "profile: and the resignation is acknowledged", r)
+        for x in (ann, ben, v):
+            x.close()
+        t.ok(srv.stop() == 0, "profile: hokitod stops cleanly")
+    finally:
+        srv.kill()
+        if os.path.exists(FILLER):
+            make_room()
+
+
 def admin_while_down():
     """An operator's change while the store cannot write: answered only once it is durable."""
     db = os.path.join(MNT, "admin.db")
@@ -306,6 +654,7 @@ def admin_while_down():
         r, _ = c.request({"type": "register", "name": "Alice", "password": "correct horse b"})
         t.ok(r["type"] == "welcome", "admin: Alice registers", r)
         g = srv.connect("guest")
+        wal_grow(g)
         fill()
         g.send({"type": "create", "kind": "hokito", "id": 7})
         t.ok(srv.log_has(r"store: cannot write"), "admin: the store cannot write")
@@ -332,9 +681,13 @@ def admin_while_down():
 try:
     t.run("a full disk during play, --fsync normal", outage, "normal")
     t.run("a full disk during play, --fsync always", outage, "always")
+    t.run("what others read while a move waits for the disk", views_while_down)
     t.run("kill -9 while the store cannot write", kill_while_down)
+    t.run("a create that waits for the disk, then kill -9", create_while_down)
     t.run("SIGTERM while the store cannot write", stop_while_down)
     t.run("an operator's change while the store cannot write", admin_while_down)
+    t.run("a profile while a rated game's end waits for the disk", profile_while_down)
+    t.run("a game against the computer while the disk is full", computer_while_down)
 finally:
     subprocess.run(["umount", "-l", MNT], capture_output=True)
     try:

@@ -148,8 +148,9 @@ def history_and_record():
              r)
         st, _ = c.request({"type": "create", "kind": "hokito"})
         num = lambda s: int(s[1:])  # noqa: E731
-        t.ok(num(st["game"]) == num(pg) + 2 and num(c.player["id"]) > num(pb.player["id"]),
-             "ids continue after a restart", (st["game"], c.player))
+        # the store keeps marks ahead of the counters: the ids may jump (PROTOCOL.md 12.1)
+        t.ok(num(st["game"]) >= num(pg) + 2 and num(c.player["id"]) > num(pb.player["id"]),
+             "ids continue after a restart, past every id given before", (st["game"], c.player))
         h, _ = c.request({"type": "history"})
         t.ok(h["total"] == 7, "history survives the restart", h)
     finally:
