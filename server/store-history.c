@@ -357,7 +357,7 @@ store_record_format(const struct store_game *g, const struct store_event *ev, si
 	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
 	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
 		r->date[0] = '\0';
-	r->rated = g->rated;
+	r->rated = g->rated && g->unrated[0] == '\0'; /* one that rated nobody is casual there */
 	if (changes != NULL)
 		record_ratings(r, changes);
 	r->result = strcmp(g->status, "finished") == 0 ? store_record_result(g) : RECORD_UNFINISHED;
@@ -531,9 +531,9 @@ store_leaderboard(struct store *st, const struct store_board_query *q,
                   struct store_board_entry *out, int *more, struct store_error *err)
 {
 #define BOARD_SELECT                                                                               \
-	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games FROM ratings r "                \
+	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games, r.opponents FROM ratings r "   \
 	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND r.rd <= 110 AND "               \
-	"a.closed_ms IS NULL AND a.banned_ms IS NULL "
+	"r.games >= ?5 AND r.opponents >= ?6 AND a.closed_ms IS NULL AND a.banned_ms IS NULL "
 	static const char first[] = BOARD_SELECT "ORDER BY r.rating DESC, r.account LIMIT ?2";
 	static const char after[] = BOARD_SELECT "AND (r.rating < ?3 OR (r.rating = ?3 AND "
 	                                         "r.account > ?4)) ORDER BY r.rating DESC, "
@@ -551,6 +551,8 @@ store_leaderboard(struct store *st, const struct store_board_query *q,
 		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
 	bind_text(s, 1, game_kind_name(q->kind));
 	sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1);
+	sqlite3_bind_int64(s, 5, q->min_games);
+	sqlite3_bind_int64(s, 6, q->min_opponents);
 	if (q->has_after) {
 		sqlite3_bind_double(s, 3, q->after.rating);
 		sqlite3_bind_int64(s, 4, q->after.account);
@@ -576,6 +578,7 @@ store_leaderboard(struct store *st, const struct store_board_query *q,
 		e->rating = sqlite3_column_double(s, 3);
 		e->rd = sqlite3_column_double(s, 4);
 		e->games = sqlite3_column_int64(s, 5);
+		e->opponents = sqlite3_column_int64(s, 6);
 		n++;
 	}
 	sqlite3_finalize(s);
