@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, movers, play_opening  # noqa: E402
 
 SEATS = {"hokito": ("black", "white"), "oxono": ("pink", "black")}
 EVENTS = ("seated", "started", "moved", "game_over")
@@ -160,6 +160,7 @@ def quick_private_resign_leave(t, srv):
 
     r, _ = d.request({"type": "leave"})
     t.ok(r["type"] == "error" and r["code"] == "in_game", "leave during a live game is refused", r)
+    play_opening(*movers(q1, d, e))
     r, got = e.request({"type": "resign"})
     over = [m for m in got if m["type"] == "game_over"]
     t.ok(r["type"] == "ok" and r["request"] == "resign" and len(over) == 1
