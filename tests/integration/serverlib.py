@@ -146,15 +146,17 @@ def move_once(p):
     assert r["type"] == "ok", r
 
 
-def play_opening(first, second, moves=1):
+def play_opening(first, second, moves=1, pick=0):
     """Each side makes `moves` moves (first moves first: the first legal move of each
     your_turn), so that a result may follow: a player who has not moved may not resign, and
     no draw is agreed before both sides moved (PROTOCOL.md resign, draw_offer). Each mover's
-    ok is read; what else came waits in the backlogs for recv() and wait_for()."""
+    ok is read; what else came waits in the backlogs for recv() and wait_for(). pick: the
+    index of the move played in each your_turn's list, or a pair of them (first's, second's)."""
+    picks = pick if isinstance(pick, tuple) else (pick, pick)
     for _ in range(moves):
-        for p in (first, second):
+        for p, i in zip((first, second), picks):
             yt = p.wait_for("your_turn")
-            r = p.ask({"type": "move", "move": yt["moves"][0]})
+            r = p.ask({"type": "move", "move": yt["moves"][i]})
             assert r["type"] == "ok", r
 
 
