@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap, play_opening  # noqa: E402
+from serverlib import Server, Tap  # noqa: E402
 
 PW = "correct horse battery"
 DAY_MS = 86400000
@@ -50,6 +50,29 @@ def login(srv, name, src=None):
     return c
 
 
+def wait(c, type_, g, timeout=10):
+    """The next message of type_ about game g (the clients go from game to game: what is left
+    of an earlier one is skipped)."""
+    while True:
+        m = c.wait_for(type_, timeout)
+        if m.get("game") == g:
+            return m
+
+
+def move(c, g):
+    """c plays the first legal move of its turn in game g."""
+    yt = wait(c, "your_turn", g)
+    r = c.ask({"type": "move", "move": yt["moves"][0]})
+    assert r["type"] == "ok", r
+
+
+def opening(a, b, g, moves):
+    """a and b, in the order they move, make moves moves each in game g."""
+    for _ in range(moves):
+        move(a, g)
+        move(b, g)
+
+
 def start(a, b, rated=True):
     """a creates a HOKITO game (black, a moves first), b joins. Returns (a's state, b's)."""
     st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "seed": 5, "rated": rated})
@@ -63,15 +86,16 @@ def played(a, b, moves=2, end="resign"):
     """A game of a and b: moves moves each, then b resigns (a wins) or they agree a draw.
     Returns (b's join state, a's game_over)."""
     _, js = start(a, b)
-    play_opening(a, b, moves=moves)
+    g = js["game"]
+    opening(a, b, g, moves)
     if end == "resign":
         r = b.ask({"type": "resign"})
     else:
         assert a.ask({"type": "draw_offer"})["type"] == "ok"
         r = b.ask({"type": "draw_accept"})
     assert r["type"] == "ok", r
-    over = a.wait_for("game_over")
-    b.wait_for("game_over")
+    over = wait(a, "game_over", g)
+    wait(b, "game_over", g)
     for c in (a, b):
         c.ask({"type": "leave"})
     return js, over
@@ -105,18 +129,16 @@ def farming():
             st, _ = start(farmer, p)
             r0 = p.ask({"type": "resign"})
             d0 = farmer.ask({"type": "draw_offer"})
-            yt = farmer.wait_for("your_turn")
-            farmer.ask({"type": "move", "move": yt["moves"][0]})
+            move(farmer, st["game"])
             r1 = p.ask({"type": "resign"})
             refused += r0.get("code") == "too_early" and r1.get("code") == "too_early" and \
                 d0.get("code") == "too_early"
             if i % 2:
                 r = p.ask({"type": "abort"})
             else:
-                yt = p.wait_for("your_turn")
-                p.ask({"type": "move", "move": yt["moves"][0]})
+                move(p, st["game"])
                 r = p.ask({"type": "resign"})
-            over = farmer.wait_for("game_over")
+            over = wait(farmer, "game_over", st["game"])
             results += r["type"] == "ok" and "ratings" not in over and \
                 (over["reason"] == "abort" or over.get("unrated") == "short")
             for c in (farmer, p):
@@ -141,15 +163,15 @@ def farming():
         t.ok(js["rated"] is False and js["unrated"] == "same_address" and
              st["rated"] is True and "unrated" not in st,
              "one address: the game created rated is played casual (state says why)", js)
-        started = a.wait_for("started")
+        started = wait(a, "started", st["game"])
         t.ok(started.get("unrated") == "same_address", "... and its started event says so",
              started)
         r = a.ask({"type": "draw_offer"})
         t.ok(r.get("code") == "too_early", "a draw offer at ply 0: too_early", r)
-        play_opening(a, b, moves=2)
+        opening(a, b, st["game"], 2)
         a.ask({"type": "draw_offer"})
         b.ask({"type": "draw_accept"})
-        over = a.wait_for("game_over")
+        over = wait(a, "game_over", st["game"])
         t.ok(over["reason"] == "agreement" and "ratings" not in over and
              over.get("unrated") == "same_address", "its draw rates nobody", over)
         t.ok(srv.log_has(r"game g\d+ \(DrawA vs DrawB\) is played casual: same_address"),
@@ -173,10 +195,10 @@ def short_games():
         st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "seed": 5,
                     "rated": True, "clock": "1+0"})
         b.ask({"type": "join", "game": st["game"]})
-        play_opening(a, b, moves=1)
+        opening(a, b, st["game"], 1)
         k = srv.connect("clock")
         k.ask({"type": "test_clock", "advance_ms": 61000})
-        flag = a.wait_for("game_over")
+        flag = wait(a, "game_over", st["game"])
         t.ok(flag["reason"] == "time" and "ratings" not in flag and flag["unrated"] == "short",
              "lost on time at ply 2: unrated short too", flag)
         gshort = flag["game"]
@@ -218,28 +240,28 @@ def resign_rules(t_, srv):
     a way out."""
     a = register(srv, "Early1")
     b = register(srv, "Early2")
-    start(a, b)
+    st, _ = start(a, b)
+    g = st["game"]
     r = a.ask({"type": "resign"})
     t.ok(r["type"] == "error" and r["code"] == "too_early" and "abort" in r["text"],
          "ply 0: the first player may not resign: too_early, abort instead", r)
     r = b.ask({"type": "draw_accept"})
     t.ok(r["code"] == "too_early", "ply 0: draw_accept too_early (before no_offer)", r)
-    yt = a.wait_for("your_turn")
-    a.ask({"type": "move", "move": yt["moves"][0]})
+    move(a, g)
     r = b.ask({"type": "resign"})
     r2 = a.ask({"type": "abort"})
     t.ok(r["code"] == "too_early" and r2["code"] == "too_late",
          "ply 1: the second player may not resign (it aborts), the first may not abort", (r, r2))
     r = a.ask({"type": "resign"})
-    over = b.wait_for("game_over")
+    over = wait(b, "game_over", g)
     t.ok(r["type"] == "ok" and over["reason"] == "resign" and over["ply"] == 1 and
          over["unrated"] == "short" and "ratings" not in over,
          "ply 1: the first player, who moved, may resign: a result, not rated", over)
     for c in (a, b):
         c.ask({"type": "leave"})
-    start(a, b)
+    st, _ = start(a, b)
     r = b.ask({"type": "abort"})
-    over = a.wait_for("game_over")
+    over = wait(a, "game_over", st["game"])
     t.ok(r["type"] == "ok" and over["result"] == "aborted" and "unrated" not in over,
          "ply 0: abort ends it, no result", over)
     a.close()
