@@ -394,8 +394,9 @@ client_request_resign_early(struct client *c)
 	if (!t->active || t->seat < 0 || !t->started || t->over ||
 	    !event_state_may_abort(&t->rules, t->seat))
 		return 0;
-	client_notice(c, 1, "You have not moved yet: abort instead (no result; A on the game "
-	                    "screen, abort in --plain). A resignation needs a move of yours.");
+	client_notice(c, 1,
+	              "You have not moved yet: abort instead (no result; A on the game "
+	              "screen, abort in --plain). A resignation needs a move of yours.");
 	return 1;
 }
 
