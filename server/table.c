@@ -874,7 +874,7 @@ unrated_log(struct table *t, enum event_unrated why)
  * the game_over carries the change to the store (durable.c), the players and the record.
  *
  * What rates nobody, as lichess does: a game played casual from its start (t->unrated: both
- * players came from one address, or the pair's rated games of 24 h are spent; match.c), and a
+ * players came from one address, or the pair's rated games of 24 h are spent: pairing.c), and a
  * game too short to be a game, ended before env->rated_min_plies plies (a resignation or a
  * flag at the first moves, a claim), so that results without play cannot move a rating. The
  * pair rule is checked again at the end: two sessions of the same accounts may have played
@@ -909,8 +909,9 @@ table_rate(struct table *t, struct event_game_over *g)
 	}
 	if (rating_book_game(env->ratings, t->kind, t->seat_account, score0, g->ratings) == 0) {
 		g->rated = 1;
-		rating_book_pair_add(env->ratings, t->seat_account[0], t->seat_account[1], now,
-		                     since, env->pair_rated);
+		if (env->pair_rated > 0) /* the pair rule's book: only with the rule */
+			rating_book_pair_add(env->ratings, t->seat_account[0], t->seat_account[1],
+			                     now, since, env->pair_rated);
 	}
 }
 
