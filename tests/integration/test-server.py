@@ -157,10 +157,10 @@ def quick_private_resign_leave(t, srv):
     t.ok(q2["type"] == "state" and q2["game"] == q1["game"] and q2["status"] == "live",
          "quick pairing joins the oldest waiting game", q2)
     d.recv_until("started")
+    play_opening(*movers(q1, d, e))  # a result needs play: a move each
 
     r, _ = d.request({"type": "leave"})
     t.ok(r["type"] == "error" and r["code"] == "in_game", "leave during a live game is refused", r)
-    play_opening(*movers(q1, d, e))
     r, got = e.request({"type": "resign"})
     over = [m for m in got if m["type"] == "game_over"]
     t.ok(r["type"] == "ok" and r["request"] == "resign" and len(over) == 1
