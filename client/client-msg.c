@@ -307,7 +307,9 @@ take_result(struct client_state *st)
 			                    t->reason, ch[0], ch[1]);
 		return;
 	}
-	client_state_notice(st, 0, "Game over: %s. %s", result, t->reason);
+	client_state_notice(st, 0, "Game over: %s. %s%s%s", result, t->reason,
+	                    t->unrated != EVENT_UNRATED_NONE && !t->aborted ? " " : "",
+	                    t->aborted ? "" : client_state_unrated_text(t->unrated));
 }
 
 /* The match members of a state: clock, both chats. */
@@ -418,6 +420,8 @@ handle_state(struct client *c, const struct msg *m)
 	snprintf(t->invite, sizeof t->invite, "%s", jstr(r, "code", ""));
 	t->private_game = json_is_true(json_object_get(r, "private"));
 	t->rated = json_is_true(json_object_get(r, "rated"));
+	if (event_unrated_parse(jstr(r, "unrated", NULL), &t->unrated) < 0)
+		t->unrated = EVENT_UNRATED_NONE;
 	take_players(st, json_object_get(r, "players"));
 	take_spectators(st, json_object_get(r, "spectators"));
 	if (event_state_decode(&t->rules, r, &merr) < 0)
@@ -462,8 +466,13 @@ event_show(struct client *c, const struct event *ev)
 		if (s->clock != NULL)
 			snprintf(t->control, sizeof t->control, "%s", s->clock);
 		take_clocks(st, &s->clocks);
-		client_notice(c, 0, "The game begins: %s vs %s.", t->seats[0].name,
-		              t->seats[1].name);
+		if (s->unrated != EVENT_UNRATED_NONE) { /* created rated, played casual */
+			t->rated = 0;
+			t->unrated = s->unrated;
+		}
+		client_notice(c, 0, "The game begins: %s vs %s.%s%s", t->seats[0].name,
+		              t->seats[1].name, t->unrated != EVENT_UNRATED_NONE ? " " : "",
+		              client_state_unrated_text(t->unrated));
 		break;
 	}
 	case MSG_MOVED: {
@@ -658,8 +667,13 @@ handle_event(struct client *c, const struct msg *m)
 	client_state_table_follow(st, 1);
 	if (m->type == MSG_SEATED || m->type == MSG_STARTED)
 		take_marks(t, m);
-	if (m->type == MSG_GAME_OVER)
+	if (m->type == MSG_GAME_OVER) {
 		take_ratings(t, json_object_get(r, "ratings"));
+		if (ev.u.game_over.unrated != EVENT_UNRATED_NONE) {
+			t->rated = 0;
+			t->unrated = ev.u.game_over.unrated;
+		}
+	}
 	event_show(c, &ev);
 }
 

@@ -1042,6 +1042,8 @@ game_key(struct screen *s, int ch, MEVENT *mev)
 			                    t->over ? "The game is over." : "You are watching.");
 			break;
 		}
+		if (client_request_resign_early(c))
+			break;
 		s->mode = MODE_CONFIRM;
 		s->confirm = CONFIRM_RESIGN;
 		break;

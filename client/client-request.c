@@ -417,8 +417,25 @@ client_request_held_flush(struct client *c)
 }
 
 int
+client_request_resign_early(struct client *c)
+{
+	const struct client_table *t = &c->st.table;
+
+	/* PROTOCOL.md resign: a player who has not moved yet aborts instead (too_early) */
+	if (!t->active || t->seat < 0 || !t->started || t->over ||
+	    !event_state_may_abort(&t->rules, t->seat))
+		return 0;
+	client_notice(c, 1,
+	              "You have not moved yet: abort instead (no result; A on the game "
+	              "screen, abort in --plain). A resignation needs a move of yours.");
+	return 1;
+}
+
+int
 client_request_resign(struct client *c)
 {
+	if (client_request_resign_early(c))
+		return -1;
 	return client_request_game(c, MSG_RESIGN);
 }
 
@@ -465,6 +482,11 @@ client_request_draw_offer(struct client *c)
 	/* PROTOCOL.md 13: the computer never answers one; the offer would lapse at its move */
 	if (t->active && t->seat >= 0 && t->seats[!t->seat].computer > 0) {
 		client_notice(c, 1, "The computer does not take draws: play on, or resign.");
+		return -1;
+	}
+	/* PROTOCOL.md draw_offer: no draw before both sides have moved (too_early) */
+	if (t->active && t->seat >= 0 && t->started && !t->over && t->rules.ply < 2) {
+		client_notice(c, 1, "A draw is agreed only once both sides have moved.");
 		return -1;
 	}
 	return client_request_game(c, MSG_DRAW_OFFER);

@@ -44,6 +44,21 @@ client_state_notice(struct client_state *st, int error, const char *fmt, ...)
 }
 
 const char *
+client_state_unrated_text(enum event_unrated why)
+{
+	static const char *const text[EVENT_UNRATED_COUNT] = {
+	        [EVENT_UNRATED_NONE] = "",
+	        [EVENT_UNRATED_SAME_ADDRESS] =
+	                "Not rated: both players come from one address, so it is casual.",
+	        [EVENT_UNRATED_PAIR_LIMIT] = "Not rated: you two have played your rated games of "
+	                                     "the day together, so it is casual.",
+	        [EVENT_UNRATED_SHORT] = "Not rated: it ended before enough moves were played.",
+	};
+
+	return (int)why >= 0 && why < EVENT_UNRATED_COUNT ? text[why] : "";
+}
+
+const char *
 client_state_side_name(enum game_kind kind, int side)
 {
 	switch (kind) {

@@ -109,7 +109,8 @@ struct client_table {
 	int seat;    /* our side (0 or 1), or -1 when watching */
 	int started; /* both seats filled and play begun (rules: not open) */
 	struct client_seat seats[2];
-	int rated;                             /* a rated game (state's "rated") */
+	int rated;                  /* a rated game (state's "rated") */
+	enum event_unrated unrated; /* created rated but not: why (state, started, game_over) */
 	struct client_rating_change change[2]; /* a rated game's end: each seat's change */
 	struct game game;                      /* the current position */
 	struct event_state rules; /* what the game's events decided (the views read the fields
@@ -208,6 +209,9 @@ void client_state_table_follow(struct client_state *st, int seats);
  * HOKITO scores are read from the final position.
  */
 void client_state_table_over(struct client_state *st, int winner, const char *reason);
+
+/* Why a game created rated is not (PROTOCOL.md 14), as a sentence; "" for none. Static. */
+const char *client_state_unrated_text(enum event_unrated why);
 
 /* A side's name with a capital ("Black", "White", "Pink"). Returns a static string. */
 const char *client_state_side_name(enum game_kind kind, int side);

@@ -434,14 +434,18 @@ void client_request_held_flush(struct client *c);
 
 /* The user did something: come back if the server closed us as idle (client_net_wake()). */
 void client_request_wake(struct client *c);
+/* Resign; refused here, with a notice, while we have not moved (abort instead: too_early). */
 int client_request_resign(struct client *c);
+/* Whether a resignation now would be too early (we have not moved): 1 after saying so. */
+int client_request_resign_early(struct client *c);
 int client_request_leave(struct client *c);
 /* A request of a game without members: draw_offer, draw_accept, draw_decline, abort, rematch,
  * rematch_decline (an enum msg_type). */
 int client_request_game(struct client *c, int type);
 int client_request_say(struct client *c, const char *text);
 int client_request_claim(struct client *c, int draw);
-/* Offer a draw; refused here, with a notice, against the server's computer (it takes none). */
+/* Offer a draw; refused here, with a notice, against the server's computer (it takes none)
+ * and before both sides have moved (too_early). */
 int client_request_draw_offer(struct client *c);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 /* player: only the games of that player (an account's name, or our own), NULL for all. */

@@ -52,6 +52,12 @@ static const struct {
 };
 #undef R
 
+static const char *const unrated_words[EVENT_UNRATED_COUNT] = {
+        [EVENT_UNRATED_SAME_ADDRESS] = "same_address",
+        [EVENT_UNRATED_PAIR_LIMIT] = "pair_limit",
+        [EVENT_UNRATED_SHORT] = "short",
+};
+
 static const char *const offer_words[EVENT_OFFER_COUNT] = {
         [EVENT_OFFER_DRAW] = "draw",
         [EVENT_OFFER_REMATCH] = "rematch",
@@ -127,6 +133,23 @@ event_reason_parse(const char *name, enum event_reason *out)
 			return 0;
 		}
 	return PROTO_EBADVALUE;
+}
+
+const char *
+event_unrated_name(enum event_unrated why)
+{
+	return word_name(unrated_words, EVENT_UNRATED_COUNT, (int)why);
+}
+
+int
+event_unrated_parse(const char *name, enum event_unrated *out)
+{
+	int v = word_parse(unrated_words, EVENT_UNRATED_COUNT, name);
+
+	if (v < 0)
+		return PROTO_EBADVALUE;
+	*out = (enum event_unrated)v;
+	return 0;
 }
 
 const char *
@@ -274,6 +297,8 @@ started_encode(const struct event *ev, json_t *o)
 	if (s->clock != NULL)
 		put_str(o, "clock", s->clock);
 	put_pair(o, "clocks", ev->kind, &s->clocks);
+	if (s->unrated != EVENT_UNRATED_NONE)
+		put_str(o, "unrated", event_unrated_name(s->unrated));
 }
 
 static void
@@ -345,6 +370,8 @@ game_over_encode(const struct event *ev, json_t *o)
 	put_int(o, "ply", g->ply);
 	put_pair(o, "scores", ev->kind, &g->outcome.scores);
 	put_pair(o, "clocks", ev->kind, &g->clocks);
+	if (g->unrated != EVENT_UNRATED_NONE)
+		put_str(o, "unrated", event_unrated_name(g->unrated));
 	if (!g->rated)
 		return;
 	ratings = json_object();
@@ -446,6 +473,20 @@ seated_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	return event_member_player_in(o, "player", 1, &ev->u.seated.player, err);
 }
 
+/* The optional "unrated" of started and game_over: a word of event_unrated_name(). */
+static int
+unrated_decode(const json_t *o, enum event_unrated *out, struct msg_error *err)
+{
+	const char *word = NULL;
+
+	*out = EVENT_UNRATED_NONE;
+	EVENT_TRY(event_member_opt_str(o, "unrated", &word, err));
+	if (word != NULL && event_unrated_parse(word, out) < 0)
+		return event_member_fail(err, PROTO_EBADVALUE, "unrated",
+		                         "'unrated' is not a reason a game is not rated.");
+	return 0;
+}
+
 static int
 started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 {
@@ -486,7 +527,7 @@ started_decode(const json_t *o, struct event *ev, struct msg_error *err)
 			return event_member_fail(err, PROTO_EBADVALUE, "clock",
 			                         "'clock' is not a time control.");
 	}
-	return 0;
+	return unrated_decode(o, &s->unrated, err);
 }
 
 static int
@@ -593,6 +634,10 @@ game_over_decode(const json_t *o, struct event *ev, struct msg_error *err)
 	EVENT_TRY(outcome_decode(o, ev->kind, &g->outcome, err));
 	EVENT_TRY(event_member_int(o, "ply", 0, &g->ply, err));
 	EVENT_TRY(event_member_pair(o, "clocks", ev->kind, 0, &g->clocks, err));
+	EVENT_TRY(unrated_decode(o, &g->unrated, err));
+	if (g->unrated != EVENT_UNRATED_NONE && json_object_get(o, "ratings") != NULL)
+		return event_member_fail(err, PROTO_EBADVALUE, "unrated",
+		                         "'unrated' and 'ratings' never come together.");
 	return ratings_decode(o, ev, err);
 }
 

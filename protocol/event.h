@@ -72,6 +72,18 @@ enum event_offer {
 };
 #define EVENT_OFFER_COUNT 2
 
+/*
+ * Why a game created rated changes no rating ("unrated" of started, state, game_over and history
+ * entries; the store's games.unrated): played casual from its start, or too short at its end.
+ */
+enum event_unrated {
+	EVENT_UNRATED_NONE,         /* rated, or casual as created: never on the wire */
+	EVENT_UNRATED_SAME_ADDRESS, /* "same_address": both players came from one address */
+	EVENT_UNRATED_PAIR_LIMIT,   /* "pair_limit": the two accounts' rated games of 24 h */
+	EVENT_UNRATED_SHORT,        /* "short": it ended before --rated-min-plies plies */
+};
+#define EVENT_UNRATED_COUNT 4
+
 /* What a player is ("kind" of a player object, 7.1). */
 enum event_player_kind {
 	EVENT_PLAYER_GUEST,    /* "guest": a display name without an account (the zero value) */
@@ -94,6 +106,8 @@ const char *event_reason_name(enum event_reason reason);
 int event_reason_parse(const char *name, enum event_reason *out);
 const char *event_offer_name(enum event_offer offer);
 int event_offer_parse(const char *name, enum event_offer *out);
+const char *event_unrated_name(enum event_unrated why);
+int event_unrated_parse(const char *name, enum event_unrated *out);
 
 /*
  * Whether a game may end with this result for this reason: "blocked" wins or draws, "line",
@@ -131,8 +145,9 @@ struct event_started {
 	struct event_player players[2];
 	const char *position; /* the start position text */
 	int to_move;
-	const char *clock;        /* the time control ("5+3"), NULL without a clock */
-	struct event_pair clocks; /* both base times, with a clock */
+	const char *clock;          /* the time control ("5+3"), NULL without a clock */
+	struct event_pair clocks;   /* both base times, with a clock */
+	enum event_unrated unrated; /* a game created rated that is played casual: why */
 };
 
 struct event_moved {
@@ -169,6 +184,7 @@ struct event_game_over {
 	struct event_pair clocks; /* with a clock only */
 	int rated;                /* "ratings" follows: the game was rated and not aborted */
 	struct event_rating_change ratings[2]; /* by seat, when rated */
+	enum event_unrated unrated;            /* a game created rated that rated nobody: why */
 };
 
 /* draw_offered, draw_declined, rematch_offered, rematch_declined */

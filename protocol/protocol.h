@@ -86,8 +86,9 @@ enum protocol_err {
 	PROTO_ENOSUCHACCOUNT = -41,    /* "no_such_account": profile of a name without an account */
 	PROTO_EACCOUNTCLOSED = -42,    /* "account_closed": login to a closed or banned account */
 	PROTO_ETOOMANYREADS = -43,     /* "too_many_reads": the address's store reads are queued */
+	PROTO_ETOOEARLY = -44,         /* "too_early": resign or draw before both sides moved */
 };
-#define PROTO_ERR_COUNT 43
+#define PROTO_ERR_COUNT 44
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

@@ -99,7 +99,9 @@ archive_entry_new(const struct accounts *as, const struct store_game *g)
 	json_object_set_new(o, "game", json_string(g->id));
 	json_object_set_new(o, "kind", json_string(game_kind_name(g->kind)));
 	json_object_set_new(o, "variant", json_string(g->variant));
-	json_object_set_new(o, "rated", json_boolean(g->rated));
+	json_object_set_new(o, "rated", json_boolean(g->rated && g->unrated[0] == '\0'));
+	if (g->rated && g->unrated[0] != '\0')
+		json_object_set_new(o, "unrated", json_string(g->unrated));
 	for (int i = 0; i < 2; i++) {
 		struct event_player p = {g->seat_id[i], g->seat_name[i], 0,
 		                         entry_player_kind(as, g, i), NULL};

@@ -49,6 +49,7 @@ enum durable_op {
 	DURABLE_EVENT,
 	DURABLE_FINISH,
 	DURABLE_RATING,
+	DURABLE_UNRATED,
 	DURABLE_GAME_DROP,
 	DURABLE_SWEEP,
 	DURABLE_SESSION_SET,
@@ -204,6 +205,8 @@ durable_apply(struct durable *d, const struct durable_rec *r, struct store_error
 		                            fin->has_score ? fin->score : NULL, err);
 	case DURABLE_RATING:
 		return d->store.rating_change(d->store.impl, r->game_id, r->copy, r->time_ms, err);
+	case DURABLE_UNRATED:
+		return d->store.game_unrated(d->store.impl, r->game_id, r->word, err);
 	case DURABLE_GAME_DROP:
 		return d->store.game_drop(d->store.impl, r->game_id, err);
 	case DURABLE_SWEEP:
@@ -315,6 +318,7 @@ durable_rating(struct durable *d, const struct table *t, const struct event *ev,
 	*c = (struct store_rating_change){
 	        .seat = i,
 	        .account = t->seat_account[i],
+	        .opponent = t->seat_account[1 - i],
 	        .kind = t->kind,
 	        .before = {r->before.rating, r->before.rd, r->before.vol},
 	        .after = {r->after.rating, r->after.rd, r->after.vol},
@@ -343,6 +347,12 @@ durable_over(struct durable *d, const struct table *t, const struct event *ev, i
 	durable_send_last(d);
 	for (int i = 0; ev->u.game_over.rated && i < 2; i++)
 		durable_rating(d, t, ev, i, now);
+	if (ev->u.game_over.unrated != EVENT_UNRATED_NONE) { /* a rated game that rated nobody */
+		struct durable_rec *r = durable_keep(d, DURABLE_UNRATED, t->id, NULL);
+
+		r->word = event_unrated_name(ev->u.game_over.unrated);
+		durable_send_last(d);
+	}
 }
 
 void

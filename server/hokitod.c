@@ -102,6 +102,10 @@ usage_limits(FILE *f)
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
 	        "  --max-reads-per-addr N (default 8)     --max-history-offset N (default 1000)\n"
 	        "  --login-spread N (default %d)          --read-threads N (default 0: cores-1)\n"
+	        "Rated games (PROTOCOL.md 14):\n"
+	        "  --rated-min-plies N (default 4)        --pair-rated N (default 5)\n"
+	        "  --board-min-games N (default 10)       --board-min-opponents N (default 5)\n"
+	        "  --allow-shared-address: accounts of one address play rated games too\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
 	        PROTOCOL_MAX_LINE_DEFAULT, ACCOUNTS_SPREAD_MIN);
 }
@@ -453,6 +457,11 @@ main(int argc, char **argv)
 		O_LOOKUP_FAILURES,
 		O_LOGIN_SPREAD,
 		O_DRAW_MOVES,
+		O_RATED_MIN_PLIES,
+		O_PAIR_RATED,
+		O_BOARD_GAMES,
+		O_BOARD_OPPONENTS,
+		O_SHARED_ADDRESS,
 		O_REMATCH_OFFERS,
 		O_IDLE,
 		O_KEEPALIVE,
@@ -498,6 +507,11 @@ main(int argc, char **argv)
 	        {"max-lookup-failures", required_argument, NULL, O_LOOKUP_FAILURES},
 	        {"login-spread", required_argument, NULL, O_LOGIN_SPREAD},
 	        {"draw-offer-moves", required_argument, NULL, O_DRAW_MOVES},
+	        {"rated-min-plies", required_argument, NULL, O_RATED_MIN_PLIES},
+	        {"pair-rated", required_argument, NULL, O_PAIR_RATED},
+	        {"board-min-games", required_argument, NULL, O_BOARD_GAMES},
+	        {"board-min-opponents", required_argument, NULL, O_BOARD_OPPONENTS},
+	        {"allow-shared-address", no_argument, NULL, O_SHARED_ADDRESS},
 	        {"max-rematch-offers", required_argument, NULL, O_REMATCH_OFFERS},
 	        {"idle-timeout", required_argument, NULL, O_IDLE},
 	        {"keepalive", required_argument, NULL, O_KEEPALIVE},
@@ -540,6 +554,10 @@ main(int argc, char **argv)
 	        .lookup_failures = 5,
 	        .login_spread = ACCOUNTS_SPREAD_MIN,
 	        .draw_offer_moves = 2,
+	        .rated_min_plies = 4,
+	        .pair_rated = 5,
+	        .board_min_games = 10,
+	        .board_min_opponents = 5,
 	        .rematch_offers = 2,
 	        .idle_ms = 600000,
 	        .max_sessions = 20000,
@@ -715,6 +733,33 @@ main(int argc, char **argv)
 				bad = "--draw-offer-moves wants a number from 0 to 1000";
 			else
 				lcfg.draw_offer_moves = (unsigned)v;
+			break;
+		case O_RATED_MIN_PLIES:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--rated-min-plies wants a number from 0 to 1000";
+			else
+				lcfg.rated_min_plies = (unsigned)v;
+			break;
+		case O_PAIR_RATED:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--pair-rated wants a number from 0 to 1000";
+			else
+				lcfg.pair_rated = (unsigned)v;
+			break;
+		case O_BOARD_GAMES:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--board-min-games wants a number from 0 to 1000000";
+			else
+				lcfg.board_min_games = (unsigned)v;
+			break;
+		case O_BOARD_OPPONENTS:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--board-min-opponents wants a number from 0 to 1000000";
+			else
+				lcfg.board_min_opponents = (unsigned)v;
+			break;
+		case O_SHARED_ADDRESS:
+			lcfg.allow_shared_address = 1;
 			break;
 		case O_REMATCH_OFFERS:
 			if (parse_num(optarg, 0, 1000, &v) < 0)

@@ -175,6 +175,8 @@ ladder_leaderboard(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	r->board.kind = m->kind;
 	r->board.provisional = m->provisional;
 	r->board.limit = (size_t)m->limit;
+	r->board.min_games = lb->cfg.board_min_games;
+	r->board.min_opponents = lb->cfg.board_min_opponents;
 	if (m->after != NULL) {
 		r->board.has_after = 1;
 		r->board.after = after;
@@ -200,9 +202,10 @@ board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		snprintf(a.row.kind, sizeof a.row.kind, "%s", e->bot ? "bot" : "account");
 		if (glicko_display(&g, shown, sizeof shown) < 0)
 			continue;
-		json_t *o = json_pack("{s:I,s:o,s:f,s:f,s:s,s:I}", "rank", (json_int_t)e->rank,
+		json_t *o = json_pack("{s:I,s:o,s:f,s:f,s:s,s:I,s:I}", "rank", (json_int_t)e->rank,
 		                      "player", account_player_new(&a, shown), "rating", e->rating,
-		                      "rd", e->rd, "display", shown, "games", (json_int_t)e->games);
+		                      "rd", e->rd, "display", shown, "games", (json_int_t)e->games,
+		                      "opponents", (json_int_t)e->opponents);
 
 		if (r->board.provisional) /* its place among the provisional, not on the board */
 			json_object_set_new(o, "provisional", json_true());

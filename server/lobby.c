@@ -63,6 +63,8 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	lb->env.grace_ms = cfg->grace_ms;
 	lb->env.adjourn_claim_ms = cfg->adjourn_claim_ms;
 	lb->env.first_move_ms = cfg->first_move_ms;
+	lb->env.rated_min_plies = cfg->rated_min_plies;
+	lb->env.pair_rated = cfg->pair_rated;
 	lb->next_player = 1;
 	lb->next_game = 1;
 	k[0] = osrand_u64();

@@ -187,6 +187,12 @@ struct lobby_config {
 	unsigned max_history_offset; /* the largest history offset (deeper pages go by after) */
 	unsigned reads_per_addr; /* store reads one address may have queued or running; 0: any */
 	unsigned read_threads;   /* the store reader's threads (node.c), at least 1 */
+	/* what a rated game needs to rate, and the leaderboard to list (PROTOCOL.md 14) */
+	unsigned rated_min_plies; /* a rated game that ends before this many plies rates nobody */
+	unsigned pair_rated;      /* rated games of two accounts in 24 h that rate; 0: all */
+	int allow_shared_address; /* accounts from one address play rated games too */
+	unsigned board_min_games; /* rated games an account has played to be on a leaderboard */
+	unsigned board_min_opponents; /* ... against this many accounts at least */
 };
 
 /* A request waiting in the lobby for its turn behind a store read of the same connection. */

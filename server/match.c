@@ -384,6 +384,7 @@ rematch_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, st
 		n->seat[1 - i] = NULL;
 		table_seated_emit(n, 1 - i, NULL);
 	}
+	pairing_rated_start(lb, n, (struct session *const[2]){p[1], p[0]});
 	table_start(n, NULL);
 	for (int i = 0; i < 2; i++)
 		n->seat[1 - i] = p[i];

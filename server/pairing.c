@@ -21,6 +21,43 @@
 #include "pool.h"
 #include "xmalloc.h"
 
+/* The address a session counts for: its connection's, or (away) the one that made it. */
+static const char *
+session_addr(const struct session *s)
+{
+	return s->peer != NULL ? s->peer->addr : s->addr;
+}
+
+void
+pairing_rated_start(struct lobby *lb, struct table *t, struct session *const p[2])
+{
+	const char *addr[2];
+	enum event_unrated why = EVENT_UNRATED_NONE;
+	int64_t now = (int64_t)lobby_time(lb);
+	unsigned n;
+
+	t->unrated = EVENT_UNRATED_NONE;
+	if (!t->rated || p[0] == NULL || p[1] == NULL || p[0]->account == 0 || p[1]->account == 0)
+		return;
+	addr[0] = session_addr(p[0]);
+	addr[1] = session_addr(p[1]);
+	if (!lb->cfg.allow_shared_address && addr[0][0] != '\0' && strcmp(addr[0], addr[1]) == 0)
+		why = EVENT_UNRATED_SAME_ADDRESS;
+	else if (lb->cfg.pair_rated > 0 &&
+	         rating_book_pair_count(&lb->ratings, p[0]->account, p[1]->account,
+	                                now - RATING_PAIR_WINDOW_MS) >= lb->cfg.pair_rated)
+		why = EVENT_UNRATED_PAIR_LIMIT;
+	if (why == EVENT_UNRATED_NONE)
+		return;
+	t->unrated = why;
+	if ((n = rating_book_log_due(&lb->ratings, why, now)) > 0)
+		log_info(
+		        "game %s (%s vs %s) is played casual: %s; %u rated game%s played casual so "
+		        "lately",
+		        t->id, p[0]->name, p[1]->name, event_unrated_name(why), n,
+		        n == 1 ? "" : "s");
+}
+
 void
 pairing_join(struct lobby *lb, struct session *s, struct table *t, json_t *id)
 {
@@ -33,6 +70,7 @@ pairing_join(struct lobby *lb, struct session *s, struct table *t, json_t *id)
 	seat = t->seat_taken[0] ? 1 : 0;
 	table_seat(t, seat, s);
 	table_seated_emit(t, seat, s);
+	pairing_rated_start(lb, t, t->seat);
 	table_start(t, s);
 	lobby_finished_touch(lb, t);
 	log_info("%s (%s) joined game %s as %s: game started", s->id, s->name, t->id,

@@ -16,6 +16,15 @@
 void pairing_join(struct lobby *lb, struct session *s, struct table *t, json_t *id);
 
 /*
+ * Before a game created rated starts between the sessions p[0] and p[1] (its seats, borrowed):
+ * whether it is played casual (t->unrated, told in started and state): both players came from
+ * one address (each session's connection, or the one that made it while away; an IPv4 address
+ * or an IPv6 /64), unless --allow-shared-address; or the two accounts' rated games of the last
+ * 24 hours that changed their ratings number --pair-rated already (PROTOCOL.md 14).
+ */
+void pairing_rated_start(struct lobby *lb, struct table *t, struct session *const p[2]);
+
+/*
  * Time passed (the wake-up of lobby_arm(), the tick, a test_clock step): once a window has
  * widened (lb->quick_due has come; other wake-ups cost nothing here), pair the players waiting
  * in the rated quick pool whose windows now cover each other (pool_pair()), then note the next

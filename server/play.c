@@ -61,7 +61,7 @@ player_table(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		return NULL;
 	}
 	if (t->st.status == EVENT_STATUS_ADJOURNED && m->type != MSG_RESIGN &&
-	    !(m->type == MSG_CLAIM && table_claimable(t, 1 - s->seat))) {
+	    m->type != MSG_ABORT && !(m->type == MSG_CLAIM && table_claimable(t, 1 - s->seat))) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTSTARTED,
 		             "game %s is adjourned: it goes on when both players are back%s", t->id,
 		             m->type == MSG_CLAIM ? ", or may be claimed once the wait after the "
@@ -111,6 +111,30 @@ play_move(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	table_your_turn(t);
 }
 
+/*
+ * A result needs play (lichess's rule): a player who has not moved yet may not resign, it aborts
+ * instead (no result, nobody's rating changes); and no draw is agreed before both sides have
+ * moved. So a rated result cannot be had without moves; every player still has a way out (abort
+ * while it has not moved, resign once it has). Refuses with too_early when so.
+ */
+static int
+too_early(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const struct table *t)
+{
+	int seat = peer->session->seat;
+
+	if (m->type == MSG_RESIGN ? !event_state_may_abort(&t->st, seat) : t->st.ply >= 2)
+		return 0;
+	lobby_refuse(lb, peer, m, PROTO_ETOOEARLY,
+	             m->type == MSG_RESIGN
+	                     ? "you have not moved yet in game %s: abort it instead (no result)"
+	             : event_state_may_abort(&t->st, seat)
+	                     ? "a draw is agreed only once both sides have moved in game %s; "
+	                       "abort it instead (no result)"
+	                     : "a draw is agreed only once both sides have moved in game %s",
+	             t->id);
+	return 1;
+}
+
 void
 play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
@@ -118,7 +142,7 @@ play_resign(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	struct table *t = player_table(lb, peer, m);
 	int64_t seq;
 
-	if (t == NULL)
+	if (t == NULL || too_early(lb, peer, m, t))
 		return;
 	seq = table_finish(t, EVENT_RESULT_WIN, 1 - s->seat, EVENT_REASON_RESIGN);
 	lobby_finished_touch(lb, t);
@@ -294,7 +318,7 @@ play_draw(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	int64_t seq = -1;
 	int rc;
 
-	if (t == NULL)
+	if (t == NULL || (m->type != MSG_DRAW_DECLINE && too_early(lb, peer, m, t)))
 		return;
 	if ((rc = play_offer_answer(lb, peer, m, t, "draw")) < 0)
 		return;

@@ -27,8 +27,20 @@
 #define RATING_WINDOW_STEP     50.0
 #define RATING_WINDOW_EVERY_MS 10000
 
+/* The window of the pair rule (--pair-rated): rated games of two accounts in any 24 hours. */
+#define RATING_PAIR_WINDOW_MS (24 * 3600 * 1000LL)
+
+/* Refusals a log line counts (rating_book_log_due()), one kind per event_unrated word. */
+#define RATING_LOG_EVERY_MS 10000
+
 struct rating_book {
 	struct strmap by_key; /* "account:kind" -> struct rating_entry (owned) */
+	struct strmap pairs;  /* "lo:hi" accounts -> struct rating_pair (owned): their last games */
+	size_t pairs_swept;   /* pairs held after the last sweep of the stale ones */
+	struct {
+		int64_t at;     /* when the last line of this kind was written (lobby time) */
+		unsigned count; /* refusals since */
+	} log[EVENT_UNRATED_COUNT];
 };
 
 /* Set up an empty book. */
@@ -60,6 +72,27 @@ void rating_book_display(const struct rating_book *b, int64_t account, enum game
  */
 int rating_book_game(struct rating_book *b, enum game_kind kind, const int64_t account[2],
                      double score0, struct event_rating_change out[2]);
+
+/*
+ * The pair rule (PROTOCOL.md 14): how many rated games between accounts a and c changed their
+ * ratings at a time after since (the caller's time: lobby time), any kind.
+ */
+unsigned rating_book_pair_count(const struct rating_book *b, int64_t a, int64_t c, int64_t since);
+
+/*
+ * Remember a rated game between a and c that changed their ratings at time at: the pair keeps
+ * its games after since, at most keep of them (the newest). Pairs with no game after since are
+ * forgotten now and then, so the book holds the pairs of the last window only.
+ */
+void rating_book_pair_add(struct rating_book *b, int64_t a, int64_t c, int64_t at, int64_t since,
+                          unsigned keep);
+
+/*
+ * Count one game of why that was not rated; returns the count to log now (the refusals since
+ * the last line, this one included) when no line of why was written in the last
+ * RATING_LOG_EVERY_MS before now, else 0 (the caller writes nothing).
+ */
+unsigned rating_book_log_due(struct rating_book *b, enum event_unrated why, int64_t now);
 
 /* How far apart (in rating points) two players of the rated quick pool may be paired after the
  * longer waiter waited waited_ms. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "durable.h"
 #include "log.h"
 #include "names.h"
 #include "restore.h"
@@ -39,6 +40,7 @@ struct restore_ctx {
 	char (*stale)[STORE_TOKEN_MAX]; /* session rows to remove */
 	size_t nstale, stale_cap;
 	unsigned sessions;
+	int64_t wall_ms, lobby_ms; /* now, on the wall clock and in lobby time (the pair rule) */
 };
 
 /*
@@ -146,6 +148,22 @@ restore_rating_cb(void *ctx, const struct store_rating *r)
 }
 
 /*
+ * rated_pairs_load() callback: a rated game of the last 24 hours, for the pair rule. Its end is
+ * on the wall clock; the book keeps lobby time (the clock of the game layer, virtual with
+ * --test-clock), so it goes in as long before the lobby's now as it ended before the wall's.
+ */
+static int
+restore_pair_cb(void *ctx, int64_t a, int64_t b, int64_t ended_ms)
+{
+	struct restore_ctx *rc = ctx;
+	int64_t at = rc->lobby_ms - (rc->wall_ms - ended_ms);
+
+	rating_book_pair_add(&rc->lb->ratings, a, b, at, rc->lobby_ms - RATING_PAIR_WINDOW_MS,
+	                     rc->lb->cfg.pair_rated);
+	return 0;
+}
+
+/*
  * The order in which the rebuilt finished games finished: by end time, then creation (the order
  * store_history() lists them in), so that pruning and the lobby list go on as before the restart.
  */
@@ -201,6 +219,12 @@ restore_lobby(struct lobby *lb, struct store_error *err)
 	if (st == NULL)
 		return 0;
 	n = st->ratings_load(st->impl, restore_rating_cb, &rc, err);
+	rc.wall_ms = durable_wall_ms();
+	rc.lobby_ms = (int64_t)lobby_time(lb);
+	if (n >= 0 && lb->cfg.pair_rated > 0 &&
+	    (rv = st->rated_pairs_load(st->impl, rc.wall_ms - RATING_PAIR_WINDOW_MS,
+	                               restore_pair_cb, &rc, err)) < 0)
+		n = rv;
 	if (n >= 0)
 		n = st->load(st->impl, lb->cfg.keep_finished, restore_game_cb, &rc, err);
 	if (n == STORE_ESTOPPED) {

@@ -357,7 +357,7 @@ store_record_format(const struct store_game *g, const struct store_event *ev, si
 	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
 	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
 		r->date[0] = '\0';
-	r->rated = g->rated;
+	r->rated = g->rated && g->unrated[0] == '\0'; /* one that rated nobody is casual there */
 	if (changes != NULL)
 		record_ratings(r, changes);
 	r->result = strcmp(g->status, "finished") == 0 ? store_record_result(g) : RECORD_UNFINISHED;
@@ -525,26 +525,35 @@ store_rated_games(struct store *st, int64_t account, size_t limit, struct store_
  * A leaderboard page by key: down ratings_board (kind, rating DESC, account), from just after
  * the cursor's entry, one more than asked for to tell whether more follow. Closed and banned
  * accounts are skipped (their rows stay: an unbanned account comes back with its rating). The
- * provisional ratings page the same way down ratings_provisional.
+ * provisional players (every rating not on the board) page the same way down ratings_by_rating,
+ * skipping the ranked ones.
  */
 int
 store_leaderboard(struct store *st, const struct store_board_query *q,
                   struct store_board_entry *out, int *more, struct store_error *err)
 {
-#define BOARD_SELECT(rd)                                                                           \
-	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games FROM ratings r "                \
-	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND r.rd " rd " AND "               \
+	/*
+	 * The board: settled ratings (rd <= 110) with the minimum games and opponents
+	 * (--board-min-*); the provisional list: every other rating, the same order. Both page by
+	 * key down (kind, rating DESC, account): ratings_board, ratings_by_rating.
+	 */
+#define BOARD_SELECT(which)                                                                        \
+	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games, r.opponents FROM ratings r "   \
+	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND " which " AND "                 \
 	"a.closed_ms IS NULL AND a.banned_ms IS NULL "
-#define BOARD_FIRST "ORDER BY r.rating DESC, r.account LIMIT ?2"
+#define BOARD_RANKED "(r.rd <= 110 AND r.games >= ?5 AND r.opponents >= ?6)"
+#define BOARD_FIRST  "ORDER BY r.rating DESC, r.account LIMIT ?2"
 #define BOARD_AFTER                                                                                \
 	"AND (r.rating < ?3 OR (r.rating = ?3 AND r.account > ?4)) ORDER BY r.rating DESC, "       \
 	"r.account LIMIT ?2"
 	/* [provisional][has_after] */
 	static const char *const selects[2][2] = {
-	        {BOARD_SELECT("<= 110") BOARD_FIRST, BOARD_SELECT("<= 110") BOARD_AFTER},
-	        {BOARD_SELECT("> 110") BOARD_FIRST, BOARD_SELECT("> 110") BOARD_AFTER},
+	        {BOARD_SELECT(BOARD_RANKED) BOARD_FIRST, BOARD_SELECT(BOARD_RANKED) BOARD_AFTER},
+	        {BOARD_SELECT("NOT " BOARD_RANKED) BOARD_FIRST,
+	         BOARD_SELECT("NOT " BOARD_RANKED) BOARD_AFTER},
 	};
 #undef BOARD_SELECT
+#undef BOARD_RANKED
 #undef BOARD_FIRST
 #undef BOARD_AFTER
 	int64_t rank = q->has_after ? q->after.rank : 0;
@@ -560,6 +569,8 @@ store_leaderboard(struct store *st, const struct store_board_query *q,
 		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
 	bind_text(s, 1, game_kind_name(q->kind));
 	sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1);
+	sqlite3_bind_int64(s, 5, q->min_games);
+	sqlite3_bind_int64(s, 6, q->min_opponents);
 	if (q->has_after) {
 		sqlite3_bind_double(s, 3, q->after.rating);
 		sqlite3_bind_int64(s, 4, q->after.account);
@@ -585,6 +596,7 @@ store_leaderboard(struct store *st, const struct store_board_query *q,
 		e->rating = sqlite3_column_double(s, 3);
 		e->rd = sqlite3_column_double(s, 4);
 		e->games = sqlite3_column_int64(s, 5);
+		e->opponents = sqlite3_column_int64(s, 6);
 		n++;
 	}
 	sqlite3_finalize(s);

@@ -28,7 +28,7 @@
 	"seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0, score1, "     \
 	"(SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.game_id = games.id), "             \
 	"(SELECT COUNT(move) FROM events WHERE events.game_id = games.id), clock, rated, "         \
-	"seat0_account, seat1_account"
+	"seat0_account, seat1_account, unrated"
 
 /* The prepared statements, reused for the life of the store. */
 enum {
@@ -52,6 +52,8 @@ enum {
 	S_ACCOUNT_UPDATE,
 	S_RATING_CHANGE,
 	S_RATING_SET,
+	S_RATING_PAIR,
+	S_UNRATED,
 	S_CHANGES_OF,
 	S_EVENTS_DROP,
 	S_SESSIONS_DROP,

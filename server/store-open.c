@@ -75,6 +75,11 @@ static const char *const statements[S_COUNT] = {
                 "rd = ?4, vol = ?5, games = games + 1, wins = wins + (?7 = 1.0), "
                 "draws = draws + (?7 = 0.5), losses = losses + (?7 = 0.0), "
                 "best = MAX(best, ?3), updated_ms = ?6",
+        /* a pair's first game makes an opponent of the ratings row (trigger rating_pairs_new) */
+        [S_RATING_PAIR] = "INSERT INTO rating_pairs (account, kind, opponent, games) VALUES "
+                          "(?1, ?2, ?3, 1) ON CONFLICT (account, kind, opponent) DO UPDATE "
+                          "SET games = games + 1",
+        [S_UNRATED] = "UPDATE games SET unrated = ?2 WHERE id = ?1",
         [S_CHANGES_OF] = "SELECT seat, account, before_rating, before_rd, before_vol, "
                          "after_rating, after_rd, after_vol FROM rating_changes WHERE game = ?1 "
                          "ORDER BY seat",

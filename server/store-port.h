@@ -68,7 +68,10 @@ struct store_game {
 	char clock[STORE_WORD_MAX];        /* time control: "none" (also when "") or "M+S" */
 	int64_t nevents;                   /* events stored (the game's last seq) */
 	int ply;                           /* moves stored */
-	int rated;                         /* a rated game (schema 8) */
+	int rated;                         /* created rated (schema 8) */
+	char unrated[STORE_WORD_MAX];      /* ... and why it rated nobody (schema 10: "short",
+	                                    * "same_address", "pair_limit"), "" when it did or
+	                                    * is not over */
 	int64_t seat_account[2];           /* each seat's account (schema 9); -1: none (a guest, the
 	                                    * computer, an empty seat); 0: stored before schema 9 under an
 	                                    * account's name, so perhaps one: unknown */
@@ -131,6 +134,7 @@ struct store_rating_change {
 	double before[3]; /* rating, rd, vol before the game */
 	double after[3];  /* ... after it */
 	double score;     /* the seat's score: 1, 0.5, 0 (its win, draw or loss) */
+	int64_t opponent; /* the other seat's account (schema 10: its distinct opponents) */
 };
 
 /*
@@ -203,7 +207,9 @@ struct store_board_query {
 	int has_after;                   /* start after `after`; else at the best */
 	struct store_board_cursor after; /* see has_after */
 	size_t limit;                    /* at most this many entries */
-	int provisional; /* the provisional ratings instead (down ratings_provisional) */
+	unsigned min_games;              /* only accounts with this many rated games ... */
+	unsigned min_opponents;          /* ... against this many accounts (--board-min-*) */
+	int provisional; /* the provisional ratings instead (the players not on the board) */
 };
 
 /* One entry of a leaderboard page. */
@@ -214,6 +220,7 @@ struct store_board_entry {
 	int bot; /* a bot account */
 	double rating, rd;
 	int64_t games;
+	int64_t opponents; /* distinct accounts it played rated games of the kind against */
 };
 
 /* One of an account's rated games, for its profile: the game and both seats' changes. */
@@ -240,6 +247,10 @@ struct store_write_port {
 	int (*game_finish)(void *impl, const char *game_id, int64_t ended_ms, const char *result,
 	                   int winner, const char *reason, const int score[2],
 	                   struct store_error *err);
+	/* A finished game created rated rated nobody: why (unrated, a static word), in the
+	 * transaction of its end. */
+	int (*game_unrated)(void *impl, const char *game_id, const char *unrated,
+	                    struct store_error *err);
 	/* Delete a game with its events and the sessions seated at it (one that never started,
 	 * at its end); the kept counts follow. */
 	int (*game_drop)(void *impl, const char *game_id, struct store_error *err);
@@ -285,6 +296,11 @@ struct store_write_port {
 	/* Start-up: every ratings row to cb. Returns the count or an error. */
 	int (*ratings_load)(void *impl, int (*cb)(void *ctx, const struct store_rating *r),
 	                    void *ctx, struct store_error *err);
+	/* Start-up: each rated game that changed ratings and ended at since_ms or later, in the
+	 * order of their ends, to cb with both seats' accounts. Returns the count or an error. */
+	int (*rated_pairs_load)(void *impl, int64_t since_ms,
+	                        int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms),
+	                        void *ctx, struct store_error *err);
 	void *impl; /* the backend's state, passed to every op; borrowed */
 };
 

@@ -310,10 +310,39 @@ static const char *const migrations[] = {
         "  AND seat0_account IS NULL AND seat1_account IS NULL;"
         "CREATE INDEX sessions_game ON sessions (game_id);",
         /*
-         * 10: the provisional ratings (rd > 110) by key too, for the leaderboard's provisional
-         * players (PROTOCOL.md leaderboard, "provisional": true), as ratings_board the ranked.
+         * 10: a rated result needs play (PROTOCOL.md 14). A game created rated that rated
+         * nobody says why in games.unrated ('short': it ended before --rated-min-plies plies;
+         * 'same_address', 'pair_limit': it was played casual from its start); NULL for the
+         * others. rating_pairs counts each account's rated games against each opponent in a
+         * kind, and ratings.opponents its distinct opponents there (the trigger moves it when a
+         * pair's first game is added), which the leaderboard's --board-min-opponents asks by
+         * key; both are filled from the rated games stored before. rating_changes_ended finds
+         * the rated games of the last 24 hours at start-up (the pair rule, --pair-rated).
          */
-        "CREATE INDEX ratings_provisional ON ratings (kind, rating DESC, account) WHERE rd > 110;",
+        "ALTER TABLE games ADD COLUMN unrated TEXT;"
+        "ALTER TABLE ratings ADD COLUMN opponents INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE rating_pairs ("
+        "  account INTEGER NOT NULL REFERENCES accounts (id),"
+        "  kind TEXT NOT NULL,"
+        "  opponent INTEGER NOT NULL REFERENCES accounts (id),"
+        "  games INTEGER NOT NULL,"
+        "  PRIMARY KEY (account, kind, opponent)) WITHOUT ROWID;"
+        "INSERT INTO rating_pairs (account, kind, opponent, games)"
+        "  SELECT c.account, g.kind, o.account, COUNT(*) FROM rating_changes c"
+        "  JOIN rating_changes o ON o.game = c.game AND o.seat <> c.seat"
+        "  JOIN games g ON g.id = c.game GROUP BY c.account, g.kind, o.account;"
+        "UPDATE ratings SET opponents = (SELECT COUNT(*) FROM rating_pairs p"
+        "  WHERE p.account = ratings.account AND p.kind = ratings.kind);"
+        "CREATE TRIGGER rating_pairs_new AFTER INSERT ON rating_pairs BEGIN"
+        "  UPDATE ratings SET opponents = opponents + 1"
+        "  WHERE account = new.account AND kind = new.kind; END;"
+        "CREATE INDEX rating_changes_ended ON rating_changes (ended_ms);",
+        /*
+         * 11: every rating by key in its kind, for the leaderboard's provisional players
+         * (PROTOCOL.md leaderboard, "provisional": true: those not on the board, as
+         * ratings_board holds the settled ones).
+         */
+        "CREATE INDEX ratings_by_rating ON ratings (kind, rating DESC, account);",
 };
 
 /* The schema of migrations[8] (seat accounts, deleted games): what this file calls it by. */

@@ -909,6 +909,7 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	g->ply = sqlite3_column_int(s, 20);
 	bad |= column_copy(s, 21, g->clock, sizeof g->clock);
 	g->rated = sqlite3_column_int(s, 22);
+	bad |= column_copy(s, 25, g->unrated, sizeof g->unrated);
 	for (int i = 0; i < 2; i++)
 		g->seat_account[i] = sqlite3_column_type(s, 23 + i) == SQLITE_NULL
 		                             ? -1
@@ -1357,7 +1358,61 @@ store_rating_change(struct store *st, const char *game_id, const struct store_ra
 		sqlite3_bind_double(s, 3 + i, c->after[i]);
 	sqlite3_bind_int64(s, 6, now_ms);
 	sqlite3_bind_double(s, 7, c->score);
-	return store_write(st, s, "setting a rating", err);
+	if ((rc = store_write(st, s, "setting a rating", err)) < 0 || c->opponent <= 0)
+		return rc;
+	s = store_stmt(st, S_RATING_PAIR);
+	sqlite3_bind_int64(s, 1, c->account);
+	bind_text(s, 2, game_kind_name(c->kind));
+	sqlite3_bind_int64(s, 3, c->opponent);
+	return store_write(st, s, "counting an opponent", err);
+}
+
+int
+store_game_unrated(struct store *st, const char *game_id, const char *unrated,
+                   struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!fits(game_id, STORE_ID_MAX) || unrated == NULL || !fits(unrated, STORE_WORD_MAX))
+		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad unrated word", game_id);
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_UNRATED);
+	bind_text(s, 1, game_id);
+	bind_text(s, 2, unrated);
+	return store_write(st, s, "marking a game not rated", err);
+}
+
+int
+store_rated_pairs_load(struct store *st, int64_t since_ms,
+                       int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms), void *ctx,
+                       struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, count = 0;
+
+	/* down rating_changes_ended: the games of the window only, whatever the store holds */
+	rc = sqlite3_prepare_v2(st->db,
+	                        "SELECT c.account, o.account, c.ended_ms FROM rating_changes c "
+	                        "JOIN rating_changes o ON o.game = c.game AND o.seat = 1 "
+	                        "WHERE c.seat = 0 AND c.ended_ms >= ?1 ORDER BY c.ended_ms",
+	                        -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(st, rc, err, "reading rated pairs");
+	sqlite3_bind_int64(s, 1, since_ms);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (cb(ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+		       sqlite3_column_int64(s, 2)) != 0) {
+			sqlite3_finalize(s);
+			return store_fail(err, STORE_ESTOPPED, "loading rated pairs stopped");
+		}
+		count++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading rated pairs");
+	return count;
 }
 
 int
@@ -1541,6 +1596,20 @@ port_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating *r)
 }
 
 static int
+port_game_unrated(void *impl, const char *game_id, const char *unrated, struct store_error *err)
+{
+	return store_game_unrated(impl, game_id, unrated, err);
+}
+
+static int
+port_rated_pairs_load(void *impl, int64_t since_ms,
+                      int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms), void *ctx,
+                      struct store_error *err)
+{
+	return store_rated_pairs_load(impl, since_ms, cb, ctx, err);
+}
+
+static int
 port_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
                    struct store_error *err)
 {
@@ -1572,5 +1641,7 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .accounts_load = port_accounts_load,
 	                                 .rating_change = port_rating_change,
 	                                 .ratings_load = port_ratings_load,
+	                                 .game_unrated = port_game_unrated,
+	                                 .rated_pairs_load = port_rated_pairs_load,
 	                                 .impl = st};
 }

@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 10 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 11 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -219,6 +219,20 @@ int store_account_find(struct store *st, const char *key, struct store_account *
  */
 int store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
                         int64_t now_ms, struct store_error *err);
+
+/* Queue the word (a static one: "short", "same_address", "pair_limit") of a finished game
+ * created rated that rated nobody: games.unrated (schema 10). Call it in the turn of its end. */
+int store_game_unrated(struct store *st, const char *game_id, const char *unrated,
+                       struct store_error *err);
+
+/*
+ * Each rated game that changed ratings and ended at since_ms or later, oldest first, to cb with
+ * its seats' accounts and its end (down the index rating_changes_ended). A cb that returns
+ * non-zero stops it (STORE_ESTOPPED). Returns how many, or a negative error.
+ */
+int store_rated_pairs_load(struct store *st, int64_t since_ms,
+                           int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms), void *ctx,
+                           struct store_error *err);
 
 /* Start-up: every ratings row to cb. Returns the count or an error. */
 int store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rating *r),

@@ -50,6 +50,7 @@
 
 #include "event-state.h"
 #include "event.h"
+#include "log.h"
 #include "rating.h"
 #include "store.h"
 #include "table.h"
@@ -156,6 +157,10 @@ table_event_apply(struct table *t, const struct event *ev, struct msg_error *err
 		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", ev->u.moved.move);
 	} else if (ev->type == MSG_CHAT) {
 		chat_keep(t->chat, &t->nchat, chat_line_new(t->kind, &ev->u.chat));
+	} else if (ev->type == MSG_STARTED && ev->u.started.unrated != EVENT_UNRATED_NONE) {
+		t->unrated = ev->u.started.unrated; /* played casual from its start */
+	} else if (ev->type == MSG_GAME_OVER && ev->u.game_over.unrated != EVENT_UNRATED_NONE) {
+		t->unrated = ev->u.game_over.unrated;
 	} else if (ev->type == MSG_SEATED) {
 		/* what the seated player was (emitted: table_seat() set it; restored: read back) */
 		const struct event_player *p = &ev->u.seated.player;
@@ -659,7 +664,9 @@ table_state_new(const struct table *t, const struct session *viewer, json_t *id)
 	json_object_set_new(o, "variant", json_string(t->variant));
 	json_object_set_new(o, "seed", json_string(seed));
 	json_object_set_new(o, "private", json_boolean(t->is_private));
-	json_object_set_new(o, "rated", json_boolean(t->rated));
+	json_object_set_new(o, "rated", json_boolean(table_rated(t)));
+	if (t->rated && t->unrated != EVENT_UNRATED_NONE)
+		json_object_set_new(o, "unrated", json_string(event_unrated_name(t->unrated)));
 	if (t->is_private && seated)
 		json_object_set_new(o, "code", json_string(t->code));
 	json_object_set_new(o, "status", json_string(event_status_name(t->st.status)));
@@ -715,7 +722,9 @@ table_summary_new(const struct table *t)
 	json_object_set_new(o, "kind", json_string(game_kind_name(t->kind)));
 	json_object_set_new(o, "variant", json_string(t->variant));
 	json_object_set_new(o, "status", json_string(event_status_name(t->st.status)));
-	json_object_set_new(o, "rated", json_boolean(t->rated));
+	json_object_set_new(o, "rated", json_boolean(table_rated(t)));
+	if (t->rated && t->unrated != EVENT_UNRATED_NONE)
+		json_object_set_new(o, "unrated", json_string(event_unrated_name(t->unrated)));
 	json_object_set_new(o, "players", players_new(t, 0));
 	json_object_set_new(o, "spectators", json_integer((json_int_t)t->nwatchers));
 	json_object_set_new(o, "ply", json_integer((json_int_t)t->st.ply));
@@ -918,24 +927,70 @@ table_computer_think(struct table *t)
 	           t->seed ^ ((uint64_t)t->st.ply * 0x9e3779b97f4a7c15ULL), time_ms);
 }
 
+int
+table_rated(const struct table *t)
+{
+	return t->rated && t->unrated == EVENT_UNRATED_NONE;
+}
+
+/* Say in the log, at most once in RATING_LOG_EVERY_MS for each why, that t rated nobody. */
+static void
+unrated_log(struct table *t, enum event_unrated why)
+{
+	unsigned n = rating_book_log_due(t->env->ratings, why, (int64_t)table_now(t));
+
+	if (n > 0)
+		log_info("game %s (%s vs %s) is not rated: %s; %u rated game%s not rated so lately",
+		         t->id, t->seat_name[0], t->seat_name[1], event_unrated_name(why), n,
+		         n == 1 ? "" : "s");
+}
+
 /*
  * The ratings of a rated game's end (6.5): both seats accounts (a bot's is one), an end that
  * counts (a win or a draw; an aborted game changes nothing). Both are rated from their values
  * before the game, in the book at once, so the next game of either starts from the new values;
  * the game_over carries the change to the store (durable.c), the players and the record.
+ *
+ * What rates nobody, as lichess does: a game played casual from its start (t->unrated: both
+ * players came from one address, or the pair's rated games of 24 h are spent: pairing.c), and a
+ * game too short to be a game, ended before env->rated_min_plies plies (a resignation or a
+ * flag at the first moves, a claim), so that results without play cannot move a rating. The
+ * pair rule is checked again at the end: two sessions of the same accounts may have played
+ * at the same time. Then game_over says why (unrated) instead of carrying ratings.
  */
 static void
 table_rate(struct table *t, struct event_game_over *g)
 {
+	const struct table_env *env = t->env;
 	double score0 = g->outcome.result == EVENT_RESULT_DRAW ? 0.5
 	                : g->outcome.winner == 0               ? 1.0
 	                                                       : 0.0;
+	int64_t now = (int64_t)table_now(t), since = now - RATING_PAIR_WINDOW_MS;
 
-	if (!t->rated || t->env->ratings == NULL || g->outcome.result == EVENT_RESULT_ABORTED ||
-	    t->seat_account[0] == 0 || t->seat_account[1] == 0)
+	if (!t->rated || env->ratings == NULL || t->seat_account[0] == 0 || t->seat_account[1] == 0)
 		return;
-	if (rating_book_game(t->env->ratings, t->kind, t->seat_account, score0, g->ratings) == 0)
+	if (t->unrated != EVENT_UNRATED_NONE) {
+		g->unrated = t->unrated;
+		return;
+	}
+	if (g->outcome.result == EVENT_RESULT_ABORTED)
+		return;
+	if (t->st.ply < (int64_t)env->rated_min_plies)
+		g->unrated = EVENT_UNRATED_SHORT;
+	else if (env->pair_rated > 0 &&
+	         rating_book_pair_count(env->ratings, t->seat_account[0], t->seat_account[1],
+	                                since) >= env->pair_rated)
+		g->unrated = EVENT_UNRATED_PAIR_LIMIT;
+	if (g->unrated != EVENT_UNRATED_NONE) {
+		unrated_log(t, g->unrated);
+		return;
+	}
+	if (rating_book_game(env->ratings, t->kind, t->seat_account, score0, g->ratings) == 0) {
 		g->rated = 1;
+		if (env->pair_rated > 0) /* the pair rule's book: only with the rule */
+			rating_book_pair_add(env->ratings, t->seat_account[0], t->seat_account[1],
+			                     now, since, env->pair_rated);
+	}
 }
 
 int64_t
@@ -985,6 +1040,7 @@ table_start(struct table *t, const struct session *skip)
 	s->to_move = game_side(&t->game);
 	s->clock = t->timed ? t->control : NULL;
 	s->clocks = clocks_pair(t);
+	s->unrated = t->rated ? t->unrated : EVENT_UNRATED_NONE;
 	table_emit(t, &ev, skip);
 	/* a start position can already be over (HOKITO: a side without a move) */
 	if (game_over(&t->game))

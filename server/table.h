@@ -48,6 +48,8 @@ struct table_env {
 	uint64_t grace_ms;         /* a dropped player's grace period */
 	uint64_t adjourn_claim_ms; /* after an adjournment, the wait before a claim (11.3) */
 	uint64_t first_move_ms;    /* each side's first move in a timed game (11.1); 0: none */
+	unsigned rated_min_plies;  /* a rated game ending before this many plies rates nobody */
+	unsigned pair_rated;       /* rated games of two accounts in 24 h that rate; 0: all */
 };
 
 #define CHAT_KEEP           50  /* chat lines a table keeps for the state of late comers */
@@ -81,7 +83,8 @@ struct table {
 	enum event_player_kind seat_kind[2];     /* what each seat's player is (7.1) */
 	int64_t seat_account[2];                 /* its account, 0 for a guest or the computer */
 	char seat_rating[2][GLICKO_DISPLAY_MAX]; /* its rating as shown when seated, "" none */
-	int rated;          /* the creator asked for a rated game: its end rates both accounts */
+	int rated; /* the creator asked for a rated game: its end rates both accounts */
+	enum event_unrated unrated; /* ... unless this says why not (from its start or its end) */
 	uint64_t opened_at; /* when it was opened (lobby time; a restart: 0): its creator's wait */
 	int thinking;       /* env->think was asked for the computer's move at the current ply */
 	char (*moves)[GAME_MOVE_TEXT]; /* canonical text of every move played */
@@ -239,12 +242,20 @@ void table_computer_think(struct table *t);
  * Finish the game: emit game_over with this result, winner (the seat that won a win, else -1)
  * and reason (event_reason_allows(reason, result)). A rated game between two accounts that is
  * not aborted rates both (rating_book_game() on env->ratings) and its game_over carries the
- * changes (6.5). Returns its seq.
+ * changes (6.5), unless it was played casual, ended before env->rated_min_plies plies, or the
+ * pair had env->pair_rated rated games in the last 24 hours: then its game_over says why
+ * (unrated) and nobody's rating changes. Returns its seq.
  */
 int64_t table_finish(struct table *t, enum event_result result, int winner,
                      enum event_reason reason);
 
-/* Start the game (both seats taken): status live, emit started to all but skip. */
+/* Whether t is rated now: created rated, and not played casual or ended too short. */
+int table_rated(const struct table *t);
+
+/*
+ * Start the game (both seats taken): status live, emit started to all but skip. A game created
+ * rated whose t->unrated the caller set (match_rated_start()) says in started why it is casual.
+ */
 void table_start(struct table *t, const struct session *skip);
 
 /*

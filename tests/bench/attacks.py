@@ -585,6 +585,108 @@ def a10_full_disk_start(args, srv, stop):
         os.rmdir(mnt)
 
 
+def a13_farm_rating(args, srv, stop, puppets=60):
+    """A rating farmed with puppet accounts (found on main at f63fd7c: 60 rated wins in about
+    4 s took a rating from 1500 to 2274): a farmer and up to `puppets` new accounts, each
+    puppet resigning its rated game against the farmer as early as the server lets it: at
+    once, else after a move each (the farmer's, then the puppet's). Half the puppets connect
+    from the attacker's own address, half from addresses of their own (127.0.2.x, as puppets
+    behind other machines would). Then two of them draw 20 rated games against each other at
+    once, as early as they may. What the farmer's rating and the leaderboard say after."""
+    pw = "farm farm farm farm"
+
+    def register(name, src):
+        c = Conn(srv.port, src=src)
+        r = c.ask({"type": "register", "name": name, "password": pw})
+        if r.get("type") != "welcome":
+            c.close()
+            raise ValueError(r.get("code"))
+        return c
+
+    def turn(c, game):
+        while True:
+            m = c.recv()
+            if m.get("type") == "your_turn" and m.get("game") == game:
+                return m["moves"][0]
+
+    def game(a, b, end):
+        """a creates rated (black), b joins; end as early as the server lets it. Returns
+        (game_over as a saw it, or {} when the game was refused; the refusals on the way)."""
+        codes = []
+        st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "rated": True})
+        if st.get("type") != "state":
+            return {}, [st.get("code")]
+        g = st.get("game")
+        if b.ask({"type": "join", "game": g}).get("type") != "state":
+            a.ask({"type": "leave"})
+            return {}, ["join refused"]
+        r = b.ask(end)
+        if r.get("type") == "error":
+            codes.append(r.get("code"))
+            a.ask({"type": "move", "move": turn(a, g)})
+            b.ask({"type": "move", "move": turn(b, g)})
+            if end["type"] == "draw_accept":
+                a.ask({"type": "draw_offer"})
+            r = b.ask(end)
+            if r.get("type") == "error":
+                codes.append(r.get("code"))
+                r = b.ask({"type": "abort"})
+        over = None
+        while over is None:
+            m = a.recv()
+            if m.get("type") == "game_over" and m.get("game") == g:
+                over = m
+        for c in (a, b):
+            c.ask({"type": "leave"})
+        return over, codes
+
+    t0, refused, rated, games = time.time(), {}, 0, 0
+    farmer = register("farmer", ATTACKER)
+    n = 0
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < puppets:
+        src = ATTACKER if n % 2 == 0 else "127.0.2.%d" % (1 + n // 2 % 250)
+        try:
+            p = register("puppet%d" % n, src)
+        except (OSError, ConnectionError, ValueError) as e:
+            refused[str(e)] = refused.get(str(e), 0) + 1
+            n += 1
+            continue
+        try:
+            over, codes = game(farmer, p, {"type": "resign"})
+        except (OSError, ConnectionError, ValueError) as e:
+            over, codes = {}, [type(e).__name__]
+            farmer.close()
+            farmer = Conn(srv.port, src=ATTACKER)
+            farmer.ask({"type": "hello", "protocol": 1, "name": "farmer", "password": pw})
+        games += over != {}
+        rated += "ratings" in over
+        for code in codes + ([over["unrated"]] if "unrated" in over else []):
+            refused[code] = refused.get(code, 0) + 1
+        p.close()
+        n += 1
+    a, b = register("drawer_a", "127.0.3.1"), register("drawer_b", "127.0.3.2")
+    for _ in range(20):
+        if stop.is_set() and time.time() - t0 > args.seconds + 5:
+            break
+        try:
+            over, codes = game(a, b, {"type": "draw_accept"})
+        except (OSError, ConnectionError, ValueError) as e:
+            refused[type(e).__name__] = refused.get(type(e).__name__, 0) + 1
+            break
+        games += over != {}
+        rated += "ratings" in over
+        for code in codes + ([over["unrated"]] if "unrated" in over else []):
+            refused[code] = refused.get(code, 0) + 1
+    prof = farmer.ask({"type": "profile"})
+    board = farmer.ask({"type": "leaderboard", "kind": "hokito"})
+    rating = prof.get("ratings", {}).get("hokito", {}).get("rating", 1500.0)
+    listed = [e["player"]["name"] for e in board.get("entries", [])]
+    for c in (farmer, a, b):
+        c.close()
+    dt = time.time() - t0
+    return {"what": "%d farm games in %.1f s, %d rated; farmer's rating %.0f, leaderboard %s%s"
+                    % (games, dt, rated, rating, listed or "empty", refused_text(refused)),
+            "held": rating < 1600 and not listed}
 def a11_login_lockout(args, srv, stop):
     """Wrong passwords for the owner's account from one address, each as soon as retry_ms
     allows (far more than 9 a minute); once its free guesses are spent, the owner logs in every
@@ -731,6 +833,7 @@ ATTACKS = [
     (10, "new store on a full disk", a10_full_disk_start, ()),
     (11, "lock the owner out (logins)", a11_login_lockout, ("alone",)),
     (12, "starve the readers (deep pages)", a12_deep_reads, ("fill", "--keep-finished", "0")),
+    (13, "farm a rating with puppets", a13_farm_rating, ("alone",)),
 ]
 
 

@@ -111,6 +111,7 @@ class Server:
         b = self.connect("stays")
         st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 4})
         b.request({"type": "join", "game": st["game"]})
+        play_opening(a, b)  # a result needs play: both sides move first
         a.close()
         b.wait_for("presence")
         b.request({"type": "resign"})
@@ -128,6 +129,36 @@ def _kill_started():
     its server running: kill what is left when the test ends."""
     for srv in STARTED:
         srv.kill()
+
+
+FIRST_SIDE = {"hokito": "black", "oxono": "pink"}
+
+
+def movers(state, a, b):
+    """(first, second): a, whose state this is, and b in the order they move in its game."""
+    return (a, b) if state["you"] == FIRST_SIDE[state["kind"]] else (b, a)
+
+
+def move_once(p):
+    """p plays the first legal move of its next your_turn (against the computer: so that it
+    may resign, PROTOCOL.md resign); its ok is read, the rest waits in its backlog."""
+    yt = p.wait_for("your_turn")
+    r = p.ask({"type": "move", "move": yt["moves"][0]})
+    assert r["type"] == "ok", r
+
+
+def play_opening(first, second, moves=1, pick=0):
+    """Each side makes `moves` moves (first moves first: the first legal move of each
+    your_turn), so that a result may follow: a player who has not moved may not resign, and
+    no draw is agreed before both sides moved (PROTOCOL.md resign, draw_offer). Each mover's
+    ok is read; what else came waits in the backlogs for recv() and wait_for(). pick: the
+    index of the move played in each your_turn's list, or a pair of them (first's, second's)."""
+    picks = pick if isinstance(pick, tuple) else (pick, pick)
+    for _ in range(moves):
+        for p, i in zip((first, second), picks):
+            yt = p.wait_for("your_turn")
+            r = p.ask({"type": "move", "move": yt["moves"][i]})
+            assert r["type"] == "ok", r
 
 
 class Closed(Exception):

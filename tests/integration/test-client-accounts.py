@@ -230,6 +230,14 @@ def rated_tests(t, srv, state, tmpd):
         m = ali.expect(r"^legal moves for \w+ \(\d+\): (\S+)", 10)
         ali.send(m.group(1) if m else "a1-a2")
         tmux.expect("bob", r"Your move", 10)
+        # a resignation needs a move of one's own (PROTOCOL.md resign): bob types one
+        ali.send("position")
+        pm = ali.expect(r"^position: (.*)$", 10)
+        tmux.keys("bob", ":")
+        tmux.literal("bob", ct.legal_moves("hokito", pm.group(1))[0] if pm else "a6-a5")
+        tmux.keys("bob", "Enter")
+        ali.expect(r"^your turn", 10)
+        tmux.expect("bob", r"You played", 10)
         tmux.keys("bob", "r")
         tmux.keys("bob", "y")
         t.ok(tmux.expect("bob", r"Bob_c 1500\? -> 1338\?, -162", 10),
@@ -291,7 +299,9 @@ def rated_tests(t, srv, state, tmpd):
 
 def main():
     t = Tap()
-    srv = Server()
+    # the clients all come from 127.0.0.1: the operator lets accounts of one address play
+    # rated games, and a rated game of 2 plies counts (test-server-farming.py has the defaults)
+    srv = Server("--allow-shared-address", "--rated-min-plies", "2")
     tmp = tempfile.mkdtemp(prefix="hokito-accounts-")
     state = os.path.join(tmp, "state")
     os.makedirs(state)

@@ -153,6 +153,10 @@ def bot_draw(tap, tmp, kind):
         p = serverlib.Client("127.0.0.1", server.port)
         p.hello("dora")
         g = p.ask({"type": "quick", "kind": kind})["game"]
+        # a draw once both sides have moved (PROTOCOL.md draw_offer): a move of ours first,
+        # and the bot's answer to it
+        yt = p.wait_for("your_turn", THINK)
+        p.ask({"type": "move", "move": yt["moves"][0]})
         answers = []
         for _ in range(2):
             # offered on our turn: the bot is not moving, so it searches only to answer

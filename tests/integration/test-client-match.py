@@ -77,6 +77,12 @@ def test_plain(tap, port, tmp, clock):
     carol.send("say white is in trouble")
     tap.check(carol.expect(r"^kibitz: carol: white is in trouble$", 10),
               "spectators' chat reaches the spectators", carol.text()[-400:])
+    # a draw once both sides have moved: bob, then alice (no time spent: 4:54 and 5:03)
+    bob.expect(r"^your turn", 10)
+    bob.send(legal_move(bob))
+    alice.expect(r"^your turn", 10)
+    alice.send(legal_move(alice))
+    bob.expect(r"^your turn", 10)
     bob.send("draw")
     tap.check(alice.expect(r"^draw offer from white: type accept or decline$", 10),
               "a draw offer is shown with the commands that answer it", alice.text()[-400:])
@@ -93,11 +99,11 @@ def test_plain(tap, port, tmp, clock):
     bob.send("say spam")
     tap.check(bob.expect(r"^error: at most 5 chat lines in 10 seconds", 10),
               "the rate limit is reported as an error", bob.text()[-400:])
-    clock.advance(302000)
+    clock.advance(304000)
     tap.check(alice.expect(r"^game over: Black wins on time \(score: black \d+, white \d+\)\. "
                            r"White ran out of time\.$", 10)
               and bob.expect(r"^game over: .*White ran out of time", 10)
-              and bob.expect(r"^clocks: black 4:51, white 0:00\.0", 5),
+              and bob.expect(r"^clocks: black 4:54, white 0:00\.0", 5),
               "the flag falls: loss on time", bob.text()[-600:])
     alice.send("rematch")
     tap.check(bob.expect(r"^rematch offer from black: type accept or decline$", 10),

@@ -370,7 +370,7 @@ def test_eof(tap, port, tmp):
     # So do commands read before the state of the game the server welcomed us back at.
     env = dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "back"))
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back", "create",
-                        "--seat", "black", "--computer", "1"], input="resign\n",
+                        "--seat", "black", "--computer", "1"], input="abort\n",
                        capture_output=True, text=True, timeout=15, env=env)
     with open(path, "w") as f:
         f.write("who\n")
@@ -382,7 +382,7 @@ def test_eof(tap, port, tmp):
               re.search(r"^players: black back \(you\)", r.stdout, re.M),
               "back at its game, the client runs commands once it has the game's state",
               r.stdout + r.stderr)
-    # That game is over (resigned): from a finished game a session simply moves, so the
+    # That game is over (aborted): from a finished game a session simply moves, so the
     # command line's action runs, and the finished game is not shown on the way.
     r = subprocess.run([ct.HOKITO, "--plain", "--port", str(port), "--name", "back", "create",
                         "oxono"], input="who\n", capture_output=True, text=True, timeout=15,

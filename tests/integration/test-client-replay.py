@@ -51,9 +51,10 @@ def board_rows(p, n=6):
 
 
 def ended_game(server, tmp, name, create, other, end):
-    """A plain client creates a game (create: its arguments), another player joins it and ends
-    it at once with the request end ("resign", "abort"). Returns (plain client, the other
-    player's connection, game id); the plain client has seen the game over."""
+    """A plain client creates a game (create: its arguments, its seat the first), another
+    player joins it and ends it with the request end: "abort" at once, "resign" once each side
+    has moved (PROTOCOL.md resign). Returns (plain client, the other player's connection, game
+    id); the plain client has seen the game over."""
     p = ct.Plain(server.port, name, ["create"] + create, os.path.join(tmp, name))
     m = p.expect(r"^joined game (g\d+).*?(?:, invite code (\w+))?$", 10)
     g = m.group(1)
@@ -61,6 +62,13 @@ def ended_game(server, tmp, name, create, other, end):
     q.hello(other)
     q.request({"type": "join", "code": m.group(2)} if m.group(2) else
               {"type": "join", "game": g})
+    if end == "resign":
+        p.expect(r"^your turn", 10)
+        p.send("position")
+        pos = p.expect(r"^position: (.*)$", 10).group(1)
+        p.send(ct.legal_moves("oxono" if "oxono" in create else "hokito", pos)[0])
+        yt = q.wait_for("your_turn")
+        q.request({"type": "move", "move": yt["moves"][0]})
     q.request({"type": end})
     p.expect(r"^game over", 10)
     return p, q, g
@@ -126,8 +134,9 @@ def main(tap):
                 ("ivy", ["--private", "--seat", "black"], "jay", "black", "a private game")):
             p, q, g = ended_game(server, tmp, name, create, other, "resign")
             p.send("replay")
-            tap.check(p.expect(r"^replay %s: move 0 of 0: the start" % g, 10) and
-                      p.expect(r"^replay %s: the end: %s by resign" % (g, side), 10),
+            ok = p.expect(r"^replay %s: move 0 of 2: the start" % g, 10)
+            p.send("last")
+            tap.check(ok and p.expect(r"^replay %s: the end: %s by resign" % (g, side), 10),
                       "after game over, replay with no argument replays %s" % what, p.text())
             if "private" in what:
                 # issue 24: one's own private games are in one's history, and replay by id
@@ -136,17 +145,18 @@ def main(tap):
                                    10),
                           "history lists the player's own private game", p.text())
                 p.send("replay %s" % g)
+                p.send("last")
                 tap.check(p.expect(r"^replay %s: the end: black by resign" % g, 10),
                           "... and replays it by its id", p.text())
             p.close()
             q.close()
         # a history line holds the players' names whole, however many bytes they take
         wide = "\U0001f600" * 32
-        g, _, _ = finish_game(server.port, (wide, "zed"), 0)
+        g, _, _ = finish_game(server.port, (wide, "zed"), 2)
         h = ct.Plain(server.port, "hal", [], os.path.join(tmp, "hal"))
         h.send("history")
         tap.check(h.expect(r"^game %s hokito %s \(guest\) vs zed \(guest\): white wins "
-                           r"\(resign\), 0 moves$"
+                           r"\(resign\), 2 moves$"
                            % (g, wide), 10),
                   "history: a 32-character name of 4-byte characters is whole", h.text())
         h.close()

@@ -71,7 +71,7 @@ def main(tap):
     try:
         g, played = finish_game(server.port, ("ann", "ben"), 6)
         for i in range(21):
-            finish_game(server.port, ("x%d" % i, "y%d" % i), 0, seed=100 + i)
+            finish_game(server.port, ("x%d" % i, "y%d" % i), 2, seed=100 + i)
         # the plain client pages the same history by key too: history, then history next
         pl = ct.Plain(server.port, "pia", [], os.path.join(tmp, "pia"))
         try:
@@ -176,8 +176,20 @@ def main(tap):
                   tmux.expect("rita", r"Your move", 30),
                   "a game against the computer at level 2; it moved first",
                   tmux.capture("rita"))
-        tap.check(re.search(r"invite code [A-Z0-9]+", tmux.capture("rita")),
-                  "a private game: its invite code is shown", tmux.capture("rita"))
+        code = re.search(r"invite code ([A-Z0-9]+)", tmux.capture("rita"))
+        tap.check(code, "a private game: its invite code is shown", tmux.capture("rita"))
+        # a resignation needs a move of one's own (PROTOCOL.md resign): rita types one (a
+        # spectator with the code tells which are legal), the computer answers, she resigns
+        spy = serverlib.Client("127.0.0.1", server.port)
+        spy.hello("spy")
+        seen = spy.ask({"type": "watch", "code": code.group(1) if code else "?"})
+        tmux.keys("rita", ":")
+        tmux.literal("rita", ct.legal_moves("hokito", seen["position"])[0])
+        tmux.keys("rita", "Enter")
+        spy.wait_for("moved")
+        spy.wait_for("moved", 30)
+        spy.close()
+        tmux.expect("rita", r"Your move", 30)
         tmux.keys("rita", "r")
         tmux.expect("rita", r"Resign this game", 5)
         tmux.keys("rita", "y")
@@ -185,7 +197,7 @@ def main(tap):
                   tmux.capture("rita"))
         tmux.keys("rita", "v")
         tap.check(tmux.expect("rita", r"Replay of game g\d+.*computer \(level 2\).*rita.*"
-                              r"Result: Black wins, \d+ to \d+ \(resign\).*Move 0 of 1: the start", 10),
+                              r"Result: Black wins, \d+ to \d+ \(resign\).*Move 0 of 3: the start", 10),
                   "v: the game just over, replayed (a private game, asked for by its code)",
                   tmux.capture("rita"))
         own = re.search(r"Replay of game (g\d+)", tmux.capture("rita"))
@@ -199,7 +211,7 @@ def main(tap):
                   tmux.capture("rita"))
         tmux.resize("rita", COLS, ROWS)
         tmux.keys("rita", "G")
-        tap.check(tmux.expect("rita", r"Move 1 of 1: Black \S+.*Eval: \S", 30),
+        tap.check(tmux.expect("rita", r"Move 3 of 3: Black \S+.*Eval: \S", 30),
                   "G: the computer's move, evaluated", tmux.capture("rita"))
         tmux.keys("rita", "q")
         tap.check(tmux.expect("rita", r"Game over", 10), "q: back to the game over",

@@ -469,17 +469,22 @@ def oxono_game(tap, tmux, server, tmp):
               "OXONO: the move %s is played with the keys" % mv, pia.screen())
     tap.check(ben.expect(r"\b1 +%s" % re.escape(mv), 10) and ben.expect(r"Your move", 5),
               "ben sees the move and his turn", ben.screen())
+    # ben has not moved yet: he may abort, not resign (PROTOCOL.md resign); pia, who moved, may
     tmux.keys("ben", "r")
-    tap.check(ben.expect(r"Resign this game\? \(y/n\)", 5), "r asks before resigning")
-    tap.check(wait_keys(tmux, "ben", ("y", "yes"), ("any other key", "no")) and
-              "resign" not in bar(ben.screen()),
-              "while it asks, the bar shows the answers, not the game's keys", bar(ben.screen()))
-    tmux.keys("ben", "y")
-    tap.check(pia.expect(r"Game over.*Pink wins.*Black resigned", 10) and
-              ben.expect(r"You lost", 10), "resigning ends the game for both",
+    tap.check(ben.expect(r"You have not moved yet: abort instead", 5) and
+              not re.search(r"Resign this game", ben.screen()),
+              "r before one's own first move: abort instead, said on the spot", ben.screen())
+    tmux.keys("pia", "r")
+    tap.check(pia.expect(r"Resign this game\? \(y/n\)", 5), "r asks before resigning")
+    tap.check(wait_keys(tmux, "pia", ("y", "yes"), ("any other key", "no")) and
+              "resign" not in bar(pia.screen()),
+              "while it asks, the bar shows the answers, not the game's keys", bar(pia.screen()))
+    tmux.keys("pia", "y")
+    tap.check(ben.expect(r"Game over.*Black wins.*Pink resigned", 10) and
+              pia.expect(r"You lost", 10), "resigning ends the game for both",
               pia.screen() + ben.screen())
-    tap.check(re.search(r"Game over: Pink wins.*Black resigned", status(ben.screen())),
-              "the resigner's status line says how the game ended", ben.screen())
+    tap.check(re.search(r"Game over: Black wins.*Pink resigned", status(pia.screen())),
+              "the resigner's status line says how the game ended", pia.screen())
     watcher.close()
     for s in ("pia", "ben"):
         tmux.keys(s, "Q")
@@ -648,7 +653,7 @@ def first_move(plain, kind="hokito"):
 def game_end(tap, tmux, tmp):
     """A game that ends while a pawn is selected: ann's flag falls (a server with --test-clock,
     whose time the test moves), then, in the rematch, ben resigns while ann is asked whether to
-    resign. The selection, its notice and the question go: the status line says how it ended."""
+    abort (she has not moved yet). The selection, its notice and the question go: the status line says how it ended."""
     clock_dir = os.path.join(tmp, "clock")
     os.makedirs(clock_dir)
     server = ct.Server(clock_dir, ["--test-clock", "--first-move", "0"])
@@ -703,14 +708,14 @@ def game_end(tap, tmux, tmp):
         frm = first_move(ben).split("-")[0]
         ann.choose(frm)
         ann.expect(r"%s selected" % frm, 5)
-        tmux.keys("ann", "r")
-        tap.check(ann.expect(r"Resign this game\? \(y/n\)", 5),
-                  "game end: ann has a pawn selected and is asked whether to resign",
+        tmux.keys("ann", "A")  # she has not moved yet: she would abort, not resign
+        tap.check(ann.expect(r"Abort this game \(no result\)\? \(y/n\)", 5),
+                  "game end: ann has a pawn selected and is asked whether to abort",
                   ann.screen())
         ben.send("resign")
         scr = wait_screen(tmux, "ann", lambda scr: re.search(
             r"Game over: White wins.*Black resigned", status(scr)), timeout=10)
-        tap.check(scr and "selected" not in scr and "Resign this game" not in scr and
+        tap.check(scr and "selected" not in scr and "Abort this game" not in scr and
                   has_keys(scr, ("Enter", "lobby"), ("v", "replay")),
                   "the opponent resigns meanwhile: the question goes too, the status line "
                   "says how the game ended and the bar has the game-over keys",
@@ -781,8 +786,8 @@ def computer_game(tap, tmux, server, tmp):
     tap.check(tmux.expect("dox", r"P +Pink +computer \(level 1\) +X[78] O[78]\s", 10),
               "80 columns, OXONO: the computer's name is whole beside its reserves",
               tmux.capture("dox"))
-    tmux.keys("dox", "r")
-    tmux.expect("dox", r"Resign this game", 5)
+    tmux.keys("dox", "A")  # before its own first move: an abort, not a resignation
+    tmux.expect("dox", r"Abort this game", 5)
     tmux.keys("dox", "y")
     tmux.expect("dox", r"Game over", 10)
     tmux.keys("dox", "v")
@@ -799,8 +804,8 @@ def computer_game(tap, tmux, server, tmp):
     tmux.keys("dex", "d")
     tap.check(tmux.expect("dex", r"The computer does not take draws: play on, or resign\.", 5),
               "d against the computer: refused on the spot", tmux.capture("dex"))
-    tmux.keys("dex", "r")
-    tmux.expect("dex", r"Resign this game", 5)
+    tmux.keys("dex", "A")
+    tmux.expect("dex", r"Abort this game", 5)
     tmux.keys("dex", "y")
     tmux.expect("dex", r"Game over", 10)
     tmux.keys("dex", "Escape")

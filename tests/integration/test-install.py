@@ -135,11 +135,13 @@ try:
                         for page in ([], ["limits"]))
     flags = set(re.findall(r"--([a-z][a-z-]+)", help_text))
     # --check is a command (it checks the store and exits), not a setting: named in a comment
-    # --allow-insecure-passwords takes no value and has no default: an HOKITOD_OPTS flag too.
-    for f in sorted({"test-clock", "port-file", "check", "allow-insecure-passwords"} & flags):
+    # --allow-insecure-passwords and --allow-shared-address take no value and have no default:
+    # HOKITOD_OPTS flags too.
+    for f in sorted({"test-clock", "port-file", "check", "allow-insecure-passwords",
+                     "allow-shared-address"} & flags):
         check(("--" + f) in env_text, f"hokitod.env names --{f} (in HOKITOD_OPTS' comment)")
     for f in sorted(flags - {"help", "version", "test-clock", "port-file", "check",
-                             "allow-insecure-passwords"}):
+                             "allow-insecure-passwords", "allow-shared-address"}):
         var = "HOKITOD_" + f.upper().replace("-", "_")
         check(("--" + f) in env_text and re.search(rf"^{var}=", env_text, re.M),
               f"hokitod.env names --{f} as {var}")

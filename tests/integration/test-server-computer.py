@@ -127,13 +127,16 @@ def resign_while_thinking():
     srv = Server()
     try:
         a = srv.connect("ann")
-        # level 8 thinks over a second on its first move: resign meanwhile
+        # level 8 thinks over a second on its first move: resign meanwhile (after a move of
+        # one's own: a player who has not moved aborts instead)
         st, _ = a.request({"type": "create", "kind": "hokito", "opponent": "computer",
-                           "level": 8, "seat": "white", "seed": 5})
+                           "level": 8, "seat": "black", "seed": 5})
+        yt = a.wait_for("your_turn")
+        a.request({"type": "move", "move": yt["moves"][0]})
         r, others = a.request({"type": "resign"})
         t.ok(r["type"] == "ok", "resign while the computer thinks", r)
         over = others[-1]
-        t.ok(over["winner"] == "black" and over["reason"] == "resign", "the computer wins",
+        t.ok(over["winner"] == "white" and over["reason"] == "resign", "the computer wins",
              over)
         t.ok(srv.log_has(r"game %s: its computer's search is stopped" % st["game"], THINK),
              "its search is stopped at once (issue 23), its move dropped",
@@ -141,14 +144,14 @@ def resign_while_thinking():
         t.ok(a.quiet(0.5), "and nobody hears of it")
         # a rematch: the computer accepts at once, colours swapped, same level
         rs, others = a.request({"type": "rematch"})
-        t.ok(rs["type"] == "state" and rs["status"] == "live" and rs["you"] == "black" and
-             rs["players"]["white"]["computer"] == 8 and
+        t.ok(rs["type"] == "state" and rs["status"] == "live" and rs["you"] == "white" and
+             rs["players"]["black"]["computer"] == 8 and
              [m["type"] for m in others] == ["rematch_started"],
              "a rematch against the computer starts at once", (rs, others))
-        yt = a.wait_for("your_turn")
+        yt = a.wait_for("your_turn", THINK)  # the computer moved first
         r, _ = a.request({"type": "move", "move": yt["moves"][0]})
         mv = a.wait_for("moved", THINK)
-        t.ok(r["type"] == "ok" and mv["by"] == "white", "the computer answers in the rematch",
+        t.ok(r["type"] == "ok" and mv["by"] == "black", "the computer answers in the rematch",
              mv)
     finally:
         t.ok(srv.stop() == 0, "hokitod stops cleanly")

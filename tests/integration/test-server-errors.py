@@ -11,7 +11,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, move_once, movers, play_opening  # noqa: E402
 
 
 def err(t, c, req, code, name, field=None):
@@ -368,8 +368,10 @@ def server_full(t):
         err(t, b, {"type": "create", "kind": "oxono"}, "server_full", "create past --max-games")
         # finished games do not count: two end, then c's open game takes the one place
         b.request({"type": "join", "game": st["game"]})
+        play_opening(*movers(st, a, b))
         a.request({"type": "resign"})
         d.request({"type": "create", "kind": "oxono", "opponent": "computer", "level": 1})
+        move_once(d)
         d.request({"type": "resign"})
         c.request({"type": "create", "kind": "oxono"})
         b.request({"type": "rematch"})

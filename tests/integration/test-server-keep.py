@@ -173,6 +173,7 @@ def unplayed_not_kept(t):
 
 # Undo migration 8 on a stopped server's store: the file a schema 7 hokitod would have left.
 TO_SCHEMA_7 = (
+    "DROP TABLE rating_pairs; ALTER TABLE games DROP COLUMN unrated;"
     "DROP TRIGGER counts_delete; DROP TRIGGER counts_account_finish;"
     "DROP TRIGGER counts_account_insert; DROP INDEX games_seat0_account;"
     "DROP INDEX games_seat1_account; DROP INDEX games_seat0_guest;"

@@ -279,6 +279,8 @@ def test_draw_offers():
         a, b = srv.connect("ann"), srv.connect("bob")
         st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "seed": 3})
         b.ask({"type": "join", "game": st["game"]})
+        play_first(a)  # no draw before both sides moved
+        play_first(b)
         t.ok(a.ask({"type": "draw_offer"})["type"] == "ok", "a first draw offer")
         t.ok(b.ask({"type": "draw_decline"})["type"] == "ok", "declined")
         r = a.ask({"type": "draw_offer"})
@@ -307,6 +309,8 @@ def test_rematch_offers():
         a, b = srv.connect("ann"), srv.connect("bob")
         st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "seed": 3})
         b.ask({"type": "join", "game": st["game"]})
+        play_first(a)  # a resignation once both sides moved
+        play_first(b)
         a.ask({"type": "resign"})
         for i in range(2):
             r = a.ask({"type": "rematch"})
@@ -459,7 +463,7 @@ def test_computer_queue():
         b = srv.connect("b")
         r = b.ask({"type": "create", "kind": "hokito", "opponent": "computer", "level": 1})
         t.ok(is_error(r, "computer_busy"), "another while it thinks: computer_busy", r)
-        a.ask({"type": "resign"})
+        a.ask({"type": "abort"})  # it has not moved yet: it aborts (a resignation needs a move)
         t.ok(srv.log_has(r"game %s: its computer's search is stopped" % st["game"]),
              "the game that ends stops its search at once")
         r = None
@@ -499,6 +503,8 @@ def test_resume_state():
         a, b = srv.connect("ann"), srv.connect("bob")
         st = a.ask({"type": "create", "kind": "hokito", "seat": "black", "seed": 3})
         b.ask({"type": "join", "game": st["game"]})
+        play_first(a)  # draw offers once both sides moved
+        play_first(b)
         for _ in range(40):  # 80 events, about 6 KB: more than half of --max-output
             a.ask({"type": "draw_offer"})
             b.ask({"type": "draw_decline"})

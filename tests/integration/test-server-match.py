@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, play_opening  # noqa: E402
 
 GRACE_MS = 30000
 
@@ -128,6 +128,17 @@ def draws(t, srv):
     gm = Game(srv, None)
     t.ok(gm.joined["clock"] is None and "clocks" not in gm.started,
          "a game without a clock has clock null and no clocks", gm.joined)
+    # no draw before both sides have moved (PROTOCOL.md draw_offer)
+    r = gm.a.ask({"type": "draw_offer"})
+    t.ok(r["type"] == "error" and r["code"] == "too_early" and "abort" in r["text"],
+         "a draw offer before any move: too_early (abort instead)", r)
+    gm.move(gm.a)
+    r = gm.a.ask({"type": "draw_offer"})
+    r2 = gm.b.ask({"type": "draw_offer"})
+    t.ok(r["code"] == r2["code"] == "too_early" and "abort" not in r["text"]
+         and "abort" in r2["text"],
+         "after one move still too_early, for both (the mover cannot abort any more)", (r, r2))
+    gm.move(gm.b)
     r = gm.b.ask({"type": "draw_accept"})
     t.ok(r["type"] == "error" and r["code"] == "no_offer", "accepting no offer: no_offer", r)
     ok = gm.a.ask({"type": "draw_offer"})
@@ -163,6 +174,8 @@ def draws(t, srv):
     gm.close()
     # offering when the opponent's offer stands accepts it
     gm = Game(srv, "3+2")
+    gm.move(gm.a)
+    gm.move(gm.b)
     gm.a.ask({"type": "draw_offer"})
     ok = gm.b.ask({"type": "draw_offer"})
     over = gm.a.wait_for("game_over")
@@ -472,6 +485,10 @@ def rematch(t, srv):
     r = gm.a.ask({"type": "rematch"})
     t.ok(r["code"] == "not_over", "no rematch in a live game", r)
     gm.move(gm.a)
+    r = gm.b.ask({"type": "resign"})
+    t.ok(r["type"] == "error" and r["code"] == "too_early",
+         "no resignation before one's own first move: too_early", r)
+    gm.move(gm.b)
     gm.b.ask({"type": "resign"})
     gm.a.wait_for("game_over")
     r = gm.c.ask({"type": "rematch"})
@@ -501,6 +518,8 @@ def rematch(t, srv):
     # the opponent must be there and connected, whatever offer stands (PROTOCOL.md 5)
     for offerer in ("a", "b"):
         gm = Game(srv, None)
+        gm.move(gm.a)
+        gm.move(gm.b)
         gm.a.ask({"type": "resign"})
         gm.b.wait_for("game_over")
         getattr(gm, offerer).ask({"type": "rematch"})
@@ -521,6 +540,7 @@ def rematch_private(t, srv):
     st = a.ask({"type": "create", "kind": "oxono", "seat": "pink", "private": True})
     c.ask({"type": "watch", "code": st["code"]})
     b.ask({"type": "join", "code": st["code"]})
+    play_opening(a, b)
     a.ask({"type": "resign"})
     a.ask({"type": "rematch"})
     new = b.ask({"type": "rematch"})
@@ -539,7 +559,8 @@ def rematch_private(t, srv):
 
 def replay_new_events(t, srv):
     gm = Game(srv, "5+0")
-    seen = gm.joined["seq"]
+    gm.move(gm.a)
+    seen = gm.move(gm.b)["seq"]  # offers once both sides moved
     token = gm.b.token
     gm.b.close()
     gm.a.wait_for("presence")

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, movers, play_opening  # noqa: E402
 
 
 def setup_game(srv, kind="hokito"):
@@ -162,6 +162,7 @@ def presence_open_and_finished(t, srv):
     t.ok(p["connected"] is True and p["seat"] == "pink", "open game: the return is told", p)
     b = srv.connect("otto")
     b.request({"type": "join", "game": g})
+    play_opening(a2, b)
     a2.request({"type": "resign"})
     b.wait_for("game_over")
     c.wait_for("game_over")
@@ -212,13 +213,14 @@ def expiry(t):
 
 
 def finish_others(srv, n):
-    """n more games, each created, joined and resigned at once by two new players, who then
-    disconnect. Returns the last one's id."""
+    """n more games, each created, joined, opened with a move each and resigned by two new
+    players, who then disconnect. Returns the last one's id."""
     for i in range(n):
         x = srv.connect("x%d" % i)
         y = srv.connect("y%d" % i)
         st, _ = x.request({"type": "create", "kind": "oxono"})
         y.request({"type": "join", "game": st["game"]})
+        play_opening(*movers(st, x, y))
         x.request({"type": "resign"})
         x.close()
         y.close()
@@ -238,10 +240,10 @@ def over_while_away(t):
         fin = [x["game"] for x in lst["games"] if x["status"] == "finished"]
         t.ok(fin == [last], "the lobby lists --keep-finished finished games", lst)
         a2 = srv.connect()
-        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 3})
+        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 5})
         got = a2.drain()
         t.ok(r.get("game") == g and [m["type"] for m in got] == ["game_over", "spectators"] and
-             got[0]["seq"] == 4,
+             got[0]["seq"] == 6,
              "back in time after other games finished: the missed game_over", (r, got))
         a2.close()
         b.close()
@@ -268,6 +270,7 @@ def stay_at_finished(t):
         b = srv.connect("birch")
         st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black"})
         b.request({"type": "join", "game": st["game"]})
+        play_opening(a, b)
         a.request({"type": "resign"})
         last = finish_others(srv, 2)
         lst, _ = a.request({"type": "list"})
@@ -284,6 +287,7 @@ def stay_at_finished(t):
         t.ok(w.get("code") == "no_such_game",
              "once its players went on (to the rematch), it is forgotten at once (PROTOCOL.md 2)",
              w)
+        play_opening(b, a)  # colours swapped: b moves first
         b.request({"type": "resign"})
         finish_others(srv, 1)
         a.request({"type": "leave"})

@@ -173,7 +173,8 @@ def rebuild_match():
     yt = a.wait_for("your_turn")
     w.request({"type": "test_clock", "advance_ms": 12000})
     a.request({"type": "move", "move": yt["moves"][0]})
-    b.wait_for("your_turn")
+    ytb = b.wait_for("your_turn")
+    b.request({"type": "move", "move": ytb["moves"][0]})  # a draw once both sides moved
     b.request({"type": "say", "text": "draw?"})
     w.request({"type": "say", "text": "a spectator's line"})
     ok, _ = b.request({"type": "draw_offer"})
@@ -193,9 +194,9 @@ def rebuild_match():
         b2 = srv.connect()
         b2.request({"type": "hello", "protocol": 1, "token": b.token})
         s = b2.wait_for("state")
-        t.ok(s["clock"]["remaining"] == {"black": 291000, "white": 300000} and
-             s["clock"]["running"] == "white" and s["draw_offer"] == "white" and
-             s["chat"][-1]["text"] == "draw?" and s["moves"] == [yt["moves"][0]],
+        t.ok(s["clock"]["remaining"] == {"black": 291000, "white": 303000} and
+             s["clock"]["running"] == "black" and s["draw_offer"] == "white" and
+             s["chat"][-1]["text"] == "draw?" and s["moves"] == [yt["moves"][0], ytb["moves"][0]],
              "rebuilt: clocks as of the last move, the offer, the chat, the moves", s)
         w2 = srv.connect()
         r, _ = w2.request({"type": "hello", "protocol": 1, "token": w.token})
@@ -226,7 +227,7 @@ def over_while_away_restart():
     srv = Server("--keep-finished", "1", db=db)
     try:
         a2 = srv.connect()
-        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 3})
+        r, _ = a2.request({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 5})
         got = a2.drain()
         t.ok(r.get("game") == g and [m["type"] for m in got] == ["game_over", "spectators"],
              "after a restart: back to the game_over missed, > --keep-finished games later",

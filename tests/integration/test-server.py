@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, movers, play_opening  # noqa: E402
 
 SEATS = {"hokito": ("black", "white"), "oxono": ("pink", "black")}
 EVENTS = ("seated", "started", "moved", "game_over")
@@ -157,6 +157,7 @@ def quick_private_resign_leave(t, srv):
     t.ok(q2["type"] == "state" and q2["game"] == q1["game"] and q2["status"] == "live",
          "quick pairing joins the oldest waiting game", q2)
     d.recv_until("started")
+    play_opening(*movers(q1, d, e))  # a result needs play: a move each
 
     r, _ = d.request({"type": "leave"})
     t.ok(r["type"] == "error" and r["code"] == "in_game", "leave during a live game is refused", r)

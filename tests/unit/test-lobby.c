@@ -241,6 +241,38 @@ move(struct peer *p, const char *mv)
 	say(p, line);
 }
 
+/* The next line of p's of type, skipping the others; NULL when none comes. Borrowed. */
+static json_t *
+skip_to(struct peer *p, const char *type)
+{
+	json_t *v;
+
+	while ((v = expect(p, type)) == NULL && strcmp(got, "nothing") != 0)
+		;
+	return v;
+}
+
+/*
+ * After start_game(), alice and bob make a move each (a result needs play: PROTOCOL.md
+ * resign), every line read but alice's next your_turn. Returns 0, or -1 if it did not go so.
+ */
+static int
+both_move(void)
+{
+	char mv[32];
+
+	if (first_move(A, mv, sizeof mv) < 0)
+		return -1;
+	move(A, mv);
+	if (expect(A, "moved") == NULL || expect(A, "ok") == NULL || expect(B, "moved") == NULL ||
+	    first_move(B, mv, sizeof mv) < 0)
+		return -1;
+	move(B, mv);
+	if (expect(B, "moved") == NULL || expect(B, "ok") == NULL || expect(A, "moved") == NULL)
+		return -1;
+	return 0;
+}
+
 TEST(hello_comes_first)
 {
 	setup();
@@ -431,6 +463,12 @@ TEST(draw_by_agreement)
 {
 	setup();
 	ASSERT_EQ(start_game(NULL), 0);
+	/* no draw before both sides have moved, nor a resignation before one's own move */
+	say(B, "{\"type\":\"draw_offer\"}");
+	ASSERT_STR_EQ(error_code(B), "too_early");
+	say(B, "{\"type\":\"resign\"}");
+	ASSERT_STR_EQ(error_code(B), "too_early");
+	ASSERT_EQ(both_move(), 0);
 	say(B, "{\"type\":\"draw_accept\"}");
 	ASSERT_STR_EQ(error_code(B), "no_offer");
 	say(A, "{\"type\":\"draw_offer\"}");
@@ -507,6 +545,7 @@ TEST(rematch_swaps_colours)
 {
 	setup();
 	ASSERT_EQ(start_game("3+2"), 0);
+	ASSERT_EQ(both_move(), 0);
 	ASSERT(expect(A, "your_turn") != NULL);
 	say(B, "{\"type\":\"rematch\"}");
 	ASSERT_STR_EQ(error_code(B), "not_over");
@@ -572,7 +611,7 @@ holds(struct peer *p, const char *id)
 	return strcmp(code, "game_full") == 0 ? 1 : strcmp(code, "no_such_game") == 0 ? 0 : -1;
 }
 
-/* Peer p creates a HOKITO game and q joins it; p resigns at once. The game is id. */
+/* Peer p creates a HOKITO game and q joins it; each moves once, then p resigns. The game is id. */
 static int
 finished_game(struct peer *p, struct peer *q, const char *id)
 {
@@ -585,6 +624,19 @@ finished_game(struct peer *p, struct peer *q, const char *id)
 	say(q, line);
 	if (expect(q, "state") == NULL)
 		return -1;
+	for (int i = 0; i < 2; i++) {
+		struct peer *mover = i == 0 ? p : q;
+		const json_t *yt = skip_to(mover, "your_turn");
+		const char *mv =
+		        yt ? json_string_value(json_array_get(json_object_get(yt, "moves"), 0))
+		           : NULL;
+
+		if (mv == NULL)
+			return -1;
+		move(mover, mv);
+		if (skip_to(mover, "ok") == NULL)
+			return -1;
+	}
 	say(p, "{\"type\":\"resign\"}");
 	while (expect(p, "ok") == NULL && strcmp(got, "nothing") != 0)
 		;

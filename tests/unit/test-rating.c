@@ -1,7 +1,7 @@
 /*
  * test-rating.c: the book of the accounts' ratings (server/rating.h): new accounts, a rated
  * game's change and counts, the best non-provisional rating, the display, and the window of the
- * rated quick pool.
+ * rated quick pool; the pair rule's book of a pair's last rated games, and the log's pace.
  */
 #include <math.h>
 
@@ -94,6 +94,54 @@ TEST(established)
 }
 
 /* The quick pool's window: +-100 at first, 50 wider for every whole 10 s waited. */
+/*
+ * The pair rule's book: a pair's games after `since` in either order of the accounts, the
+ * newest `keep` kept, others' pairs apart; the stale pairs of thousands swept as the book grows.
+ */
+TEST(pairs)
+{
+	struct rating_book b;
+	const int64_t day = RATING_PAIR_WINDOW_MS;
+
+	rating_book_init(&b);
+	ASSERT_EQ(rating_book_pair_count(&b, 1, 2, 0), 0u);
+	rating_book_pair_add(&b, 1, 2, 1000, 1000 - day, 3);
+	rating_book_pair_add(&b, 2, 1, 2000, 2000 - day, 3);
+	rating_book_pair_add(&b, 1, 3, 2500, 2500 - day, 3);
+	ASSERT_EQ(rating_book_pair_count(&b, 2, 1, 0), 2u);
+	ASSERT_EQ(rating_book_pair_count(&b, 1, 2, 1000), 1u); /* after 1000, not at it */
+	ASSERT_EQ(rating_book_pair_count(&b, 3, 1, 0), 1u);
+	ASSERT_EQ(rating_book_pair_count(&b, 2, 3, 0), 0u);
+	/* out of order (a restart's load), and past keep: the newest three */
+	rating_book_pair_add(&b, 1, 2, 1500, 3000 - day, 3);
+	rating_book_pair_add(&b, 1, 2, 3000, 3000 - day, 3);
+	ASSERT_EQ(rating_book_pair_count(&b, 1, 2, 0), 3u);
+	ASSERT_EQ(rating_book_pair_count(&b, 1, 2, 1400), 3u); /* 1000 was dropped */
+	ASSERT_EQ(rating_book_pair_count(&b, 1, 2, 1600), 2u);
+	/* a day later the pair's games are out of the window */
+	ASSERT_EQ(rating_book_pair_count(&b, 1, 2, 3000), 0u);
+	/* many pairs, all stale but the last: swept as the book grows */
+	for (int64_t i = 0; i < 5000; i++)
+		rating_book_pair_add(&b, 100 + i, 200000 + i, 10 * i, 10 * i - 100, 3);
+	ASSERT(strmap_count(&b.pairs) < 5000);
+	ASSERT_EQ(rating_book_pair_count(&b, 100 + 4999, 200000 + 4999, 0), 1u);
+	rating_book_close(&b);
+}
+
+/* A log line of a reason at most once in RATING_LOG_EVERY_MS, with the count since. */
+TEST(log_pace)
+{
+	struct rating_book b;
+
+	rating_book_init(&b);
+	ASSERT_EQ(rating_book_log_due(&b, EVENT_UNRATED_SHORT, 0), 1u);
+	ASSERT_EQ(rating_book_log_due(&b, EVENT_UNRATED_SHORT, 5), 0u);
+	ASSERT_EQ(rating_book_log_due(&b, EVENT_UNRATED_SAME_ADDRESS, 6), 1u); /* its own pace */
+	ASSERT_EQ(rating_book_log_due(&b, EVENT_UNRATED_SHORT, 9999), 0u);
+	ASSERT_EQ(rating_book_log_due(&b, EVENT_UNRATED_SHORT, RATING_LOG_EVERY_MS + 1), 3u);
+	rating_book_close(&b);
+}
+
 TEST(quick_window)
 {
 	ASSERT_NEAR(rating_quick_window(0), 100, 0);
@@ -109,5 +157,7 @@ main(void)
 	RUN(game_win);
 	RUN(established);
 	RUN(quick_window);
+	RUN(pairs);
+	RUN(log_pace);
 	TEST_END();
 }

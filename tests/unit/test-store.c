@@ -791,6 +791,7 @@ TEST(store_migration_from_5)
 	ASSERT_EQ(store_commit(st, &err), 0);
 	store_close(st);
 	ASSERT_EQ(raw_sql(path,
+	                  "DROP TABLE rating_pairs; ALTER TABLE games DROP COLUMN unrated;"
 	                  "DROP TABLE rating_changes; DROP TABLE ratings; ALTER TABLE games DROP "
 	                  "COLUMN rated;"
 	                  "DROP TRIGGER counts_delete; DROP TRIGGER counts_account_finish;"
@@ -1284,6 +1285,18 @@ rating_seen(void *ctx, const struct store_rating *r)
  * ratings, leaving out provisional, closed and banned accounts; an account's rated games come
  * most recent first; the record of a rated game has its rating headers.
  */
+/* store_rated_pairs_load() callback: keeps the last game's accounts and end in ctx[0..2]. */
+static int
+pair_seen(void *ctx, int64_t a, int64_t b, int64_t ended_ms)
+{
+	int64_t *got = ctx;
+
+	got[0] = a;
+	got[1] = b;
+	got[2] = ended_ms;
+	return 0;
+}
+
 TEST(store_ratings)
 {
 	struct store_rating rows[4];
@@ -1324,6 +1337,7 @@ TEST(store_ratings)
 			        .after = {k == 0 ? (s2 ? 1337.7 : 1662.3) : (s2 ? 1700 : 1700),
 			                  k == 0 ? 290.3 : 59, 0.06},
 			        .score = score[s2],
+			        .opponent = acc[1 - s2],
 			};
 			ASSERT_EQ(store_rating_change(st, id, &c, 2000 + k, &err), 0);
 		}
@@ -1373,7 +1387,82 @@ TEST(store_ratings)
 		struct store_rating_change c = {.seat = 2, .account = 1, .score = 1};
 		ASSERT_EQ(store_rating_change(st, "g1", &c, 1, &err), STORE_EINVAL);
 	}
+	/* the board's minimums: rated games, distinct opponents (schema 10) */
+	ASSERT_EQ(raw_sql(path, "UPDATE accounts SET banned_ms = NULL WHERE id = 3"), 0);
+	q.limit = 4;
+	q.min_games = 1;
+	q.min_opponents = 1;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 2);
+	ASSERT_EQ(e[0].opponents, 1);
+	q.min_opponents = 2;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 0);
+	q.min_opponents = 0;
+	q.min_games = 2;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 0);
+	/* the same pair again: one opponent still, two games */
+	ASSERT_EQ(add_game(st, "g3", GAME_HOKITO, 5, 3000), 0);
+	seq = 3;
+	ASSERT_EQ(finish_as(st, "g3", &seq, 3001, "draw"), 0);
+	for (int s2 = 0; s2 < 2; s2++) {
+		struct store_rating_change c = {.seat = s2,
+		                                .account = 3 + s2,
+		                                .kind = GAME_HOKITO,
+		                                .before = {1700, 59, 0.06},
+		                                .after = {1700, 58, 0.06},
+		                                .score = 0.5,
+		                                .opponent = 4 - s2};
+		ASSERT_EQ(store_rating_change(st, "g3", &c, 3001, &err), 0);
+	}
+	ASSERT_EQ(store_commit(st, &err), 0);
+	q.min_opponents = 1;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 2);
+	ASSERT_EQ(e[0].games, 2);
+	ASSERT_EQ(e[0].opponents, 1);
+	/* a rated game that rated nobody keeps why; its record is a casual game's */
+	ASSERT_EQ(add_game(st, "g4", GAME_HOKITO, 5, 4000), 0);
+	seq = 3;
+	ASSERT_EQ(finish_as(st, "g4", &seq, 4001, "win"), 0);
+	ASSERT_EQ(store_game_unrated(st, "g4", "short", &err), 0);
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(raw_sql(path, "UPDATE games SET rated = 1 WHERE id = 'g4'"), 0);
+	{
+		struct store_event *ev;
+		struct store_game g;
+		size_t nev;
+		ASSERT_EQ(store_game_get(st, "g4", &g, &ev, &nev, &err), 0);
+		ASSERT_STR_EQ(g.unrated, "short");
+		ASSERT_EQ(g.rated, 1);
+		store_events_free(ev, nev);
+	}
+	ASSERT(store_record_write(st, "g4", text, sizeof text, &err) > 0);
+	ASSERT(strstr(text, "[Rated") == NULL);
 	store_close(st);
+	/* migration 10 counts the opponents of the rated games stored before it */
+	ASSERT_EQ(raw_sql(path,
+	                  "DROP TABLE rating_pairs; DROP INDEX rating_changes_ended;"
+	                  "ALTER TABLE games DROP COLUMN unrated;"
+	                  "ALTER TABLE ratings DROP COLUMN opponents; PRAGMA user_version = 9;"),
+	          0);
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
+	ASSERT_EQ(store_schema_version(st), STORE_SCHEMA_VERSION);
+	q.min_games = 1;
+	q.min_opponents = 1;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 2);
+	ASSERT_EQ(e[0].opponents, 1);
+	ASSERT_EQ(e[0].games, 2);
+	q.min_opponents = 2;
+	ASSERT_EQ(store_leaderboard(st, &q, e, &more, &err), 0);
+	/* the rated games of a window, for the pair rule at start-up */
+	{
+		int64_t got[3] = {0};
+		ASSERT_EQ(store_rated_pairs_load(st, 2001, pair_seen, got, &err), 2);
+		ASSERT_EQ(got[0], 3);
+		ASSERT_EQ(got[1], 4);
+		ASSERT_EQ(got[2], 3001);
+	}
+	store_close(st);
+	ASSERT_EQ(store_check_file(path, found_cb, &(struct findings){.needle = "damaged"}, &err),
+	          0);
 }
 
 int
