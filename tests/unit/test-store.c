@@ -1439,7 +1439,8 @@ TEST(store_ratings)
 	store_close(st);
 	/* migration 10 counts the opponents of the rated games stored before it */
 	ASSERT_EQ(raw_sql(path,
-	                  "DROP TABLE rating_pairs; DROP INDEX rating_changes_ended;"
+	                  "DROP TABLE rating_pairs; DROP INDEX rating_changes_ended; DROP INDEX "
+	                  "ratings_by_rating;"
 	                  "ALTER TABLE games DROP COLUMN unrated;"
 	                  "ALTER TABLE ratings DROP COLUMN opponents; PRAGMA user_version = 9;"),
 	          0);
