@@ -604,7 +604,8 @@ def profile_while_down():
     """A rated game's end that waits for the disk: the profile of its players, whose ratings
     memory already changed, is answered once the change is stored, not before."""
     db = os.path.join(MNT, "profile.db")
-    srv = Server(db=db)
+    # both players come from 127.0.0.1: a rated game between them needs the operator's leave
+    srv = Server("--allow-shared-address", db=db)
     try:
         acc = []
         for name in ("Ann", "Ben"):
@@ -616,7 +617,8 @@ def profile_while_down():
         st, _ = ann.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 5,
                              "rated": True})
         ben.request({"type": "join", "game": st["game"]})
-        play(ann, 10)
+        for rid, c in enumerate((ann, ben, ann, ben), 10):  # rated once 4 plies are played
+            play(c, rid)
         v = srv.connect("p-look")
         wal_grow(v)
         fill()
