@@ -97,7 +97,8 @@ draw_ladder(struct screen *s)
 		client_screen_put(y + 1, 3, w - 4, "%s",
 		                  ladder_loaded(s) ? "Nobody yet: a player shows here after a "
 		                                     "rated game, ranked once the rating's "
-		                                     "deviation is 110 or less."
+		                                     "deviation is 110 or less, after enough "
+		                                     "rated games and opponents."
 		                  : client_request_pending(s->c, MSG_LEADERBOARD)
 		                          ? "Asking the server..."
 		                          : "Not asked: the connection is down (r asks again).");
@@ -125,11 +126,10 @@ draw_ladder(struct screen *s)
 				        s, y, 2, w - 3,
 				        k == 0 && l->nrows == 0
 				                ? "No one ranked yet: a rating is ranked once its "
-				                  "deviation is 110 or less."
-				        : l->prov_more ? "Provisional, not ranked yet "
-				                         "(deviation over 110), the best:"
-				                       : "Provisional, not ranked yet "
-				                         "(deviation over 110):");
+				                  "deviation is 110 or less, after enough "
+				                  "rated games and opponents."
+				        : l->prov_more ? "Provisional, not ranked yet, the best:"
+				                       : "Provisional, not ranked yet:");
 				attroff(A_BOLD);
 				continue;
 			}
@@ -230,9 +230,10 @@ static const char *const ladder_help[] = {
         "r               ask again",
         "q / Esc         back to the lobby",
         "",
-        "Accounts and bots whose rating is no longer provisional",
-        "(deviation 110 or less), best first; below the last page,",
-        "apart, those whose rating is still provisional.",
+        "Accounts and bots whose rating is settled (deviation 110",
+        "or less) after the server's minimum of rated games against",
+        "distinct opponents, best first; below the last page, apart,",
+        "the others (provisional, not ranked yet).",
         NULL,
 };
 

@@ -236,13 +236,14 @@ print_ladder(struct plain *p)
 	out("leaderboard %s: %d player%s%s", game_kind_name(l->kind), l->nrows,
 	    l->nrows == 1 ? "" : "s",
 	    l->next[0]      ? " (more: leaderboard KIND next)"
-	    : l->nrows == 0 ? " ranked (a rating is ranked once its deviation, rd, is 110 or less: "
-	                      "after some rated games)"
+	    : l->nrows == 0 ? " ranked (a rating is ranked once its deviation, rd, is 110 or less "
+	                      "and it has the "
+	                      "server's minimum of rated games against distinct opponents)"
 	                    : "");
 	for (int i = 0; i < l->nrows; i++)
 		out("%lld. %s", (long long)l->rows[i].rank, l->rows[i].line);
 	if (l->nprov > 0)
-		out("provisional, not ranked yet (rd over 110): %d player%s%s", l->nprov,
+		out("provisional, not ranked yet: %d player%s%s", l->nprov,
 		    l->nprov == 1 ? "" : "s", l->prov_more ? " (the best of them)" : "");
 	for (int i = 0; i < l->nprov; i++)
 		out("provisional: %s", l->prov[i].line);
