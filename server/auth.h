@@ -78,10 +78,12 @@ void auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struc
 void auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*
- * A guest's hello with name m->name: whether it is refused (name_taken, sent here) because the
- * name looks like an account's or like the computer's. 1 (refused) or 0.
+ * A guest's hello m with name (m->name trimmed, borrowed): whether it is refused, sent here:
+ * name_taken when the name looks like an account's or like the computer's, name_reserved when
+ * it looks like a reserved word (names.h). 1 (refused) or 0.
  */
-int auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+int auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                       const char *name);
 
 /* The answer of job j (borrowed) to peer's request m (borrowed), which asked for it. */
 void auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct auth_job *j);

@@ -156,6 +156,8 @@ table_event_apply(struct table *t, const struct event *ev, struct msg_error *err
 		snprintf(t->moves[t->nmoves++], GAME_MOVE_TEXT, "%s", ev->u.moved.move);
 	} else if (ev->type == MSG_CHAT) {
 		chat_keep(t->chat, &t->nchat, chat_line_new(t->kind, &ev->u.chat));
+	} else if (ev->type == MSG_GAME_OVER) {
+		t->nchat_end = t->nchat; /* the lines after it count for --max-chat-after-end */
 	} else if (ev->type == MSG_SEATED) {
 		/* what the seated player was (emitted: table_seat() set it; restored: read back) */
 		const struct event_player *p = &ev->u.seated.player;
