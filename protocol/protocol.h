@@ -85,9 +85,9 @@ enum protocol_err {
 	PROTO_ESTOREUNAVAILABLE = -40, /* "store_unavailable": the store cannot write (full disk) */
 	PROTO_ENOSUCHACCOUNT = -41,    /* "no_such_account": profile of a name without an account */
 	PROTO_EACCOUNTCLOSED = -42,    /* "account_closed": login to a closed or banned account */
-	PROTO_ENAMERESERVED = -43,     /* "name_reserved": the server's or its staff's, or like one */
-	PROTO_EWEAKPASSWORD = -44,     /* "weak_password": a common password, or like the name */
-	PROTO_ECHATFULL = -45,         /* "chat_full": the game's chat holds its most lines */
+	PROTO_ENAMERESERVED = -43, /* "name_reserved": the server's or its staff's, or like one */
+	PROTO_EWEAKPASSWORD = -44, /* "weak_password": a common password, or like the name */
+	PROTO_ECHATFULL = -45,     /* "chat_full": the game's chat holds its most lines */
 };
 #define PROTO_ERR_COUNT 45
 

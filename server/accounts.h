@@ -34,10 +34,10 @@ struct accounts {
 	struct strmap by_key;      /* names_account_key() -> struct account (owned) */
 	struct strmap by_skeleton; /* names_skeleton() -> struct account (borrowed from by_key) */
 	struct strmap by_id;       /* id_text -> struct account (borrowed from by_key) */
-	struct strmap reserved;    /* keys, skeletons, loose keys of names being registered -> copy */
-	struct strmap by_loose;    /* names_loose_key() -> its count (owned), an account's at least */
-	struct strmap words;       /* names_reserved_keys() of the reserved words -> owned copy */
-	size_t n;                  /* accounts held */
+	struct strmap reserved; /* keys, skeletons, loose keys of names being registered -> copy */
+	struct strmap by_loose; /* names_loose_key() -> its count (owned), an account's at least */
+	struct strmap words;    /* names_reserved_keys() of the reserved words -> owned copy */
+	size_t n;               /* accounts held */
 	struct throttle *by_account; /* failed logins per account key */
 	struct throttle *by_addr;    /* failed logins per source address (throttle_key_from_addr) */
 	int64_t next_id;             /* the id the next account gets */

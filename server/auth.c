@@ -314,8 +314,8 @@ auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg
 		return;
 	}
 	a = accounts_find_id(&lb->accounts, peer->session->account);
-	if (a != NULL && (rc = password_weak(m->new_password, strlen(m->new_password),
-	                                     a->row.name)) < 0) {
+	if (a != NULL &&
+	    (rc = password_weak(m->new_password, strlen(m->new_password), a->row.name)) < 0) {
 		lobby_refuse(lb, peer, m, PROTO_EWEAKPASSWORD, "%s", password_weak_text(rc));
 		return;
 	}
@@ -344,18 +344,18 @@ auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 }
 
 int
-auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-                   const char *name)
+auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const char *name)
 {
 	int why = accounts_guest_refused(&lb->accounts, name);
 
 	if (why == 0)
 		return 0;
 	if (why == ACCOUNTS_RESERVED)
-		lobby_refuse(lb, peer, m, PROTO_ENAMERESERVED,
-		             "the name '%s' is reserved (it is, or looks like, a name of the server "
-		             "or its staff); pick another",
-		             name);
+		lobby_refuse(
+		        lb, peer, m, PROTO_ENAMERESERVED,
+		        "the name '%s' is reserved (it is, or looks like, a name of the server "
+		        "or its staff); pick another",
+		        name);
 	else
 		lobby_refuse(lb, peer, m, PROTO_ENAMETAKEN,
 		             "the name '%s' is an account's, or looks like an account's or the "
@@ -479,6 +479,25 @@ auth_abandon(struct lobby *lb, struct auth_job *j)
 {
 	if (j->op == AUTH_REGISTER)
 		accounts_release(&lb->accounts, j->key, j->skeleton);
+}
+
+int
+auth_account_release(struct lobby *lb, int64_t id)
+{
+	struct account *a = accounts_find_id(&lb->accounts, id);
+
+	if (a == NULL || accounts_is_bot(a) || a->row.closed_ms != 0 || a->row.banned_ms != 0)
+		return 0;
+	for (size_t i = 0; i < lb->sessions.n; i++)
+		if (lb->sessions.all[i]->account == id)
+			return 0; /* logged in now, or seated */
+	for (size_t i = 0; i < lb->ntables; i++)
+		if (lb->tables[i]->seat_account[0] == id || lb->tables[i]->seat_account[1] == id)
+			return 0; /* a game the store has not finished */
+	log_debug("account %lld (%s) released: never used since %lld", (long long)id, a->row.name,
+	          (long long)a->row.created_ms);
+	accounts_remove(&lb->accounts, a);
+	return 1;
 }
 
 /* restore: one stored account. */

@@ -100,4 +100,12 @@ void auth_job_free(struct auth_job *j);
 /* Load the store's accounts into lb's set (start-up). Returns the count or a store error. */
 int auth_restore(struct lobby *lb, struct store_error *err);
 
+/*
+ * --unused-account-days: whether account id, which the store found unused (no finished game, no
+ * rating), may go: not a bot's, not closed nor banned, no session of it kept (logged
+ * in, or seated), at no table. If so it is forgotten here (its name free again) and 1 is
+ * returned: the caller deletes its row (in the same turn); else 0, and it stays.
+ */
+int auth_account_release(struct lobby *lb, int64_t id);
+
 #endif

@@ -98,6 +98,9 @@ usage_limits(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
+	        "  --max-chat-lines N (default 200)       --max-chat-after-end N (default 20)\n"
+	        "  --max-accounts-per-addr N (default 10, an hour; the day's: ...-day N, 30)\n"
+	        "  --unused-account-days N (default 30)\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
 	        PROTOCOL_MAX_LINE_DEFAULT);
 }
@@ -438,6 +441,11 @@ main(int argc, char **argv)
 		O_KEEPALIVE,
 		O_SESSIONS,
 		O_SESSIONS_PER_ADDR,
+		O_CHAT_LINES,
+		O_CHAT_AFTER_END,
+		O_ACCOUNTS_HOUR,
+		O_ACCOUNTS_DAY,
+		O_UNUSED_DAYS,
 		O_THINKING,
 		O_KIBITZ,
 		O_KEEP_DAYS,
@@ -482,6 +490,11 @@ main(int argc, char **argv)
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"keep-days", required_argument, NULL, O_KEEP_DAYS},
+	        {"max-chat-lines", required_argument, NULL, O_CHAT_LINES},
+	        {"max-chat-after-end", required_argument, NULL, O_CHAT_AFTER_END},
+	        {"max-accounts-per-addr", required_argument, NULL, O_ACCOUNTS_HOUR},
+	        {"max-accounts-per-addr-day", required_argument, NULL, O_ACCOUNTS_DAY},
+	        {"unused-account-days", required_argument, NULL, O_UNUSED_DAYS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -518,6 +531,10 @@ main(int argc, char **argv)
 	        .addr_sessions = 64,
 	        .max_thinking = 32,
 	        .kibitz_per_game = 20,
+	        .chat_lines = 200,
+	        .chat_after_end = 20,
+	        .registers_hour = 10,
+	        .registers_day = 30,
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
 	const char *admin_socket = NULL;
@@ -529,7 +546,8 @@ main(int argc, char **argv)
 	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
 	unsigned long long v;
-	unsigned keep_days = 0; /* --keep-days: 0 keeps every finished game */
+	unsigned keep_days = 0;    /* --keep-days: 0 keeps every finished game */
+	unsigned unused_days = 30; /* --unused-account-days: 0 keeps every account */
 	struct hokitod d;
 	uv_loop_t loop;
 	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
@@ -721,6 +739,38 @@ main(int argc, char **argv)
 			else
 				lcfg.kibitz_per_game = (unsigned)v;
 			break;
+		case O_CHAT_LINES:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-chat-lines wants a number from 0 to 100000";
+			else
+				lcfg.chat_lines = (unsigned)v;
+			break;
+		case O_CHAT_AFTER_END:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-chat-after-end wants a number from 0 to 100000";
+			else
+				lcfg.chat_after_end = (unsigned)v;
+			break;
+		case O_ACCOUNTS_HOUR:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-accounts-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.registers_hour = (unsigned)v;
+			break;
+		case O_ACCOUNTS_DAY:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-accounts-per-addr-day wants a number from 0 to "
+				      "1000000";
+			else
+				lcfg.registers_day = (unsigned)v;
+			break;
+		case O_UNUSED_DAYS:
+			if (parse_num(optarg, 0, 36500, &v) < 0)
+				bad = "--unused-account-days wants a number of days from 0 to "
+				      "36500";
+			else
+				unused_days = (unsigned)v;
+			break;
 		case O_CHECK:
 			check = 1;
 			break;
@@ -852,6 +902,7 @@ main(int argc, char **argv)
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	node_keep_days(d.node, keep_days);
+	node_unused_account_days(d.node, unused_days);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.

@@ -213,12 +213,12 @@ struct lobby {
 	char limited_addr[64];    /* ... the address of the last one */
 	unsigned addr_dropped;    /* sessions forgotten past addr_sessions since the tick */
 	char dropped_addr[64];    /* ... the address of the last one */
-	unsigned registers_refused;  /* registrations refused past registers_* not logged yet */
-	uint64_t registers_log_at;   /* when they were last logged (ops->now), 0: never */
-	char registers_addr[64];     /* ... the address of the last one */
-	unsigned chat_refused;       /* chat lines refused past chat_lines not logged yet */
-	uint64_t chat_log_at;        /* when they were last logged (ops->now), 0: never */
-	char chat_game[16];          /* ... the game of the last one */
+	unsigned registers_refused; /* registrations refused past registers_* not logged yet */
+	uint64_t registers_log_at;  /* when they were last logged (ops->now), 0: never */
+	char registers_addr[64];    /* ... the address of the last one */
+	unsigned chat_refused;      /* chat lines refused past chat_lines not logged yet */
+	uint64_t chat_log_at;       /* when they were last logged (ops->now), 0: never */
+	char chat_game[16];         /* ... the game of the last one */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;       /* the last store read's ticket */

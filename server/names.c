@@ -350,10 +350,10 @@ names_loose_key(const char *name, char *key, size_t size)
  * a player could pass for to ask others for their passwords. Compared by names_reserved_keys().
  */
 static const char *const names_reserved_words[] = {
-        "admin",     "administrator", "root",       "operator",  "moderator", "mod",
-        "hokitod",   "hokito",        "oxono",      "system",    "sysop",     "server",
-        "computer",  "staff",         "support",    "official",  "superuser", "webmaster",
-        "postmaster", "hostmaster",   "security",   "helpdesk",  "abuse",     "owner",
+        "admin",      "administrator", "root",     "operator", "moderator", "mod",
+        "hokitod",    "hokito",        "oxono",    "system",   "sysop",     "server",
+        "computer",   "staff",         "support",  "official", "superuser", "webmaster",
+        "postmaster", "hostmaster",    "security", "helpdesk", "abuse",     "owner",
 };
 
 const char *

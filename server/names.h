@@ -116,8 +116,8 @@ bool names_reserved(const char *name);
  * Whether a guest name passes for the server's computer player, whose seats are named
  * "computer (level N)" (PROTOCOL.md, section 7.1): any name whose keys, with everything but
  * letters and digits removed, begin with the skeleton of "computer" ("Computer", "c0mputer lvl 9",
- * "СОМРUТЕR", "computer_8", "ⓒⓞⓜⓟⓤⓣⓔⓡ"): its loose keys are compared. Names that cannot be checked (not UTF-8, ICU failing) count as
- * imitations: refused is the safe answer.
+ * "СОМРUТЕR", "computer_8", "ⓒⓞⓜⓟⓤⓣⓔⓡ"): its loose keys are compared. Names that cannot be checked
+ * (not UTF-8, ICU failing) count as imitations: refused is the safe answer.
  */
 bool names_imitates_computer(const char *name);
 

@@ -72,7 +72,8 @@ password_weak(const char *pw, size_t len, const char *name)
 		for (size_t i = 0; i < len; i++)
 			lower[i] = (char)tolower((unsigned char)pw[i]);
 		lower[len] = '\0';
-		if (bsearch(lower, password_common, sizeof password_common / sizeof password_common[0],
+		if (bsearch(lower, password_common,
+		            sizeof password_common / sizeof password_common[0],
 		            sizeof password_common[0], password_common_cmp) != NULL)
 			return PASSWORD_ECOMMON;
 	}

@@ -30,13 +30,13 @@
 
 #include <stddef.h>
 
-#define PASSWORD_MIN       8                /* bytes of a password, at least */
-#define PASSWORD_MAX       1024             /* ... at most */
-#define PASSWORD_OPSLIMIT  2                /* Argon2id passes over memory (OWASP: t=2) */
-#define PASSWORD_MEMLIMIT  (19456u * 1024u) /* bytes of memory per hash (OWASP: m=19 MiB) */
-#define PASSWORD_HASH_SIZE 128              /* room for a stored hash with its NUL */
-#define PASSWORD_COMMON_MAX 64              /* bytes of the longest common password compared */
-#define PASSWORD_NAME_MAX   64              /* bytes of a name password_weak() compares */
+#define PASSWORD_MIN        8                /* bytes of a password, at least */
+#define PASSWORD_MAX        1024             /* ... at most */
+#define PASSWORD_OPSLIMIT   2                /* Argon2id passes over memory (OWASP: t=2) */
+#define PASSWORD_MEMLIMIT   (19456u * 1024u) /* bytes of memory per hash (OWASP: m=19 MiB) */
+#define PASSWORD_HASH_SIZE  128              /* room for a stored hash with its NUL */
+#define PASSWORD_COMMON_MAX 64               /* bytes of the longest common password compared */
+#define PASSWORD_NAME_MAX   64               /* bytes of a name password_weak() compares */
 
 /* Errors: a negative return. */
 enum password_error {

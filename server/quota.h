@@ -12,8 +12,9 @@
  * requests a second on average and a burst of twice that; one more is refused with the time to
  * wait for the next token. New sessions have a bucket of their own: `sessions` a minute, bursts of
  * twice that. Creates are counted in windows of a minute from the first create of
- * the window, accounts registered in windows of an hour and of a day likewise. Pure policy: time is a parameter (milliseconds of a monotonic clock), no clock is
- * read, no I/O, no globals. Not thread-safe: one table belongs to the loop thread.
+ * the window, accounts registered in windows of an hour and of a day likewise. Pure policy: time is
+ * a parameter (milliseconds of a monotonic clock), no clock is read, no I/O, no globals. Not
+ * thread-safe: one table belongs to the loop thread.
  */
 #ifndef HOKITO_SERVER_QUOTA_H
 #define HOKITO_SERVER_QUOTA_H
@@ -32,12 +33,12 @@ enum quota_error {
 #define QUOTA_DAY_MS           86400000 /* ... and per day */
 
 struct quota_config {
-	unsigned conns;    /* connections at once per key (0: no limit) */
-	unsigned rate;     /* requests a second per key, bursts of twice that (0: no limit) */
-	unsigned creates;  /* games created per minute per key (0: no limit) */
-	unsigned games;    /* games not over at once per key (0: no limit) */
-	unsigned sessions; /* new sessions a minute per key, bursts of twice that; also what
-	                      the caller keeps per key (0: no limit) */
+	unsigned conns;          /* connections at once per key (0: no limit) */
+	unsigned rate;           /* requests a second per key, bursts of twice that (0: no limit) */
+	unsigned creates;        /* games created per minute per key (0: no limit) */
+	unsigned games;          /* games not over at once per key (0: no limit) */
+	unsigned sessions;       /* new sessions a minute per key, bursts of twice that; also what
+	                            the caller keeps per key (0: no limit) */
 	unsigned registers_hour; /* accounts registered an hour per key (0: no limit) */
 	unsigned registers_day;  /* accounts registered a day per key (0: no limit) */
 };
