@@ -215,9 +215,10 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	/* before hello it makes a new session: counted as a hello without a token is */
 	if (peer->session == NULL && guard_refuse_session(lb, peer, m))
 		return;
-	if (guard_refuse_register(lb, peer, m))
-		return;
 	if (!auth_room(lb, peer, m))
+		return;
+	/* last: a registration refused by anything else does not spend the address's allowance */
+	if (guard_refuse_register(lb, peer, m))
 		return;
 	j = auth_job_new(lb, peer, m, AUTH_REGISTER);
 	snprintf(j->key, sizeof j->key, "%s", key);

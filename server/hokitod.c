@@ -99,8 +99,8 @@ usage_limits(FILE *f)
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
 	        "  --max-chat-lines N (default 200)       --max-chat-after-end N (default 20)\n"
-	        "  --max-accounts-per-addr N (default 10, an hour; the day's: ...-day N, 30)\n"
-	        "  --unused-account-days N (default 30)\n"
+	        "  --max-accounts-per-addr N (default 10) --unused-account-days N (default 30)\n"
+	        "  --max-accounts-per-addr-day N (default 30)   (accounts: an hour, a day)\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
 	        PROTOCOL_MAX_LINE_DEFAULT);
 }
