@@ -136,20 +136,29 @@ client_account_ladder(struct client *c, const json_t *root)
 {
 	struct client_ladder *l = &c->ladder;
 	const json_t *entries = json_object_get(root, "entries");
+	int prov = l->asking_prov, cap = prov ? CLIENT_LADDER_PROVISIONAL : CLIENT_LADDER_MAX;
+	struct client_ladder_row *rows = prov ? l->prov : l->rows;
+	int *n = prov ? &l->nprov : &l->nrows;
 
-	l->nrows = 0;
-	if (game_kind_parse(jstr(root, "kind", "hokito"), &l->kind) < 0)
+	l->asking_prov = 0;
+	*n = 0;
+	if (prov && !json_is_true(json_object_get(root, "provisional")))
+		entries = NULL; /* a server that keeps them to itself */
+	if (!prov && game_kind_parse(jstr(root, "kind", "hokito"), &l->kind) < 0)
 		l->kind = GAME_HOKITO;
-	snprintf(l->next, sizeof l->next, "%s", jstr(root, "next", ""));
-	for (size_t i = 0; i < json_array_size(entries) && l->nrows < CLIENT_LADDER_MAX; i++) {
+	if (prov)
+		l->prov_more = entries != NULL && json_is_string(json_object_get(root, "next"));
+	else
+		snprintf(l->next, sizeof l->next, "%s", jstr(root, "next", ""));
+	for (size_t i = 0; i < json_array_size(entries) && *n < cap; i++) {
 		const json_t *e = json_array_get(entries, i);
 		const json_t *p = json_object_get(e, "player");
-		struct client_ladder_row *row = &l->rows[l->nrows++];
+		struct client_ladder_row *row = &rows[(*n)++];
 		char who_text[CLIENT_NAME_MAX + 24], rating[CLIENT_RATING_MAX];
 		enum client_who who;
 		int64_t games = jcount(e, "games");
 
-		row->rank = jcount(e, "rank");
+		row->rank = prov ? 0 : jcount(e, "rank");
 		snprintf(row->name, sizeof row->name, "%s", jstr(p, "name", "?"));
 		client_account_player(p, &who, rating, sizeof rating);
 		/* the rating goes in a column of its own: the name with its mark only */
@@ -157,6 +166,15 @@ client_account_ladder(struct client *c, const json_t *root)
 		snprintf(row->line, sizeof row->line, "%-28.80s %6s  rd %3.0f  %lld game%s",
 		         who_text, jstr(e, "display", "?"), jnum(e, "rd", 0), (long long)games,
 		         games == 1 ? "" : "s");
+	}
+	if (!prov) {
+		/* below the last page, the players not ranked yet: the page is whole with them */
+		l->nprov = 0;
+		l->prov_more = 0;
+		if (l->next[0] == '\0' && client_request_leaderboard(c, l->kind, NULL, 1) == 0) {
+			l->asking_prov = 1;
+			return;
+		}
 	}
 	c->ladder_stamp++;
 }

@@ -26,8 +26,7 @@
 static void
 usage(FILE *f)
 {
-	fputs("usage: hokito [OPTIONS] [COMMAND]\n"
-	      "Play HOKITO and OXONO against people on a hokitod server, or watch them.\n"
+	fputs("usage: hokito [OPTIONS] [COMMAND]   play or watch HOKITO and OXONO on hokitod\n"
 	      "Commands (without one, or with lobby, hokito opens the lobby):\n"
 	      "  create [hokito|oxono] [--variant V] [--seat S] [--private] [--clock M+S]\n"
 	      "         [--computer LEVEL] [--rated]  (the computer: level 1 to 8)\n"
@@ -35,15 +34,16 @@ usage(FILE *f)
 	      "  quick [hokito|oxono] [--variant V] [--clock M+S] [--rated]  pair quickly\n"
 	      "  watch ID|CODE       watch a game\n"
 	      "Options:\n"
-	      "  --host H            server address (default " CLIENT_DEFAULT_HOST
-	      "; hokitos://H:P: TLS)\n"
-	      "  --port P            server port (default 7777)\n"
+	      "  --host ADDR         the server: HOST[:PORT], [IPV6]:PORT, hokitos://HOST:PORT\n"
+	      "                      (TLS); default " CLIENT_DEFAULT_HOST
+	      ", port 7777 (--port P: another)\n"
 	      "  --name NAME         your display name (default: $USER)\n"
 	      "  --plain             line mode (no curses); exits 60 s after losing the server\n"
 	      "  --no-color, --no-bell  no colours (NO_COLOR set does it too); no bell\n"
 	      "  --new-session       do not resume the session stored for this name\n"
 	      "  --login             log in to the account --name: its password is asked\n"
 	      "  --password-file F   the password from F ($HOKITO_PASSWORD too); --register\n"
+	      "  --allow-insecure-passwords  send it in clear to a server not on this machine\n"
 	      "  --tls               TLS: the system's CAs (--tls-ca FILE: its own) check the\n"
 	      "                      server, else it is pinned on first use (--tls-accept-new)\n"
 	      "Examples:\n"
@@ -79,32 +79,6 @@ is_opt(const char *a, const char *name)
 	size_t n = strlen(name);
 
 	return strcmp(a, name) == 0 || (strncmp(a, name, n) == 0 && a[n] == '=');
-}
-
-/*
- * The --host value: a name or an address; an IPv6 address may come in brackets, as hokitod's
- * --listen writes it ([::1]), and they are taken off. One colon is a port stuck to a name or an
- * IPv4 address ("127.0.0.1:7777"): a usage error, since the port goes with --port.
- */
-static const char *
-host_value(const char *v)
-{
-	static char bare[256]; /* the address without its brackets */
-	size_t len = strlen(v);
-	const char *colon = strchr(v, ':');
-
-	if (len > 2 && len - 2 < sizeof bare && v[0] == '[' && v[len - 1] == ']') {
-		snprintf(bare, sizeof bare, "%.*s", (int)(len - 2), v + 1);
-		return bare;
-	}
-	if (len == 0 || (colon != NULL && strchr(colon + 1, ':') == NULL)) {
-		fprintf(stderr,
-		        "hokito: --host: '%s' is not a host name or address (the port goes with "
-		        "--port)\n",
-		        v);
-		exit(2);
-	}
-	return v;
 }
 
 /*
@@ -177,20 +151,20 @@ parse_args(int argc, char **argv, struct client_options *o)
 			printf("hokito %s (protocol %d)\n", HOKITO_VERSION, PROTOCOL_VERSION);
 			exit(0);
 		} else if (is_opt(a, "--host")) {
-			static char url_host[256]; /* the host of a hokitos:// address */
-			int r;
+			static char
+			        url_host[256]; /* the host of the address, without its brackets */
 
 			v = opt_value(argc, argv, &i, "--host");
-			r = tls_link_url(v, url_host, sizeof url_host, &url_port);
-			if (r < 0) {
+			if (tls_link_address(v, url_host, sizeof url_host, &url_port, &o->tls.tls) <
+			    0) {
 				fprintf(stderr,
-				        "hokito: --host: '%s' is not an address "
-				        "hokitos://HOST:PORT\n",
+				        "hokito: --host: '%s' is not a server address (HOST, "
+				        "HOST:PORT, [IPV6]:PORT, hokito://HOST:PORT or "
+				        "hokitos://HOST:PORT for TLS)\n",
 				        v);
 				exit(2);
 			}
-			o->host = r > 0 ? url_host : host_value(v);
-			o->tls.tls |= r > 0;
+			o->host = url_host;
 		} else if (strcmp(a, "--tls") == 0) {
 			o->tls.tls = 1;
 		} else if (is_opt(a, "--tls-ca")) {
@@ -252,6 +226,8 @@ parse_args(int argc, char **argv, struct client_options *o)
 		} else if (is_opt(a, "--password-file")) {
 			free(o->password);
 			o->password = password_read(opt_value(argc, argv, &i, "--password-file"));
+		} else if (strcmp(a, "--allow-insecure-passwords") == 0) {
+			o->allow_insecure = 1;
 		} else if (strcmp(a, "--register") == 0) {
 			o->register_new = 1;
 		} else if (strcmp(a, "--login") == 0) {
@@ -281,7 +257,12 @@ parse_args(int argc, char **argv, struct client_options *o)
 		exit(2);
 	}
 	o->login = (o->login || o->register_new) && o->password == NULL;
-	if (url_port != 0 && !port_given)
+	if (url_port != 0 && port_given && url_port != o->port) {
+		fprintf(stderr, "hokito: --host names port %d and --port %d: give one\n", url_port,
+		        o->port);
+		exit(2);
+	}
+	if (url_port != 0)
 		o->port = url_port;
 	if (protocol_name_check(o->name) < 0) {
 		/* the name may come from $USER: say where, and how to give another */

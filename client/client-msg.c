@@ -743,12 +743,20 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 	const char *code = jstr(m->root, "code", "");
 	const char *text = jstr(m->root, "text", "refused");
 
+	if (p != NULL && p->type == MSG_LEADERBOARD && c->ladder.asking_prov) {
+		/* the provisional players did not come: the page is whole without them */
+		c->ladder.asking_prov = 0;
+		c->ladder_stamp++;
+	}
 	if (p != NULL && strcmp(code, "no_such_game") == 0 && !p->by_code &&
 	    (p->type == MSG_JOIN || p->type == MSG_WATCH)) {
 		/* Not a game id: it may be an invite code. */
 		int rc = client_request_by_code(c, p->type == MSG_JOIN, p->arg);
-		if (rc == 0)
+		if (rc == 0) {
+			if (c->npending > 0)
+				c->pending[c->npending - 1].offer_watch = p->offer_watch;
 			return;
+		}
 	}
 	if (p != NULL && !c->opt.plain && !c->st.table.active && c->list_stamp == 0 &&
 	    (p->type == MSG_CREATE || p->type == MSG_QUICK || p->type == MSG_JOIN ||
@@ -766,6 +774,17 @@ handle_error(struct client *c, const struct msg *m, const struct client_pending 
 		/* client24: the lobby showed the seat open, and it went meanwhile: watch it */
 		client_notice(c, 0, "Game %s has no open seat any more: watching it.", p->arg);
 		client_request_watch(c, p->arg);
+		return;
+	}
+	if (p != NULL && p->offer_watch && strcmp(code, "game_full") == 0) {
+		/* a game asked for by its id or code that is being played (or over): offered */
+		snprintf(c->offer_watch, sizeof c->offer_watch, "%s", p->arg);
+		c->offer_watch_by_code = p->by_code;
+		if (c->opt.plain)
+			client_notice(c, 1, "Game %s has no open seat: type watch %s to watch it.",
+			              p->arg, p->arg);
+		else
+			client_notice(c, 1, "Game %s has no open seat: w to watch it.", p->arg);
 		return;
 	}
 	if (p != NULL && p->type == MSG_REGISTER && !c->opt.plain) {
@@ -814,12 +833,16 @@ static void
 handle_history(struct client *c, const struct msg *m)
 {
 	const json_t *games = json_object_get(m->root, "games");
+	const char *next;
 	size_t i;
 	const json_t *g;
 
 	c->nhistory = 0;
 	c->history_total = jcount(m->root, "total");
-	c->history_offset = jcount(m->root, "offset");
+	/* paged by after, the offset counts from the games before it */
+	c->history_offset = c->history_before + jcount(m->root, "offset");
+	next = json_string_value(json_object_get(m->root, "next"));
+	snprintf(c->history_next, sizeof c->history_next, "%s", next != NULL ? next : "");
 	json_array_foreach(games, i, g)
 	{
 		if (c->nhistory >= CLIENT_HISTORY_MAX)
@@ -1006,7 +1029,7 @@ client_msg_handle(struct client *c, const struct msg *m)
 			c->opt.name = c->login_name; /* a later hello with the password: its name */
 			c->st.who = CLIENT_WHO_ACCOUNT;
 			client_session_save(c->opt.host, c->opt.port, c->st.name,
-			                    client_net_token(c));
+			                    client_net_token(c), 1);
 			client_notice(c, 0, "Registered: you are %s, logged in to the account.",
 			              c->st.name);
 		} else if (p != NULL && p->type == MSG_LEAVE) {

@@ -23,6 +23,12 @@
  * certificate that fails its checks, or differs from the pinned one, ends the program with the
  * reason (status 1): trying again would not mend it. --tls-insecure says at every connection that
  * nothing is checked.
+ *
+ * Passwords: before the first byte of a connection that would carry one (--login, --register,
+ * --password-file), the address it resolved to is checked (tls_link_password_ok()): in clear to
+ * an address that is not a loopback one, the client refuses and stops (status 2), unless
+ * --allow-insecure-passwords; a login asked for later is refused the same way
+ * (client_net_password_ok()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +53,9 @@ struct net_conn {
 	struct framer framer;   /* input lines */
 	struct tls_link *tls;   /* owned: TLS of this connection, or NULL in clear */
 	int ready;              /* connected (and TLS shaken hands): its hello may go */
+	int probe;              /* only asks whether the port speaks TLS (net_probe_start()) */
+	size_t got;             /* bytes received (ciphertext with TLS) */
+	int first;              /* the first byte received, -1 before one */
 };
 
 struct net_write {
@@ -69,9 +78,12 @@ struct client_net {
 	int asking; /* the view asks for a name and password: the hello waits (client_net_login) */
 	char token[CLIENT_TOKEN_MAX]; /* the session token, "" before the first welcome */
 	struct tls_client *tls;       /* owned: the trust of --tls, or NULL in clear */
+	int password_ok; /* a password may go to the address last connected to (tls-link.h) */
+	int probed;      /* the port was asked whether it speaks TLS (net_probe_start()) */
+	struct tls_client *probe_tls; /* owned: the unchecked TLS of that question, or NULL */
 };
 
-static void net_connect(struct client_net *net);
+static void net_connect(struct client_net *net, int probe);
 static void retry_cb(uv_timer_t *t);
 
 static void
@@ -281,8 +293,12 @@ net_welcome(struct client_net *net, const struct msg *m)
 	net->attempts = 0;
 	c->st.link = CLIENT_LINK_UP;
 	if (token != NULL && strcmp(token, net->token) != 0) {
+		const char *kind = json_string_value(
+		        json_object_get(json_object_get(m->root, "player"), "kind"));
+		int account = kind != NULL ? strcmp(kind, "guest") != 0 : c->opt.password != NULL;
+
 		snprintf(net->token, sizeof net->token, "%s", token);
-		client_session_save(c->opt.host, c->opt.port, c->opt.name, net->token);
+		client_session_save(c->opt.host, c->opt.port, c->opt.name, net->token, account);
 	}
 }
 
@@ -335,7 +351,7 @@ net_tls_new_host(struct client_net *net, const struct tls_error *asked)
 {
 	struct client *c = net->c;
 	struct tls_error err;
-	char question[sizeof asked->text + 64];
+	char question[sizeof asked->text + 64], shown[TLS_FINGERPRINT_TEXT_LEN + 1];
 	int yes;
 
 	if (c->opt.tls.accept_new) {
@@ -360,7 +376,8 @@ net_tls_new_host(struct client_net *net, const struct tls_error *asked)
 		return -1;
 	}
 	client_notice(c, 0, "Pinned the certificate of %s:%d (%s).", c->opt.host, c->opt.port,
-	              tls_conn_fingerprint(net->conn->tls->conn));
+	              tls_fingerprint_text(tls_conn_fingerprint(net->conn->tls->conn), shown,
+	                                   sizeof shown));
 	return 0;
 }
 
@@ -389,8 +406,66 @@ net_tls_read(struct client_net *net, struct net_conn *conn, size_t n)
 	default:
 		break;
 	}
+	if (rc == TLS_EHANDSHAKE && conn->first == '{') {
+		/* a JSON line where a ServerHello was due: hokitod's port in clear */
+		char text[400];
+
+		snprintf(text, sizeof text,
+		         "%s:%d does not speak TLS: remove --tls (and the hokitos:// of --host).",
+		         net->c->opt.host, net->c->opt.port);
+		net_drop(net);
+		net->c->st.link = CLIENT_LINK_FAILED;
+		client_notice(net->c, 1, "%s", text);
+		client_quit(net->c, 1);
+		return -1;
+	}
 	net_tls_fatal(net, err.text);
 	return -1;
+}
+
+static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+/*
+ * A connection in clear ended before the server said a word. A hokitod port in clear answers
+ * every hello; one that speaks TLS takes the hello for a broken handshake and closes without
+ * one. Ask once: a new connection sends a ClientHello (nothing is checked, nothing else is
+ * sent), and a port that answers with TLS records is one that speaks TLS (net_probe_read()).
+ * Returns 0 when the question is on its way, -1 when it cannot be asked (asked already).
+ */
+static int
+net_probe_start(struct client_net *net)
+{
+	struct tls_client_config cfg = {NULL, NULL, 1};
+	struct tls_error err;
+
+	if (net->probed || net->ever_welcomed || net->c->opt.tls.tls)
+		return -1;
+	net->probed = 1;
+	if (net->probe_tls == NULL && tls_client_create(&net->probe_tls, &cfg, &err) < 0)
+		return -1;
+	net_drop(net);
+	net_connect(net, 1);
+	return 0;
+}
+
+/* What the port answered the ClientHello of net_probe_start(): TLS records (a handshake or an
+ * alert: 0x16 or 0x15, then version 3) or anything else. */
+static void
+net_probe_read(struct client_net *net, struct net_conn *conn, ssize_t nread)
+{
+	struct client *c = net->c;
+
+	if (nread > 0 && (conn->first == 0x16 || conn->first == 0x15) &&
+	    (unsigned char)conn->tls->rbuf[1] == 0x03) {
+		net_drop(net);
+		c->st.link = CLIENT_LINK_FAILED;
+		client_notice(c, 1, "%s:%d speaks TLS: add --tls (or give --host hokitos://%s:%d).",
+		              c->opt.host, c->opt.port, c->opt.host, c->opt.port);
+		client_quit(c, 1);
+		return;
+	}
+	if (nread != 0)
+		net_lost(net, UV_EOF); /* not TLS either: as the first connection ended */
 }
 
 static void
@@ -404,7 +479,19 @@ read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
 	if (net == NULL)
 		return;
+	if (nread > 0 && conn->got == 0)
+		conn->first =
+		        (unsigned char)(conn->tls != NULL ? conn->tls->rbuf[0] : buf->base[0]);
+	if (nread > 0)
+		conn->got += (size_t)nread;
+	if (conn->probe) {
+		net_probe_read(net, conn, nread);
+		return;
+	}
 	if (nread < 0) {
+		if (nread == UV_EOF && conn->got == 0 && conn->tls == NULL &&
+		    net_probe_start(net) == 0)
+			return;
 		net_lost(net, (int)nread);
 		return;
 	}
@@ -468,6 +555,15 @@ connect_cb(uv_connect_t *req, int status)
 	}
 	uv_tcp_nodelay(&conn->tcp, 1);
 	uv_tcp_keepalive(&conn->tcp, 1, 30);
+	if (conn->probe) {
+		/* a ClientHello only: whatever the port answers tells whether it speaks TLS */
+		conn->tls = tls_link_create((uv_stream_t *)&conn->tcp, net->probe_tls,
+		                            net->c->opt.host, net->c->opt.port);
+		status = uv_read_start((uv_stream_t *)&conn->tcp, alloc_cb, read_cb);
+		if (status < 0)
+			net_lost(net, status);
+		return;
+	}
 	if (net->tls != NULL) {
 		if (net->c->opt.tls.insecure)
 			client_notice(net->c, 1,
@@ -512,7 +608,7 @@ net_resolve(const struct client *c, struct sockaddr_storage *ss)
 }
 
 static void
-net_connect(struct client_net *net)
+net_connect(struct client_net *net, int probe)
 {
 	struct client *c = net->c;
 	struct sockaddr_storage ss;
@@ -524,9 +620,20 @@ net_connect(struct client_net *net)
 		net_lost(net, rc);
 		return;
 	}
+	/* a password in clear to another machine: refused before a byte is sent */
+	net->password_ok = tls_link_password_ok((const struct sockaddr *)&ss, c->opt.tls.tls,
+	                                        c->opt.allow_insecure);
+	if (!net->password_ok && (c->opt.password != NULL || c->opt.login || c->opt.register_new)) {
+		c->st.link = CLIENT_LINK_FAILED;
+		client_notice(c, 1, CLIENT_INSECURE_TEXT, c->opt.host, c->opt.port);
+		client_quit(c, 2);
+		return;
+	}
 	conn = xcalloc(1, sizeof *conn);
 	framer_init(&conn->framer, PROTOCOL_SERVER_LINE_MAX);
 	conn->net = net;
+	conn->probe = probe;
+	conn->first = -1;
 	uv_tcp_init(c->loop, &conn->tcp);
 	net->conn = conn;
 	rc = uv_tcp_connect(&conn->connect, &conn->tcp, (const struct sockaddr *)&ss, connect_cb);
@@ -540,7 +647,7 @@ retry_cb(uv_timer_t *t)
 	struct client_net *net = container_of(t, struct client_net, retry);
 
 	if (!net->stopping && net->conn == NULL)
-		net_connect(net);
+		net_connect(net, 0);
 }
 
 static void
@@ -549,6 +656,7 @@ retry_close_cb(uv_handle_t *h)
 	struct client_net *net = container_of(h, struct client_net, retry);
 
 	tls_client_free(net->tls);
+	tls_client_free(net->probe_tls);
 	free(net);
 }
 
@@ -571,10 +679,18 @@ client_net_start(struct client *c, const struct client_net_ops *ops)
 			return -1;
 		}
 	}
-	if (c->opt.resume)
-		client_session_load(c->opt.host, c->opt.port, c->opt.name, net->token,
-		                    sizeof net->token);
-	net_connect(net);
+	if (c->opt.resume) {
+		int account = 0;
+		int wants_account = c->opt.password != NULL || c->opt.login || c->opt.register_new;
+
+		/* --login and --register win over a guest's session stored for the name (and a
+		 * registration over any): only an account's is resumed by them */
+		if (client_session_load(c->opt.host, c->opt.port, c->opt.name, net->token,
+		                        sizeof net->token, &account) == 0 &&
+		    wants_account && (!account || c->opt.register_new))
+			net->token[0] = '\0';
+	}
+	net_connect(net, 0);
 	return 0;
 }
 
@@ -588,6 +704,12 @@ client_net_send(struct client *c, struct wire *w)
 		return UV_ENOTCONN;
 	}
 	return conn_write(net->conn, w);
+}
+
+int
+client_net_password_ok(const struct client *c)
+{
+	return c->net == NULL || c->net->password_ok;
 }
 
 int
@@ -637,7 +759,8 @@ client_net_bye(struct client *c, const char *reason)
 		client_notice(c, 1, "%s",
 		              reason[0] == 'b' ? "The operator banned this account; closing."
 		                               : "This account is closed; closing.");
-	} else if (strcmp(reason, "password_reset") == 0) {
+	} else if (strcmp(reason, "password_reset") == 0 ||
+	           strcmp(reason, "password_changed") == 0) {
 		/* the session and the password are void: the full screen asks for the new one at
 		 * the next connection; --plain stops (a script's password file is out of date) */
 		net->token[0] = '\0';
@@ -648,9 +771,12 @@ client_net_bye(struct client *c, const char *reason)
 		c->opt.password = NULL;
 		c->opt.login = 1;
 		net->replaced = c->opt.plain;
-		client_notice(c, 1,
-		              "The operator reset this account's password: log in again with "
-		              "the new one.");
+		client_notice(c, 1, "%s",
+		              strcmp(reason, "password_reset") == 0
+		                      ? "The operator reset this account's password: log "
+		                        "in again with the new one."
+		                      : "This account's password was changed elsewhere: "
+		                        "log in again with the new one.");
 	} else {
 		client_notice(c, 1, "The server is shutting down; we will reconnect.");
 	}

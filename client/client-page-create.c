@@ -4,8 +4,10 @@
  * Its fields are the game, the variant, the seat, private or not, the clock, a person or the
  * computer, the computer's level, and rated or casual (offered to an account only: a guest's
  * games are casual, as are the computer's); the values live in struct screen (f_*) so that the form
- * opens again as it was left. The lobby draws it while s->mode is MODE_CREATE, and the view
- * hands it the keys then; Enter sends the create request.
+ * opens again as it was left. A form that does not open on the defaults says so, with the
+ * choices it kept ("Kept from last time: 5+3, rated"), and d puts the defaults back: a game
+ * never comes out rated or timed unseen. The lobby draws it while s->mode is MODE_CREATE, and
+ * the view hands it the keys then; Enter sends the create request.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,48 @@ create_rated_offered(const struct screen *s)
 	return client_state_account(&s->c->st) && !s->f_opponent;
 }
 
+void
+client_page_create_defaults(struct screen *s)
+{
+	s->f_kind = s->f_variant = s->f_seat = s->f_private = s->f_clock = 0;
+	s->f_opponent = s->f_rated = 0;
+	s->f_level = PROTOCOL_LEVEL_DEFAULT - 1;
+}
+
+/*
+ * The form's choices that are not the defaults, in words ("oxono, 5+3, rated"), into buf ("" for
+ * none).
+ */
+static void
+create_kept(const struct screen *s, char *buf, size_t size)
+{
+	const struct game_class *cl = game_class_of((enum game_kind)s->f_kind);
+	const char *words[8];
+	char level[32];
+	int n = 0;
+	size_t len = 0;
+
+	if (s->f_kind != 0)
+		words[n++] = game_kind_name((enum game_kind)s->f_kind);
+	if (s->f_variant != 0)
+		words[n++] = cl->variants[s->f_variant];
+	if (s->f_seat != 0)
+		words[n++] = cl->side[s->f_seat - 1];
+	if (s->f_private)
+		words[n++] = "private";
+	if (s->f_clock != 0)
+		words[n++] = clock_choices[s->f_clock];
+	if (s->f_opponent) {
+		snprintf(level, sizeof level, "computer level %d", s->f_level + 1);
+		words[n++] = level;
+	}
+	if (create_rated_offered(s) && s->f_rated)
+		words[n++] = "rated";
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i > 0 ? ", " : "", words[i]);
+}
+
 static void
 draw_create(struct screen *s)
 {
@@ -34,7 +78,7 @@ draw_create(struct screen *s)
 	                                     "Clock", "Opponent", "Level", "Rating"};
 	static const char *const levels[] = {"1", "2", "3", "4", "5", "6", "7", "8"};
 	int w = 52, h = 14, y = (LINES - h) / 2, x = (COLS - w) / 2;
-	char seatbuf[3][24];
+	char seatbuf[3][24], kept[160];
 
 	client_screen_frame(s, y, x, h, w, "Create a game");
 	snprintf(seatbuf[0], sizeof seatbuf[0], "%s", seats[0]);
@@ -97,13 +141,21 @@ draw_create(struct screen *s)
 			ox += (int)strlen(opts[i]) + (f == 6 ? 2 : 3);
 		}
 	}
+	create_kept(s, kept, sizeof kept);
+	if (kept[0] != '\0') {
+		attron(A_BOLD);
+		client_screen_put(y + h - 4, x + 2, w - 4, "Kept from last time: %s", kept);
+		attroff(A_BOLD);
+	}
 	attron(A_DIM);
-	client_screen_put(y + h - 3, x + 2, w - 4, "Up/Down field, Left/Right value");
+	client_screen_put(y + h - 3, x + 2, w - 4, "Up/Down field, Left/Right value%s",
+	                  kept[0] != '\0' ? ", d: defaults" : "");
 	client_screen_put(y + h - 2, x + 2, w - 4, "Enter: create   Esc: cancel");
 	attroff(A_DIM);
 	{
-		static const char *const keys[] = {"Up/Down", "field", "Left/Right", "value", "Esc",
-		                                   "cancel",  "Enter", "create",     NULL};
+		static const char *const keys[] = {"Up/Down", "field",    "Left/Right", "value",
+		                                   "d",       "defaults", "Esc",        "cancel",
+		                                   "Enter",   "create",   NULL};
 		client_screen_hints(keys);
 	}
 }
@@ -144,6 +196,9 @@ create_key(struct screen *s, int ch, MEVENT *mev)
 	case ' ':
 		*val[s->field] = (*val[s->field] + 1) % nvalues[s->field];
 		break;
+	case 'd':
+		client_page_create_defaults(s);
+		return;
 	case '\n':
 	case '\r':
 	case KEY_ENTER: {

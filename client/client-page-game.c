@@ -293,26 +293,26 @@ draw_panel(struct screen *s, int px, int pw)
 		attroff(A_DIM);
 	}
 	if (rows > room && room > 0) {
-		/* more moves than rows (an 80x24 terminal): several numbered pairs a row, tight,
-		 * so that the room shows as many moves as it can, the latest last */
-		int mw = move_width(t->kind), cellw = 4 + 2 * mw + 1 + 2;
-		int ncol = (pw + 2) / cellw > 1 ? (pw + 2) / cellw : 1;
-		int lines = (rows + ncol - 1) / ncol, top = lines > room ? lines - room : 0;
+		/* more moves than rows (an 80x24 terminal): several numbered moves a row, tight
+		 * (the numbers as wide as the last one's), so that the room shows as many moves as
+		 * it can, the latest last */
+		int mw = move_width(t->kind), nw = t->nmoves >= 100 ? 3 : 2;
+		int cellw = nw + 1 + mw + 1;
+		int ncol = (pw + 1) / cellw > 1 ? (pw + 1) / cellw : 1;
+		int lines = (t->nmoves + ncol - 1) / ncol, top = lines > room ? lines - room : 0;
 		for (int l = top; l < lines && y < bottom; l++, y++)
-			for (int k = 0; k < ncol && l * ncol + k < rows; k++) {
-				int r = l * ncol + k;
-				client_screen_put(y, px + k * cellw, cellw - 2, "%2d. %-*s %s",
-				                  r + 1, mw, t->moves[2 * r],
-				                  2 * r + 1 < t->nmoves ? t->moves[2 * r + 1] : "");
+			for (int k = 0; k < ncol && l * ncol + k < t->nmoves; k++) {
+				int i = l * ncol + k;
+				client_screen_put(y, px + k * cellw, cellw - 1, "%*d %s", nw, i + 1,
+				                  t->moves[i]);
 			}
 		first = rows;
 	}
-	for (int r = first; r < rows && y < bottom; r++, y++) {
-		client_screen_put(y, px, 0, "%3d.", r + 1);
-		client_screen_put(y, px + 5, 0, "%-12s", t->moves[2 * r]);
-		if (2 * r + 1 < t->nmoves)
-			client_screen_put(y, px + 18, 0, "%s", t->moves[2 * r + 1]);
-	}
+	/* a move is one player's, numbered as the moves are counted (Viewing move 12 of 30) */
+	for (int r = first; r < rows && y < bottom; r++, y++)
+		for (int k = 0; k < 2 && 2 * r + k < t->nmoves; k++)
+			client_screen_put(y, px + 14 * k, 0, "%3d %s", 2 * r + k + 1,
+			                  t->moves[2 * r + k]);
 	/* The chat pane: players' chat, and (to spectators) the spectators' chat apart. */
 	y = bottom;
 	for (int k = 0; k < 2; k++) {

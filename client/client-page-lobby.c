@@ -7,13 +7,19 @@
  * history of finished games (client-page-history.c), log in (client-page-login.c), and show a
  * profile (client-page-profile.c) or the leaderboard (client-page-ladder.c). Players show with
  * what they are and their ratings ("alice 1623", "carol (guest)", "rob [bot] 1710"). The list
- * itself is refreshed by client-main.c's timer while the lobby shows.
+ * itself is refreshed by client-main.c's timer while the lobby shows. A game that came in the
+ * list within the last minute says so ("new open"), and r (refresh) chooses the open game that
+ * came last: a new one is a key away, never under the fold.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client-screen.h"
 #include "protocol.h"
+#include "xmalloc.h"
+
+#define LOBBY_NEW_MS 60000 /* a game is marked new this long after it came in the list */
 
 /* Keep the highlighted lobby row on the same game across refreshes. */
 static void
@@ -44,6 +50,58 @@ lobby_joins(const struct client_entry *e)
 	return e->status == EVENT_STATUS_OPEN && (!e->players[0][0] || !e->players[1][0]);
 }
 
+/* Whether entry i of the list came within LOBBY_NEW_MS (and after the first list shown). */
+static int
+lobby_new(const struct screen *s, int i)
+{
+	uint64_t first = i < s->nseen ? s->seen[i].first_ms : 0;
+
+	return first != 0 && uv_now(s->c->loop) - first < LOBBY_NEW_MS;
+}
+
+/*
+ * A list has come: note when each of its games first came (those of the first list the lobby
+ * shows count as old). After r, choose the open game that came last, if one came lately.
+ */
+static void
+lobby_note_list(struct screen *s)
+{
+	struct client *c = s->c;
+	const struct client_state *st = &c->st;
+	struct lobby_seen *old = xmalloc(sizeof s->seen);
+	int nold = s->nseen, best = -1;
+	uint64_t now = uv_now(c->loop);
+
+	memcpy(old, s->seen, sizeof s->seen);
+	for (int i = 0; i < st->nlist; i++) {
+		struct lobby_seen *e = &s->seen[i];
+
+		snprintf(e->id, sizeof e->id, "%s", st->list[i].id);
+		e->first_ms = s->seen_stamp == 0 ? 0 : now;
+		for (int k = 0; k < nold; k++)
+			if (strcmp(old[k].id, e->id) == 0) {
+				e->first_ms = old[k].first_ms;
+				break;
+			}
+	}
+	free(old);
+	s->nseen = st->nlist;
+	s->seen_stamp = c->list_stamp;
+	if (!s->refresh_asked)
+		return;
+	s->refresh_asked = 0;
+	for (int i = 0; i < st->nlist; i++)
+		if (lobby_new(s, i) && lobby_joins(&st->list[i]) &&
+		    (best < 0 || s->seen[i].first_ms > s->seen[best].first_ms))
+			best = i;
+	if (best < 0)
+		return;
+	s->row = best;
+	snprintf(s->row_id, sizeof s->row_id, "%s", st->list[best].id);
+	client_state_notice(&c->st, 0, "New open game %s: chosen, Enter to join.",
+	                    st->list[best].id);
+}
+
 static void
 draw_lobby(struct screen *s)
 {
@@ -56,6 +114,9 @@ draw_lobby(struct screen *s)
 	 * follows it where there is room for it.
 	 */
 	int clk = COLS >= 76, px = 37;
+
+	if (s->seen_stamp != s->c->list_stamp)
+		lobby_note_list(s);
 	pw = COLS - px - 13 - (clk ? 7 : 0);
 	if (pw > 36)
 		pw = 36;
@@ -130,6 +191,11 @@ draw_lobby(struct screen *s)
 			         : e->result == -2 ? "aborted"
 			         : e->private_game ? "private"
 			                           : event_status_name(e->status));
+		/* a game that came lately says so, where the state column has room */
+		if (e->result == -3 && lobby_new(s, i) && strlen(state) <= 4) {
+			memmove(state + 4, state, 5);
+			memcpy(state, "new ", 4);
+		}
 		/* each column cut to its width, with an ellipsis where it is cut; the players by
 		 * the columns they take (a name may be wider than its bytes) */
 		client_screen_putn_cut(s, y, 2, 8, e->id);
@@ -178,6 +244,9 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 
 	lobby_sync_row(s); /* the row of the game chosen, wherever the list has moved it */
 	e = s->row < st->nlist ? &st->list[s->row] : NULL;
+	/* a join that found no open seat offered to watch the game: w takes the offer */
+	if (ch != KEY_MOUSE && client_request_offer_watch(c, ch == 'w') && ch == 'w')
+		return;
 	switch (ch) {
 	case KEY_UP:
 	case 'k':
@@ -249,6 +318,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 		client_screen_prompt_open(s, PROMPT_JOIN);
 		break;
 	case 'r':
+		s->refresh_asked = 1;
 		client_request_list(c);
 		break;
 	case '>': /* the next page of a busy server's list */
@@ -271,7 +341,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	case 'H':
 		s->hplayer[0] = '\0';
 		s->hback = NULL;
-		client_page_history_open(s, 0);
+		client_page_history_open(s);
 		break;
 	case 'q':
 		client_quit(c, 0);
@@ -298,7 +368,7 @@ static const char *const lobby_help[] = {
         "p               quick pairing (HOKITO)",
         "P               quick pairing (OXONO)",
         "i               join by game id or invite code",
-        "r               refresh the list",
+        "r               refresh the list; a new open game is chosen",
         "< / >           previous / next 100 games",
         "h               finished games: replay them (m: yours)",
         "l               log in to an account, or register one",

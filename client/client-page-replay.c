@@ -1,7 +1,7 @@
 /*
  * client-page-replay.c: the replay page (client_page_replay): a game replayed from its record.
  *
- * It asks for the record (game_record), then shows the board at the ply chosen with the players,
+ * It asks for the record (game_record), then shows the board at the move chosen with the players,
  * the result, the evaluation of the position (client-eval.c computes them off the loop thread and
  * the page kicks it on each draw) and the move list; its keys step through the game
  * (client_replay_seek()). Leaving goes back where the replay was opened from: the history or the
@@ -13,7 +13,10 @@
 #include "client-screen.h"
 #include "protocol.h"
 
-/* The replay's move list, two plies a row, the current move shown in reverse video. */
+/*
+ * The replay's move list, two moves a row, each with its number as the moves are counted
+ * ("Move 12 of 30"), the current move shown in reverse video.
+ */
 static void
 draw_replay_moves(struct screen *s, const struct client_replay *rp, int y, int bottom, int px,
                   int pw)
@@ -31,13 +34,13 @@ draw_replay_moves(struct screen *s, const struct client_replay *rp, int y, int b
 			first = 0;
 	}
 	for (int r = first; r < rows && y < bottom; r++, y++) {
-		client_screen_put(y, px, 0, "%3d.", r + 1);
 		for (int k = 0; k < 2 && 2 * r + k < n; k++) {
 			int i = 2 * r + k;
 			game_move_format(rp->rec.kind, rp->rec.moves[i], text, sizeof text);
+			client_screen_put(y, px + 14 * k, 0, "%3d", i + 1);
 			if (i == cur)
 				attron(A_REVERSE | A_BOLD);
-			client_screen_put(y, px + 5 + 13 * k, 0, "%s%s%s", i == cur ? "[" : " ",
+			client_screen_put(y, px + 14 * k + 4, 0, "%s%s%s", i == cur ? "[" : " ",
 			                  text, i == cur ? "]" : " ");
 			attroff(A_REVERSE | A_BOLD);
 		}
@@ -192,6 +195,7 @@ replay_key(struct screen *s, int ch, MEVENT *mev)
 	case ' ':
 	case KEY_DOWN:
 	case 'j':
+	case ']': /* as in a game */
 		client_replay_seek(c, ply + 1);
 		break;
 	case KEY_LEFT:
@@ -199,6 +203,7 @@ replay_key(struct screen *s, int ch, MEVENT *mev)
 	case KEY_BACKSPACE:
 	case KEY_UP:
 	case 'k':
+	case '[':
 		client_replay_seek(c, ply - 1);
 		break;
 	case KEY_NPAGE:
@@ -237,8 +242,8 @@ replay_title(const struct screen *s, char *buf, size_t size)
 }
 
 static const char *const replay_help[] = {
-        "Right, l, Space  next move",
-        "Left, h          previous move",
+        "Right, l, ], Spc next move",
+        "Left, h, [       previous move",
         "PgDn / PgUp      10 moves on / back",
         "Home, g, 0       the start",
         "End, G, $        the end",

@@ -87,13 +87,17 @@ client_request_list(struct client *c)
 }
 
 int
-client_request_history(struct client *c, int64_t offset, int limit, const char *player)
+client_request_history(struct client *c, const char *after, int64_t before, int64_t offset,
+                       int limit, const char *player)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
 	json_t *msg = msg_new(MSG_HISTORY, jid);
 
 	json_decref(jid);
+	if (after != NULL && after[0] != '\0')
+		json_object_set_new(msg, "after", json_string(after));
+	c->history_before = after != NULL && after[0] != '\0' ? before : 0;
 	json_object_set_new(msg, "offset", json_integer(offset));
 	json_object_set_new(msg, "limit", json_integer(limit));
 	if (player != NULL && player[0] != '\0')
@@ -120,13 +124,17 @@ client_request_profile(struct client *c, const char *name)
 }
 
 int
-client_request_leaderboard(struct client *c, enum game_kind kind, const char *after)
+client_request_leaderboard(struct client *c, enum game_kind kind, const char *after,
+                           int provisional)
 {
 	int id;
-	json_t *msg = json_pack("{s:s,s:s,s:i}", "type", "leaderboard", "kind",
-	                        game_kind_name(kind), "limit", CLIENT_LADDER_MAX);
+	json_t *msg =
+	        json_pack("{s:s,s:s,s:i}", "type", "leaderboard", "kind", game_kind_name(kind),
+	                  "limit", provisional ? CLIENT_LADDER_PROVISIONAL : CLIENT_LADDER_MAX);
 
 	json_object_set_new(msg, "id", new_id(c, &id));
+	if (provisional)
+		json_object_set_new(msg, "provisional", json_true());
 	if (after != NULL && after[0] != '\0')
 		json_object_set_new(msg, "after", json_string(after));
 	return request_send(c, msg, MSG_LEADERBOARD, NULL, 0, id);
@@ -135,8 +143,13 @@ client_request_leaderboard(struct client *c, enum game_kind kind, const char *af
 int
 client_request_login(struct client *c, const char *name, const char *password, int reg)
 {
-	char *pw = password != NULL ? strdup(password) : NULL;
+	char *pw;
 
+	if (password != NULL && !client_net_password_ok(c)) {
+		client_notice(c, 1, CLIENT_INSECURE_TEXT, c->opt.host, c->opt.port);
+		return -1;
+	}
+	pw = password != NULL ? strdup(password) : NULL;
 	if (c->st.table.active && client_net_up(c)) {
 		free(pw);
 		client_notice(c, 1, "Leave the game first, then log in.");
@@ -269,7 +282,25 @@ request_target(struct client *c, enum msg_type type, const char *target, int by_
 int
 client_request_join(struct client *c, const char *id_or_code)
 {
-	return request_target(c, MSG_JOIN, id_or_code, !looks_like_id(id_or_code));
+	int rc = request_target(c, MSG_JOIN, id_or_code, !looks_like_id(id_or_code));
+
+	if (rc == 0 && c->npending > 0)
+		c->pending[c->npending - 1].offer_watch = 1;
+	return rc;
+}
+
+int
+client_request_offer_watch(struct client *c, int yes)
+{
+	char target[CLIENT_ID_MAX];
+
+	if (c->offer_watch[0] == '\0')
+		return 0;
+	snprintf(target, sizeof target, "%s", c->offer_watch);
+	c->offer_watch[0] = '\0';
+	if (yes)
+		request_target(c, MSG_WATCH, target, c->offer_watch_by_code);
+	return 1;
 }
 
 int

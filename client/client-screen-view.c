@@ -421,13 +421,21 @@ screen_tick_cb(uv_timer_t *h)
 	}
 }
 
+/* Free the view's state and what it owns. */
+static void
+screen_free(struct screen *s)
+{
+	free(s->hafter);
+	free(s);
+}
+
 static void
 screen_close_cb(uv_handle_t *h)
 {
 	struct screen *s = h->data;
 
 	if (--s->handles == 0)
-		free(s);
+		screen_free(s);
 }
 
 static int
@@ -452,7 +460,7 @@ screen_start(struct client *c)
 	}
 	cs = nl_langinfo(CODESET);
 	s->utf8 = cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
-	s->f_level = PROTOCOL_LEVEL_DEFAULT - 1;
+	client_page_create_defaults(s);
 	set_escdelay(25);
 	if (initscr() == NULL) {
 		free(s);
@@ -665,7 +673,7 @@ screen_stop(struct client *c)
 	}
 	screen_atexit = NULL;
 	if (s->handles == 0) {
-		free(s);
+		screen_free(s);
 		return;
 	}
 	uv_close((uv_handle_t *)&s->input, screen_close_cb);

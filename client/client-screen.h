@@ -88,6 +88,12 @@ enum confirm_kind {
 
 struct client_page;
 
+/* A game of the lobby's list and when it first came in it (client-page-lobby.c). */
+struct lobby_seen {
+	char id[CLIENT_ID_MAX];
+	uint64_t first_ms; /* loop time it first came; 0: in the first list the lobby showed */
+};
+
 struct screen {
 	struct client *c;
 	uv_poll_t input;   /* readable standard input */
@@ -117,7 +123,11 @@ struct screen {
 	int over_hidden;  /* game-over box dismissed to look at the board */
 	int row;          /* lobby: highlighted row */
 	char row_id[CLIENT_ID_MAX]; /* lobby: id of the highlighted row, kept across refreshes */
-	int field;                  /* create form: field under the cursor */
+	struct lobby_seen seen[CLIENT_LIST_MAX]; /* lobby: when each game listed came */
+	int nseen;
+	uint64_t seen_stamp; /* lobby: the c->list_stamp seen[] is of, 0 before the first */
+	int refresh_asked;   /* lobby: r: the list it asked for chooses the newest open game */
+	int field;           /* create form: field under the cursor */
 	int f_kind, f_variant, f_seat, f_private; /* create form values */
 	int f_clock;                              /* create form: index in its clock choices */
 	int f_opponent, f_level;        /* create form: 1 for the computer; its level - 1 */
@@ -131,7 +141,9 @@ struct screen {
 	const struct client_page *page; /* the page over the main one, or NULL (see below) */
 	const struct client_page *replay_back; /* where leaving the replay goes (NULL: main) */
 	int hrow, htop;                        /* history: highlighted row, first row shown */
-	int64_t hoffset;                       /* history: offset of the page asked for */
+	size_t hpage;                          /* history: the page shown, 0 the first */
+	char (*hafter)[CLIENT_NEXT_MAX];       /* history: each page's key (its after), from 1 */
+	size_t hafter_cap;                     /* ... room for that many (owned; freed with s) */
 	char hplayer[CLIENT_NAME_MAX];         /* history: only this player's games, "" all */
 	const struct client_page *hback;       /* history: where q goes (NULL: main) */
 	/* the login prompt (client-page-login.c) */
@@ -193,6 +205,9 @@ extern const struct client_page client_page_rules;   /* client-page-login.c */
  * server's error word, NULL for none; retry_ms with login_throttled). reg: register selected.
  */
 void client_page_login_open(struct screen *s, const char *name, const char *code, int64_t retry_ms);
+/* The create form's defaults: HOKITO standard, random seat, public, no clock, a person, casual
+ * (client-page-create.c). */
+void client_page_create_defaults(struct screen *s);
 
 /* client-page-profile.c */
 
@@ -348,8 +363,8 @@ void client_page_game_move(struct screen *s, const char *text);
 
 /* client-page-history.c */
 
-/* Ask for a history page at offset; the page shows "asking" until it comes. */
-void client_page_history_open(struct screen *s, int64_t offset);
+/* Open the history at its first page; the page shows "asking" until it comes. */
+void client_page_history_open(struct screen *s);
 
 /* client-page-replay.c */
 

@@ -3,9 +3,10 @@
  *
  * The server gives every session a secret token; a client that says hello with it gets its seat
  * (or its place as a spectator) back. This module keeps one token per server and player name in
- * the state folder (state-dir.h: $XDG_STATE_HOME/hokito/), in a file only the user can read,
- * written whole to a temporary name and renamed so a crash never leaves half a token. It owns
- * nothing in memory and never talks to the network.
+ * the state folder, with whose session it is (a guest's or an account's: --login and --register
+ * resume only an account's, see client_net_start()), (state-dir.h: $XDG_STATE_HOME/hokito/), in a
+ * file only the user can read, written whole to a temporary name and renamed so a crash never
+ * leaves half a token. It owns nothing in memory and never talks to the network.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,39 +44,48 @@ session_path(const char *host, int port, const char *name, char *buf, size_t siz
 }
 
 int
-client_session_load(const char *host, int port, const char *name, char *token, size_t size)
+client_session_load(const char *host, int port, const char *name, char *token, size_t size,
+                    int *account)
 {
-	char path[1500];
+	char path[1500], buf[CLIENT_TOKEN_MAX + 16];
 	FILE *f;
-	size_t n;
+	size_t n, end;
 
+	*account = 0;
 	if (session_path(host, port, name, path, sizeof path) < 0)
 		return -1;
 	f = fopen(path, "r");
 	if (f == NULL)
 		return -1;
-	n = fread(token, 1, size - 1, f);
+	n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
-	token[n] = '\0';
-	token[strcspn(token, "\r\n")] = '\0';
+	buf[n] = '\0';
+	end = strcspn(buf, "\r\n");
+	/* the second line, "account", says whose session it is; a file without one is older */
+	*account = strncmp(buf + end + strspn(buf + end, "\r\n"), "account", 7) == 0;
+	buf[end] = '\0';
+	snprintf(token, size, "%s", buf);
 	return token[0] != '\0' ? 0 : -1;
 }
 
 int
-client_session_save(const char *host, int port, const char *name, const char *token)
+client_session_save(const char *host, int port, const char *name, const char *token, int account)
 {
-	char path[1500], tmp[1600];
+	char path[1500], tmp[1600], text[CLIENT_TOKEN_MAX + 16];
 	int fd, rc;
-	size_t len = strlen(token);
+	size_t len;
 
 	rc = session_path(host, port, name, path, sizeof path);
 	if (rc < 0)
 		return rc;
+	len = (size_t)snprintf(text, sizeof text, "%s\n%s\n", token, account ? "account" : "guest");
+	if (len >= sizeof text)
+		return -ENAMETOOLONG;
 	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, token, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
+	if (write(fd, text, len) != (ssize_t)len) {
 		rc = -errno;
 		close(fd);
 		unlink(tmp);

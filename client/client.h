@@ -93,7 +93,15 @@ struct client_options {
 	int login;        /* --login (or --register without a password): the full screen asks
 	                     for the password before the hello */
 	int rated;        /* create / quick: rated */
+	int allow_insecure; /* --allow-insecure-passwords: a password may go in clear anywhere */
 };
+
+/* Why a password is not sent (a format: the server's host and port): in clear to an address
+ * that is not a loopback one. */
+#define CLIENT_INSECURE_TEXT                                                                       \
+	"Not sending a password in clear to %s:%d, not on this machine: anyone on the way could "  \
+	"read it. Connect with TLS (--tls, or --host hokitos://HOST:PORT), or add "                \
+	"--allow-insecure-passwords."
 
 #define CLIENT_ALERT_LOW_MS 10000 /* our clock under this on our move calls us (client-alert.c) */
 
@@ -158,6 +166,7 @@ struct client_pending {
 	char arg[CLIENT_ID_MAX]; /* join/watch: what was asked for */
 	int by_code;             /* join/watch: arg was sent as an invite code */
 	int or_watch;            /* join: its seat taken meanwhile (game_full), watch the game */
+	int offer_watch;         /* join typed by the user: game_full offers to watch the game */
 };
 
 #define CLIENT_PENDING_MAX 32
@@ -200,12 +209,22 @@ struct client_ladder_row {
 	char line[CLIENT_NAME_MAX + 64]; /* "rob [bot] 1712  rd 80  31 games" */
 };
 
-/* The last leaderboard page received (client-account.c). */
+#define CLIENT_LADDER_PROVISIONAL 20 /* provisional players shown below the last page */
+
+/*
+ * The last leaderboard page received (client-account.c). Below its last page come the players
+ * whose rating is still provisional, not ranked (asked for once that page has come: the page
+ * counts as received with them).
+ */
 struct client_ladder {
 	enum game_kind kind;
 	struct client_ladder_row rows[CLIENT_LADDER_MAX];
 	int nrows;
 	char next[CLIENT_NEXT_MAX]; /* the key of the page after it, "" for the last */
+	struct client_ladder_row prov[CLIENT_LADDER_PROVISIONAL]; /* provisional, best first */
+	int nprov;
+	int prov_more;   /* more provisional players than those */
+	int asking_prov; /* the provisional players are asked for: the next reply is theirs */
 };
 
 #define CLIENT_EVAL_DEPTH 4 /* plies the replay's evaluations search (client-eval.c) */
@@ -270,11 +289,16 @@ struct client {
 	int arriving;                     /* welcomed back at a game whose state is on its way */
 	int action_held;                  /* the action waits for that state (client-msg.c) */
 	char watch_target[CLIENT_ID_MAX]; /* the id or code the game we watch was asked by */
+	char offer_watch[CLIENT_ID_MAX];  /* a game a join found without an open seat, offered to
+	                                     watch (the screen's next w), "" for none */
+	int offer_watch_by_code;          /* offer_watch is an invite code */
 	int watch_by_code;                /* watch_target is an invite code */
 	uint64_t list_stamp;              /* bumped at every lobby list received */
 	struct client_history_entry history[CLIENT_HISTORY_MAX]; /* the last history page */
 	int nhistory;
-	int64_t history_total, history_offset; /* of that page */
+	int64_t history_total, history_offset; /* of that page (its offset: games before it) */
+	int64_t history_before;                /* games before the page asked for, by its after */
+	char history_next[CLIENT_NEXT_MAX];    /* that page's next key, "" for the last page */
 	uint64_t history_stamp;                /* bumped at every history page received */
 	char history_player[CLIENT_NAME_MAX];  /* the player the history asked for, "" all */
 	struct client_profile profile;         /* the last profile received */
@@ -389,6 +413,11 @@ int client_request_join(struct client *c, const char *id_or_code);
 int client_request_quick(struct client *c, enum game_kind kind, const char *variant,
                          const char *clock, int rated);
 int client_request_watch(struct client *c, const char *id_or_code);
+/*
+ * Watch the game a join found without an open seat (c->offer_watch), when yes; forget the offer
+ * either way. Returns 1 when there was one, 0 when not.
+ */
+int client_request_offer_watch(struct client *c, int yes);
 /* Join game id as the lobby showed it open; if its seat was taken meanwhile, watch it. */
 int client_request_join_or_watch(struct client *c, const char *id);
 /* Watch again the game on screen, as it was asked for (a new session after a restart). */
@@ -416,11 +445,21 @@ int client_request_claim(struct client *c, int draw);
 int client_request_draw_offer(struct client *c);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 /* player: only the games of that player (an account's name, or our own), NULL for all. */
-int client_request_history(struct client *c, int64_t offset, int limit, const char *player);
+/*
+ * history: limit games of player ("" or NULL: everybody's), offset games after the page key after
+ * (NULL: from the most recent); before is how many games come before after (the page shown then
+ * says "games before + offset + 1 to ...").
+ */
+int client_request_history(struct client *c, const char *after, int64_t before, int64_t offset,
+                           int limit, const char *player);
 /* The profile of account name (NULL: our own). */
 int client_request_profile(struct client *c, const char *name);
-/* A leaderboard page of kind, after the key of the page before (NULL: the first). */
-int client_request_leaderboard(struct client *c, enum game_kind kind, const char *after);
+/*
+ * A leaderboard page of kind, after the key of the page before (NULL: the first); provisional:
+ * the players whose rating is provisional instead (their first CLIENT_LADDER_PROVISIONAL).
+ */
+int client_request_leaderboard(struct client *c, enum game_kind kind, const char *after,
+                               int provisional);
 /*
  * Log in to account name with password (register = 1: create it first), or go on as a guest
  * named name (password NULL). Both strings are copied. Before the server has greeted us it is
@@ -471,6 +510,12 @@ int client_net_start(struct client *c, const struct client_net_ops *ops);
 /* Send one encoded message; steals the wire reference. Returns 0 or UV_ENOTCONN. */
 int client_net_send(struct client *c, struct wire *w);
 
+/*
+ * Whether a password may go on the connection: TLS, a loopback address, or
+ * --allow-insecure-passwords (tls_link_password_ok() of the address last connected to).
+ */
+int client_net_password_ok(const struct client *c);
+
 /* Whether a greeted connection is up. */
 int client_net_up(const struct client *c);
 
@@ -482,8 +527,8 @@ void client_net_token_refused(struct client *c);
 
 /*
  * The server said bye: "shutdown" (reconnect later), "replaced", "banned" or "closed" (stop for
- * good), "idle" (come back at the next key) or "password_reset" (the full screen asks for the new
- * password at the next connection; --plain stops).
+ * good), "idle" (come back at the next key), "password_reset" or "password_changed" (the full
+ * screen asks for the new password at the next connection; --plain stops).
  */
 void client_net_bye(struct client *c, const char *reason);
 
@@ -530,11 +575,19 @@ int client_password_read(int fd, char *buf, size_t size);
 
 /* client-session.c: the session token kept across restarts. */
 
-/* Load the token stored for host, port and name. Returns 0, or -1 if there is none. */
-int client_session_load(const char *host, int port, const char *name, char *token, size_t size);
+/*
+ * Load the token stored for host, port and name, and whether its session is an account's
+ * (*account 1) or a guest's (0). Returns 0, or -1 if there is none.
+ */
+int client_session_load(const char *host, int port, const char *name, char *token, size_t size,
+                        int *account);
 
-/* Store the token for host, port and name (mode 0600). Returns 0 or a negative errno. */
-int client_session_save(const char *host, int port, const char *name, const char *token);
+/*
+ * Store the token for host, port and name (mode 0600), with whether its session is an
+ * account's (account 1) or a guest's. Returns 0 or a negative errno.
+ */
+int client_session_save(const char *host, int port, const char *name, const char *token,
+                        int account);
 
 /* Forget the stored token. */
 void client_session_forget(const char *host, int port, const char *name);

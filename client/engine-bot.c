@@ -76,7 +76,7 @@ struct engine_bot {
 	int64_t sent_seq;           /* the seq at which the bot last sent a move */
 	struct tls_client *tlsc;    /* owned: the trust of --tls, or NULL in clear */
 	struct tls_link *tls;       /* owned: the connection's TLS, or NULL; freed at the close */
-	char host[256];             /* the host of a hokitos:// address */
+	char host[256];             /* the host of --host, without a scheme, port or brackets */
 };
 
 struct engine_bot_write {
@@ -460,11 +460,14 @@ static int
 engine_bot_tls_read(struct engine_bot *b, size_t n)
 {
 	struct tls_error err;
+	char shown[TLS_FINGERPRINT_TEXT_LEN + 1];
 	int rc = tls_link_read(b->tls, n, &b->framer, &err);
 
 	if (rc == TLS_ENEWHOST && b->o->tls.accept_new && (rc = tls_link_trust(b->tls, &err)) == 0)
 		fprintf(stderr, "hokito-engine: bot: pinned the certificate of %s:%d (%s)\n",
-		        b->o->host, b->o->port, tls_conn_fingerprint(b->tls->conn));
+		        b->o->host, b->o->port,
+		        tls_fingerprint_text(tls_conn_fingerprint(b->tls->conn), shown,
+		                             sizeof shown));
 	if (rc == 0)
 		return 0;
 	if (rc == TLS_ENEWHOST)
@@ -593,14 +596,18 @@ engine_bot(struct engine_opts *o)
 		o->host = "127.0.0.1";
 	if (o->host[0] == '\0')
 		return engine_fail(EXIT_USAGE, "--host takes the server's address, not ''");
-	rc = tls_link_url(o->host, b.host, sizeof b.host, &url_port);
-	if (rc < 0)
-		return engine_fail(EXIT_USAGE, "--host: '%s' is not an address hokitos://HOST:PORT",
-		                   o->host);
-	if (rc > 0) {
-		o->host = b.host;
-		o->tls.tls = 1;
-	}
+	if (tls_link_address(o->host, b.host, sizeof b.host, &url_port, &o->tls.tls) < 0)
+		return engine_fail(
+		        EXIT_USAGE,
+		        "--host: '%s' is not a server address (HOST, HOST:PORT, "
+		        "[IPV6]:PORT, hokito://HOST:PORT or hokitos://HOST:PORT for TLS)",
+		        o->host);
+	o->host = b.host;
+	if (url_port != 0 && o->port != 0 && url_port != o->port)
+		return engine_fail(EXIT_USAGE, "--host names port %d and --port %d: give one",
+		                   url_port, o->port);
+	if (url_port != 0)
+		o->port = url_port;
 	if (o->port == 0)
 		o->port = url_port != 0 ? url_port : 7777;
 	if (o->level == 0)

@@ -278,9 +278,20 @@ engine_play(struct engine_opts *o)
 static int
 engine_rules(struct engine_opts *o)
 {
-	if (o->nargs > 0)
-		return engine_fail(EXIT_USAGE, "rules takes no argument ('%s')", o->args[0]);
-	fputs(rules_text_get(o->kind), stdout);
+	enum game_kind kind = o->kind;
+
+	/* the game may also be named as the client's rules command names it: rules oxono */
+	if (o->nargs > 1 || (o->nargs == 1 && game_kind_parse(o->args[0], &kind) < 0)) {
+		char kinds[128];
+
+		game_kind_list(kinds, sizeof kinds, ", ", " or ");
+		return engine_fail(EXIT_USAGE, "rules takes one game at most (%s), not '%s'", kinds,
+		                   o->args[o->nargs - 1]);
+	}
+	if (o->nargs == 1 && o->have_kind && kind != o->kind)
+		return engine_fail(EXIT_USAGE, "rules: '%s' and --game %s name two games",
+		                   o->args[0], game_kind_name(o->kind));
+	fputs(rules_text_get(kind), stdout);
 	return 0;
 }
 
@@ -341,9 +352,9 @@ static const struct engine_cmd engine_cmds[] = {
          "score the moves contradict (the place is printed as FILE:LINE:COLUMN).\n"
          "\nexample:\n  hokito-engine record game.txt\n",
          "", engine_record, "the record's game, hokito or oxono (checked)"},
-        {"rules", "rules [--game G]", "print the rules of the game, in words",
+        {"rules", "rules [G] [--game G]", "print the rules of the game, in words",
          "\nThe same words as the client's rules page (R) and hokito(6)'s RULES.\n"
-         "\nexample:\n  hokito-engine rules --game oxono\n",
+         "\nexamples:\n  hokito-engine rules oxono\n  hokito-engine rules --game oxono\n",
          "", engine_rules, NULL},
 };
 

@@ -8,6 +8,8 @@
  * write shows up as a read error on the stream, as for a plain connection. It never closes the
  * stream and never decides about trust: that is the caller's (it asks, or refuses).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,40 +25,90 @@ struct tls_link_write {
 	char *buf; /* owned: from tls_conn_take(), freed in the callback */
 };
 
-int
-tls_link_url(const char *arg, char *host, size_t size, int *port)
+/* The schemes an address may start with, and whether each speaks TLS. */
+static const struct {
+	const char *prefix;
+	int tls;
+} tls_link_schemes[] = {
+        {"hokito://", 0},
+        {TLS_LINK_SCHEME, 1},
+};
+
+/* A port "1".."65535" (the whole of p). Returns it, or -1. */
+static int
+tls_link_port(const char *p)
 {
-	const char *h = arg + strlen(TLS_LINK_SCHEME), *end, *colon;
+	char *e;
+	long n;
+
+	if (p[0] < '0' || p[0] > '9')
+		return -1;
+	n = strtol(p, &e, 10);
+	return *e == '\0' && n >= 1 && n <= 65535 ? (int)n : -1;
+}
+
+int
+tls_link_address(const char *arg, char *host, size_t size, int *port, int *tls)
+{
+	const char *h = arg, *colon = NULL;
+	int scheme_tls = -1, p = 0;
 	size_t n;
 
-	if (strncmp(arg, TLS_LINK_SCHEME, strlen(TLS_LINK_SCHEME)) != 0)
-		return 0;
+	for (size_t i = 0; i < sizeof tls_link_schemes / sizeof tls_link_schemes[0]; i++) {
+		size_t len = strlen(tls_link_schemes[i].prefix);
+
+		if (strncmp(arg, tls_link_schemes[i].prefix, len) == 0) {
+			h = arg + len;
+			scheme_tls = tls_link_schemes[i].tls;
+		}
+	}
+	if (scheme_tls < 0 && strstr(arg, "://") != NULL)
+		return -1; /* http://, tcp://...: not ours */
 	if (h[0] == '[') {
-		end = strchr(h, ']');
-		if (end == NULL)
+		const char *end = strchr(h, ']');
+
+		if (end == NULL || (end[1] != '\0' && end[1] != ':'))
 			return -1;
 		n = (size_t)(end - h - 1);
 		h++;
-		colon = end[1] == ':' ? end + 1 : (end[1] == '\0' ? NULL : end);
-		if (colon == end)
-			return -1;
+		colon = end[1] == ':' ? end + 1 : NULL;
+	} else if ((colon = strchr(h, ':')) != NULL && strchr(colon + 1, ':') != NULL) {
+		colon = NULL; /* a bare IPv6 address: no port */
+		n = strlen(h);
 	} else {
-		colon = strchr(h, ':');
 		n = colon != NULL ? (size_t)(colon - h) : strlen(h);
 	}
-	if (n == 0 || n >= size)
+	if (n == 0 || n >= size || memchr(h, '/', n) != NULL)
+		return -1;
+	if (colon != NULL && (p = tls_link_port(colon + 1)) < 0)
 		return -1;
 	memcpy(host, h, n);
 	host[n] = '\0';
-	if (colon != NULL) {
-		char *e;
-		long p = strtol(colon + 1, &e, 10);
+	if (p > 0)
+		*port = p;
+	if (scheme_tls > 0)
+		*tls = 1;
+	return 0;
+}
 
-		if (colon[1] < '0' || colon[1] > '9' || *e != '\0' || p < 1 || p > 65535)
-			return -1;
-		*port = (int)p;
+int
+tls_link_password_ok(const struct sockaddr *sa, int tls, int allow_insecure)
+{
+	if (tls || allow_insecure)
+		return 1;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
 	}
-	return 1;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		if (IN6_IS_ADDR_LOOPBACK(a))
+			return 1;
+		return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+	}
+	return 0;
 }
 
 int

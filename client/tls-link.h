@@ -6,8 +6,9 @@
  * the plaintext goes into the caller's framer; plaintext written comes out as ciphertext in write
  * requests that own their buffer. It owns the struct tls_conn and nothing of the stream: the
  * caller makes, reads, and closes the handle (and frees the link in its close callback). It also
- * holds what every client program says the same way: the hokitos://HOST:PORT address, the pin
- * file (known_hosts in the state folder), and the client's trust store made from the options.
+ * holds what every client program says the same way: the server's address (hokitos://HOST:PORT
+ * and the other forms), whether a password may go to it in clear, the pin file (known_hosts in the
+ * state folder), and the client's trust store made from the options.
  */
 #ifndef HOKITO_CLIENT_TLS_LINK_H
 #define HOKITO_CLIENT_TLS_LINK_H
@@ -38,11 +39,20 @@ struct tls_link {
 };
 
 /*
- * A "hokitos://HOST:PORT" address (HOST a name, an IPv4 address or an IPv6 one in brackets; the
- * port may be left out): returns 1 with host (without brackets) and *port set (left alone when
- * not given); 0 when arg is not such an address; -1 when it is one but malformed.
+ * A server named the way a user writes it, the same for every client program: HOST, HOST:PORT,
+ * [IPV6], [IPV6]:PORT or a bare IPV6 address (HOST a name or an IPv4 address), each also after
+ * hokito:// (in clear) or hokitos:// (TLS). Returns 0 with host (without brackets), *port set
+ * when the address has one (else left alone) and *tls set to 1 after hokitos:// (else left
+ * alone); -1 when it is malformed (no host, a port that is not 1-65535, another scheme).
  */
-int tls_link_url(const char *arg, char *host, size_t size, int *port);
+int tls_link_address(const char *arg, char *host, size_t size, int *port, int *tls);
+
+/*
+ * Whether a password may go to a server at sa (the address connected to): over TLS, always; in
+ * clear, only to a loopback address (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104), unless
+ * allow_insecure (--allow-insecure-passwords) says so. Returns 1 or 0.
+ */
+int tls_link_password_ok(const struct sockaddr *sa, int tls, int allow_insecure);
 
 /*
  * Make the client's trust from o: the system's CAs with the pin file (known_hosts in the state

@@ -1053,12 +1053,17 @@ record_write(struct record *r, char *buf, size_t size, struct record_error *err)
 		struct game g = r->start;
 		for (size_t i = 0; i < r->nmoves; i++) {
 			int side = game_side(&g);
-			if (side == 0 || i == 0) {
-				snprintf(num, sizeof num, side == 0 ? "%d." : "%d...", number);
-				out_token(&o, num, &col);
-			}
+			char pair[sizeof num + sizeof tok];
+
 			game_move_format(r->kind, r->moves[i], tok, sizeof tok);
-			out_token(&o, tok, &col);
+			if (side == 0 || i == 0) {
+				/* a move number stays on the line of its move */
+				snprintf(num, sizeof num, side == 0 ? "%d." : "%d...", number);
+				snprintf(pair, sizeof pair, "%s %s", num, tok);
+				out_token(&o, pair, &col);
+			} else {
+				out_token(&o, tok, &col);
+			}
 			game_apply(&g, r->moves[i]);
 			if (side == 1)
 				number++;

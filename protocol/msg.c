@@ -87,7 +87,8 @@ static const struct schema schemas[MSG_TYPE_COUNT] = {
         [MSG_ACCOUNT_CLOSE] = {"account_close", {REQ("password", F_STR)}},
         [MSG_PROFILE] = {"profile", {OPT("name", F_STR)}},
         [MSG_LEADERBOARD] = {"leaderboard",
-                             {REQ("kind", F_STR), OPT("after", F_STR), OPT("limit", F_INT)}},
+                             {REQ("kind", F_STR), OPT("after", F_STR), OPT("limit", F_INT),
+                              OPT("provisional", F_BOOL)}},
         [MSG_TEST_CLOCK] = {"test_clock", {REQ("advance_ms", F_INT)}},
         [MSG_WELCOME] = {"welcome",
                          {REQ("protocol", F_INT), REQ("server", F_STR), REQ("player", F_OBJ),
@@ -447,13 +448,15 @@ decode_request(struct msg *m, struct msg_error *err)
 		const char *kind = get_str(m, "kind");
 
 		if (game_kind_parse(kind, &m->kind) < 0)
-			return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s'", kind);
+			return fail(err, PROTO_EBADVALUE, "kind", "unknown game kind '%.40s'",
+			            kind);
 		m->has_kind = 1;
 		m->limit = msg_int(m, "limit", PROTOCOL_HISTORY_DEFAULT);
 		if (m->limit < 1 || m->limit > PROTOCOL_HISTORY_MAX)
 			return fail(err, PROTO_EBADVALUE, "limit", "limit is from 1 to %d",
 			            PROTOCOL_HISTORY_MAX);
 		m->after = get_str(m, "after");
+		m->provisional = json_is_true(json_object_get(m->root, "provisional"));
 		return 0;
 	}
 	case MSG_LIST:

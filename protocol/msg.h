@@ -125,6 +125,7 @@ struct msg {
 	int64_t offset;           /* list, history: >= 0 (0 when absent) */
 	int64_t limit;      /* list: 1..100 (default 100); history, leaderboard: 1..100 (20) */
 	const char *after;  /* history, leaderboard: where the page starts (a page's next) */
+	int provisional;    /* leaderboard: the provisional players instead of the ranked ones */
 	const char *player; /* history: whose games (an account's name, or one's own), or NULL */
 	char text[PROTOCOL_CHAT_BYTES + 1]; /* say: the line, control characters stripped */
 };

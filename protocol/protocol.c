@@ -23,8 +23,8 @@ static const char *const err_names[PROTO_ERR_COUNT] = {
         "cannot_claim",    "not_over",         "opponent_gone",      "name_taken",
         "wrong_password",  "login_throttled",  "insecure_transport", "not_logged_in",
         "offer_limit",     "too_many_games",   "computer_busy",      "store_unavailable",
-        "no_such_account", "account_closed",   "name_reserved",      "weak_password",
-        "chat_full",
+        "no_such_account", "account_closed",   "too_many_reads",     "name_reserved",
+        "weak_password",   "chat_full",
 };
 
 const char *

@@ -85,11 +85,12 @@ enum protocol_err {
 	PROTO_ESTOREUNAVAILABLE = -40, /* "store_unavailable": the store cannot write (full disk) */
 	PROTO_ENOSUCHACCOUNT = -41,    /* "no_such_account": profile of a name without an account */
 	PROTO_EACCOUNTCLOSED = -42,    /* "account_closed": login to a closed or banned account */
-	PROTO_ENAMERESERVED = -43, /* "name_reserved": the server's or its staff's, or like one */
-	PROTO_EWEAKPASSWORD = -44, /* "weak_password": a common password, or like the name */
-	PROTO_ECHATFULL = -45,     /* "chat_full": the game's chat holds its most lines */
+	PROTO_ETOOMANYREADS = -43,     /* "too_many_reads": the address's store reads are queued */
+	PROTO_ENAMERESERVED = -44, /* "name_reserved": the server's or its staff's, or like one */
+	PROTO_EWEAKPASSWORD = -45, /* "weak_password": a common password, or like the name */
+	PROTO_ECHATFULL = -46,     /* "chat_full": the game's chat holds its most lines */
 };
-#define PROTO_ERR_COUNT 45
+#define PROTO_ERR_COUNT 46
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

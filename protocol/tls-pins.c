@@ -154,6 +154,7 @@ tls_pins_decide(const char *path, const char *text, size_t len, const char *host
 {
 	struct pins_line *v = NULL;
 	size_t count = 0, i;
+	char shown[TLS_FINGERPRINT_TEXT_LEN + 1];
 	int r;
 
 	if ((r = pins_parse(path, text, len, &v, &count, err)) < 0)
@@ -163,12 +164,14 @@ tls_pins_decide(const char *path, const char *text, size_t len, const char *host
 		return TLS_TRUST_VERIFIED;
 	}
 	i = pins_find(text, v, count, hostport);
+	tls_fingerprint_text(fp, shown, sizeof shown);
 	if (i == count) {
 		free(v);
 		pins_fail(err, TLS_ENEWHOST, 0,
 		          "the certificate of %s is not verified (%s). Its fingerprint is %s. If "
-		          "that is the server's fingerprint, accept it to pin it in %s",
-		          hostport, verify_text, fp, path);
+		          "that is the server's fingerprint (hokitod logs it at its start), accept "
+		          "it to pin it in %s",
+		          hostport, verify_text, shown, path);
 		return TLS_TRUST_UNKNOWN;
 	}
 	const char *pinned = text + v[i].start + v[i].host + 1;
@@ -176,12 +179,14 @@ tls_pins_decide(const char *path, const char *text, size_t len, const char *host
 		free(v);
 		return TLS_TRUST_PINNED;
 	}
-	pins_fail(err, TLS_ECHANGED, (int)i + 1,
-	          "WARNING: THE CERTIFICATE OF %s HAS CHANGED. It was pinned as %.*s (%s line "
-	          "%zu) and is now %s (%s). Someone may be intercepting this connection, or the "
-	          "server's certificate was replaced. Refused. If you know it was replaced, delete "
-	          "line %zu of %s and connect again to accept the new one",
-	          hostport, TLS_FINGERPRINT_LEN, pinned, path, i + 1, fp, verify_text, i + 1, path);
+	pins_fail(
+	        err, TLS_ECHANGED, (int)i + 1,
+	        "WARNING: THE CERTIFICATE OF %s HAS CHANGED. It was pinned as %.*s (%s line "
+	        "%zu) and is now %s, %s (%s). Someone may be intercepting this connection, or the "
+	        "server's certificate was replaced. Refused. If you know it was replaced, delete "
+	        "line %zu of %s and connect again to accept the new one",
+	        hostport, TLS_FINGERPRINT_LEN, pinned, path, i + 1, fp, shown, verify_text, i + 1,
+	        path);
 	free(v);
 	return TLS_TRUST_CHANGED;
 }

@@ -244,6 +244,54 @@ tls_server_reload(struct tls_server *s, struct tls_error *err)
 	return 0;
 }
 
+char *
+tls_fingerprint_text(const char *fp, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(TLS_FINGERPRINT_PREFIX);
+
+	buf[0] = '\0';
+	if (strlen(fp) != TLS_FINGERPRINT_LEN || size < TLS_FINGERPRINT_TEXT_LEN + 1)
+		return buf;
+	memcpy(buf, TLS_FINGERPRINT_PREFIX, n);
+	for (size_t i = 7; i < TLS_FINGERPRINT_LEN; i += 2) {
+		for (int k = 0; k < 2; k++) {
+			char ch = fp[i + (size_t)k];
+			int v = ch >= 'a' ? ch - 'a' + 10 : ch >= 'A' ? ch - 'A' + 10 : ch - '0';
+
+			buf[n++] = hex[v & 15];
+		}
+		if (i + 2 < TLS_FINGERPRINT_LEN)
+			buf[n++] = ':';
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A certificate's fingerprint in the pin file's form, into fp; "" when it cannot be taken. */
+static void
+tls_cert_fingerprint(X509 *cert, char fp[TLS_FINGERPRINT_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	fp[0] = '\0';
+	if (cert == NULL || X509_digest(cert, EVP_sha256(), md, &n) != 1 || n != 32)
+		return;
+	memcpy(fp, "SHA256:", 7);
+	for (unsigned int i = 0; i < n; i++)
+		snprintf(fp + 7 + 2 * i, 3, "%02x", md[i]);
+}
+
+void
+tls_server_fingerprint(const struct tls_server *s, char *buf, size_t size)
+{
+	char fp[TLS_FINGERPRINT_LEN + 1];
+
+	tls_cert_fingerprint(SSL_CTX_get0_certificate(s->ctx), fp);
+	tls_fingerprint_text(fp, buf, size);
+}
+
 void
 tls_server_free(struct tls_server *s)
 {
@@ -479,16 +527,8 @@ tls_conn_handshake(struct tls_conn *c, struct tls_error *err)
 	if (alpn_len > 0) /* no ALPN: alpn is NULL */
 		memcpy(c->alpn, alpn, alpn_len);
 	c->alpn[alpn_len] = '\0';
-	if ((cert = SSL_get0_peer_certificate(c->ssl)) != NULL) {
-		unsigned char md[EVP_MAX_MD_SIZE];
-		unsigned int n = 0;
-
-		if (X509_digest(cert, EVP_sha256(), md, &n) == 1 && n == 32) {
-			memcpy(c->fp, "SHA256:", 7);
-			for (unsigned int i = 0; i < n; i++)
-				snprintf(c->fp + 7 + 2 * i, 3, "%02x", md[i]);
-		}
-	}
+	if ((cert = SSL_get0_peer_certificate(c->ssl)) != NULL)
+		tls_cert_fingerprint(cert, c->fp);
 	if (!c->client) {
 		c->state = TLS_OPEN;
 		return tls_conn_flush_held(c, err);

@@ -46,9 +46,16 @@
 
 #include <stddef.h>
 
-#define TLS_ALPN            "hokito/1"
+#define TLS_ALPN                 "hokito/1"
 /* "SHA256:" and 64 lowercase hex digits: a certificate's fingerprint, the pin file's format. */
-#define TLS_FINGERPRINT_LEN (7 + 64)
+#define TLS_FINGERPRINT_LEN      (7 + 64)
+/*
+ * The same fingerprint as people read it, in the words of `openssl x509 -noout -fingerprint
+ * -sha256` (OpenSSL 3): "sha256 Fingerprint=" and 32 uppercase hex pairs joined by colons. The
+ * server logs its certificate's so, and a client shows it so when it asks to trust one.
+ */
+#define TLS_FINGERPRINT_PREFIX   "sha256 Fingerprint="
+#define TLS_FINGERPRINT_TEXT_LEN (19 + 32 * 3 - 1)
 
 enum tls_err {
 	TLS_ECONFIG = -1, /* a certificate, key or CA file did not load, or key and cert differ */
@@ -99,6 +106,19 @@ int tls_server_create(struct tls_server **out, const struct tls_server_config *c
  * context kept. Connections already made keep the context they started with.
  */
 int tls_server_reload(struct tls_server *s, struct tls_error *err);
+
+/*
+ * The fingerprint of the certificate the server serves new connections with, in the words of
+ * openssl (TLS_FINGERPRINT_PREFIX...), into buf (TLS_FINGERPRINT_TEXT_LEN + 1 bytes or more).
+ */
+void tls_server_fingerprint(const struct tls_server *s, char *buf, size_t size);
+
+/*
+ * A fingerprint of the pin file's form ("SHA256:hex", as tls_conn_fingerprint() gives it) in the
+ * words of openssl, into buf (TLS_FINGERPRINT_TEXT_LEN + 1 bytes or more); "" for "". Returns
+ * buf.
+ */
+char *tls_fingerprint_text(const char *fp, char *buf, size_t size);
 
 /* Free a server (accepts NULL). Connections made from it stay valid. */
 void tls_server_free(struct tls_server *s);

@@ -31,14 +31,6 @@ account_player_new(const struct account *a, const char *rating)
 	return event_player_encode(&p);
 }
 
-/* Hand read r (stolen) to ops->read for peer's request m: peer's next requests wait for it. */
-static void
-read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct archive_read *r)
-{
-	r->ticket = lobby_wait_add(lb, peer, m);
-	lb->ops.read(lb->ops.arg, r);
-}
-
 /* The account profile m asks for: by name (closed ones are none), or the asker's own. */
 static const struct account *
 profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -136,7 +128,7 @@ ladder_profile(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_PROFILE;
 	r->account = a->row.id;
-	read_start(lb, peer, m, r);
+	archive_read_start(lb, peer, m, r);
 }
 
 /* An empty leaderboard page (no store). */
@@ -147,6 +139,8 @@ board_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, json_
 	json_t *o = msg_new(MSG_LEADERBOARD, NULL);
 
 	json_object_set_new(o, "kind", json_string(game_kind_name(m->kind)));
+	if (m->provisional)
+		json_object_set_new(o, "provisional", json_true());
 	json_object_set_new(o, "entries", entries);
 	if (next != NULL)
 		json_object_set_new(o, "next", json_string(next));
@@ -174,12 +168,13 @@ ladder_leaderboard(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_LEADERBOARD;
 	r->board.kind = m->kind;
+	r->board.provisional = m->provisional;
 	r->board.limit = (size_t)m->limit;
 	if (m->after != NULL) {
 		r->board.has_after = 1;
 		r->board.after = after;
 	}
-	read_start(lb, peer, m, r);
+	archive_read_start(lb, peer, m, r);
 }
 
 /* The answer to leaderboard request m. */
@@ -200,11 +195,13 @@ board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		snprintf(a.row.kind, sizeof a.row.kind, "%s", e->bot ? "bot" : "account");
 		if (glicko_display(&g, shown, sizeof shown) < 0)
 			continue;
-		json_array_append_new(entries, json_pack("{s:I,s:o,s:f,s:f,s:s,s:I}", "rank",
-		                                         (json_int_t)e->rank, "player",
-		                                         account_player_new(&a, shown), "rating",
-		                                         e->rating, "rd", e->rd, "display", shown,
-		                                         "games", (json_int_t)e->games));
+		json_t *o = json_pack("{s:I,s:o,s:f,s:f,s:s,s:I}", "rank", (json_int_t)e->rank,
+		                      "player", account_player_new(&a, shown), "rating", e->rating,
+		                      "rd", e->rd, "display", shown, "games", (json_int_t)e->games);
+
+		if (r->board.provisional) /* its place among the provisional, not on the board */
+			json_object_set_new(o, "provisional", json_true());
+		json_array_append_new(entries, o);
 	}
 	if (r->more && r->rc > 0) {
 		const struct store_board_entry *last = &r->entries[r->rc - 1];

@@ -9,8 +9,9 @@
  *
  * The game layer reaches the store through its ports (store-port.h), which this file fills from
  * the SQLite store: the write port for the restore (and, in the turn pipeline, durable.c), and
- * the read port, run by a reader (reader.h) on a thread and a connection of its own, for history
- * and record (ops->read); the answers come back through handlers_read_done(). The operators'
+ * the read ports, run by a reader (reader.h) on threads and connections of their own, fairly by
+ * the asker's address, for history, record, profile and leaderboard (ops->read); the answers
+ * come back through handlers_read_done(). The operators'
  * requests come from the admin socket (admin.h) to operators.h, and their answers go back once
  * the network layer's output of their turn is released (net_ops.released): durable too.
  */
@@ -29,6 +30,7 @@
 #include "log.h"
 #include "node.h"
 #include "operators.h"
+#include "osrand.h"
 #include "pairing.h"
 #include "reader.h"
 #include "restore.h"
@@ -306,16 +308,20 @@ node_tick_cb(uv_timer_t *t)
 	net_reap(nd->net);
 }
 
-/* lobby_ops.read: the game layer's store read goes to the reader (after shutdown, nowhere). */
-static void
+/*
+ * lobby_ops.read: the game layer's store read goes to the reader's fair queue under its asker's
+ * address (after shutdown, nowhere). Refused when that address has its maximum of reads out.
+ */
+static int
 node_read_cb(void *arg, struct archive_read *r)
 {
 	struct node *nd = arg;
 
-	if (nd->reader == NULL)
+	if (nd->reader == NULL) {
 		archive_read_free(r); /* shutting down: its connection goes unanswered */
-	else
-		reader_submit(nd->reader, r);
+		return 0;
+	}
+	return reader_submit(nd->reader, r->addr, r) < 0 ? -1 : 0;
 }
 
 /* The reader answered a read: to the game layer, on the loop's thread. */
@@ -329,30 +335,43 @@ node_read_done_cb(void *arg, struct archive_read *r)
 }
 
 /*
- * The reader of the game layer's store reads: on a read-only connection of its own and a thread
- * of its own for a file store; a temporary store (":memory:"), which no second connection can
- * see, is read on its own connection on the loop's thread (store_read_port_init()), and so is a
- * file store whose second connection could not be opened (said in the log; reads still work).
+ * The reader of the game layer's store reads: for a file store, threads read_threads (at least
+ * one), each on a read-only connection of its own (store_reader_open()); a temporary store
+ * (":memory:"), which no second connection can see, is read on its own connection on the loop's
+ * thread (store_read_port_init()), and so is a file store whose first second connection could
+ * not be opened (said in the log; reads still work). A thread whose connection could not be
+ * opened is not started (said in the log too).
  */
 static void
-node_reader_start(struct node *nd, struct store *st)
+node_reader_start(struct node *nd, struct store *st, unsigned threads, unsigned per_addr)
 {
-	struct store_read_port port;
+	struct reader_config cfg = {.per_key = per_addr, .seed = osrand_u64()};
+	struct store_read_port *ports = xcalloc(threads > 0 ? threads : 1, sizeof *ports);
 	struct store_error err;
+	unsigned n = 0;
 	int rc;
 
-	if (store_is_temporary(st)) {
-		store_read_port_init(st, &port);
-	} else if (store_reader_open(store_path(st), &port, &err) < 0) {
-		log_warn("store: no reader of its own (%s); history and records are read on the "
-		         "loop",
-		         err.text);
-		store_read_port_init(st, &port);
+	for (unsigned i = 0; !store_is_temporary(st) && i < (threads > 0 ? threads : 1); i++) {
+		if (store_reader_open(store_path(st), &ports[n], &err) < 0) {
+			log_warn("store: reader %u of %u has no connection of its own (%s)%s",
+			         i + 1, threads, err.text,
+			         n == 0 ? "; history and records are read on the loop" : "");
+			break;
+		}
+		n++;
 	}
-	if ((rc = reader_create(nd->loop, &port, node_read_done_cb, nd, &nd->reader)) < 0) {
+	if (n == 0) {
+		store_read_port_init(st, &ports[0]);
+		n = 1;
+	}
+	if ((rc = reader_create(nd->loop, ports, n, &cfg, node_read_done_cb, nd, &nd->reader)) <
+	    0) {
 		log_error("store: cannot start its reader: %s", uv_strerror(rc));
 		abort(); /* as out of memory: a libuv async handle or a thread */
 	}
+	free(ports);
+	log_debug("store: %u reader threads, at most %u reads queued per address",
+	          reader_threads(nd->reader), per_addr);
 }
 
 /* The password jobs' pool: its threads (hasher.h). */
@@ -439,7 +458,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	nd->turn = turn_create(loop, nd->net, store, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
 	if (store != NULL)
-		node_reader_start(nd, store);
+		node_reader_start(nd, store, lcfg->read_threads, lcfg->reads_per_addr);
 	return nd;
 }
 

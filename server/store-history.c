@@ -524,21 +524,29 @@ store_rated_games(struct store *st, int64_t account, size_t limit, struct store_
 /*
  * A leaderboard page by key: down ratings_board (kind, rating DESC, account), from just after
  * the cursor's entry, one more than asked for to tell whether more follow. Closed and banned
- * accounts are skipped (their rows stay: an unbanned account comes back with its rating).
+ * accounts are skipped (their rows stay: an unbanned account comes back with its rating). The
+ * provisional ratings page the same way down ratings_provisional.
  */
 int
 store_leaderboard(struct store *st, const struct store_board_query *q,
                   struct store_board_entry *out, int *more, struct store_error *err)
 {
-#define BOARD_SELECT                                                                               \
+#define BOARD_SELECT(rd)                                                                           \
 	"SELECT r.account, a.name, a.kind, r.rating, r.rd, r.games FROM ratings r "                \
-	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND r.rd <= 110 AND "               \
+	"JOIN accounts a ON a.id = r.account WHERE r.kind = ?1 AND r.rd " rd " AND "               \
 	"a.closed_ms IS NULL AND a.banned_ms IS NULL "
-	static const char first[] = BOARD_SELECT "ORDER BY r.rating DESC, r.account LIMIT ?2";
-	static const char after[] = BOARD_SELECT "AND (r.rating < ?3 OR (r.rating = ?3 AND "
-	                                         "r.account > ?4)) ORDER BY r.rating DESC, "
-	                                         "r.account LIMIT ?2";
+#define BOARD_FIRST "ORDER BY r.rating DESC, r.account LIMIT ?2"
+#define BOARD_AFTER                                                                                \
+	"AND (r.rating < ?3 OR (r.rating = ?3 AND r.account > ?4)) ORDER BY r.rating DESC, "       \
+	"r.account LIMIT ?2"
+	/* [provisional][has_after] */
+	static const char *const selects[2][2] = {
+	        {BOARD_SELECT("<= 110") BOARD_FIRST, BOARD_SELECT("<= 110") BOARD_AFTER},
+	        {BOARD_SELECT("> 110") BOARD_FIRST, BOARD_SELECT("> 110") BOARD_AFTER},
+	};
 #undef BOARD_SELECT
+#undef BOARD_FIRST
+#undef BOARD_AFTER
 	int64_t rank = q->has_after ? q->after.rank : 0;
 	sqlite3_stmt *s;
 	int rc, n = 0;
@@ -546,7 +554,8 @@ store_leaderboard(struct store *st, const struct store_board_query *q,
 	*more = 0;
 	if (q->limit > INT32_MAX || (int)q->kind < 0 || (int)q->kind >= game_class_count)
 		return store_fail(err, STORE_EINVAL, "leaderboard: kind or limit out of range");
-	rc = sqlite3_prepare_v2(st->db, q->has_after ? after : first, -1, &s, NULL);
+	rc = sqlite3_prepare_v2(st->db, selects[q->provisional != 0][q->has_after != 0], -1, &s,
+	                        NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "reading the leaderboard");
 	bind_text(s, 1, game_kind_name(q->kind));

@@ -309,6 +309,11 @@ static const char *const migrations[] = {
         "CREATE INDEX games_guests_ended ON games (ended_ms) WHERE status = 'finished'"
         "  AND seat0_account IS NULL AND seat1_account IS NULL;"
         "CREATE INDEX sessions_game ON sessions (game_id);",
+        /*
+         * 10: the provisional ratings (rd > 110) by key too, for the leaderboard's provisional
+         * players (PROTOCOL.md leaderboard, "provisional": true), as ratings_board the ranked.
+         */
+        "CREATE INDEX ratings_provisional ON ratings (kind, rating DESC, account) WHERE rd > 110;",
 };
 
 /* The schema of migrations[8] (seat accounts, deleted games): what this file calls it by. */

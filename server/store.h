@@ -34,7 +34,7 @@
 #include "game.h"
 #include "store-port.h"
 
-#define STORE_SCHEMA_VERSION 9 /* the schema this program writes; older files are migrated */
+#define STORE_SCHEMA_VERSION 10 /* the schema this program writes; older files are migrated */
 
 /* How far a commit goes (hokitod --fsync). */
 enum store_sync {
@@ -211,6 +211,17 @@ int store_account_drop(struct store *st, int64_t id, struct store_error *err);
 /* Start-up: every account to cb, by id. Returns the count or an error. */
 int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
                         void *ctx, struct store_error *err);
+
+/* The accounts whose id is greater than after (>= 0), by id, at most limit (1 to 2^31-1), to
+ * cb: by the primary key, whatever the number of accounts. Returns the count or an error. */
+int store_accounts_page(struct store *st, int64_t after, size_t limit,
+                        int (*cb)(void *ctx, const struct store_account *a), void *ctx,
+                        struct store_error *err);
+
+/* The account of name key (names_account_key()) into *out, by its index: 1, 0 when there is
+ * none, or an error. */
+int store_account_find(struct store *st, const char *key, struct store_account *out,
+                       struct store_error *err);
 
 /*
  * Queue a rated game's change of one seat (c borrowed): its rating_changes row (at now_ms) and

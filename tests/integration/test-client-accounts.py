@@ -263,8 +263,10 @@ def rated_tests(t, srv, state, tmpd):
         tmux.keys("bob", "q")
         tmux.expect("bob", r"Games on this server", 10)
         tmux.keys("bob", "L")
-        t.ok(tmux.expect("bob", r"Leaderboard: HOKITO.*Nobody yet", 10),
-             "L: the leaderboard (one game each: nobody's rating is settled yet)",
+        t.ok(tmux.expect("bob", r"Leaderboard: HOKITO.*No one ranked yet.*Provisional, not "
+                         r"ranked yet.*-\s+Ali_c\s+1662\?.*provisional.*-\s+Bob_c\s+1338\?", 10),
+             "L: the leaderboard (one game each: nobody's rating is settled yet; both "
+             "provisional, below)",
              tmux.capture("bob"))
         tmux.keys("bob", "t")
         t.ok(tmux.expect("bob", r"Leaderboard: OXONO", 10), "t: the other game's leaderboard",

@@ -60,14 +60,19 @@ def test_cli(tap):
         tap.check(r.returncode == 2 and r.stderr.startswith("hokito: %s goes with" % opt) and
                   len(r.stderr.splitlines()) == 1, "hokito %s: status 2, one line" %
                   " ".join(args), r.stderr)
-    # a port stuck to the host (as hokitod's --listen takes it) is a usage error, not five
-    # failed connections to "127.0.0.1:7777:7777"
-    for host in ("127.0.0.1:7777", ""):
+    # an address that is none of the forms --host takes: one line naming them, not five
+    # failed connections to it
+    for host in ("", "127.0.0.1:0", "http://127.0.0.1:7777", "hokitos://", "[::1"):
         r = subprocess.run([ct.HOKITO, "--plain", "--host", host], capture_output=True,
                            text=True, timeout=10, stdin=subprocess.DEVNULL)
         tap.check(r.returncode == 2 and r.stderr.startswith("hokito: --host: ") and
-                  "--port" in r.stderr and len(r.stderr.splitlines()) == 1,
-                  "--host '%s': status 2, one line naming --port" % host, r.stderr)
+                  "HOST:PORT" in r.stderr and "hokitos://HOST:PORT" in r.stderr and
+                  len(r.stderr.splitlines()) == 1,
+                  "--host '%s': status 2, one line naming the forms" % host, r.stderr)
+    r = subprocess.run([ct.HOKITO, "--plain", "--host", "127.0.0.1:7811", "--port", "7812"],
+                       capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    tap.check(r.returncode == 2 and "names port 7811 and --port 7812" in r.stderr,
+              "--host with a port and a different --port: status 2", r.stderr)
     r = subprocess.run([ct.HOKITO, "lobby", "x"], capture_output=True, text=True, timeout=10)
     tap.check(r.returncode == 2 and "lobby takes no arguments" in r.stderr,
               "lobby with an argument says so (not 'unknown command')", r.stderr)

@@ -11,6 +11,8 @@ fingerprint: y pins it and opens the lobby, n ends the program. Two hokito-engin
 full game over TLS while a --plain spectator watches it; a bot does not ask. Prints TAP.
 """
 import os
+import re
+import signal
 import socket
 import stat
 import subprocess
@@ -49,6 +51,18 @@ class TLSServer(Server):
             raise RuntimeError("hokitod did not start")
 
 
+def openssl_fingerprint(pem):
+    """What `openssl x509 -noout -fingerprint -sha256` prints for the certificate pem."""
+    return subprocess.run(["openssl", "x509", "-noout", "-fingerprint", "-sha256", "-in", pem],
+                          capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+
+
+def log_text(srv):
+    srv.log.flush()
+    with open(srv.log.name) as f:
+        return f.read()
+
+
 def plain_run(port, args, state, stdin="list\n", timeout=15):
     """hokito --plain with stdin; returns (status, stdout + stderr)."""
     env = dict(os.environ, XDG_STATE_HOME=state)
@@ -63,12 +77,20 @@ def plain_checks(t, tmp, certs):
     port = free_port()
     srv = TLSServer(tmp, certs, "self", port)
     try:
+        fp = openssl_fingerprint(os.path.join(certs, "self.pem"))
+        t.check(fp.startswith("sha256 Fingerprint=") and
+                wait_for(lambda: ": " + fp in log_text(srv), 5),
+                "hokitod logs its certificate's fingerprint at its start, as openssl prints it",
+                "%s\n%s" % (fp, log_text(srv)))
+        srv.proc.send_signal(signal.SIGHUP)
+        t.check(wait_for(lambda: re.search("got SIGHUP.*" + re.escape(fp), log_text(srv)), 5),
+                "and again at SIGHUP", log_text(srv))
         rc, out = plain_run(port, ["--host", "hokitos://127.0.0.1:%d" % port], state)
         t.check(rc == 1 and "not verified (self-signed certificate)" in out
-                and "fingerprint is SHA256:" in out and "--tls-accept-new" in out
+                and "fingerprint is %s." % fp in out and "--tls-accept-new" in out
                 and not os.path.exists(pins),
-                "--plain, a self-signed server: refused with its fingerprint and how to accept "
-                "it; nothing pinned", out)
+                "--plain, a self-signed server: refused with its fingerprint (as openssl and "
+                "hokitod's log write it) and how to accept it; nothing pinned", out)
         rc, out = plain_run(port, ["--tls", "--tls-accept-new"], state)
         mode = stat.S_IMODE(os.stat(pins).st_mode) if os.path.exists(pins) else None
         line = open(pins).read() if mode is not None else ""
@@ -122,7 +144,17 @@ def ca_checks(t, tmp, certs):
         srv.stop()
     t.check(rc == 0 and "--tls-insecure" in out and "for tests only" in out and "games: 0" in out,
             "--tls-insecure connects and says that nothing is checked", out)
-    t.check(rc2 == 1, "in clear to the TLS port: no lobby, exit 1", out2)
+    t.check(rc2 == 1 and "127.0.0.1:%d speaks TLS: add --tls" % port in out2
+            and "end of file" not in out2,
+            "in clear to the TLS port: no lobby, exit 1, saying to add --tls", out2)
+    srv = Server(tmp)
+    try:
+        rc, out = plain_run(srv.port, ["--tls", "--tls-insecure"], state)
+    finally:
+        srv.stop()
+    t.check(rc == 1 and "127.0.0.1:%d does not speak TLS: remove --tls" % srv.port in out
+            and "wrong version number" not in out,
+            "--tls to the port in clear: exit 1, saying to remove --tls", out)
 
 
 def screen_checks(t, tmp, certs):
@@ -136,7 +168,8 @@ def screen_checks(t, tmp, certs):
             env = {"XDG_STATE_HOME": state, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
             tmux.start(s, "%s --name screen%s --host hokitos://127.0.0.1:%d"
                        % (shquote(HOKITO), answer, port), env, 100, 30)
-            asked = tmux.expect(s, r"fingerprint is\s+SHA256:.*\(y/N\)", 10)
+            asked = tmux.expect(s, r"fingerprint is\s+sha256\s+Fingerprint=[0-9A-F:\s]+\..*\(y/N\)",
+                                10)
             t.check(asked, "full screen: asks y/N, showing the fingerprint (%s)" % answer,
                     tmux.capture(s))
             tmux.keys(s, answer)

@@ -660,7 +660,7 @@ def test_error_one_line():
 
 def test_rules():
     """rules --game G prints the rules of G in words (the client's rules page and hokito(6) show
-    the same): plain ASCII, at most 76 columns; HOKITO's by default; it takes no argument."""
+    the same): plain ASCII, at most 76 columns; HOKITO's by default; the game may be its argument."""
     for game, words in (("hokito", ("HOKITO:", "THE AIM", "hops")),
                         ("oxono", ("OXONO:", "totem", "four"))):
         rc, out, err = engine("rules", "--game", game)
@@ -672,8 +672,16 @@ def test_rules():
     rc, out, err = engine("rules")
     check("rules without --game: HOKITO's", [] if rc == 0 and out.startswith("HOKITO:") else
           [show(rc, out, err)])
-    check("bad usage exits 2: rules with an argument", expect_error(("rules", "x"), 2,
-                                                                    one_line=False))
+    rc, out, err = engine("rules", "oxono")
+    rc2, out2, err2 = engine("rules", "--game", "oxono")
+    check("rules oxono: the same as rules --game oxono (as the client's rules command)",
+          [] if rc == 0 and out == out2 and out.startswith("OXONO:") else [show(rc, out, err)])
+    check("bad usage exits 2: rules with an argument that is no game",
+          expect_error(("rules", "x"), 2, ["hokito or oxono"]))
+    check("bad usage exits 2: rules oxono --game hokito (two games)",
+          expect_error(("rules", "oxono", "--game", "hokito"), 2, ["two games"]))
+    check("bad usage exits 2: rules hokito oxono",
+          expect_error(("rules", "hokito", "oxono"), 2, ["one game at most"]))
     check("bad usage exits 2: rules --game chess",
           expect_error(("rules", "--game", "chess"), 2, one_line=False))
 

@@ -199,7 +199,7 @@ def connect_tests(t, d):
     try:
         rc, text = connect(port, "--ca", d + "/ca.pem", "--pins", pins, "--lines", "0")
         t.ok(rc == 3 and "ask: the certificate of localhost:%d is not verified "
-             "(self-signed certificate). Its fingerprint is SHA256:" % port in text
+             "(self-signed certificate). Its fingerprint is sha256 Fingerprint=" % port in text
              and not os.path.exists(pins),
              "a self-signed s_server: the fingerprint is shown and nothing is pinned", text)
         rc, text = connect(port, "--ca", d + "/ca.pem", "--pins", pins, "--accept-new",

@@ -200,6 +200,18 @@ TEST(record_exact_text)
 		ASSERT(nl != NULL);
 		ASSERT(nl - line <= 79);
 		ASSERT(line[0] != ' ' && nl[-1] != ' ');
+		/* a move number stays on the line of its move: no line ends with one */
+		ASSERT(nl[-1] != '.');
+	}
+	{
+		/* the last token is the result, the word of the Result header */
+		const char *h = strstr(text, "[Result \"") + strlen("[Result \""),
+		           *end = text + strlen(text) - 1;
+		const char *last = end;
+
+		while (last > text && last[-1] != ' ' && last[-1] != '\n')
+			last--;
+		ASSERT(strncmp(last, h, (size_t)(end - last)) == 0 && h[end - last] == '"');
 	}
 	ASSERT_EQ(record_parse(&p, text, strlen(text), &err), 0);
 	/* without its final line feed it is still a record */

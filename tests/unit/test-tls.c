@@ -434,7 +434,8 @@ TEST(trust_on_first_use)
 {
 	struct tls_server *sv = server_for("self"), *sv2 = server_for("self2");
 	struct tls_server *good = server_for("server");
-	char pins[512], *text;
+	char pins[512], *text, shown[TLS_FINGERPRINT_TEXT_LEN + 1],
+	        other[TLS_FINGERPRINT_TEXT_LEN + 1];
 	struct tls_client *cl;
 	struct tls_conn *cc, *sc;
 	struct tls_error err;
@@ -456,7 +457,11 @@ TEST(trust_on_first_use)
 	ASSERT_EQ(tls_conn_write(cc, "hello\n", 6, &err), 0);
 	shuttle(cc, &a, sc, &b);
 	ASSERT_EQ(a.rc, TLS_ENEWHOST);
-	ASSERT(strstr(a.err.text, tls_conn_fingerprint(cc)) != NULL);
+	/* the question shows the fingerprint as the server logs its own */
+	tls_server_fingerprint(sv, shown, sizeof shown);
+	ASSERT_EQ(strlen(shown), TLS_FINGERPRINT_TEXT_LEN);
+	ASSERT(strstr(a.err.text, shown) != NULL);
+	ASSERT_STR_EQ(tls_fingerprint_text(tls_conn_fingerprint(cc), other, sizeof other), shown);
 	ASSERT(strstr(a.err.text, "self-signed certificate") != NULL);
 	printf("# %s\n", a.err.text);
 	ASSERT(!tls_conn_is_open(cc));
@@ -536,6 +541,24 @@ TEST(trust_on_first_use)
 	"SHA256:"                                                                                  \
 	"ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 
+#define FP_A_TEXT                                                                                  \
+	TLS_FINGERPRINT_PREFIX                                                                     \
+	"00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:"  \
+	"DD:EE:FF"
+
+/* A fingerprint in openssl's words ("sha256 Fingerprint=AB:CD:..."); nothing for a malformed one.
+ */
+TEST(fingerprint_text)
+{
+	char buf[TLS_FINGERPRINT_TEXT_LEN + 1], small[20];
+
+	ASSERT_STR_EQ(tls_fingerprint_text(FP_A, buf, sizeof buf), FP_A_TEXT);
+	ASSERT_EQ(strlen(buf), TLS_FINGERPRINT_TEXT_LEN);
+	ASSERT_STR_EQ(tls_fingerprint_text("", buf, sizeof buf), "");
+	ASSERT_STR_EQ(tls_fingerprint_text("SHA256:0011", buf, sizeof buf), "");
+	ASSERT_STR_EQ(tls_fingerprint_text(FP_A, small, sizeof small), "");
+}
+
 static int
 decide(const char *text, const char *hostport, const char *fp, long vr, struct tls_error *err)
 {
@@ -554,7 +577,7 @@ TEST(pins_decision)
 	ASSERT_EQ(err.line, 3);
 	ASSERT(strstr(err.text, "delete line 3 of pins") != NULL);
 	ASSERT_EQ(decide(file, "example.org:7712", FP_A, 18, &err), TLS_TRUST_UNKNOWN);
-	ASSERT(strstr(err.text, FP_A) != NULL);
+	ASSERT(strstr(err.text, FP_A_TEXT) != NULL);
 	ASSERT_EQ(decide("", "example.org:7711", FP_A, 18, &err), TLS_TRUST_UNKNOWN);
 	ASSERT_EQ(tls_pins_decide("pins", NULL, 0, "h:1", FP_A, 18, "x", &err), TLS_TRUST_UNKNOWN);
 }
@@ -864,6 +887,7 @@ main(int argc, char **argv)
 	RUN(insecure_accepts_anything);
 	RUN(trust_on_first_use);
 	RUN(pins_decision);
+	RUN(fingerprint_text);
 	RUN(pins_strict_parse);
 	RUN(pins_add_keeps_other_lines);
 	RUN(reload);
