@@ -309,16 +309,22 @@ net_welcome(struct client_net *net, const struct msg *m)
 static int
 net_login_refused(const struct msg *m)
 {
-	static const char *const codes[] = {"name_taken",      "wrong_password",
-	                                    "login_throttled", "insecure_transport",
-	                                    "account_closed",  "bad_value"};
+	static const char *const codes[] = {
+	        "name_taken",         "wrong_password", "login_throttled",
+	        "insecure_transport", "account_closed", "name_reserved",
+	        "bad_value",          "weak_password",  "rate_limited"};
 	const char *code = json_string_value(json_object_get(m->root, "code"));
 	const char *req = json_string_value(json_object_get(m->root, "request"));
+	int reg = req != NULL && strcmp(req, "register") == 0;
 
 	for (size_t i = 0; code != NULL && i < sizeof codes / sizeof codes[0]; i++)
 		if (strcmp(code, codes[i]) == 0)
-			/* a bad name or password only in the answer to a register */
-			return code[0] != 'b' || (req != NULL && strcmp(req, "register") == 0);
+			/* a bad name or password, and the accounts a minute of an address, only in
+			 * the answer to a register */
+			return (strcmp(code, "bad_value") != 0 &&
+			        strcmp(code, "weak_password") != 0 &&
+			        strcmp(code, "rate_limited") != 0) ||
+			       reg;
 	return 0;
 }
 

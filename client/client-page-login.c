@@ -2,8 +2,9 @@
  * client-page-login.c: the login prompt (client_page_login), a box over the page shown.
  *
  * It asks for an account's name and password: when the server refused a guest's name as an
- * account's (name_taken), a login (wrong_password, login_throttled with the wait,
- * account_closed, insecure_transport) or a registration, and at the start with --login or
+ * account's (name_taken) or reserved (name_reserved), a login (wrong_password, login_throttled
+ * with the wait, account_closed, insecure_transport) or a registration (weak_password,
+ * rate_limited, bad_value), and at the start with --login or
  * --register; from the lobby, l opens it to log in. The password is never drawn: a star stands
  * for each byte typed, and the typed text is wiped once sent or abandoned. Enter logs in,
  * Ctrl-R registers the name with the password, Ctrl-G goes on as a guest under the name typed;
@@ -68,6 +69,18 @@ client_page_login_open(struct screen *s, const char *name, const char *code, int
 		snprintf(s->lwhy, sizeof s->lwhy,
 		         "The server takes no password in clear from afar: connect with --tls "
 		         "(or hokitos://).");
+	else if (strcmp(code, "name_reserved") == 0)
+		snprintf(s->lwhy, sizeof s->lwhy,
+		         "%s is reserved (a name of the server or its staff, or like one): pick "
+		         "another name.",
+		         s->lname);
+	else if (strcmp(code, "weak_password") == 0)
+		snprintf(s->lwhy, sizeof s->lwhy,
+		         "That password is one of the most common ones, or holds the name: pick "
+		         "another (a few unrelated words make a good one).");
+	else if (strcmp(code, "rate_limited") == 0)
+		snprintf(s->lwhy, sizeof s->lwhy,
+		         "Your address made its most accounts lately: try again later, or log in.");
 	else if (strcmp(code, "bad_value") == 0)
 		snprintf(s->lwhy, sizeof s->lwhy,
 		         "A name is 3 to 20 of A-Z a-z 0-9 _ -, a password 8 bytes or more.");

@@ -24,6 +24,7 @@ static const char *const err_names[PROTO_ERR_COUNT] = {
         "wrong_password",  "login_throttled",  "insecure_transport", "not_logged_in",
         "offer_limit",     "too_many_games",   "computer_busy",      "store_unavailable",
         "no_such_account", "account_closed",   "too_many_reads",     "too_early",
+        "name_reserved",   "weak_password",    "chat_full",
 };
 
 const char *

@@ -1,8 +1,9 @@
 /*
- * accounts.c: the accounts the game layer knows, by key and by skeleton, with the reservations
- * of names being registered, the index by id, and the rule and throttles of failed logins
- * (accounts.h). Owns its accounts and reservations (one allocation each), the index's array and
- * its throttles; never does I/O, never reads the clock.
+ * accounts.c: the accounts the game layer knows, by key, by skeleton and by loose key, with the
+ * reservations of names being registered, the keys of the reserved words, the index by id, and
+ * the rule and throttles of failed logins (accounts.h). Owns its accounts, reservations, loose
+ * keys and reserved words (one allocation each), the index's array and its throttles; never does
+ * I/O, never reads the clock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +15,69 @@
 #include "throttle.h"
 #include "xmalloc.h"
 
+/* A loose key (names_loose_key()) and how many accounts have it: two may ("a_b", "ab"). */
+struct accounts_loose {
+	unsigned n;
+	char key[]; /* NUL-terminated */
+};
+
+/* One more (delta 1) or one less (-1) account of loose key. */
+static void
+accounts_loose_ref(struct accounts *as, const char *key, int delta)
+{
+	struct accounts_loose *l = strmap_get(&as->by_loose, key);
+	size_t len = strlen(key);
+
+	if (delta > 0) {
+		if (l == NULL) {
+			l = xmalloc(sizeof *l + len + 1);
+			l->n = 0;
+			memcpy(l->key, key, len + 1);
+			strmap_put(&as->by_loose, l->key, l);
+		}
+		l->n++;
+	} else if (l != NULL && --l->n == 0) {
+		strmap_del(&as->by_loose, l->key);
+		free(l);
+	}
+}
+
+/* The loose key of an account's name into key (STORE_SKELETON_MAX bytes): "" if it fails. */
+static void
+accounts_loose_of(const char *name, char key[STORE_SKELETON_MAX])
+{
+	if (names_loose_key(name, key, STORE_SKELETON_MAX) < 0)
+		key[0] = '\0';
+}
+
+/* Put a copy of word in set (a strmap of owned strings to themselves), unless it is there. */
+static void
+accounts_set_add(struct strmap *set, const char *word)
+{
+	char *copy;
+
+	if (strmap_get(set, word) != NULL)
+		return;
+	copy = xstrdup(word);
+	strmap_put(set, copy, copy);
+}
+
 void
 accounts_init(struct accounts *as)
 {
+	char keys[2][NAMES_KEY_MAX];
+	const char *w;
+
 	memset(as, 0, sizeof *as);
 	strmap_init(&as->by_key, osrand_u64());
 	strmap_init(&as->by_skeleton, osrand_u64());
 	strmap_init(&as->by_id, osrand_u64());
 	strmap_init(&as->reserved, osrand_u64());
+	strmap_init(&as->by_loose, osrand_u64());
+	strmap_init(&as->words, osrand_u64());
+	for (size_t i = 0; (w = names_reserved_word(i)) != NULL; i++)
+		for (int k = 0, n = names_reserved_keys(w, keys); k < n; k++)
+			accounts_set_add(&as->words, keys[k]);
 	struct throttle_config spread = throttle_config_default;
 
 	spread.free_failures = UINT32_MAX; /* it only counts the addresses: it never delays */
@@ -41,6 +97,12 @@ accounts_close(struct accounts *as)
 		free(as->by_key.slots[i].value);
 	for (size_t i = 0; i < as->reserved.cap; i++)
 		free(as->reserved.slots[i].value);
+	for (size_t i = 0; i < as->by_loose.cap; i++)
+		free(as->by_loose.slots[i].value);
+	for (size_t i = 0; i < as->words.cap; i++)
+		free(as->words.slots[i].value);
+	strmap_close(&as->by_loose);
+	strmap_close(&as->words);
 	strmap_close(&as->by_key);
 	strmap_close(&as->by_skeleton);
 	strmap_close(&as->by_id);
@@ -86,17 +148,15 @@ struct account *
 accounts_add(struct accounts *as, const struct store_account *row)
 {
 	struct account *a = xcalloc(1, sizeof *a);
+	struct account *old = strmap_get(&as->by_key, row->key);
+	char loose[STORE_SKELETON_MAX];
 
-	struct account *old = strmap_del(&as->by_key, row->key);
-
-	if (old != NULL) { /* never two rows of a key: the store keeps them unique */
-		strmap_del(&as->by_skeleton, old->row.skeleton);
-		strmap_del(&as->by_id, old->id_text);
-		accounts_order_del(as, old);
-		free(old);
-	}
+	if (old != NULL) /* never two rows of a key: the store keeps them unique */
+		accounts_remove(as, old);
 	a->row = *row;
 	snprintf(a->id_text, sizeof a->id_text, "%lld", (long long)row->id);
+	accounts_loose_of(row->name, loose);
+	accounts_loose_ref(as, loose, 1);
 	strmap_put(&as->by_key, a->row.key, a);
 	strmap_put(&as->by_skeleton, a->row.skeleton, a);
 	strmap_put(&as->by_id, a->id_text, a);
@@ -104,6 +164,23 @@ accounts_add(struct accounts *as, const struct store_account *row)
 	if (row->id >= as->next_id)
 		as->next_id = row->id + 1;
 	return a;
+}
+
+void
+accounts_remove(struct accounts *as, struct account *a)
+{
+	char loose[STORE_SKELETON_MAX];
+
+	if (strmap_get(&as->by_key, a->row.key) != a)
+		return;
+	strmap_del(&as->by_key, a->row.key);
+	if (strmap_get(&as->by_skeleton, a->row.skeleton) == a)
+		strmap_del(&as->by_skeleton, a->row.skeleton);
+	strmap_del(&as->by_id, a->id_text);
+	accounts_loose_of(a->row.name, loose);
+	accounts_loose_ref(as, loose, -1);
+	accounts_order_del(as, a);
+	free(a);
 }
 
 size_t
@@ -152,30 +229,53 @@ accounts_find_id(const struct accounts *as, int64_t id)
 int
 accounts_taken(const struct accounts *as, const char *key, const char *skeleton)
 {
+	char loose[STORE_SKELETON_MAX];
+
+	accounts_loose_of(key, loose);
 	return strmap_get(&as->by_key, key) != NULL ||
 	       strmap_get(&as->by_skeleton, skeleton) != NULL ||
+	       (loose[0] != '\0' && strmap_get(&as->by_loose, loose) != NULL) ||
 	       strmap_get(&as->reserved, key) != NULL ||
-	       strmap_get(&as->reserved, skeleton) != NULL;
+	       strmap_get(&as->reserved, skeleton) != NULL ||
+	       (loose[0] != '\0' && strmap_get(&as->reserved, loose) != NULL);
+}
+
+int
+accounts_reserved_name(const struct accounts *as, const char *name)
+{
+	char keys[2][NAMES_KEY_MAX];
+	int n = names_reserved_keys(name, keys);
+
+	if (n < 0)
+		return 1; /* cannot be checked: refused is the safe answer */
+	for (int i = 0; i < n; i++)
+		if (strmap_get(&as->words, keys[i]) != NULL)
+			return 1;
+	return 0;
 }
 
 void
 accounts_reserve(struct accounts *as, const char *key, const char *skeleton)
 {
-	const char *words[2] = {key, skeleton};
+	char loose[STORE_SKELETON_MAX];
 
-	for (int i = 0; i < 2; i++)
-		if (strmap_get(&as->reserved, words[i]) == NULL) {
-			char *copy = xstrdup(words[i]);
-
-			strmap_put(&as->reserved, copy, copy);
-		}
+	accounts_loose_of(key, loose);
+	accounts_set_add(&as->reserved, key);
+	accounts_set_add(&as->reserved, skeleton);
+	if (loose[0] != '\0')
+		accounts_set_add(&as->reserved, loose);
 }
 
 void
 accounts_release(struct accounts *as, const char *key, const char *skeleton)
 {
+	char loose[STORE_SKELETON_MAX];
+
+	accounts_loose_of(key, loose);
 	free(strmap_del(&as->reserved, key));
 	free(strmap_del(&as->reserved, skeleton));
+	if (loose[0] != '\0')
+		free(strmap_del(&as->reserved, loose));
 }
 
 int
@@ -185,14 +285,20 @@ accounts_guest_refused(const struct accounts *as, const char *name)
 	int n;
 
 	if (names_imitates_computer(name))
-		return 1;
+		return ACCOUNTS_TAKEN;
 	if ((n = names_guest_keys(name, keys)) < 0)
-		return 1; /* cannot be checked: refused is the safe answer */
+		return ACCOUNTS_TAKEN; /* cannot be checked: refused is the safe answer */
 	for (int i = 0; i < n; i++)
 		if (strmap_get(&as->by_skeleton, keys[i]) != NULL ||
 		    strmap_get(&as->reserved, keys[i]) != NULL)
-			return 1;
-	return 0;
+			return ACCOUNTS_TAKEN;
+	if ((n = names_loose_keys(name, keys)) < 0)
+		return ACCOUNTS_TAKEN;
+	for (int i = 0; i < n; i++)
+		if (keys[i][0] != '\0' && (strmap_get(&as->by_loose, keys[i]) != NULL ||
+		                           strmap_get(&as->reserved, keys[i]) != NULL))
+			return ACCOUNTS_TAKEN;
+	return accounts_reserved_name(as, name) ? ACCOUNTS_RESERVED : 0;
 }
 
 /* The (account, address) throttle key of key and addr into pair. */

@@ -75,10 +75,12 @@ struct accounts {
 	struct strmap by_key;      /* names_account_key() -> struct account (owned) */
 	struct strmap by_skeleton; /* names_skeleton() -> struct account (borrowed from by_key) */
 	struct strmap by_id;       /* id_text -> struct account (borrowed from by_key) */
-	struct strmap reserved;    /* keys and skeletons of names being registered -> owned copy */
-	struct account **order;    /* every account by id (borrowed from by_key) */
-	size_t n, cap;             /* accounts in order, its room */
-	struct throttle *by_pair;  /* failed logins per "account key|address" */
+	struct strmap reserved; /* keys, skeletons, loose keys of names being registered -> copy */
+	struct strmap by_loose; /* names_loose_key() -> its count (owned), an account's at least */
+	struct strmap words;    /* names_reserved_keys() of the reserved words -> owned copy */
+	struct account **order; /* every account by id (borrowed from by_key) */
+	size_t n, cap;          /* accounts in order, its room */
+	struct throttle *by_pair;    /* failed logins per "account key|address" */
 	struct throttle *by_account; /* failed logins per account key, from unknown addresses */
 	struct throttle *by_spread;  /* per account key: the addresses that began failing */
 	struct throttle *by_addr;    /* failed logins per source address (throttle_key_from_addr) */
@@ -101,6 +103,9 @@ void accounts_close(struct accounts *as);
 
 /* Remember account row (copied); ids after it go on from its id. Returns it, borrowed. */
 struct account *accounts_add(struct accounts *as, const struct store_account *row);
+
+/* Forget account a (freed; any pointer to it is stale after). A no-op for one not held. */
+void accounts_remove(struct accounts *as, struct account *a);
 
 /* The account of key (names_account_key()), or NULL. Borrowed. */
 struct account *accounts_find(const struct accounts *as, const char *key);
@@ -125,8 +130,8 @@ bool accounts_open(const struct accounts *as, int64_t id);
 bool accounts_is_bot(const struct account *a);
 
 /*
- * Whether a name with key and skeleton may not be registered now: it is an account's (by key or
- * by skeleton) or being registered. 1 or 0.
+ * Whether a name with key and skeleton may not be registered now: it is an account's (by key, by
+ * skeleton or by loose key: "vic_tim" when "victim" is an account) or being registered. 1 or 0.
  */
 int accounts_taken(const struct accounts *as, const char *key, const char *skeleton);
 
@@ -136,10 +141,21 @@ void accounts_reserve(struct accounts *as, const char *key, const char *skeleton
 /* Take a reservation back. Unknown keys are ignored. */
 void accounts_release(struct accounts *as, const char *key, const char *skeleton);
 
+/* Whether name is a reserved word or looks like one (names_reserved_keys()). 1 or 0. */
+int accounts_reserved_name(const struct accounts *as, const char *name);
+
+/* What accounts_guest_refused() answers besides 0. */
+enum accounts_refusal {
+	ACCOUNTS_TAKEN = 1,    /* an account's name, a look-alike of one, or the computer's */
+	ACCOUNTS_RESERVED = 2, /* a reserved word, or a look-alike of one */
+};
+
 /*
- * Whether a guest may not call itself name (any display name): it looks like an account's
- * name (names_guest_keys() against the skeletons, reservations included) or like the computer's
- * (names_imitates_computer()). 1 or 0; a name that cannot be checked counts as taken.
+ * Whether a guest may not call itself name (any display name, trimmed by the caller): it looks
+ * like an account's name (names_guest_keys() against the skeletons, names_loose_keys() against
+ * the loose keys, reservations included) or like the computer's (names_imitates_computer()):
+ * ACCOUNTS_TAKEN; or like a reserved word: ACCOUNTS_RESERVED; else 0. A name that cannot be
+ * checked counts as taken.
  */
 int accounts_guest_refused(const struct accounts *as, const char *name);
 

@@ -299,7 +299,10 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 	} else { /* account_reset_password: hashed here, no server's loop to spare */
 		const char *pw = json_string_value(json_object_get(req, "password"));
 		char hash[PASSWORD_HASH_SIZE];
+		int weak = password_weak(pw, strlen(pw), a->name);
 
+		if (weak < 0)
+			return adminctl_error("weak_password", password_weak_text(weak));
 		if (password_hash(pw, strlen(pw), hash) < 0)
 			return adminctl_error("internal", "the password could not be hashed");
 		snprintf(a->hash, sizeof a->hash, "%s", hash);

@@ -196,6 +196,7 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	char key[STORE_ACCOUNT_NAME_MAX], skeleton[STORE_SKELETON_MAX];
 	struct auth_job *j;
+	int rc;
 
 	if (!auth_transport_ok(lb, peer, m))
 		return;
@@ -207,6 +208,10 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (password_check(m->password, strlen(m->password)) < 0) {
 		auth_refuse_value(lb, peer, m, "password",
 		                  "a password has 8 to 1024 bytes, no NUL");
+		return;
+	}
+	if ((rc = password_weak(m->password, strlen(m->password), m->name)) < 0) {
+		lobby_refuse(lb, peer, m, PROTO_EWEAKPASSWORD, "%s", password_weak_text(rc));
 		return;
 	}
 	if (peer->session != NULL && peer->session->account != 0) {
@@ -225,10 +230,20 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "the name '%s' is taken (or looks like a name that is)", m->name);
 		return;
 	}
+	if (accounts_reserved_name(&lb->accounts, m->name)) {
+		lobby_refuse(lb, peer, m, PROTO_ENAMERESERVED,
+		             "the name '%s' is reserved (it is, or looks like, a name of the "
+		             "server or its staff); pick another",
+		             m->name);
+		return;
+	}
 	/* before hello it makes a new session: counted as a hello without a token is */
 	if (peer->session == NULL && guard_refuse_session(lb, peer, m))
 		return;
 	if (!auth_room(lb, peer, m, 0))
+		return;
+	/* last: a registration refused by anything else does not spend the address's allowance */
+	if (guard_refuse_register(lb, peer, m))
 		return;
 	j = auth_job_new(lb, peer, m, AUTH_REGISTER);
 	snprintf(j->key, sizeof j->key, "%s", key);
@@ -318,10 +333,17 @@ auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg
 {
 	struct account *a;
 	struct auth_job *j;
+	int rc;
 
 	if (peer->session->account != 0 &&
 	    password_check(m->new_password, strlen(m->new_password)) < 0) {
 		auth_refuse_value(lb, peer, m, "new", "a password has 8 to 1024 bytes, no NUL");
+		return;
+	}
+	a = accounts_find_id(&lb->accounts, peer->session->account);
+	if (a != NULL &&
+	    (rc = password_weak(m->new_password, strlen(m->new_password), a->row.name)) < 0) {
+		lobby_refuse(lb, peer, m, PROTO_EWEAKPASSWORD, "%s", password_weak_text(rc));
 		return;
 	}
 	if ((a = auth_account_request(lb, peer, m)) == NULL)
@@ -349,14 +371,23 @@ auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 }
 
 int
-auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const char *name)
 {
-	if (!accounts_guest_refused(&lb->accounts, m->name))
+	int why = accounts_guest_refused(&lb->accounts, name);
+
+	if (why == 0)
 		return 0;
-	lobby_refuse(lb, peer, m, PROTO_ENAMETAKEN,
-	             "the name '%s' is an account's, or looks like an account's or the "
-	             "computer's; pick another",
-	             m->name);
+	if (why == ACCOUNTS_RESERVED)
+		lobby_refuse(
+		        lb, peer, m, PROTO_ENAMERESERVED,
+		        "the name '%s' is reserved (it is, or looks like, a name of the server "
+		        "or its staff); pick another",
+		        name);
+	else
+		lobby_refuse(lb, peer, m, PROTO_ENAMETAKEN,
+		             "the name '%s' is an account's, or looks like an account's or the "
+		             "computer's; pick another",
+		             name);
 	return 1;
 }
 
@@ -494,6 +525,25 @@ auth_abandon(struct lobby *lb, struct auth_job *j)
 {
 	if (j->op == AUTH_REGISTER)
 		accounts_release(&lb->accounts, j->key, j->skeleton);
+}
+
+int
+auth_account_release(struct lobby *lb, int64_t id)
+{
+	struct account *a = accounts_find_id(&lb->accounts, id);
+
+	if (a == NULL || accounts_is_bot(a) || a->row.closed_ms != 0 || a->row.banned_ms != 0)
+		return 0;
+	for (size_t i = 0; i < lb->sessions.n; i++)
+		if (lb->sessions.all[i]->account == id)
+			return 0; /* logged in now, or seated */
+	for (size_t i = 0; i < lb->ntables; i++)
+		if (lb->tables[i]->seat_account[0] == id || lb->tables[i]->seat_account[1] == id)
+			return 0; /* a game the store has not finished */
+	log_debug("account %lld (%s) released: never used since %lld", (long long)id, a->row.name,
+	          (long long)a->row.created_ms);
+	accounts_remove(&lb->accounts, a);
+	return 1;
 }
 
 /* restore: one stored account. */

@@ -92,10 +92,12 @@ void auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struc
 void auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*
- * A guest's hello with name m->name: whether it is refused (name_taken, sent here) because the
- * name looks like an account's or like the computer's. 1 (refused) or 0.
+ * A guest's hello m with name (m->name trimmed, borrowed): whether it is refused, sent here:
+ * name_taken when the name looks like an account's or like the computer's, name_reserved when
+ * it looks like a reserved word (names.h). 1 (refused) or 0.
  */
-int auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+int auth_guest_refused(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                       const char *name);
 
 /* The answer of job j (borrowed) to peer's request m (borrowed), which asked for it. */
 void auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct auth_job *j);
@@ -111,5 +113,13 @@ void auth_job_free(struct auth_job *j);
 
 /* Load the store's accounts into lb's set (start-up). Returns the count or a store error. */
 int auth_restore(struct lobby *lb, struct store_error *err);
+
+/*
+ * --unused-account-days: whether account id, which the store found unused (no finished game, no
+ * rating), may go: not a bot's, not closed nor banned, no session of it kept (logged
+ * in, or seated), at no table. If so it is forgotten here (its name free again) and 1 is
+ * returned: the caller deletes its row (in the same turn); else 0, and it stays.
+ */
+int auth_account_release(struct lobby *lb, int64_t id);
 
 #endif

@@ -56,6 +56,7 @@ enum durable_op {
 	DURABLE_SESSION_REMOVE,
 	DURABLE_ACCOUNT_ADD,
 	DURABLE_ACCOUNT_UPDATE,
+	DURABLE_ACCOUNT_DROP,
 };
 
 /* The arguments of a seat_set. */
@@ -219,6 +220,8 @@ durable_apply(struct durable *d, const struct durable_rec *r, struct store_error
 		return d->store.account_add(d->store.impl, r->copy, err);
 	case DURABLE_ACCOUNT_UPDATE:
 		return d->store.account_update(d->store.impl, r->copy, err);
+	case DURABLE_ACCOUNT_DROP:
+		return d->store.account_drop(d->store.impl, r->seq, err);
 	}
 	return STORE_EINVAL;
 }
@@ -428,6 +431,30 @@ durable_account_update(struct durable *d, struct store_account *row)
 	if (row->banned_ms < 0)
 		row->banned_ms = durable_wall_ms();
 	durable_account(d, DURABLE_ACCOUNT_UPDATE, row);
+}
+
+int
+durable_accounts_unused(struct durable *d, int64_t after_id, int64_t before_ms, unsigned scan,
+                        int64_t *ids, unsigned max, int64_t *next_after)
+{
+	struct store_error err;
+	int n;
+
+	*next_after = after_id;
+	if (d->down || d->failed || d->store.accounts_unused == NULL)
+		return 0; /* housekeeping waits for a store that can write */
+	n = d->store.accounts_unused(d->store.impl, after_id, before_ms, scan, ids, max, next_after,
+	                             &err);
+	return durable_check(d, n, &err);
+}
+
+void
+durable_account_drop(struct durable *d, int64_t id)
+{
+	struct durable_rec *r = durable_keep(d, DURABLE_ACCOUNT_DROP, NULL, NULL);
+
+	r->seq = id;
+	durable_send_last(d);
 }
 
 int

@@ -133,6 +133,19 @@ int durable_may_lag(const struct durable *d);
  */
 int durable_sweep(struct durable *d, int64_t before_ms, unsigned max);
 
+/*
+ * --unused-account-days: the ids of the unused accounts made before before_ms after id after_id
+ * (store_accounts_unused(): a read, at once; scan and max bound it), *next_after the last id
+ * looked at. Returns how many (0 while the store is down), or a store error (kept for the next
+ * commit, which then fails).
+ */
+int durable_accounts_unused(struct durable *d, int64_t after_id, int64_t before_ms, unsigned scan,
+                            int64_t *ids, unsigned max, int64_t *next_after);
+
+/* --unused-account-days: queue the deletion of account id, if still unused, in the turn's
+ * transaction (store_account_drop()). */
+void durable_account_drop(struct durable *d, int64_t id);
+
 /* Wall-clock time in Unix epoch milliseconds: the clock of every stored time. */
 int64_t durable_wall_ms(void);
 

@@ -28,6 +28,9 @@
  */
 #define GUARD_REFUSED_CLOSE 50
 
+/* The log line of a kind of refusal comes at most this often (ms), with the count since. */
+#define GUARD_LOG_MS 10000
+
 /* At most one log line this often (ms) about the reads refused past --max-reads-per-addr. */
 #define GUARD_READS_LOG_MS 10000
 
@@ -243,6 +246,47 @@ guard_refuse_session(struct lobby *lb, struct lobby_peer *peer, const struct msg
 	             "more than %u new sessions a minute from your address; wait %llu ms, or "
 	             "resume yours with its token",
 	             lb->cfg.addr_sessions, (unsigned long long)retry);
+	return 1;
+}
+
+/* A wait in milliseconds as words a person reads: "42 minutes", "3 hours", "20 seconds". */
+static void
+guard_wait_text(uint64_t ms, char *out, size_t size)
+{
+	uint64_t s = (ms + 999) / 1000;
+
+	if (s >= 7200)
+		snprintf(out, size, "%llu hours", (unsigned long long)((s + 3599) / 3600));
+	else if (s >= 120)
+		snprintf(out, size, "%llu minutes", (unsigned long long)((s + 59) / 60));
+	else
+		snprintf(out, size, "%llu seconds", (unsigned long long)s);
+}
+
+int
+guard_refuse_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t retry = 0, now = lb->ops.now(lb->ops.arg);
+	char wait[48];
+
+	if (lb->quota == NULL || quota_register_begin(lb->quota, peer->addr, now, &retry) == 0)
+		return 0;
+	lb->registers_refused++;
+	snprintf(lb->registers_addr, sizeof lb->registers_addr, "%s", peer->addr);
+	if (lb->registers_log_at == 0 || now - lb->registers_log_at >= GUARD_LOG_MS) {
+		log_warn("%u registrations refused lately past --max-accounts-per-addr %u an hour, "
+		         "--max-accounts-per-addr-day %u a day; the last from %s",
+		         lb->registers_refused, lb->cfg.registers_hour, lb->cfg.registers_day,
+		         lb->registers_addr);
+		lb->registers_refused = 0;
+		lb->registers_log_at = now;
+	}
+	guard_wait_text(retry, wait, sizeof wait);
+	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
+	             "your address registered its most accounts lately (%u an hour, %u a day); "
+	             "wait %llu ms (%s)",
+	             lb->cfg.registers_hour, lb->cfg.registers_day, (unsigned long long)retry,
+	             wait);
 	return 1;
 }
 

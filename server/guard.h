@@ -46,6 +46,14 @@ void guard_lookup_end(struct lobby *lb, struct lobby_peer *peer, int found);
 int guard_refuse_session(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*
+ * peer registers an account: refuse it with rate_limited (the text says how long to wait) when
+ * its address registered --max-accounts-per-addr accounts this hour, or
+ * --max-accounts-per-addr-day this day; counted otherwise. The refusals are logged at most once
+ * in GUARD_LOG_MS. Returns whether it refused.
+ */
+int guard_refuse_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
+
+/*
  * Session s was just made for its connection (s->peer): its address holds it from now on. Past
  * --max-sessions-per-addr, the address's session away the longest that is seated in no game
  * goes at once (guests before accounts); connected and seated ones are never taken, so a crowd

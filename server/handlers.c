@@ -32,6 +32,7 @@
 #include "ladder.h"
 #include "log.h"
 #include "match.h"
+#include "names.h"
 #include "pairing.h"
 #include "play.h"
 
@@ -159,6 +160,7 @@ hello_resume(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, str
 static void
 handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
+	char name[PROTOCOL_NAME_BYTES + 1];
 	struct session *s;
 
 	if (peer->session != NULL) {
@@ -189,9 +191,17 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		auth_login(lb, peer, m);
 		return;
 	}
-	if (auth_guest_refused(lb, peer, m))
+	/* a guest's name without the blanks at its ends: " alice" is shown, and compared, as
+	   "alice" */
+	if (names_trim(m->name, name, sizeof name) <= 0) {
+		lobby_send(lb, peer,
+		           msg_error_new(PROTO_EBADVALUE, m->type, "name",
+		                         "a name must not be all blank", m->id));
 		return;
-	s = lobby_session_new(lb, m->name);
+	}
+	if (auth_guest_refused(lb, peer, m, name))
+		return;
+	s = lobby_session_new(lb, name);
 	s->peer = peer;
 	peer->session = s;
 	guard_session_made(lb, s);

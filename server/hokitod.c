@@ -102,6 +102,9 @@ usage_limits(FILE *f)
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
 	        "  --max-reads-per-addr N (default 8)     --max-history-offset N (default 1000)\n"
 	        "  --login-spread N (default %d)          --read-threads N (default 0: cores-1)\n"
+	        "  --max-chat-lines N (default 200)       --max-chat-after-end N (default 20)\n"
+	        "  --max-accounts-per-addr N (default 10) --unused-account-days N (default 30)\n"
+	        "  --max-accounts-per-addr-day N (default 30)   (accounts: an hour, a day)\n"
 	        "Rated games (PROTOCOL.md 14):\n"
 	        "  --rated-min-plies N (default 4)        --pair-rated N (default 5)\n"
 	        "  --board-min-games N (default 10)       --board-min-opponents N (default 5)\n"
@@ -467,6 +470,11 @@ main(int argc, char **argv)
 		O_KEEPALIVE,
 		O_SESSIONS,
 		O_SESSIONS_PER_ADDR,
+		O_CHAT_LINES,
+		O_CHAT_AFTER_END,
+		O_ACCOUNTS_HOUR,
+		O_ACCOUNTS_DAY,
+		O_UNUSED_DAYS,
 		O_THINKING,
 		O_KIBITZ,
 		O_KEEP_DAYS,
@@ -523,6 +531,11 @@ main(int argc, char **argv)
 	        {"max-history-offset", required_argument, NULL, O_HISTORY_OFFSET},
 	        {"max-reads-per-addr", required_argument, NULL, O_READS_PER_ADDR},
 	        {"read-threads", required_argument, NULL, O_READ_THREADS},
+	        {"max-chat-lines", required_argument, NULL, O_CHAT_LINES},
+	        {"max-chat-after-end", required_argument, NULL, O_CHAT_AFTER_END},
+	        {"max-accounts-per-addr", required_argument, NULL, O_ACCOUNTS_HOUR},
+	        {"max-accounts-per-addr-day", required_argument, NULL, O_ACCOUNTS_DAY},
+	        {"unused-account-days", required_argument, NULL, O_UNUSED_DAYS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -567,6 +580,10 @@ main(int argc, char **argv)
 	        .max_history_offset = 1000,
 	        .reads_per_addr = 8,
 	        .read_threads = read_threads_default(),
+	        .chat_lines = 200,
+	        .chat_after_end = 20,
+	        .registers_hour = 10,
+	        .registers_day = 30,
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
 	const char *admin_socket = NULL;
@@ -578,7 +595,8 @@ main(int argc, char **argv)
 	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
 	unsigned long long v;
-	unsigned keep_days = 0; /* --keep-days: 0 keeps every finished game */
+	unsigned keep_days = 0;    /* --keep-days: 0 keeps every finished game */
+	unsigned unused_days = 30; /* --unused-account-days: 0 keeps every account */
 	struct hokitod d;
 	uv_loop_t loop;
 	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
@@ -821,6 +839,38 @@ main(int argc, char **argv)
 			else
 				lcfg.kibitz_per_game = (unsigned)v;
 			break;
+		case O_CHAT_LINES:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-chat-lines wants a number from 0 to 100000";
+			else
+				lcfg.chat_lines = (unsigned)v;
+			break;
+		case O_CHAT_AFTER_END:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-chat-after-end wants a number from 0 to 100000";
+			else
+				lcfg.chat_after_end = (unsigned)v;
+			break;
+		case O_ACCOUNTS_HOUR:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-accounts-per-addr wants a number from 0 to 1000000";
+			else
+				lcfg.registers_hour = (unsigned)v;
+			break;
+		case O_ACCOUNTS_DAY:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-accounts-per-addr-day wants a number from 0 to "
+				      "1000000";
+			else
+				lcfg.registers_day = (unsigned)v;
+			break;
+		case O_UNUSED_DAYS:
+			if (parse_num(optarg, 0, 36500, &v) < 0)
+				bad = "--unused-account-days wants a number of days from 0 to "
+				      "36500";
+			else
+				unused_days = (unsigned)v;
+			break;
 		case O_CHECK:
 			check = 1;
 			break;
@@ -961,6 +1011,7 @@ main(int argc, char **argv)
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	node_keep_days(d.node, keep_days);
+	node_unused_account_days(d.node, unused_days);
 	/*
 	 * The handlers are in place before the port is bound: a SIGTERM that comes as soon as the
 	 * port file is there (a test, systemd) stops the server cleanly, it does not kill it.

@@ -83,11 +83,13 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	lb->env.ratings = &lb->ratings;
 	lb->quick_due = UINT64_MAX; /* set by quick and pairing_wake() */
 	if (cfg->rate_per_addr || cfg->creates_per_addr || cfg->games_per_addr ||
-	    cfg->addr_sessions) {
+	    cfg->addr_sessions || cfg->registers_hour || cfg->registers_day) {
 		struct quota_config qc = {.rate = cfg->rate_per_addr,
 		                          .creates = cfg->creates_per_addr,
 		                          .games = cfg->games_per_addr,
-		                          .sessions = cfg->addr_sessions};
+		                          .sessions = cfg->addr_sessions,
+		                          .registers_hour = cfg->registers_hour,
+		                          .registers_day = cfg->registers_day};
 
 		lb->quota = quota_create(&qc, osrand_u64());
 	}

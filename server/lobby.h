@@ -47,6 +47,7 @@ struct throttle;
 
 #define SPECTATORS_INTERVAL 500   /* ms: at most one spectators notice per game this often */
 #define KIBITZ_WINDOW       10000 /* ms: the window of --max-kibitz */
+#define CHAT_LOG_MS         10000 /* ms: chat_full refusals are logged at most this often */
 
 struct lobby_ops {
 	/* Queue a line for the peer. w is borrowed: take a reference (wire_ref) to keep it. */
@@ -193,6 +194,12 @@ struct lobby_config {
 	int allow_shared_address; /* accounts from one address play rated games too */
 	unsigned board_min_games; /* rated games an account has played to be on a leaderboard */
 	unsigned board_min_opponents; /* ... against this many accounts at least */
+	unsigned registers_hour; /* accounts registered an hour from one address */
+	unsigned registers_day;  /* accounts registered a day from one address */
+	unsigned chat_lines;     /* players' chat lines a game keeps, and spectators' lines it
+	                            relays, each (0: no limit) */
+	unsigned chat_after_end; /* players' chat lines a game takes once over (within
+	                            chat_lines; 0: no limit but chat_lines) */
 };
 
 /* A request waiting in the lobby for its turn behind a store read of the same connection. */
@@ -253,6 +260,12 @@ struct lobby {
 	 * (lobby_view()), freed when it is back */
 	struct table **views;
 	size_t nviews, views_cap;
+	unsigned registers_refused; /* registrations refused past registers_* not logged yet */
+	uint64_t registers_log_at;  /* when they were last logged (ops->now), 0: never */
+	char registers_addr[64];    /* ... the address of the last one */
+	unsigned chat_refused;      /* chat lines refused past chat_lines not logged yet */
+	uint64_t chat_log_at;       /* when they were last logged (ops->now), 0: never */
+	char chat_game[16];         /* ... the game of the last one */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
 	uint64_t read_ticket;        /* the last store read's ticket */

@@ -11,6 +11,7 @@
 
 #include <string.h>
 #include <unicode/uchar.h>
+#include <unicode/unorm2.h>
 #include <unicode/uspoof.h>
 #include <unicode/ustring.h>
 #include <unicode/utf16.h>
@@ -229,6 +230,188 @@ names_guest_keys(const char *name, char keys[2][NAMES_KEY_MAX])
 	return strcmp(keys[0], keys[1]) != 0 ? 2 : 1;
 }
 
+/* What shows nothing at the ends of a name: White_Space and Default_Ignorable_Code_Point. */
+static bool
+names_blank(UChar32 c)
+{
+	return u_isUWhiteSpace(c) || names_invisible(c);
+}
+
+int
+names_trim(const char *name, char *out, size_t size)
+{
+	int32_t len = (int32_t)strnlen(name, NAMES_INPUT_MAX + 1), start = 0, end, i;
+	UChar32 c;
+
+	if (len > NAMES_INPUT_MAX)
+		return NAMES_EINVAL;
+	while (start < len) {
+		i = start;
+		U8_NEXT(name, i, len, c);
+		if (c < 0)
+			return NAMES_EINVAL;
+		if (!names_blank(c))
+			break;
+		start = i;
+	}
+	end = len;
+	while (end > start) {
+		i = end;
+		U8_PREV(name, start, i, c);
+		if (c < 0)
+			return NAMES_EINVAL;
+		if (!names_blank(c))
+			break;
+		end = i;
+	}
+	if ((size_t)(end - start) >= size)
+		return NAMES_ENOSPC;
+	memcpy(out, name + start, (size_t)(end - start));
+	out[end - start] = '\0';
+	return end - start;
+}
+
+/* w, in place, in Unicode's compatibility composition (NFKC): circled, fullwidth, styled
+ * letters and ligatures become the plain ones, a no-break space a space. */
+static int
+names_nfkc(struct names_work *w)
+{
+	UErrorCode st = U_ZERO_ERROR;
+	const UNormalizer2 *n2 = unorm2_getNFKCInstance(&st);
+	struct names_work t;
+	int rc;
+
+	if (U_FAILURE(st))
+		return NAMES_EICU;
+	t.len = unorm2_normalize(n2, w->s, w->len, t.s, NAMES_WORK, &st);
+	if ((rc = names_status(st)) < 0)
+		return rc;
+	memcpy(w->s, t.s, (size_t)t.len * sizeof t.s[0]);
+	w->len = t.len;
+	return 0;
+}
+
+/*
+ * The loose key of a loaded name: NFKC, then the key of names_key(), then everything but letters
+ * and digits removed (spaces of any width, punctuation, symbols, the enclosing circles of
+ * enclosed letters).
+ */
+static int
+names_loose(const USpoofChecker *sc, struct names_work *w, bool skel_first)
+{
+	int rc;
+
+	if ((rc = names_nfkc(w)) < 0 || (rc = names_key(sc, w, skel_first)) < 0)
+		return rc;
+	names_filter(w, names_not_alnum);
+	return 0;
+}
+
+int
+names_loose_keys(const char *name, char keys[2][NAMES_KEY_MAX])
+{
+	struct names_work loaded, w;
+	USpoofChecker *sc;
+	int rc;
+
+	if ((rc = names_load(name, &loaded)) < 0)
+		return rc;
+	if ((sc = names_checker_open()) == NULL)
+		return NAMES_EICU;
+	w = loaded;
+	if ((rc = names_loose(sc, &w, false)) >= 0 &&
+	    (rc = names_store(&w, keys[0], NAMES_KEY_MAX)) >= 0) {
+		w = loaded;
+		if ((rc = names_loose(sc, &w, true)) >= 0)
+			rc = names_store(&w, keys[1], NAMES_KEY_MAX);
+	}
+	uspoof_close(sc);
+	if (rc < 0)
+		return rc;
+	return strcmp(keys[0], keys[1]) != 0 ? 2 : 1;
+}
+
+int
+names_loose_key(const char *name, char *key, size_t size)
+{
+	char keys[2][NAMES_KEY_MAX];
+	int rc = names_loose_keys(name, keys);
+
+	if (rc < 0)
+		return rc;
+	if (strlen(keys[0]) >= size)
+		return NAMES_ENOSPC;
+	memcpy(key, keys[0], strlen(keys[0]) + 1);
+	return (int)strlen(key);
+}
+
+/*
+ * The names nobody takes, by account or as a guest: the server's own, its staff's and the names
+ * a player could pass for to ask others for their passwords. Compared by names_reserved_keys().
+ */
+static const char *const names_reserved_words[] = {
+        "admin",      "administrator", "root",     "operator", "moderator", "mod",
+        "hokitod",    "hokito",        "oxono",    "system",   "sysop",     "server",
+        "computer",   "staff",         "support",  "official", "superuser", "webmaster",
+        "postmaster", "hostmaster",    "security", "helpdesk", "abuse",     "owner",
+};
+
+const char *
+names_reserved_word(size_t i)
+{
+	return i < sizeof names_reserved_words / sizeof names_reserved_words[0]
+	               ? names_reserved_words[i]
+	               : NULL;
+}
+
+/*
+ * A loose key made stricter for the reserved words: the digits that stand for letters in
+ * "l33t" writing become those letters (0 o, 1 l, 3 e, 4 a, 5 s, 7 t, 8 b, 9 g), and i is an l
+ * (the skeleton makes 1, I and | an l already), so that "Adm1n", "AdmIn", "4dmin", "r00t" and
+ * "m0d" are "admin", "root" and "mod". Only ASCII letters and digits change.
+ */
+static void
+names_leet(char *key)
+{
+	static const char from[] = "01345789i", to[] = "oleastbgl";
+
+	for (char *c = key; *c != '\0'; c++) {
+		const char *f = strchr(from, *c);
+
+		if (f != NULL)
+			*c = to[f - from];
+	}
+}
+
+int
+names_reserved_keys(const char *name, char keys[2][NAMES_KEY_MAX])
+{
+	int i, n = names_loose_keys(name, keys);
+
+	for (i = 0; i < n; i++)
+		names_leet(keys[i]);
+	return n;
+}
+
+bool
+names_reserved(const char *name)
+{
+	char keys[2][NAMES_KEY_MAX], word[2][NAMES_KEY_MAX];
+	const char *w;
+	int i, n;
+
+	if ((n = names_reserved_keys(name, keys)) < 0)
+		return true; /* cannot be checked: refused is the safe answer */
+	for (size_t k = 0; (w = names_reserved_word(k)) != NULL; k++) {
+		if (names_reserved_keys(w, word) < 0)
+			return true;
+		for (i = 0; i < n; i++)
+			if (strcmp(keys[i], word[0]) == 0)
+				return true;
+	}
+	return false;
+}
+
 /* Whether key, with all but letters and digits removed, begins with prefix (likewise reduced). */
 static bool
 names_key_begins(const char *key, const struct names_work *prefix)
@@ -252,9 +435,10 @@ names_imitates_computer(const char *name)
 	UErrorCode st = U_ZERO_ERROR;
 	int i, n;
 
-	/* the skeleton of "computer" from the data at hand rather than written out here */
-	if ((n = names_guest_keys(name, keys)) < 0 ||
-	    names_skeleton("computer", computer, sizeof computer) < 0)
+	/* the key of "computer" from the data at hand rather than written out here; loose keys,
+	 * so that circled, fullwidth and styled letters count too */
+	if ((n = names_loose_keys(name, keys)) < 0 ||
+	    names_loose_key("computer", computer, sizeof computer) < 0)
 		return true;
 	u_strFromUTF8(prefix.s, NAMES_WORK, &prefix.len, computer, -1, &st);
 	if (U_FAILURE(st))

@@ -11,6 +11,14 @@
  * refused when any of its names_guest_keys() is the skeleton of an account, or when
  * names_imitates_computer() says it passes for the server's computer player.
  *
+ * The loose keys (names_loose_keys()) go further, for guests' names against accounts': after
+ * Unicode's compatibility composition (NFKC: "ⓥⓘⓒⓣⓘⓜ", "ｖｉｃｔｉｍ" and a no-break space become
+ * plain letters and a space) and with everything but letters and digits removed (spaces,
+ * punctuation, symbols), "vi ctim", "victim." and "vic_tim" are "victim" too. A guest's name is
+ * trimmed first (names_trim()). Reserved names (names_reserved(): "admin", "root", "moderator",
+ * "hokitod" ...) are compared by their loose keys with the digits of "l33t" writing read as
+ * letters ("Adm1n", "r00t").
+ *
  * Keys are opaque UTF-8 strings (the skeleton of "computer" is "cornputer"): compare them with
  * strcmp, store them, never show them. They depend on ICU's confusable data: after an ICU upgrade
  * the store's skeletons are recomputed from the names (names_skeleton() is cheap, about 2 us).
@@ -68,11 +76,48 @@ int names_skeleton(const char *name, char *key, size_t size);
 int names_guest_keys(const char *name, char keys[2][NAMES_KEY_MAX]);
 
 /*
+ * name (UTF-8) without the White_Space and Default_Ignorable_Code_Point characters at its start
+ * and end (" alice\u00a0" -> "alice"), written with its NUL to out. Returns its length in bytes
+ * (0: nothing but those), or NAMES_EINVAL (not UTF-8, longer than NAMES_INPUT_MAX), NAMES_ENOSPC.
+ */
+int names_trim(const char *name, char *out, size_t size);
+
+/*
+ * The loose keys of a name: as names_guest_keys() (keys[1] taken with a skeleton before case
+ * folding too), each after NFKC and with everything but letters and digits removed. A guest's
+ * name collides with an account when any of its loose keys is the account's
+ * (names_loose_key()). Returns how many keys were written (1 or 2), or NAMES_EINVAL, NAMES_EICU.
+ */
+int names_loose_keys(const char *name, char keys[2][NAMES_KEY_MAX]);
+
+/* The loose key of an account's name (keys[0] of names_loose_keys()) into key: its length, or
+ * NAMES_EINVAL, NAMES_ENOSPC, NAMES_EICU. */
+int names_loose_key(const char *name, char *key, size_t size);
+
+/*
+ * The keys a name is compared with the reserved words by: its loose keys, with the digits 0 1 3
+ * 4 5 7 8 9 read as the letters o l e a s t b g and i as l. Returns how many (1 or 2), or
+ * NAMES_EINVAL, NAMES_EICU.
+ */
+int names_reserved_keys(const char *name, char keys[2][NAMES_KEY_MAX]);
+
+/* The i-th reserved word (from 0), or NULL past the last. Static strings. */
+const char *names_reserved_word(size_t i);
+
+/*
+ * Whether name is one of the reserved words, or looks like one (any of its names_reserved_keys()
+ * is a word's): "Admin", "ADM1N", "r00t", "Mod", "hokitod", "ⓢⓔⓡⓥⓔⓡ". Names that cannot be
+ * checked count as reserved. Computes the words' keys at each call (about 50 us): a caller that
+ * checks many names keeps the words' keys (accounts.c does).
+ */
+bool names_reserved(const char *name);
+
+/*
  * Whether a guest name passes for the server's computer player, whose seats are named
  * "computer (level N)" (PROTOCOL.md, section 7.1): any name whose keys, with everything but
  * letters and digits removed, begin with the skeleton of "computer" ("Computer", "c0mputer lvl 9",
- * "СОМРUТЕR", "computer_8"). Names that cannot be checked (not UTF-8, ICU failing) count as
- * imitations: refused is the safe answer.
+ * "СОМРUТЕR", "computer_8", "ⓒⓞⓜⓟⓤⓣⓔⓡ"): its loose keys are compared. Names that cannot be checked
+ * (not UTF-8, ICU failing) count as imitations: refused is the safe answer.
  */
 bool names_imitates_computer(const char *name);
 

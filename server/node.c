@@ -20,6 +20,7 @@
 
 #include "admin.h"
 #include "archive.h"
+#include "auth.h"
 #include "durable.h"
 #include "fanout.h"
 #include "guard.h"
@@ -53,6 +54,10 @@ struct node {
 	uv_timer_t sweep;              /* --keep-days: node_sweep_cb every NODE_SWEEP_MS */
 	int sweeping;                  /* sweep was started */
 	int64_t keep_ms;               /* --keep-days in milliseconds */
+	uv_timer_t unused;    /* --unused-account-days: node_unused_cb every NODE_SWEEP_MS */
+	int releasing;        /* unused was started */
+	int64_t unused_ms;    /* --unused-account-days in milliseconds */
+	int64_t unused_after; /* the last account id the sweep looked at */
 	int stopping;
 	char server_name[64];
 };
@@ -541,6 +546,51 @@ node_keep_days(struct node *nd, unsigned days)
 	uv_timer_start(&nd->sweep, node_sweep_cb, NODE_SWEEP_FIRST_MS, NODE_SWEEP_MS);
 }
 
+/*
+ * --unused-account-days: one batch of accounts never used, looked at in id order from where the
+ * last batch stopped (NODE_UNUSED_SCAN ids at most, the store's indexed checks for each), and of
+ * those the game layer lets go (auth_account_release(): no session, no table), at most
+ * NODE_SWEEP_BATCH deleted in this turn's group commit. An account once looked at past its days
+ * is never looked at again: it was used, or it is gone (a restart looks at all again, once).
+ */
+static void
+node_unused_cb(uv_timer_t *t)
+{
+	struct node *nd = t->data;
+	struct durable *d = turn_durable(nd->turn);
+	int64_t ids[NODE_SWEEP_BATCH], before = durable_wall_ms() - nd->unused_ms;
+	uint64_t t0 = uv_hrtime();
+	int n, released = 0;
+
+	if (d == NULL ||
+	    (n = durable_accounts_unused(d, nd->unused_after, before, NODE_UNUSED_SCAN, ids,
+	                                 NODE_SWEEP_BATCH, &nd->unused_after)) <= 0)
+		return;
+	for (int i = 0; i < n; i++)
+		if (auth_account_release(nd->lobby, ids[i])) {
+			durable_account_drop(d, ids[i]);
+			released++;
+		}
+	if (released > 0)
+		log_info("store: --unused-account-days %lld: released %d accounts never used in "
+		         "their "
+		         "first %lld days, their names free again (%.1f ms)",
+		         (long long)(nd->unused_ms / 86400000), released,
+		         (long long)(nd->unused_ms / 86400000), (double)(uv_hrtime() - t0) / 1e6);
+}
+
+void
+node_unused_account_days(struct node *nd, unsigned days)
+{
+	if (days == 0 || turn_durable(nd->turn) == NULL || nd->releasing)
+		return;
+	nd->unused_ms = (int64_t)days * 86400000;
+	nd->releasing = 1;
+	uv_timer_init(nd->loop, &nd->unused);
+	nd->unused.data = nd;
+	uv_timer_start(&nd->unused, node_unused_cb, NODE_SWEEP_FIRST_MS, NODE_SWEEP_MS);
+}
+
 /* A start that failed: nothing more goes to the store (turn_store_drop()). */
 static void
 node_store_drop(struct node *nd)
@@ -615,6 +665,8 @@ node_shutdown(struct node *nd)
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
 	if (nd->sweeping && !uv_is_closing((uv_handle_t *)&nd->sweep))
 		uv_close((uv_handle_t *)&nd->sweep, node_handle_close_cb);
+	if (nd->releasing && !uv_is_closing((uv_handle_t *)&nd->unused))
+		uv_close((uv_handle_t *)&nd->unused, node_handle_close_cb);
 	think_stop(nd->think);
 	hasher_stop(nd->hasher); /* it frees itself once its threads ended */
 	nd->hasher = NULL;

@@ -29,6 +29,8 @@ struct node;
 #define NODE_SWEEP_MS       1000
 #define NODE_SWEEP_FIRST_MS 1000
 #define NODE_SWEEP_BATCH    50
+/* --unused-account-days: accounts a batch looks at, at most (each a few indexed lookups) */
+#define NODE_UNUSED_SCAN    1000
 
 /*
  * Create a node on loop with its lobby made from lcfg (whose store is ignored: the node lends the
@@ -78,6 +80,15 @@ int node_listen_tls(struct node *nd, const char *host, int port, struct tls_serv
  * any. 0 (or no store): keep everything. Call once, before the loop runs.
  */
 void node_keep_days(struct node *nd, unsigned days);
+
+/*
+ * --unused-account-days: from now on, every NODE_SWEEP_MS, release a batch of at most
+ * NODE_SWEEP_BATCH accounts made more than days ago that were never used (no game, no rating,
+ * no operator's or owner's state, no session: auth_account_release()), in the turn's group
+ * commit, freeing their names, with a log line for a batch that released some. 0, or a node
+ * without a store: nothing happens.
+ */
+void node_unused_account_days(struct node *nd, unsigned days);
 
 /*
  * Begin a clean stop: the timers stop, searches are cancelled, every client is told (bye), what

@@ -307,6 +307,7 @@ operators_reset(struct lobby *lb, const json_t *req, uint64_t ticket)
 	struct account *a;
 	struct auth_job *j;
 	json_t *err;
+	int rc;
 
 	if ((err = operators_string(req, "password", &pw)) != NULL)
 		return err;
@@ -316,6 +317,8 @@ operators_reset(struct lobby *lb, const json_t *req, uint64_t ticket)
 		        "password");
 	if ((err = operators_account(lb, req, &a)) != NULL)
 		return err;
+	if ((rc = password_weak(pw, strlen(pw), a->row.name)) < 0)
+		return operators_error("weak_password", "%s", password_weak_text(rc));
 	if (lb->ops.hash == NULL)
 		return operators_error("internal", "this server keeps no accounts");
 	if (lb->accounts.jobs_out >= AUTH_JOBS_MAX + AUTH_JOBS_SESSION) /* logins never take all */

@@ -9,8 +9,13 @@
  */
 #include "password.h"
 
+#include <ctype.h>
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "password-common.h"
 
 _Static_assert(PASSWORD_HASH_SIZE == crypto_pwhash_STRBYTES, "room for libsodium's hash string");
 
@@ -38,6 +43,63 @@ password_check(const char *pw, size_t len)
 	if (memchr(pw, '\0', len) != NULL)
 		return PASSWORD_ENUL;
 	return 0;
+}
+
+/* bsearch's comparison of a key with an entry of password_common. */
+static int
+password_common_cmp(const void *key, const void *entry)
+{
+	return strcmp(key, *(const char *const *)entry);
+}
+
+/* Whether the len bytes at hay hold needle (n bytes, n > 0) without regard to ASCII case. */
+static int
+password_holds(const char *hay, size_t len, const char *needle, size_t n)
+{
+	for (size_t i = 0; n <= len && i <= len - n; i++)
+		if (strncasecmp(hay + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+int
+password_weak(const char *pw, size_t len, const char *name)
+{
+	char lower[PASSWORD_COMMON_MAX + 1], rev[PASSWORD_NAME_MAX + 1];
+	size_t n = name != NULL ? strnlen(name, PASSWORD_NAME_MAX + 1) : 0;
+
+	if (len <= PASSWORD_COMMON_MAX && memchr(pw, '\0', len) == NULL) {
+		for (size_t i = 0; i < len; i++)
+			lower[i] = (char)tolower((unsigned char)pw[i]);
+		lower[len] = '\0';
+		if (bsearch(lower, password_common,
+		            sizeof password_common / sizeof password_common[0],
+		            sizeof password_common[0], password_common_cmp) != NULL)
+			return PASSWORD_ECOMMON;
+	}
+	if (n == 0 || n > PASSWORD_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		rev[i] = name[n - 1 - i];
+	rev[n] = '\0';
+	if (password_holds(pw, len, name, n) || password_holds(pw, len, rev, n))
+		return PASSWORD_ENAME;
+	return 0;
+}
+
+const char *
+password_weak_text(int rc)
+{
+	switch (rc) {
+	case PASSWORD_ECOMMON:
+		return "that password is one of the most common ones, which are tried first: pick "
+		       "another (a few unrelated words make a good one)";
+	case PASSWORD_ENAME:
+		return "that password holds the account's name (or the name backwards): pick one "
+		       "that does not";
+	default:
+		return "that password will not do";
+	}
 }
 
 int

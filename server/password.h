@@ -19,18 +19,24 @@
  * password_check() and password_needs_rehash() are cheap and may run anywhere.
  *
  * Passwords are bytes: PASSWORD_MIN to PASSWORD_MAX of them, no NUL (so that a password read
- * from a file or typed at a prompt is the same password); no other rule on their content.
+ * from a file or typed at a prompt is the same password). A new password must also not be weak
+ * (password_weak()): one of the most common passwords (password-common.txt, about 1,800 of
+ * them, compared without regard to ASCII case), or one that holds the account's name or the
+ * name backwards (without regard to ASCII case), as NIST SP 800-63B asks of a verifier. A login
+ * is never refused for a weak password: the rule is on new ones.
  */
 #ifndef HOKITO_SERVER_PASSWORD_H
 #define HOKITO_SERVER_PASSWORD_H
 
 #include <stddef.h>
 
-#define PASSWORD_MIN       8                /* bytes of a password, at least */
-#define PASSWORD_MAX       1024             /* ... at most */
-#define PASSWORD_OPSLIMIT  2                /* Argon2id passes over memory (OWASP: t=2) */
-#define PASSWORD_MEMLIMIT  (19456u * 1024u) /* bytes of memory per hash (OWASP: m=19 MiB) */
-#define PASSWORD_HASH_SIZE 128              /* room for a stored hash with its NUL */
+#define PASSWORD_MIN        8                /* bytes of a password, at least */
+#define PASSWORD_MAX        1024             /* ... at most */
+#define PASSWORD_OPSLIMIT   2                /* Argon2id passes over memory (OWASP: t=2) */
+#define PASSWORD_MEMLIMIT   (19456u * 1024u) /* bytes of memory per hash (OWASP: m=19 MiB) */
+#define PASSWORD_HASH_SIZE  128              /* room for a stored hash with its NUL */
+#define PASSWORD_COMMON_MAX 64               /* bytes of the longest common password compared */
+#define PASSWORD_NAME_MAX   64               /* bytes of a name password_weak() compares */
 
 /* Errors: a negative return. */
 enum password_error {
@@ -41,6 +47,8 @@ enum password_error {
 	PASSWORD_EHASH = -5,     /* the stored hash is not an Argon2id hash string */
 	PASSWORD_ENOMEM = -6,    /* hashing could not get its memory (or libsodium failed) */
 	PASSWORD_EINIT = -7,     /* libsodium could not start */
+	PASSWORD_ECOMMON = -8,   /* one of the most common passwords */
+	PASSWORD_ENAME = -9,     /* it holds the account's name, or the name backwards */
 };
 
 /* Start libsodium. Call once at startup; 0 or PASSWORD_EINIT. The others call it too (cheap). */
@@ -48,6 +56,16 @@ int password_init(void);
 
 /* Whether pw (len bytes, not NUL-terminated) is an acceptable new password: 0 or an error. */
 int password_check(const char *pw, size_t len);
+
+/*
+ * Whether pw (len bytes) is too weak for a new password of the account name (NUL-terminated, or
+ * NULL: no name to compare): 0, PASSWORD_ECOMMON or PASSWORD_ENAME. Cheap (a binary search and
+ * two scans of the password): may run on the loop.
+ */
+int password_weak(const char *pw, size_t len, const char *name);
+
+/* The sentence that tells a user why password_weak() said rc. A static string. */
+const char *password_weak_text(int rc);
 
 /*
  * BLOCKING (thread pool only). Hash pw (len bytes) with a fresh random salt into hash, a

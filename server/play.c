@@ -179,11 +179,52 @@ kibitz_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, stru
 }
 
 /*
+ * Whether t's chat is full for s's line (--max-chat-lines, --max-chat-after-end): its players
+ * said chat_lines lines in all (they are game events, kept in the store with the game: the cap
+ * bounds what a game stores), or chat_after_end lines since the game ended; its spectators had
+ * chat_lines lines relayed. Refused with chat_full, the line goes nowhere; the refusals are
+ * logged at most once in CHAT_LOG_MS.
+ */
+static int
+chat_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const struct table *t,
+          int seated)
+{
+	unsigned max = lb->cfg.chat_lines, after = lb->cfg.chat_after_end;
+	int over = t->st.status == EVENT_STATUS_FINISHED;
+	uint64_t now = lb->ops.now(lb->ops.arg);
+
+	if (seated && over && after != 0 && t->nchat - t->nchat_end >= after)
+		lobby_refuse(lb, peer, m, PROTO_ECHATFULL,
+		             "game %s is over and its players said %u lines since: its chat is "
+		             "closed",
+		             t->id, after);
+	else if (max != 0 && (seated ? t->nchat : t->nkibitz) >= max)
+		lobby_refuse(lb, peer, m, PROTO_ECHATFULL,
+		             "the %s of game %s said %u lines, the most a game keeps: its chat is "
+		             "closed",
+		             seated ? "players" : "spectators", t->id, max);
+	else
+		return 0;
+	lb->chat_refused++;
+	snprintf(lb->chat_game, sizeof lb->chat_game, "%s", t->id);
+	if (lb->chat_log_at == 0 || now - lb->chat_log_at >= CHAT_LOG_MS) {
+		log_warn("%u chat lines refused lately past --max-chat-lines %u or "
+		         "--max-chat-after-end %u, the last at game %s",
+		         lb->chat_refused, max, after, lb->chat_game);
+		lb->chat_refused = 0;
+		lb->chat_log_at = now;
+	}
+	return 1;
+}
+
+/*
  * say: a player's line is a game event (chat) that everybody at the game gets and that is kept
  * in the log; a spectator's line is a kibitz notice for the spectators only, so players never
  * read what the audience suggests. Either way a session may say CHAT_BURST lines per
  * CHAT_WINDOW milliseconds, and a game's spectators together --max-kibitz lines per
- * KIBITZ_WINDOW (kibitz_full()); more are refused with rate_limited and go nowhere.
+ * KIBITZ_WINDOW (kibitz_full()); more are refused with rate_limited and go nowhere. A game
+ * keeps --max-chat-lines of each, and its players --max-chat-after-end once it is over
+ * (chat_full()); past them chat_full.
  */
 void
 play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -203,6 +244,8 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		             "you are not at that game (you are at %s)", t->id);
 		return;
 	}
+	if (chat_full(lb, peer, m, t, s->seat >= 0))
+		return;
 	if (s->chat_next >= CHAT_BURST && now - oldest < CHAT_WINDOW) {
 		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
 		             "at most %d chat lines in %d seconds; wait %llu ms", CHAT_BURST,

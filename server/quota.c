@@ -1,6 +1,6 @@
 /*
  * quota.c: per-address allowances: connections, requests a second, creates a minute, games,
- * new sessions a minute and sessions held.
+ * new sessions a minute, sessions held, and accounts registered an hour and a day.
  *
  * Owns its entries: one per key, found through a strmap whose keys borrow the entry's own copy of
  * the key. An entry lives while it holds a connection, a game or a session, or while one of its
@@ -33,6 +33,12 @@ struct quota_rate {
 	uint64_t burst;     /* periods' worth the bucket holds */
 };
 
+/* A count in a window of fixed length that begins at its first count. */
+struct quota_window {
+	unsigned n;     /* counted in it; 0: no window running */
+	uint64_t at_ms; /* when it began */
+};
+
 struct quota_entry {
 	char key[THROTTLE_KEY_MAX];
 	unsigned conns;               /* connections held */
@@ -42,6 +48,8 @@ struct quota_entry {
 	struct quota_bucket hellos;   /* new sessions a minute */
 	unsigned creates;             /* creates in the current window */
 	uint64_t window_ms;           /* when the current window of creates began */
+	struct quota_window reg_hour; /* accounts registered this hour */
+	struct quota_window reg_day;  /* ... and this day */
 };
 
 struct quota {
@@ -158,12 +166,39 @@ quota_conn_add(struct quota *q, const char *key)
 	return 0;
 }
 
+/* Whether w (of length len_ms) runs at now_ms: counted something, not over. */
+static int
+window_running(const struct quota_window *w, uint64_t len_ms, uint64_t now_ms)
+{
+	return w->n > 0 && now_ms >= w->at_ms && now_ms - w->at_ms < len_ms;
+}
+
+/*
+ * Whether one more may be counted in w (of length len_ms, at most max a window; 0: no limit)
+ * at now_ms: 1, or 0 with *retry_ms until it ends. A window that ended starts again.
+ */
+static int
+window_room(struct quota_window *w, uint64_t len_ms, unsigned max, uint64_t now_ms,
+            uint64_t *retry_ms)
+{
+	if (max == 0)
+		return 1;
+	if (!window_running(w, len_ms, now_ms)) {
+		w->n = 0;
+		w->at_ms = now_ms;
+	}
+	if (w->n < max)
+		return 1;
+	*retry_ms = len_ms - (now_ms - w->at_ms);
+	return 0;
+}
+
 /* Free e now if it holds nothing and has no allowance being spent (no clock needed). */
 static void
 entry_drop_empty(struct quota *q, struct quota_entry *e)
 {
 	if (e->conns > 0 || e->games > 0 || e->sessions > 0 || e->creates > 0 ||
-	    e->requests.in_use || e->hellos.in_use)
+	    e->requests.in_use || e->hellos.in_use || e->reg_hour.n > 0 || e->reg_day.n > 0)
 		return;
 	strmap_del(&q->map, e->key);
 	free(e);
@@ -198,6 +233,29 @@ quota_session_begin(struct quota *q, const char *key, uint64_t now_ms, uint64_t 
 	if (q->cfg.sessions == 0)
 		return 0;
 	return bucket_take(&entry_get(q, key)->hellos, &r, now_ms, retry_ms);
+}
+
+int
+quota_register_begin(struct quota *q, const char *key, uint64_t now_ms, uint64_t *retry_ms)
+{
+	struct quota_entry *e;
+	uint64_t hour = 0, day = 0;
+	int room_hour, room_day;
+
+	if (q->cfg.registers_hour == 0 && q->cfg.registers_day == 0)
+		return 0;
+	e = entry_get(q, key);
+	room_hour = window_room(&e->reg_hour, QUOTA_HOUR_MS, q->cfg.registers_hour, now_ms, &hour);
+	room_day = window_room(&e->reg_day, QUOTA_DAY_MS, q->cfg.registers_day, now_ms, &day);
+	if (!room_hour || !room_day) {
+		*retry_ms = hour > day ? hour : day;
+		return QUOTA_EAGAIN;
+	}
+	if (q->cfg.registers_hour != 0)
+		e->reg_hour.n++;
+	if (q->cfg.registers_day != 0)
+		e->reg_day.n++;
+	return 0;
 }
 
 void
@@ -282,6 +340,9 @@ entry_idle(const struct quota *q, struct quota_entry *e, uint64_t now_ms)
 		return 0;
 	if (e->creates > 0 && now_ms >= e->window_ms &&
 	    now_ms - e->window_ms < QUOTA_CREATE_WINDOW_MS)
+		return 0;
+	if (window_running(&e->reg_hour, QUOTA_HOUR_MS, now_ms) ||
+	    window_running(&e->reg_day, QUOTA_DAY_MS, now_ms))
 		return 0;
 	return bucket_whole(&e->requests, &requests, now_ms) &&
 	       bucket_whole(&e->hellos, &hellos, now_ms);

@@ -12,8 +12,9 @@
  * requests a second on average and a burst of twice that; one more is refused with the time to
  * wait for the next token. New sessions have a bucket of their own: `sessions` a minute, bursts of
  * twice that. Creates are counted in windows of a minute from the first create of
- * the window. Pure policy: time is a parameter (milliseconds of a monotonic clock), no clock is
- * read, no I/O, no globals. Not thread-safe: one table belongs to the loop thread.
+ * the window, accounts registered in windows of an hour and of a day likewise. Pure policy: time is
+ * a parameter (milliseconds of a monotonic clock), no clock is read, no I/O, no globals. Not
+ * thread-safe: one table belongs to the loop thread.
  */
 #ifndef HOKITO_SERVER_QUOTA_H
 #define HOKITO_SERVER_QUOTA_H
@@ -27,15 +28,19 @@ enum quota_error {
 	QUOTA_EFULL = -2,  /* the key holds its maximum: give something back first */
 };
 
-#define QUOTA_CREATE_WINDOW_MS 60000 /* creates are counted per minute */
+#define QUOTA_CREATE_WINDOW_MS 60000    /* creates are counted per minute */
+#define QUOTA_HOUR_MS          3600000  /* accounts registered are counted per hour ... */
+#define QUOTA_DAY_MS           86400000 /* ... and per day */
 
 struct quota_config {
-	unsigned conns;    /* connections at once per key (0: no limit) */
-	unsigned rate;     /* requests a second per key, bursts of twice that (0: no limit) */
-	unsigned creates;  /* games created per minute per key (0: no limit) */
-	unsigned games;    /* games not over at once per key (0: no limit) */
-	unsigned sessions; /* new sessions a minute per key, bursts of twice that; also what
-	                      the caller keeps per key (0: no limit) */
+	unsigned conns;          /* connections at once per key (0: no limit) */
+	unsigned rate;           /* requests a second per key, bursts of twice that (0: no limit) */
+	unsigned creates;        /* games created per minute per key (0: no limit) */
+	unsigned games;          /* games not over at once per key (0: no limit) */
+	unsigned sessions;       /* new sessions a minute per key, bursts of twice that; also what
+	                            the caller keeps per key (0: no limit) */
+	unsigned registers_hour; /* accounts registered an hour per key (0: no limit) */
+	unsigned registers_day;  /* accounts registered a day per key (0: no limit) */
 };
 
 struct quota;
@@ -74,6 +79,13 @@ unsigned quota_games(const struct quota *q, const char *key);
  * *retry_ms (> 0) to wait when it started its allowance of new sessions lately.
  */
 int quota_session_begin(struct quota *q, const char *key, uint64_t now_ms, uint64_t *retry_ms);
+
+/*
+ * key wants to register an account at now_ms: 0 (counted in both windows), or QUOTA_EAGAIN with
+ * *retry_ms (> 0) until the window that is full starts again (nothing counted). Each window (an
+ * hour, a day) starts at the first registration after the last one ended.
+ */
+int quota_register_begin(struct quota *q, const char *key, uint64_t now_ms, uint64_t *retry_ms);
 
 /* key holds one more session (kept for resume), or one less; the count is only kept. */
 void quota_session_add(struct quota *q, const char *key);

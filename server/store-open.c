@@ -92,6 +92,25 @@ static const char *const statements[S_COUNT] = {
         [S_SWEEP] = "SELECT id FROM games WHERE status = 'finished' AND seat0_account IS NULL "
                     "AND seat1_account IS NULL AND ended_ms < ?1 AND NOT EXISTS (SELECT 1 FROM "
                     "sessions WHERE sessions.game_id = games.id) ORDER BY ended_ms LIMIT ?2",
+/* what makes an account used: a game played, a rating, the operator's or its owner's word (bot,
+ * ban, close); the newest account is kept too, so that no id is ever given twice (the next id is
+ * the highest plus one). The games go by their seats' account indexes (finished games only:
+ * the game layer knows the ones not over). */
+#define STORE_ACCOUNT_UNUSED                                                                       \
+	"accounts.kind = 'account' AND accounts.closed_ms IS NULL AND accounts.banned_ms IS NULL " \
+	"AND accounts.id < (SELECT MAX(id) FROM accounts) AND NOT EXISTS (SELECT 1 FROM games "    \
+	"WHERE status = 'finished' AND seat0_account = accounts.id) AND NOT EXISTS (SELECT 1 "     \
+	"FROM "                                                                                    \
+	"games WHERE status = 'finished' AND seat1_account = accounts.id) AND NOT EXISTS (SELECT " \
+	"1 FROM ratings WHERE account = accounts.id) AND NOT EXISTS (SELECT 1 FROM "               \
+	"rating_changes "                                                                          \
+	"WHERE account = accounts.id)"
+        [S_ACCOUNTS_SCAN] = "SELECT id, created_ms, " STORE_ACCOUNT_UNUSED " FROM accounts WHERE "
+                            "id > ?1 ORDER BY id LIMIT ?2",
+        [S_ACCOUNT_DROP] = "DELETE FROM accounts WHERE id = ?1 AND " STORE_ACCOUNT_UNUSED,
+        [S_ACCOUNT_RELEASED] = "INSERT INTO counts (name, n) VALUES ('released_accounts', 1) "
+                               "ON CONFLICT (name) DO UPDATE SET n = n + 1",
+#undef STORE_ACCOUNT_UNUSED
 };
 
 /*

@@ -257,6 +257,13 @@ struct store_write_port {
 	/* --keep-days: delete at most max finished games without an account at a seat, that
 	 * ended before before_ms and have nobody seated, oldest first. Returns how many. */
 	int (*sweep)(void *impl, int64_t before_ms, unsigned max, struct store_error *err);
+	/* --unused-account-days: the unused accounts made before before_ms after id after_id
+	 * (store_accounts_unused()); reads only. Returns how many, or an error. */
+	int (*accounts_unused)(void *impl, int64_t after_id, int64_t before_ms, unsigned scan,
+	                       int64_t *ids, unsigned max, int64_t *next_after,
+	                       struct store_error *err);
+	/* --unused-account-days: delete account id if it is still unused, in the transaction. */
+	int (*account_drop)(void *impl, int64_t id, struct store_error *err);
 	/* Insert or replace the session of a seated player (s borrowed). */
 	int (*session_set)(void *impl, const struct store_session *s, struct store_error *err);
 	/* Forget a session; not finding it is no error. */

@@ -734,6 +734,61 @@ store_sweep(struct store *st, int64_t before_ms, unsigned max, struct store_erro
 	return n;
 }
 
+/*
+ * --unused-account-days: the accounts after id after_id, in id order, scan of them at most,
+ * stopping at the first created at or after before_ms (ids go in order of creation): the unused
+ * ones (STORE_ACCOUNT_UNUSED in store-open.c) into ids (max at most), and the last id looked at
+ * into *next_after (after_id if none). Returns how many were written, or a store error.
+ */
+int
+store_accounts_unused(struct store *st, int64_t after_id, int64_t before_ms, unsigned scan,
+                      int64_t *ids, unsigned max, int64_t *next_after, struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_ACCOUNTS_SCAN);
+	unsigned n = 0;
+	int rc = SQLITE_DONE;
+
+	*next_after = after_id;
+	sqlite3_bind_int64(s, 1, after_id);
+	sqlite3_bind_int64(s, 2, scan);
+	while (n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (sqlite3_column_int64(s, 1) >= before_ms)
+			break;
+		*next_after = sqlite3_column_int64(s, 0);
+		if (sqlite3_column_int(s, 2))
+			ids[n++] = *next_after;
+	}
+	if (n < max && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_sqlite_fail(st, rc, err, "finding unused accounts");
+	}
+	sqlite3_reset(s);
+	return (int)n;
+}
+
+/*
+ * --unused-account-days: delete account id, in the turn's transaction, if it is still unused
+ * (the same rule as store_accounts_unused()'s), and count it in `released_accounts`. Returns 0
+ * (deleted or not) or a store error.
+ */
+int
+store_account_drop(struct store *st, int64_t id, struct store_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((rc = store_tx(st, err)) < 0)
+		return rc;
+	s = store_stmt(st, S_ACCOUNT_DROP);
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = store_write(st, s, "releasing an unused account", err)) < 0)
+		return rc;
+	if (sqlite3_changes(st->db) == 0)
+		return 0;
+	return store_write(st, store_stmt(st, S_ACCOUNT_RELEASED), "counting released accounts",
+	                   err);
+}
+
 int
 store_session_set(struct store *st, const struct store_session *ss, struct store_error *err)
 {
@@ -1489,6 +1544,19 @@ port_sweep(void *impl, int64_t before_ms, unsigned max, struct store_error *err)
 }
 
 static int
+port_accounts_unused(void *impl, int64_t after_id, int64_t before_ms, unsigned scan, int64_t *ids,
+                     unsigned max, int64_t *next_after, struct store_error *err)
+{
+	return store_accounts_unused(impl, after_id, before_ms, scan, ids, max, next_after, err);
+}
+
+static int
+port_account_drop(void *impl, int64_t id, struct store_error *err)
+{
+	return store_account_drop(impl, id, err);
+}
+
+static int
 port_status_set(void *impl, const char *game_id, const char *status, struct store_error *err)
 {
 	return store_game_status_set(impl, game_id, status, err);
@@ -1626,6 +1694,8 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .game_finish = port_game_finish,
 	                                 .game_drop = port_game_drop,
 	                                 .sweep = port_sweep,
+	                                 .accounts_unused = port_accounts_unused,
+	                                 .account_drop = port_account_drop,
 	                                 .session_set = port_session_set,
 	                                 .session_remove = port_session_remove,
 	                                 .meta_set = port_meta_set,

@@ -196,6 +196,18 @@ int store_account_add(struct store *st, const struct store_account *a, struct st
 /* Queue the new hash, kind, closed and banned times of account a->id (a borrowed). */
 int store_account_update(struct store *st, const struct store_account *a, struct store_error *err);
 
+/*
+ * --unused-account-days: of the accounts after id after_id (at most scan of them, in id order,
+ * up to the first made at or after before_ms), the ones never used (no finished game, no rating,
+ * not a bot's, not closed nor banned, not the newest) into ids, max at most; *next_after the last
+ * id looked at. Returns how many, or an error. Reads only.
+ */
+int store_accounts_unused(struct store *st, int64_t after_id, int64_t before_ms, unsigned scan,
+                          int64_t *ids, unsigned max, int64_t *next_after, struct store_error *err);
+
+/* Queue the deletion of account id if it is still unused (as above), counted. 0 or an error. */
+int store_account_drop(struct store *st, int64_t id, struct store_error *err);
+
 /* Start-up: every account to cb, by id. Returns the count or an error. */
 int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
                         void *ctx, struct store_error *err);

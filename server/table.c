@@ -159,8 +159,10 @@ table_event_apply(struct table *t, const struct event *ev, struct msg_error *err
 		chat_keep(t->chat, &t->nchat, chat_line_new(t->kind, &ev->u.chat));
 	} else if (ev->type == MSG_STARTED && ev->u.started.unrated != EVENT_UNRATED_NONE) {
 		t->unrated = ev->u.started.unrated; /* played casual from its start */
-	} else if (ev->type == MSG_GAME_OVER && ev->u.game_over.unrated != EVENT_UNRATED_NONE) {
-		t->unrated = ev->u.game_over.unrated;
+	} else if (ev->type == MSG_GAME_OVER) {
+		t->nchat_end = t->nchat; /* the lines after it count for --max-chat-after-end */
+		if (ev->u.game_over.unrated != EVENT_UNRATED_NONE)
+			t->unrated = ev->u.game_over.unrated;
 	} else if (ev->type == MSG_SEATED) {
 		/* what the seated player was (emitted: table_seat() set it; restored: read back) */
 		const struct event_player *p = &ev->u.seated.player;

@@ -107,8 +107,10 @@ struct table {
 	int64_t first_left;        /* ms left, as of settled_at, for the first move pending */
 	json_t *chat[CHAT_KEEP];   /* players' chat lines {"seat","player","text"}, a ring */
 	unsigned nchat;            /* lines ever said; the ring holds the last CHAT_KEEP */
+	unsigned nchat_end;        /* nchat when the game ended (game_over), restored too */
 	json_t *kibitz[CHAT_KEEP]; /* spectators' lines {"player","text"}, a ring */
-	unsigned nkibitz;
+	unsigned nkibitz;          /* spectators' lines ever relayed (not stored: a restart
+	                              begins again at 0) */
 	/* the lobby's indexes and bookkeeping (lobby.c) */
 	size_t heap_index;      /* place in the lobby's deadline heap, SIZE_MAX when not in it */
 	uint64_t heap_deadline; /* the deadline it is filed under there */

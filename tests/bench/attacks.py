@@ -32,6 +32,7 @@ import resource
 import shutil
 import signal
 import socket
+import sqlite3
 import string
 import subprocess
 import sys
@@ -820,6 +821,83 @@ def a12_deep_reads(args, srv, stop):
             "held": bool(times) and p99 < 50}
 
 
+def wait_type(c, type_, limit=200):
+    """Read c's lines until one of type_ comes (at most limit lines); returns it."""
+    for _ in range(limit):
+        m = c.recv()
+        if m.get("type") == type_:
+            return m
+    raise ValueError("no %s" % type_)
+
+
+def a14_chat_growth(args, srv, stop, games=16, bursts=3):
+    """The players of 16 finished games (two connections each, one address) chatting as fast as
+    each session is allowed (5 lines of 200 characters at once, every 10 s), 3 times: lines
+    kept, chat events in the store, store growth, refusals."""
+    pairs = []
+    for i in range(games):
+        a, b = Conn(srv.port), Conn(srv.port)
+        a.hello("cg%da" % i)
+        b.hello("cg%db" % i)
+        st = a.ask({"type": "create", "kind": "hokito", "seat": "black"})
+        b.ask({"type": "join", "game": st["game"]})
+        for c in (a, b):
+            yt = wait_type(c, "your_turn")
+            c.ask({"type": "move", "move": yt["moves"][0]})
+        a.ask({"type": "resign"})
+        pairs.append((a, b))
+    conns = [c for pair in pairs for c in pair]
+    store0, t0, n, refused = srv.store_bytes(), time.time(), 0, {}
+    for burst in range(bursts):
+        if burst > 0:
+            time.sleep(10.5)  # the allowance of every session is whole again
+        for c in conns:
+            for r in c.batch([{"type": "say", "text": "x" * 200}] * 5):
+                if r.get("type") == "ok":
+                    n += 1
+                else:
+                    refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+    dt = time.time() - t0
+    grown = srv.store_bytes() - store0
+    for c in conns:
+        c.close()
+    con = sqlite3.connect("file:%s?mode=ro" % srv.db, uri=True)
+    try:
+        stored = con.execute("SELECT COUNT(*) FROM events WHERE type = 'chat'").fetchone()[0]
+    finally:
+        con.close()
+    return {"what": "%d chat lines kept in %.1f s by %d finished games (%d chat events in the "
+                    "store), store +%.1f KB (WAL included)%s" % (
+                        n, dt, games, stored, grown / 1e3, refused_text(refused)),
+            "held": stored <= games * 220 and "chat_full" in refused}
+
+
+def a15_register_spam(args, srv, stop):
+    """register in a loop from one address, each on a new connection: accounts made (in all,
+    and an estimate of a day's), refusals, store and RSS growth."""
+    rss0, store0, t0, n, tries, refused = srv.rss_kb(), srv.store_bytes(), time.time(), 0, 0, {}
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5 and tries < 100000:
+        try:
+            c = Conn(srv.port, timeout=5)
+            tries += 1
+            r = c.ask({"type": "register", "name": "squat%06d" % tries,
+                       "password": "".join(random.choice(string.ascii_letters + string.digits)
+                                           for _ in range(16))})
+            c.close()
+        except (OSError, ConnectionError, ValueError):
+            time.sleep(0.01)
+            continue
+        if r.get("type") == "welcome":
+            n += 1
+        else:
+            refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+    dt = time.time() - t0
+    return {"what": "%d accounts in %.1f s of %d tries%s, store +%.1f KB, RSS +%d KB" % (
+        n, dt, tries, refused_text(refused), (srv.store_bytes() - store0) / 1e3,
+        srv.rss_kb() - rss0),
+        "held": n <= 10}
+
+
 ATTACKS = [
     (1, "fill the disk (create+leave)", a1_fill_disk, ("alone",)),
     (2, "grow one game (draw offers)", a2_grow_game, ("alone",)),
@@ -834,6 +912,8 @@ ATTACKS = [
     (11, "lock the owner out (logins)", a11_login_lockout, ("alone",)),
     (12, "starve the readers (deep pages)", a12_deep_reads, ("fill", "--keep-finished", "0")),
     (13, "farm a rating with puppets", a13_farm_rating, ("alone",)),
+    (14, "chat growth (finished games)", a14_chat_growth, ("alone",)),
+    (15, "registration spam", a15_register_spam, ("alone",)),
 ]
 
 

@@ -57,7 +57,9 @@ class Server:
         self.log = open(os.path.join(self.tmp, "log"), "wb")
         self.proc = subprocess.Popen(
             [hokitod, "--listen", "127.0.0.1:0", "--port-file", port_file, "--db",
-             os.path.join(self.tmp, "hokito.db"), "--log-level", "warn"] + args,
+             os.path.join(self.tmp, "hokito.db"), "--log-level", "warn",
+             # the accounts of the storm are registered from one address beforehand
+             "--max-accounts-per-addr", "0", "--max-accounts-per-addr-day", "0"] + args,
             stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.time() + 20
         self.port = None

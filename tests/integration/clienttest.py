@@ -69,6 +69,7 @@ class Server:
              "--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
              "--max-creates-per-addr", "0", "--max-games-per-addr", "0",
              "--max-lookup-failures", "0", "--max-sessions-per-addr", "0",
+             "--max-accounts-per-addr", "0", "--max-accounts-per-addr-day", "0",
              "--max-kibitz", "0"] + list(args),
             stdout=self.log, stderr=self.log)
         ok = wait_for(lambda: os.path.exists(self.port_file) and

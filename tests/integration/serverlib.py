@@ -30,7 +30,8 @@ STARTED = []  # every Server, so that none outlives the test (atexit below)
 # unless a test names them after these (a later flag wins); test-server-limits.py pins each.
 NO_ADDR_LIMITS = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
                   "--max-creates-per-addr", "0", "--max-games-per-addr", "0",
-                  "--max-lookup-failures", "0", "--max-sessions-per-addr", "0"]
+                  "--max-lookup-failures", "0", "--max-sessions-per-addr", "0",
+                  "--max-accounts-per-addr", "0", "--max-accounts-per-addr-day", "0"]
 
 
 class Server:

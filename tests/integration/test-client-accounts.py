@@ -119,6 +119,22 @@ def screen_tests(t, srv, pw, state):
              tmux.capture("newt"))
         tmux.keys("newt", "Q")
 
+        # a weak password on the prompt: why, and the prompt asks again
+        tmux.start("wes", hok + " --name Wes_c --login", env)
+        tmux.expect("wes", r"Log in.*Password", 10)
+        tmux.literal("wes", "password1")
+        tmux.keys("wes", "C-r")
+        t.ok(tmux.expect("wes", r"one of the most common ones", 10),
+             "Ctrl-R with a common password: the prompt says why (weak_password)",
+             tmux.capture("wes"))
+        tmux.keys("wes", "Escape")
+        # a reserved name as a guest's: the prompt says so
+        tmux.start("adm", hok + " --name Adm1n", env)
+        t.ok(tmux.expect("adm", r"Adm1n is reserved", 10),
+             "a guest named like admin: the prompt says the name is reserved",
+             tmux.capture("adm"))
+        tmux.keys("adm", "Escape")
+
         # Ctrl-G: a guest under another name; Esc: out
         tmux.start("gus", hok + " --name IVY_C", env)
         tmux.expect("gus", r"account's name", 10)
@@ -329,6 +345,18 @@ def main():
                                             if k != "HOKITO_PASSWORD"})
         t.ok(p.returncode == 1 and "is an account's" in p.stdout + p.stderr,
              "a guest named like the account: refused, and hokito stops", p.stdout + p.stderr)
+        weak = os.path.join(tmp, "weak")
+        with open(weak, "w") as f:
+            f.write("qwertyuiop\n")
+        out = run(srv, ["--name", "Wendy_c", "--password-file", weak, "--register"])
+        t.ok("most common ones" in out and not srv.log_has(r"\(Wendy_c\) logged in", 0.2),
+             "--register with a common password: the server's why (weak_password)", out)
+        p = subprocess.run([HOKITO, "--plain", "--port", str(srv.port), "--new-session",
+                            "--name", "root"], input="list\n", capture_output=True, text=True,
+                           timeout=30, env={k: v for k, v in os.environ.items()
+                                            if k != "HOKITO_PASSWORD"})
+        t.ok(p.returncode == 1 and "reserved" in p.stdout + p.stderr,
+             "a guest named root: refused as reserved, and hokito stops", p.stdout + p.stderr)
         r = subprocess.run([HOKITO, "--plain", "--register", "--name", "x"],
                            capture_output=True, text=True, timeout=10,
                            env={k: v for k, v in os.environ.items() if k != "HOKITO_PASSWORD"})

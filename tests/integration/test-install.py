@@ -283,7 +283,7 @@ try:
     check(sock is not None, "hokitod started by the unit's command line listens", " ".join(argv))
     if sock is not None:
         f = sock.makefile("rw")
-        f.write('{"type":"hello","protocol":1,"name":"admin"}\n')
+        f.write('{"type":"hello","protocol":1,"name":"installer"}\n')
         f.flush()
         welcome = json.loads(f.readline())
         check(welcome.get("type") == "welcome", "it answers hello", welcome)

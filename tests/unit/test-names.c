@@ -1,6 +1,8 @@
 /*
  * test-names.c: account name rules, the case-insensitive key, confusable skeletons of look-alike
- * names (other scripts, case, invisible characters, dots and accents) and imitations of the
+ * names (other scripts, case, invisible characters, dots and accents), the loose keys (NFKC,
+ * spaces and punctuation removed: circled and fullwidth letters, "vi ctim", "victim."), the
+ * trimming of guest names, the reserved words and their look-alikes, and imitations of the
  * computer player's name. Also times a skeleton, to keep "cheap enough per call" true.
  */
 #include <pthread.h>
@@ -20,6 +22,22 @@ collides(const char *guest, const char *account)
 		return false;
 	for (i = 0; i < n; i++) {
 		if (strcmp(keys[i], skel) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the guest name collides with the account name by a loose key. */
+static bool
+collides_loose(const char *guest, const char *account)
+{
+	char keys[2][NAMES_KEY_MAX], key[NAMES_KEY_MAX];
+	int i, n = names_loose_keys(guest, keys);
+
+	if (n < 1 || names_loose_key(account, key, sizeof key) < 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (strcmp(keys[i], key) == 0)
 			return true;
 	}
 	return false;
@@ -186,6 +204,8 @@ TEST(computer_imitations)
 	        "(computer) level 8",
 	        "computer\xe3\x80\x80(level 8)", /* ideographic space */
 	        "c.o.m.p.u.t.e.r",
+	        "\xe2\x93\x92\xe2\x93\x9e\xe2\x93\x9c\xe2\x93\x9f\xe2\x93\xa4\xe2\x93\xa3"
+	        "\xe2\x93\x94\xe2\x93\xa1", /* circled */
 	};
 	const char *fine[] = {"alice",
 	                      "comp",
@@ -261,6 +281,124 @@ TEST(cost)
 	ASSERT(ns < 1e6);
 }
 
+/* The look-alikes that a skeleton alone let through: each collides with "victim" now. */
+TEST(loose_lookalikes)
+{
+	const char
+	        *same[] =
+	                {
+	                        "victim",
+	                        "victim ",
+	                        " victim",
+	                        "victim\xc2\xa0", /* no-break space */
+	                        "\xef\xbd\x96\xef\xbd\x89\xef\xbd\x83\xef\xbd\x94\xef\xbd\x89\xef"
+	                        "\xbd\x8d", /* fullwidth
+	                                     */
+	                        "\xe2\x93\xa5\xe2\x93\x98\xe2\x93\x92\xe2\x93\xa3\xe2\x93\x98\xe2"
+	                        "\x93\x9c", /* circled
+	                                     */
+	                        "vi ctim",
+	                        "victim.",
+	                        "vic_tim",
+	                        "v-i-c-t-i-m",
+	                        "VICTIM!",
+	                        "\xf0\x9d\x95\xa7ictim", /* double-struck v */
+	                        "v\xe2\x80\x8bictim",    /* zero-width space */
+	                        "vict\xc4\xb1m",         /* dotless i */
+	                        "victim\xe3\x80\x80",    /* ideographic space */
+	                        "(victim)",
+	                        "\xe2\x92\xb1ictim", /* parenthesized v */
+	                };
+	const char *other[] = {"victims", "victor", "vic", "evictim", "victim2", "vi", "bob"};
+	size_t i;
+
+	for (i = 0; i < sizeof same / sizeof same[0]; i++)
+		if (!collides_loose(same[i], "victim"))
+			FAIL_AT_("case %zu (\"%s\") does not collide with victim", i, same[i]);
+	for (i = 0; i < sizeof other / sizeof other[0]; i++)
+		if (collides_loose(other[i], "victim"))
+			FAIL_AT_("\"%s\" collides with victim", other[i]);
+	/* account names that differ only by _ and - have one loose key */
+	ASSERT(collides_loose("a_b_c", "abc"));
+	ASSERT(collides_loose("Mary-Ann", "mary_ann"));
+}
+
+TEST(trim)
+{
+	char out[NAMES_INPUT_MAX + 1];
+
+	ASSERT_EQ(names_trim("alice", out, sizeof out), 5);
+	ASSERT_STR_EQ(out, "alice");
+	ASSERT_EQ(names_trim("  alice\t", out, sizeof out), 5);
+	ASSERT_STR_EQ(out, "alice");
+	ASSERT_EQ(names_trim("\xc2\xa0"
+	                     "alice\xe2\x80\x8b\xe3\x80\x80",
+	                     out, sizeof out),
+	          5);
+	ASSERT_STR_EQ(out, "alice");
+	/* inside, spaces stay */
+	ASSERT_EQ(names_trim(" al ice ", out, sizeof out), 6);
+	ASSERT_STR_EQ(out, "al ice");
+	ASSERT_EQ(names_trim(" \xc3\xa9 ", out, sizeof out), 2);
+	ASSERT_STR_EQ(out, "\xc3\xa9");
+	ASSERT_EQ(names_trim("   ", out, sizeof out), 0);
+	ASSERT_STR_EQ(out, "");
+	ASSERT_EQ(names_trim("ab\xff", out, sizeof out), NAMES_EINVAL);
+	ASSERT_EQ(names_trim("alice", out, 5), NAMES_ENOSPC);
+}
+
+TEST(reserved)
+{
+	const char *fake[] = {
+	        "admin",
+	        "Admin",
+	        "ADMIN",
+	        "Adm1n",
+	        "adm1n",
+	        "AdmIn",
+	        "4dmin",
+	        "a d m i n",
+	        "admin.",
+	        "administrator",
+	        "root",
+	        "R00T",
+	        "moderator",
+	        "m0derat0r",
+	        "mod",
+	        "M0D",
+	        "rnod",
+	        "hokitod",
+	        "Hokito",
+	        "system",
+	        "5y5tem",
+	        "server",
+	        "staff",
+	        "support",
+	        "official",
+	        "operator",
+	        "sysop",
+	        "superuser",
+	        "\xe2\x93\x90\xe2\x93\x93\xe2\x93\x9c\xe2\x93\x98\xe2\x93\x9d", /* circled admin */
+	        "\xef\xbd\x92\xef\xbd\x8f\xef\xbd\x8f\xef\xbd\x94",             /* fullwidth root */
+	        "\xd0\xb0"
+	        "dmin", /* Cyrillic a */
+	        " admin ",
+	};
+	const char *fine[] = {"alice", "admiral",        "rooted",  "modern", "serverless",
+	                      "bob",   "administrators", "staffan", "moda",   "victim"};
+	size_t i;
+
+	for (i = 0; i < sizeof fake / sizeof fake[0]; i++)
+		if (!names_reserved(fake[i]))
+			FAIL_AT_("\"%s\" (case %zu) is not reserved", fake[i], i);
+	for (i = 0; i < sizeof fine / sizeof fine[0]; i++)
+		if (names_reserved(fine[i]))
+			FAIL_AT_("\"%s\" is taken for reserved", fine[i]);
+	ASSERT_STR_EQ(names_reserved_word(0), "admin");
+	ASSERT(names_reserved_word(1000) == NULL);
+	ASSERT(names_reserved("adm\xff")); /* what cannot be checked is refused */
+}
+
 int
 main(void)
 {
@@ -272,6 +410,9 @@ main(void)
 	RUN(guest_keys_capitals);
 	RUN(skeleton_errors);
 	RUN(computer_imitations);
+	RUN(loose_lookalikes);
+	RUN(trim);
+	RUN(reserved);
 	RUN(threads);
 	RUN(cost);
 	TEST_END();

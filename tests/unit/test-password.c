@@ -1,6 +1,7 @@
 /*
- * test-password.c: password rules, Argon2id hashes at the chosen cost, verification, rehash
- * detection, the fixed hash for unknown names; prints what one hash costs on this machine.
+ * test-password.c: password rules, weak passwords (the common ones, those like the name),
+ * Argon2id hashes at the chosen cost, verification, rehash detection, the fixed hash for unknown
+ * names; prints what one hash costs on this machine.
  */
 #include <sodium.h>
 #include <time.h>
@@ -45,6 +46,41 @@ TEST(check)
 	          PASSWORD_ENUL);
 	/* any other byte is fine: spaces, UTF-8, controls */
 	ASSERT_EQ(password_check("p\xc3\xa4ss w\tord", 11), 0);
+}
+
+/* What a new password may not be: one of the common ones, or like the account's name. */
+TEST(weak)
+{
+	const char *common[] = {"password",    "12345678",      "PASSWORD", "Password1", "iloveyou",
+	                        "qwertyuiop",  "1q2w3e4r",      "11111111", "passw0rd",  "letmein1",
+	                        "trustno1",    "1234567890",    "football", "sunshine",  "P@ssw0rd",
+	                        "password123", "administrator", "abcd1234", "starwars"};
+	const char *fine[] = {"correct horse battery staple",
+	                      "a long enough secret",
+	                      "Tr0ub4dor&3x",
+	                      "vKq8#pLz2",
+	                      "password is long here",
+	                      "12345678 9"};
+	size_t i;
+
+	for (i = 0; i < sizeof common / sizeof common[0]; i++)
+		if (password_weak(common[i], strlen(common[i]), "alice") != PASSWORD_ECOMMON)
+			FAIL_AT_("\"%s\" is not taken for a common password", common[i]);
+	for (i = 0; i < sizeof fine / sizeof fine[0]; i++)
+		if (password_weak(fine[i], strlen(fine[i]), "alice") != 0)
+			FAIL_AT_("\"%s\" is taken for weak", fine[i]);
+	/* the name: equal, inside, backwards, without regard to case */
+	ASSERT_EQ(password_weak("Victim_99", 9, "victim_99"), PASSWORD_ENAME);
+	ASSERT_EQ(password_weak("myvictimpass", 12, "Victim"), PASSWORD_ENAME);
+	ASSERT_EQ(password_weak("mitcivmitciv", 12, "victim"), PASSWORD_ENAME);
+	ASSERT_EQ(password_weak("xx-MITCIV-xx", 12, "victim"), PASSWORD_ENAME);
+	ASSERT_EQ(password_weak("vic tim 1234", 12, "victim"), 0);
+	ASSERT_EQ(password_weak("a long enough secret", 20, NULL), 0);
+	ASSERT_EQ(password_weak("a long enough secret", 20, ""), 0);
+	/* a common password with a NUL or longer than the list's longest is just not common */
+	ASSERT_EQ(password_weak("password\0x", 10, "bob"), 0);
+	ASSERT(strstr(password_weak_text(PASSWORD_ECOMMON), "common") != NULL);
+	ASSERT(strstr(password_weak_text(PASSWORD_ENAME), "name") != NULL);
 }
 
 TEST(hash_and_verify)
@@ -147,6 +183,7 @@ main(void)
 {
 	RUN(init);
 	RUN(check);
+	RUN(weak);
 	RUN(hash_and_verify);
 	RUN(hash_refuses);
 	RUN(rehash);

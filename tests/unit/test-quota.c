@@ -1,7 +1,7 @@
 /*
  * test-quota.c: per-address allowances (server/quota.c): connections at once, the request
  * bucket and its refill, creates per minute, games not over, new sessions a minute and sessions
- * held, no limit at 0, and idle keys forgotten.
+ * held, accounts registered an hour and a day, no limit at 0, and idle keys forgotten.
  */
 #include <stdio.h>
 
@@ -135,6 +135,41 @@ TEST(sessions)
 	quota_free(q);
 }
 
+/* Accounts registered: 3 an hour and 5 a day here; each window starts at its first. */
+TEST(registers)
+{
+	struct quota_config cfg = {.registers_hour = 3, .registers_day = 5};
+	struct quota *q = quota_create(&cfg, 5);
+	const uint64_t h = QUOTA_HOUR_MS, t0 = 1000;
+	uint64_t retry = 0;
+
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + (uint64_t)i, &retry), 0);
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + 10, &retry), QUOTA_EAGAIN);
+	ASSERT_EQ(retry, h - 10); /* until the hour that began at t0 is over */
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.2", t0 + 10, &retry), 0); /* another address */
+	/* the next hour: two more, then the day is full */
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + h, &retry), 0);
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + h + 1, &retry), 0);
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + h + 2, &retry), QUOTA_EAGAIN);
+	ASSERT_EQ(retry, QUOTA_DAY_MS - h - 2);
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + 5 * h, &retry), QUOTA_EAGAIN);
+	/* an address with windows running is kept, forgotten once they are over */
+	quota_expire(q, t0 + 2 * h);
+	ASSERT_EQ(quota_count(q), 2); /* both addresses: their days run */
+	ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0 + QUOTA_DAY_MS, &retry), 0);
+	quota_expire(q, t0 + 3 * QUOTA_DAY_MS);
+	ASSERT_EQ(quota_count(q), 0);
+	quota_free(q);
+	/* 0: no limit */
+	cfg.registers_hour = cfg.registers_day = 0;
+	q = quota_create(&cfg, 6);
+	for (int i = 0; i < 100; i++)
+		ASSERT_EQ(quota_register_begin(q, "192.0.2.1", t0, &retry), 0);
+	ASSERT_EQ(quota_count(q), 0);
+	quota_free(q);
+}
+
 TEST(many_keys)
 {
 	struct quota_config cfg = {.conns = 1};
@@ -168,6 +203,7 @@ main(void)
 	RUN(creates_and_games);
 	RUN(no_limits);
 	RUN(sessions);
+	RUN(registers);
 	RUN(many_keys);
 	TEST_END();
 }

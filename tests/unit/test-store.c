@@ -1268,6 +1268,85 @@ TEST(store_accounts_by_key)
 	store_close(st);
 }
 
+/* The integer the first row of sql on file gives, behind the store's back; -1 on failure. */
+static int64_t
+raw_count(const char *file, const char *sql)
+{
+	sqlite3_stmt *q;
+	sqlite3 *db;
+	int64_t n = -1;
+
+	if (sqlite3_open(file, &db) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+		if (sqlite3_step(q) == SQLITE_ROW)
+			n = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * --unused-account-days: the accounts never used (no finished game, no rating, not a bot's, not
+ * closed nor banned, not the newest) in id order up to the first too young, then deleted and
+ * counted; one used since is not deleted.
+ */
+TEST(store_unused_accounts)
+{
+	static const char *const names[] = {"",      "idle",  "player", "closer",
+	                                    "robot", "young", "idle2",  "newest"};
+	struct store_account a = {.created_ms = 100};
+	struct store_error err;
+	int64_t ids[8], next = 0;
+	struct store *st;
+
+	ASSERT_EQ(store_open(fresh("unused"), STORE_SYNC_NORMAL, &st, &err), 0);
+	snprintf(a.hash, sizeof a.hash, "$argon2id$v=19$m=19456,t=2,p=1$x$y");
+	for (int i = 1; i <= 7; i++) {
+		a.id = i;
+		a.created_ms = i == 5 ? 5000 : 100 + i; /* young: made after the time asked */
+		a.closed_ms = i == 3 ? 200 : 0;
+		snprintf(a.name, sizeof a.name, "%s", names[i]);
+		snprintf(a.key, sizeof a.key, "%s", names[i]);
+		snprintf(a.skeleton, sizeof a.skeleton, "%s", names[i]);
+		snprintf(a.kind, sizeof a.kind, "%s", i == 4 ? "bot" : "account");
+		ASSERT_EQ(store_account_add(st, &a, &err), 0);
+		if (a.closed_ms != 0) /* an account is made open: closed by an update */
+			ASSERT_EQ(store_account_update(st, &a, &err), 0);
+	}
+	ASSERT_EQ(add_between(st, "g1", 0, "p1", 2, "p2", 0, 1000), 0); /* player's game */
+	ASSERT_EQ(store_commit(st, &err), 0);
+	/* from the start: idle only, then the young one stops the scan */
+	ASSERT_EQ(store_accounts_unused(st, 0, 1000, 100, ids, 8, &next, &err), 1);
+	ASSERT_EQ(ids[0], 1);
+	ASSERT_EQ(next, 4);
+	/* a small scan goes on from where it stopped */
+	ASSERT_EQ(store_accounts_unused(st, 0, 1000, 2, ids, 8, &next, &err), 1);
+	ASSERT_EQ(next, 2);
+	ASSERT_EQ(store_accounts_unused(st, 2, 1000, 2, ids, 8, &next, &err), 0);
+	ASSERT_EQ(next, 4);
+	/* later, past the young one: idle2 (7, the newest, stays) */
+	ASSERT_EQ(store_accounts_unused(st, 4, 10000, 100, ids, 8, &next, &err), 2);
+	ASSERT_EQ(ids[0], 5);
+	ASSERT_EQ(ids[1], 6);
+	ASSERT_EQ(next, 7);
+	ASSERT_EQ(store_account_drop(st, 1, &err), 0);
+	ASSERT_EQ(store_account_drop(st, 1, &err), 0); /* gone: nothing more */
+	ASSERT_EQ(store_account_drop(st, 2, &err), 0); /* used: kept */
+	ASSERT_EQ(store_account_drop(st, 7, &err), 0); /* the newest: kept */
+	ASSERT_EQ(store_commit(st, &err), 0);
+	ASSERT_EQ(store_accounts_unused(st, 0, 10000, 100, ids, 8, &next, &err), 2); /* 5, 6 */
+	store_close(st);
+	ASSERT_EQ(raw_count(path, "SELECT COUNT(*) FROM accounts"), 6);
+	ASSERT_EQ(raw_count(path, "SELECT n FROM counts WHERE name = 'released_accounts'"), 1);
+	{
+		struct findings f = {.needle = ""};
+
+		ASSERT_EQ(store_check_file(path, found_cb, &f, &err), 0);
+	}
+}
+
 /* ratings_load() callback: keeps the rows seen. */
 static int
 rating_seen(void *ctx, const struct store_rating *r)
@@ -1491,6 +1570,7 @@ main(void)
 	RUN(store_offloaded);
 	RUN(store_accounts);
 	RUN(store_accounts_by_key);
+	RUN(store_unused_accounts);
 	RUN(store_ratings);
 	{
 		char cmd[128];
