@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "admin.h"
 #include "archive.h"
@@ -24,6 +25,7 @@
 #include "guard.h"
 #include "handlers.h"
 #include "hasher.h"
+#include "http.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "node.h"
@@ -32,7 +34,9 @@
 #include "reader.h"
 #include "restore.h"
 #include "think.h"
+#include "table.h"
 #include "turn.h"
+#include "web-metrics.h"
 #include "xmalloc.h"
 
 struct node {
@@ -51,9 +55,16 @@ struct node {
 	uv_timer_t sweep;              /* --keep-days: node_sweep_cb every NODE_SWEEP_MS */
 	int sweeping;                  /* sweep was started */
 	int64_t keep_ms;               /* --keep-days in milliseconds */
+	struct http *http;    /* --listen-http, --listen-https (node_listen_http()), or NULL */
+	uv_timer_t lag;       /* every NODE_LAG_MS: how late the loop runs it (lag_hist) */
+	uint64_t lag_due;     /* when it is due next (uv_hrtime(), ns) */
+	struct hist lag_hist; /* the loop's lag, for the metrics */
+	uint64_t started_ms;  /* uv_now() at the start */
 	int stopping;
 	char server_name[64];
 };
+
+#define NODE_LAG_MS 100 /* the loop lag's timer */
 
 /* lobby_ops.send */
 static void
@@ -282,6 +293,15 @@ node_released_cb(void *arg, uint64_t turn)
 		admin_release(nd->admin, from != 0 && turn >= from ? from - 1 : turn);
 }
 
+/* net_ops.stopped: every connection is closed; the HTTP side's handles go too. */
+static void
+node_stopped_cb(void *arg)
+{
+	struct node *nd = arg;
+
+	http_close(nd->http);
+}
+
 /* net_ops.gone */
 static void
 node_gone_cb(void *arg, struct lobby_peer *peer)
@@ -380,6 +400,17 @@ node_store_ask_cb(void *arg)
 	return turn_store_ask(nd->turn);
 }
 
+/* The loop lag: how much later than due this timer runs (the loop was busy that long). */
+static void
+node_lag_cb(uv_timer_t *t)
+{
+	struct node *nd = t->data;
+	uint64_t now = uv_hrtime();
+
+	hist_observe(&nd->lag_hist, now > nd->lag_due ? (now - nd->lag_due) / 1000 : 0);
+	nd->lag_due = now + (uint64_t)NODE_LAG_MS * 1000000;
+}
+
 struct node *
 node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
             struct store *store)
@@ -405,6 +436,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	struct net_ops nops = {.line = node_line_cb,
 	                       .gone = node_gone_cb,
 	                       .released = node_released_cb,
+	                       .stopped = node_stopped_cb,
 	                       .arg = nd};
 	struct think_ops tops = {.move = node_move_cb, .arg = nd};
 	struct turn_ops pops = {
@@ -431,6 +463,11 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);
 	uv_timer_init(loop, &nd->wake);
 	nd->wake.data = nd;
+	uv_timer_init(loop, &nd->lag);
+	nd->lag.data = nd;
+	nd->lag_due = uv_hrtime() + (uint64_t)NODE_LAG_MS * 1000000;
+	uv_timer_start(&nd->lag, node_lag_cb, NODE_LAG_MS, NODE_LAG_MS);
+	nd->started_ms = uv_now(loop);
 	nd->turn = turn_create(loop, nd->net, store, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
 	if (store != NULL)
@@ -529,6 +566,76 @@ node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *
 	return net_listen_tls(nd->net, host, port, tls, bound, size);
 }
 
+/* http_ops.metrics: gather the numbers of every part, and write them. */
+static void
+node_metrics_cb(void *arg, FILE *out)
+{
+	struct node *nd = arg;
+	struct lobby *lb = nd->lobby;
+	struct web_metrics m;
+	struct turn_stats ts;
+	unsigned ntables;
+
+	memset(&m, 0, sizeof m);
+	net_stats(nd->net, &m.net);
+	http_stats(nd->http, &m.http);
+	lobby_counts(lb, &m.sessions, &ntables);
+	for (size_t i = 0; i < lb->sessions.n; i++)
+		m.sessions_connected += lb->sessions.all[i]->peer != NULL;
+	m.nkinds = 2;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		const struct table *t = lb->tables[i];
+
+		if ((unsigned)t->kind >= m.nkinds)
+			m.nkinds = (unsigned)t->kind + 1;
+		m.games[t->kind][t->st.status]++;
+	}
+	m.games_created = lb->serial;
+	m.games_finished = lb->finished_serial;
+	turn_stats(nd->turn, &ts);
+	m.commits = ts.commits;
+	m.commit_latency = ts.commit_latency;
+	m.store_errors = ts.downs;
+	m.store_down = lb->store_down != NULL;
+	m.loop_lag = nd->lag_hist;
+	m.thinking = think_busy(nd->think);
+	m.hash_threads = nd->hasher != NULL ? hasher_threads() : 0;
+	m.uptime_s = (uv_now(nd->loop) - nd->started_ms) / 1000;
+	web_metrics_write(out, &m);
+}
+
+/* http_ops.ready: the store can write and the server takes connections. */
+static int
+node_ready_cb(void *arg, char *why, size_t size)
+{
+	struct node *nd = arg;
+
+	if (nd->stopping) {
+		snprintf(why, size, "the server is stopping");
+		return 0;
+	}
+	if (nd->lobby->store_down != NULL) {
+		snprintf(why, size, "the store cannot write: %s", nd->lobby->store_down);
+		return 0;
+	}
+	return 1;
+}
+
+int
+node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, char *tls_bound,
+                 size_t size)
+{
+	struct http_ops ops = {.metrics = node_metrics_cb, .ready = node_ready_cb, .arg = nd};
+
+	return http_create(nd->loop, nd->net, cfg, &ops, &nd->http, bound, tls_bound, size);
+}
+
+int
+node_reload(struct node *nd)
+{
+	return http_reload(nd->http);
+}
+
 static void
 node_handle_close_cb(uv_handle_t *h)
 {
@@ -545,6 +652,9 @@ node_shutdown(struct node *nd)
 		uv_close((uv_handle_t *)&nd->tick, node_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&nd->wake))
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&nd->lag))
+		uv_close((uv_handle_t *)&nd->lag, node_handle_close_cb);
+	http_shutdown(nd->http);
 	if (nd->sweeping && !uv_is_closing((uv_handle_t *)&nd->sweep))
 		uv_close((uv_handle_t *)&nd->sweep, node_handle_close_cb);
 	think_stop(nd->think);
@@ -568,5 +678,6 @@ node_free(struct node *nd)
 	think_free(nd->think);
 	admin_free(nd->admin);
 	net_free(nd->net);
+	http_free(nd->http);
 	free(nd);
 }

@@ -71,6 +71,21 @@ int node_listen(struct node *nd, const char *host, int port, char *bound, size_t
 int node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls,
                     char *bound, size_t size);
 
+struct http_config;
+
+/*
+ * Serve HTTP and WebSocket (http.h) on cfg's listeners; their bound addresses go into bound and
+ * tls_bound. Call once, after node_restore(). Returns 0 or -1 (logged).
+ */
+int node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, char *tls_bound,
+                     size_t size);
+
+/*
+ * SIGHUP: what reloads besides the TLS listener's certificate (--listen-https's, logged).
+ * Returns whether there was any.
+ */
+int node_reload(struct node *nd);
+
 /*
  * --keep-days (issue 23): from now on, every NODE_SWEEP_MS, delete a batch of at most
  * NODE_SWEEP_BATCH finished games that had no account at either seat and ended more than days
