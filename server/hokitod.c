@@ -4,14 +4,15 @@
  * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
  * opens the store (refusing a file that is no store of ours; --check checks a whole store and
  * exits), the network layer (which makes the game layer), rebuilds the games the store holds,
- * listens (in clear, with TLS, or both), and runs the libuv loop until SIGINT or SIGTERM asks for
+ * listens (in clear, with TLS, or both; HTTP and WebSocket too with --listen-http or
+ * --listen-https, http.h), and runs the libuv loop until SIGINT or SIGTERM asks for
  * a clean stop: clients are told, queued output is flushed, then everything is freed. SIGHUP
  * reloads the TLS certificate and key for the connections to come (a bad file is logged and the
- * old pair kept); without TLS it has nothing to reload and says so. It opens the operators' admin
- * socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...` is another program
- * in the same binary (adminctl.h), handed the command line at once. It owns the loop, the signal
- * handles (started before the port is bound), the TLS certificate (struct tls_server) and the
- * store.
+ * old pair kept; --listen-https's too); without TLS it has nothing to reload and says so. It opens
+ * the operators' admin socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...`
+ * is another program in the same binary (adminctl.h), handed the command line at once. It owns the
+ * loop, the signal handles (started before the port is bound), the TLS certificate (struct
+ * tls_server) and the store.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -774,13 +775,17 @@ main(int argc, char **argv)
 		case O_LISTEN_HTTPS:
 			listen_https = optarg[0] != '\0' ? optarg : NULL;
 			break;
-		case O_HTTP_ORIGIN:
+		case O_HTTP_ORIGIN: /* empty: none (the unit passes the unset one empty) */
+			if (optarg[0] == '\0')
+				break;
 			if (hcfg.norigins >= HTTP_MAX_ORIGINS || !origin_valid(optarg))
 				bad = "--http-origin wants SCHEME://HOST[:PORT], at most 16 times";
 			else
 				hcfg.origins[hcfg.norigins++] = optarg;
 			break;
 		case O_METRICS_ALLOW:
+			if (optarg[0] == '\0')
+				break;
 			if (hcfg.nallow >= HTTP_MAX_ALLOW ||
 			    parse_allow(optarg, &hcfg.allow[hcfg.nallow]) < 0)
 				bad = "--metrics-allow wants ADDR/BITS (192.0.2.0/24, "

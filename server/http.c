@@ -505,6 +505,12 @@ http_free(struct http *h)
 {
 	if (h == NULL)
 		return;
+	/*
+	 * On a foreign loop, libwebsockets ends its destruction only when called again once the
+	 * loop has closed its handles (pcontext then clears h->ctx: this call is the last).
+	 */
+	if (h->ctx != NULL && h->closed)
+		lws_context_destroy(h->ctx);
 	ws_free(h->ws);
 	quota_free(h->rate);
 	free(h);

@@ -1,12 +1,13 @@
 /*
  * node.h: one hokitod server node: the rooms of the server put together on one libuv loop.
  *
- * A node owns the network layer (net.h: connections), the game layer (lobby.h and its rooms),
- * the turn pipeline (turn.h: group commit, the release of output), the computer players' thread
- * pool (think.h), the fan-out port's in-process backend (fanout.h) and the game layer's two timers
- * (the tick, the wake-up at its next deadline). It is the one place that knows them all: it turns
- * a connection's lines into requests for the game layer, and the game layer's lines, wake-ups and
- * searches into calls to the others, so that none of them calls another sideways.
+ * A node owns the network layer (net.h: connections), the HTTP side (http.h: WebSocket
+ * connections join the network layer; the metrics come from here), the game layer (lobby.h and its
+ * rooms), the turn pipeline (turn.h: group commit, the release of output), the computer players'
+ * thread pool (think.h), the fan-out port's in-process backend (fanout.h) and the game layer's two
+ * timers (the tick, the wake-up at its next deadline). It is the one place that knows them all: it
+ * turns a connection's lines into requests for the game layer, and the game layer's lines, wake-ups
+ * and searches into calls to the others, so that none of them calls another sideways.
  */
 #ifndef HOKITO_SERVER_NODE_H
 #define HOKITO_SERVER_NODE_H

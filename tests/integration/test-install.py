@@ -178,7 +178,7 @@ try:
         r = re.search(r"(\d+|2\^\d+) to (\d+|2\^\d+) \(default", body)
         if r:
             ranges[f] = (num(r.group(1)), num(r.group(2)))
-    check(len(ranges) == 24, "hokitod(8) gives the range of every numeric flag", ranges)
+    check(len(ranges) == 25, "hokitod(8) gives the range of every numeric flag", ranges)
     bad_values = [("listen", "localhost:7777"), ("listen", "127.0.0.1:65536"),
                   ("listen", "[::1]"), ("listen", "::1:7777"), ("listen", "[127.0.0.1]:7777"),
                   ("fsync", "sometimes"), ("log-level", "verbose"),
