@@ -393,6 +393,8 @@ vhost_create(struct http *h, const char *name, const char *host, int port, int t
 	if (strchr(host, ':') == NULL)
 		vi.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	if (tls) {
+		/* libwebsockets serves TLS on a vhost only with this option on the vhost too */
+		vi.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
 		vi.ssl_cert_filepath = h->cfg.cert_file;
 		vi.ssl_private_key_filepath = h->cfg.key_file;
 		vi.alpn = "http/1.1"; /* a WebSocket is an HTTP/1.1 upgrade */

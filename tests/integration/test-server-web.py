@@ -24,8 +24,11 @@ import json
 import os
 import shutil
 import signal
+import socket
+import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +38,7 @@ from wslib import (OP_BINARY, OP_CONT, OP_TEXT, WS, Closed, Refused,  # noqa: E4
 
 t = Tap()
 HOST = "127.0.0.1"
+CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "tls-certs.sh")
 
 
 def web_server(*args):
@@ -304,6 +308,88 @@ def test_metrics():
         srv.stop()
 
 
+def test_slow_reader():
+    """A /ws spectator that never reads is dropped at --max-output; the game goes on."""
+    srv = web_server("--max-output", "65536")
+    try:
+        a = srv.connect("p1")
+        b = srv.connect("p2")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 8})
+        b.request({"type": "join", "game": st["game"]})
+        lazy = ws(srv, "lazy")
+        lazy.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        lazy.request({"type": "watch", "game": st["game"]})
+        n = a.wait_for("spectators")
+        assert n["spectators"]["count"] == 1
+        frame = json.dumps({"type": "ping", "id": "q" * 8000})
+        dropped = False
+        deadline = time.time() + 30
+        lazy.sock.settimeout(1)
+        while time.time() < deadline and not dropped:
+            try:
+                for _ in range(16):
+                    lazy.send_text(frame)
+            except (BrokenPipeError, ConnectionResetError):
+                dropped = True
+            except socket.timeout:
+                pass
+            dropped = dropped or srv.log_has("over the cap", timeout=0)
+        t.ok(dropped and srv.log_has("over the cap"),
+             "a /ws client that never reads is dropped when its output passes --max-output")
+        n = a.wait_for("spectators")
+        t.ok(n["spectators"]["count"] == 0, "the players see the spectator gone", n)
+        yt = a.wait_for("your_turn")
+        ok, _ = a.request({"type": "move", "move": yt["moves"][0]})
+        t.ok(ok["type"] == "ok", "the game is unaffected", ok)
+        st, _, body = http_get(HOST, srv.http_port, "/metrics")
+        t.ok('hokito_refusals_total{limit="max-output"} 1' in body.decode(),
+             "/metrics counts the drop under max-output")
+    finally:
+        t.ok(srv.stop() == 0, "slow reader: hokitod stops cleanly")
+
+
+def test_https():
+    """--listen-https: wss:// and HTTPS with --tls-cert; SIGHUP reloads the certificate."""
+    certs = tempfile.mkdtemp(prefix="hokito-web-tls-")
+    subprocess.run(["bash", CERTS, "--make", certs], check=True, timeout=120,
+                   capture_output=True)
+    srv = Server("--listen-https", HOST + ":0", "--tls-cert", os.path.join(certs, "server.pem"),
+                 "--tls-key", os.path.join(certs, "server.key"))
+    try:
+        deadline = time.time() + 10
+        while srv.https_port is None and time.time() < deadline:
+            time.sleep(0.01)
+        ctx = ssl.create_default_context(cafile=os.path.join(certs, "ca.pem"))
+
+        def tls_sock():
+            raw = socket.create_connection((HOST, srv.https_port), timeout=10)
+            return ctx.wrap_socket(raw, server_hostname="localhost")
+
+        s = tls_sock()
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        t.ok(data.startswith(b"HTTP/1.1 200") and data.endswith(b"ok\n"),
+             "HTTPS: /healthz answers over TLS, verified against the CA", data[:200])
+        c = WSClient("localhost", srv.https_port, sock=tls_sock(),
+                     origin="https://localhost:%d" % srv.https_port)
+        w = c.hello("secure")
+        t.ok(w["type"] == "welcome", "wss://: a hello over TLS gets welcome", w)
+        c.close()
+        srv.proc.send_signal(signal.SIGHUP)
+        t.ok(srv.log_has("HTTPS certificate and key reloaded"), "SIGHUP reloads the HTTPS pair")
+        c = WSClient("localhost", srv.https_port, sock=tls_sock())
+        t.ok(c.hello("again")["type"] == "welcome", "wss:// still serves after the reload")
+        c.close()
+    finally:
+        t.ok(srv.stop() == 0, "https: hokitod stops cleanly")
+        shutil.rmtree(certs, ignore_errors=True)
+
+
 def test_flags():
     for args, why in ((["--listen-http", "nowhere"], "a bad address"),
                       (["--listen-https", HOST + ":0"], "--listen-https without a certificate"),
@@ -316,6 +402,11 @@ def test_flags():
                            text=True, timeout=10)
         t.ok(r.returncode == 2 and r.stderr.startswith("hokitod: "),
              "refused at the start: %s" % why, r.stderr)
+    r = subprocess.run([HOKITOD, "--db", ":memory:", "--listen", HOST + ":0", "--listen-https",
+                        HOST + ":0", "--tls-cert", "/dev/null", "--tls-key", "/dev/null"],
+                       capture_output=True, text=True, timeout=10)
+    t.ok(r.returncode == 1 and "cannot listen for HTTPS" in r.stderr,
+         "a certificate that does not load: the start fails (exit 1), saying so", r.stderr)
 
 
 t.run("a game over TCP and /ws", test_game)
@@ -324,5 +415,7 @@ t.run("the TCP side's limits on /ws", test_limits)
 t.run("the Origin check", test_origin)
 t.run("plain HTTP", test_http)
 t.run("metrics, health, readiness", test_metrics)
+t.run("a /ws client that does not read", test_slow_reader)
+t.run("HTTPS and wss://", test_https)
 t.run("the flags", test_flags)
 t.done()
