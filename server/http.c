@@ -28,6 +28,7 @@
 #include "osrand.h"
 #include "quota.h"
 #include "web-metrics.h"
+#include "web-pages.h"
 #include "ws.h"
 #include "xmalloc.h"
 
@@ -50,14 +51,20 @@ static const struct {
         {"cross-origin-opener-policy:", "same-origin"},
 };
 
-/* The paths served, each with its handler. */
+/* The paths served, each with its handler; a prefix route takes every path under it. */
 static const struct http_route {
 	const char *path;
+	int prefix; /* path is a prefix ("/g/": /g/ID), with something after it */
 	http_get_fn get;
 } routes[] = {
-        {"/metrics", web_metrics_get},
-        {"/healthz", web_healthz_get},
-        {"/readyz", web_readyz_get},
+        {"/", 0, web_lobby_get},
+        {"/g/", 1, web_game_get},
+        {"/@/", 1, web_profile_get},
+        {"/rules", 0, web_rules_get},
+        {"/static/", 1, web_static_get},
+        {"/metrics", 0, web_metrics_get},
+        {"/healthz", 0, web_healthz_get},
+        {"/readyz", 0, web_readyz_get},
 };
 
 struct http {
@@ -219,9 +226,13 @@ rate_log(struct http *h, const char *addr)
 static http_get_fn
 route_find(const char *path)
 {
-	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-		if (strcmp(routes[i].path, path) == 0)
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		size_t n = strlen(routes[i].path);
+
+		if (routes[i].prefix ? strncmp(routes[i].path, path, n) == 0 && path[n] != '\0'
+		                     : strcmp(routes[i].path, path) == 0)
 			return routes[i].get;
+	}
 	return NULL;
 }
 
