@@ -4,8 +4,8 @@
  *
  * One libwebsockets context serves up to two listeners (vhosts): --listen-http in clear and
  * --listen-https with the certificate of --listen-tls. GET /ws upgrades to the protocol over
- * WebSocket (ws.h); the other paths are answered from a table of routes (http.c: the operators'
- * pages of web-metrics.c). Every answer carries the same safety headers (a strict
+ * WebSocket (ws.h); the other paths are answered from a table of routes (http.c: the pages for
+ * people of web-pages.c, the operators' pages of web-metrics.c). Every answer carries the same safety headers (a strict
  * Content-Security-Policy, X-Content-Type-Options, no framing); requests are counted per source
  * address and refused with 429 and Retry-After past the rate. No HTTP or WebSocket parser is ours:
  * libwebsockets parses both. It knows nothing about games: what it shows comes through struct
