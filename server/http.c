@@ -19,14 +19,17 @@
  */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/queue.h>
 #include <string.h>
 
 #include <libwebsockets.h>
 
+#include "archive.h"
 #include "http.h"
 #include "log.h"
 #include "osrand.h"
 #include "quota.h"
+#include "web-api.h"
 #include "web-metrics.h"
 #include "web-pages.h"
 #include "ws.h"
@@ -62,6 +65,8 @@ static const struct http_route {
         {"/@/", 1, web_profile_get},
         {"/rules", 0, web_rules_get},
         {"/static/", 1, web_static_get},
+        {"/api/games", 0, web_api_games_get},
+        {"/api/game/", 1, web_api_game_get},
         {"/metrics", 0, web_metrics_get},
         {"/healthz", 0, web_healthz_get},
         {"/readyz", 0, web_readyz_get},
@@ -81,6 +86,8 @@ struct http {
 	int stopping;
 	int closed; /* http_close() was called */
 	struct http_stats stats;
+	uint64_t next_ticket;            /* of the reads (http_defer()) */
+	TAILQ_HEAD(, http_pss) deferred; /* requests waiting for a store read */
 };
 
 /* libwebsockets' per-connection slot. */
@@ -90,6 +97,11 @@ struct http_pss {
 	size_t len, off; /* its length, what is written */
 	int close_after; /* close once written (a request whose body is not read) */
 	int answering;   /* headers written, the body (if any) not yet */
+	struct lws *wsi;
+	uint64_t ticket;            /* the read it waits for (http_defer()), or 0 */
+	int head;                   /* a HEAD request */
+	struct http_reply *late;    /* the deferred answer, to write when writable (owned) */
+	TAILQ_ENTRY(http_pss) link; /* http.deferred */
 };
 
 void
@@ -109,6 +121,56 @@ http_reply_printf(struct http_reply *r, unsigned status, const char *type, const
 	r->len = (size_t)n;
 	r->status = status;
 	r->type = type;
+}
+
+int
+http_query(const struct http_request *rq, const char *name, char *buf, size_t size)
+{
+	char key[64];
+	const char *v;
+
+	snprintf(key, sizeof key, "%s=", name);
+	/* libwebsockets copies "name=value" into buf and points at the value in it */
+	if ((v = lws_get_urlarg_by_name(rq->conn, key, buf, (int)size)) == NULL)
+		return -1;
+	memmove(buf, v, strlen(v) + 1);
+	return (int)strlen(buf);
+}
+
+int
+http_defer(struct http *h, const struct http_request *rq, struct archive_read *r)
+{
+	struct http_pss *pss = lws_wsi_user(rq->conn);
+
+	if (h->ops.read == NULL || pss == NULL) {
+		archive_read_free(r);
+		return -1;
+	}
+	r->ticket = HTTP_READ_TICKET | ++h->next_ticket;
+	pss->ticket = r->ticket;
+	TAILQ_INSERT_TAIL(&h->deferred, pss, link);
+	h->ops.read(h->ops.arg, r);
+	return 0;
+}
+
+void
+http_read_done(struct http *h, struct archive_read *r)
+{
+	struct http_pss *pss;
+
+	TAILQ_FOREACH(pss, &h->deferred, link)
+	if (pss->ticket == r->ticket)
+		break;
+	if (pss == NULL || h->closed) {
+		archive_read_free(r); /* its connection closed meanwhile */
+		return;
+	}
+	TAILQ_REMOVE(&h->deferred, pss, link);
+	pss->ticket = 0;
+	pss->late = xcalloc(1, sizeof *pss->late);
+	h->ops.answer(h->ops.arg, r, pss->late);
+	archive_read_free(r);
+	lws_callback_on_writable(pss->wsi);
 }
 
 const struct http_ops *
@@ -259,6 +321,10 @@ request_cb(struct http *h, struct lws *wsi, struct http_pss *pss)
 	rq.addr = key;
 	rq.loopback = loopback;
 	rq.tls = lws_is_ssl(wsi);
+	rq.conn = wsi;
+	pss->wsi = wsi;
+	pss->head = head;
+	pss->ticket = 0;
 	h->stats.requests++;
 	if (method == NULL || (!head && strcmp(method, "GET") != 0)) {
 		pss->close_after = 1;
@@ -281,6 +347,8 @@ request_cb(struct http *h, struct lws *wsi, struct http_pss *pss)
 		                  "/ws is a WebSocket: ask for the upgrade (Upgrade: websocket)\n");
 	} else if ((get = route_find(path)) != NULL) {
 		get(h, &rq, &r);
+		if (pss->ticket != 0)
+			return 0; /* answered when the store has read it (http_read_done()) */
 	} else {
 		http_reply_printf(&r, HTTP_STATUS_NOT_FOUND, "text/plain; charset=utf-8",
 		                  "nothing here\n");
@@ -349,10 +417,29 @@ http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	case LWS_CALLBACK_HTTP_BODY:
 		return 0; /* refused (405): not read */
 	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss->late != NULL) {
+			struct http_reply *r = pss->late;
+			int rc;
+
+			pss->late = NULL;
+			rc = reply_start(wsi, pss, r, pss->head);
+			free(r->body);
+			free(r);
+			return rc;
+		}
 		return pss->answering ? body_cb(wsi, pss) : 0;
 	case LWS_CALLBACK_CLOSED_HTTP:
 		free(pss->body);
 		pss->body = NULL;
+		if (pss->ticket != 0) {
+			TAILQ_REMOVE(&h->deferred, pss, link);
+			pss->ticket = 0;
+		}
+		if (pss->late != NULL) {
+			free(pss->late->body);
+			free(pss->late);
+			pss->late = NULL;
+		}
 		return 0;
 	default:
 		return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -430,6 +517,7 @@ http_create(uv_loop_t *loop, struct net *net, const struct http_config *cfg,
 	h->ops = *ops;
 	wcfg.origins = h->cfg.origins;
 	h->ws = ws_create(net, &wcfg);
+	TAILQ_INIT(&h->deferred);
 	h->rate = quota_create(&(struct quota_config){.rate = cfg->rate_per_addr}, osrand_u64());
 	bound[0] = tls_bound[0] = '\0';
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_cb);

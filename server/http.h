@@ -5,11 +5,11 @@
  * One libwebsockets context serves up to two listeners (vhosts): --listen-http in clear and
  * --listen-https with the certificate of --listen-tls. GET /ws upgrades to the protocol over
  * WebSocket (ws.h); the other paths are answered from a table of routes (http.c: the pages for
- * people of web-pages.c, the operators' pages of web-metrics.c). Every answer carries the same safety headers (a strict
- * Content-Security-Policy, X-Content-Type-Options, no framing); requests are counted per source
- * address and refused with 429 and Retry-After past the rate. No HTTP or WebSocket parser is ours:
- * libwebsockets parses both. It knows nothing about games: what it shows comes through struct
- * http_ops, filled by the node.
+ * people of web-pages.c, the operators' pages of web-metrics.c). Every answer carries the same
+ * safety headers (a strict Content-Security-Policy, X-Content-Type-Options, no framing); requests
+ * are counted per source address and refused with 429 and Retry-After past the rate. No HTTP or
+ * WebSocket parser is ours: libwebsockets parses both. It knows nothing about games: what it shows
+ * comes through struct http_ops, filled by the node.
  */
 #ifndef HOKITO_SERVER_HTTP_H
 #define HOKITO_SERVER_HTTP_H
@@ -21,6 +21,9 @@
 #include <uv.h>
 
 #include "net.h"
+
+struct archive_read;
+struct http_reply;
 
 /* An address range allowed to read /metrics (--metrics-allow ADDR/BITS). */
 struct http_allow {
@@ -53,6 +56,13 @@ struct http_ops {
 	void (*metrics)(void *arg, FILE *out);
 	/* Whether the server is ready (store writable, accepting): 1, or 0 with why filled. */
 	int (*ready)(void *arg, char *why, size_t size);
+	/*
+	 * Run store read r (stolen) off the loop; its answer comes back through http_read_done().
+	 * NULL without a store (the read API answers 404).
+	 */
+	void (*read)(void *arg, struct archive_read *r);
+	/* Fill out with the answer of read r (borrowed) for the API (web-api.h). */
+	void (*answer)(void *arg, const struct archive_read *r, struct http_reply *out);
 	void *arg;
 };
 
@@ -64,6 +74,9 @@ struct http_stats {
 };
 
 struct http;
+
+/* The high bit of a read's ticket marks it the HTTP side's (node.c routes its answer here). */
+#define HTTP_READ_TICKET (1ull << 63)
 
 /*
  * Serve cfg's listeners on loop, WebSocket connections joining net (borrowed: it must outlive the
@@ -94,6 +107,12 @@ void http_shutdown(struct http *h);
  */
 void http_close(struct http *h);
 
+/*
+ * The answer to a read this side asked for (r stolen: its ticket has HTTP_READ_TICKET): it goes
+ * to its request's connection, or is dropped if that connection closed meanwhile.
+ */
+void http_read_done(struct http *h, struct archive_read *r);
+
 /* Count the requests (struct http_stats). */
 void http_stats(const struct http *h, struct http_stats *out);
 
@@ -109,6 +128,7 @@ struct http_request {
 	const char *addr;                  /* its key (net_addr_origin()), "" if none */
 	int loopback;                      /* it is a loopback address */
 	int tls;                           /* it came over --listen-https */
+	void *conn;                        /* the connection (http_query(), http_defer()) */
 };
 
 /* The answer a route fills. */
@@ -127,6 +147,19 @@ typedef void (*http_get_fn)(struct http *h, const struct http_request *rq, struc
 /* Fill r with status, type (static) and a body made like printf's. */
 void http_reply_printf(struct http_reply *r, unsigned status, const char *type, const char *fmt,
                        ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * The value of query member name ("offset") of rq into buf (size bytes, NUL-terminated).
+ * Returns its length, or -1 when there is none (or it does not fit).
+ */
+int http_query(const struct http_request *rq, const char *name, char *buf, size_t size);
+
+/*
+ * Answer rq later, from the store: read r (stolen) goes to ops->read, and its answer is made by
+ * ops->answer once it comes. The route leaves out untouched. Returns 0, or -1 when there is no
+ * store (r is freed; the route answers itself).
+ */
+int http_defer(struct http *h, const struct http_request *rq, struct archive_read *r);
 
 /* The node's ops and the configuration h was made with (borrowed). */
 const struct http_ops *http_ops_of(const struct http *h);

@@ -36,6 +36,7 @@
 #include "think.h"
 #include "table.h"
 #include "turn.h"
+#include "web-api.h"
 #include "web-metrics.h"
 #include "xmalloc.h"
 
@@ -339,7 +340,10 @@ node_read_done_cb(void *arg, struct archive_read *r)
 {
 	struct node *nd = arg;
 
-	handlers_read_done(nd->lobby, r);
+	if (r->ticket & HTTP_READ_TICKET)
+		http_read_done(nd->http, r); /* the read API's (web-api.h) */
+	else
+		handlers_read_done(nd->lobby, r);
 	net_reap(nd->net);
 }
 
@@ -621,11 +625,24 @@ node_ready_cb(void *arg, char *why, size_t size)
 	return 1;
 }
 
+/* http_ops.answer: the read API's answer, with the players' kinds from the accounts. */
+static void
+node_answer_cb(void *arg, const struct archive_read *r, struct http_reply *out)
+{
+	struct node *nd = arg;
+
+	web_api_answer(&nd->lobby->accounts, r, out);
+}
+
 int
 node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, char *tls_bound,
                  size_t size)
 {
-	struct http_ops ops = {.metrics = node_metrics_cb, .ready = node_ready_cb, .arg = nd};
+	struct http_ops ops = {.metrics = node_metrics_cb,
+	                       .ready = node_ready_cb,
+	                       .read = nd->reader != NULL ? node_read_cb : NULL,
+	                       .answer = node_answer_cb,
+	                       .arg = nd};
 
 	return http_create(nd->loop, nd->net, cfg, &ops, &nd->http, bound, tls_bound, size);
 }

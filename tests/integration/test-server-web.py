@@ -390,6 +390,64 @@ def test_https():
         shutil.rmtree(certs, ignore_errors=True)
 
 
+def test_api():
+    """The read API: /api/game/ID and /api/games against what the protocol reads of the store."""
+    srv = web_server()
+    try:
+        p = srv.http_port
+        a = srv.connect("alice")
+        b = srv.connect("bob")
+        games = []
+        for seed, private in ((3, False), (5, False), (9, True)):
+            st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black",
+                               "seed": seed, "private": private})
+            if private:
+                b.request({"type": "join", "code": st["code"]})
+            else:
+                b.request({"type": "join", "game": st["game"]})
+            yt = a.wait_for("your_turn")
+            a.request({"type": "move", "move": yt["moves"][0]})
+            a.request({"type": "resign"})
+            b.wait_for("game_over")
+            a.request({"type": "leave"})
+            b.request({"type": "leave"})
+            games.append(st["game"])
+        rec, _ = a.request({"type": "record", "game": games[0]})
+        st, h, body = http_get(HOST, p, "/api/game/" + games[0])
+        t.ok(st == 200 and body.decode() == rec["text"] and
+             h.get("content-type", "").startswith("text/plain") and
+             h.get("access-control-allow-origin") == "*",
+             "/api/game/ID: the stored record, as the protocol's record reads it, with CORS",
+             (st, h, body[:200]))
+        st, _, _ = http_get(HOST, p, "/api/game/" + games[2])
+        t.ok(st == 404, "/api/game/ID of a private game: 404", st)
+        st, _, _ = http_get(HOST, p, "/api/game/g999")
+        t.ok(st == 404, "/api/game/ID of no game: 404", st)
+        carol = srv.connect("carol")  # at none of the games: sees the public ones only
+        hist, _ = carol.request({"type": "history", "limit": 2})
+        carol.close()
+        st, h, body = http_get(HOST, p, "/api/games?limit=2")
+        page = json.loads(body)
+        del hist["id"]
+        t.ok(st == 200 and page == hist and h.get("content-type") == "application/json",
+             "/api/games: the history page the protocol gives (public games only)",
+             (page, hist))
+        t.ok(page["total"] == 2 and len(page["games"]) == 2,
+             "/api/games counts the public games", page.get("total"))
+        if "next" in page:
+            st, _, body = http_get(HOST, p, "/api/games?limit=2&after=" + page["next"])
+            t.ok(st == 200 and json.loads(body)["games"] == [], "/api/games?after= pages on")
+        st1, _, _ = http_get(HOST, p, "/api/games?limit=0")
+        st2, _, _ = http_get(HOST, p, "/api/games?offset=x")
+        st3, _, _ = http_get(HOST, p, "/api/games?after=nonsense")
+        t.ok((st1, st2, st3) == (400, 400, 400), "a bad limit, offset or after: 400",
+             (st1, st2, st3))
+        a.close()
+        b.close()
+    finally:
+        t.ok(srv.stop() == 0, "api: hokitod stops cleanly")
+
+
 def test_flags():
     for args, why in ((["--listen-http", "nowhere"], "a bad address"),
                       (["--listen-https", HOST + ":0"], "--listen-https without a certificate"),
@@ -417,5 +475,6 @@ t.run("plain HTTP", test_http)
 t.run("metrics, health, readiness", test_metrics)
 t.run("a /ws client that does not read", test_slow_reader)
 t.run("HTTPS and wss://", test_https)
+t.run("the read API", test_api)
 t.run("the flags", test_flags)
 t.done()

@@ -1,0 +1,27 @@
+/*
+ * web-api.h: the public read API of the HTTP side: GET /api/games (a page of the finished games,
+ * JSON: the protocol's history_page) and GET /api/game/ID (the game record, FORMATS.md,
+ * text/plain). Both are read from the store off the loop (http_defer(): the node's reader,
+ * reader.h), limited per address with every HTTP request (--max-http-rate-per-addr), and open to
+ * pages of any origin (Access-Control-Allow-Origin: *): they hold only what is public (private
+ * games are never in them).
+ */
+#ifndef HOKITO_SERVER_WEB_API_H
+#define HOKITO_SERVER_WEB_API_H
+
+#include "accounts.h"
+#include "archive.h"
+#include "http.h"
+
+#define WEB_API_LIMIT     20  /* games in a page of /api/games unless ?limit= */
+#define WEB_API_LIMIT_MAX 100 /* at most */
+
+/* The routes (http.h's http_get_fn). */
+void web_api_games_get(struct http *h, const struct http_request *rq, struct http_reply *out);
+void web_api_game_get(struct http *h, const struct http_request *rq, struct http_reply *out);
+
+/* Fill out with the answer of read r (borrowed); as (borrowed) gives the players' kinds. */
+void web_api_answer(const struct accounts *as, const struct archive_read *r,
+                    struct http_reply *out);
+
+#endif
