@@ -67,6 +67,8 @@ static const struct http_route {
         {"/static/", 1, web_static_get},
         {"/api/games", 0, web_api_games_get},
         {"/api/game/", 1, web_api_game_get},
+        {"/api/user/", 1, web_api_user_get},
+        {"/api/leaderboard/", 1, web_api_board_get},
         {"/metrics", 0, web_metrics_get},
         {"/healthz", 0, web_healthz_get},
         {"/readyz", 0, web_readyz_get},

@@ -63,6 +63,8 @@ struct http_ops {
 	void (*read)(void *arg, struct archive_read *r);
 	/* Fill out with the answer of read r (borrowed) for the API (web-api.h). */
 	void (*answer)(void *arg, const struct archive_read *r, struct http_reply *out);
+	/* The number of the open account called name, or 0 for none. */
+	int64_t (*account)(void *arg, const char *name);
 	void *arg;
 };
 

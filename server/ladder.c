@@ -43,7 +43,6 @@ read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 static const struct account *
 profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	char key[STORE_ACCOUNT_NAME_MAX];
 	const struct account *a;
 	int64_t own = peer->session->account;
 
@@ -53,9 +52,8 @@ profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			             "a guest has no profile: name an account");
 		return own != 0 ? accounts_find_id(&lb->accounts, own) : NULL;
 	}
-	a = names_account_key(m->name, key, sizeof key) < 0 ? NULL
-	                                                    : accounts_find(&lb->accounts, key);
-	if (a == NULL || a->row.closed_ms != 0) {
+	a = ladder_account_find(lb, m->name);
+	if (a == NULL) {
 		lobby_refuse(lb, peer, m, PROTO_ENOSUCHACCOUNT, "no account is called '%.40s'",
 		             m->name);
 		return NULL;
@@ -63,10 +61,9 @@ profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	return a;
 }
 
-/* The profile of account a with its last rated games (rated[0..n), may be none). */
-static void
-profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-             const struct account *a, const struct store_rated_game *rated, int n)
+json_t *
+ladder_profile_new(const struct lobby *lb, const struct account *a,
+                   const struct store_rated_game *rated, int n)
 {
 	json_t *o = msg_new(MSG_PROFILE, NULL), *ratings = json_object(), *recent = json_array();
 
@@ -116,9 +113,29 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		json_object_set_new(o, "banned", json_true());
 	json_object_set_new(o, "ratings", ratings);
 	json_object_set_new(o, "recent", recent);
+	return o;
+}
+
+/* The profile of account a with its last rated games (rated[0..n), may be none), to peer. */
+static void
+profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+             const struct account *a, const struct store_rated_game *rated, int n)
+{
+	json_t *o = ladder_profile_new(lb, a, rated, n);
+
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
 	lobby_send(lb, peer, o);
+}
+
+const struct account *
+ladder_account_find(const struct lobby *lb, const char *name)
+{
+	char key[STORE_ACCOUNT_NAME_MAX];
+	const struct account *a;
+
+	a = names_account_key(name, key, sizeof key) < 0 ? NULL : accounts_find(&lb->accounts, key);
+	return a != NULL && a->row.closed_ms == 0 ? a : NULL;
 }
 
 void
@@ -182,13 +199,11 @@ ladder_leaderboard(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	read_start(lb, peer, m, r);
 }
 
-/* The answer to leaderboard request m. */
-static void
-board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-            const struct archive_read *r)
+json_t *
+ladder_board_new(const struct archive_read *r)
 {
 	char next[STORE_BOARD_CURSOR_TEXT];
-	json_t *entries = json_array();
+	json_t *entries = json_array(), *o = msg_new(MSG_LEADERBOARD, NULL);
 
 	for (int i = 0; i < r->rc; i++) {
 		const struct store_board_entry *e = &r->entries[i];
@@ -212,7 +227,23 @@ board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 
 		store_board_cursor_format(&c, next, sizeof next);
 	}
-	board_send(lb, peer, m, entries, r->more && r->rc > 0 ? next : NULL);
+	json_object_set_new(o, "kind", json_string(game_kind_name(r->board.kind)));
+	json_object_set_new(o, "entries", entries);
+	if (r->more && r->rc > 0)
+		json_object_set_new(o, "next", json_string(next));
+	return o;
+}
+
+/* The answer to leaderboard request m. */
+static void
+board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+            const struct archive_read *r)
+{
+	json_t *o = ladder_board_new(r);
+
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	lobby_send(lb, peer, o);
 }
 
 int

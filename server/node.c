@@ -27,6 +27,7 @@
 #include "hasher.h"
 #include "http.h"
 #include "hokito-config.h"
+#include "ladder.h"
 #include "log.h"
 #include "node.h"
 #include "operators.h"
@@ -631,7 +632,17 @@ node_answer_cb(void *arg, const struct archive_read *r, struct http_reply *out)
 {
 	struct node *nd = arg;
 
-	web_api_answer(&nd->lobby->accounts, r, out);
+	web_api_answer(nd->lobby, r, out);
+}
+
+/* http_ops.account */
+static int64_t
+node_account_cb(void *arg, const char *name)
+{
+	struct node *nd = arg;
+	const struct account *a = ladder_account_find(nd->lobby, name);
+
+	return a != NULL ? a->row.id : 0;
 }
 
 int
@@ -642,6 +653,7 @@ node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, ch
 	                       .ready = node_ready_cb,
 	                       .read = nd->reader != NULL ? node_read_cb : NULL,
 	                       .answer = node_answer_cb,
+	                       .account = node_account_cb,
 	                       .arg = nd};
 
 	return http_create(nd->loop, nd->net, cfg, &ops, &nd->http, bound, tls_bound, size);

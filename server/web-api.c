@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "game.h"
+#include "ladder.h"
 #include "web-api.h"
 #include "xmalloc.h"
 
@@ -89,12 +91,80 @@ web_api_game_get(struct http *h, const struct http_request *rq, struct http_repl
 		http_reply_printf(out, 404, TEXT, "this server keeps no records\n");
 }
 
+void
+web_api_user_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const struct http_ops *ops = http_ops_of(h);
+	const char *name = rq->path + strlen("/api/user/");
+	struct archive_read *r;
+	int64_t id;
+
+	out->cors = 1;
+	/* libwebsockets gave the path decoded (%XX) */
+	if ((id = ops->account(ops->arg, name)) == 0) {
+		http_reply_printf(out, 404, TEXT, "no account of that name\n");
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_PROFILE;
+	r->account = id;
+	if (http_defer(h, rq, r) < 0)
+		http_reply_printf(out, 404, TEXT, "this server keeps no games\n");
+}
+
+void
+web_api_board_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const char *kind = rq->path + strlen("/api/leaderboard/");
+	struct archive_read *r;
+	char after[STORE_BOARD_CURSOR_TEXT + 16]; /* "after=" and the cursor (http_query()) */
+	enum game_kind k;
+	long long limit;
+
+	out->cors = 1;
+	if (game_kind_parse(kind, &k) < 0) {
+		http_reply_printf(out, 404, TEXT, "no game of that kind: hokito or oxono\n");
+		return;
+	}
+	if (query_num(rq, "limit", WEB_API_LIMIT, WEB_API_LIMIT_MAX, &limit) < 0 || limit == 0) {
+		http_reply_printf(out, 400, TEXT, "limit is a number from 1 to %d\n",
+		                  WEB_API_LIMIT_MAX);
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_LEADERBOARD;
+	r->board.kind = k;
+	r->board.limit = (size_t)limit;
+	if (http_query(rq, "after", after, sizeof after) >= 0) {
+		if (store_board_cursor_parse(after, &r->board.after) < 0) {
+			archive_read_free(r);
+			http_reply_printf(out, 400, TEXT, "after is the next of a page\n");
+			return;
+		}
+		r->board.has_after = 1;
+	}
+	if (http_defer(h, rq, r) < 0)
+		http_reply_printf(out, 200, "application/json",
+		                  "{\"type\":\"leaderboard\",\"kind\":\"%s\",\"entries\":[]}\n",
+		                  game_kind_name(k));
+}
+
+/* o (stolen) as the JSON body of out. */
+static void
+answer_json(json_t *o, struct http_reply *out)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	http_reply_printf(out, 200, "application/json", "%s\n", text);
+	free(text);
+}
+
 /* A history page's JSON: the protocol's history_page, without an id. */
 static void
 answer_history(const struct accounts *as, const struct archive_read *r, struct http_reply *out)
 {
 	json_t *o = json_object(), *games = json_array();
-	char *text;
 
 	for (int i = 0; i < r->rc; i++)
 		json_array_append_new(games, archive_entry_new(as, &r->games[i]));
@@ -108,15 +178,14 @@ answer_history(const struct accounts *as, const struct archive_read *r, struct h
 		store_cursor_format(&r->page.next, next, sizeof next);
 		json_object_set_new(o, "next", json_string(next));
 	}
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	http_reply_printf(out, 200, "application/json", "%s\n", text);
-	free(text);
+	answer_json(o, out);
 }
 
 void
-web_api_answer(const struct accounts *as, const struct archive_read *r, struct http_reply *out)
+web_api_answer(const struct lobby *lb, const struct archive_read *r, struct http_reply *out)
 {
+	const struct account *a;
+
 	out->cors = 1;
 	if (r->rc < 0 && r->rc == STORE_ENOTFOUND) {
 		http_reply_printf(out, 404, TEXT, "no game with that id\n");
@@ -128,14 +197,22 @@ web_api_answer(const struct accounts *as, const struct archive_read *r, struct h
 	}
 	switch (r->kind) {
 	case ARCHIVE_READ_HISTORY:
-		answer_history(as, r, out);
+		answer_history(&lb->accounts, r, out);
 		return;
 	case ARCHIVE_READ_RECORD:
 		http_reply_printf(out, 200, TEXT, "%s", r->text);
 		return;
 	case ARCHIVE_READ_PROFILE:
+		a = accounts_find_id(&lb->accounts, r->account);
+		if (a == NULL || a->row.closed_ms != 0) { /* closed while the store was read */
+			http_reply_printf(out, 404, TEXT, "no account of that name\n");
+			return;
+		}
+		answer_json(ladder_profile_new(lb, a, r->rated, r->rc), out);
+		return;
 	case ARCHIVE_READ_LEADERBOARD:
-		break;
+		answer_json(ladder_board_new(r), out);
+		return;
 	}
 	http_reply_printf(out, 500, TEXT, "no such answer\n");
 }

@@ -437,6 +437,33 @@ def test_api():
         if "next" in page:
             st, _, body = http_get(HOST, p, "/api/games?limit=2&after=" + page["next"])
             t.ok(st == 200 and json.loads(body)["games"] == [], "/api/games?after= pages on")
+        # accounts: a rated game, then the profile and the leaderboard
+        acc = []
+        for n in ("Walt", "Zoe"):
+            c = srv.connect()
+            r, _ = c.request({"type": "register", "name": n, "password": "correct horse battery"})
+            assert r["type"] == "welcome", r
+            acc.append(c)
+        st, _ = acc[0].request({"type": "create", "kind": "hokito", "seat": "black",
+                                "rated": True})
+        acc[1].request({"type": "join", "game": st["game"]})
+        acc[0].request({"type": "resign"})
+        acc[1].wait_for("game_over")
+        prof, _ = acc[1].request({"type": "profile", "name": "walt"})
+        del prof["id"]
+        st, h, body = http_get(HOST, p, "/api/user/walt")
+        t.ok(st == 200 and json.loads(body) == prof and prof["recent"],
+             "/api/user/NAME: the account's profile, as the protocol's profile", (body, prof))
+        board, _ = acc[1].request({"type": "leaderboard", "kind": "hokito", "limit": 5})
+        del board["id"]
+        st, h, body = http_get(HOST, p, "/api/leaderboard/hokito?limit=5")
+        t.ok(st == 200 and json.loads(body) == board,
+             "/api/leaderboard/KIND: the leaderboard page, as the protocol's", (body, board))
+        codes = [http_get(HOST, p, u)[0] for u in
+                 ("/api/user/nobody", "/api/leaderboard/chess", "/api/leaderboard/oxono?limit=0")]
+        t.ok(codes == [404, 404, 400], "no such account or kind: 404; a bad limit: 400", codes)
+        for c in acc:
+            c.close()
         st1, _, _ = http_get(HOST, p, "/api/games?limit=0")
         st2, _, _ = http_get(HOST, p, "/api/games?offset=x")
         st3, _, _ = http_get(HOST, p, "/api/games?after=nonsense")
