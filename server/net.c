@@ -552,6 +552,7 @@ client_send(struct net_client *c, struct wire *w)
 	c->held[c->nheld].w = wire_ref(w);
 	c->held[c->nheld++].turn = n->turn_no;
 	c->held_bytes += w->len;
+	n->stats.lines[c->transport]++;
 	if (!c->in_flush_list)
 		flush_list_front(c);
 }

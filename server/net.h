@@ -79,6 +79,7 @@ struct net_link_ops {
 struct net_stats {
 	unsigned open[NET_NTRANSPORTS];
 	uint64_t accepted[NET_NTRANSPORTS]; /* since the start */
+	uint64_t lines[NET_NTRANSPORTS];    /* lines queued for connections (net_send()) */
 	uint64_t refused_clients;           /* refused by max_clients */
 	uint64_t refused_per_addr;          /* refused by max_per_addr */
 	uint64_t dropped_output;            /* dropped over max_output */

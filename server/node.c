@@ -14,6 +14,7 @@
  * requests come from the admin socket (admin.h) to operators.h, and their answers go back once
  * the network layer's output of their turn is released (net_ops.released): durable too.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,12 @@ struct node {
 	uint64_t lag_due;     /* when it is due next (uv_hrtime(), ns) */
 	struct hist lag_hist; /* the loop's lag, for the metrics */
 	uint64_t started_ms;  /* uv_now() at the start */
+	/* the in-process fan-out's publish, which node_publish_cb() calls after counting */
+	void (*local_publish)(const struct fanout *fo, struct table *t, int64_t seq,
+	                      enum msg_type type, const struct event *ev, struct wire *w,
+	                      const struct session *skip);
+	uint64_t events; /* game events published, for the metrics */
+	uint64_t moves;  /* of them, moves */
 	int stopping;
 	char server_name[64];
 };
@@ -405,6 +412,19 @@ node_store_ask_cb(void *arg)
 	return turn_store_ask(nd->turn);
 }
 
+/* fanout.publish: count the event for the metrics, then the in-process fan-out. */
+static void
+node_publish_cb(const struct fanout *fo, struct table *t, int64_t seq, enum msg_type type,
+                const struct event *ev, struct wire *w, const struct session *skip)
+{
+	struct node *nd = (struct node *)((char *)fo - offsetof(struct node, fanout));
+
+	nd->events++;
+	if (type == MSG_MOVED)
+		nd->moves++;
+	nd->local_publish(fo, t, seq, type, ev, w, skip);
+}
+
 /* The loop lag: how much later than due this timer runs (the loop was busy that long). */
 static void
 node_lag_cb(uv_timer_t *t)
@@ -453,6 +473,8 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	lc.max_line = ncfg->max_line;
 	lc.max_output = ncfg->max_output;
 	fanout_local_init(&nd->fanout, NULL);
+	nd->local_publish = nd->fanout.publish;
+	nd->fanout.publish = node_publish_cb;
 	lc.fanout = store != NULL ? &nd->fanout : NULL;
 	lc.store = NULL;
 	if (store != NULL) {
@@ -603,6 +625,8 @@ node_metrics_cb(void *arg, FILE *out)
 	m.store_errors = ts.downs;
 	m.store_down = lb->store_down != NULL;
 	m.loop_lag = nd->lag_hist;
+	m.events = nd->events;
+	m.moves = nd->moves;
 	m.thinking = think_busy(nd->think);
 	m.hash_threads = nd->hasher != NULL ? hasher_threads() : 0;
 	m.uptime_s = (uv_now(nd->loop) - nd->started_ms) / 1000;

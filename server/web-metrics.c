@@ -85,6 +85,16 @@ web_metrics_write(FILE *out, const struct web_metrics *m)
 	metric_head(out, "hokito_games_finished_total", "counter",
 	            "Games finished since the start.");
 	fprintf(out, "hokito_games_finished_total %llu\n", (unsigned long long)m->games_finished);
+	metric_head(out, "hokito_game_events_total", "counter",
+	            "Game events published since the start (moves, chat, offers, ends, ...).");
+	fprintf(out, "hokito_game_events_total %llu\n", (unsigned long long)m->events);
+	metric_head(out, "hokito_moves_total", "counter", "Moves played since the start.");
+	fprintf(out, "hokito_moves_total %llu\n", (unsigned long long)m->moves);
+	metric_head(out, "hokito_lines_sent_total", "counter",
+	            "Lines (messages) handed to connections, by transport.");
+	for (int t = 0; t < NET_NTRANSPORTS; t++)
+		fprintf(out, "hokito_lines_sent_total{transport=\"%s\"} %llu\n", transport_names[t],
+		        (unsigned long long)m->net.lines[t]);
 	metric_head(out, "hokito_store_commits_total", "counter",
 	            "Group commits that wrote to the store.");
 	fprintf(out, "hokito_store_commits_total %llu\n", (unsigned long long)m->commits);

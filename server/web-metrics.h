@@ -38,6 +38,8 @@ struct web_metrics {
 	unsigned nkinds;            /* kinds in use: games[0 .. nkinds-1] */
 	uint64_t games_created;     /* since the start */
 	uint64_t games_finished;    /* since the start */
+	uint64_t events;            /* game events published (each to every receiver) */
+	uint64_t moves;             /* of them, moves */
 	uint64_t commits;           /* group commits that wrote */
 	struct hist commit_latency; /* their durations */
 	struct hist loop_lag;       /* how late the loop ran a 100 ms timer */

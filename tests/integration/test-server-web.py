@@ -277,6 +277,11 @@ def test_metrics():
         p = srv.http_port
         a = ws(srv, "m1")
         b = srv.connect("m2")
+        g, _ = b.request({"type": "create", "kind": "oxono", "seat": "pink"})
+        a.request({"type": "join", "game": g["game"]})
+        yt = b.wait_for("your_turn")
+        b.request({"type": "move", "move": yt["moves"][0]})
+        a.wait_for("your_turn")
         st, h, body = http_get(HOST, p, "/metrics")
         t.ok(st == 200 and h.get("content-type", "").startswith("text/plain; version=0.0.4"),
              "/metrics: 200 in the Prometheus text format", (st, h))
@@ -285,6 +290,12 @@ def test_metrics():
              'hokito_connections{transport="tcp"} 1' in text,
              "/metrics counts the /ws and TCP connections", text[:600])
         t.ok("hokito_sessions_connected 2" in text, "/metrics counts the connected sessions")
+        t.ok("hokito_moves_total 1\n" in text and 'hokito_games{kind="oxono",status="live"} 1'
+             in text and "hokito_game_events_total 4\n" in text,
+             "/metrics counts the moves, the events and the games by kind and status", text)
+        sent = [l for l in text.splitlines() if l.startswith("hokito_lines_sent_total{")]
+        t.ok(all(not l.endswith(" 0") for l in sent if "tls" not in l),
+             "/metrics counts the lines sent on TCP and /ws", sent)
         promtool = shutil.which("promtool")
         if promtool:
             r = subprocess.run([promtool, "check", "metrics"], input=body,
