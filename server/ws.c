@@ -3,8 +3,10 @@
  *
  * Each connection has a struct ws_conn, made when its upgrade is done (ESTABLISHED) and freed
  * when libwebsockets closes it (CLOSED); the per-session slot of libwebsockets points to it. It
- * holds the message being put together from its fragments (at most max_line bytes: a longer one
- * is refused as the network layer refuses a long line, and what follows is discarded), and the
+ * holds the message being put together from its pieces when it comes in more than one (at most
+ * max_line bytes, freed once it is whole; a message in one piece goes up from libwebsockets'
+ * buffer; a longer one is refused as the network layer refuses a long line, and what follows is
+ * discarded), and the
  * lines the network layer released to it, as wire references, until the socket is writable:
  * libwebsockets writes one frame per lws_write(), so the writable callback writes frames while
  * the kernel takes them (lws_send_pipe_choked()) and asks again for the rest. What it holds
@@ -46,8 +48,8 @@ struct ws_conn {
 	struct ws *ws;
 	struct lws *wsi;
 	struct lobby_peer *peer; /* NULL once the network layer let go */
-	char *rx;                /* the message being put together (max_line + 1 bytes) */
-	size_t rx_len;
+	char *rx;                /* a message in pieces, put together (up to max_line), or NULL */
+	size_t rx_len, rx_cap;
 	int rx_discard;  /* a message over the limit: the rest of it, and what follows */
 	struct wire **q; /* lines to write, a queue from q_head */
 	size_t q_head, q_len, q_cap;
@@ -191,11 +193,21 @@ conn_open(struct ws *ws, struct lws *wsi, void **slot)
 	memset(&ss, 0, sizeof ss);
 	conn->ws = ws;
 	conn->wsi = wsi;
-	conn->rx = xmalloc(ws->cfg.max_line + 1);
 	*slot = conn;
 	if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &sslen) < 0)
 		ss.ss_family = AF_UNSPEC;
 	conn->peer = net_link_open(ws->net, &ws_link_ops, conn, &ss, lws_is_ssl(wsi));
+}
+
+/* A whole message (len bytes at p): up as one line, without a line end of its own, as on TCP. */
+static void
+conn_message(struct ws_conn *conn, const char *p, size_t len)
+{
+	if (len > 0 && p[len - 1] == '\n')
+		len--;
+	if (len > 0 && p[len - 1] == '\r')
+		len--;
+	net_link_input(conn->peer, p, len);
 }
 
 /* A piece of a message (in, len): put together, and handed up once whole. */
@@ -222,18 +234,24 @@ conn_receive(struct ws_conn *conn, struct lws *wsi, const char *in, size_t len)
 		net_link_input(conn->peer, NULL, conn->rx_len + len);
 		return 0;
 	}
+	if (final && conn->rx_len == 0) { /* a whole message in one piece: straight up */
+		conn_message(conn, in, len);
+		return 0;
+	}
+	/* a message in pieces: put together, in memory held only until it is whole */
+	if (conn->rx_len + len > conn->rx_cap) {
+		conn->rx_cap = conn->rx_len + len > 2 * conn->rx_cap ? conn->rx_len + len
+		                                                     : 2 * conn->rx_cap;
+		conn->rx = xrealloc(conn->rx, conn->rx_cap);
+	}
 	memcpy(conn->rx + conn->rx_len, in, len);
 	conn->rx_len += len;
 	if (!final)
 		return 0;
-	len = conn->rx_len;
-	conn->rx_len = 0;
-	/* a line end at the end of the message is the line's own, as on TCP */
-	if (len > 0 && conn->rx[len - 1] == '\n')
-		len--;
-	if (len > 0 && conn->rx[len - 1] == '\r')
-		len--;
-	net_link_input(conn->peer, conn->rx, len);
+	conn_message(conn, conn->rx, conn->rx_len);
+	free(conn->rx);
+	conn->rx = NULL;
+	conn->rx_len = conn->rx_cap = 0;
 	return 0;
 }
 
