@@ -32,6 +32,7 @@
 #include "web-api.h"
 #include "web-metrics.h"
 #include "web-pages.h"
+#include "wire.h"
 #include "ws.h"
 #include "xmalloc.h"
 
@@ -69,6 +70,7 @@ static const struct http_route {
         {"/api/game/", 1, web_api_game_get},
         {"/api/user/", 1, web_api_user_get},
         {"/api/leaderboard/", 1, web_api_board_get},
+        {"/api/stream/game/", 1, web_api_stream_get},
         {"/metrics", 0, web_metrics_get},
         {"/healthz", 0, web_healthz_get},
         {"/readyz", 0, web_readyz_get},
@@ -104,7 +106,18 @@ struct http_pss {
 	int head;                   /* a HEAD request */
 	struct http_reply *late;    /* the deferred answer, to write when writable (owned) */
 	TAILQ_ENTRY(http_pss) link; /* http.deferred */
+	/* a stream (http_stream()): a link of the network layer */
+	struct lobby_peer *peer; /* its peer, NULL once the network layer let go */
+	struct wire **sq;        /* lines to write, a queue from sq_head (references) */
+	size_t sq_head, sq_len, sq_cap;
+	size_t sq_off;   /* bytes of the first line already written */
+	size_t sq_bytes; /* bytes queued, not yet written */
+	int streaming;   /* the answer is a stream */
+	int sq_closing;  /* close once the queue is written */
 };
+
+static int reply_start(struct lws *wsi, struct http_pss *pss, struct http_reply *r, int head);
+static const struct net_link_ops stream_link_ops;
 
 void
 http_reply_printf(struct http_reply *r, unsigned status, const char *type, const char *fmt, ...)
@@ -137,6 +150,28 @@ http_query(const struct http_request *rq, const char *name, char *buf, size_t si
 		return -1;
 	memmove(buf, v, strlen(v) + 1);
 	return (int)strlen(buf);
+}
+
+int
+http_stream(struct http *h, const struct http_request *rq, const char *id, int64_t since)
+{
+	struct http_pss *pss = lws_wsi_user(rq->conn);
+	struct http_reply r = {.status = 200, .type = "application/x-ndjson", .cors = 1};
+
+	if (pss == NULL || h->ops.stream_ok == NULL || !h->ops.stream_ok(h->ops.arg, id))
+		return -1;
+	pss->streaming = 1; /* no length: libwebsockets says the connection closes at its end */
+	if (reply_start(rq->conn, pss, &r, 0) < 0) {
+		pss->streaming = 0;
+		return -1;
+	}
+	pss->answering = 0;
+	pss->peer = net_link_open(h->net, &stream_link_ops, pss, rq->ss, rq->tls);
+	net_link_ready(pss->peer);
+	if (!net_link_closing(pss->peer))
+		h->ops.stream_start(h->ops.arg, pss->peer, id, since);
+	net_reap(h->net);
+	return 0;
 }
 
 int
@@ -227,7 +262,9 @@ reply_start(struct lws *wsi, struct http_pss *pss, struct http_reply *r, int hea
 	                                   *end = buf + sizeof buf - 1;
 	char num[24];
 
-	if (lws_add_http_common_headers(wsi, r->status, r->type, (lws_filepos_t)r->len, &p, end))
+	if (lws_add_http_common_headers(
+	            wsi, r->status, r->type,
+	            pss->streaming ? LWS_ILLEGAL_HTTP_CONTENT_LEN : (lws_filepos_t)r->len, &p, end))
 		return -1;
 	for (size_t i = 0; i < sizeof safety_headers / sizeof safety_headers[0]; i++)
 		if (lws_add_http_header_by_name(wsi, (const unsigned char *)safety_headers[i].name,
@@ -349,6 +386,8 @@ request_cb(struct http *h, struct lws *wsi, struct http_pss *pss)
 		                  "/ws is a WebSocket: ask for the upgrade (Upgrade: websocket)\n");
 	} else if ((get = route_find(path)) != NULL) {
 		get(h, &rq, &r);
+		if (pss->streaming)
+			return 0; /* a stream: its lines come through the network layer */
 		if (pss->ticket != 0)
 			return 0; /* answered when the store has read it (http_read_done()) */
 	} else {
@@ -392,6 +431,110 @@ body_cb(struct lws *wsi, struct http_pss *pss)
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
+/* Drop the lines a stream holds. */
+static void
+stream_drop(struct http_pss *pss)
+{
+	for (size_t i = pss->sq_head; i < pss->sq_len; i++)
+		wire_unref(pss->sq[i]);
+	pss->sq_head = pss->sq_len = 0;
+	pss->sq_off = pss->sq_bytes = 0;
+}
+
+/* net_link_ops.write of a stream: queue the lines (each with its '\n': ndjson). */
+static void
+stream_write(void *link, struct wire *const *w, size_t count)
+{
+	struct http_pss *pss = link;
+
+	for (size_t i = 0; i < count; i++) {
+		pss->sq = xgrow(pss->sq, pss->sq_len, &pss->sq_cap, sizeof *pss->sq, 8);
+		pss->sq[pss->sq_len++] = wire_ref(w[i]);
+		pss->sq_bytes += w[i]->len;
+	}
+	lws_callback_on_writable(pss->wsi);
+}
+
+/* net_link_ops.pending of a stream */
+static size_t
+stream_pending(const void *link)
+{
+	const struct http_pss *pss = link;
+
+	return pss->sq_bytes;
+}
+
+/* net_link_ops.close of a stream */
+static void
+stream_close(void *link, int flush)
+{
+	struct http_pss *pss = link;
+
+	if (flush) {
+		pss->sq_closing = 1;
+		lws_callback_on_writable(pss->wsi);
+		return;
+	}
+	pss->peer = NULL;
+	stream_drop(pss);
+	lws_set_timeout(pss->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
+}
+
+static const struct net_link_ops stream_link_ops = {
+        .transport = NET_HTTP,
+        .write = stream_write,
+        .pending = stream_pending,
+        .close = stream_close,
+};
+
+/* A stream's socket is writable: its queued lines, joined in writes of HTTP_CHUNK bytes. */
+static int
+stream_writeable(struct lws *wsi, struct http_pss *pss)
+{
+	unsigned char buf[LWS_PRE + HTTP_CHUNK];
+
+	while (pss->sq_head < pss->sq_len && !lws_send_pipe_choked(wsi)) {
+		size_t fill = 0;
+
+		while (pss->sq_head < pss->sq_len && fill < HTTP_CHUNK) {
+			struct wire *w = pss->sq[pss->sq_head];
+			size_t left = w->len - pss->sq_off;
+			size_t n = left <= HTTP_CHUNK - fill ? left : HTTP_CHUNK - fill;
+
+			memcpy(buf + LWS_PRE + fill, w->data + pss->sq_off, n);
+			fill += n;
+			pss->sq_bytes -= n;
+			pss->sq_off += n;
+			if (pss->sq_off < w->len)
+				break; /* a line longer than the room left: the rest next time */
+			wire_unref(w);
+			pss->sq_head++;
+			pss->sq_off = 0;
+		}
+		if (lws_write(wsi, buf + LWS_PRE, fill, LWS_WRITE_HTTP) < (int)fill)
+			return -1;
+	}
+	if (pss->sq_head < pss->sq_len) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	pss->sq_head = pss->sq_len = 0;
+	return pss->sq_closing ? -1 : 0;
+}
+
+/* libwebsockets closed a stream's connection: the network layer lets go of it. */
+static void
+stream_closed(struct http_pss *pss)
+{
+	if (pss->peer != NULL)
+		net_link_closed(pss->peer);
+	pss->peer = NULL;
+	stream_drop(pss);
+	free(pss->sq);
+	pss->sq = NULL;
+	pss->streaming = 0;
+}
+
 static int
 http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
@@ -419,6 +562,8 @@ http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	case LWS_CALLBACK_HTTP_BODY:
 		return 0; /* refused (405): not read */
 	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss->streaming)
+			return stream_writeable(wsi, pss);
 		if (pss->late != NULL) {
 			struct http_reply *r = pss->late;
 			int rc;
@@ -433,6 +578,8 @@ http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	case LWS_CALLBACK_CLOSED_HTTP:
 		free(pss->body);
 		pss->body = NULL;
+		if (pss->streaming)
+			stream_closed(pss);
 		if (pss->ticket != 0) {
 			TAILQ_REMOVE(&h->deferred, pss, link);
 			pss->ticket = 0;

@@ -65,6 +65,13 @@ struct http_ops {
 	void (*answer)(void *arg, const struct archive_read *r, struct http_reply *out);
 	/* The number of the open account called name, or 0 for none. */
 	int64_t (*account)(void *arg, const char *name);
+	/* Whether game id is one a stream may follow (held in memory, not private). */
+	int (*stream_ok)(void *arg, const char *id);
+	/*
+	 * Start the stream of game id on peer (a link of the network layer, NET_HTTP): its state,
+	 * or its events after seq since (since >= 0), then each event as it comes.
+	 */
+	void (*stream_start)(void *arg, struct lobby_peer *peer, const char *id, int64_t since);
 	void *arg;
 };
 
@@ -155,6 +162,13 @@ void http_reply_printf(struct http_reply *r, unsigned status, const char *type, 
  * Returns its length, or -1 when there is none (or it does not fit).
  */
 int http_query(const struct http_request *rq, const char *name, char *buf, size_t size);
+
+/*
+ * Answer rq with a stream of lines (application/x-ndjson, closed by the server) that the node
+ * writes through the network layer (ops->stream_start: net_send()); the route leaves out
+ * untouched. Returns 0, or -1 when game id cannot be followed (the route answers 404).
+ */
+int http_stream(struct http *h, const struct http_request *rq, const char *id, int64_t since);
 
 /*
  * Answer rq later, from the store: read r (stolen) goes to ops->read, and its answer is made by

@@ -1037,9 +1037,10 @@ client_admit(struct net_client *c)
 	c->counted = 1;
 	n->nclients++;
 	log_debug("connection %s accepted%s (%u clients)", c->addr,
-	          c->transport == NET_TLS  ? " (TLS)"
-	          : c->transport == NET_WS ? " (WebSocket)"
-	                                   : "",
+	          c->transport == NET_TLS    ? " (TLS)"
+	          : c->transport == NET_WS   ? " (WebSocket)"
+	          : c->transport == NET_HTTP ? " (HTTP stream)"
+	                                     : "",
 	          n->nclients);
 	uv_timer_start(&c->timer, client_deadline_cb, n->cfg.hello_timeout_ms, 0);
 }
@@ -1140,6 +1141,15 @@ net_link_input(struct lobby_peer *peer, const char *line, size_t len)
 	if (c->in_flush_list && TAILQ_FIRST(&n->flushing) != c)
 		flush_list_front(c); /* its replies first */
 	client_reap_all(n);
+}
+
+void
+net_link_ready(struct lobby_peer *peer)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	c->welcomed = 1;
+	uv_timer_stop(&c->timer);
 }
 
 void

@@ -55,7 +55,13 @@ struct net_ops {
 };
 
 /* The transports a connection may be on, for the log and the metrics. */
-enum net_transport { NET_TCP = 0, NET_TLS = 1, NET_WS = 2, NET_NTRANSPORTS };
+enum net_transport {
+	NET_TCP = 0,
+	NET_TLS = 1,
+	NET_WS = 2,
+	NET_HTTP = 3, /* an HTTP answer that streams lines (/api/stream/game/ID) */
+	NET_NTRANSPORTS
+};
 
 /* What a transport outside the network layer does for its connection (net_link_open()). */
 struct net_link_ops {
@@ -166,6 +172,9 @@ struct lobby_peer *net_link_open(struct net *n, const struct net_link_ops *ops, 
  * too_long and the connection closed. The doomed connections are reaped before it returns.
  */
 void net_link_input(struct lobby_peer *peer, const char *line, size_t len);
+
+/* The link's connection speaks no hello (an HTTP stream): its hello deadline stops. */
+void net_link_ready(struct lobby_peer *peer);
 
 /* The link's connection is closed (by either side): the peer goes at once. */
 void net_link_closed(struct lobby_peer *peer);

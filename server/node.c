@@ -67,13 +67,27 @@ struct node {
 	void (*local_publish)(const struct fanout *fo, struct table *t, int64_t seq,
 	                      enum msg_type type, const struct event *ev, struct wire *w,
 	                      const struct session *skip);
-	uint64_t events; /* game events published, for the metrics */
-	uint64_t moves;  /* of them, moves */
+	uint64_t events;                  /* game events published, for the metrics */
+	LIST_HEAD(, node_stream) streams; /* /api/stream/game/ID answers (node_stream_start_cb) */
+	uv_timer_t keepalive;             /* their newline every NODE_STREAM_KEEPALIVE_MS */
+	struct wire *newline;             /* that newline ("\n") */
+	uint64_t moves;                   /* of them, moves */
 	int stopping;
 	char server_name[64];
 };
 
-#define NODE_LAG_MS 100 /* the loop lag's timer */
+#define NODE_LAG_MS              100  /* the loop lag's timer */
+#define NODE_STREAM_KEEPALIVE_MS 6000 /* a stream's newline while its game is quiet */
+
+/* A stream of a game's events over HTTP (http_stream()): a peer of the network layer. */
+struct node_stream {
+	struct lobby_peer *peer; /* borrowed: a link of the network layer, until it is gone */
+	char game[16];           /* the game it follows */
+	int ended;               /* game_over was sent: closing */
+	LIST_ENTRY(node_stream) link;
+};
+
+static int node_stream_gone(struct node *nd, struct lobby_peer *peer);
 
 /* lobby_ops.send */
 static void
@@ -317,6 +331,8 @@ node_gone_cb(void *arg, struct lobby_peer *peer)
 {
 	struct node *nd = arg;
 
+	if (node_stream_gone(nd, peer))
+		return; /* no session: nothing for the game layer */
 	lobby_peer_gone(nd->lobby, peer);
 }
 
@@ -412,6 +428,96 @@ node_store_ask_cb(void *arg)
 	return turn_store_ask(nd->turn);
 }
 
+/*
+ * An event of t (its line w, borrowed) to the streams that follow t: after the game's other
+ * receivers, and held with them until the turn is durable (net_send()); a stream ends after
+ * game_over.
+ */
+static void
+node_streams_event(struct node *nd, const struct table *t, enum msg_type type, struct wire *w)
+{
+	struct node_stream *st;
+
+	LIST_FOREACH(st, &nd->streams, link)
+	{
+		if (st->ended || strcmp(st->game, t->id) != 0)
+			continue;
+		net_send(st->peer, w);
+		if (type == MSG_GAME_OVER) {
+			st->ended = 1;
+			net_close(st->peer);
+		}
+	}
+}
+
+/* http_ops.stream_ok: a public game the lobby holds. */
+static int
+node_stream_ok_cb(void *arg, const char *id)
+{
+	struct node *nd = arg;
+	const struct table *t = lobby_table_find(nd->lobby, id);
+
+	return t != NULL && !t->is_private;
+}
+
+/*
+ * http_ops.stream_start: the game's state (its events after since, when since is one of its
+ * seqs), then its events as they come (node_streams_event()); a finished game's stream ends
+ * there.
+ */
+static void
+node_stream_start_cb(void *arg, struct lobby_peer *peer, const char *id, int64_t since)
+{
+	struct node *nd = arg;
+	struct table *t = lobby_table_find(nd->lobby, id);
+	struct node_stream *st = xcalloc(1, sizeof *st);
+
+	st->peer = peer;
+	snprintf(st->game, sizeof st->game, "%s", id);
+	LIST_INSERT_HEAD(&nd->streams, st, link);
+	if (since >= 0 && (size_t)since <= t->nlog) {
+		for (size_t i = (size_t)since; i < t->nlog; i++)
+			net_send(peer, t->log[i]);
+	} else {
+		struct wire *w = wire_encode_steal(table_state_new(t, NULL, NULL));
+
+		net_send(peer, w);
+		wire_unref(w);
+	}
+	if (t->st.status == EVENT_STATUS_FINISHED) {
+		st->ended = 1;
+		net_close(peer);
+	}
+}
+
+/* A stream's connection is gone: forget it. Returns whether peer was a stream's. */
+static int
+node_stream_gone(struct node *nd, struct lobby_peer *peer)
+{
+	struct node_stream *st;
+
+	LIST_FOREACH(st, &nd->streams, link)
+	if (st->peer == peer) {
+		LIST_REMOVE(st, link);
+		free(st);
+		return 1;
+	}
+	return 0;
+}
+
+/* Every NODE_STREAM_KEEPALIVE_MS: a newline to each stream, so that proxies keep it open. */
+static void
+node_keepalive_cb(uv_timer_t *timer)
+{
+	struct node *nd = timer->data;
+	struct node_stream *st;
+
+	LIST_FOREACH(st, &nd->streams, link)
+	if (!st->ended)
+		net_send(st->peer, nd->newline);
+	net_reap(nd->net);
+}
+
 /* fanout.publish: count the event for the metrics, then the in-process fan-out. */
 static void
 node_publish_cb(const struct fanout *fo, struct table *t, int64_t seq, enum msg_type type,
@@ -423,6 +529,7 @@ node_publish_cb(const struct fanout *fo, struct table *t, int64_t seq, enum msg_
 	if (type == MSG_MOVED)
 		nd->moves++;
 	nd->local_publish(fo, t, seq, type, ev, w, skip);
+	node_streams_event(nd, t, type, w);
 }
 
 /* The loop lag: how much later than due this timer runs (the loop was busy that long). */
@@ -495,6 +602,12 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	nd->lag_due = uv_hrtime() + (uint64_t)NODE_LAG_MS * 1000000;
 	uv_timer_start(&nd->lag, node_lag_cb, NODE_LAG_MS, NODE_LAG_MS);
 	nd->started_ms = uv_now(loop);
+	LIST_INIT(&nd->streams);
+	nd->newline = wire_text("", 0);
+	uv_timer_init(loop, &nd->keepalive);
+	nd->keepalive.data = nd;
+	uv_timer_start(&nd->keepalive, node_keepalive_cb, NODE_STREAM_KEEPALIVE_MS,
+	               NODE_STREAM_KEEPALIVE_MS);
 	nd->turn = turn_create(loop, nd->net, store, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
 	if (store != NULL)
@@ -678,6 +791,8 @@ node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, ch
 	                       .read = nd->reader != NULL ? node_read_cb : NULL,
 	                       .answer = node_answer_cb,
 	                       .account = node_account_cb,
+	                       .stream_ok = node_stream_ok_cb,
+	                       .stream_start = node_stream_start_cb,
 	                       .arg = nd};
 
 	return http_create(nd->loop, nd->net, cfg, &ops, &nd->http, bound, tls_bound, size);
@@ -707,6 +822,8 @@ node_shutdown(struct node *nd)
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&nd->lag))
 		uv_close((uv_handle_t *)&nd->lag, node_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&nd->keepalive))
+		uv_close((uv_handle_t *)&nd->keepalive, node_handle_close_cb);
 	http_shutdown(nd->http);
 	if (nd->sweeping && !uv_is_closing((uv_handle_t *)&nd->sweep))
 		uv_close((uv_handle_t *)&nd->sweep, node_handle_close_cb);
@@ -732,5 +849,6 @@ node_free(struct node *nd)
 	admin_free(nd->admin);
 	net_free(nd->net);
 	http_free(nd->http);
+	wire_unref(nd->newline);
 	free(nd);
 }

@@ -149,6 +149,24 @@ web_api_board_get(struct http *h, const struct http_request *rq, struct http_rep
 		                  game_kind_name(k));
 }
 
+void
+web_api_stream_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const char *id = rq->path + strlen("/api/stream/game/");
+	long long since;
+
+	out->cors = 1;
+	if (query_num(rq, "since", -1, 1000000000, &since) < 0) {
+		http_reply_printf(out, 400, TEXT,
+		                  "since is the seq of an event: a number from 0\n");
+		return;
+	}
+	if (strlen(id) >= STORE_ID_MAX || http_stream(h, rq, id, since) < 0)
+		http_reply_printf(out, 404, TEXT,
+		                  "no public game with that id in play here (a finished one: "
+		                  "/api/game/ID)\n");
+}
+
 /* o (stolen) as the JSON body of out. */
 static void
 answer_json(json_t *o, struct http_reply *out)

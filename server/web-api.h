@@ -2,7 +2,10 @@
  * web-api.h: the public read API of the HTTP side: GET /api/games (a page of the finished games,
  * JSON: the protocol's history_page), GET /api/game/ID (the game record, FORMATS.md,
  * text/plain), GET /api/user/NAME (an account's profile) and GET /api/leaderboard/KIND (a page
- * of a kind's leaderboard), both JSON as the protocol's replies. Both are read from the store off
+ * of a kind's leaderboard), both JSON as the protocol's replies; and GET /api/stream/game/ID
+ * (ndjson: the game's state, or with ?since=SEQ its events after SEQ, then each event as it
+ * comes, a newline every 6 s while it is quiet, closed after game_over), for a game the server
+ * holds in memory. Both are read from the store off
  * the loop (http_defer(): the node's reader, reader.h), limited per address with every HTTP request
  * (--max-http-rate-per-addr), and open to pages of any origin (Access-Control-Allow-Origin: *):
  * they hold only what is public (private games are never in them).
@@ -22,6 +25,7 @@ void web_api_games_get(struct http *h, const struct http_request *rq, struct htt
 void web_api_game_get(struct http *h, const struct http_request *rq, struct http_reply *out);
 void web_api_user_get(struct http *h, const struct http_request *rq, struct http_reply *out);
 void web_api_board_get(struct http *h, const struct http_request *rq, struct http_reply *out);
+void web_api_stream_get(struct http *h, const struct http_request *rq, struct http_reply *out);
 
 /*
  * Fill out with the answer of read r (borrowed), from the game layer's lb (borrowed: the players'

@@ -12,7 +12,7 @@
 #include "game.h"
 #include "web-metrics.h"
 
-static const char *const transport_names[NET_NTRANSPORTS] = {"tcp", "tls", "ws"};
+static const char *const transport_names[NET_NTRANSPORTS] = {"tcp", "tls", "ws", "http"};
 
 /* The HELP and TYPE lines of a metric. */
 static void

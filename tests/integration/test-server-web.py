@@ -294,7 +294,7 @@ def test_metrics():
              in text and "hokito_game_events_total 4\n" in text,
              "/metrics counts the moves, the events and the games by kind and status", text)
         sent = [l for l in text.splitlines() if l.startswith("hokito_lines_sent_total{")]
-        t.ok(all(not l.endswith(" 0") for l in sent if "tls" not in l),
+        t.ok(all(not l.endswith(" 0") for l in sent if "tcp" in l or "ws" in l),
              "/metrics counts the lines sent on TCP and /ws", sent)
         promtool = shutil.which("promtool")
         if promtool:
@@ -486,6 +486,88 @@ def test_api():
         t.ok(srv.stop() == 0, "api: hokitod stops cleanly")
 
 
+def read_stream(host, port, path, into, done):
+    """Read an ndjson answer to its end into into (raw lines); done is set at the end."""
+    s = socket.create_connection((host, port), timeout=20)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\n\r\n" % (path, host, port)).encode())
+    data = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        into.append(b"TIMEOUT")
+    head, _, body = data.partition(b"\r\n\r\n")
+    into.append(head)
+    into.extend(body.split(b"\n")[:-1])
+    done.set()
+
+
+def test_stream():
+    """/api/stream/game/ID: the state then each event, ?since=, keep-alive, closed at the end."""
+    import threading
+    srv = web_server()
+    try:
+        p = srv.http_port
+        a = srv.connect("alice")
+        b = srv.connect("bob")
+        st, _ = a.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 6})
+        game = st["game"]
+        b.request({"type": "join", "game": game})
+        spy = srv.connect("spy")  # a TCP spectator: the lines to compare with
+        spy.request({"type": "watch", "game": game})
+        full, since, fd, sd = [], [], threading.Event(), threading.Event()
+        threading.Thread(target=read_stream, args=(HOST, p, "/api/stream/game/" + game,
+                                                   full, fd), daemon=True).start()
+        threading.Thread(target=read_stream, args=(HOST, p, "/api/stream/game/%s?since=1"
+                                                   % game, since, sd), daemon=True).start()
+        time.sleep(0.5)
+        st_, h, body = http_get(HOST, p, "/metrics")
+        t.ok('hokito_connections{transport="http"} 2' in body.decode(),
+             "/metrics counts the streams as connections of their own transport")
+        yt = a.wait_for("your_turn")
+        a.request({"type": "move", "move": yt["moves"][0]})
+        time.sleep(6.5)  # a quiet game: the keep-alive newline
+        yt = b.wait_for("your_turn")
+        b.request({"type": "move", "move": yt["moves"][0]})
+        a.request({"type": "resign"})
+        spy.wait_for("game_over")
+        t.ok(fd.wait(10) and sd.wait(10), "the streams end after game_over")
+        head = full[0].decode()
+        t.ok(head.startswith("HTTP/1.1 200") and "application/x-ndjson" in head and
+             "access-control-allow-origin: *" in head.lower(), "ndjson, with CORS", head)
+        lines = [l for l in full[1:] if l]
+        first = json.loads(lines[0])
+        t.ok(first["type"] == "state" and first["game"] == game and first["you"] == "spectator",
+             "the stream begins with the game's state", lines[:1])
+        events = {json.loads(l)["seq"]: l for l in spy.lines
+                  if json.loads(l).get("type") in ("moved", "game_over")}
+        t.ok([json.loads(l)["seq"] for l in lines[1:]] == sorted(events) and
+             all(events[json.loads(l)["seq"]] == l for l in lines[1:]),
+             "then each event as it comes: the very bytes a TCP spectator reads",
+             (lines[1:], events))
+        t.ok(b"" in full[1:], "a newline keeps a quiet stream alive")
+        got = [json.loads(l) for l in since[1:] if l]
+        t.ok([m["seq"] for m in got] == list(range(2, 2 + len(got))) and
+             got[0]["type"] == "seated" and got[-1]["type"] == "game_over",
+             "?since=1: the events from seq 2 on, then the live ones", [m["type"] for m in got])
+        c1 = http_get(HOST, p, "/api/stream/game/g999")[0]
+        priv, _ = a.request({"type": "create", "kind": "hokito", "private": True})
+        c2 = http_get(HOST, p, "/api/stream/game/" + priv["game"])[0]
+        c3 = http_get(HOST, p, "/api/stream/game/%s?since=x" % game)[0]
+        t.ok((c1, c2, c3) == (404, 404, 400), "no such game or a private one: 404; a bad "
+             "since: 400", (c1, c2, c3))
+        st_, h, body = http_get(HOST, p, "/api/stream/game/" + game)
+        t.ok(st_ == 200 and json.loads(body.split(b"\n")[0])["status"] == "finished",
+             "a finished game the server holds: its state, then the end", body[:100])
+        for c in (a, b, spy):
+            c.close()
+    finally:
+        t.ok(srv.stop() == 0, "stream: hokitod stops cleanly")
+
+
 def test_flags():
     for args, why in ((["--listen-http", "nowhere"], "a bad address"),
                       (["--listen-https", HOST + ":0"], "--listen-https without a certificate"),
@@ -514,5 +596,6 @@ t.run("metrics, health, readiness", test_metrics)
 t.run("a /ws client that does not read", test_slow_reader)
 t.run("HTTPS and wss://", test_https)
 t.run("the read API", test_api)
+t.run("the stream of a game", test_stream)
 t.run("the flags", test_flags)
 t.done()
