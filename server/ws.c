@@ -41,8 +41,12 @@ struct ws {
 	struct ws_config cfg;
 	unsigned char *tx; /* LWS_PRE bytes, then the frame being written */
 	size_t tx_cap;
-	int stopping; /* ws_shutdown(): closes say WS_CLOSE_GOING_AWAY */
+	int stopping;              /* ws_shutdown(): closes say WS_CLOSE_GOING_AWAY */
+	uint64_t origin_logged_at; /* when a refused Origin was last logged (ms, uv_hrtime()) */
+	unsigned origin_unlogged;  /* refusals since, not logged */
 };
+
+#define WS_LOG_MS 10000 /* one line at most this often about refused Origins */
 
 struct ws_conn {
 	struct ws *ws;
@@ -174,9 +178,19 @@ ws_filter(struct ws *ws, struct lws *wsi)
 	if (n >= (int)sizeof origin ||
 	    lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0 ||
 	    !origin_allowed(ws, wsi, origin, strlen(origin))) {
+		uint64_t now = uv_hrtime() / 1000000;
+
+		if (ws->origin_logged_at != 0 && now - ws->origin_logged_at < WS_LOG_MS) {
+			ws->origin_unlogged++;
+			return -1;
+		}
 		log_info("WebSocket upgrade refused: Origin %.*s is not this server's "
-		         "(--http-origin)",
-		         n < 200 ? n : 200, n < (int)sizeof origin ? origin : "(too long)");
+		         "(--http-origin; "
+		         "%u more refused since the last such line)",
+		         n < 200 ? n : 200, n < (int)sizeof origin ? origin : "(too long)",
+		         ws->origin_unlogged);
+		ws->origin_logged_at = now;
+		ws->origin_unlogged = 0;
 		return -1;
 	}
 	return 0;
