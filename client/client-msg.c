@@ -814,12 +814,16 @@ static void
 handle_history(struct client *c, const struct msg *m)
 {
 	const json_t *games = json_object_get(m->root, "games");
+	const char *next;
 	size_t i;
 	const json_t *g;
 
 	c->nhistory = 0;
 	c->history_total = jcount(m->root, "total");
-	c->history_offset = jcount(m->root, "offset");
+	/* paged by after, the offset counts from the games before it */
+	c->history_offset = c->history_before + jcount(m->root, "offset");
+	next = json_string_value(json_object_get(m->root, "next"));
+	snprintf(c->history_next, sizeof c->history_next, "%s", next != NULL ? next : "");
 	json_array_foreach(games, i, g)
 	{
 		if (c->nhistory >= CLIENT_HISTORY_MAX)

@@ -631,7 +631,8 @@ client_net_bye(struct client *c, const char *reason)
 		client_notice(c, 1, "%s",
 		              reason[0] == 'b' ? "The operator banned this account; closing."
 		                               : "This account is closed; closing.");
-	} else if (strcmp(reason, "password_reset") == 0) {
+	} else if (strcmp(reason, "password_reset") == 0 ||
+	           strcmp(reason, "password_changed") == 0) {
 		/* the session and the password are void: the full screen asks for the new one at
 		 * the next connection; --plain stops (a script's password file is out of date) */
 		net->token[0] = '\0';
@@ -642,9 +643,12 @@ client_net_bye(struct client *c, const char *reason)
 		c->opt.password = NULL;
 		c->opt.login = 1;
 		net->replaced = c->opt.plain;
-		client_notice(c, 1,
-		              "The operator reset this account's password: log in again with "
-		              "the new one.");
+		client_notice(c, 1, "%s",
+		              strcmp(reason, "password_reset") == 0
+		                      ? "The operator reset this account's password: log "
+		                        "in again with the new one."
+		                      : "This account's password was changed elsewhere: "
+		                        "log in again with the new one.");
 	} else {
 		client_notice(c, 1, "The server is shutting down; we will reconnect.");
 	}

@@ -5,12 +5,18 @@
  * It shows "asking" until the page asked for comes (c->history_stamp moves), pages older and
  * newer, and opens the replay of the game chosen (client-page-replay.c). m turns it to "my
  * games", the games of our own name (the history by player: our private games included).
+ *
+ * Pages go by key, as the server wants them at any depth (PROTOCOL.md `history`): an older page
+ * is asked for after the `next` of the page shown, and the keys of the pages seen are kept
+ * (s->hafter, one per page from the first), so that going back to a newer page asks for it after
+ * the same key again.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "client-screen.h"
 #include "protocol.h"
+#include "xmalloc.h"
 
 #define HISTORY_PAGE 20 /* games asked for at a time */
 
@@ -77,16 +83,36 @@ draw_history(struct screen *s)
 	}
 }
 
-void
-client_page_history_open(struct screen *s, int64_t offset)
+/* Ask for page s->hpage, after its key (none for the first). */
+static void
+history_ask(struct screen *s)
 {
-	s->page = &client_page_history;
-	s->hoffset = offset < 0 ? 0 : offset;
 	s->hstamp = s->c->history_stamp;
 	s->hrow = 0;
 	s->htop = 0;
 	client_state_notice(&s->c->st, 0, "%s", ""); /* what the last page said is not about it */
-	client_request_history(s->c, s->hoffset, HISTORY_PAGE, s->hplayer);
+	client_request_history(s->c, s->hpage > 0 ? s->hafter[s->hpage] : NULL,
+	                       (int64_t)s->hpage * HISTORY_PAGE, 0, HISTORY_PAGE, s->hplayer);
+}
+
+void
+client_page_history_open(struct screen *s)
+{
+	s->page = &client_page_history;
+	s->hpage = 0;
+	history_ask(s);
+}
+
+/* The page after the one shown, after its next (key). */
+static void
+history_older(struct screen *s, const char *next)
+{
+	size_t page = s->hpage + 1;
+
+	s->hafter = xgrow(s->hafter, page, &s->hafter_cap, sizeof *s->hafter, 16);
+	snprintf(s->hafter[page], sizeof s->hafter[page], "%s", next);
+	s->hpage = page;
+	history_ask(s);
 }
 
 static void
@@ -104,25 +130,26 @@ history_key(struct screen *s, int ch, MEVENT *mev)
 		break;
 	case KEY_NPAGE:
 	case 'n':
-		if (loaded && c->history_offset + c->nhistory < c->history_total)
-			client_page_history_open(s, c->history_offset + HISTORY_PAGE);
+		if (loaded && c->history_next[0] != '\0')
+			history_older(s, c->history_next);
 		else if (loaded)
 			client_state_notice(&c->st, 0, "No older games: this is the last page.");
 		break;
 	case KEY_PPAGE:
 	case 'p':
-		if (loaded && c->history_offset > 0)
-			client_page_history_open(s, c->history_offset - HISTORY_PAGE);
-		else if (loaded)
+		if (loaded && s->hpage > 0) {
+			s->hpage--;
+			history_ask(s);
+		} else if (loaded)
 			client_state_notice(&c->st, 0, "No newer games: this is the first page.");
 		break;
 	case 'r':
-		client_page_history_open(s, s->hoffset);
+		history_ask(s);
 		break;
 	case 'm':
 		/* my games, or back to all of them */
 		snprintf(s->hplayer, sizeof s->hplayer, "%s", s->hplayer[0] ? "" : c->st.name);
-		client_page_history_open(s, 0);
+		client_page_history_open(s);
 		break;
 	case '\n':
 	case '\r':

@@ -271,7 +271,7 @@ lobby_key(struct screen *s, int ch, MEVENT *mev)
 	case 'H':
 		s->hplayer[0] = '\0';
 		s->hback = NULL;
-		client_page_history_open(s, 0);
+		client_page_history_open(s);
 		break;
 	case 'q':
 		client_quit(c, 0);

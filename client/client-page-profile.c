@@ -132,7 +132,7 @@ profile_key(struct screen *s, int ch, MEVENT *mev)
 			break;
 		snprintf(s->hplayer, sizeof s->hplayer, "%s", pr->name);
 		s->hback = &client_page_profile;
-		client_page_history_open(s, 0);
+		client_page_history_open(s);
 		break;
 	case 'r':
 		client_page_profile_open(s, s->pname, s->pback);

@@ -190,9 +190,9 @@ print_history(struct plain *p)
 		out("history: no games from %lld on; %lld finished",
 		    (long long)c->history_offset + 1, (long long)c->history_total);
 	else
-		out("history: games %lld to %lld of %lld finished",
+		out("history: games %lld to %lld of %lld finished%s",
 		    (long long)c->history_offset + 1, (long long)c->history_offset + c->nhistory,
-		    (long long)c->history_total);
+		    (long long)c->history_total, c->history_next[0] ? " (more: history next)" : "");
 	for (int i = 0; i < c->nhistory; i++)
 		out("game %s %s", c->history[i].id, c->history[i].line);
 }
@@ -563,7 +563,7 @@ print_help(void)
 	out("  claim win|draw                     after the opponent's grace period ran out");
 	out("  rematch                            offer (or accept) a rematch, colours swapped");
 	out("  list [OFFSET]                      the lobby's games, 100 a page");
-	out("  history [PLAYER] [OFFSET]          finished games (of PLAYER), 10 a page");
+	out("  history [PLAYER] [OFFSET] | next   finished games (of PLAYER), 10 a page");
 	out("  login NAME | register NAME         log in to (or create) an account; the");
 	out("                                     password is the next line (no echo)");
 	out("  guest NAME                         go on as a guest named NAME");
@@ -974,6 +974,14 @@ plain_command(struct plain *p, char *line)
 		else
 			client_request_leaderboard(c, more ? c->ladder.kind : kind,
 			                           more ? c->ladder.next : NULL);
+	} else if (strcmp(args[0], "history") == 0 && n == 2 && strcmp(args[1], "next") == 0) {
+		/* history next: the page after the last one, by its key (at any depth) */
+		if (c->history_next[0] == '\0')
+			out("error: history: no next page (ask for a first page: history "
+			    "[PLAYER])");
+		else
+			client_request_history(c, c->history_next, c->history_offset + c->nhistory,
+			                       0, 10, c->history_player);
 	} else if (strcmp(args[0], "history") == 0 && n <= 3) {
 		/* history [PLAYER] [OFFSET]: a word of digits alone is an offset, "-1" a bad one */
 		int alone = n == 2 && (strspn(args[1], "0123456789") == strlen(args[1]) ||
@@ -984,7 +992,7 @@ plain_command(struct plain *p, char *line)
 			out("error: usage: history [PLAYER] [OFFSET] (0, the default, is the most "
 			    "recent game)");
 		else
-			client_request_history(c, off, 10, player);
+			client_request_history(c, NULL, 0, off, 10, player);
 	} else if (strcmp(args[0], "replay") == 0) {
 		if (n > 1)
 			client_request_record(c, args[1]);

@@ -87,13 +87,17 @@ client_request_list(struct client *c)
 }
 
 int
-client_request_history(struct client *c, int64_t offset, int limit, const char *player)
+client_request_history(struct client *c, const char *after, int64_t before, int64_t offset,
+                       int limit, const char *player)
 {
 	int id;
 	json_t *jid = new_id(c, &id);
 	json_t *msg = msg_new(MSG_HISTORY, jid);
 
 	json_decref(jid);
+	if (after != NULL && after[0] != '\0')
+		json_object_set_new(msg, "after", json_string(after));
+	c->history_before = after != NULL && after[0] != '\0' ? before : 0;
 	json_object_set_new(msg, "offset", json_integer(offset));
 	json_object_set_new(msg, "limit", json_integer(limit));
 	if (player != NULL && player[0] != '\0')

@@ -421,13 +421,21 @@ screen_tick_cb(uv_timer_t *h)
 	}
 }
 
+/* Free the view's state and what it owns. */
+static void
+screen_free(struct screen *s)
+{
+	free(s->hafter);
+	free(s);
+}
+
 static void
 screen_close_cb(uv_handle_t *h)
 {
 	struct screen *s = h->data;
 
 	if (--s->handles == 0)
-		free(s);
+		screen_free(s);
 }
 
 static int
@@ -665,7 +673,7 @@ screen_stop(struct client *c)
 	}
 	screen_atexit = NULL;
 	if (s->handles == 0) {
-		free(s);
+		screen_free(s);
 		return;
 	}
 	uv_close((uv_handle_t *)&s->input, screen_close_cb);

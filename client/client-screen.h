@@ -131,7 +131,9 @@ struct screen {
 	const struct client_page *page; /* the page over the main one, or NULL (see below) */
 	const struct client_page *replay_back; /* where leaving the replay goes (NULL: main) */
 	int hrow, htop;                        /* history: highlighted row, first row shown */
-	int64_t hoffset;                       /* history: offset of the page asked for */
+	size_t hpage;                          /* history: the page shown, 0 the first */
+	char (*hafter)[CLIENT_NEXT_MAX];       /* history: each page's key (its after), from 1 */
+	size_t hafter_cap;                     /* ... room for that many (owned; freed with s) */
 	char hplayer[CLIENT_NAME_MAX];         /* history: only this player's games, "" all */
 	const struct client_page *hback;       /* history: where q goes (NULL: main) */
 	/* the login prompt (client-page-login.c) */
@@ -348,8 +350,8 @@ void client_page_game_move(struct screen *s, const char *text);
 
 /* client-page-history.c */
 
-/* Ask for a history page at offset; the page shows "asking" until it comes. */
-void client_page_history_open(struct screen *s, int64_t offset);
+/* Open the history at its first page; the page shows "asking" until it comes. */
+void client_page_history_open(struct screen *s);
 
 /* client-page-replay.c */
 

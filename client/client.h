@@ -274,7 +274,9 @@ struct client {
 	uint64_t list_stamp;              /* bumped at every lobby list received */
 	struct client_history_entry history[CLIENT_HISTORY_MAX]; /* the last history page */
 	int nhistory;
-	int64_t history_total, history_offset; /* of that page */
+	int64_t history_total, history_offset; /* of that page (its offset: games before it) */
+	int64_t history_before;                /* games before the page asked for, by its after */
+	char history_next[CLIENT_NEXT_MAX];    /* that page's next key, "" for the last page */
 	uint64_t history_stamp;                /* bumped at every history page received */
 	char history_player[CLIENT_NAME_MAX];  /* the player the history asked for, "" all */
 	struct client_profile profile;         /* the last profile received */
@@ -416,7 +418,13 @@ int client_request_claim(struct client *c, int draw);
 int client_request_draw_offer(struct client *c);
 /* A page of finished games (history_page), and the record of a game to replay (game_record). */
 /* player: only the games of that player (an account's name, or our own), NULL for all. */
-int client_request_history(struct client *c, int64_t offset, int limit, const char *player);
+/*
+ * history: limit games of player ("" or NULL: everybody's), offset games after the page key after
+ * (NULL: from the most recent); before is how many games come before after (the page shown then
+ * says "games before + offset + 1 to ...").
+ */
+int client_request_history(struct client *c, const char *after, int64_t before, int64_t offset,
+                           int limit, const char *player);
 /* The profile of account name (NULL: our own). */
 int client_request_profile(struct client *c, const char *name);
 /* A leaderboard page of kind, after the key of the page before (NULL: the first). */
@@ -482,8 +490,8 @@ void client_net_token_refused(struct client *c);
 
 /*
  * The server said bye: "shutdown" (reconnect later), "replaced", "banned" or "closed" (stop for
- * good), "idle" (come back at the next key) or "password_reset" (the full screen asks for the new
- * password at the next connection; --plain stops).
+ * good), "idle" (come back at the next key), "password_reset" or "password_changed" (the full
+ * screen asks for the new password at the next connection; --plain stops).
  */
 void client_net_bye(struct client *c, const char *reason);
 

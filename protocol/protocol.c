@@ -23,7 +23,7 @@ static const char *const err_names[PROTO_ERR_COUNT] = {
         "cannot_claim",    "not_over",         "opponent_gone",      "name_taken",
         "wrong_password",  "login_throttled",  "insecure_transport", "not_logged_in",
         "offer_limit",     "too_many_games",   "computer_busy",      "store_unavailable",
-        "no_such_account", "account_closed",
+        "no_such_account", "account_closed",   "too_many_reads",
 };
 
 const char *

@@ -85,8 +85,9 @@ enum protocol_err {
 	PROTO_ESTOREUNAVAILABLE = -40, /* "store_unavailable": the store cannot write (full disk) */
 	PROTO_ENOSUCHACCOUNT = -41,    /* "no_such_account": profile of a name without an account */
 	PROTO_EACCOUNTCLOSED = -42,    /* "account_closed": login to a closed or banned account */
+	PROTO_ETOOMANYREADS = -43,     /* "too_many_reads": the address's store reads are queued */
 };
-#define PROTO_ERR_COUNT 42
+#define PROTO_ERR_COUNT 43
 
 /* The wire name of an error code ("bad_json"). Returns a static string, "internal" if unknown. */
 const char *protocol_err_name(int code);

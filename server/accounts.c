@@ -1,8 +1,8 @@
 /*
  * accounts.c: the accounts the game layer knows, by key and by skeleton, with the reservations
- * of names being registered and the throttles of failed logins (accounts.h). Owns its accounts
- * and reservations (one allocation each) and its two throttles; never does I/O, never reads the
- * clock.
+ * of names being registered, the index by id, and the rule and throttles of failed logins
+ * (accounts.h). Owns its accounts and reservations (one allocation each), the index's array and
+ * its throttles; never does I/O, never reads the clock.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,15 @@ accounts_init(struct accounts *as)
 	strmap_init(&as->by_skeleton, osrand_u64());
 	strmap_init(&as->by_id, osrand_u64());
 	strmap_init(&as->reserved, osrand_u64());
+	struct throttle_config spread = throttle_config_default;
+
+	spread.free_failures = UINT32_MAX; /* it only counts the addresses: it never delays */
+	as->by_pair = throttle_create(&throttle_config_default, osrand_u64());
 	as->by_account = throttle_create(&throttle_config_default, osrand_u64());
+	as->by_spread = throttle_create(&spread, osrand_u64());
 	as->by_addr = throttle_create(&throttle_config_default, osrand_u64());
+	as->by_session = throttle_create(&throttle_config_default, osrand_u64());
+	as->spread_min = ACCOUNTS_SPREAD_MIN;
 	as->next_id = 1;
 }
 
@@ -38,9 +45,41 @@ accounts_close(struct accounts *as)
 	strmap_close(&as->by_skeleton);
 	strmap_close(&as->by_id);
 	strmap_close(&as->reserved);
+	free(as->order);
+	as->order = NULL;
+	as->n = as->cap = 0;
+	throttle_free(as->by_pair);
 	throttle_free(as->by_account);
+	throttle_free(as->by_spread);
 	throttle_free(as->by_addr);
-	as->by_account = as->by_addr = NULL;
+	throttle_free(as->by_session);
+	as->by_pair = as->by_account = as->by_spread = as->by_addr = as->by_session = NULL;
+}
+
+/* Put a in the id order (ids come in order: almost always at the end). */
+static void
+accounts_order_put(struct accounts *as, struct account *a)
+{
+	size_t i = accounts_after(as, a->row.id);
+
+	as->order = xgrow(as->order, as->n, &as->cap, sizeof *as->order, 64);
+	memmove(as->order + i + 1, as->order + i, (as->n - i) * sizeof *as->order);
+	as->order[i] = a;
+	as->n++;
+}
+
+/* Take a out of the id order. */
+static void
+accounts_order_del(struct accounts *as, const struct account *a)
+{
+	for (size_t i = accounts_after(as, a->row.id - 1);
+	     i < as->n && as->order[i]->row.id == a->row.id; i++)
+		if (as->order[i] == a) {
+			memmove(as->order + i, as->order + i + 1,
+			        (as->n - i - 1) * sizeof *as->order);
+			as->n--;
+			return;
+		}
 }
 
 struct account *
@@ -53,6 +92,7 @@ accounts_add(struct accounts *as, const struct store_account *row)
 	if (old != NULL) { /* never two rows of a key: the store keeps them unique */
 		strmap_del(&as->by_skeleton, old->row.skeleton);
 		strmap_del(&as->by_id, old->id_text);
+		accounts_order_del(as, old);
 		free(old);
 	}
 	a->row = *row;
@@ -60,9 +100,38 @@ accounts_add(struct accounts *as, const struct store_account *row)
 	strmap_put(&as->by_key, a->row.key, a);
 	strmap_put(&as->by_skeleton, a->row.skeleton, a);
 	strmap_put(&as->by_id, a->id_text, a);
+	accounts_order_put(as, a);
 	if (row->id >= as->next_id)
 		as->next_id = row->id + 1;
 	return a;
+}
+
+size_t
+accounts_count(const struct accounts *as)
+{
+	return as->n;
+}
+
+size_t
+accounts_after(const struct accounts *as, int64_t after)
+{
+	size_t lo = 0, hi = as->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (as->order[mid]->row.id <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct account *
+accounts_at(const struct accounts *as, size_t i)
+{
+	return i < as->n ? as->order[i] : NULL;
 }
 
 struct account *
@@ -126,11 +195,140 @@ accounts_guest_refused(const struct accounts *as, const char *name)
 	return 0;
 }
 
+/* The (account, address) throttle key of key and addr into pair. */
+static void
+accounts_pair_key(const char *key, const char *addr, char pair[ACCOUNTS_KEY_MAX])
+{
+	snprintf(pair, ACCOUNTS_KEY_MAX, "%s|%s", key, addr);
+}
+
+bool
+accounts_known(const struct account *a, const char *addr, uint64_t now_ms)
+{
+	if (a == NULL || addr[0] == '\0')
+		return false;
+	for (int i = 0; i < ACCOUNTS_KNOWN_MAX; i++)
+		if (a->known[i].addr[0] != '\0' && strcmp(a->known[i].addr, addr) == 0)
+			return now_ms < a->known[i].at ||
+			       now_ms - a->known[i].at < ACCOUNTS_KNOWN_MS;
+	return false;
+}
+
+void
+accounts_known_add(struct account *a, const char *addr, uint64_t now_ms)
+{
+	int slot = 0;
+
+	if (addr[0] == '\0')
+		return;
+	for (int i = 0; i < ACCOUNTS_KNOWN_MAX; i++) {
+		if (strcmp(a->known[i].addr, addr) == 0) {
+			slot = i;
+			break;
+		}
+		if (a->known[i].at < a->known[slot].at)
+			slot = i; /* the oldest (an empty one is at 0) */
+	}
+	snprintf(a->known[slot].addr, sizeof a->known[slot].addr, "%s", addr);
+	a->known[slot].at = now_ms;
+}
+
+/* Whether the account's own bound applies to a login from addr: an address it does not know,
+ * while failures come from spread_min addresses or more. */
+static bool
+accounts_bound_applies(struct accounts *as, const struct account *a, const char *key,
+                       const char *addr, uint64_t now_ms)
+{
+	return as->spread_min != 0 && !accounts_known(a, addr, now_ms) &&
+	       throttle_failures(as->by_spread, key, now_ms) >= as->spread_min;
+}
+
+int
+accounts_login_check(struct accounts *as, const struct account *a, const char *key,
+                     const char *addr, uint64_t now_ms, uint64_t *retry_ms)
+{
+	char pair[ACCOUNTS_KEY_MAX];
+	uint64_t r = 0;
+	int rc = 0;
+
+	accounts_pair_key(key, addr, pair);
+	*retry_ms = 0;
+	if (throttle_check(as->by_pair, pair, now_ms, &r) == THROTTLE_EAGAIN) {
+		rc = ACCOUNTS_LIMIT_PAIR;
+		*retry_ms = r;
+	}
+	if (addr[0] != '\0' && throttle_check(as->by_addr, addr, now_ms, &r) == THROTTLE_EAGAIN) {
+		rc = rc != 0 ? rc : ACCOUNTS_LIMIT_ADDR;
+		*retry_ms = r > *retry_ms ? r : *retry_ms;
+	}
+	if (accounts_bound_applies(as, a, key, addr, now_ms) &&
+	    throttle_check(as->by_account, key, now_ms, &r) == THROTTLE_EAGAIN) {
+		rc = rc != 0 ? rc : ACCOUNTS_LIMIT_ACCOUNT;
+		*retry_ms = r > *retry_ms ? r : *retry_ms;
+	}
+	return rc;
+}
+
+int
+accounts_login_begin(struct accounts *as, const struct account *a, const char *key,
+                     const char *addr, uint64_t now_ms)
+{
+	char pair[ACCOUNTS_KEY_MAX];
+	uint64_t retry;
+
+	accounts_pair_key(key, addr, pair);
+	if (throttle_failures(as->by_pair, pair, now_ms) == 0)
+		throttle_begin(as->by_spread, key, now_ms, &retry); /* one more address failing */
+	throttle_begin(as->by_pair, pair, now_ms, &retry);
+	if (addr[0] != '\0')
+		throttle_begin(as->by_addr, addr, now_ms, &retry);
+	if (accounts_known(a, addr, now_ms))
+		return 0;
+	/* counted whether or not the bound applies yet: once it does, it has them all */
+	throttle_begin(as->by_account, key, now_ms, &retry);
+	return 1;
+}
+
+void
+accounts_login_success(struct accounts *as, struct account *a, const char *key, const char *addr,
+                       int counted, uint64_t now_ms)
+{
+	char pair[ACCOUNTS_KEY_MAX];
+
+	accounts_pair_key(key, addr, pair);
+	throttle_forget(as->by_pair, pair);
+	throttle_success(as->by_spread, key);
+	if (addr[0] != '\0')
+		throttle_success(as->by_addr, addr);
+	if (counted)
+		throttle_success(as->by_account, key);
+	if (a != NULL)
+		accounts_known_add(a, addr, now_ms);
+}
+
+void
+accounts_login_forget(struct accounts *as, const char *key)
+{
+	throttle_forget(as->by_account, key);
+	throttle_forget(as->by_spread, key);
+}
+
 void
 accounts_tick(struct accounts *as, uint64_t now_ms)
 {
+	throttle_expire(as->by_pair, now_ms);
 	throttle_expire(as->by_account, now_ms);
+	throttle_expire(as->by_spread, now_ms);
 	throttle_expire(as->by_addr, now_ms);
+	throttle_expire(as->by_session, now_ms);
+}
+
+bool
+accounts_open(const struct accounts *as, int64_t id)
+{
+	const struct account *a = accounts_find_id(as, id);
+
+	return a != NULL && a->row.closed_ms == 0 && a->row.banned_ms == 0;
 }
 
 bool

@@ -131,16 +131,23 @@ admin_conn_input(struct admin_conn *c)
 	while (!c->closing && c->ticket == 0 && (nl = memchr(c->in, '\n', c->nin)) != NULL) {
 		size_t len = (size_t)(nl - c->in);
 		json_error_t jerr;
-		json_t *req = json_loadb(c->in, len, 0, &jerr);
+		/* a number beyond 64 bits, a key twice: refused here, with jansson's reason */
+		json_t *req = json_loadb(c->in, len, JSON_REJECT_DUPLICATES, &jerr);
+		char text[JSON_ERROR_TEXT_LENGTH + 64];
 
 		memmove(c->in, nl + 1, c->nin - len - 1);
 		c->nin -= len + 1;
 		if (!json_is_object(req)) {
+			if (req == NULL)
+				snprintf(text, sizeof text,
+				         "a request is a JSON object: %s (column %d)", jerr.text,
+				         jerr.column);
+			else
+				snprintf(text, sizeof text, "a request is a JSON object");
 			json_decref(req);
 			admin_conn_write(c,
 			                 json_pack("{s:s, s:s, s:s}", "type", "error", "code",
-			                           "bad_json", "text",
-			                           "a request is a JSON object"),
+			                           "bad_json", "text", text),
 			                 0);
 			continue;
 		}

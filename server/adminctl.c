@@ -176,21 +176,43 @@ adminctl_error(const char *code, const char *text)
 	return json_pack("{s:s, s:s, s:s}", "type", "error", "code", code, "text", text);
 }
 
-/* The accounts of the store, in id order. */
-struct adminctl_rows {
-	struct store_account *rows;
-	size_t n, cap;
-};
-
-/* store_accounts_load() callback. */
+/* store_accounts_page() callback: one row of the list. */
 static int
 adminctl_row_cb(void *ctx, const struct store_account *a)
 {
-	struct adminctl_rows *r = ctx;
-
-	r->rows = xgrow(r->rows, r->n, &r->cap, sizeof *r->rows, 16);
-	r->rows[r->n++] = *a;
+	json_array_append_new(ctx, operators_account_new(a));
 	return 0;
+}
+
+/*
+ * accounts_list on the store file: a page by the primary key, with "next" when more follow, as
+ * the server answers it (operators.c checks after and limit for both). A new reference, or NULL
+ * after saying why (exit 3).
+ */
+static json_t *
+adminctl_list_store(struct adminctl *ctl, const json_t *req)
+{
+	json_t *list, *o, *err;
+	struct store_error serr;
+	int64_t after;
+	size_t limit;
+
+	if ((err = operators_list_args(req, &after, &limit)) != NULL)
+		return err;
+	list = json_array();
+	/* one more than asked: whether more follow */
+	if (store_accounts_page(ctl->store, after, limit + 1, adminctl_row_cb, list, &serr) < 0) {
+		fprintf(stderr, "hokitod: cannot read the accounts: %s\n", serr.text);
+		json_decref(list);
+		return NULL;
+	}
+	o = json_pack("{s:s}", "type", "accounts");
+	if (json_array_size(list) > limit) {
+		json_array_remove(list, limit);
+		json_object_set(o, "next", json_object_get(json_array_get(list, limit - 1), "id"));
+	}
+	json_object_set_new(o, "accounts", list);
+	return o;
 }
 
 /* The wall clock in Unix milliseconds. */
@@ -247,35 +269,23 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 {
 	const char *type = json_string_value(json_object_get(req, "type"));
 	const char *name = json_string_value(json_object_get(req, "name"));
-	struct adminctl_rows r = {0};
-	struct store_account *a = NULL;
+	struct store_account row, *a = &row;
 	struct store_error err;
 	char key[STORE_ACCOUNT_NAME_MAX];
-	json_t *answer;
-	int sessions = 0;
+	int sessions = 0, rc = 0;
 
-	if (store_accounts_load(ctl->store, adminctl_row_cb, &r, &err) < 0) {
-		fprintf(stderr, "hokitod: cannot read the accounts: %s\n", err.text);
+	if (strcmp(type, "accounts_list") == 0)
+		return adminctl_list_store(ctl, req);
+	if (names_account_valid(name) && names_account_key(name, key, sizeof key) >= 0 &&
+	    (rc = store_account_find(ctl->store, key, &row, &err)) < 0) {
+		fprintf(stderr, "hokitod: cannot read the account: %s\n", err.text);
 		return NULL;
 	}
-	if (strcmp(type, "accounts_list") == 0) {
-		json_t *list = json_array();
-
-		for (size_t i = 0; i < r.n; i++)
-			json_array_append_new(list, operators_account_new(&r.rows[i]));
-		free(r.rows);
-		return json_pack("{s:s, s:o}", "type", "accounts", "accounts", list);
-	}
-	if (names_account_valid(name) && names_account_key(name, key, sizeof key) >= 0)
-		for (size_t i = 0; i < r.n && a == NULL; i++)
-			if (strcmp(r.rows[i].key, key) == 0)
-				a = &r.rows[i];
-	if (a == NULL) {
+	if (rc == 0) {
 		char text[128];
 
 		snprintf(text, sizeof text, "no account is named '%.64s'",
 		         name != NULL ? name : "");
-		free(r.rows);
 		return adminctl_error("no_such_account", text);
 	}
 	if (strcmp(type, "account_ban") == 0) {
@@ -290,25 +300,19 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 		const char *pw = json_string_value(json_object_get(req, "password"));
 		char hash[PASSWORD_HASH_SIZE];
 
-		if (password_hash(pw, strlen(pw), hash) < 0) {
-			free(r.rows);
+		if (password_hash(pw, strlen(pw), hash) < 0)
 			return adminctl_error("internal", "the password could not be hashed");
-		}
 		snprintf(a->hash, sizeof a->hash, "%s", hash);
 		if ((sessions = adminctl_sessions_forget(ctl->store, a->id, &err)) < 0) {
 			fprintf(stderr, "hokitod: cannot forget its sessions: %s\n", err.text);
-			free(r.rows);
 			return NULL;
 		}
 	}
 	if (store_account_update(ctl->store, a, &err) < 0 || store_commit(ctl->store, &err) < 0) {
 		fprintf(stderr, "hokitod: cannot write the account: %s\n", err.text);
-		free(r.rows);
 		return NULL;
 	}
-	answer = operators_ok_new(type, a, (unsigned)sessions, 0);
-	free(r.rows);
-	return answer;
+	return operators_ok_new(type, a, (unsigned)sessions, 0);
 }
 
 /* Open the store file: 0, or -1 after saying why (exit 3). */
@@ -424,7 +428,9 @@ adminctl_list(struct adminctl *ctl)
 		json_array_foreach(json_object_get(answer, "accounts"), i, a)
 		        adminctl_print_account(a);
 		next = json_object_get(answer, "next");
-		if (!json_is_integer(next)) {
+		/* a next that does not move forward would ask for the same page for ever */
+		if (!json_is_integer(next) ||
+		    json_integer_value(next) <= json_integer_value(json_object_get(req, "after"))) {
 			json_decref(answer);
 			break;
 		}

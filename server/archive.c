@@ -157,12 +157,21 @@ archive_read_free(struct archive_read *r)
 	free(r);
 }
 
-/* Hand read r (stolen) to ops->read for peer's request m: peer's next requests wait for it. */
-static void
-read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct archive_read *r)
+void
+archive_read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                   struct archive_read *r)
 {
+	snprintf(r->addr, sizeof r->addr, "%s", peer->addr);
 	r->ticket = lobby_wait_add(lb, peer, m);
-	lb->ops.read(lb->ops.arg, r);
+	if (lb->ops.read(lb->ops.arg, r) == 0)
+		return;
+	lobby_wait_drop(lb, peer->wait); /* just added: nothing waits behind it yet */
+	archive_read_free(r);
+	lb->reads_refused++;
+	snprintf(lb->reads_refused_addr, sizeof lb->reads_refused_addr, "%s", peer->addr);
+	refuse(lb, peer, m, PROTO_ETOOMANYREADS,
+	       "your address has %u reads of the store under way; ask again once one is answered",
+	       lb->cfg.reads_per_addr);
 }
 
 /* A history page with no game (the server keeps none, or none the asker may see). */
@@ -218,6 +227,15 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct archive_read *r;
 
+	if ((uint64_t)m->offset > lb->cfg.max_history_offset) {
+		char text[128];
+
+		snprintf(text, sizeof text,
+		         "offset at most %u: page deeper with after (the next of the page before)",
+		         lb->cfg.max_history_offset);
+		send_msg(lb, peer, msg_error_new(PROTO_EBADVALUE, m->type, "offset", text, m->id));
+		return;
+	}
 	if (lb->ops.read == NULL) { /* no store: nothing finished is kept */
 		history_empty(lb, peer, m);
 		return;
@@ -241,7 +259,7 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		}
 		r->query.has_after = 1;
 	}
-	read_start(lb, peer, m, r);
+	archive_read_start(lb, peer, m, r);
 }
 
 /* The answer to history request m. */
@@ -357,7 +375,7 @@ handle_record(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			         peer->session->id);
 	}
 	r->kind = ARCHIVE_READ_RECORD;
-	read_start(lb, peer, m, r);
+	archive_read_start(lb, peer, m, r);
 }
 
 /* The answer to record request m. */

@@ -34,6 +34,7 @@ enum archive_read_kind {
  */
 struct archive_read {
 	uint64_t ticket;             /* the lobby's number for it (lobby_wait_add()) */
+	char addr[LOBBY_PEER_KEY];   /* the asker's address: its key in the readers' fair queue */
 	enum archive_read_kind kind; /* which question */
 	/* the question */
 	struct store_history_query query; /* history */
@@ -72,6 +73,14 @@ void archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *
  * accounts as (borrowed). Returns a new reference.
  */
 json_t *archive_entry_new(const struct accounts *as, const struct store_game *g);
+
+/*
+ * Hand read r (stolen) to ops->read for peer's request m, with peer's address as its key: peer's
+ * next requests wait for it. When the address has its maximum of reads out (ops->read refuses),
+ * m is answered too_many_reads at once, counted for guard_tick()'s log line, and r freed.
+ */
+void archive_read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+                        struct archive_read *r);
 
 /* Run read r on port (on the calling thread; it touches r and the port only). */
 void archive_read_run(const struct store_read_port *port, struct archive_read *r);

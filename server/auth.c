@@ -12,6 +12,7 @@
 #include "guard.h"
 #include "log.h"
 #include "names.h"
+#include "operators.h"
 #include "xmalloc.h"
 
 /* A copy of password pw (NUL-terminated), its length in *len. Returns a new block. */
@@ -150,20 +151,44 @@ auth_busy_log(struct lobby *lb)
 
 /*
  * Whether password jobs may go out now: not when AUTH_JOBS_MAX are out already (then m is
- * refused here, login_throttled, and the log counts it). 1 or 0.
+ * refused here, login_throttled, and the log counts it). A logged-in session's own request
+ * (session: 1) has AUTH_JOBS_SESSION more places, which logins never take, so that a storm of
+ * logins does not keep an owner from changing its password. 1 or 0.
  */
 static int
-auth_room(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+auth_room(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, int session)
 {
 	if (lb->ops.hash == NULL) {
 		lobby_refuse(lb, peer, m, PROTO_EINTERNAL, "this server keeps no accounts");
 		return 0;
 	}
-	if (lb->accounts.jobs_out < AUTH_JOBS_MAX)
+	if (lb->accounts.jobs_out < AUTH_JOBS_MAX + (session ? AUTH_JOBS_SESSION : 0))
 		return 1;
 	auth_busy_log(lb);
 	auth_refuse_throttled(lb, peer, m, AUTH_BUSY_MS);
 	return 0;
+}
+
+/*
+ * Count a login refused by an account's own bound (accounts.h: failures from several addresses
+ * it does not know), and say so in the log: at once the first time, then at most once in
+ * AUTH_BUSY_LOG_MS with the count since the last line.
+ */
+static void
+auth_bound_log(struct lobby *lb, const char *key)
+{
+	struct accounts *as = &lb->accounts;
+	uint64_t now = lb->ops.now(lb->ops.arg);
+
+	as->bound_refused++;
+	if (as->bound_logged_at != 0 && now - as->bound_logged_at < AUTH_BUSY_LOG_MS)
+		return;
+	log_warn("%u logins refused login_throttled lately by an account's own bound (the last to "
+	         "'%s'): its failed logins come from %d addresses or more; its known addresses "
+	         "are not slowed",
+	         as->bound_refused, key, as->spread_min);
+	as->bound_refused = 0;
+	as->bound_logged_at = now;
 }
 
 void
@@ -203,7 +228,7 @@ auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	/* before hello it makes a new session: counted as a hello without a token is */
 	if (peer->session == NULL && guard_refuse_session(lb, peer, m))
 		return;
-	if (!auth_room(lb, peer, m))
+	if (!auth_room(lb, peer, m, 0))
 		return;
 	j = auth_job_new(lb, peer, m, AUTH_REGISTER);
 	snprintf(j->key, sizeof j->key, "%s", key);
@@ -216,28 +241,29 @@ void
 auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	char key[STORE_ACCOUNT_NAME_MAX];
-	uint64_t now = lobby_time(lb), retry_a = 0, retry_b = 0;
+	uint64_t now = lobby_time(lb), retry = 0;
 	const struct account *a = NULL;
 	struct auth_job *j;
 	int valid =
 	        names_account_valid(m->name) && names_account_key(m->name, key, sizeof key) >= 0;
+	int rc;
 
 	if (!auth_transport_ok(lb, peer, m))
 		return;
 	if (!valid) /* a name no account can have: counted under the address only */
 		snprintf(key, sizeof key, "-");
-	if (throttle_check(lb->accounts.by_account, key, now, &retry_a) == THROTTLE_EAGAIN ||
-	    throttle_check(lb->accounts.by_addr, peer->addr, now, &retry_b) == THROTTLE_EAGAIN) {
-		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
+	else
+		a = accounts_find(&lb->accounts, key);
+	if ((rc = accounts_login_check(&lb->accounts, a, key, peer->addr, now, &retry)) < 0) {
+		if (rc == ACCOUNTS_LIMIT_ACCOUNT)
+			auth_bound_log(lb, key);
+		auth_refuse_throttled(lb, peer, m, retry);
 		return;
 	}
-	if (!auth_room(lb, peer, m))
+	if (!auth_room(lb, peer, m, 0))
 		return;
-	throttle_begin(lb->accounts.by_account, key, now, &retry_a);
-	throttle_begin(lb->accounts.by_addr, peer->addr, now, &retry_b);
-	if (valid)
-		a = accounts_find(&lb->accounts, key);
 	j = auth_job_new(lb, peer, m, a != NULL ? AUTH_LOGIN : AUTH_LOGIN_NONE);
+	j->counted = accounts_login_begin(&lb->accounts, a, key, peer->addr, now);
 	snprintf(j->key, sizeof j->key, "%s", key);
 	if (a != NULL)
 		snprintf(j->hash, sizeof j->hash, "%s", a->row.hash);
@@ -246,15 +272,17 @@ auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 
 /*
  * The account of peer's session for m (an account's request): the account, or NULL when m was
- * refused here (not_logged_in, insecure_transport, login_throttled: a password guessed through
- * these requests is limited as a login's).
+ * refused here (not_logged_in, insecure_transport, login_throttled). A password guessed through
+ * these requests is slowed per session (accounts.by_session: a session is had only with the
+ * password or the token), never by the failures of logins from elsewhere, so that the owner's
+ * own session can always change its password.
  */
 static struct account *
 auth_account_request(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
 	struct session *s = peer->session;
 	struct account *a = s->account != 0 ? accounts_find_id(&lb->accounts, s->account) : NULL;
-	uint64_t now = lobby_time(lb), retry_a = 0, retry_b = 0;
+	uint64_t now = lobby_time(lb), retry = 0;
 
 	if (a == NULL) {
 		lobby_refuse(lb, peer, m, PROTO_ENOTLOGGEDIN, "this session is a guest's");
@@ -262,15 +290,13 @@ auth_account_request(struct lobby *lb, struct lobby_peer *peer, const struct msg
 	}
 	if (!auth_transport_ok(lb, peer, m))
 		return NULL;
-	if (throttle_check(lb->accounts.by_account, a->row.key, now, &retry_a) == THROTTLE_EAGAIN ||
-	    throttle_check(lb->accounts.by_addr, peer->addr, now, &retry_b) == THROTTLE_EAGAIN) {
-		auth_refuse_throttled(lb, peer, m, retry_a > retry_b ? retry_a : retry_b);
+	if (throttle_check(lb->accounts.by_session, s->id, now, &retry) == THROTTLE_EAGAIN) {
+		auth_refuse_throttled(lb, peer, m, retry);
 		return NULL;
 	}
-	if (!auth_room(lb, peer, m))
+	if (!auth_room(lb, peer, m, 1))
 		return NULL;
-	throttle_begin(lb->accounts.by_account, a->row.key, now, &retry_a);
-	throttle_begin(lb->accounts.by_addr, peer->addr, now, &retry_b);
+	throttle_begin(lb->accounts.by_session, s->id, now, &retry);
 	return a;
 }
 
@@ -358,6 +384,32 @@ auth_welcome(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	lobby_send_ok(lb, peer, m->type, -1, m->id);
 }
 
+/*
+ * Account a's password changed (op AUTH_CHANGE) or a closed (AUTH_CLOSE) by session s: the other
+ * sessions of a end (a changed password), or all of them with s (a closed account), as a ban ends
+ * them (operators_account_end()): a guesser or a thief logged in elsewhere is out, and no token
+ * of a closed account resumes anything.
+ */
+static void
+auth_account_ended(struct lobby *lb, struct session *s, const struct account *a, enum auth_op op)
+{
+	unsigned n, games = 0;
+
+	if (op == AUTH_CHANGE) {
+		n = operators_account_end(lb, a->row.id, s, "password_changed",
+		                          "the account's password was changed: log in again",
+		                          &games);
+		log_info("%s (%s) changed the password of account %lld: %u other sessions ended, "
+		         "%u games",
+		         s->id, s->name, (long long)a->row.id, n, games);
+		return;
+	}
+	log_info("%s (%s) closed account %lld", s->id, s->name, (long long)a->row.id);
+	n = operators_account_end(lb, a->row.id, NULL, "closed", "the account is closed", &games);
+	log_info("account %lld closed: %u sessions ended, %u games", (long long)a->row.id, n,
+	         games);
+}
+
 void
 auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct auth_job *j)
 {
@@ -383,6 +435,7 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 		if (lb->ops.account_add != NULL)
 			lb->ops.account_add(lb->ops.arg, &row); /* sets created_ms */
 		a = accounts_add(&lb->accounts, &row);
+		accounts_known_add(a, j->addr_key, lobby_time(lb)); /* its owner's first address */
 		auth_welcome(lb, peer, m, a);
 		return;
 	case AUTH_LOGIN:
@@ -396,8 +449,8 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 			             "no account of that name and password");
 			return; /* the attempt stays counted as a failure */
 		}
-		throttle_forget(lb->accounts.by_account, j->key);
-		throttle_success(lb->accounts.by_addr, j->addr_key);
+		accounts_login_success(&lb->accounts, a, j->key, j->addr_key, j->counted,
+		                       lobby_time(lb));
 		/* only once the password is right: closed or banned, one answer for both */
 		if (a->row.closed_ms != 0 || a->row.banned_ms != 0) {
 			lobby_refuse(lb, peer, m, PROTO_EACCOUNTCLOSED,
@@ -419,8 +472,7 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 			             "the password could not be checked");
 			return;
 		}
-		throttle_forget(lb->accounts.by_account, j->key);
-		throttle_success(lb->accounts.by_addr, j->addr_key);
+		throttle_forget(lb->accounts.by_session, peer->session->id);
 		if (j->op == AUTH_CHANGE)
 			snprintf(a->row.hash, sizeof a->row.hash, "%s", j->hash);
 		else
@@ -430,14 +482,7 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 		if (a->row.closed_ms < 0)
 			a->row.closed_ms = 1; /* without a store: closed, at no known time */
 		lobby_send_ok(lb, peer, m->type, -1, m->id);
-		if (j->op == AUTH_CLOSE) {
-			log_info("%s (%s) closed account %lld", peer->session->id,
-			         peer->session->name, (long long)a->row.id);
-			peer->session->account = 0;
-			lobby_send(lb, peer, msg_bye_new("closed", "the account is closed"));
-			lobby_peer_gone(lb, peer);
-			lb->ops.close(lb->ops.arg, peer);
-		}
+		auth_account_ended(lb, peer->session, a, j->op);
 		return;
 	case AUTH_RESET: /* an operator's: operators_hash_done() answers it */
 		return;

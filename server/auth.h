@@ -12,8 +12,11 @@
  * once, so that a storm of logins queues no unbounded work; the log says so, at most once in
  * AUTH_BUSY_LOG_MS with the count refused.
  *
- * Failed logins are slowed per account and per source address (accounts.h's throttles): every
- * attempt counts as a failure from the moment it begins, and a right password takes it back. A
+ * Failed logins are slowed by accounts.h's rule: per (account, address) first, per address, and
+ * per account only from addresses it has not logged in from and only once several addresses
+ * fail, so that a guesser pays for its guesses and the owner does not; a logged-in session's
+ * password_change and account_close are slowed per session only. Every attempt counts as a
+ * failure from the moment it begins, and a right password takes it back. A
  * login to a name without an account spends the same time (password_verify_none()) and gets the
  * same wrong_password, so that the answer does not tell which names exist. A closed or banned
  * account's password is checked as any other's: only a right one learns account_closed (one code
@@ -30,7 +33,10 @@
 #include "store-port.h"
 #include "throttle.h"
 
-#define AUTH_JOBS_MAX    32    /* password jobs out at once, queued and running */
+#define AUTH_JOBS_MAX 32 /* password jobs out at once for logins and registrations */
+#define AUTH_JOBS_SESSION                                                                          \
+	8                      /* more places for a logged-in session's password_change and        \
+	                          account_close, and an operator's reset: never taken by logins */
 #define AUTH_BUSY_MS     1000  /* retry_ms of a login refused because AUTH_JOBS_MAX are out */
 #define AUTH_BUSY_LOG_MS 10000 /* at most one log line so long about those refusals */
 
@@ -62,7 +68,8 @@ struct auth_job {
 	char skeleton[STORE_SKELETON_MAX]; /* register: its names_skeleton() */
 	char addr_key[THROTTLE_KEY_MAX];   /* the asker's source address key */
 	char hash[PASSWORD_HASH_SIZE];     /* login: the stored hash; register: the new one */
-	int rc;                            /* the answer: 0 or a password_error */
+	int counted; /* login: counted under the account's own bound (accounts_login_begin()) */
+	int rc;      /* the answer: 0 or a password_error */
 };
 
 /* register: create an account (a name and a password) and log in to it. */
@@ -71,10 +78,17 @@ void auth_register(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 /* hello with a name and a password (m->password): log in to the account. */
 void auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
-/* password_change: a new password for the session's account. */
+/*
+ * password_change: a new password for the session's account; then every other session of the
+ * account ends (bye "password_changed", operators_account_end()); this one goes on, its token
+ * kept.
+ */
 void auth_password_change(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
-/* account_close: the session's account closes (its name stays taken); then bye. */
+/*
+ * account_close: the session's account closes (its name stays taken); then every session of the
+ * account ends (bye "closed", operators_account_end()): no token of it resumes.
+ */
 void auth_account_close(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*

@@ -28,6 +28,9 @@
  */
 #define GUARD_REFUSED_CLOSE 50
 
+/* At most one log line this often (ms) about the reads refused past --max-reads-per-addr. */
+#define GUARD_READS_LOG_MS 10000
+
 /* Count a request refused by a per-address limit, for the log line of the next tick. */
 static void
 guard_limited(struct lobby *lb, const struct lobby_peer *peer)
@@ -313,6 +316,15 @@ guard_tick(struct lobby *lb)
 		log_warn("%llu requests refused by the per-address limits lately, the last from %s",
 		         (unsigned long long)lb->limited, lb->limited_addr);
 		lb->limited = 0;
+	}
+	if (lb->reads_refused > 0 &&
+	    (lb->reads_logged_at == 0 || real_now - lb->reads_logged_at >= GUARD_READS_LOG_MS)) {
+		log_warn("%llu store reads refused lately past --max-reads-per-addr %u "
+		         "(reads queued or running from one address), the last from %s",
+		         (unsigned long long)lb->reads_refused, lb->cfg.reads_per_addr,
+		         lb->reads_refused_addr);
+		lb->reads_refused = 0;
+		lb->reads_logged_at = real_now;
 	}
 	if (lb->addr_dropped > 0) {
 		log_warn(

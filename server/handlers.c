@@ -153,6 +153,9 @@ handle_hello(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 		if (guard_lookup_begin(lb, peer, m))
 			return;
 		s = session_find_token(&lb->sessions, m->token);
+		if (s != NULL && s->account != 0 && !accounts_open(&lb->accounts, s->account))
+			s = NULL; /* ended with its account (operators_account_end()): never resumed
+			           */
 		guard_lookup_end(lb, peer, s != NULL);
 		if (s == NULL) {
 			lobby_refuse(

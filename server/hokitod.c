@@ -39,10 +39,12 @@
 #define DEFAULT_LISTEN "127.0.0.1:7777"
 /*
  * Open files kept for what is not a client: the standard streams, the listening sockets, the store
- * and its journal on three connections (the loop's, the checkpoints', the reader's), the loop's own
- * descriptors, the log.
+ * and its journal on three connections (the loop's, the checkpoints', the first reader's), the
+ * loop's own descriptors, the log; and FD_PER_READER more for each reading thread past the first
+ * (--read-threads: its connection's store, journal and shared-memory files).
  */
 #define FD_RESERVE     32
+#define FD_PER_READER  3
 #define DEFAULT_DB     "hokito.db"
 
 /*
@@ -58,10 +60,13 @@ struct hokitod {
 	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
+/*
+ * The two pages of --help, each 24 lines of 80 columns at most (what each flag does is in
+ * hokitod(8)): the settings, then with "--help limits" the limits.
+ */
 static void
 usage(FILE *f)
 {
-	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
 	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "   or: hokitod accounts list|ban|unban|reset-password|set-bot ... (--help)\n"
@@ -75,6 +80,17 @@ usage(FILE *f)
 	        "  --check: check all of the store, exit 0 if sound  --test-clock: testing aid\n"
 	        "  --listen-http HOST:PORT, --listen-https HOST:PORT (--tls-cert): pages, /ws,\n"
 	        "      /metrics (--metrics-allow ADDR/BITS), --http-origin ORIGIN (off)\n"
+	        "Limits, each with its default: hokitod --help limits\n"
+	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
+	        DEFAULT_LISTEN, DEFAULT_DB);
+}
+
+/* The second page of --help: every limit with its default. */
+static void
+usage_limits(FILE *f)
+{
+	fprintf(f,
+	        "usage: hokitod [OPTIONS]   (hokitod --help: the other settings)\n"
 	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
 	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
 	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
@@ -88,9 +104,22 @@ usage(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
+	        "  --max-reads-per-addr N (default 8)     --max-history-offset N (default 1000)\n"
+	        "  --login-spread N (default %d)          --read-threads N (default 0: cores-1)\n"
 	        "  --max-http-rate-per-addr N (default 20)\n"
-	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
-	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
+	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
+	        PROTOCOL_MAX_LINE_DEFAULT, ACCOUNTS_SPREAD_MIN);
+}
+
+#define READ_THREADS_MAX 64 /* --read-threads */
+
+/* --read-threads 0, the default: a core is the loop's, the others read (at least 1, at most 16). */
+static unsigned
+read_threads_default(void)
+{
+	unsigned cores = uv_available_parallelism();
+
+	return cores <= 2 ? 1 : cores - 1 > 16 ? 16 : cores - 1;
 }
 
 /* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
@@ -399,18 +428,18 @@ check_store(const char *db)
 }
 
 /*
- * Make room for max_clients connections in the open-file limit, so that a connection past it is
- * refused with too_many_clients instead of failing to be accepted: the soft limit is raised toward
- * the hard one when it is short; when even the hard limit is short, *max_clients is lowered to
- * what fits, with a warning that says so (a host who set --max-clients above what the system
- * allows learns it at once, not from clients that vanish). Returns 0, or -1 when not even one
- * client fits (the caller refuses to start).
+ * Make room for max_clients connections in the open-file limit (beside reserve files for the rest),
+ * so that a connection past it is refused with too_many_clients instead of failing to be accepted:
+ * the soft limit is raised toward the hard one when it is short; when even the hard limit is short,
+ * *max_clients is lowered to what fits, with a warning that says so (a host who set --max-clients
+ * above what the system allows learns it at once, not from clients that vanish). Returns 0, or -1
+ * when not even one client fits (the caller refuses to start).
  */
 static int
-clients_fit_fd_limit(unsigned *max_clients)
+clients_fit_fd_limit(unsigned *max_clients, rlim_t reserve)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)*max_clients + FD_RESERVE;
+	rlim_t need = (rlim_t)*max_clients + reserve;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return 0; /* nothing known: nothing to fit */
@@ -423,17 +452,17 @@ clients_fit_fd_limit(unsigned *max_clients)
 	}
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
 		return 0;
-	if (rl.rlim_cur <= FD_RESERVE) {
+	if (rl.rlim_cur <= reserve) {
 		log_error("the open-file limit (%llu) leaves no room for clients; raise it "
 		          "(ulimit -n, or LimitNOFILE= in the unit) to at least %llu",
 		          (unsigned long long)rl.rlim_cur, (unsigned long long)need);
 		return -1;
 	}
 	log_warn("--max-clients %u lowered to %llu: the open-file limit is %llu (ulimit -n, or "
-	         "LimitNOFILE= in the unit; %u more are kept for the store and the sockets)",
-	         *max_clients, (unsigned long long)(rl.rlim_cur - FD_RESERVE),
-	         (unsigned long long)rl.rlim_cur, FD_RESERVE);
-	*max_clients = (unsigned)(rl.rlim_cur - FD_RESERVE);
+	         "LimitNOFILE= in the unit; %llu more are kept for the store and the sockets)",
+	         *max_clients, (unsigned long long)(rl.rlim_cur - reserve),
+	         (unsigned long long)rl.rlim_cur, (unsigned long long)reserve);
+	*max_clients = (unsigned)(rl.rlim_cur - reserve);
 	return 0;
 }
 
@@ -465,6 +494,7 @@ main(int argc, char **argv)
 		O_PER_ADDR_CREATES,
 		O_PER_ADDR_GAMES,
 		O_LOOKUP_FAILURES,
+		O_LOGIN_SPREAD,
 		O_DRAW_MOVES,
 		O_REMATCH_OFFERS,
 		O_IDLE,
@@ -474,6 +504,9 @@ main(int argc, char **argv)
 		O_THINKING,
 		O_KIBITZ,
 		O_KEEP_DAYS,
+		O_HISTORY_OFFSET,
+		O_READS_PER_ADDR,
+		O_READ_THREADS,
 		O_DB,
 		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
@@ -511,6 +544,7 @@ main(int argc, char **argv)
 	        {"max-creates-per-addr", required_argument, NULL, O_PER_ADDR_CREATES},
 	        {"max-games-per-addr", required_argument, NULL, O_PER_ADDR_GAMES},
 	        {"max-lookup-failures", required_argument, NULL, O_LOOKUP_FAILURES},
+	        {"login-spread", required_argument, NULL, O_LOGIN_SPREAD},
 	        {"draw-offer-moves", required_argument, NULL, O_DRAW_MOVES},
 	        {"max-rematch-offers", required_argument, NULL, O_REMATCH_OFFERS},
 	        {"idle-timeout", required_argument, NULL, O_IDLE},
@@ -520,6 +554,9 @@ main(int argc, char **argv)
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"keep-days", required_argument, NULL, O_KEEP_DAYS},
+	        {"max-history-offset", required_argument, NULL, O_HISTORY_OFFSET},
+	        {"max-reads-per-addr", required_argument, NULL, O_READS_PER_ADDR},
+	        {"read-threads", required_argument, NULL, O_READ_THREADS},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -554,6 +591,7 @@ main(int argc, char **argv)
 	        .creates_per_addr = 60,
 	        .games_per_addr = 16,
 	        .lookup_failures = 5,
+	        .login_spread = ACCOUNTS_SPREAD_MIN,
 	        .draw_offer_moves = 2,
 	        .rematch_offers = 2,
 	        .idle_ms = 600000,
@@ -561,6 +599,9 @@ main(int argc, char **argv)
 	        .addr_sessions = 64,
 	        .max_thinking = 32,
 	        .kibitz_per_game = 20,
+	        .max_history_offset = 1000,
+	        .reads_per_addr = 8,
+	        .read_threads = read_threads_default(),
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
 	const char *admin_socket = NULL, *listen_http = NULL, *listen_https = NULL;
@@ -718,6 +759,12 @@ main(int argc, char **argv)
 			else
 				lcfg.lookup_failures = (unsigned)v;
 			break;
+		case O_LOGIN_SPREAD:
+			if (parse_num(optarg, 0, 1000, &v) < 0)
+				bad = "--login-spread wants a number from 0 to 1000";
+			else
+				lcfg.login_spread = (unsigned)v;
+			break;
 		case O_DRAW_MOVES:
 			if (parse_num(optarg, 0, 1000, &v) < 0)
 				bad = "--draw-offer-moves wants a number from 0 to 1000";
@@ -753,6 +800,24 @@ main(int argc, char **argv)
 				bad = "--max-sessions-per-addr wants a number from 0 to 1000000";
 			else
 				lcfg.addr_sessions = (unsigned)v;
+			break;
+		case O_HISTORY_OFFSET:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-history-offset wants a number from 0 to 1000000";
+			else
+				lcfg.max_history_offset = (unsigned)v;
+			break;
+		case O_READS_PER_ADDR:
+			if (parse_num(optarg, 0, 100000, &v) < 0)
+				bad = "--max-reads-per-addr wants a number from 0 to 100000";
+			else
+				lcfg.reads_per_addr = (unsigned)v;
+			break;
+		case O_READ_THREADS:
+			if (parse_num(optarg, 0, READ_THREADS_MAX, &v) < 0)
+				bad = "--read-threads wants a number from 0 to 64";
+			else
+				lcfg.read_threads = v > 0 ? (unsigned)v : read_threads_default();
 			break;
 		case O_THINKING:
 			if (parse_num(optarg, 0, 100000, &v) < 0)
@@ -819,7 +884,11 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 		case O_HELP:
-			usage(stdout);
+			/* "--help limits": the second page */
+			if (optind < argc && strcmp(argv[optind], "limits") == 0)
+				usage_limits(stdout);
+			else
+				usage(stdout);
 			return 0;
 		case 'V':
 		case O_VERSION:
@@ -936,7 +1005,9 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* a store this start makes is removed again if the start fails */
 	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
-	if (clients_fit_fd_limit(&ncfg.max_clients) < 0) {
+	if (clients_fit_fd_limit(&ncfg.max_clients,
+	                         FD_RESERVE + (rlim_t)FD_PER_READER * (lcfg.read_threads - 1)) <
+	    0) {
 		tls_server_free(d.tls);
 		return 1;
 	}

@@ -175,18 +175,26 @@ http_stream(struct http *h, const struct http_request *rq, const char *id, int64
 }
 
 int
-http_defer(struct http *h, const struct http_request *rq, struct archive_read *r)
+http_defer(struct http *h, const struct http_request *rq, struct archive_read *r,
+           struct http_reply *out)
 {
 	struct http_pss *pss = lws_wsi_user(rq->conn);
+	uint64_t ticket = HTTP_READ_TICKET | ++h->next_ticket;
 
 	if (h->ops.read == NULL || pss == NULL) {
 		archive_read_free(r);
 		return -1;
 	}
-	r->ticket = HTTP_READ_TICKET | ++h->next_ticket;
-	pss->ticket = r->ticket;
+	r->ticket = ticket;
+	snprintf(r->addr, sizeof r->addr, "%s", rq->addr);
+	if (h->ops.read(h->ops.arg, r) < 0) { /* r was freed */
+		http_reply_printf(out, 429, "text/plain; charset=utf-8",
+		                  "too many store reads from your address; try again later\n");
+		out->retry_after = 1;
+		return 0;
+	}
+	pss->ticket = ticket;
 	TAILQ_INSERT_TAIL(&h->deferred, pss, link);
-	h->ops.read(h->ops.arg, r);
 	return 0;
 }
 

@@ -57,10 +57,12 @@ struct http_ops {
 	/* Whether the server is ready (store writable, accepting): 1, or 0 with why filled. */
 	int (*ready)(void *arg, char *why, size_t size);
 	/*
-	 * Run store read r (stolen) off the loop; its answer comes back through http_read_done().
-	 * NULL without a store (the read API answers 404).
+	 * Run store read r (stolen) off the loop, queued fairly by r->addr (reader.h); its answer
+	 * comes back through http_read_done(). Returns 0, or -1 when that address has its maximum
+	 * of reads out (--max-reads-per-addr: r is freed). NULL without a store (the read API
+	 * answers 404).
 	 */
-	void (*read)(void *arg, struct archive_read *r);
+	int (*read)(void *arg, struct archive_read *r);
 	/* Fill out with the answer of read r (borrowed) for the API (web-api.h). */
 	void (*answer)(void *arg, const struct archive_read *r, struct http_reply *out);
 	/* The number of the open account called name, or 0 for none. */
@@ -171,11 +173,13 @@ int http_query(const struct http_request *rq, const char *name, char *buf, size_
 int http_stream(struct http *h, const struct http_request *rq, const char *id, int64_t since);
 
 /*
- * Answer rq later, from the store: read r (stolen) goes to ops->read, and its answer is made by
- * ops->answer once it comes. The route leaves out untouched. Returns 0, or -1 when there is no
- * store (r is freed; the route answers itself).
+ * Answer rq later, from the store: read r (stolen) goes to ops->read under rq's address, and its
+ * answer is made by ops->answer once it comes. The route leaves out untouched. Returns 0, or -1
+ * when there is no store (r is freed; the route answers itself); when the address has its
+ * maximum of reads out, out is filled with 429 and Retry-After and 0 is returned.
  */
-int http_defer(struct http *h, const struct http_request *rq, struct archive_read *r);
+int http_defer(struct http *h, const struct http_request *rq, struct archive_read *r,
+               struct http_reply *out);
 
 /* The node's ops and the configuration h was made with (borrowed). */
 const struct http_ops *http_ops_of(const struct http *h);

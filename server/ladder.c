@@ -31,14 +31,6 @@ account_player_new(const struct account *a, const char *rating)
 	return event_player_encode(&p);
 }
 
-/* Hand read r (stolen) to ops->read for peer's request m: peer's next requests wait for it. */
-static void
-read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struct archive_read *r)
-{
-	r->ticket = lobby_wait_add(lb, peer, m);
-	lb->ops.read(lb->ops.arg, r);
-}
-
 /* The account profile m asks for: by name (closed ones are none), or the asker's own. */
 static const struct account *
 profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -153,7 +145,7 @@ ladder_profile(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_PROFILE;
 	r->account = a->row.id;
-	read_start(lb, peer, m, r);
+	archive_read_start(lb, peer, m, r);
 }
 
 /* An empty leaderboard page (no store). */
@@ -196,7 +188,7 @@ ladder_leaderboard(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		r->board.has_after = 1;
 		r->board.after = after;
 	}
-	read_start(lb, peer, m, r);
+	archive_read_start(lb, peer, m, r);
 }
 
 json_t *

@@ -76,6 +76,7 @@ lobby_create(const struct lobby_config *cfg, const struct lobby_ops *ops)
 	LIST_INIT(&lb->spect_waiting);
 	TAILQ_INIT(&lb->waits);
 	accounts_init(&lb->accounts);
+	lb->accounts.spread_min = cfg->login_spread;
 	rating_book_init(&lb->ratings);
 	lb->env.ratings = &lb->ratings;
 	lb->quick_due = UINT64_MAX; /* set by quick and pairing_wake() */

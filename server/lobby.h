@@ -94,11 +94,13 @@ struct lobby_ops {
 	 * Optional (NULL: the server keeps no store; history is empty and record finds nothing).
 	 * Run store read r off the loop's thread (archive_read_run() on a read port, archive.h) and
 	 * hand it back with handlers_read_done() (handlers.h), from the loop thread and outside any
-	 * lobby call. Steals r. Must not call back into the lobby. Until the answer comes, the
-	 * asking connection's later requests wait in the lobby (struct lobby_wait), so that replies
-	 * keep the order of the requests.
+	 * lobby call. The reads of all askers share the readers fairly by r->addr, the asker's
+	 * address (reader.h). Returns 0 and steals r, or a negative number when r->addr has its
+	 * maximum of reads queued or running (cfg.reads_per_addr): then r is not taken. Must not
+	 * call back into the lobby. Until the answer comes, the asking connection's later requests
+	 * wait in the lobby (struct lobby_wait), so that replies keep the order of the requests.
 	 */
-	void (*read)(void *arg, struct archive_read *r);
+	int (*read)(void *arg, struct archive_read *r);
 	/*
 	 * Optional (NULL: no accounts; register and hello with a password are refused, internal).
 	 * Run password job j off the loop's thread (auth_job_run(), auth.h), a few at a time, and
@@ -143,6 +145,8 @@ struct lobby_config {
 	unsigned games_per_addr;   /* games not over created from one address */
 	unsigned lookup_failures;  /* failed invite code and token lookups from one address
 	                              before each next one waits (1 s, doubling to 5 min) */
+	unsigned login_spread;     /* addresses whose failed logins to an account make it slow the
+	                              addresses it does not know (accounts.h); 0: never */
 	unsigned draw_offer_moves; /* moves the opponent makes before a side may offer again */
 	unsigned rematch_offers;   /* rematch offers of one side in one game */
 	unsigned kibitz_per_game;  /* spectators' lines one game relays per KIBITZ_WINDOW ms */
@@ -152,6 +156,9 @@ struct lobby_config {
 	                              unseated one goes), and new ones a minute (bursts of 2x) */
 	unsigned max_thinking;     /* games against the computer not over, and searches queued
 	                               or running in node.c's pool */
+	unsigned max_history_offset; /* the largest history offset (deeper pages go by after) */
+	unsigned reads_per_addr; /* store reads one address may have queued or running; 0: any */
+	unsigned read_threads;   /* the store reader's threads (node.c), at least 1 */
 };
 
 /* A request waiting in the lobby for its turn behind a store read of the same connection. */
@@ -208,12 +215,15 @@ struct lobby {
 	char dropped_addr[64];    /* ... the address of the last one */
 	/* connections whose store read is out, found by ticket (lobby_wait_find()) */
 	TAILQ_HEAD(, lobby_wait) waits;
-	uint64_t read_ticket;       /* the last store read's ticket */
-	struct accounts accounts;   /* the accounts and the throttles of logins (auth.c) */
-	struct rating_book ratings; /* the accounts' ratings (rating.h), env.ratings points here */
-	const char *store_down;     /* the store cannot write: why (static), else NULL */
-	uint64_t paused_at;         /* ops->now when it went down: the game time stops there */
-	uint64_t paused_ms;         /* the time the store was down, not counted in lobby_time() */
+	uint64_t read_ticket;        /* the last store read's ticket */
+	uint64_t reads_refused;      /* reads refused past reads_per_addr since the last log line */
+	char reads_refused_addr[64]; /* ... the address of the last one */
+	uint64_t reads_logged_at;    /* ops->now of that log line (guard_tick()) */
+	struct accounts accounts;    /* the accounts and the throttles of logins (auth.c) */
+	struct rating_book ratings;  /* the accounts' ratings (rating.h), env.ratings points here */
+	const char *store_down;      /* the store cannot write: why (static), else NULL */
+	uint64_t paused_at;          /* ops->now when it went down: the game time stops there */
+	uint64_t paused_ms;          /* the time the store was down, not counted in lobby_time() */
 	uint64_t quick_due; /* lobby time a window of the rated quick pool widens next (pairing.c);
 	                       UINT64_MAX: none */
 };

@@ -9,8 +9,9 @@
  *
  * The game layer reaches the store through its ports (store-port.h), which this file fills from
  * the SQLite store: the write port for the restore (and, in the turn pipeline, durable.c), and
- * the read port, run by a reader (reader.h) on a thread and a connection of its own, for history
- * and record (ops->read); the answers come back through handlers_read_done(). The operators'
+ * the read ports, run by a reader (reader.h) on threads and connections of their own, fairly by
+ * the asker's address, for history, record, profile and leaderboard (ops->read); the answers
+ * come back through handlers_read_done(). The operators'
  * requests come from the admin socket (admin.h) to operators.h, and their answers go back once
  * the network layer's output of their turn is released (net_ops.released): durable too.
  */
@@ -32,6 +33,7 @@
 #include "log.h"
 #include "node.h"
 #include "operators.h"
+#include "osrand.h"
 #include "pairing.h"
 #include "reader.h"
 #include "restore.h"
@@ -346,16 +348,31 @@ node_tick_cb(uv_timer_t *t)
 	net_reap(nd->net);
 }
 
-/* lobby_ops.read: the game layer's store read goes to the reader (after shutdown, nowhere). */
-static void
+/*
+ * lobby_ops.read: the game layer's store read goes to the reader's fair queue under its asker's
+ * address (after shutdown, nowhere). Refused when that address has its maximum of reads out.
+ */
+static int
 node_read_cb(void *arg, struct archive_read *r)
 {
 	struct node *nd = arg;
 
-	if (nd->reader == NULL)
+	if (nd->reader == NULL) {
 		archive_read_free(r); /* shutting down: its connection goes unanswered */
-	else
-		reader_submit(nd->reader, r);
+		return 0;
+	}
+	return reader_submit(nd->reader, r->addr, r) < 0 ? -1 : 0;
+}
+
+/* http_ops.read: the read API's read, as the game layer's (r is freed when refused). */
+static int
+node_http_read_cb(void *arg, struct archive_read *r)
+{
+	if (node_read_cb(arg, r) < 0) {
+		archive_read_free(r);
+		return -1;
+	}
+	return 0;
 }
 
 /* The reader answered a read: to the game layer, on the loop's thread. */
@@ -372,30 +389,43 @@ node_read_done_cb(void *arg, struct archive_read *r)
 }
 
 /*
- * The reader of the game layer's store reads: on a read-only connection of its own and a thread
- * of its own for a file store; a temporary store (":memory:"), which no second connection can
- * see, is read on its own connection on the loop's thread (store_read_port_init()), and so is a
- * file store whose second connection could not be opened (said in the log; reads still work).
+ * The reader of the game layer's store reads: for a file store, threads read_threads (at least
+ * one), each on a read-only connection of its own (store_reader_open()); a temporary store
+ * (":memory:"), which no second connection can see, is read on its own connection on the loop's
+ * thread (store_read_port_init()), and so is a file store whose first second connection could
+ * not be opened (said in the log; reads still work). A thread whose connection could not be
+ * opened is not started (said in the log too).
  */
 static void
-node_reader_start(struct node *nd, struct store *st)
+node_reader_start(struct node *nd, struct store *st, unsigned threads, unsigned per_addr)
 {
-	struct store_read_port port;
+	struct reader_config cfg = {.per_key = per_addr, .seed = osrand_u64()};
+	struct store_read_port *ports = xcalloc(threads > 0 ? threads : 1, sizeof *ports);
 	struct store_error err;
+	unsigned n = 0;
 	int rc;
 
-	if (store_is_temporary(st)) {
-		store_read_port_init(st, &port);
-	} else if (store_reader_open(store_path(st), &port, &err) < 0) {
-		log_warn("store: no reader of its own (%s); history and records are read on the "
-		         "loop",
-		         err.text);
-		store_read_port_init(st, &port);
+	for (unsigned i = 0; !store_is_temporary(st) && i < (threads > 0 ? threads : 1); i++) {
+		if (store_reader_open(store_path(st), &ports[n], &err) < 0) {
+			log_warn("store: reader %u of %u has no connection of its own (%s)%s",
+			         i + 1, threads, err.text,
+			         n == 0 ? "; history and records are read on the loop" : "");
+			break;
+		}
+		n++;
 	}
-	if ((rc = reader_create(nd->loop, &port, node_read_done_cb, nd, &nd->reader)) < 0) {
+	if (n == 0) {
+		store_read_port_init(st, &ports[0]);
+		n = 1;
+	}
+	if ((rc = reader_create(nd->loop, ports, n, &cfg, node_read_done_cb, nd, &nd->reader)) <
+	    0) {
 		log_error("store: cannot start its reader: %s", uv_strerror(rc));
 		abort(); /* as out of memory: a libuv async handle or a thread */
 	}
+	free(ports);
+	log_debug("store: %u reader threads, at most %u reads queued per address",
+	          reader_threads(nd->reader), per_addr);
 }
 
 /* The password jobs' pool: its threads (hasher.h). */
@@ -611,7 +641,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	nd->turn = turn_create(loop, nd->net, store, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
 	if (store != NULL)
-		node_reader_start(nd, store);
+		node_reader_start(nd, store, lcfg->read_threads, lcfg->reads_per_addr);
 	return nd;
 }
 
@@ -788,7 +818,7 @@ node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, ch
 {
 	struct http_ops ops = {.metrics = node_metrics_cb,
 	                       .ready = node_ready_cb,
-	                       .read = nd->reader != NULL ? node_read_cb : NULL,
+	                       .read = nd->reader != NULL ? node_http_read_cb : NULL,
 	                       .answer = node_answer_cb,
 	                       .account = node_account_cb,
 	                       .stream_ok = node_stream_ok_cb,

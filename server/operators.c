@@ -3,9 +3,10 @@
  * checked here and applied to the accounts in memory (accounts.h), the store's row written
  * through ops->account_update (the turn's group commit), a new password hashed through
  * ops->hash. Ending an account's sessions reuses the game layer's own ends: table_finish() as
- * aborted, abandoned (as a game nobody comes back to), lobby_session_leave() for a seat, and the
- * registry's session_forget(). Owns nothing between calls but the password jobs it hands out
- * until ops->hash steals them.
+ * aborted, abandoned (as a game nobody comes back to), lobby_session_leave() for a seat, and
+ * lobby_session_drop(); auth.c ends an account's sessions through operators_account_end() too
+ * (a password changed, an account closed). Owns nothing between calls but the password jobs it
+ * hands out until ops->hash steals them.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@
 #include "names.h"
 #include "operators.h"
 #include "password.h"
-#include "throttle.h"
 #include "xmalloc.h"
 
 /* An answer refusing the request: code (a word) and a sentence. A new reference. */
@@ -37,6 +37,14 @@ operators_error(const char *code, const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	return json_pack("{s:s, s:s, s:s}", "type", "error", "code", code, "text", text);
+}
+
+/* err (stolen) naming the request's member field that it refuses. Returns err. */
+static json_t *
+operators_field(json_t *err, const char *field)
+{
+	json_object_set_new(err, "field", json_string(field));
+	return err;
 }
 
 json_t *
@@ -62,18 +70,36 @@ operators_ok_new(const char *request, const struct store_account *row, unsigned 
 }
 
 /*
+ * A string member of req, into *out: NULL, or an error answer (a new reference): bad_request
+ * when it is missing, bad_value (naming it) when it is no string.
+ */
+static json_t *
+operators_string(const json_t *req, const char *member, const char **out)
+{
+	const json_t *v = json_object_get(req, member);
+
+	*out = json_string_value(v);
+	if (*out != NULL)
+		return NULL;
+	if (v == NULL)
+		return operators_error("bad_request", "\"%s\" (a string) is missing", member);
+	return operators_field(operators_error("bad_value", "\"%s\" is a string", member), member);
+}
+
+/*
  * The account named by req's "name" (any case), into *out; else an error answer (bad_request:
- * no name; no_such_account), a new reference, and *out NULL.
+ * no name; bad_value: a name that is no string; no_such_account), a new reference, and *out NULL.
  */
 static json_t *
 operators_account(struct lobby *lb, const json_t *req, struct account **out)
 {
-	const char *name = json_string_value(json_object_get(req, "name"));
 	char key[STORE_ACCOUNT_NAME_MAX];
+	const char *name;
+	json_t *err;
 
 	*out = NULL;
-	if (name == NULL)
-		return operators_error("bad_request", "\"name\" (a string) is missing");
+	if ((err = operators_string(req, "name", &name)) != NULL)
+		return err;
 	if (!names_account_valid(name) || names_account_key(name, key, sizeof key) < 0 ||
 	    (*out = accounts_find(&lb->accounts, key)) == NULL)
 		return operators_error("no_such_account", "no account is named '%.64s'", name);
@@ -94,7 +120,7 @@ operators_account_write(struct lobby *lb, struct account *a)
  * End session s (its account is banned, or its password reset): its game not over ends as
  * aborted, abandoned, and *games counts it; an open game it is seated at ends as its seat is
  * freed; its connection gets bye (reason) and is closed. s stays in the registry for the caller
- * to forget (operators_sessions_end()).
+ * to forget (operators_account_end()).
  */
 static void
 operators_session_end(struct lobby *lb, struct session *s, const char *reason, const char *text,
@@ -121,13 +147,9 @@ operators_session_end(struct lobby *lb, struct session *s, const char *reason, c
 	lobby_session_leave(lb, s);
 }
 
-/*
- * End every session of account id (operators_session_end()) and forget them: their tokens
- * resume nothing. Returns how many; *games counts the games they ended.
- */
-static unsigned
-operators_sessions_end(struct lobby *lb, int64_t id, const char *reason, const char *text,
-                       unsigned *games)
+unsigned
+operators_account_end(struct lobby *lb, int64_t id, const struct session *keep, const char *reason,
+                      const char *text, unsigned *games)
 {
 	size_t kept = 0;
 	unsigned n = 0;
@@ -135,13 +157,13 @@ operators_sessions_end(struct lobby *lb, int64_t id, const char *reason, const c
 	for (size_t i = 0; i < lb->sessions.n; i++) {
 		struct session *s = lb->sessions.all[i];
 
-		if (s->account != id) {
+		if (s->account != id || s == keep) {
 			lb->sessions.all[kept++] = s;
 			continue;
 		}
 		operators_session_end(lb, s, reason, text, games);
 		log_info("%s (%s) ended: %s", s->id, s->name, reason);
-		session_forget(&lb->sessions, s);
+		lobby_session_drop(lb, s); /* its address's count of sessions too */
 		n++;
 	}
 	lb->sessions.n = kept;
@@ -150,33 +172,64 @@ operators_sessions_end(struct lobby *lb, int64_t id, const char *reason, const c
 	return n;
 }
 
-/* accounts_list: a page of accounts by id, after "after" (an id), at most "limit". */
+/*
+ * Check an integer member of req: absent (then *out keeps its default), or an integer from min
+ * to max. NULL, or an error answer (bad_value, naming the member and its range): a new reference.
+ */
+static json_t *
+operators_integer(const json_t *req, const char *member, json_int_t min, json_int_t max,
+                  json_int_t *out)
+{
+	const json_t *v = json_object_get(req, member);
+
+	if (v == NULL)
+		return NULL;
+	if (json_is_integer(v) && json_integer_value(v) >= min && json_integer_value(v) <= max) {
+		*out = json_integer_value(v);
+		return NULL;
+	}
+	return operators_field(operators_error("bad_value",
+	                                       "\"%s\" is an integer from %lld to %lld", member,
+	                                       (long long)min, (long long)max),
+	                       member);
+}
+
+json_t *
+operators_list_args(const json_t *req, int64_t *after, size_t *limit)
+{
+	json_int_t a = 0, n = OPERATORS_LIST_DEFAULT;
+	json_t *err;
+
+	if ((err = operators_integer(req, "after", 0, INT64_MAX, &a)) != NULL ||
+	    (err = operators_integer(req, "limit", 1, OPERATORS_LIST_MAX, &n)) != NULL)
+		return err;
+	*after = (int64_t)a;
+	*limit = (size_t)n;
+	return NULL;
+}
+
+/*
+ * accounts_list: a page of accounts by id, after "after" (an id), at most "limit": found in the
+ * set's index by id (accounts_after()), so that a page costs its own length whatever the ids.
+ */
 static json_t *
 operators_list(struct lobby *lb, const json_t *req, uint64_t ticket)
 {
-	const json_t *after = json_object_get(req, "after"), *limit = json_object_get(req, "limit");
-	json_int_t id = 0, max = OPERATORS_LIST_DEFAULT;
-	json_t *list = json_array(), *o;
-	const struct account *a;
+	json_t *list, *o, *err;
+	int64_t after;
+	size_t limit, i, n = accounts_count(&lb->accounts);
 
 	(void)ticket;
-	if ((after != NULL && (!json_is_integer(after) || (id = json_integer_value(after)) < 0)) ||
-	    (limit != NULL && (!json_is_integer(limit) || (max = json_integer_value(limit)) < 1 ||
-	                       max > OPERATORS_LIST_MAX))) {
-		json_decref(list);
-		return operators_error("bad_value", "\"after\" is an account id, \"limit\" 1 to %d",
-		                       OPERATORS_LIST_MAX);
-	}
-	/* ids are given in order and never reused: the page is found by key, not by a scan */
-	for (id++; id < lb->accounts.next_id && (json_int_t)json_array_size(list) < max; id++)
-		if ((a = accounts_find_id(&lb->accounts, id)) != NULL)
-			json_array_append_new(list, operators_account_new(&a->row));
+	if ((err = operators_list_args(req, &after, &limit)) != NULL)
+		return err;
+	list = json_array();
+	for (i = accounts_after(&lb->accounts, after); i < n && json_array_size(list) < limit; i++)
+		json_array_append_new(list,
+		                      operators_account_new(&accounts_at(&lb->accounts, i)->row));
 	o = json_pack("{s:s, s:o}", "type", "accounts", "accounts", list);
-	for (json_int_t more = id; more < lb->accounts.next_id; more++)
-		if (accounts_find_id(&lb->accounts, more) != NULL) {
-			json_object_set_new(o, "next", json_integer(id - 1));
-			break;
-		}
+	if (i < n && i > 0)
+		json_object_set_new(o, "next",
+		                    json_integer(accounts_at(&lb->accounts, i - 1)->row.id));
 	return o;
 }
 
@@ -195,8 +248,8 @@ operators_ban(struct lobby *lb, const json_t *req, uint64_t ticket)
 		a->row.banned_ms = -1; /* now: the store's write sets the time */
 		operators_account_write(lb, a);
 	}
-	sessions =
-	        operators_sessions_end(lb, a->row.id, "banned", "this account is banned", &games);
+	sessions = operators_account_end(lb, a->row.id, NULL, "banned", "this account is banned",
+	                                 &games);
 	log_info("account %lld (%s) banned by the operator: %u sessions, %u games ended",
 	         (long long)a->row.id, a->row.name, sessions, games);
 	return operators_ok_new("account_ban", &a->row, sessions, games);
@@ -225,13 +278,16 @@ operators_unban(struct lobby *lb, const json_t *req, uint64_t ticket)
 static json_t *
 operators_set_kind(struct lobby *lb, const json_t *req, uint64_t ticket)
 {
-	const char *kind = json_string_value(json_object_get(req, "kind"));
+	const char *kind;
 	struct account *a;
 	json_t *err;
 
 	(void)ticket;
-	if (kind == NULL || (strcmp(kind, "bot") != 0 && strcmp(kind, "account") != 0))
-		return operators_error("bad_value", "\"kind\" is \"bot\" or \"account\"");
+	if ((err = operators_string(req, "kind", &kind)) != NULL)
+		return err;
+	if (strcmp(kind, "bot") != 0 && strcmp(kind, "account") != 0)
+		return operators_field(
+		        operators_error("bad_value", "\"kind\" is \"bot\" or \"account\""), "kind");
 	if ((err = operators_account(lb, req, &a)) != NULL)
 		return err;
 	if (strcmp(a->row.kind, kind) != 0) {
@@ -247,18 +303,22 @@ operators_set_kind(struct lobby *lb, const json_t *req, uint64_t ticket)
 static json_t *
 operators_reset(struct lobby *lb, const json_t *req, uint64_t ticket)
 {
-	const char *pw = json_string_value(json_object_get(req, "password"));
+	const char *pw;
 	struct account *a;
 	struct auth_job *j;
 	json_t *err;
 
-	if (pw == NULL || password_check(pw, strlen(pw)) < 0)
-		return operators_error("bad_value", "a password has 8 to 1024 bytes, no NUL");
+	if ((err = operators_string(req, "password", &pw)) != NULL)
+		return err;
+	if (password_check(pw, strlen(pw)) < 0)
+		return operators_field(
+		        operators_error("bad_value", "a password has 8 to 1024 bytes, no NUL"),
+		        "password");
 	if ((err = operators_account(lb, req, &a)) != NULL)
 		return err;
 	if (lb->ops.hash == NULL)
 		return operators_error("internal", "this server keeps no accounts");
-	if (lb->accounts.jobs_out >= AUTH_JOBS_MAX)
+	if (lb->accounts.jobs_out >= AUTH_JOBS_MAX + AUTH_JOBS_SESSION) /* logins never take all */
 		return operators_error("busy", "too many passwords are being hashed; try again");
 	j = xcalloc(1, sizeof *j);
 	j->op = AUTH_RESET;
@@ -288,9 +348,9 @@ operators_hash_done(struct lobby *lb, struct auth_job *j)
 	}
 	snprintf(a->row.hash, sizeof a->row.hash, "%s", j->hash);
 	operators_account_write(lb, a);
-	throttle_forget(lb->accounts.by_account, a->row.key); /* its owner may log in at once */
-	sessions = operators_sessions_end(lb, a->row.id, "password_reset",
-	                                  "the account's password was reset: log in again", &games);
+	accounts_login_forget(&lb->accounts, a->row.key); /* its owner may log in at once */
+	sessions = operators_account_end(lb, a->row.id, NULL, "password_reset",
+	                                 "the account's password was reset: log in again", &games);
 	log_info("account %lld (%s): password reset by the operator, %u sessions ended",
 	         (long long)a->row.id, a->row.name, sessions);
 	return operators_ok_new("account_reset_password", &a->row, sessions, games);
@@ -330,8 +390,12 @@ operators_restore(struct lobby *lb)
 		        s->account != 0 ? accounts_find_id(&lb->accounts, s->account) : NULL;
 
 		if (a != NULL && (a->row.banned_ms != 0 || a->row.closed_ms != 0)) {
-			n += operators_sessions_end(lb, a->row.id, "banned",
-			                            "this account is banned", &games);
+			int closed = a->row.banned_ms == 0;
+
+			n += operators_account_end(
+			        lb, a->row.id, NULL, closed ? "closed" : "banned",
+			        closed ? "the account is closed" : "this account is banned",
+			        &games);
 			i = (size_t)-1; /* the registry was compacted: look again from the start */
 		}
 	}

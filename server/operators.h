@@ -11,7 +11,13 @@
  *   {"type":"account_unban","name":"alice"}         -> {"type":"ok",...}
  *   {"type":"account_reset_password","name":"alice","password":"..."} -> {"type":"ok",...}
  *   {"type":"account_set_kind","name":"alice","kind":"bot"}           -> {"type":"ok",...}
- *   refusals: {"type":"error","code":"no_such_account"|"bad_request"|"bad_value"|...,"text":".."}
+ *   refusals: {"type":"error","code":"no_such_account"|"bad_request"|"bad_value"|...,"text":"..",
+ *              "field":"after"} (field: the member refused, with bad_value)
+ *
+ * Every member is checked before anything is done: a number out of its range (accounts_list's
+ * "after" 0 to 2^63-1, "limit" 1 to OPERATORS_LIST_MAX), a float, a string where a number goes
+ * or a number where a string goes is bad_value, naming the member. A page is found in the
+ * accounts' index by id (accounts_after()): its cost is its own length, whatever the ids asked.
  *
  * Ending an account's sessions (a ban, a password reset) is the same end for every one of them:
  * its game not over ends as aborted, reason abandoned (the opponent is told by the usual
@@ -42,6 +48,23 @@ struct auth_job;
  * ticket (a new password is hashed on the pool).
  */
 json_t *operators_request(struct lobby *lb, const json_t *req, uint64_t ticket);
+
+/*
+ * accounts_list's "after" and "limit" in req (borrowed), checked: NULL and *after, *limit set
+ * (0 and OPERATORS_LIST_DEFAULT when absent), or an error answer (bad_value with its field), a
+ * new reference. The store file's answer (adminctl.c) checks them here too.
+ */
+json_t *operators_list_args(const json_t *req, int64_t *after, size_t *limit);
+
+/*
+ * End every session of account id but keep (NULL: every one), as a ban does (above): each one's
+ * game not over ends as aborted, abandoned, and *games counts it; its connection gets bye with
+ * reason and text, and it is forgotten (its token gets bad_token). Returns how many ended. Used
+ * by a ban, a reset, and by auth.c: a password changed (every session but the changing one), an
+ * account closed (all of them).
+ */
+unsigned operators_account_end(struct lobby *lb, int64_t id, const struct session *keep,
+                               const char *reason, const char *text, unsigned *games);
 
 /*
  * The password job of a reset came back (j borrowed, j->ticket the request's): its answer, a new

@@ -8,9 +8,10 @@
  *   - The write port (struct store_write_port) is used on the event loop's thread only: the
  *     writes of one turn queue in the turn's transaction and commit() makes them durable at
  *     once (group commit, durable.h); load() and sessions_load() read everything back at start.
- *   - The read port (struct store_read_port) answers history and record requests. It works on a
- *     connection of its own, on a thread that is not the loop's (server/reader.c runs it), so a
- *     read that grows with the store never stalls the games; it sees what is committed.
+ *   - The read port (struct store_read_port) answers history, record, profile and leaderboard
+ *     requests. Each works on a connection of its own, on a thread that is not the loop's
+ *     (server/reader.c runs one per reading thread), so a read that grows with the store never
+ *     stalls the games; it sees what is committed.
  *
  * Times are Unix epoch milliseconds supplied by the caller: no backend reads the clock.
  */

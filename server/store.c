@@ -1232,20 +1232,30 @@ store_account_update(struct store *st, const struct store_account *a, struct sto
 	return store_write(st, s, "updating an account", err);
 }
 
-int
-store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
-                    void *ctx, struct store_error *err)
+/*
+ * The accounts of the query "SELECT <columns> FROM accounts " + where (its parameters: ?1 an
+ * id after which, ?2 a name key, ?3 a row limit; -1 for none), by id, to cb. Returns the
+ * count or an error.
+ */
+static int
+store_accounts_query(struct store *st, const char *where, int64_t after, const char *key,
+                     int64_t limit, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
+                     struct store_error *err)
 {
+	char sql[512];
 	sqlite3_stmt *s;
 	int rc, count = 0;
 
-	rc = sqlite3_prepare_v2(st->db,
-	                        "SELECT id, name, name_key, skeleton, pw_hash, kind, created_ms, "
-	                        "COALESCE(closed_ms, 0), COALESCE(banned_ms, 0) FROM accounts "
-	                        "ORDER BY id",
-	                        -1, &s, NULL);
+	snprintf(sql, sizeof sql,
+	         "SELECT id, name, name_key, skeleton, pw_hash, kind, created_ms, "
+	         "COALESCE(closed_ms, 0), COALESCE(banned_ms, 0) FROM accounts %s",
+	         where);
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "reading accounts");
+	sqlite3_bind_int64(s, 1, after);
+	bind_text(s, 2, key != NULL ? key : "");
+	sqlite3_bind_int64(s, 3, limit);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct store_account a;
 
@@ -1273,6 +1283,45 @@ store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_ac
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(st, rc, err, "reading accounts");
 	return count;
+}
+
+int
+store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
+                    void *ctx, struct store_error *err)
+{
+	return store_accounts_query(st, "ORDER BY id", -1, NULL, -1, cb, ctx, err);
+}
+
+int
+store_accounts_page(struct store *st, int64_t after, size_t limit,
+                    int (*cb)(void *ctx, const struct store_account *a), void *ctx,
+                    struct store_error *err)
+{
+	if (after < 0 || limit == 0 || limit > INT32_MAX)
+		return store_fail(err, STORE_EINVAL, "accounts after %lld: bad argument",
+		                  (long long)after);
+	/* the primary key's order from after on: a page costs its own rows */
+	return store_accounts_query(st, "WHERE id > ?1 ORDER BY id LIMIT ?3", after, NULL,
+	                            (int64_t)limit, cb, ctx, err);
+}
+
+/* store_account_find()'s callback: the row, copied. */
+static int
+store_account_copy_cb(void *ctx, const struct store_account *a)
+{
+	*(struct store_account *)ctx = *a;
+	return 0;
+}
+
+int
+store_account_find(struct store *st, const char *key, struct store_account *out,
+                   struct store_error *err)
+{
+	if (!fits(key, STORE_ACCOUNT_NAME_MAX))
+		return store_fail(err, STORE_EINVAL, "account '%.20s': bad argument", key);
+	/* name_key is UNIQUE: its index finds the row */
+	return store_accounts_query(st, "WHERE name_key = ?2", -1, key, -1, store_account_copy_cb,
+	                            out, err);
 }
 
 int

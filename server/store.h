@@ -200,10 +200,22 @@ int store_account_update(struct store *st, const struct store_account *a, struct
 int store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
                         void *ctx, struct store_error *err);
 
+/* The accounts whose id is greater than after (>= 0), by id, at most limit (1 to 2^31-1), to
+ * cb: by the primary key, whatever the number of accounts. Returns the count or an error. */
+int store_accounts_page(struct store *st, int64_t after, size_t limit,
+                        int (*cb)(void *ctx, const struct store_account *a), void *ctx,
+                        struct store_error *err);
+
+/* The account of name key (names_account_key()) into *out, by its index: 1, 0 when there is
+ * none, or an error. */
+int store_account_find(struct store *st, const char *key, struct store_account *out,
+                       struct store_error *err);
+
 /*
  * Queue a rated game's change of one seat (c borrowed): its rating_changes row (at now_ms) and
  * the account's ratings row brought to the values after it (the counts by c->score, the best
- * rating after any of its games). Call it in the turn that finishes the game: one transaction holds both.
+ * rating after any of its games). Call it in the turn that finishes the game: one transaction holds
+ * both.
  */
 int store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
                         int64_t now_ms, struct store_error *err);

@@ -178,6 +178,16 @@ throttle_begin(struct throttle *t, const char *key, uint64_t now_ms, uint64_t *r
 	return 0;
 }
 
+uint32_t
+throttle_failures(struct throttle *t, const char *key, uint64_t now_ms)
+{
+	struct throttle_entry *e;
+
+	if (!throttle_key_valid(key) || (e = throttle_find(t, key, now_ms)) == NULL)
+		return 0;
+	return e->failures;
+}
+
 void
 throttle_success(struct throttle *t, const char *key)
 {

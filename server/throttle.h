@@ -70,6 +70,9 @@ int throttle_begin(struct throttle *t, const char *key, uint64_t now_ms, uint64_
  */
 int throttle_check(struct throttle *t, const char *key, uint64_t now_ms, uint64_t *retry_ms);
 
+/* The failures counted for key at now_ms (0 for a key not tracked, quiet, or bad). */
+uint32_t throttle_failures(struct throttle *t, const char *key, uint64_t now_ms);
+
 /*
  * The attempt begun for key succeeded: take its failure back (the delay then follows the
  * failures left). For a source address, so that people behind one address who log in rightly

@@ -64,7 +64,7 @@ web_api_games_get(struct http *h, const struct http_request *rq, struct http_rep
 		}
 		r->query.has_after = 1;
 	}
-	if (http_defer(h, rq, r) < 0) /* no store: nothing finished is kept */
+	if (http_defer(h, rq, r, out) < 0) /* no store: nothing finished is kept */
 		http_reply_printf(out, 200, "application/json",
 		                  "{\"type\":\"history_page\",\"total\":0,\"offset\":%lld,"
 		                  "\"games\":[]}\n",
@@ -87,7 +87,7 @@ web_api_game_get(struct http *h, const struct http_request *rq, struct http_repl
 	r->kind = ARCHIVE_READ_RECORD;
 	snprintf(r->game_id, sizeof r->game_id, "%s", id);
 	r->public_only = 1; /* no viewer: a private game is not found */
-	if (http_defer(h, rq, r) < 0)
+	if (http_defer(h, rq, r, out) < 0)
 		http_reply_printf(out, 404, TEXT, "this server keeps no records\n");
 }
 
@@ -108,7 +108,7 @@ web_api_user_get(struct http *h, const struct http_request *rq, struct http_repl
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_PROFILE;
 	r->account = id;
-	if (http_defer(h, rq, r) < 0)
+	if (http_defer(h, rq, r, out) < 0)
 		http_reply_printf(out, 404, TEXT, "this server keeps no games\n");
 }
 
@@ -143,7 +143,7 @@ web_api_board_get(struct http *h, const struct http_request *rq, struct http_rep
 		}
 		r->board.has_after = 1;
 	}
-	if (http_defer(h, rq, r) < 0)
+	if (http_defer(h, rq, r, out) < 0)
 		http_reply_printf(out, 200, "application/json",
 		                  "{\"type\":\"leaderboard\",\"kind\":\"%s\",\"entries\":[]}\n",
 		                  game_kind_name(k));

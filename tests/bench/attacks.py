@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""attacks.py: the ten attacks of issue 23, each from one address next to 50 honest players.
+"""attacks.py: the attacks on hokitod (ATTACKS.md), each from one address next to 50 honest players.
 
     python3 tests/bench/attacks.py --hokitod PATH --loadgen PATH [--only 1,2,...] [--seconds S]
 
@@ -585,6 +585,139 @@ def a10_full_disk_start(args, srv, stop):
         os.rmdir(mnt)
 
 
+def a11_login_lockout(args, srv, stop):
+    """Wrong passwords for the owner's account from one address, each as soon as retry_ms
+    allows (far more than 9 a minute); once its free guesses are spent, the owner logs in every
+    0.5 s from its home
+    address and from one it never used, and at the end its live session changes the password
+    (held: every one of those at once, none login_throttled)."""
+    pw = "correct horse battery"
+    home, new = "127.0.0.90", "127.0.0.91"
+    owner = Conn(srv.port, src=home, timeout=30)
+    r = owner.ask({"type": "register", "name": "Owner_o", "password": pw})
+    if r.get("type") != "welcome":
+        return {"what": "could not register: %s" % r.get("code"), "held": None}
+    guessed = {"n": 0, "throttled": 0}
+    ahead = threading.Event()  # the attacker's free guesses are spent: the owner starts
+
+    def guess():
+        c = Conn(srv.port, timeout=30)
+        t0 = time.time()
+        while not stop.is_set() and time.time() - t0 < args.seconds + 5:
+            r = c.ask({"type": "hello", "protocol": 1, "name": "owner_o",
+                       "password": "guess %d" % guessed["n"]})
+            if r.get("code") == "login_throttled":
+                guessed["throttled"] += 1
+                ahead.set()
+                stop.wait(r.get("retry_ms", 1000) / 1000.0)
+            else:
+                guessed["n"] += 1
+        guessed["seconds"] = time.time() - t0
+        c.close()
+
+    th = threading.Thread(target=guess, daemon=True)
+    th.start()
+    ahead.wait(10)
+    logins = {home: [], new: []}
+    t0 = time.time()
+    while not stop.is_set() and time.time() - t0 < args.seconds + 5:
+        for src in (home, new):
+            c = Conn(srv.port, src=src, timeout=30)
+            t1 = time.time()
+            r = c.ask({"type": "hello", "protocol": 1, "name": "owner_o", "password": pw})
+            logins[src].append((r.get("type") == "welcome", time.time() - t1))
+            c.close()
+        stop.wait(0.5)
+    changed = owner.ask({"type": "password_change", "old": pw, "new": "another password"})
+    th.join(30)
+    owner.close()
+    rate = guessed["n"] / max(guessed.get("seconds", 1), 1e-3) * 60
+    lat = sorted(dt for src in logins for _, dt in logins[src])
+    done = {src: sum(1 for ok, _ in logins[src] if ok) for src in logins}
+    return {"what": "%d guesses (%.0f a minute, %d told login_throttled); the owner's logins "
+                    "%d/%d from home, %d/%d from a new address, p50 %.0f ms, max %.0f ms; its "
+                    "password_change: %s" % (
+                        guessed["n"], rate, guessed["throttled"], done[home], len(logins[home]),
+                        done[new], len(logins[new]),
+                        lat[len(lat) // 2] * 1000 if lat else -1, lat[-1] * 1000 if lat else -1,
+                        changed.get("type") if changed.get("type") == "ok"
+                        else changed.get("code")),
+            "held": all(done[src] == len(logins[src]) > 0 for src in logins)
+            and changed.get("type") == "ok"}
+FILL_GAMES = 300000  # the store of attack 11: finished games (tests/bench/fairread.py fill)
+
+
+def filled_store(hokitod):
+    """A store file of FILL_GAMES finished public games (no events), in a directory of its own:
+    made by hokitod, then filled straight with SQL while it is stopped."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import fairread  # tests/bench/fairread.py
+    db = os.path.join(tempfile.mkdtemp(prefix="hokito-attack-fill-"), "hokito.db")
+    Server(hokitod, db=db).stop()
+    fairread.fill(db, FILL_GAMES)
+    return db
+
+
+def a12_deep_reads(args, srv, stop):
+    """8 connections loop the deepest history page the server takes (the last one by offset, or
+    the one at its offset cap) on a store of 300,000 finished games, as fast as it answers (a
+    rate_limited reply waits what it says); another address's first history page meanwhile, one
+    every 20 ms (held: its p99 under 50 ms)."""
+    conns = []
+    for i in range(8):
+        c = Conn(srv.port, timeout=60)
+        c.hello("deep%d" % i)
+        conns.append(c)
+    total = conns[0].ask({"type": "history", "limit": 1}).get("total", 0)
+    deep = {"type": "history", "offset": max(0, total - 20), "limit": 20}
+    r = conns[0].ask(deep)
+    if r.get("type") == "error" and r.get("field") == "offset":
+        cap = re.search(r"at most (\d+)", r.get("text", ""))
+        deep["offset"] = int(cap.group(1)) if cap else 0
+    counts = {"pages": 0}
+    refused = {}
+
+    def loop(c):
+        while not stop.is_set():
+            try:
+                r = c.ask(deep)
+            except (OSError, ConnectionError, ValueError):
+                return
+            if r.get("type") == "history_page":
+                counts["pages"] += 1
+            else:
+                refused[r.get("code")] = refused.get(r.get("code"), 0) + 1
+                wait = re.search(r"wait (\d+) ms", r.get("text", ""))
+                time.sleep(int(wait.group(1)) / 1000 if wait else 0.01)
+
+    threads = [threading.Thread(target=loop, args=(c,), daemon=True) for c in conns]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    v = Conn(srv.port, src="127.0.0.99", timeout=60)
+    v.hello("victim")
+    times = []
+    while not stop.is_set() and len(times) < 10000:
+        t1 = time.time()
+        r = v.ask({"type": "history"})
+        if r.get("type") == "history_page":
+            times.append((time.time() - t1) * 1000)
+        time.sleep(0.02)
+    dt = time.time() - t0
+    for t in threads:
+        t.join(65)
+    for c in conns + [v]:
+        c.close()
+    times.sort()
+    p50 = times[len(times) // 2] if times else float("nan")
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))] if times else float("nan")
+    return {"what": "8 conns looping history offset %d of %d games: %d pages (%.0f/s)%s; another "
+                    "address's first page p50 %.1f ms, p99 %.1f ms (%d pages)" % (
+                        deep["offset"], total, counts["pages"], counts["pages"] / dt,
+                        refused_text(refused), p50, p99, len(times)),
+            "held": bool(times) and p99 < 50}
+
+
 ATTACKS = [
     (1, "fill the disk (create+leave)", a1_fill_disk, ("alone",)),
     (2, "grow one game (draw offers)", a2_grow_game, ("alone",)),
@@ -596,6 +729,8 @@ ATTACKS = [
     (8, "pile up sessions", a8_session_pile, ("alone",)),
     (9, "controls in log, spectator chat", a9_smaller, ()),
     (10, "new store on a full disk", a10_full_disk_start, ()),
+    (11, "lock the owner out (logins)", a11_login_lockout, ("alone",)),
+    (12, "starve the readers (deep pages)", a12_deep_reads, ("fill", "--keep-finished", "0")),
 ]
 
 
@@ -646,8 +781,9 @@ def main():
             finally:
                 srv.stop()
             print("  alone, default limits: %s" % alone["what"], flush=True)
+        filled = filled_store(args.hokitod) if "fill" in flags else None
         srv = Server(args.hokitod, *extra,
-                     *[f for f in flags if f.startswith("-") or f.isdigit()])
+                     *[f for f in flags if f.startswith("-") or f.isdigit()], db=filled)
         runs = []
         try:
             for rnd in range(args.rounds if num != 10 else 1):
@@ -673,6 +809,8 @@ def main():
             alive = srv.alive()
         finally:
             srv.stop()
+            if filled is not None:
+                shutil.rmtree(os.path.dirname(filled), ignore_errors=True)
         last = runs[-1][2]
 
         def med_ratio(key):

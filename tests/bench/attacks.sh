@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The ten attacks of issue 23 against a release build of hokitod, each from one address beside 50
-# honest players on addresses of their own (tests/bench/attacks.py says how each is measured).
+# The attacks of tests/bench/ATTACKS.md against a release build of hokitod, each from one
+# address beside 50 honest players on addresses of their own (tests/bench/attacks.py says how each is measured).
 #
 #   bash tests/bench/attacks.sh [--seconds S] [--rounds R] [--only 1,2,...] [--server-args "FLAGS"]
 #
@@ -8,7 +8,7 @@
 # $LOADGEN). Prints, per attack and round (R quiet and attacked runs in turn, default 3), the
 # honest players' moves/s, p50 and p99 under attack against quiet, the attacker's CPU, the
 # server's RSS, whether it stayed up, whether its limits held, and what the attack did; then one
-# table of all ten with the medians of the rounds' ratios. Attack 10 mounts a small tmpfs and
+# table of them all with the medians of the rounds' ratios. Attack 10 mounts a small tmpfs and
 # needs root. Everything runs on loopback addresses, every loop is bounded, and everything is
 # stopped on exit (about 8 minutes at 3 rounds of 5 s). Figures: tests/bench/ATTACKS.md.
 # The honest players are programs that play as fast as the server answers: hokitod's per-address

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import resource
+import select
 import signal
 import socket
 import subprocess
@@ -353,6 +354,26 @@ class Recorder:
             m = self.recv()
             if m["type"] in types:
                 return m
+
+
+def arrivals(named, want, timeout=30):
+    """Read from several clients at once until want(order) holds: order is the list of
+    (name, message) in the order the lines arrived here."""
+    order = []
+    socks = {c.sock: (name, c) for name, c in named}
+    deadline = time.time() + timeout
+    while not want(order) and time.time() < deadline:
+        ready, _, _ = select.select(list(socks), [], [], max(0.01, deadline - time.time()))
+        for sk in ready:
+            name, c = socks[sk]
+            data = sk.recv(65536)
+            if not data:
+                return order
+            c.buf += data
+            while b"\n" in c.buf:
+                line, _, c.buf = c.buf.partition(b"\n")
+                order.append((name, json.loads(line)))
+    return order
 
 
 class Tap:

@@ -3,7 +3,7 @@
 
 Two protocol clients finish a HOKITO game of six moves, then 21 more games end at once, so that
 the first game is on the second history page. In the lobby, h opens the history: its first page,
-n the next one; Enter on the game replays it: the start, a step forward with the move highlighted
+n the next one (by key: the server takes no offset here), p back; Enter on the game replays it: the start, a step forward with the move highlighted
 in the move list, G and g (the end, the start), back. Each position's evaluation is shown and is what
 `hokito-engine analyse --depth 4` says of it. Then the create form starts a game against the
 computer at level 2 (a private game), the player resigns, and v on the game-over screen replays
@@ -64,13 +64,33 @@ def expected_eval(position):
 
 def main(tap):
     tmp = ct.tmpdir()
-    server = ct.Server(tmp)
+    # no history offset at all: the screen's pages must go by key (after), as deep pages must
+    server = ct.Server(tmp, ("--max-history-offset", "0"))
     tmux = ct.Tmux("replay")
     err = os.path.join(tmp, "rita.stderr")
     try:
         g, played = finish_game(server.port, ("ann", "ben"), 6)
         for i in range(21):
             finish_game(server.port, ("x%d" % i, "y%d" % i), 0, seed=100 + i)
+        # the plain client pages the same history by key too: history, then history next
+        pl = ct.Plain(server.port, "pia", [], os.path.join(tmp, "pia"))
+        try:
+            pl.send("history")
+            first = pl.expect(r"^history: games 1 to 10 of 22 finished \(more: history next\)$")
+            pl.send("history next")
+            second = pl.expect(r"^history: games 11 to 20 of 22 finished \(more: history next\)$")
+            pl.send("history next")
+            last = (pl.expect(r"^history: games 21 to 22 of 22 finished$") and
+                    pl.expect(r"^game %s hokito ann \(guest\) vs ben \(guest\)" % g))
+            pl.send("history next")
+            none = pl.expect(r"^error: history: no next page")
+            pl.send("history 10")
+            deep = pl.expect(r"offset at most 0: page deeper with after")
+            tap.check(first and second and last and none and deep,
+                      "--plain: history next pages by key to the oldest game and says when there "
+                      "is no next page; an offset past the server's cap is refused", pl.text())
+        finally:
+            pl.close()
         env = {"XDG_STATE_HOME": os.path.join(tmp, "rita"), "TERM": "xterm-256color",
                "LANG": "C.UTF-8"}
         tmux.start("rita", "%s --port %d --name rita" % (ct.HOKITO, server.port), env, COLS,

@@ -8,7 +8,6 @@ start on a file that is no store, and hokitod --check on sound and damaged store
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import socket
@@ -19,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, Server, Tap  # noqa: E402
+from serverlib import HOKITOD, Server, Tap, arrivals  # noqa: E402
 
 t = Tap()
 
@@ -93,9 +92,14 @@ def history_and_record():
         t.ok([x["game"] for x in r2["games"]] == ids[::-1][3:6] and
              [x["game"] for x in r3["games"]] == ids[:1] and r4["games"] == [] and
              r4["total"] == 7, "history pages with offset", (r2, r3, r4))
-        far, _ = c.request({"type": "history", "offset": 2 ** 62})
+        far, _ = c.request({"type": "history", "offset": 1000})
         t.ok(far["type"] == "history_page" and far["games"] == [] and far["total"] == 7 and
-             far["offset"] == 2 ** 62, "history: a huge offset is past the end, not an error", far)
+             far["offset"] == 1000, "history: an offset up to the cap past the end is empty", far)
+        deep = [c.request({"type": "history", "offset": o})[0] for o in (1001, 2 ** 62)]
+        t.ok(all(d["type"] == "error" and d["code"] == "bad_value" and d["field"] == "offset" and
+                 "after" in d["text"] for d in deep),
+             "history: an offset past --max-history-offset (1000) is refused: page by after",
+             deep)
         e = r["games"][0]
         t.ok(set(e) == {"game", "kind", "variant", "rated", "players", "ply", "result", "clock",
                         "created_ms", "ended_ms"} and e["result"]["reason"] == "resign" and
@@ -500,26 +504,6 @@ def fill_finished(db, n):
     con.close()
 
 
-def arrivals(named, want, timeout=30):
-    """Read from several clients at once until want(order) holds: order is the list of
-    (name, message) in the order the lines arrived here."""
-    order = []
-    socks = {c.sock: (name, c) for name, c in named}
-    deadline = time.time() + timeout
-    while not want(order) and time.time() < deadline:
-        ready, _, _ = select.select(list(socks), [], [], max(0.01, deadline - time.time()))
-        for sk in ready:
-            name, c = socks[sk]
-            data = sk.recv(65536)
-            if not data:
-                return order
-            c.buf += data
-            while b"\n" in c.buf:
-                line, _, c.buf = c.buf.partition(b"\n")
-                order.append((name, json.loads(line)))
-    return order
-
-
 def history_by_cursor():
     """history pages by key: `after` takes the `next` of the page before; the same games as
     paging by offset; replies keep the order of requests; another connection's requests are not
@@ -530,7 +514,8 @@ def history_by_cursor():
     finally:
         srv.stop()
     fill_finished(srv.db, 5000)
-    srv = Server("--keep-finished", "0", db=srv.db)  # the filled games have no events to load
+    # the filled games have no events to load; deep offsets allowed, to compare them with after
+    srv = Server("--keep-finished", "0", "--max-history-offset", "5000", db=srv.db)
     try:
         c = srv.connect("pager")
         pages, after = [], None

@@ -791,7 +791,8 @@ TEST(store_migration_from_5)
 	ASSERT_EQ(store_commit(st, &err), 0);
 	store_close(st);
 	ASSERT_EQ(raw_sql(path,
-	                  "DROP TABLE rating_changes; DROP TABLE ratings; ALTER TABLE games DROP COLUMN rated;"
+	                  "DROP TABLE rating_changes; DROP TABLE ratings; ALTER TABLE games DROP "
+	                  "COLUMN rated;"
 	                  "DROP TRIGGER counts_delete; DROP TRIGGER counts_account_finish;"
 	                  "DROP TRIGGER counts_account_insert; DROP INDEX games_seat0_account;"
 	                  "DROP INDEX games_seat1_account; DROP INDEX games_seat0_guest;"
@@ -1214,6 +1215,58 @@ TEST(store_accounts)
 	store_close(st);
 }
 
+/* store_accounts_page() callback: the ids seen, in order. */
+static int
+account_id_seen(void *ctx, const struct store_account *a)
+{
+	int64_t *ids = ctx;
+
+	for (int i = 0; i < 8; i++)
+		if (ids[i] == 0) {
+			ids[i] = a->id;
+			break;
+		}
+	return 0;
+}
+
+/* The operators' queries by key: a page after an id (the primary key, whatever the ids asked),
+ * and one account by its name key. */
+TEST(store_accounts_by_key)
+{
+	struct store_account a, got;
+	struct store_error err;
+	struct store *st;
+	int64_t ids[8];
+
+	memset(&a, 0, sizeof a);
+	ASSERT_EQ(store_open(fresh("accounts-keys"), STORE_SYNC_NORMAL, &st, &err), 0);
+	snprintf(a.hash, sizeof a.hash, "$argon2id$v=19$m=19456,t=2,p=1$x$y");
+	snprintf(a.kind, sizeof a.kind, "account");
+	for (int i = 1; i <= 5; i++) {
+		a.id = i * 10;
+		snprintf(a.name, sizeof a.name, "User_%d", i);
+		snprintf(a.key, sizeof a.key, "user_%d", i);
+		snprintf(a.skeleton, sizeof a.skeleton, "user_%d", i);
+		ASSERT_EQ(store_account_add(st, &a, &err), 0);
+	}
+	ASSERT_EQ(store_commit(st, &err), 0);
+	memset(ids, 0, sizeof ids);
+	ASSERT_EQ(store_accounts_page(st, 15, 2, account_id_seen, ids, &err), 2);
+	ASSERT_EQ(ids[0], 20);
+	ASSERT_EQ(ids[1], 30);
+	memset(ids, 0, sizeof ids);
+	ASSERT_EQ(store_accounts_page(st, 0, 100, account_id_seen, ids, &err), 5);
+	ASSERT_EQ(ids[4], 50);
+	ASSERT_EQ(store_accounts_page(st, INT64_MAX, 100, account_id_seen, ids, &err), 0);
+	ASSERT_EQ(store_accounts_page(st, -1, 100, account_id_seen, ids, &err), STORE_EINVAL);
+	ASSERT_EQ(store_accounts_page(st, 0, 0, account_id_seen, ids, &err), STORE_EINVAL);
+	ASSERT_EQ(store_account_find(st, "user_3", &got, &err), 1);
+	ASSERT_EQ(got.id, 30);
+	ASSERT_STR_EQ(got.name, "User_3");
+	ASSERT_EQ(store_account_find(st, "user_9", &got, &err), 0);
+	store_close(st);
+}
+
 /* ratings_load() callback: keeps the rows seen. */
 static int
 rating_seen(void *ctx, const struct store_rating *r)
@@ -1347,6 +1400,7 @@ main(void)
 	RUN(store_group_commit_timing);
 	RUN(store_offloaded);
 	RUN(store_accounts);
+	RUN(store_accounts_by_key);
 	RUN(store_ratings);
 	{
 		char cmd[128];

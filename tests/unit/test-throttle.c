@@ -69,6 +69,11 @@ TEST(check_counts_nothing)
 	ASSERT_EQ(attempt(t, "alice", 5999), 1);
 	ASSERT_EQ(attempt(t, "alice", 6000), 0);
 	ASSERT_EQ(attempt(t, "alice", 6000), 2 * SEC);
+	/* the count of failures, as throttle_failures() reads it: 0 once quiet or unknown */
+	ASSERT_EQ(throttle_failures(t, "alice", 6000), 5);
+	ASSERT_EQ(throttle_failures(t, "bob", 6000), 0);
+	ASSERT_EQ(throttle_failures(t, "", 6000), 0);
+	ASSERT_EQ(throttle_failures(t, "alice", 6000 + 15 * 60 * SEC), 0);
 	throttle_free(t);
 }
 
