@@ -564,12 +564,16 @@ http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	case LWS_CALLBACK_SERVER_WRITEABLE:
 	case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
 	case LWS_CALLBACK_CLOSED:
+		if (pss == NULL)
+			return reason == LWS_CALLBACK_CLOSED ? 0 : -1;
 		return ws_callback(h->ws, wsi, reason, &pss->ws, in, len);
 	case LWS_CALLBACK_HTTP:
-		return request_cb(h, wsi, pss);
+		return pss != NULL ? request_cb(h, wsi, pss) : -1;
 	case LWS_CALLBACK_HTTP_BODY:
 		return 0; /* refused (405): not read */
 	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss == NULL)
+			return 0;
 		if (pss->streaming)
 			return stream_writeable(wsi, pss);
 		if (pss->late != NULL) {
@@ -584,6 +588,8 @@ http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 		}
 		return pss->answering ? body_cb(wsi, pss) : 0;
 	case LWS_CALLBACK_CLOSED_HTTP:
+		if (pss == NULL)
+			return 0; /* a connection closed before its first request (a preconnect) */
 		free(pss->body);
 		pss->body = NULL;
 		if (pss->streaming)

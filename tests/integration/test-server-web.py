@@ -247,6 +247,17 @@ def test_http():
     srv = web_server("--max-http-rate-per-addr", "5")
     try:
         p = srv.http_port
+        # connections that close before their first request (a browser's preconnects)
+        for _ in range(3):
+            socket.create_connection((HOST, p), timeout=5).close()
+        half = socket.create_connection((HOST, p), timeout=5)
+        half.sendall(b"GET /healthz HTTP/1.1\r\nHo")
+        half.close()
+        time.sleep(0.2)
+        st, _, _ = http_get(HOST, p, "/healthz")
+        t.ok(st == 200 and srv.proc.poll() is None,
+             "connections closed before or during their first request: the server goes on")
+        time.sleep(1.1)
         st, h, body = http_get(HOST, p, "/nothing-here")
         t.ok(st == 404, "an unknown path: 404", st)
         csp = h.get("content-security-policy", "")
@@ -268,7 +279,7 @@ def test_http():
              [s[0] for s in statuses])
         t.ok(srv.log_has("over --max-http-rate-per-addr"), "the 429s are logged")
     finally:
-        srv.stop()
+        t.ok(srv.stop() == 0, "plain HTTP: hokitod stops cleanly")
 
 
 def test_metrics():
