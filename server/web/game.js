@@ -248,7 +248,11 @@
 		document.title = (myTurn() ? "Your turn - " : "") + g.kind.toUpperCase() + " " + g.id +
 		                 " - hokito";
 		$("title").textContent = g.kind.toUpperCase() + " " + g.id + (g.rated ? ", rated" : "") +
-		                         (g.clock ? ", clock " + g.clock.control : "");
+		                         (g.clock ? ", clock " + g.clock.control : "") +
+		                         (g.private ? ", private" : "");
+		$("invite").textContent = g.code && g.status === "open"
+		                                  ? "Invite a friend: " + location.origin + "/g/" + g.code
+		                                  : "";
 		$("players").replaceChildren(...SEATS[g.kind].map((s) => el("li", {}, seatLine(s))));
 		$("status").textContent = statusText();
 		const list = $("moves");
@@ -430,7 +434,7 @@
 
 	function onmessage(m) {
 		if (m.type === "state" && m.game) {
-			if (m.game !== gameId && location.pathname !== "/g/" + m.game)
+			if (!m.private && m.game !== gameId && location.pathname !== "/g/" + m.game)
 				history.replaceState(null, "", "/g/" + encodeURIComponent(m.game));
 			on.state(m);
 			draw();
@@ -446,9 +450,24 @@
 		draw();
 	}
 
+	/* /g/ID of a game, or /g/CODE: a private game's invite, whose open seat the link offers. */
+	const isCode = !/^g[0-9]+$/.test(gameId);
+
 	function onwelcome(w) {
-		if (w.game === gameId)
+		if (w.game === gameId || (g && w.game === g.id))
 			return; /* resumed at this game: its state comes by itself (4.3) */
+		if (isCode) {
+			if (w.resumed && w.game)
+				return; /* back at its own game: its state comes by itself */
+			conn.request({type: "join", code: gameId}).then((r) => {
+				if (r.type === "error") /* its seats are taken: watch it */
+					conn.request({type: "watch", code: gameId}).then((v) => {
+						if (v.type === "error")
+							say("cannot open this invite: " + v.text);
+					});
+			});
+			return;
+		}
 		conn.request({type: "watch", game: gameId}).then((r) => {
 			if (r.type === "error")
 				say("cannot watch " + gameId + ": " + r.text);

@@ -48,7 +48,7 @@
 
 	function go(r) {
 		if (r.type === "state")
-			location.href = "/g/" + encodeURIComponent(r.game);
+			location.href = "/g/" + encodeURIComponent(r.private && r.code ? r.code : r.game);
 		else if (r.type === "error")
 			say(r.text);
 	}

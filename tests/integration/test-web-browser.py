@@ -9,6 +9,8 @@ chromium-driver and python3-selenium), against the real hokitod over loopback.
 - Two browser windows play a whole HOKITO and a whole OXONO game against each other by clicks
   only (the lobby's create form, the lobby's join link, then a piece and its highlighted target),
   watched by a TCP spectator that sees the same game end.
+- A private game: the creator's page shows its invite link (/g/CODE), the friend who opens it
+  takes the open seat, the lobby does not list it.
 - A player named `<img src=x onerror=alert(1)>` and such a chat line appear as text: no element,
   no alert.
 - The server stops and starts again on the same store and port mid game: the player's page
@@ -285,6 +287,39 @@ def test_text_only():
         srv.stop()
 
 
+def test_invite():
+    """A private game: its creator's page shows the invite link; the friend who opens it takes
+    the open seat by itself; the lobby does not list the game."""
+    srv = web_server()
+    try:
+        one, two = browser(), browser()
+        one.get(url(srv, "/"))
+        until(lambda: "connected as" in one.find_element(By.ID, "conn").text, what="lobby")
+        one.find_element(By.ID, "private").click()
+        one.find_element(By.CSS_SELECTOR, "#create button[type=submit]").click()
+        invite = until(lambda: one.find_element(By.ID, "invite").text, what="the invite")
+        link = invite.split(": ", 1)[1]
+        t.ok("/g/" in link and "/g/g" not in link, "the creator's page shows the invite link",
+             invite)
+        spy = srv.connect("spy")
+        r, _ = spy.request({"type": "list"})
+        t.ok(r["total"] == 0, "a private game is not listed", r)
+        two.get(link)
+        until(lambda: two.find_element(By.ID, "status").text in ("your turn", "black to move",
+                                                                  "white to move"),
+              what="the friend seated")
+        t.ok(until(lambda: one.find_element(By.ID, "status").text != "waiting for a second "
+                   "player", what="the game started"),
+             "the friend who opens the invite takes the open seat: the game starts")
+        shot(one, "invite-hokito")
+        for w in (one, two):
+            w.quit()
+            DRIVERS.remove(w)
+        spy.close()
+    finally:
+        srv.stop()
+
+
 def free_port():
     s = socket.socket()
     s.bind((HOST, 0))
@@ -364,6 +399,7 @@ try:
     t.run("two windows play HOKITO by clicks", two_windows, "hokito")
     t.run("two windows play OXONO by clicks", two_windows, "oxono")
     t.run("player text is text", test_text_only)
+    t.run("a private game's invite link", test_invite)
     t.run("the page resumes after a restart", test_restart)
     t.run("a phone's width", test_narrow)
 finally:
