@@ -7,7 +7,8 @@ set -eu
 args=()
 cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh build-essential meson ninja-build pkg-config libuv1-dev \
-	libjansson-dev libncurses-dev libsqlite3-dev libjemalloc-dev libicu-dev libsodium-dev libssl-dev
+	libjansson-dev libncurses-dev libsqlite3-dev libjemalloc-dev libicu-dev libsodium-dev libssl-dev \
+	libwebsockets-dev libwebsockets-evlib-uv
 [ -f build/build.ninja ] || meson setup build --buildtype=release >/dev/null
 meson compile -C build >/dev/null
 echo "quickstart: built build/server/hokitod, build/client/hokito, build/client/hokito-engine"

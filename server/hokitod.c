@@ -4,14 +4,15 @@
  * It parses the flags (every limit has one, with the default shown by --help), sets up the log,
  * opens the store (refusing a file that is no store of ours; --check checks a whole store and
  * exits), the network layer (which makes the game layer), rebuilds the games the store holds,
- * listens (in clear, with TLS, or both), and runs the libuv loop until SIGINT or SIGTERM asks for
+ * listens (in clear, with TLS, or both; HTTP and WebSocket too with --listen-http or
+ * --listen-https, http.h), and runs the libuv loop until SIGINT or SIGTERM asks for
  * a clean stop: clients are told, queued output is flushed, then everything is freed. SIGHUP
  * reloads the TLS certificate and key for the connections to come (a bad file is logged and the
- * old pair kept); without TLS it has nothing to reload and says so. It opens the operators' admin
- * socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...` is another program
- * in the same binary (adminctl.h), handed the command line at once. It owns the loop, the signal
- * handles (started before the port is bound), the TLS certificate (struct tls_server) and the
- * store.
+ * old pair kept; --listen-https's too); without TLS it has nothing to reload and says so. It opens
+ * the operators' admin socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...`
+ * is another program in the same binary (adminctl.h), handed the command line at once. It owns the
+ * loop, the signal handles (started before the port is bound), the TLS certificate (struct
+ * tls_server) and the store.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +28,7 @@
 #include <uv.h>
 
 #include "adminctl.h"
+#include "http.h"
 #include "hokito-config.h"
 #include "log.h"
 #include "net.h"
@@ -76,6 +78,8 @@ usage(FILE *f)
 	        "  --fsync normal|always  (always: power-loss safe)  --allow-insecure-passwords\n"
 	        "  --log-level error|warn|info|debug (info)  --port-file PATH: the bound ports\n"
 	        "  --check: check all of the store, exit 0 if sound  --test-clock: testing aid\n"
+	        "  --listen-http HOST:PORT, --listen-https HOST:PORT (--tls-cert): pages, /ws,\n"
+	        "      /metrics (--metrics-allow ADDR/BITS), --http-origin ORIGIN (off)\n"
 	        "Limits, each with its default: hokitod --help limits\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB);
@@ -103,10 +107,9 @@ usage_limits(FILE *f)
 	        "  --max-reads-per-addr N (default 8)     --max-history-offset N (default 1000)\n"
 	        "  --login-spread N (default %d)          --read-threads N (default 0: cores-1)\n"
 	        "  --max-chat-lines N (default 200)       --max-chat-after-end N (default 20)\n"
-	        "  --max-accounts-per-addr N (default 10) --unused-account-days N (default 30)\n"
-	        "  --max-accounts-per-addr-day N (default 30)   (accounts: an hour, a day)\n"
-	        "Rated games (PROTOCOL.md 14):\n"
-	        "  --rated-min-plies N (default 4)        --pair-rated N (default 5)\n"
+	        "  --max-accounts-per-addr N (default 10) --max-http-rate-per-addr N (default 20)\n"
+	        "  --max-accounts-per-addr-day N (default 30) --pair-rated N (default 5)\n"
+	        "  --unused-account-days N (default 30)   --rated-min-plies N (default 4)\n"
 	        "  --board-min-games N (default 10)       --board-min-opponents N (default 5)\n"
 	        "  --allow-shared-address: accounts of one address play rated games too\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
@@ -253,6 +256,46 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 	return 0;
 }
 
+/* Whether s looks like an origin: http:// or https://, then a host (and port), no path. */
+static int
+origin_valid(const char *s)
+{
+	const char *host = strncmp(s, "http://", 7) == 0    ? s + 7
+	                   : strncmp(s, "https://", 8) == 0 ? s + 8
+	                                                    : NULL;
+
+	return host != NULL && host[0] != '\0' && strpbrk(host, "/?# ") == NULL && strlen(s) < 200;
+}
+
+/* Parse "ADDR/BITS" (a numeric IPv4 or IPv6 network) into a. Returns 0 or -1. */
+static int
+parse_allow(const char *arg, struct http_allow *a)
+{
+	const char *slash = strchr(arg, '/');
+	char addr[64];
+	unsigned long long bits;
+	size_t n;
+
+	if (slash == NULL || (n = (size_t)(slash - arg)) == 0 || n >= sizeof addr)
+		return -1;
+	memcpy(addr, arg, n);
+	addr[n] = '\0';
+	memset(a, 0, sizeof *a);
+	if (uv_inet_pton(AF_INET, addr, a->addr) == 0) {
+		a->family = AF_INET;
+		if (parse_num(slash + 1, 0, 32, &bits) < 0)
+			return -1;
+	} else if (uv_inet_pton(AF_INET6, addr, a->addr) == 0) {
+		a->family = AF_INET6;
+		if (parse_num(slash + 1, 0, 128, &bits) < 0)
+			return -1;
+	} else {
+		return -1;
+	}
+	a->bits = (unsigned)bits;
+	return 0;
+}
+
 /*
  * Under systemd, the certificate and key not given on the command line are the credentials
  * tls-cert and tls-key (LoadCredential= in the unit: copies only the service can read, in
@@ -293,10 +336,12 @@ reload(struct hokitod *d)
 	struct tls_error err;
 	char fp[TLS_FINGERPRINT_TEXT_LEN + 1];
 
-	if (d->tls == NULL) {
+	if (node_reload(d->node) == 0 && d->tls == NULL) { /* node_reload: --listen-https's */
 		log_info("got SIGHUP: nothing to reload (no --listen-tls)");
 		return;
 	}
+	if (d->tls == NULL)
+		return;
 	if (tls_server_reload(d->tls, &err) < 0) {
 		log_error("got SIGHUP: TLS certificate not reloaded, the old one is kept: %s",
 		          err.text);
@@ -485,6 +530,11 @@ main(int argc, char **argv)
 		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
 		O_CHECK,
+		O_LISTEN_HTTP,
+		O_LISTEN_HTTPS,
+		O_HTTP_ORIGIN,
+		O_METRICS_ALLOW,
+		O_HTTP_RATE,
 		O_HELP,
 		O_VERSION
 	};
@@ -540,6 +590,11 @@ main(int argc, char **argv)
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
 	        {"check", no_argument, NULL, O_CHECK},
+	        {"listen-http", required_argument, NULL, O_LISTEN_HTTP},
+	        {"listen-https", required_argument, NULL, O_LISTEN_HTTPS},
+	        {"http-origin", required_argument, NULL, O_HTTP_ORIGIN},
+	        {"metrics-allow", required_argument, NULL, O_METRICS_ALLOW},
+	        {"max-http-rate-per-addr", required_argument, NULL, O_HTTP_RATE},
 	        {"help", no_argument, NULL, O_HELP},
 	        {"version", no_argument, NULL, O_VERSION},
 	        {NULL, 0, NULL, 0},
@@ -586,7 +641,9 @@ main(int argc, char **argv)
 	        .registers_day = 30,
 	};
 	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
-	const char *admin_socket = NULL;
+	const char *admin_socket = NULL, *listen_http = NULL, *listen_https = NULL;
+	struct http_config hcfg = {.rate_per_addr = 20};
+	char http_bound[128], https_bound[128], http_host[256], https_host[256];
 	struct tls_server_config tcfg = {NULL, NULL, NULL};
 	struct tls_error terr;
 	enum store_sync sync = STORE_SYNC_NORMAL;
@@ -874,6 +931,37 @@ main(int argc, char **argv)
 		case O_CHECK:
 			check = 1;
 			break;
+		case O_LISTEN_HTTP:
+			listen_http = optarg[0] != '\0' ? optarg : NULL;
+			break;
+		case O_LISTEN_HTTPS:
+			listen_https = optarg[0] != '\0' ? optarg : NULL;
+			break;
+		case O_HTTP_ORIGIN: /* empty: none (the unit passes the unset one empty) */
+			if (optarg[0] == '\0')
+				break;
+			if (hcfg.norigins >= HTTP_MAX_ORIGINS || !origin_valid(optarg))
+				bad = "--http-origin wants SCHEME://HOST[:PORT], at most 16 times";
+			else
+				hcfg.origins[hcfg.norigins++] = optarg;
+			break;
+		case O_METRICS_ALLOW:
+			if (optarg[0] == '\0')
+				break;
+			if (hcfg.nallow >= HTTP_MAX_ALLOW ||
+			    parse_allow(optarg, &hcfg.allow[hcfg.nallow]) < 0)
+				bad = "--metrics-allow wants ADDR/BITS (192.0.2.0/24, "
+				      "2001:db8::/32), "
+				      "at most 16 times";
+			else
+				hcfg.nallow++;
+			break;
+		case O_HTTP_RATE:
+			if (parse_num(optarg, 0, 1000000, &v) < 0)
+				bad = "--max-http-rate-per-addr wants a number from 0 to 1000000";
+			else
+				hcfg.rate_per_addr = (unsigned)v;
+			break;
 		case O_DB:
 			if (optarg[0] == '\0')
 				bad = "--db wants a file name";
@@ -941,7 +1029,8 @@ main(int argc, char **argv)
 		}
 		listen = NULL;
 	}
-	if (listen_tls != NULL && credentials_default(&tcfg, cred_cert, cred_key) < 0) {
+	if ((listen_tls != NULL || listen_https != NULL) &&
+	    credentials_default(&tcfg, cred_cert, cred_key) < 0) {
 		fprintf(stderr, "hokitod: credential paths too long\n");
 		return 2;
 	}
@@ -960,16 +1049,45 @@ main(int argc, char **argv)
 		        listen_tls);
 		return 2;
 	}
+	if (listen_http != NULL &&
+	    parse_listen(listen_http, http_host, sizeof http_host, &hcfg.port) < 0) {
+		fprintf(stderr,
+		        "hokitod: --listen-http wants IPV4:PORT or [IPV6]:PORT, a numeric "
+		        "address and a port from 0 to 65535 (got '%s')\n",
+		        listen_http);
+		return 2;
+	}
+	if (listen_https != NULL &&
+	    parse_listen(listen_https, https_host, sizeof https_host, &hcfg.tls_port) < 0) {
+		fprintf(stderr,
+		        "hokitod: --listen-https wants IPV4:PORT or [IPV6]:PORT, a numeric "
+		        "address and a port from 0 to 65535 (got '%s')\n",
+		        listen_https);
+		return 2;
+	}
 	if (listen_tls != NULL && (tcfg.cert_file == NULL || tcfg.key_file == NULL)) {
 		fprintf(stderr, "hokitod: --listen-tls needs --tls-cert and --tls-key\n");
 		return 2;
 	}
-	if (listen_tls == NULL &&
-	    (tcfg.cert_file != NULL || tcfg.key_file != NULL || tcfg.ca_file != NULL)) {
-		fprintf(stderr,
-		        "hokitod: --tls-cert, --tls-key and --tls-ca go with --listen-tls\n");
+	if (listen_https != NULL && (tcfg.cert_file == NULL || tcfg.key_file == NULL)) {
+		fprintf(stderr, "hokitod: --listen-https needs --tls-cert and --tls-key\n");
 		return 2;
 	}
+	if (listen_tls == NULL && listen_https == NULL &&
+	    (tcfg.cert_file != NULL || tcfg.key_file != NULL || tcfg.ca_file != NULL)) {
+		fprintf(stderr, "hokitod: --tls-cert, --tls-key and --tls-ca go with --listen-tls "
+		                "or --listen-https\n");
+		return 2;
+	}
+	if (listen_http == NULL && listen_https == NULL && (hcfg.norigins > 0 || hcfg.nallow > 0)) {
+		fprintf(stderr, "hokitod: --http-origin and --metrics-allow go with --listen-http "
+		                "or --listen-https\n");
+		return 2;
+	}
+	hcfg.host = listen_http != NULL ? http_host : NULL;
+	hcfg.tls_host = listen_https != NULL ? https_host : NULL;
+	hcfg.cert_file = tcfg.cert_file;
+	hcfg.key_file = tcfg.key_file;
 	d.tls = NULL;
 	if (listen_tls != NULL && tls_server_create(&d.tls, &tcfg, &terr) < 0) {
 		log_error("cannot load the TLS certificate: %s", terr.text);
@@ -1033,6 +1151,11 @@ main(int argc, char **argv)
 	} else if (listen_tls != NULL && (rc = node_listen_tls(d.node, tls_host, tls_port, d.tls,
 	                                                       tls_bound, sizeof tls_bound)) < 0) {
 		log_error("cannot listen on %s: %s", listen_tls, uv_strerror(rc));
+	} else if (hcfg.host != NULL || hcfg.tls_host != NULL) {
+		hcfg.max_line = ncfg.max_line;
+		hcfg.keepalive_s = ncfg.keepalive_s;
+		hcfg.timeout_s = (unsigned)(ncfg.hello_timeout_ms / 1000);
+		rc = node_listen_http(d.node, &hcfg, http_bound, https_bound, sizeof http_bound);
 	}
 	if (rc < 0)
 		return stop_early(&d, &loop, store, made);
@@ -1041,8 +1164,13 @@ main(int argc, char **argv)
 		const char *p = listen != NULL ? strrchr(bound, ':') : NULL;
 		const char *tp = listen_tls != NULL ? strrchr(tls_bound, ':') : NULL;
 
+		const char *hp = hcfg.host != NULL ? strrchr(http_bound, ':') : NULL;
+		const char *hsp = hcfg.tls_host != NULL ? strrchr(https_bound, ':') : NULL;
+
 		if (f == NULL || (p != NULL && fprintf(f, "%s\n", p + 1) < 0) ||
-		    (tp != NULL && fprintf(f, "%s\n", tp + 1) < 0) || fclose(f) != 0) {
+		    (tp != NULL && fprintf(f, "%s\n", tp + 1) < 0) ||
+		    (hp != NULL && fprintf(f, "%s\n", hp + 1) < 0) ||
+		    (hsp != NULL && fprintf(f, "%s\n", hsp + 1) < 0) || fclose(f) != 0) {
 			log_error("cannot write %s: %s", port_file, strerror(errno));
 			return stop_early(&d, &loop, store, made);
 		}
@@ -1052,6 +1180,11 @@ main(int argc, char **argv)
 		log_info("hokitod %s listening on %s", HOKITO_VERSION, bound);
 	if (listen_tls != NULL)
 		log_info("hokitod %s listening for TLS on %s", HOKITO_VERSION, tls_bound);
+	if (hcfg.host != NULL)
+		log_info("hokitod %s listening for HTTP on %s (http://%s/)", HOKITO_VERSION,
+		         http_bound, http_bound);
+	if (hcfg.tls_host != NULL)
+		log_info("hokitod %s listening for HTTPS on %s", HOKITO_VERSION, https_bound);
 	if (lcfg.test_clock)
 		log_warn("--test-clock: game time moves only with test_clock requests (testing "
 		         "aid)");

@@ -35,7 +35,6 @@ account_player_new(const struct account *a, const char *rating)
 static const struct account *
 profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 {
-	char key[STORE_ACCOUNT_NAME_MAX];
 	const struct account *a;
 	int64_t own = peer->session->account;
 
@@ -45,9 +44,8 @@ profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 			             "a guest has no profile: name an account");
 		return own != 0 ? accounts_find_id(&lb->accounts, own) : NULL;
 	}
-	a = names_account_key(m->name, key, sizeof key) < 0 ? NULL
-	                                                    : accounts_find(&lb->accounts, key);
-	if (a == NULL || a->row.closed_ms != 0) {
+	a = ladder_account_find(lb, m->name);
+	if (a == NULL) {
 		lobby_refuse(lb, peer, m, PROTO_ENOSUCHACCOUNT, "no account is called '%.40s'",
 		             m->name);
 		return NULL;
@@ -55,10 +53,9 @@ profile_account(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	return a;
 }
 
-/* The profile of account a with its last rated games (rated[0..n), may be none). */
-static void
-profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-             const struct account *a, const struct store_rated_game *rated, int n)
+json_t *
+ladder_profile_new(const struct lobby *lb, const struct account *a,
+                   const struct store_rated_game *rated, int n)
 {
 	json_t *o = msg_new(MSG_PROFILE, NULL), *ratings = json_object(), *recent = json_array();
 
@@ -108,6 +105,16 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		json_object_set_new(o, "banned", json_true());
 	json_object_set_new(o, "ratings", ratings);
 	json_object_set_new(o, "recent", recent);
+	return o;
+}
+
+/* The profile of account a with its last rated games (rated[0..n), may be none), to peer. */
+static void
+profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+             const struct account *a, const struct store_rated_game *rated, int n)
+{
+	json_t *o = ladder_profile_new(lb, a, rated, n);
+
 	if (m->id != NULL)
 		json_object_set_new(o, "id", json_deep_copy(m->id));
 	/* the account's ratings and row are memory's: one whose change is not stored yet is shown
@@ -116,6 +123,16 @@ profile_send(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	    lb->ops.account_waits(lb->ops.arg, a->row.id))
 		lobby_hold(lb, peer);
 	lobby_send(lb, peer, o);
+}
+
+const struct account *
+ladder_account_find(const struct lobby *lb, const char *name)
+{
+	char key[STORE_ACCOUNT_NAME_MAX];
+	const struct account *a;
+
+	a = names_account_key(name, key, sizeof key) < 0 ? NULL : accounts_find(&lb->accounts, key);
+	return a != NULL && a->row.closed_ms == 0 ? a : NULL;
 }
 
 void
@@ -184,13 +201,11 @@ ladder_leaderboard(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	archive_read_start(lb, peer, m, r);
 }
 
-/* The answer to leaderboard request m. */
-static void
-board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
-            const struct archive_read *r)
+json_t *
+ladder_board_new(const struct archive_read *r)
 {
 	char next[STORE_BOARD_CURSOR_TEXT];
-	json_t *entries = json_array();
+	json_t *entries = json_array(), *o = msg_new(MSG_LEADERBOARD, NULL);
 
 	for (int i = 0; i < r->rc; i++) {
 		const struct store_board_entry *e = &r->entries[i];
@@ -202,14 +217,15 @@ board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		snprintf(a.row.kind, sizeof a.row.kind, "%s", e->bot ? "bot" : "account");
 		if (glicko_display(&g, shown, sizeof shown) < 0)
 			continue;
-		json_t *o = json_pack("{s:I,s:o,s:f,s:f,s:s,s:I,s:I}", "rank", (json_int_t)e->rank,
-		                      "player", account_player_new(&a, shown), "rating", e->rating,
-		                      "rd", e->rd, "display", shown, "games", (json_int_t)e->games,
-		                      "opponents", (json_int_t)e->opponents);
+		json_t *entry =
+		        json_pack("{s:I,s:o,s:f,s:f,s:s,s:I,s:I}", "rank", (json_int_t)e->rank,
+		                  "player", account_player_new(&a, shown), "rating", e->rating,
+		                  "rd", e->rd, "display", shown, "games", (json_int_t)e->games,
+		                  "opponents", (json_int_t)e->opponents);
 
 		if (r->board.provisional) /* its place among the provisional, not on the board */
-			json_object_set_new(o, "provisional", json_true());
-		json_array_append_new(entries, o);
+			json_object_set_new(entry, "provisional", json_true());
+		json_array_append_new(entries, entry);
 	}
 	if (r->more && r->rc > 0) {
 		const struct store_board_entry *last = &r->entries[r->rc - 1];
@@ -217,7 +233,23 @@ board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 
 		store_board_cursor_format(&c, next, sizeof next);
 	}
-	board_send(lb, peer, m, entries, r->more && r->rc > 0 ? next : NULL);
+	json_object_set_new(o, "kind", json_string(game_kind_name(r->board.kind)));
+	json_object_set_new(o, "entries", entries);
+	if (r->more && r->rc > 0)
+		json_object_set_new(o, "next", json_string(next));
+	return o;
+}
+
+/* The answer to leaderboard request m. */
+static void
+board_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
+            const struct archive_read *r)
+{
+	json_t *o = ladder_board_new(r);
+
+	if (m->id != NULL)
+		json_object_set_new(o, "id", json_deep_copy(m->id));
+	lobby_send(lb, peer, o);
 }
 
 int

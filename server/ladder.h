@@ -20,6 +20,19 @@ void ladder_profile(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 /* leaderboard: a page of a kind's rated accounts and bots, best first. */
 void ladder_leaderboard(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
+/*
+ * The profile of account a (borrowed) with its last rated games (rated[0..n), borrowed, may be
+ * none), without an id: for the profile request, and the HTTP read API. Returns a new reference.
+ */
+json_t *ladder_profile_new(const struct lobby *lb, const struct account *a,
+                           const struct store_rated_game *rated, int n);
+
+/* The leaderboard page that read r (borrowed) answered, without an id. Returns a new reference. */
+json_t *ladder_board_new(const struct archive_read *r);
+
+/* The open account called name (matched as accounts are, without regard to case), or NULL. */
+const struct account *ladder_account_find(const struct lobby *lb, const char *name);
+
 /* Whether read r is one of this room's (its answer goes to ladder_reply()). */
 int ladder_read_is(const struct archive_read *r);
 

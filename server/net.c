@@ -38,6 +38,14 @@
  * holds. A flushing close sends close_notify before the TCP shutdown; one that comes before the
  * handshake has ended (too many clients) lets the handshake finish first, within the close
  * deadline, so the client reads why it was refused.
+ *
+ * A link (net_link_open(): a WebSocket, whose socket and framing libwebsockets owns, ws.c) is a
+ * client without a TCP handle: its whole messages come in through net_link_input() to the same
+ * line handling, its released lines go out through link_ops->write, its pending output is
+ * link_ops->pending plus what is held, and its close is link_ops->close. Its one handle is the
+ * timer (hello deadline, then closing deadline), whose close callback frees it. The link calls
+ * net_link_closed() once its connection is gone; a close at once (link_ops->close without flush)
+ * cuts the tie from our side, and the link never calls back for it.
  */
 #include <assert.h>
 #include <sys/queue.h>
@@ -95,6 +103,9 @@ struct net_client {
 	int tls_dead;         /* the engine failed: only its alert is left to write */
 	int kept;             /* held for the store (net_hold_turn(), net_hold_peer()) ... */
 	size_t kept_at;       /* ... the lines from held[kept_at] on wait for net_unhold() */
+	enum net_transport transport;
+	const struct net_link_ops *link_ops; /* a link's transport (net_link_open()), else NULL */
+	void *carrier;                       /* the link's own; NULL once cut */
 };
 
 /* A line held for a client until the commit of the turn that made it is durable. */
@@ -133,6 +144,7 @@ struct net {
 	unsigned addr_refused;             /* refusals since, not logged */
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
 	int stopping;
+	struct net_stats stats;
 	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
 	char pbuf[READ_BUF]; /* the plaintext of a TLS read (client_read_tls()) */
 	char wbuf[READ_BUF]; /* released lines joined into TLS records (client_flush_tls()) */
@@ -189,7 +201,7 @@ client_doom(struct net_client *c, enum doom how)
 		return;
 	if (how > c->doomed)
 		c->doomed = how;
-	if (how == DOOM_NOW)
+	if (how == DOOM_NOW && c->link_ops == NULL)
 		uv_read_stop((uv_stream_t *)&c->tcp);
 	if (!c->in_doom_list) {
 		c->in_doom_list = 1;
@@ -206,6 +218,7 @@ client_close_cb(uv_handle_t *h)
 	if (--c->open_handles > 0)
 		return;
 	LIST_REMOVE(c, link);
+	n->stats.open[c->transport]--;
 	if (c->counted)
 		n->nclients--;
 	if (c->addr_counted)
@@ -216,11 +229,23 @@ client_close_cb(uv_handle_t *h)
 	tls_conn_free(c->tls);
 	log_debug("connection %s freed", c->addr);
 	free(c);
+	if (n->stopping && LIST_EMPTY(&n->clients) && n->ops.stopped != NULL)
+		n->ops.stopped(n->ops.arg);
 }
 
 static void
 client_close_handles(struct net_client *c)
 {
+	if (c->link_ops != NULL) {
+		if (uv_is_closing((uv_handle_t *)&c->timer))
+			return;
+		client_held_drop(c);
+		if (c->carrier != NULL)
+			c->link_ops->close(c->carrier, 0);
+		c->carrier = NULL;
+		uv_close((uv_handle_t *)&c->timer, client_close_cb);
+		return;
+	}
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
 	client_held_drop(c);
@@ -251,6 +276,7 @@ client_deadline_cb(uv_timer_t *t)
 		log_info("connection %s: no hello in time", c->addr);
 		client_send(c, w);
 		wire_unref(w);
+		c->net->stats.hello_timeouts++;
 		client_doom(c, DOOM_FLUSH);
 		client_reap_all(c->net);
 	}
@@ -273,6 +299,16 @@ static void
 client_shutdown(struct net_client *c)
 {
 	c->shutdown_after_flush = 0;
+	if (c->link_ops != NULL) {
+		if (c->carrier == NULL || uv_is_closing((uv_handle_t *)&c->timer)) {
+			client_close_handles(c);
+			return;
+		}
+		c->link_ops->close(c->carrier, 1);
+		uv_timer_stop(&c->timer);
+		uv_timer_start(&c->timer, client_deadline_cb, c->net->cfg.close_timeout_ms, 0);
+		return;
+	}
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
 	if (c->tls != NULL && !c->tls_dead && !tls_conn_is_open(c->tls) && !c->tls_wait_open) {
@@ -307,7 +343,7 @@ client_reap(struct net_client *c)
 		c->closing = 1;
 		n->ops.gone(n->ops.arg, &c->peer);
 	}
-	if (uv_is_closing((uv_handle_t *)&c->tcp))
+	if (uv_is_closing((uv_handle_t *)(c->link_ops != NULL ? (void *)&c->timer : &c->tcp)))
 		return;
 	if (c->doomed == DOOM_FLUSH) {
 		if (c->nheld > 0) {
@@ -466,6 +502,36 @@ client_flush_tls(struct net_client *c, size_t count, size_t bytes)
 	client_tls_out(c);
 }
 
+/* Bytes written to c's transport that the kernel has not taken yet. */
+static size_t
+client_queued(const struct net_client *c)
+{
+	if (c->link_ops != NULL)
+		return c->carrier != NULL ? c->link_ops->pending(c->carrier) : 0;
+	return c->tcp.write_queue_size;
+}
+
+/* Hand c's released lines (the first count, bytes long) to its link; they are done with then. */
+static void
+client_flush_link(struct net_client *c, size_t count, size_t bytes)
+{
+	struct wire *small[16], **w = small;
+
+	if (count > sizeof small / sizeof small[0])
+		w = xmalloc(count * sizeof *w);
+	for (size_t i = 0; i < count; i++)
+		w[i] = c->held[i].w;
+	if (c->carrier != NULL)
+		c->link_ops->write(c->carrier, w, count);
+	for (size_t i = 0; i < count; i++)
+		wire_unref(w[i]);
+	if (w != small)
+		free(w);
+	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
+	c->nheld -= count;
+	c->held_bytes -= bytes;
+}
+
 /*
  * Queue a line for c: it is held until its turn is released (the end of the turn, or the sync
  * that covers the turn's commit: turn.c). The cap counts what libuv could not hand to
@@ -477,11 +543,12 @@ static void
 client_send_at(struct net_client *c, size_t at, struct wire *w)
 {
 	struct net *n = c->net;
-	size_t pending = c->tcp.write_queue_size + c->held_bytes + w->len;
+	size_t pending = client_queued(c) + c->held_bytes + w->len;
 
 	if (c->doomed != DOOM_NONE || c->closing)
 		return;
 	if (pending > n->cfg.max_output) {
+		n->stats.dropped_output++;
 		log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
 		         c->addr, pending, n->cfg.max_output);
 		client_doom(c, DOOM_NOW);
@@ -493,6 +560,7 @@ client_send_at(struct net_client *c, size_t at, struct wire *w)
 	c->held[at].turn = n->turn_no;
 	c->nheld++;
 	c->held_bytes += w->len;
+	n->stats.lines[c->transport]++;
 	if (!c->in_flush_list)
 		flush_list_front(c);
 }
@@ -546,6 +614,10 @@ client_flush(struct net_client *c)
 		bytes += c->held[count++].w->len;
 	if (count == c->nheld)
 		flush_list_remove(c);
+	if (count > 0 && c->link_ops != NULL) {
+		client_flush_link(c, count, bytes);
+		return;
+	}
 	if (count == 0 || uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
 	if (c->tls != NULL) {
@@ -779,6 +851,7 @@ client_too_long(struct net_client *c)
 	snprintf(text, sizeof text, "a line is longer than %zu bytes; closing",
 	         c->net->cfg.max_line);
 	log_info("connection %s: line over the limit", c->addr);
+	c->net->stats.too_long++;
 	client_send_error(c, PROTO_ETOOLONG, text);
 	client_doom(c, DOOM_FLUSH);
 }
@@ -929,26 +1002,36 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	client_reap_all(c->net);
 }
 
+int
+net_addr_origin(const struct sockaddr_storage *ss, char key[LOBBY_PEER_KEY], int *loopback)
+{
+	*loopback = 0;
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		*loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		*loopback = IN6_IS_ADDR_LOOPBACK(a) ||
+		            (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	if (throttle_key_from_addr((const struct sockaddr *)ss, key) < 0) {
+		key[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * What the game layer knows of where c comes from: its address's key (per-address limits, the
- * login throttle), and whether it is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z).
- * Whether the connection is encrypted (peer.encrypted) is set where TLS is chosen, at accept.
+ * login throttle), and whether it is a loopback address (net_addr_origin()). Whether the
+ * connection is encrypted (peer.encrypted) is set where TLS is chosen, at accept.
  */
 static void
 client_origin(struct net_client *c, const struct sockaddr_storage *ss)
 {
-	if (throttle_key_from_addr((const struct sockaddr *)ss, c->peer.addr) < 0)
-		c->peer.addr[0] = '\0';
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
-
-		c->peer.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-	} else if (ss->ss_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-
-		c->peer.loopback = IN6_IS_ADDR_LOOPBACK(a) ||
-		                   (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-	}
+	net_addr_origin(ss, c->peer.addr, &c->peer.loopback);
 }
 
 /* The printable address of a socket address. */
@@ -975,6 +1058,61 @@ addr_format(const struct sockaddr_storage *ss, char *out, size_t size)
 	}
 }
 
+/*
+ * Count a new connection c against max_clients and max_per_addr, or refuse it (its error line,
+ * then a flushing close), then start its hello deadline.
+ */
+static void
+client_admit(struct net_client *c)
+{
+	struct net *n = c->net;
+
+	n->stats.accepted[c->transport]++;
+	if (n->nclients >= n->cfg.max_clients) {
+		log_warn("connection %s refused: %u clients already", c->addr, n->nclients);
+		n->stats.refused_clients++;
+		client_send_error(c, PROTO_ETOOMANYCLIENTS,
+		                  "the server has its maximum of clients; try again later");
+		client_doom(c, DOOM_FLUSH);
+		client_reap_all(n);
+		return;
+	}
+	/* --- per source address (issue 23) --- */
+	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
+		char text[128];
+
+		n->stats.refused_per_addr++;
+		/* one line a second at most: a loop of connections must not flood the log */
+		if (uv_now(n->loop) - n->addr_logged_at >= 1000 || n->addr_logged_at == 0) {
+			log_warn("connection %s refused: %u connections from %s already (%u more "
+			         "refused since the last such line)",
+			         c->addr, n->cfg.max_per_addr, c->peer.addr, n->addr_refused);
+			n->addr_logged_at = uv_now(n->loop);
+			n->addr_refused = 0;
+		} else {
+			n->addr_refused++;
+		}
+		snprintf(text, sizeof text,
+		         "too many connections from your address (at most %u); try again later",
+		         n->cfg.max_per_addr);
+		client_send_error(c, PROTO_ETOOMANYCLIENTS, text);
+		client_doom(c, DOOM_FLUSH);
+		client_reap_all(n);
+		return;
+	}
+	c->addr_counted = 1;
+	/* --- */
+	c->counted = 1;
+	n->nclients++;
+	log_debug("connection %s accepted%s (%u clients)", c->addr,
+	          c->transport == NET_TLS    ? " (TLS)"
+	          : c->transport == NET_WS   ? " (WebSocket)"
+	          : c->transport == NET_HTTP ? " (HTTP stream)"
+	                                     : "",
+	          n->nclients);
+	uv_timer_start(&c->timer, client_deadline_cb, n->cfg.hello_timeout_ms, 0);
+}
+
 static void
 net_connection_cb(uv_stream_t *server, int status)
 {
@@ -999,6 +1137,8 @@ net_connection_cb(uv_stream_t *server, int status)
 	if (server == (uv_stream_t *)&n->tls_listener)
 		c->tls = tls_conn_server_create(n->tls);
 	c->peer.encrypted = c->tls != NULL; /* accounts: a password may come over it */
+	c->transport = c->tls != NULL ? NET_TLS : NET_TCP;
+	n->stats.open[c->transport]++;
 	if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
 		client_close_handles(c);
 		return;
@@ -1018,43 +1158,95 @@ net_connection_cb(uv_stream_t *server, int status)
 	 */
 	uv_send_buffer_size((uv_handle_t *)&c->tcp, &sndbuf);
 	uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
-	if (n->nclients >= n->cfg.max_clients) {
-		log_warn("connection %s refused: %u clients already", c->addr, n->nclients);
-		client_send_error(c, PROTO_ETOOMANYCLIENTS,
-		                  "the server has its maximum of clients; try again later");
-		client_doom(c, DOOM_FLUSH);
-		client_reap_all(n);
-		return;
-	}
-	/* --- per source address (issue 23) --- */
-	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
-		char text[128];
+	client_admit(c);
+}
 
-		/* one line a second at most: a loop of connections must not flood the log */
-		if (uv_now(n->loop) - n->addr_logged_at >= 1000 || n->addr_logged_at == 0) {
-			log_warn("connection %s refused: %u connections from %s already (%u more "
-			         "refused since the last such line)",
-			         c->addr, n->cfg.max_per_addr, c->peer.addr, n->addr_refused);
-			n->addr_logged_at = uv_now(n->loop);
-			n->addr_refused = 0;
-		} else {
-			n->addr_refused++;
-		}
-		snprintf(text, sizeof text,
-		         "too many connections from your address (at most %u); try again later",
-		         n->cfg.max_per_addr);
-		client_send_error(c, PROTO_ETOOMANYCLIENTS, text);
+struct lobby_peer *
+net_link_open(struct net *n, const struct net_link_ops *ops, void *link,
+              const struct sockaddr_storage *ss, int encrypted)
+{
+	struct net_client *c = xcalloc(1, sizeof *c);
+
+	c->net = n;
+	c->link_ops = ops;
+	c->carrier = link;
+	c->transport = ops->transport;
+	uv_timer_init(n->loop, &c->timer);
+	c->timer.data = c;
+	c->open_handles = 1;
+	LIST_INSERT_HEAD(&n->clients, c, link);
+	n->stats.open[c->transport]++;
+	framer_init(&c->in, n->cfg.max_line);
+	c->peer.encrypted = encrypted;
+	addr_format(ss, c->addr, sizeof c->addr);
+	client_origin(c, ss);
+	if (n->stopping) {
+		struct wire *bye =
+		        wire_encode_steal(msg_bye_new("shutdown", "server shutting down"));
+
+		client_send(c, bye);
+		wire_unref(bye);
 		client_doom(c, DOOM_FLUSH);
 		client_reap_all(n);
+		return &c->peer;
+	}
+	client_admit(c);
+	return &c->peer;
+}
+
+void
+net_link_input(struct lobby_peer *peer, const char *line, size_t len)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+	struct net *n = c->net;
+
+	if (c->doomed != DOOM_NONE || c->closing)
+		return; /* discarded */
+	if (len > n->cfg.max_line)
+		client_too_long(c);
+	else
+		client_line(c, line, len);
+	if (c->in_flush_list && TAILQ_FIRST(&n->flushing) != c)
+		flush_list_front(c); /* its replies first */
+	client_reap_all(n);
+}
+
+void
+net_link_ready(struct lobby_peer *peer)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	c->welcomed = 1;
+	uv_timer_stop(&c->timer);
+}
+
+void
+net_link_closed(struct lobby_peer *peer)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	c->carrier = NULL;
+	if (c->closing) {
+		client_close_handles(c);
 		return;
 	}
-	c->addr_counted = 1;
-	/* --- */
-	c->counted = 1;
-	n->nclients++;
-	log_debug("connection %s accepted%s (%u clients)", c->addr, c->tls != NULL ? " (TLS)" : "",
-	          n->nclients);
-	uv_timer_start(&c->timer, client_deadline_cb, n->cfg.hello_timeout_ms, 0);
+	log_debug("connection %s: closed by the peer", c->addr);
+	client_doom(c, DOOM_NOW);
+	client_reap_all(c->net);
+}
+
+int
+net_link_closing(const struct lobby_peer *peer)
+{
+	const struct net_client *c = container_of(peer, const struct net_client, peer);
+
+	return c->doomed != DOOM_NONE || c->closing;
+}
+
+void
+net_stats(const struct net *n, struct net_stats *out)
+{
+	*out = n->stats;
 }
 
 struct net *
@@ -1144,6 +1336,8 @@ net_shutdown(struct net *n)
 	}
 	wire_unref(bye);
 	client_reap_all(n);
+	if (LIST_EMPTY(&n->clients) && n->ops.stopped != NULL)
+		n->ops.stopped(n->ops.arg);
 }
 
 void

@@ -8,7 +8,10 @@
  * line means, and who a peer is, are the layer above's (node.c). Output is held per turn until the
  * turn pipeline (turn.h) releases it. A second listener may take TLS connections
  * (net_listen_tls()): the engine of protocol/tls.h wraps their bytes, and every limit holds for
- * them from the first byte.
+ * them from the first byte. A connection whose bytes another module carries (a WebSocket, ws.h)
+ * joins as a link (net_link_open()): the same lines in, the same held output out, the same
+ * limits, through a small struct of functions (struct net_link_ops), so that the layer above
+ * never knows which transport a peer is on.
  */
 #ifndef HOKITO_SERVER_NET_H
 #define HOKITO_SERVER_NET_H
@@ -46,7 +49,48 @@ struct net_ops {
 	void (*gone)(void *arg, struct lobby_peer *peer);
 	/* Optional (NULL): the output of turns up to turn was just released (net_release()). */
 	void (*released)(void *arg, uint64_t turn);
+	/* Optional (NULL): net_shutdown() was called and the last connection is now closed. */
+	void (*stopped)(void *arg);
 	void *arg;
+};
+
+/* The transports a connection may be on, for the log and the metrics. */
+enum net_transport {
+	NET_TCP = 0,
+	NET_TLS = 1,
+	NET_WS = 2,
+	NET_HTTP = 3, /* an HTTP answer that streams lines (/api/stream/game/ID) */
+	NET_NTRANSPORTS
+};
+
+/* What a transport outside the network layer does for its connection (net_link_open()). */
+struct net_link_ops {
+	enum net_transport transport;
+	/*
+	 * Write count whole lines (borrowed: take a reference to keep one; each ends in '\n'),
+	 * in order, after those written before. Never calls back into the network layer.
+	 */
+	void (*write)(void *link, struct wire *const *w, size_t count);
+	/* Bytes written and not yet handed to the kernel: counted against max_output. */
+	size_t (*pending)(const void *link);
+	/*
+	 * Close: with flush, once what is written is out (the link then calls net_link_closed()
+	 * when it is closed); without, at once, and from this call on the link never calls the
+	 * network layer again for this connection.
+	 */
+	void (*close)(void *link, int flush);
+};
+
+/* Connections open now on each transport (refused and closing ones included). */
+struct net_stats {
+	unsigned open[NET_NTRANSPORTS];
+	uint64_t accepted[NET_NTRANSPORTS]; /* since the start */
+	uint64_t lines[NET_NTRANSPORTS];    /* lines queued for connections (net_send()) */
+	uint64_t refused_clients;           /* refused by max_clients */
+	uint64_t refused_per_addr;          /* refused by max_per_addr */
+	uint64_t dropped_output;            /* dropped over max_output */
+	uint64_t too_long;                  /* closed for a line over max_line */
+	uint64_t hello_timeouts;            /* closed for no hello in time */
 };
 
 struct net;
@@ -127,6 +171,43 @@ struct tls_server;
  */
 int net_listen_tls(struct net *n, const char *host, int port, struct tls_server *tls, char *bound,
                    size_t size);
+
+/*
+ * A connection whose bytes link carries (ops borrowed, static; link is the transport's own, handed
+ * back to every op), from the source address ss (borrowed); encrypted says whether its bytes are
+ * (a WebSocket over HTTPS). It is counted and limited as an accepted TCP connection is: one
+ * past max_clients or max_per_addr gets its error line and is closed, and the hello deadline
+ * starts now. Returns the connection's peer, valid until the link's net_link_closed() or a
+ * close without flush (ops->close).
+ */
+struct lobby_peer *net_link_open(struct net *n, const struct net_link_ops *ops, void *link,
+                                 const struct sockaddr_storage *ss, int encrypted);
+
+/*
+ * One whole message of the link's connection (line, len: borrowed, without a line end), as a
+ * line read from a socket: blank ones are ignored, one longer than max_line is refused with
+ * too_long and the connection closed. The doomed connections are reaped before it returns.
+ */
+void net_link_input(struct lobby_peer *peer, const char *line, size_t len);
+
+/* The link's connection speaks no hello (an HTTP stream): its hello deadline stops. */
+void net_link_ready(struct lobby_peer *peer);
+
+/* The link's connection is closed (by either side): the peer goes at once. */
+void net_link_closed(struct lobby_peer *peer);
+
+/* Whether the connection of peer is closing (its last lines may still be going out). */
+int net_link_closing(const struct lobby_peer *peer);
+
+/*
+ * Where ss comes from, as the limits see it: its key into key (throttle_key_from_addr(): an
+ * IPv4 address or an IPv6 /64; "" when neither), and whether it is a loopback address
+ * (127.0.0.0/8, ::1, or ::ffff:127.x.y.z) into *loopback. Returns 0, or -1 for no key.
+ */
+int net_addr_origin(const struct sockaddr_storage *ss, char key[LOBBY_PEER_KEY], int *loopback);
+
+/* Count the connections (struct net_stats). */
+void net_stats(const struct net *n, struct net_stats *out);
 
 /*
  * Begin a clean stop: stop listening, tell every client (bye), flush what is queued (as turns are

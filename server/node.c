@@ -15,8 +15,10 @@
  * requests come from the admin socket (admin.h) to operators.h, and their answers go back once
  * the network layer's output of their turn is released (net_ops.released): durable too.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "admin.h"
 #include "archive.h"
@@ -26,7 +28,9 @@
 #include "guard.h"
 #include "handlers.h"
 #include "hasher.h"
+#include "http.h"
 #include "hokito-config.h"
+#include "ladder.h"
 #include "log.h"
 #include "node.h"
 #include "operators.h"
@@ -35,7 +39,10 @@
 #include "reader.h"
 #include "restore.h"
 #include "think.h"
+#include "table.h"
 #include "turn.h"
+#include "web-api.h"
+#include "web-metrics.h"
 #include "xmalloc.h"
 
 struct node {
@@ -58,9 +65,36 @@ struct node {
 	int releasing;        /* unused was started */
 	int64_t unused_ms;    /* --unused-account-days in milliseconds */
 	int64_t unused_after; /* the last account id the sweep looked at */
+	struct http *http;    /* --listen-http, --listen-https (node_listen_http()), or NULL */
+	uv_timer_t lag;       /* every NODE_LAG_MS: how late the loop runs it (lag_hist) */
+	uint64_t lag_due;     /* when it is due next (uv_hrtime(), ns) */
+	struct hist lag_hist; /* the loop's lag, for the metrics */
+	uint64_t started_ms;  /* uv_now() at the start */
+	/* the in-process fan-out's publish, which node_publish_cb() calls after counting */
+	void (*local_publish)(const struct fanout *fo, struct table *t, int64_t seq,
+	                      enum msg_type type, const struct event *ev, struct wire *w,
+	                      const struct session *skip);
+	uint64_t events;                  /* game events published, for the metrics */
+	LIST_HEAD(, node_stream) streams; /* /api/stream/game/ID answers (node_stream_start_cb) */
+	uv_timer_t keepalive;             /* their newline every NODE_STREAM_KEEPALIVE_MS */
+	struct wire *newline;             /* that newline ("\n") */
+	uint64_t moves;                   /* of them, moves */
 	int stopping;
 	char server_name[64];
 };
+
+#define NODE_LAG_MS              100  /* the loop lag's timer */
+#define NODE_STREAM_KEEPALIVE_MS 6000 /* a stream's newline while its game is quiet */
+
+/* A stream of a game's events over HTTP (http_stream()): a peer of the network layer. */
+struct node_stream {
+	struct lobby_peer *peer; /* borrowed: a link of the network layer, until it is gone */
+	char game[16];           /* the game it follows */
+	int ended;               /* game_over was sent: closing */
+	LIST_ENTRY(node_stream) link;
+};
+
+static int node_stream_gone(struct node *nd, struct lobby_peer *peer);
 
 /* lobby_ops.send */
 static void
@@ -289,12 +323,23 @@ node_released_cb(void *arg, uint64_t turn)
 		admin_release(nd->admin, from != 0 && turn >= from ? from - 1 : turn);
 }
 
+/* net_ops.stopped: every connection is closed; the HTTP side's handles go too. */
+static void
+node_stopped_cb(void *arg)
+{
+	struct node *nd = arg;
+
+	http_close(nd->http);
+}
+
 /* net_ops.gone */
 static void
 node_gone_cb(void *arg, struct lobby_peer *peer)
 {
 	struct node *nd = arg;
 
+	if (node_stream_gone(nd, peer))
+		return; /* no session: nothing for the game layer */
 	lobby_peer_gone(nd->lobby, peer);
 }
 
@@ -324,13 +369,27 @@ node_read_cb(void *arg, struct archive_read *r)
 	return reader_submit(nd->reader, r->addr, r) < 0 ? -1 : 0;
 }
 
+/* http_ops.read: the read API's read, as the game layer's (r is freed when refused). */
+static int
+node_http_read_cb(void *arg, struct archive_read *r)
+{
+	if (node_read_cb(arg, r) < 0) {
+		archive_read_free(r);
+		return -1;
+	}
+	return 0;
+}
+
 /* The reader answered a read: to the game layer, on the loop's thread. */
 static void
 node_read_done_cb(void *arg, struct archive_read *r)
 {
 	struct node *nd = arg;
 
-	handlers_read_done(nd->lobby, r);
+	if (r->ticket & HTTP_READ_TICKET)
+		http_read_done(nd->http, r); /* the read API's (web-api.h) */
+	else
+		handlers_read_done(nd->lobby, r);
 	net_reap(nd->net);
 }
 
@@ -448,6 +507,123 @@ node_send_ahead_cb(void *arg, struct lobby_peer *peer, struct wire *w)
 	net_send_ahead(peer, w);
 }
 
+/*
+ * An event of t (its line w, borrowed) to the streams that follow t: after the game's other
+ * receivers, and held with them until the turn is durable (net_send()); a stream ends after
+ * game_over.
+ */
+static void
+node_streams_event(struct node *nd, const struct table *t, enum msg_type type, struct wire *w)
+{
+	struct node_stream *st;
+
+	LIST_FOREACH(st, &nd->streams, link)
+	{
+		if (st->ended || strcmp(st->game, t->id) != 0)
+			continue;
+		net_send(st->peer, w);
+		if (type == MSG_GAME_OVER) {
+			st->ended = 1;
+			net_close(st->peer);
+		}
+	}
+}
+
+/* http_ops.stream_ok: a public game the lobby holds. */
+static int
+node_stream_ok_cb(void *arg, const char *id)
+{
+	struct node *nd = arg;
+	const struct table *t = lobby_table_find(nd->lobby, id);
+
+	if (t == NULL || t->is_private)
+		return 0;
+	return lobby_waiting_seq(nd->lobby, t) == 0 ? 1 : HTTP_STREAM_WAIT;
+}
+
+/*
+ * http_ops.stream_start: the game's state (its events after since, when since is one of its
+ * seqs), then its events as they come (node_streams_event()); a finished game's stream ends
+ * there.
+ */
+static void
+node_stream_start_cb(void *arg, struct lobby_peer *peer, const char *id, int64_t since)
+{
+	struct node *nd = arg;
+	struct table *t = lobby_table_find(nd->lobby, id);
+	struct node_stream *st = xcalloc(1, sizeof *st);
+
+	st->peer = peer;
+	snprintf(st->game, sizeof st->game, "%s", id);
+	LIST_INSERT_HEAD(&nd->streams, st, link);
+	if (since >= 0 && (size_t)since <= t->nlog) {
+		for (size_t i = (size_t)since; i < t->nlog; i++)
+			net_send(peer, t->log[i]);
+	} else {
+		struct wire *w = wire_encode_steal(table_state_new(t, NULL, NULL));
+
+		net_send(peer, w);
+		wire_unref(w);
+	}
+	if (t->st.status == EVENT_STATUS_FINISHED) {
+		st->ended = 1;
+		net_close(peer);
+	}
+}
+
+/* A stream's connection is gone: forget it. Returns whether peer was a stream's. */
+static int
+node_stream_gone(struct node *nd, struct lobby_peer *peer)
+{
+	struct node_stream *st;
+
+	LIST_FOREACH(st, &nd->streams, link)
+	if (st->peer == peer) {
+		LIST_REMOVE(st, link);
+		free(st);
+		return 1;
+	}
+	return 0;
+}
+
+/* Every NODE_STREAM_KEEPALIVE_MS: a newline to each stream, so that proxies keep it open. */
+static void
+node_keepalive_cb(uv_timer_t *timer)
+{
+	struct node *nd = timer->data;
+	struct node_stream *st;
+
+	LIST_FOREACH(st, &nd->streams, link)
+	if (!st->ended)
+		net_send(st->peer, nd->newline);
+	net_reap(nd->net);
+}
+
+/* fanout.publish: count the event for the metrics, then the in-process fan-out. */
+static void
+node_publish_cb(const struct fanout *fo, struct table *t, int64_t seq, enum msg_type type,
+                const struct event *ev, struct wire *w, const struct session *skip)
+{
+	struct node *nd = (struct node *)((char *)fo - offsetof(struct node, fanout));
+
+	nd->events++;
+	if (type == MSG_MOVED)
+		nd->moves++;
+	nd->local_publish(fo, t, seq, type, ev, w, skip);
+	node_streams_event(nd, t, type, w);
+}
+
+/* The loop lag: how much later than due this timer runs (the loop was busy that long). */
+static void
+node_lag_cb(uv_timer_t *t)
+{
+	struct node *nd = t->data;
+	uint64_t now = uv_hrtime();
+
+	hist_observe(&nd->lag_hist, now > nd->lag_due ? (now - nd->lag_due) / 1000 : 0);
+	nd->lag_due = now + (uint64_t)NODE_LAG_MS * 1000000;
+}
+
 struct node *
 node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
             struct store *store)
@@ -478,6 +654,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	struct net_ops nops = {.line = node_line_cb,
 	                       .gone = node_gone_cb,
 	                       .released = node_released_cb,
+	                       .stopped = node_stopped_cb,
 	                       .arg = nd};
 	struct think_ops tops = {.move = node_move_cb, .arg = nd};
 	struct turn_ops pops = {
@@ -489,6 +666,8 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	lc.max_line = ncfg->max_line;
 	lc.max_output = ncfg->max_output;
 	fanout_local_init(&nd->fanout, NULL);
+	nd->local_publish = nd->fanout.publish;
+	nd->fanout.publish = node_publish_cb;
 	lc.fanout = store != NULL ? &nd->fanout : NULL;
 	lc.store = NULL;
 	if (store != NULL) {
@@ -504,6 +683,17 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	uv_timer_start(&nd->tick, node_tick_cb, 1000, 1000);
 	uv_timer_init(loop, &nd->wake);
 	nd->wake.data = nd;
+	uv_timer_init(loop, &nd->lag);
+	nd->lag.data = nd;
+	nd->lag_due = uv_hrtime() + (uint64_t)NODE_LAG_MS * 1000000;
+	uv_timer_start(&nd->lag, node_lag_cb, NODE_LAG_MS, NODE_LAG_MS);
+	nd->started_ms = uv_now(loop);
+	LIST_INIT(&nd->streams);
+	nd->newline = wire_text("", 0);
+	uv_timer_init(loop, &nd->keepalive);
+	nd->keepalive.data = nd;
+	uv_timer_start(&nd->keepalive, node_keepalive_cb, NODE_STREAM_KEEPALIVE_MS,
+	               NODE_STREAM_KEEPALIVE_MS);
 	nd->turn = turn_create(loop, nd->net, store, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
 	if (store != NULL)
@@ -647,6 +837,104 @@ node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *
 	return net_listen_tls(nd->net, host, port, tls, bound, size);
 }
 
+/* http_ops.metrics: gather the numbers of every part, and write them. */
+static void
+node_metrics_cb(void *arg, FILE *out)
+{
+	struct node *nd = arg;
+	struct lobby *lb = nd->lobby;
+	struct web_metrics m;
+	struct turn_stats ts;
+	unsigned ntables;
+
+	memset(&m, 0, sizeof m);
+	net_stats(nd->net, &m.net);
+	http_stats(nd->http, &m.http);
+	lobby_counts(lb, &m.sessions, &ntables);
+	for (size_t i = 0; i < lb->sessions.n; i++)
+		m.sessions_connected += lb->sessions.all[i]->peer != NULL;
+	m.nkinds = 2;
+	for (size_t i = 0; i < lb->ntables; i++) {
+		const struct table *t = lb->tables[i];
+
+		if ((unsigned)t->kind >= m.nkinds)
+			m.nkinds = (unsigned)t->kind + 1;
+		m.games[t->kind][t->st.status]++;
+	}
+	m.games_created = lb->serial;
+	m.games_finished = lb->finished_serial;
+	turn_stats(nd->turn, &ts);
+	m.commits = ts.commits;
+	m.commit_latency = ts.commit_latency;
+	m.store_errors = ts.downs;
+	m.store_down = lb->store_down != NULL;
+	m.loop_lag = nd->lag_hist;
+	m.events = nd->events;
+	m.moves = nd->moves;
+	m.thinking = think_busy(nd->think);
+	m.hash_threads = nd->hasher != NULL ? hasher_threads() : 0;
+	m.uptime_s = (uv_now(nd->loop) - nd->started_ms) / 1000;
+	web_metrics_write(out, &m);
+}
+
+/* http_ops.ready: the store can write and the server takes connections. */
+static int
+node_ready_cb(void *arg, char *why, size_t size)
+{
+	struct node *nd = arg;
+
+	if (nd->stopping) {
+		snprintf(why, size, "the server is stopping");
+		return 0;
+	}
+	if (nd->lobby->store_down != NULL) {
+		snprintf(why, size, "the store cannot write: %s", nd->lobby->store_down);
+		return 0;
+	}
+	return 1;
+}
+
+/* http_ops.answer: the read API's answer, with the players' kinds from the accounts. */
+static void
+node_answer_cb(void *arg, const struct archive_read *r, struct http_reply *out)
+{
+	struct node *nd = arg;
+
+	web_api_answer(nd->lobby, r, out);
+}
+
+/* http_ops.account */
+static int64_t
+node_account_cb(void *arg, const char *name)
+{
+	struct node *nd = arg;
+	const struct account *a = ladder_account_find(nd->lobby, name);
+
+	return a != NULL ? a->row.id : 0;
+}
+
+int
+node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, char *tls_bound,
+                 size_t size)
+{
+	struct http_ops ops = {.metrics = node_metrics_cb,
+	                       .ready = node_ready_cb,
+	                       .read = nd->reader != NULL ? node_http_read_cb : NULL,
+	                       .answer = node_answer_cb,
+	                       .account = node_account_cb,
+	                       .stream_ok = node_stream_ok_cb,
+	                       .stream_start = node_stream_start_cb,
+	                       .arg = nd};
+
+	return http_create(nd->loop, nd->net, cfg, &ops, &nd->http, bound, tls_bound, size);
+}
+
+int
+node_reload(struct node *nd)
+{
+	return http_reload(nd->http);
+}
+
 static void
 node_handle_close_cb(uv_handle_t *h)
 {
@@ -663,6 +951,11 @@ node_shutdown(struct node *nd)
 		uv_close((uv_handle_t *)&nd->tick, node_handle_close_cb);
 	if (!uv_is_closing((uv_handle_t *)&nd->wake))
 		uv_close((uv_handle_t *)&nd->wake, node_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&nd->lag))
+		uv_close((uv_handle_t *)&nd->lag, node_handle_close_cb);
+	if (!uv_is_closing((uv_handle_t *)&nd->keepalive))
+		uv_close((uv_handle_t *)&nd->keepalive, node_handle_close_cb);
+	http_shutdown(nd->http);
 	if (nd->sweeping && !uv_is_closing((uv_handle_t *)&nd->sweep))
 		uv_close((uv_handle_t *)&nd->sweep, node_handle_close_cb);
 	if (nd->releasing && !uv_is_closing((uv_handle_t *)&nd->unused))
@@ -688,5 +981,7 @@ node_free(struct node *nd)
 	think_free(nd->think);
 	admin_free(nd->admin);
 	net_free(nd->net);
+	http_free(nd->http);
+	wire_unref(nd->newline);
 	free(nd);
 }

@@ -1,12 +1,13 @@
 /*
  * node.h: one hokitod server node: the rooms of the server put together on one libuv loop.
  *
- * A node owns the network layer (net.h: connections), the game layer (lobby.h and its rooms),
- * the turn pipeline (turn.h: group commit, the release of output), the computer players' thread
- * pool (think.h), the fan-out port's in-process backend (fanout.h) and the game layer's two timers
- * (the tick, the wake-up at its next deadline). It is the one place that knows them all: it turns
- * a connection's lines into requests for the game layer, and the game layer's lines, wake-ups and
- * searches into calls to the others, so that none of them calls another sideways.
+ * A node owns the network layer (net.h: connections), the HTTP side (http.h: WebSocket
+ * connections join the network layer; the metrics come from here), the game layer (lobby.h and its
+ * rooms), the turn pipeline (turn.h: group commit, the release of output), the computer players'
+ * thread pool (think.h), the fan-out port's in-process backend (fanout.h) and the game layer's two
+ * timers (the tick, the wake-up at its next deadline). It is the one place that knows them all: it
+ * turns a connection's lines into requests for the game layer, and the game layer's lines, wake-ups
+ * and searches into calls to the others, so that none of them calls another sideways.
  */
 #ifndef HOKITO_SERVER_NODE_H
 #define HOKITO_SERVER_NODE_H
@@ -72,6 +73,21 @@ int node_listen(struct node *nd, const char *host, int port, char *bound, size_t
 /* Listen for TLS connections (net_listen_tls(): tls borrowed, outlives the node). */
 int node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *tls,
                     char *bound, size_t size);
+
+struct http_config;
+
+/*
+ * Serve HTTP and WebSocket (http.h) on cfg's listeners; their bound addresses go into bound and
+ * tls_bound. Call once, after node_restore(). Returns 0 or -1 (logged).
+ */
+int node_listen_http(struct node *nd, const struct http_config *cfg, char *bound, char *tls_bound,
+                     size_t size);
+
+/*
+ * SIGHUP: what reloads besides the TLS listener's certificate (--listen-https's, logged).
+ * Returns whether there was any.
+ */
+int node_reload(struct node *nd);
 
 /*
  * --keep-days (issue 23): from now on, every NODE_SWEEP_MS, delete a batch of at most

@@ -111,6 +111,7 @@ struct turn {
 	uint64_t held_from;          /* the first turn held (turn_held_from()), or 0 */
 	struct wire *waiting;        /* while down: the store_waiting notice (a reference) */
 	struct wire *writable;       /* the store_writable notice (a reference) */
+	struct turn_stats stats;     /* for the metrics (turn_stats()) */
 };
 
 static void turn_retry_cb(uv_timer_t *h);
@@ -179,6 +180,7 @@ turn_down_log(struct turn *tp)
 static void
 turn_down(struct turn *tp, const struct store_error *err)
 {
+	tp->stats.downs++;
 	tp->down_err = *err;
 	tp->down_since = tp->tried_at = uv_now(tp->loop);
 	tp->held_turns = 1;
@@ -206,8 +208,14 @@ turn_commit(struct turn *tp, int sent)
 	unsigned np, ng;
 	int rc;
 
+	uint64_t t0 = uv_hrtime();
+
 	tp->ops.counters(tp->ops.arg, &np, &ng);
 	rc = durable_commit(tp->durable, np, ng, &err);
+	if (rc > 0) {
+		tp->stats.commits++;
+		hist_observe(&tp->stats.commit_latency, (uv_hrtime() - t0) / 1000);
+	}
 	if (rc == STORE_EIO && !sent) {
 		turn_down(tp, &err);
 		return 0;
@@ -595,6 +603,12 @@ turn_store_drop(struct turn *tp)
 {
 	durable_free(tp->durable);
 	tp->durable = NULL;
+}
+
+void
+turn_stats(const struct turn *tp, struct turn_stats *out)
+{
+	*out = tp->stats;
 }
 
 void

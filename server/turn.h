@@ -14,6 +14,7 @@
 
 #include <uv.h>
 
+#include "hist.h"
 #include "net.h"
 #include "store.h"
 
@@ -99,6 +100,16 @@ void turn_shutdown(struct turn *tp);
  * when the store closes. The store writer is freed: turn_durable() is NULL from now on.
  */
 void turn_store_drop(struct turn *tp);
+
+/* What the metrics show of the pipeline. */
+struct turn_stats {
+	uint64_t commits;           /* group commits that wrote */
+	struct hist commit_latency; /* the loop's time in each of them */
+	uint64_t downs;             /* times the store went down */
+};
+
+/* Count the commits (struct turn_stats). */
+void turn_stats(const struct turn *tp, struct turn_stats *out);
 
 /* Free the pipeline (its store writer, its threads) once the loop has stopped. Accepts NULL. */
 void turn_free(struct turn *tp);

@@ -58,6 +58,8 @@ class Server:
         self.log = []
         self.listening = threading.Event()
         self.port = None
+        self.http_port = None   # --listen-http's, from its log line
+        self.https_port = None  # --listen-https's
         threading.Thread(target=self._read_log, daemon=True).start()
         if not self.listening.wait(TIMEOUT):
             self.kill()
@@ -70,6 +72,10 @@ class Server:
     def _read_log(self):
         for line in self.proc.stderr:
             self.log.append(line)
+            h = re.search(r"listening for (HTTPS?) on .*:(\d+)", line)
+            if h:
+                setattr(self, "https_port" if h.group(1) == "HTTPS" else "http_port",
+                        int(h.group(2)))
             m = re.search(r"listening on (.*):(\d+)$", line.strip())
             if m and self.port is None:
                 self.port = int(m.group(2))

@@ -35,6 +35,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -280,6 +281,22 @@ def notice(c, code, timeout):
     return m if m.get("code") == code else None
 
 
+def http_head(path, port):
+    """GET path on the HTTP port: (status, the response's head as text)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sk:
+        sk.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n"
+                    % (path, port)).encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = sk.recv(4096)
+            if not more:
+                break
+            data += more
+    head = data.split(b"\r\n\r\n")[0].decode("latin-1")
+    m = re.match(r"HTTP/1\.[01] (\d+)", head)
+    return (int(m.group(1)) if m else 0), head
+
+
 def resume(srv, token, last_seq):
     c = srv.connect()
     c.send({"type": "hello", "protocol": 1, "token": token, "last_seq": last_seq, "id": "r"})
@@ -291,7 +308,7 @@ def views_while_down():
     spectator, not the list; the held connections answer ping and say why they wait; with room
     again, everything goes out in order, once."""
     db = os.path.join(MNT, "views.db")
-    srv = Server(db=db)
+    srv = Server("--listen-http", "127.0.0.1:0", db=db)
     try:
         a, b, g = new_game(srv, "v")
         w = srv.connect("v-watch")
@@ -336,6 +353,10 @@ def views_while_down():
              st["ply"] == len(acked),
              "views: a new spectator's state is the last stored one (seq %d, %d moves)"
              % (last, len(acked)), st)
+        status, head = http_head("/api/stream/game/" + g, srv.http_port)
+        t.ok(status == 503 and re.search(r"(?im)^retry-after: *\d+", head),
+             "views: a new HTTP stream of the game is told to come back (503, Retry-After), "
+             "not shown the held move", head)
         c = srv.connect("v-look")
         r, _ = c.request({"type": "list"})
         ply = [x["ply"] for x in r.get("games", []) if x["game"] == g]

@@ -1,0 +1,243 @@
+/*
+ * web-api.c: GET /api/games and GET /api/game/ID (web-api.h): the question from the URL, the
+ * answer from the store's read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "game.h"
+#include "ladder.h"
+#include "web-api.h"
+#include "xmalloc.h"
+
+#define TEXT "text/plain; charset=utf-8"
+
+/* A whole decimal number in [0, max] from query member name (def without one). 0 or -1. */
+static int
+query_num(const struct http_request *rq, const char *name, long long def, long long max,
+          long long *out)
+{
+	char buf[32], *end;
+	long long v;
+
+	*out = def;
+	if (http_query(rq, name, buf, sizeof buf) < 0)
+		return 0;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -1;
+	v = strtoll(buf, &end, 10);
+	if (*end != '\0' || v < 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void
+web_api_games_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	struct archive_read *r;
+	char after[STORE_CURSOR_TEXT + 16]; /* "after=" and the cursor (http_query()) */
+	long long limit, offset;
+
+	out->cors = 1;
+	if (query_num(rq, "limit", WEB_API_LIMIT, WEB_API_LIMIT_MAX, &limit) < 0 || limit == 0) {
+		http_reply_printf(out, 400, TEXT, "limit is a number from 1 to %d\n",
+		                  WEB_API_LIMIT_MAX);
+		return;
+	}
+	if (query_num(rq, "offset", 0, 1000000000, &offset) < 0) {
+		http_reply_printf(out, 400, TEXT, "offset is a number from 0\n");
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_HISTORY;
+	r->query.limit = (size_t)limit;
+	r->query.offset = offset;
+	if (http_query(rq, "after", after, sizeof after) >= 0) {
+		if (store_cursor_parse(after, &r->query.after) < 0) {
+			archive_read_free(r);
+			http_reply_printf(out, 400, TEXT, "after is the next of a page\n");
+			return;
+		}
+		r->query.has_after = 1;
+	}
+	if (http_defer(h, rq, r, out) < 0) /* no store: nothing finished is kept */
+		http_reply_printf(out, 200, "application/json",
+		                  "{\"type\":\"history_page\",\"total\":0,\"offset\":%lld,"
+		                  "\"games\":[]}\n",
+		                  offset);
+}
+
+void
+web_api_game_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const char *id = rq->path + strlen("/api/game/");
+	struct archive_read *r;
+
+	out->cors = 1;
+	if (strlen(id) >= STORE_ID_MAX ||
+	    strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(id)) {
+		http_reply_printf(out, 404, TEXT, "no game with that id\n");
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_RECORD;
+	snprintf(r->game_id, sizeof r->game_id, "%s", id);
+	r->public_only = 1; /* no viewer: a private game is not found */
+	if (http_defer(h, rq, r, out) < 0)
+		http_reply_printf(out, 404, TEXT, "this server keeps no records\n");
+}
+
+void
+web_api_user_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const struct http_ops *ops = http_ops_of(h);
+	const char *name = rq->path + strlen("/api/user/");
+	struct archive_read *r;
+	int64_t id;
+
+	out->cors = 1;
+	/* libwebsockets gave the path decoded (%XX) */
+	if ((id = ops->account(ops->arg, name)) == 0) {
+		http_reply_printf(out, 404, TEXT, "no account of that name\n");
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_PROFILE;
+	r->account = id;
+	if (http_defer(h, rq, r, out) < 0)
+		http_reply_printf(out, 404, TEXT, "this server keeps no games\n");
+}
+
+void
+web_api_board_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const char *kind = rq->path + strlen("/api/leaderboard/");
+	struct archive_read *r;
+	char after[STORE_BOARD_CURSOR_TEXT + 16]; /* "after=" and the cursor (http_query()) */
+	enum game_kind k;
+	long long limit;
+
+	out->cors = 1;
+	if (game_kind_parse(kind, &k) < 0) {
+		http_reply_printf(out, 404, TEXT, "no game of that kind: hokito or oxono\n");
+		return;
+	}
+	if (query_num(rq, "limit", WEB_API_LIMIT, WEB_API_LIMIT_MAX, &limit) < 0 || limit == 0) {
+		http_reply_printf(out, 400, TEXT, "limit is a number from 1 to %d\n",
+		                  WEB_API_LIMIT_MAX);
+		return;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_LEADERBOARD;
+	r->board.kind = k;
+	r->board.limit = (size_t)limit;
+	if (http_query(rq, "after", after, sizeof after) >= 0) {
+		if (store_board_cursor_parse(after, &r->board.after) < 0) {
+			archive_read_free(r);
+			http_reply_printf(out, 400, TEXT, "after is the next of a page\n");
+			return;
+		}
+		r->board.has_after = 1;
+	}
+	if (http_defer(h, rq, r, out) < 0)
+		http_reply_printf(out, 200, "application/json",
+		                  "{\"type\":\"leaderboard\",\"kind\":\"%s\",\"entries\":[]}\n",
+		                  game_kind_name(k));
+}
+
+void
+web_api_stream_get(struct http *h, const struct http_request *rq, struct http_reply *out)
+{
+	const char *id = rq->path + strlen("/api/stream/game/");
+	long long since;
+	int rc;
+
+	out->cors = 1;
+	if (query_num(rq, "since", -1, 1000000000, &since) < 0) {
+		http_reply_printf(out, 400, TEXT,
+		                  "since is the seq of an event: a number from 0\n");
+		return;
+	}
+	rc = strlen(id) >= STORE_ID_MAX ? -1 : http_stream(h, rq, id, since);
+	if (rc == HTTP_STREAM_WAIT) {
+		http_reply_printf(out, 503, TEXT,
+		                  "the server is waiting for its store: ask again in a few "
+		                  "seconds\n");
+		out->retry_after = 5;
+	} else if (rc < 0)
+		http_reply_printf(out, 404, TEXT,
+		                  "no public game with that id in play here (a finished one: "
+		                  "/api/game/ID)\n");
+}
+
+/* o (stolen) as the JSON body of out. */
+static void
+answer_json(json_t *o, struct http_reply *out)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	http_reply_printf(out, 200, "application/json", "%s\n", text);
+	free(text);
+}
+
+/* A history page's JSON: the protocol's history_page, without an id. */
+static void
+answer_history(const struct accounts *as, const struct archive_read *r, struct http_reply *out)
+{
+	json_t *o = json_object(), *games = json_array();
+
+	for (int i = 0; i < r->rc; i++)
+		json_array_append_new(games, archive_entry_new(as, &r->games[i]));
+	json_object_set_new(o, "type", json_string("history_page"));
+	json_object_set_new(o, "total", json_integer(r->page.total));
+	json_object_set_new(o, "offset", json_integer(r->query.offset));
+	json_object_set_new(o, "games", games);
+	if (r->page.more) {
+		char next[STORE_CURSOR_TEXT];
+
+		store_cursor_format(&r->page.next, next, sizeof next);
+		json_object_set_new(o, "next", json_string(next));
+	}
+	answer_json(o, out);
+}
+
+void
+web_api_answer(const struct lobby *lb, const struct archive_read *r, struct http_reply *out)
+{
+	const struct account *a;
+
+	out->cors = 1;
+	if (r->rc < 0 && r->rc == STORE_ENOTFOUND) {
+		http_reply_printf(out, 404, TEXT, "no game with that id\n");
+		return;
+	}
+	if (r->rc < 0) {
+		http_reply_printf(out, 500, TEXT, "the store could not be read\n");
+		return;
+	}
+	switch (r->kind) {
+	case ARCHIVE_READ_HISTORY:
+		answer_history(&lb->accounts, r, out);
+		return;
+	case ARCHIVE_READ_RECORD:
+		http_reply_printf(out, 200, TEXT, "%s", r->text);
+		return;
+	case ARCHIVE_READ_PROFILE:
+		a = accounts_find_id(&lb->accounts, r->account);
+		if (a == NULL || a->row.closed_ms != 0) { /* closed while the store was read */
+			http_reply_printf(out, 404, TEXT, "no account of that name\n");
+			return;
+		}
+		answer_json(ladder_profile_new(lb, a, r->rated, r->rc), out);
+		return;
+	case ARCHIVE_READ_LEADERBOARD:
+		answer_json(ladder_board_new(r), out);
+		return;
+	}
+	http_reply_printf(out, 500, TEXT, "no such answer\n");
+}
