@@ -51,7 +51,7 @@ struct http_config {
 };
 
 /* stream_ok(): the game has events that wait for the store (503, Retry-After). */
-#define HTTP_STREAM_WAIT (-1)
+#define HTTP_STREAM_WAIT (-2)
 
 /* What the pages show, from the node. */
 struct http_ops {

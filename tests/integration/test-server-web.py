@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, Server, Tap  # noqa: E402
+from serverlib import HOKITOD, Server, Tap, movers, play_opening  # noqa: E402
 from wslib import (OP_BINARY, OP_CONT, OP_TEXT, WS, Closed, Refused,  # noqa: E402
                    WSClient, http_get)
 
@@ -414,7 +414,8 @@ def test_https():
 
 def test_api():
     """The read API: /api/game/ID and /api/games against what the protocol reads of the store."""
-    srv = web_server()
+    # the rated game below is between two accounts of 127.0.0.1: the operator allows it
+    srv = web_server("--allow-shared-address")
     try:
         p = srv.http_port
         a = srv.connect("alice")
@@ -469,6 +470,7 @@ def test_api():
         st, _ = acc[0].request({"type": "create", "kind": "hokito", "seat": "black",
                                 "rated": True})
         acc[1].request({"type": "join", "game": st["game"]})
+        play_opening(*movers(st, acc[0], acc[1]), moves=2)  # rated once 4 plies are played
         acc[0].request({"type": "resign"})
         acc[1].wait_for("game_over")
         prof, _ = acc[1].request({"type": "profile", "name": "walt"})
