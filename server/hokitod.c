@@ -84,6 +84,7 @@ usage(FILE *f)
 	        "  --keepalive SECS (default 60)          --max-sessions N (default 20000)\n"
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
+	        "  --max-queued BYTES (default 65536)\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
 }
@@ -427,6 +428,7 @@ main(int argc, char **argv)
 		O_THINKING,
 		O_KIBITZ,
 		O_KEEP_DAYS,
+		O_QUEUED,
 		O_DB,
 		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
@@ -468,6 +470,7 @@ main(int argc, char **argv)
 	        {"max-thinking", required_argument, NULL, O_THINKING},
 	        {"max-kibitz", required_argument, NULL, O_KIBITZ},
 	        {"keep-days", required_argument, NULL, O_KEEP_DAYS},
+	        {"max-queued", required_argument, NULL, O_QUEUED},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -479,6 +482,7 @@ main(int argc, char **argv)
 	struct net_config ncfg = {
 	        .max_line = PROTOCOL_MAX_LINE_DEFAULT,
 	        .max_output = 1048576,
+	        .max_queued = 65536,
 	        .max_clients = 1024,
 	        .hello_timeout_ms = 10000,
 	        .close_timeout_ms = 2000,
@@ -574,6 +578,12 @@ main(int argc, char **argv)
 				bad = "--max-output wants a number of bytes from 1024 to 2^32";
 			else
 				ncfg.max_output = (size_t)v;
+			break;
+		case O_QUEUED:
+			if (parse_num(optarg, 1024, 1u << 20, &v) < 0)
+				bad = "--max-queued wants a number of bytes from 1024 to 2^20";
+			else
+				ncfg.max_queued = (size_t)v;
 			break;
 		case O_CLIENTS:
 			if (parse_num(optarg, 1, 1000000, &v) < 0)

@@ -54,9 +54,10 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define READ_BUF 65536 /* the shared read buffer */
-#define BACKLOG  511   /* pending connections the kernel may hold (Redis's default) */
-#define SEND_BUF 65536 /* asked of the kernel for each connection's send buffer */
+#define READ_BUF         65536 /* the shared read buffer */
+#define BACKLOG          511   /* pending connections the kernel may hold (Redis's default) */
+#define SEND_BUF         65536 /* asked of the kernel for each connection's send buffer */
+#define NET_LOG_EVERY_MS 10000 /* one log line of a kind (a client dropped) this often at most */
 
 enum doom {
 	DOOM_NONE = 0,
@@ -67,7 +68,6 @@ enum doom {
 struct net_client {
 	uv_tcp_t tcp;     /* the connection; tcp.data points back here */
 	uv_timer_t timer; /* the hello deadline, then the closing deadline */
-	uv_shutdown_t shutdown_req;
 	struct net *net;
 	struct lobby_peer peer;            /* the layer above's slot of this connection */
 	struct framer in;                  /* input not yet split into lines */
@@ -91,6 +91,9 @@ struct net_client {
 	int tls_wait_open;    /* a flushing close waits for the handshake to end (TLS) */
 	int tls_dead;         /* the engine failed: only its alert is left to write */
 	int kept;             /* net_hold_turn(): every line waits for net_unhold() */
+	int paused;           /* the layer above waits (net_pause()): no line goes up, no read */
+	int in_resume_list;
+	SLIST_ENTRY(net_client) resume_link; /* net.resumed: lines go up again at the next reap */
 };
 
 /* A line held for a client until the commit of the turn that made it is durable. */
@@ -128,13 +131,20 @@ struct net {
 	uint64_t addr_logged_at;           /* when a refusal by per_addr was last logged */
 	unsigned addr_refused;             /* refusals since, not logged */
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
+	SLIST_HEAD(, net_client) resumed;  /* paused clients to go on with (net_resume()) */
+	uint64_t output_logged_at;         /* when a drop past max_output was last logged */
+	unsigned output_dropped;           /* drops since, not logged */
 	int stopping;
-	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
-	char pbuf[READ_BUF]; /* the plaintext of a TLS read (client_read_tls()) */
+	char *rbuf;          /* every read lands here (client_alloc_cb): cfg.read_size bytes */
+	char *pbuf;          /* the plaintext of a TLS read (client_read_tls()): as many */
 	char wbuf[READ_BUF]; /* released lines joined into TLS records (client_flush_tls()) */
 };
 
+static void client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 static void client_reap_all(struct net *n);
+static void client_resume(struct net_client *c);
+static void client_tls_plain(struct net_client *c);
 static void client_send(struct net_client *c, struct wire *w);
 static void client_shutdown(struct net_client *c);
 static void client_tls_out(struct net_client *c);
@@ -165,14 +175,30 @@ flush_list_front(struct net_client *c)
 	TAILQ_INSERT_HEAD(&c->net->flushing, c, flush_link);
 }
 
+/*
+ * Forget c's first count held lines (their references are gone), bytes long. The array goes
+ * once empty: an idle connection holds no output memory (its welcome is written at once).
+ */
+static void
+client_held_shift(struct net_client *c, size_t count, size_t bytes)
+{
+	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
+	c->nheld -= count;
+	c->held_bytes -= bytes;
+	if (c->nheld == 0) {
+		free(c->held);
+		c->held = NULL;
+		c->held_cap = 0;
+	}
+}
+
 /* Drop the lines c holds (it is closing at once). */
 static void
 client_held_drop(struct net_client *c)
 {
 	for (size_t i = 0; i < c->nheld; i++)
 		wire_unref(c->held[i].w);
-	c->nheld = 0;
-	c->held_bytes = 0;
+	client_held_shift(c, c->nheld, c->held_bytes);
 	flush_list_remove(c);
 }
 
@@ -254,9 +280,10 @@ client_deadline_cb(uv_timer_t *t)
 static void
 client_shutdown_cb(uv_shutdown_t *req, int status)
 {
-	/* the write side is closed; wait for the peer's EOF or the deadline */
-	(void)req;
+	/* the write side is closed (or the handle is: UV_ECANCELED); wait for the peer's EOF or the
+	 * deadline */
 	(void)status;
+	free(req);
 }
 
 /*
@@ -267,6 +294,8 @@ client_shutdown_cb(uv_shutdown_t *req, int status)
 static void
 client_shutdown(struct net_client *c)
 {
+	uv_shutdown_t *req;
+
 	c->shutdown_after_flush = 0;
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
@@ -280,11 +309,14 @@ client_shutdown(struct net_client *c)
 		tls_conn_shutdown(c->tls);
 		client_tls_out(c);
 	}
-	if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, client_shutdown_cb) == 0) {
+	/* made here, not kept in every connection: only a closing one needs it */
+	req = xmalloc(sizeof *req);
+	if (uv_shutdown(req, (uv_stream_t *)&c->tcp, client_shutdown_cb) == 0) {
 		uv_timer_stop(&c->timer);
 		uv_timer_start(&c->timer, client_deadline_cb, c->net->cfg.close_timeout_ms, 0);
 		return;
 	}
+	free(req);
 	client_close_handles(c);
 }
 
@@ -304,6 +336,12 @@ client_reap(struct net_client *c)
 	}
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
+	if (c->doomed == DOOM_FLUSH && c->paused) {
+		/* what it sent is not handled now; read (and discard) until its end, as any closing
+		 */
+		c->paused = 0;
+		uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
+	}
 	if (c->doomed == DOOM_FLUSH) {
 		if (c->nheld > 0) {
 			c->shutdown_after_flush = 1; /* net_flush_all() writes, then shuts down */
@@ -320,7 +358,15 @@ client_reap_all(struct net *n)
 {
 	struct net_client *c;
 
-	while ((c = SLIST_FIRST(&n->doomed)) != NULL) {
+	for (;;) {
+		if ((c = SLIST_FIRST(&n->resumed)) != NULL) {
+			SLIST_REMOVE_HEAD(&n->resumed, resume_link);
+			c->in_resume_list = 0;
+			client_resume(c); /* its lines may doom others: they are reaped below */
+			continue;
+		}
+		if ((c = SLIST_FIRST(&n->doomed)) == NULL)
+			break;
 		SLIST_REMOVE_HEAD(&n->doomed, doom_link);
 		c->in_doom_list = 0;
 		client_reap(c);
@@ -450,9 +496,7 @@ client_flush_tls(struct net_client *c, size_t count, size_t bytes)
 	}
 	if (rc == 0 && fill > 0)
 		rc = tls_conn_write(c->tls, n->wbuf, fill, &err);
-	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
-	c->nheld -= count;
-	c->held_bytes -= bytes;
+	client_held_shift(c, count, bytes);
 	if (rc < 0) {
 		client_tls_fail(c, &err);
 		return;
@@ -476,8 +520,18 @@ client_send(struct net_client *c, struct wire *w)
 	if (c->doomed != DOOM_NONE || c->closing)
 		return;
 	if (pending > n->cfg.max_output) {
-		log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
-		         c->addr, pending, n->cfg.max_output);
+		/* one line in NET_LOG_EVERY_MS at most: a crowd of clients that do not read must
+		 * not flood the log */
+		if (n->output_logged_at == 0 ||
+		    uv_now(n->loop) - n->output_logged_at >= NET_LOG_EVERY_MS) {
+			log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: "
+			         "dropped (%u more dropped so since the last such line)",
+			         c->addr, pending, n->cfg.max_output, n->output_dropped);
+			n->output_logged_at = uv_now(n->loop);
+			n->output_dropped = 0;
+		} else {
+			n->output_dropped++;
+		}
 		client_doom(c, DOOM_NOW);
 		return;
 	}
@@ -554,9 +608,7 @@ client_flush(struct net_client *c)
 	}
 	if (bufs != small)
 		free(bufs); /* libuv copied the array */
-	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
-	c->nheld -= count;
-	c->held_bytes -= bytes;
+	client_held_shift(c, count, bytes);
 }
 
 /* Write what every client may write now; a flushing close goes on once its lines are out. */
@@ -671,6 +723,12 @@ net_stopped(const struct net *n)
  * and copies only an unfinished tail into the client's framer, which is released again as soon as
  * that line is complete (framer_trim()). A read is handled completely before the next one, so one
  * buffer serves every connection.
+ *
+ * But a connection whose request waits for something off the loop (a store read, a password
+ * hash: net_pause()) hands nothing more up until its answer is out: the rest of the read waits in
+ * its framer, and it is not read again until net_resume(). A read takes cfg.max_queued bytes at
+ * most, so that is what may wait (on TLS, as much again inside the engine), whatever the peer
+ * goes on sending: the kernel's buffers and TCP's window hold the rest, at the peer's cost.
  */
 static void
 client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -678,7 +736,7 @@ client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	struct net_client *c = h->data;
 
 	(void)suggested;
-	*buf = uv_buf_init(c->net->rbuf, sizeof c->net->rbuf);
+	*buf = uv_buf_init(c->net->rbuf, (unsigned)c->net->cfg.max_queued);
 }
 
 /* Whether a line holds nothing but spaces and tabs. */
@@ -723,7 +781,8 @@ client_framer_drain(struct net_client *c)
 	size_t len;
 	int rc;
 
-	while (c->doomed == DOOM_NONE && (rc = framer_next(&c->in, &line, &len)) != 0) {
+	while (c->doomed == DOOM_NONE && !c->paused &&
+	       (rc = framer_next(&c->in, &line, &len)) != 0) {
 		if (rc < 0) {
 			client_too_long(c);
 			return;
@@ -738,7 +797,8 @@ client_framer_drain(struct net_client *c)
  * are decoded in place; the bytes of a line that is not finished go to the client's framer, which
  * then takes the rest of that line from the next reads. Lines are cut by the framer's own rule,
  * framer_cut() (the limit: max_line bytes plus an optional '\r' before the '\n'), here as in the
- * framer.
+ * framer. When a line pauses the client (net_pause()), the rest of the read waits in the framer,
+ * unsplit, for client_resume().
  */
 static void
 client_input(struct net_client *c, char *p, char *end)
@@ -753,22 +813,22 @@ client_input(struct net_client *c, char *p, char *end)
 		p = nl != NULL ? nl + 1 : end;
 		client_framer_drain(c);
 	}
-	while (c->doomed == DOOM_NONE && p < end) {
+	while (c->doomed == DOOM_NONE && !c->paused && p < end) {
 		size_t len, used;
 		int rc = framer_cut(p, 0, (size_t)(end - p), max, &len, &used);
 
 		if (rc < 0) {
 			client_too_long(c);
-			break;
+			return;
 		}
-		if (rc == 0) {
-			/* the framer holds the unfinished line (within the limit) until its '\n' */
-			framer_feed(&c->in, p, (size_t)(end - p));
-			break;
-		}
+		if (rc == 0)
+			break; /* the framer holds the unfinished line (within the limit) until its
+			          '\n' */
 		client_line(c, p, len);
 		p += used;
 	}
+	if (c->doomed == DOOM_NONE && p < end)
+		framer_feed(&c->in, p, (size_t)(end - p));
 }
 
 /*
@@ -780,18 +840,33 @@ client_input(struct net_client *c, char *p, char *end)
 static void
 client_read_tls(struct net_client *c, const char *data, size_t len)
 {
-	struct net *n = c->net;
 	struct tls_error err;
-	size_t got;
-	int r;
 
-	if ((r = tls_conn_feed(c->tls, data, len, &err)) < 0) {
+	if (tls_conn_feed(c->tls, data, len, &err) < 0) {
 		client_tls_fail(c, &err);
 		return;
 	}
-	while (c->doomed == DOOM_NONE &&
-	       (r = tls_conn_read(c->tls, n->pbuf, sizeof n->pbuf, &got, &err)) == 1)
+	client_tls_plain(c);
+}
+
+/*
+ * Split the plaintext the TLS engine of c holds (client_read_tls()), until it holds none or a
+ * line pauses c (the rest stays in the engine for client_resume()); then write what the engine
+ * has to say.
+ */
+static void
+client_tls_plain(struct net_client *c)
+{
+	struct net *n = c->net;
+	struct tls_error err;
+	size_t got;
+	int r = 0;
+
+	while (c->doomed == DOOM_NONE && !c->paused &&
+	       (r = tls_conn_read(c->tls, n->pbuf, n->cfg.max_queued, &got, &err)) == 1)
 		client_input(c, n->pbuf, n->pbuf + got);
+	if (r == 1)
+		r = 0; /* paused or doomed: what is left waits */
 	if (r == TLS_ECLOSED) {
 		log_debug("connection %s: closed by the peer (TLS)", c->addr);
 		client_doom(c, DOOM_NOW);
@@ -859,6 +934,56 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	if (c->in_flush_list && TAILQ_FIRST(&c->net->flushing) != c)
 		flush_list_front(c); /* its replies first */
 	client_reap_all(c->net);
+}
+
+/*
+ * Go on with a client whose pause ended (net_resume()), at a reap: the lines that waited in its
+ * framer go up in order (and on TLS the plaintext left in the engine), then it is read again,
+ * unless one of them paused it once more. Its replies go first, as after a read.
+ */
+static void
+client_resume(struct net_client *c)
+{
+	if (c->doomed != DOOM_NONE || c->closing || c->paused)
+		return;
+	client_framer_drain(c);
+	if (c->tls != NULL && c->doomed == DOOM_NONE && !c->paused)
+		client_tls_plain(c);
+	if (c->doomed == DOOM_NONE && !c->paused)
+		uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
+	if (c->in_flush_list && TAILQ_FIRST(&c->net->flushing) != c)
+		flush_list_front(c);
+}
+
+void
+net_pause(struct lobby_peer *peer)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	if (c->paused || c->doomed != DOOM_NONE || c->closing)
+		return;
+	c->paused = 1;
+	uv_read_stop((uv_stream_t *)&c->tcp);
+}
+
+void
+net_resume(struct lobby_peer *peer, int welcomed)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	if (c->doomed != DOOM_NONE || c->closing)
+		return;
+	if (welcomed && !c->welcomed) {
+		c->welcomed = 1; /* welcomed by the answer (a password's): no hello deadline now */
+		uv_timer_stop(&c->timer);
+	}
+	if (!c->paused)
+		return;
+	c->paused = 0;
+	if (!c->in_resume_list) {
+		c->in_resume_list = 1;
+		SLIST_INSERT_HEAD(&c->net->resumed, c, resume_link);
+	}
 }
 
 /*
@@ -1000,9 +1125,12 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct net_ops *
 	n->turn_no = 1;
 	n->per_addr =
 	        quota_create(&(struct quota_config){.conns = cfg->max_per_addr}, osrand_u64());
+	n->rbuf = xmalloc(cfg->max_queued);
+	n->pbuf = xmalloc(cfg->max_queued);
 	TAILQ_INIT(&n->flushing);
 	LIST_INIT(&n->clients);
 	SLIST_INIT(&n->doomed);
+	SLIST_INIT(&n->resumed);
 	uv_tcp_init(loop, &n->listener);
 	n->listener.data = n;
 	return n;
@@ -1085,5 +1213,7 @@ net_free(struct net *n)
 		return;
 	assert(LIST_EMPTY(&n->clients));
 	quota_free(n->per_addr);
+	free(n->rbuf);
+	free(n->pbuf);
 	free(n);
 }

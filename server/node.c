@@ -71,6 +71,20 @@ node_close_cb(void *arg, struct lobby_peer *peer)
 	net_close(peer);
 }
 
+/*
+ * lobby_ops.hold: a read or a password job of peer's is out (held), or answered: the network
+ * layer stops handing up peer's lines and reading it meanwhile, then goes on at the next reap.
+ */
+static void
+node_hold_cb(void *arg, struct lobby_peer *peer, int held)
+{
+	(void)arg;
+	if (held)
+		net_pause(peer);
+	else
+		net_resume(peer, peer->session != NULL);
+}
+
 /* lobby_ops.now: the loop's monotonic clock in milliseconds. */
 static uint64_t
 node_now_cb(void *arg)
@@ -400,6 +414,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .account_add = store != NULL ? node_account_add_cb : NULL,
 	        .account_update = store != NULL ? node_account_update_cb : NULL,
 	        .store_ask = store != NULL ? node_store_ask_cb : NULL,
+	        .hold = node_hold_cb,
 	        .arg = nd,
 	};
 	struct net_ops nops = {.line = node_line_cb,
