@@ -29,6 +29,7 @@
 #include "adminctl.h"
 #include "hokito-config.h"
 #include "log.h"
+#include "names.h"
 #include "net.h"
 #include "node.h"
 #include "store.h"
@@ -87,6 +88,23 @@ usage(FILE *f)
 	        "  --max-queued BYTES (default 65536)\n"
 	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
 	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
+}
+
+/*
+ * Map ICU's confusable data now (names.h: every hello's name is checked against it): about 1.5 MB
+ * of the library's pages, the process's once, which would otherwise come with the first hello and
+ * look like a cost of the first connections. A server whose ICU data is missing says so here.
+ */
+static void
+warm_names(void)
+{
+	char keys[2][NAMES_KEY_MAX];
+
+	(void)names_imitates_computer("hokito");
+	if (names_guest_keys("hokito", keys) == NAMES_EICU)
+		log_warn("names: ICU's confusable data cannot be loaded: guest names and new "
+		         "accounts "
+		         "will be refused");
 }
 
 /* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
@@ -841,6 +859,7 @@ main(int argc, char **argv)
 	}
 	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
+	warm_names();
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	node_keep_days(d.node, keep_days);

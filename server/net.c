@@ -65,35 +65,40 @@ enum doom {
 	DOOM_NOW = 2,   /* close at once, dropping what is queued */
 };
 
+/*
+ * One connection. Its flags are bits, and what only a closing connection needs (the shutdown
+ * request) is made then: an idle connection costs one allocation of jemalloc's 768-byte class
+ * (tests/bench/idle.sh measures it).
+ */
 struct net_client {
 	uv_tcp_t tcp;     /* the connection; tcp.data points back here */
 	uv_timer_t timer; /* the hello deadline, then the closing deadline */
 	struct net *net;
-	struct lobby_peer peer;            /* the layer above's slot of this connection */
-	struct framer in;                  /* input not yet split into lines */
-	LIST_ENTRY(net_client) link;       /* all clients */
-	SLIST_ENTRY(net_client) doom_link; /* the doomed list */
-	enum doom doomed;
-	int in_doom_list;
-	int closing;           /* reaped: the layer above was told, handles closing or flushing */
-	int open_handles;      /* handles not closed yet; the client is freed at 0 */
-	int counted;           /* counts against max_clients */
-	int addr_counted;      /* counts against max_per_addr (net.per_addr) */
-	int welcomed;          /* said hello (ops->line said so): no hello deadline any more */
-	char addr[64];         /* peer address for the log */
-	struct net_held *held; /* lines waiting for their turn's commit, in order */
-	size_t nheld, held_cap;
-	size_t held_bytes;                  /* their length */
-	int shutdown_after_flush;           /* a flushing close waits for the held lines */
-	TAILQ_ENTRY(net_client) flush_link; /* clients holding lines */
-	int in_flush_list;
-	struct tls_conn *tls; /* TLS state (owned) on the TLS listener's connections, else NULL */
-	int tls_wait_open;    /* a flushing close waits for the handshake to end (TLS) */
-	int tls_dead;         /* the engine failed: only its alert is left to write */
-	int kept;             /* net_hold_turn(): every line waits for net_unhold() */
-	int paused;           /* the layer above waits (net_pause()): no line goes up, no read */
-	int in_resume_list;
+	struct lobby_peer peer;              /* the layer above's slot of this connection */
+	struct framer in;                    /* input not yet split into lines */
+	LIST_ENTRY(net_client) link;         /* all clients */
+	SLIST_ENTRY(net_client) doom_link;   /* the doomed list */
+	TAILQ_ENTRY(net_client) flush_link;  /* clients holding lines */
 	SLIST_ENTRY(net_client) resume_link; /* net.resumed: lines go up again at the next reap */
+	struct net_held *held;               /* lines waiting for their turn's commit, in order */
+	size_t nheld, held_cap;
+	size_t held_bytes;    /* their length */
+	struct tls_conn *tls; /* TLS state (owned) on the TLS listener's connections, else NULL */
+	char addr[64];        /* peer address for the log */
+	unsigned doomed : 2;  /* enum doom */
+	unsigned in_doom_list : 1;
+	unsigned closing : 1; /* reaped: the layer above was told, handles closing or flushing */
+	unsigned open_handles : 2; /* handles not closed yet; the client is freed at 0 */
+	unsigned counted : 1;      /* counts against max_clients */
+	unsigned addr_counted : 1; /* counts against max_per_addr (net.per_addr) */
+	unsigned welcomed : 1;     /* said hello (ops->line said so): no hello deadline any more */
+	unsigned shutdown_after_flush : 1; /* a flushing close waits for the held lines */
+	unsigned in_flush_list : 1;
+	unsigned tls_wait_open : 1; /* a flushing close waits for the handshake to end (TLS) */
+	unsigned tls_dead : 1;      /* the engine failed: only its alert is left to write */
+	unsigned kept : 1;          /* net_hold_turn(): every line waits for net_unhold() */
+	unsigned paused : 1; /* the layer above waits (net_pause()): no line goes up, no read */
+	unsigned in_resume_list : 1;
 };
 
 /* A line held for a client until the commit of the turn that made it is durable. */
