@@ -91,6 +91,15 @@ usage(FILE *f)
 }
 
 /*
+ * jemalloc's options (read at its start; ignored by any other malloc): memory freed goes back to
+ * the system within a second instead of ten (and at once, not as MADV_FREE pages that stay in
+ * RSS), so that what a burst held (64 KB lines decoded, the 19 MB of a password hash, a deep
+ * read's rows) does not stay on for a connection that is gone: tests/integration/
+ * test-server-queued.py measures it.
+ */
+const char *malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
+
+/*
  * Map ICU's confusable data now (names.h: every hello's name is checked against it): about 1.5 MB
  * of the library's pages, the process's once, which would otherwise come with the first hello and
  * look like a cost of the first connections. A server whose ICU data is missing says so here.
