@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""attacks.py: the ten attacks of issue 23, each from one address next to 50 honest players.
+"""attacks.py: the attacks on hokitod, each from one address next to 50 honest players.
 
     python3 tests/bench/attacks.py --hokitod PATH --loadgen PATH [--only 1,2,...] [--seconds S]
 
@@ -585,6 +585,61 @@ def a10_full_disk_start(args, srv, stop):
         os.rmdir(mnt)
 
 
+def queue_attack(args, srv, stop, first, conns):
+    """conns connections at once from the attacker's address, each sending first(i) (a request
+    that waits off the loop: a store read, a password hash) and then 4000 pings of 64 KB without
+    reading, again and again on new connections; the server's RSS is sampled throughout."""
+    ping = (json.dumps({"type": "ping", "pad": "x" * 65000}) + "\n").encode()
+    rss0, t0, peak, counts = srv.rss_kb(), time.time(), [srv.rss_kb()], {"sent": 0, "closed": 0}
+    lock = threading.Lock()
+
+    def one(k):
+        n = 0
+        while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 1000:
+            n += 1
+            try:
+                c = Conn(srv.port, timeout=5)
+                c.sock.sendall(first(k * 1000 + n) + b"\n")
+                for _ in range(80):
+                    if stop.is_set():
+                        break
+                    c.sock.sendall(ping * 50)
+                with lock:
+                    counts["sent"] += 1
+            except (OSError, ConnectionError):
+                with lock:
+                    counts["closed"] += 1
+            c.close()
+
+    threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in range(conns)]
+    for th in threads:
+        th.start()
+    while any(th.is_alive() for th in threads):
+        peak[0] = max(peak[0], srv.rss_kb())
+        time.sleep(0.01)
+    time.sleep(1.5)  # the connections are reaped, the allocator gives back what they held
+    dt = time.time() - t0
+    after = srv.rss_kb()
+    return {"what": "%d connections of 4000 pings of 64 KB behind the wait in %.1f s (%d closed "
+                    "by the server first), RSS %.1f MB, peak +%.1f MB, after +%.1f MB" % (
+                        counts["sent"] + counts["closed"], dt, counts["closed"], rss0 / 1024,
+                        (peak[0] - rss0) / 1024, (after - rss0) / 1024),
+            "held": peak[0] - rss0 <= 32 * 1024 and after - rss0 <= 4 * 1024}
+
+
+def a11_queue_hash(args, srv, stop):
+    """register (a password hash off the loop), then 4000 pings of 64 KB: what waits behind it."""
+    return queue_attack(args, srv, stop, lambda i: json.dumps({
+        "type": "register", "protocol": 1, "name": "q%d%d" % (os.getpid() % 1000, i),
+        "password": "a long enough secret"}).encode(), 1)
+
+
+def a12_queue_reads(args, srv, stop):
+    """32 connections (the address's maximum), each a history 100000 deep (a store read off the
+    loop), then 4000 pings of 64 KB."""
+    return queue_attack(args, srv, stop, lambda i: b'{"type":"history","offset":100000}', 32)
+
+
 ATTACKS = [
     (1, "fill the disk (create+leave)", a1_fill_disk, ("alone",)),
     (2, "grow one game (draw offers)", a2_grow_game, ("alone",)),
@@ -596,6 +651,8 @@ ATTACKS = [
     (8, "pile up sessions", a8_session_pile, ("alone",)),
     (9, "controls in log, spectator chat", a9_smaller, ()),
     (10, "new store on a full disk", a10_full_disk_start, ()),
+    (11, "queue behind a password hash", a11_queue_hash, ("alone",)),
+    (12, "queue behind reads, 32 conns", a12_queue_reads, ("alone",)),
 ]
 
 
