@@ -57,10 +57,13 @@ struct hokitod {
 	uv_signal_t sig[NSTOP]; /* one handle for each of stop_signals */
 };
 
+/*
+ * The two pages of --help, each 24 lines of 80 columns at most (what each flag does is in
+ * hokitod(8)): the settings, then with "--help limits" the limits.
+ */
 static void
 usage(FILE *f)
 {
-	/* 24 lines of 80 columns at most: what each flag does is in hokitod(8) */
 	fprintf(f,
 	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "   or: hokitod accounts list|ban|unban|reset-password|set-bot ... (--help)\n"
@@ -72,6 +75,17 @@ usage(FILE *f)
 	        "  --fsync normal|always  (always: power-loss safe)  --allow-insecure-passwords\n"
 	        "  --log-level error|warn|info|debug (info)  --port-file PATH: the bound ports\n"
 	        "  --check: check all of the store, exit 0 if sound  --test-clock: testing aid\n"
+	        "Limits, each with its default: hokitod --help limits\n"
+	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
+	        DEFAULT_LISTEN, DEFAULT_DB);
+}
+
+/* The second page of --help: every limit with its default. */
+static void
+usage_limits(FILE *f)
+{
+	fprintf(f,
+	        "usage: hokitod [OPTIONS]   (hokitod --help: the other settings)\n"
 	        "Limits (0: none; an address is an IPv4 one or an IPv6 /64; see hokitod(8)):\n"
 	        "  --max-clients N (default 1024)         --max-games N (default 10000)\n"
 	        "  --max-line BYTES (default %d)       --max-output BYTES (default 1048576)\n"
@@ -86,8 +100,8 @@ usage(FILE *f)
 	        "  --max-thinking N (default 32)          --max-kibitz N (default 20)\n"
 	        "  --keep-days N (default 0)              --max-sessions-per-addr N (default 64)\n"
 	        "  --max-queued BYTES (default 65536)\n"
-	        "Example: hokitod --listen [::1]:0 --port-file port --db :memory:\n",
-	        DEFAULT_LISTEN, DEFAULT_DB, PROTOCOL_MAX_LINE_DEFAULT);
+	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
+	        PROTOCOL_MAX_LINE_DEFAULT);
 }
 
 /*
@@ -766,7 +780,11 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 		case O_HELP:
-			usage(stdout);
+			/* "--help limits": the second page */
+			if (optind < argc && strcmp(argv[optind], "limits") == 0)
+				usage_limits(stdout);
+			else
+				usage(stdout);
 			return 0;
 		case 'V':
 		case O_VERSION:
