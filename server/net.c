@@ -24,6 +24,12 @@
  * side down after the queued data, keeps reading (and discarding) until the peer closes or a
  * deadline passes, so the final error or bye line is not destroyed by a reset.
  *
+ * A connection whose request the layer above answers later (a store read, a password hash) is
+ * paused meanwhile (net_pause()): no more of its lines go up and it is not read, so what it
+ * sends waits in TCP, and in the server only the rest of the read that held that request (at
+ * most cfg.max_queued bytes, in its framer). net_resume() puts it on a list that the next reap
+ * takes: its waiting lines go up in order, then it is read again (client_resume()).
+ *
  * TLS (a connection accepted on the TLS listener, net_listen_tls()) changes only the transport:
  * the ciphertext read goes through the engine (protocol/tls.h), whose plaintext takes the same
  * line splitting as a plain read (client_input()); released lines are joined and handed to the
@@ -140,7 +146,7 @@ struct net {
 	uint64_t output_logged_at;         /* when a drop past max_output was last logged */
 	unsigned output_dropped;           /* drops since, not logged */
 	int stopping;
-	char *rbuf;          /* every read lands here (client_alloc_cb): cfg.read_size bytes */
+	char *rbuf;          /* every read lands here (client_alloc_cb): cfg.max_queued bytes */
 	char *pbuf;          /* the plaintext of a TLS read (client_read_tls()): as many */
 	char wbuf[READ_BUF]; /* released lines joined into TLS records (client_flush_tls()) */
 };
@@ -187,7 +193,8 @@ flush_list_front(struct net_client *c)
 static void
 client_held_shift(struct net_client *c, size_t count, size_t bytes)
 {
-	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
+	if (c->nheld > count)
+		memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
 	c->nheld -= count;
 	c->held_bytes -= bytes;
 	if (c->nheld == 0) {
