@@ -107,11 +107,12 @@ usage_limits(FILE *f)
 /*
  * jemalloc's options (read at its start; ignored by any other malloc): memory freed goes back to
  * the system within a second instead of ten (and at once, not as MADV_FREE pages that stay in
- * RSS), so that what a burst held (64 KB lines decoded, the 19 MB of a password hash, a deep
- * read's rows) does not stay on for a connection that is gone: tests/integration/
+ * RSS), by a thread of jemalloc's own, so also from the arena of a thread gone quiet (the
+ * reader's, the hasher's), so that what a burst held (64 KB lines decoded, the 19 MB of a password
+ * hash, a deep read's rows) does not stay on for a connection that is gone: tests/integration/
  * test-server-queued.py measures it.
  */
-const char *malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
+const char *malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
 
 /*
  * Map ICU's confusable data now (names.h: every hello's name is checked against it): about 1.5 MB

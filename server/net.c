@@ -532,7 +532,10 @@ client_send(struct net_client *c, struct wire *w)
 	if (c->doomed != DOOM_NONE || c->closing)
 		return;
 	if (pending > n->cfg.max_output) {
-		/* one line in NET_LOG_EVERY_MS at most: a crowd of clients that do not read must
+		log_debug(
+		        "connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
+		        c->addr, pending, n->cfg.max_output);
+		/* a warning in NET_LOG_EVERY_MS at most: a crowd of clients that do not read must
 		 * not flood the log */
 		if (n->output_logged_at == 0 ||
 		    uv_now(n->loop) - n->output_logged_at >= NET_LOG_EVERY_MS) {
