@@ -808,6 +808,29 @@ client_framer_drain(struct net_client *c)
 }
 
 /*
+ * The rest of a read, p to end, waits in c's framer behind the line that paused c: its whole
+ * lines that are not blank are requests that arrived now, and the layer above counts them now
+ * (ops->queued: the per-address rate), not once they are handled.
+ */
+static void
+client_queued(struct net_client *c, const char *p, const char *end)
+{
+	struct net *n = c->net;
+	size_t count = 0;
+	const char *nl;
+
+	for (; p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1) {
+		size_t len = (size_t)(nl - p);
+
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		count += !line_blank(p, len);
+	}
+	if (count > 0 && n->ops.queued != NULL)
+		n->ops.queued(n->ops.arg, &c->peer, count);
+}
+
+/*
  * Split a read (in the shared buffer; for TLS its plaintext) into lines, Redis style: whole lines
  * are decoded in place; the bytes of a line that is not finished go to the client's framer, which
  * then takes the rest of that line from the next reads. Lines are cut by the framer's own rule,
@@ -842,8 +865,11 @@ client_input(struct net_client *c, char *p, char *end)
 		client_line(c, p, len);
 		p += used;
 	}
-	if (c->doomed == DOOM_NONE && p < end)
+	if (c->doomed == DOOM_NONE && p < end) {
+		if (c->paused)
+			client_queued(c, p, end);
 		framer_feed(&c->in, p, (size_t)(end - p));
+	}
 }
 
 /*
@@ -962,6 +988,8 @@ client_resume(struct net_client *c)
 	if (c->doomed != DOOM_NONE || c->closing || c->paused)
 		return;
 	client_framer_drain(c);
+	if (c->doomed == DOOM_NONE && !c->paused && c->net->ops.queued != NULL)
+		c->net->ops.queued(c->net->ops.arg, &c->peer, 0); /* what waited is handed up */
 	if (c->tls != NULL && c->doomed == DOOM_NONE && !c->paused)
 		client_tls_plain(c);
 	if (c->doomed == DOOM_NONE && !c->paused)

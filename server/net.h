@@ -47,6 +47,13 @@ struct net_ops {
 	int (*line)(void *arg, struct lobby_peer *peer, const char *line, size_t len);
 	/* peer's connection is going (closed by either side, or doomed): once, at its reaping. */
 	void (*gone)(void *arg, struct lobby_peer *peer);
+	/*
+	 * Optional (NULL): n more lines of peer (whole, not blank) were read behind the line that
+	 * paused it (net_pause()): they wait in its input for net_resume(), and may be counted now,
+	 * as they arrive. n 0: every line that waited so was handed up. Never called from
+	 * ops->line.
+	 */
+	void (*queued)(void *arg, struct lobby_peer *peer, size_t n);
 	/* Optional (NULL): the output of turns up to turn was just released (net_release()). */
 	void (*released)(void *arg, uint64_t turn);
 	void *arg;

@@ -296,6 +296,15 @@ node_released_cb(void *arg, uint64_t turn)
 		admin_release(nd->admin, from != 0 && turn >= from ? from - 1 : turn);
 }
 
+/* net_ops.queued: requests read behind a held one count against their address's rate now. */
+static void
+node_queued_cb(void *arg, struct lobby_peer *peer, size_t n)
+{
+	struct node *nd = arg;
+
+	guard_rate_arrived(nd->lobby, peer, n);
+}
+
 /* net_ops.gone */
 static void
 node_gone_cb(void *arg, struct lobby_peer *peer)
@@ -419,6 +428,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	};
 	struct net_ops nops = {.line = node_line_cb,
 	                       .gone = node_gone_cb,
+	                       .queued = node_queued_cb,
 	                       .released = node_released_cb,
 	                       .arg = nd};
 	struct think_ops tops = {.move = node_move_cb, .arg = nd};

@@ -16,7 +16,9 @@ handled afterwards, in order (PROTOCOL.md 2 and 9). Checks:
     before, at its peak and after (from /proc/PID/status), at the default limits: the peak may
     pass the RSS before by MEM_PEAK_KB at most (and 19 MiB more for each password hashing
     thread past the first that the attack keeps busy), and what stays after by MEM_AFTER_KB (not under
-    AddressSanitizer, whose quarantine keeps freed memory). The server serves as usual after each.
+    AddressSanitizer, whose quarantine keeps freed memory). The server serves as usual after each;
+  - requests read behind a held one count against their address's rate as they arrive, not when
+    they are handled (--max-rate-per-addr 5, 20 pings behind the deep history).
 
 Every loop is bounded; everything runs on 127.0.0.1 and is stopped at the end.
 """
@@ -350,6 +352,25 @@ def test_attacks(t):
                    [(deep, True)] * 3)
         run_attack(t, srv, asan, "32 connections from one address: history or register, pings",
                    [(deep, True) if i % 2 else (register(100 + i), False) for i in range(32)])
+    finally:
+        srv.stop()
+    # requests read behind a held one are counted as they arrive: the deep read's half second
+    # gives the rate no more room for them
+    srv = Server("--db", db, "--max-rate-per-addr", "5")
+    try:
+        c = srv.connect("counted")  # its hello takes 1 of the 10 the bucket holds
+        lines = [{"type": "history", "offset": DEEP, "id": "h"}] + [
+            {"type": "ping", "id": i} for i in range(1, 21)]
+        t0 = time.time()
+        c.send_raw(b"".join((json.dumps(m) + "\n").encode() for m in lines))
+        got = [c.recv(timeout=30) for _ in lines]
+        took = time.time() - t0
+        kinds = [m["type"] if m["type"] != "error" else m["code"] for m in got]
+        t.ok([m.get("id") for m in got] == [m["id"] for m in lines] and
+             kinds == ["history_page"] + ["pong"] * 8 + ["rate_limited"] * 12,
+             "--max-rate-per-addr 5: 20 pings sent behind a history (%.2f s) are counted as they "
+             "arrive: 8 pongs (10 less the hello and the history), 12 rate_limited, in order"
+             % took, kinds)
     finally:
         srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
