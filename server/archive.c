@@ -4,7 +4,7 @@
  * text game record of one game, FORMATS.md; of a game that never started, from the lobby's table).
  *
  * The store is read off the loop's thread: a request becomes a struct archive_read handed to
- * ops->read, and its asker's later requests wait in the lobby (lobby_wait_add()) until the
+ * ops->read, and its asker is held (lobby_wait_add(): its later requests wait unread) until the
  * answer comes back through handlers_read_done(), which replies with archive_reply(). The reads
  * themselves (archive_read_run()) run on whatever thread runs them, on a read port
  * (store-port.h), and touch nothing but the read. It owns nothing but the reads it makes; the

@@ -5,8 +5,8 @@
  * The store is read off the loop's thread: a handler fills a struct archive_read (the question)
  * and hands it to ops->read (lobby.h), which runs archive_read_run() on a read port
  * (store-port.h) elsewhere and brings the answer back to handlers_read_done() (handlers.h), which
- * replies through archive_reply(). Meanwhile the asking connection's later requests wait in the
- * lobby (struct lobby_wait), so that its replies keep the order of its requests.
+ * replies through archive_reply(). Meanwhile the asking connection is held (struct lobby_wait,
+ * ops->pause): its later requests wait unread, so that its replies keep the order of its requests.
  */
 #ifndef HOKITO_SERVER_ARCHIVE_H
 #define HOKITO_SERVER_ARCHIVE_H

@@ -6,9 +6,9 @@
  * verified on the loop's thread: a handler fills a struct auth_job and hands it to ops->hash
  * (lobby.h), which runs auth_job_run() on the hasher's threads (hasher.h), below the games'
  * priority, and brings it back to handlers_auth_done() (handlers.h), which answers through
- * auth_reply(). Meanwhile the asking connection's later requests wait in the lobby (struct
- * lobby_wait), as behind a store read, so that its replies keep the order of its requests. At
- * most AUTH_JOBS_MAX jobs are out at once: past that a request is answered login_throttled at
+ * auth_reply(). Meanwhile the asking connection is held (struct lobby_wait, ops->pause), as behind
+ * a store read: its later requests wait unread, so that its replies keep the order of its requests.
+ * At most AUTH_JOBS_MAX jobs are out at once: past that a request is answered login_throttled at
  * once, so that a storm of logins queues no unbounded work; the log says so, at most once in
  * AUTH_BUSY_LOG_MS with the count refused.
  *

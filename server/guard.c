@@ -42,13 +42,38 @@ guard_limited(struct lobby *lb, const struct lobby_peer *peer)
 	snprintf(lb->limited_addr, sizeof lb->limited_addr, "%s", peer->addr);
 }
 
-int
-guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+void
+guard_rate_arrived(struct lobby *lb, struct lobby_peer *peer, size_t n)
 {
 	uint64_t retry;
 
-	if (lb->quota == NULL ||
-	    quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0) {
+	if (n == 0) {
+		peer->prepaid = peer->overdrawn = 0;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (lb->quota == NULL ||
+		    quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0)
+			peer->prepaid++;
+		else
+			peer->overdrawn++;
+	}
+}
+
+int
+guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t retry = 1000 / (lb->cfg.rate_per_addr > 0 ? lb->cfg.rate_per_addr : 1);
+
+	if (peer->prepaid > 0) { /* counted as it arrived, within the allowance */
+		peer->prepaid--;
+		peer->refused = 0;
+		return 0;
+	}
+	if (peer->overdrawn > 0) { /* counted as it arrived, past the allowance */
+		peer->overdrawn--;
+	} else if (lb->quota == NULL ||
+	           quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0) {
 		peer->refused = 0;
 		return 0;
 	}

@@ -17,6 +17,15 @@
 int guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*
+ * n requests of peer arrived while it is held behind a read or a hash of its own (ops->pause):
+ * they wait in its connection's input, and are counted against its address's rate now, as they
+ * arrive: those within the allowance pass when they are served, the others are refused then
+ * (guard_refuse_rate(), in order). n 0: every one of them was handed over; what is left of
+ * their count is forgotten (the lines that were no requests: bad JSON).
+ */
+void guard_rate_arrived(struct lobby *lb, struct lobby_peer *peer, size_t n);
+
+/*
  * peer wants to create a game (create, quick, the rematch that accepts; with_computer: against
  * the computer): refuse it with computer_busy when the computer's queue is full, too_many_games
  * when its address holds its maximum of games not over, or rate_limited when it created its

@@ -14,10 +14,11 @@
  * libuv here.
  *
  * Replies keep the order of a connection's requests (PROTOCOL.md 3 and 9), also when one of them
- * reads the store off the loop (history, record: archive.c): while its read is out, the
- * connection's next requests wait in the lobby (lobby_wait_queue()); handlers_read_done() replies
- * when the answer comes and then dispatches them, in order, until one reads again. Other
- * connections are not held.
+ * reads the store off the loop (history, record: archive.c) or hashes a password (auth.c): while
+ * its read or job is out, the connection is held (lobby_wait_add(), ops->pause): the network layer
+ * hands up none of its later requests and stops reading it, so they wait in its own bounded input
+ * and nothing piles up here; handlers_read_done() replies when the answer comes and lets it go on
+ * (ops->pause again), and its next requests come in order. Other connections are not held.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -394,9 +395,10 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	const struct handler_entry *h = handler_find(m->type);
 	struct table *before;
 
-	/* behind a store read of its own: it waits its turn (handlers_read_done()) */
+	/* held behind a read of its own (ops->pause): a caller that did not hold it back is wrong */
 	if (peer->wait != NULL) {
-		lobby_wait_queue(lb, peer->wait, m);
+		log_error("a request of a connection held behind a read was handed on; refused");
+		lobby_refuse(lb, peer, m, PROTO_EINTERNAL, "a request came before its turn");
 		return;
 	}
 	if (m->type == MSG_TEST_CLOCK && !lb->cfg.test_clock) {
@@ -427,29 +429,16 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	lobby_arm(lb);
 }
 
-/*
- * Wait w's answer was given: handle the requests its connection sent meanwhile, in order, until
- * one of them waits again (a read or a password job), and forget w.
- */
+/* Wait w's answer was given: forget w, and let its connection's next requests come. */
 static void
 handlers_wait_resume(struct lobby *lb, struct lobby_wait *w)
 {
 	struct lobby_peer *peer = w->peer;
-	struct lobby_queued *q;
 
-	while (peer->wait == NULL && (q = STAILQ_FIRST(&w->queued)) != NULL) {
-		STAILQ_REMOVE_HEAD(&w->queued, link);
-		w->nqueued--;
-		handlers_dispatch(lb, peer, &q->m);
-		msg_clear(&q->m);
-		free(q);
-	}
-	if (peer->wait != NULL) { /* the rest waits behind the new one */
-		STAILQ_CONCAT(&peer->wait->queued, &w->queued);
-		peer->wait->nqueued += w->nqueued;
-	}
 	w->peer = NULL;
 	lobby_wait_drop(lb, w);
+	if (lb->ops.pause != NULL)
+		lb->ops.pause(lb->ops.arg, peer, 0);
 	lobby_prune(lb);
 	lobby_arm(lb);
 }

@@ -17,14 +17,13 @@ void handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct m
 
 /*
  * The answer to a store read (ops->read) is here: reply to the connection that asked, if it is
- * still there, then handle the requests it sent meanwhile, in order, until one of them reads
- * again. Steals r.
+ * still there, then let its next requests come (ops->pause). Steals r.
  */
 void handlers_read_done(struct lobby *lb, struct archive_read *r);
 
 /*
  * A password job (ops->hash) is back: answer the connection that asked, if it is still there,
- * then handle the requests it sent meanwhile, as handlers_read_done(). Steals j.
+ * then let its next requests come, as handlers_read_done(). Steals j.
  */
 void handlers_auth_done(struct lobby *lb, struct auth_job *j);
 

@@ -31,6 +31,7 @@
 #include "http.h"
 #include "hokito-config.h"
 #include "log.h"
+#include "names.h"
 #include "net.h"
 #include "node.h"
 #include "store.h"
@@ -111,7 +112,7 @@ usage_limits(FILE *f)
 	        "  --max-accounts-per-addr-day N (default 30) --pair-rated N (default 5)\n"
 	        "  --unused-account-days N (default 30)   --rated-min-plies N (default 4)\n"
 	        "  --board-min-games N (default 10)       --board-min-opponents N (default 5)\n"
-	        "  --allow-shared-address: accounts of one address play rated games too\n"
+	        "  --max-queued BYTES (default 65536)     --allow-shared-address (see hokitod(8))\n"
 	        "Example: hokitod --max-conns-per-addr 8 --max-games-per-addr 4\n",
 	        PROTOCOL_MAX_LINE_DEFAULT, ACCOUNTS_SPREAD_MIN);
 }
@@ -125,6 +126,33 @@ read_threads_default(void)
 	unsigned cores = uv_available_parallelism();
 
 	return cores <= 2 ? 1 : cores - 1 > 16 ? 16 : cores - 1;
+}
+
+/*
+ * jemalloc's options (read at its start; ignored by any other malloc): memory freed goes back to
+ * the system within a second instead of ten (and at once, not as MADV_FREE pages that stay in
+ * RSS), by a thread of jemalloc's own, so also from the arena of a thread gone quiet (the
+ * reader's, the hasher's), so that what a burst held (64 KB lines decoded, the 19 MB of a password
+ * hash, a deep read's rows) does not stay on for a connection that is gone: tests/integration/
+ * test-server-queued.py measures it.
+ */
+const char *malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
+
+/*
+ * Map ICU's confusable data now (names.h: every hello's name is checked against it): about 1.5 MB
+ * of the library's pages, the process's once, which would otherwise come with the first hello and
+ * look like a cost of the first connections. A server whose ICU data is missing says so here.
+ */
+static void
+warm_names(void)
+{
+	char keys[2][NAMES_KEY_MAX];
+
+	(void)names_imitates_computer("hokito");
+	if (names_guest_keys("hokito", keys) == NAMES_EICU)
+		log_warn("names: ICU's confusable data cannot be loaded: guest names and new "
+		         "accounts "
+		         "will be refused");
 }
 
 /* The store without --db: in $STATE_DIRECTORY (the unit's), else here. Returns buf. */
@@ -526,6 +554,7 @@ main(int argc, char **argv)
 		O_HISTORY_OFFSET,
 		O_READS_PER_ADDR,
 		O_READ_THREADS,
+		O_QUEUED,
 		O_DB,
 		O_ADMIN_SOCKET,
 		O_FSYNC_MODE,
@@ -586,6 +615,7 @@ main(int argc, char **argv)
 	        {"max-accounts-per-addr", required_argument, NULL, O_ACCOUNTS_HOUR},
 	        {"max-accounts-per-addr-day", required_argument, NULL, O_ACCOUNTS_DAY},
 	        {"unused-account-days", required_argument, NULL, O_UNUSED_DAYS},
+	        {"max-queued", required_argument, NULL, O_QUEUED},
 	        {"db", required_argument, NULL, O_DB},
 	        {"admin-socket", required_argument, NULL, O_ADMIN_SOCKET},
 	        {"fsync", required_argument, NULL, O_FSYNC_MODE},
@@ -602,6 +632,7 @@ main(int argc, char **argv)
 	struct net_config ncfg = {
 	        .max_line = PROTOCOL_MAX_LINE_DEFAULT,
 	        .max_output = 1048576,
+	        .max_queued = 65536,
 	        .max_clients = 1024,
 	        .hello_timeout_ms = 10000,
 	        .close_timeout_ms = 2000,
@@ -712,6 +743,12 @@ main(int argc, char **argv)
 				bad = "--max-output wants a number of bytes from 1024 to 2^32";
 			else
 				ncfg.max_output = (size_t)v;
+			break;
+		case O_QUEUED:
+			if (parse_num(optarg, 1024, 1u << 20, &v) < 0)
+				bad = "--max-queued wants a number of bytes from 1024 to 2^20";
+			else
+				ncfg.max_queued = (size_t)v;
 			break;
 		case O_CLIENTS:
 			if (parse_num(optarg, 1, 1000000, &v) < 0)
@@ -1126,6 +1163,7 @@ main(int argc, char **argv)
 	}
 	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
 	         sync == STORE_SYNC_FULL ? "always" : "normal");
+	warm_names();
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
 	node_keep_days(d.node, keep_days);

@@ -19,9 +19,10 @@
  * here calls up into them.
  *
  * A store read (history, record) runs off the loop's thread (ops->read); meanwhile its
- * connection's later requests wait here, in its struct lobby_wait, found by the read's ticket.
- * The lobby keeps the waits only: the read is started by archive.c, and handlers.c replies and
- * hands the waiting requests over in order when the answer comes (handlers_read_done()).
+ * connection sends nothing more up: ops->pause tells the network layer to stop reading it, so its
+ * later requests wait in its own input (bounded in bytes there), not here. The lobby keeps the
+ * waits only, found by the read's ticket: the read is started by archive.c, and handlers.c
+ * replies when the answer comes (handlers_read_done()) and lets the connection go on.
  */
 #include <assert.h>
 #include <stdarg.h>
@@ -989,10 +990,7 @@ lobby_wake(struct lobby *lb)
 	lobby_arm(lb);
 }
 
-/* --- Store reads out (ops->read): the requests of their connections wait in order. --- */
-
-/* Requests one connection may send while a read of its own is out; more closes it. */
-#define LOBBY_WAIT_MAX 4096
+/* --- Store reads and password jobs out: their connections are held meanwhile. --- */
 
 uint64_t
 lobby_wait_add(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
@@ -1003,9 +1001,10 @@ lobby_wait_add(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	w->peer = peer;
 	w->request = *m;
 	json_incref(w->request.root);
-	STAILQ_INIT(&w->queued);
 	TAILQ_INSERT_TAIL(&lb->waits, w, link);
 	peer->wait = w;
+	if (lb->ops.pause != NULL)
+		lb->ops.pause(lb->ops.arg, peer, 1);
 	return w->ticket;
 }
 
@@ -1021,36 +1020,9 @@ lobby_wait_find(struct lobby *lb, uint64_t ticket)
 }
 
 void
-lobby_wait_queue(struct lobby *lb, struct lobby_wait *w, const struct msg *m)
-{
-	struct lobby_queued *q;
-
-	if (w->nqueued >= LOBBY_WAIT_MAX) {
-		if (w->nqueued++ == LOBBY_WAIT_MAX) {
-			log_info("a connection sent %d requests behind a store read: closing it",
-			         LOBBY_WAIT_MAX);
-			lb->ops.close(lb->ops.arg, w->peer);
-		}
-		return;
-	}
-	q = xcalloc(1, sizeof *q);
-	q->m = *m;
-	json_incref(q->m.root);
-	STAILQ_INSERT_TAIL(&w->queued, q, link);
-	w->nqueued++;
-}
-
-void
 lobby_wait_drop(struct lobby *lb, struct lobby_wait *w)
 {
-	struct lobby_queued *q;
-
 	TAILQ_REMOVE(&lb->waits, w, link);
-	while ((q = STAILQ_FIRST(&w->queued)) != NULL) {
-		STAILQ_REMOVE_HEAD(&w->queued, link);
-		msg_clear(&q->m);
-		free(q);
-	}
 	msg_clear(&w->request);
 	if (w->peer != NULL && w->peer->wait == w)
 		w->peer->wait = NULL;

@@ -98,18 +98,27 @@ struct lobby_ops {
 	 * lobby call. The reads of all askers share the readers fairly by r->addr, the asker's
 	 * address (reader.h). Returns 0 and steals r, or a negative number when r->addr has its
 	 * maximum of reads queued or running (cfg.reads_per_addr): then r is not taken. Must not
-	 * call back into the lobby. Until the answer comes, the asking connection's later requests
-	 * wait in the lobby (struct lobby_wait), so that replies keep the order of the requests.
+	 * call back into the lobby. Until the answer comes, the asking connection is not read
+	 * (ops->pause), so that replies keep the order of the requests.
 	 */
 	int (*read)(void *arg, struct archive_read *r);
 	/*
 	 * Optional (NULL: no accounts; register and hello with a password are refused, internal).
 	 * Run password job j off the loop's thread (auth_job_run(), auth.h), a few at a time, and
 	 * hand it back with handlers_auth_done() (handlers.h), from the loop thread and outside any
-	 * lobby call. Steals j. Must not call back into the lobby; the asking connection's later
-	 * requests wait meanwhile, as behind a read.
+	 * lobby call. Steals j. Must not call back into the lobby; the asking connection is held
+	 * meanwhile, as behind a read.
 	 */
 	void (*hash)(void *arg, struct auth_job *j);
+	/*
+	 * Optional (NULL: every request of a peer comes after the answers to its earlier ones).
+	 * paused 1: a store read (ops->read) or a password job (ops->hash) of peer's request went
+	 * out: hand up none of peer's later requests (they stay in its connection's input, and the
+	 * connection is not read meanwhile) until this is called again with paused 0, once the answer
+	 * is given. Then peer's requests come again, in order, outside the lobby's call. Must not
+	 * call back into the lobby.
+	 */
+	void (*pause)(void *arg, struct lobby_peer *peer, int paused);
 	/* Optional (NULL: no store): write a new account (row: its created_ms is set here). */
 	void (*account_add)(void *arg, struct store_account *row);
 	/* Optional (NULL: no store): write an account's new hash, closed or banned time (row
@@ -202,25 +211,18 @@ struct lobby_config {
 	                            chat_lines; 0: no limit but chat_lines) */
 };
 
-/* A request waiting in the lobby for its turn behind a store read of the same connection. */
-struct lobby_queued {
-	struct msg m; /* a copy, holding a reference of its own on m.root */
-	STAILQ_ENTRY(lobby_queued) link;
-};
-
 /*
- * A connection with a store read out (ops->read): the request that asked it, and the requests
- * the connection sent since, which wait so that its replies keep the order of its requests
- * (PROTOCOL.md 3 and 9). The lobby finds it by the read's ticket; lobby_peer_gone() drops it, so
- * an answer that comes after its connection is gone finds nobody and is dropped.
+ * A connection with a store read or a password job out (ops->read, ops->hash): the request that
+ * asked it. The connection is held meanwhile (ops->pause): its later requests stay in its own
+ * input, so that its replies keep the order of its requests (PROTOCOL.md 3 and 9) and nothing it
+ * sends piles up in the game layer. The lobby finds the wait by its ticket; lobby_peer_gone()
+ * drops it, so an answer that comes after its connection is gone finds nobody and is dropped.
  */
 struct lobby_wait {
-	uint64_t ticket;                    /* of the read out */
-	struct lobby_peer *peer;            /* borrowed: valid while the wait is listed */
-	struct msg request;                 /* the asking request (a reference on its root) */
-	STAILQ_HEAD(, lobby_queued) queued; /* later requests, in order */
-	size_t nqueued;                     /* how many */
-	TAILQ_ENTRY(lobby_wait) link;       /* lobby.waits */
+	uint64_t ticket;              /* of the read or job out */
+	struct lobby_peer *peer;      /* borrowed: valid while the wait is listed */
+	struct msg request;           /* the asking request (a reference on its root) */
+	TAILQ_ENTRY(lobby_wait) link; /* lobby.waits */
 };
 
 TAILQ_HEAD(table_queue, table);
@@ -458,21 +460,15 @@ void lobby_touched(struct lobby *lb, struct table *t);
 void lobby_arm(struct lobby *lb);
 
 /*
- * A store read for peer's request m (borrowed, copied) goes out: peer's next requests wait
- * behind it (peer->wait) until lobby_wait_drop(). Returns the read's ticket.
+ * A store read or a password job for peer's request m (borrowed, copied) goes out: peer is held
+ * (peer->wait, ops->pause) until its answer. Returns the ticket of the read or job.
  */
 uint64_t lobby_wait_add(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /* The wait of the read with ticket, or NULL when its connection is gone. Borrowed. */
 struct lobby_wait *lobby_wait_find(struct lobby *lb, uint64_t ticket);
 
-/*
- * Request m (borrowed, copied) of a connection whose read is out waits its turn in w; past
- * LOBBY_WAIT_MAX of them the connection is closed (ops->close) and the rest dropped.
- */
-void lobby_wait_queue(struct lobby *lb, struct lobby_wait *w, const struct msg *m);
-
-/* Forget a wait: its requests and the request that asked. The read, if out, finds nobody. */
+/* Forget a wait and the request that asked. The read, if out, finds nobody. */
 void lobby_wait_drop(struct lobby *lb, struct lobby_wait *w);
 
 /*

@@ -27,6 +27,12 @@
  * side down after the queued data, keeps reading (and discarding) until the peer closes or a
  * deadline passes, so the final error or bye line is not destroyed by a reset.
  *
+ * A connection whose request the layer above answers later (a store read, a password hash) is
+ * paused meanwhile (net_pause()): no more of its lines go up and it is not read, so what it
+ * sends waits in TCP, and in the server only the rest of the read that held that request (at
+ * most cfg.max_queued bytes, in its framer). net_resume() puts it on a list that the next reap
+ * takes: its waiting lines go up in order, then it is read again (client_resume()).
+ *
  * TLS (a connection accepted on the TLS listener, net_listen_tls()) changes only the transport:
  * the ciphertext read goes through the engine (protocol/tls.h), whose plaintext takes the same
  * line splitting as a plain read (client_input()); released lines are joined and handed to the
@@ -65,9 +71,10 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define READ_BUF 65536 /* the shared read buffer */
-#define BACKLOG  511   /* pending connections the kernel may hold (Redis's default) */
-#define SEND_BUF 65536 /* asked of the kernel for each connection's send buffer */
+#define READ_BUF         65536 /* the shared read buffer */
+#define BACKLOG          511   /* pending connections the kernel may hold (Redis's default) */
+#define SEND_BUF         65536 /* asked of the kernel for each connection's send buffer */
+#define NET_LOG_EVERY_MS 10000 /* one log line of a kind (a client dropped) this often at most */
 
 enum doom {
 	DOOM_NONE = 0,
@@ -75,34 +82,41 @@ enum doom {
 	DOOM_NOW = 2,   /* close at once, dropping what is queued */
 };
 
+/*
+ * One connection. Its flags are bits, and what only a closing connection needs (the shutdown
+ * request) is made then: an idle connection costs one allocation of jemalloc's 768-byte class
+ * (tests/bench/idle.sh measures it).
+ */
 struct net_client {
 	uv_tcp_t tcp;     /* the connection; tcp.data points back here */
 	uv_timer_t timer; /* the hello deadline, then the closing deadline */
-	uv_shutdown_t shutdown_req;
 	struct net *net;
-	struct lobby_peer peer;            /* the layer above's slot of this connection */
-	struct framer in;                  /* input not yet split into lines */
-	LIST_ENTRY(net_client) link;       /* all clients */
-	SLIST_ENTRY(net_client) doom_link; /* the doomed list */
-	enum doom doomed;
-	int in_doom_list;
-	int closing;           /* reaped: the layer above was told, handles closing or flushing */
-	int open_handles;      /* handles not closed yet; the client is freed at 0 */
-	int counted;           /* counts against max_clients */
-	int addr_counted;      /* counts against max_per_addr (net.per_addr) */
-	int welcomed;          /* said hello (ops->line said so): no hello deadline any more */
-	char addr[64];         /* peer address for the log */
-	struct net_held *held; /* lines waiting for their turn's commit, in order */
+	struct lobby_peer peer;              /* the layer above's slot of this connection */
+	struct framer in;                    /* input not yet split into lines */
+	LIST_ENTRY(net_client) link;         /* all clients */
+	SLIST_ENTRY(net_client) doom_link;   /* the doomed list */
+	TAILQ_ENTRY(net_client) flush_link;  /* clients holding lines */
+	SLIST_ENTRY(net_client) resume_link; /* net.resumed: lines go up again at the next reap */
+	struct net_held *held;               /* lines waiting for their turn's commit, in order */
 	size_t nheld, held_cap;
-	size_t held_bytes;                  /* their length */
-	int shutdown_after_flush;           /* a flushing close waits for the held lines */
-	TAILQ_ENTRY(net_client) flush_link; /* clients holding lines */
-	int in_flush_list;
+	size_t held_bytes;    /* their length */
 	struct tls_conn *tls; /* TLS state (owned) on the TLS listener's connections, else NULL */
-	int tls_wait_open;    /* a flushing close waits for the handshake to end (TLS) */
-	int tls_dead;         /* the engine failed: only its alert is left to write */
-	int kept;             /* held for the store (net_hold_turn(), net_hold_peer()) ... */
-	size_t kept_at;       /* ... the lines from held[kept_at] on wait for net_unhold() */
+	char addr[64];        /* peer address for the log */
+	unsigned doomed : 2;  /* enum doom */
+	unsigned in_doom_list : 1;
+	unsigned closing : 1; /* reaped: the layer above was told, handles closing or flushing */
+	unsigned open_handles : 2; /* handles not closed yet; the client is freed at 0 */
+	unsigned counted : 1;      /* counts against max_clients */
+	unsigned addr_counted : 1; /* counts against max_per_addr (net.per_addr) */
+	unsigned welcomed : 1;     /* said hello (ops->line said so): no hello deadline any more */
+	unsigned shutdown_after_flush : 1; /* a flushing close waits for the held lines */
+	unsigned in_flush_list : 1;
+	unsigned tls_wait_open : 1; /* a flushing close waits for the handshake to end (TLS) */
+	unsigned tls_dead : 1;      /* the engine failed: only its alert is left to write */
+	unsigned kept : 1;          /* held for the store (net_hold_turn(), net_hold_peer()) */
+	unsigned paused : 1; /* the layer above waits (net_pause()): no line goes up, no read */
+	unsigned in_resume_list : 1;
+	size_t kept_at; /* ... the lines from held[kept_at] on wait for net_unhold() */
 	enum net_transport transport;
 	const struct net_link_ops *link_ops; /* a link's transport (net_link_open()), else NULL */
 	void *carrier;                       /* the link's own; NULL once cut */
@@ -143,14 +157,21 @@ struct net {
 	uint64_t addr_logged_at;           /* when a refusal by per_addr was last logged */
 	unsigned addr_refused;             /* refusals since, not logged */
 	SLIST_HEAD(, net_client) doomed;   /* clients to reap */
+	SLIST_HEAD(, net_client) resumed;  /* paused clients to go on with (net_resume()) */
+	uint64_t output_logged_at;         /* when a drop past max_output was last logged */
+	unsigned output_dropped;           /* drops since, not logged */
 	int stopping;
 	struct net_stats stats;
-	char rbuf[READ_BUF]; /* every read lands here (client_alloc_cb) */
-	char pbuf[READ_BUF]; /* the plaintext of a TLS read (client_read_tls()) */
+	char *rbuf;          /* every read lands here (client_alloc_cb): cfg.max_queued bytes */
+	char *pbuf;          /* the plaintext of a TLS read (client_read_tls()): as many */
 	char wbuf[READ_BUF]; /* released lines joined into TLS records (client_flush_tls()) */
 };
 
+static void client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 static void client_reap_all(struct net *n);
+static void client_resume(struct net_client *c);
+static void client_tls_plain(struct net_client *c);
 static void client_send(struct net_client *c, struct wire *w);
 static void client_shutdown(struct net_client *c);
 static void client_tls_out(struct net_client *c);
@@ -181,14 +202,31 @@ flush_list_front(struct net_client *c)
 	TAILQ_INSERT_HEAD(&c->net->flushing, c, flush_link);
 }
 
+/*
+ * Forget c's first count held lines (their references are gone), bytes long. The array goes
+ * once empty: an idle connection holds no output memory (its welcome is written at once).
+ */
+static void
+client_held_shift(struct net_client *c, size_t count, size_t bytes)
+{
+	if (c->nheld > count)
+		memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
+	c->nheld -= count;
+	c->held_bytes -= bytes;
+	if (c->nheld == 0) {
+		free(c->held);
+		c->held = NULL;
+		c->held_cap = 0;
+	}
+}
+
 /* Drop the lines c holds (it is closing at once). */
 static void
 client_held_drop(struct net_client *c)
 {
 	for (size_t i = 0; i < c->nheld; i++)
 		wire_unref(c->held[i].w);
-	c->nheld = 0;
-	c->held_bytes = 0;
+	client_held_shift(c, c->nheld, c->held_bytes);
 	c->kept_at = 0;
 	flush_list_remove(c);
 }
@@ -285,9 +323,10 @@ client_deadline_cb(uv_timer_t *t)
 static void
 client_shutdown_cb(uv_shutdown_t *req, int status)
 {
-	/* the write side is closed; wait for the peer's EOF or the deadline */
-	(void)req;
+	/* the write side is closed (or the handle is: UV_ECANCELED); wait for the peer's EOF or the
+	 * deadline */
 	(void)status;
+	free(req);
 }
 
 /*
@@ -298,6 +337,8 @@ client_shutdown_cb(uv_shutdown_t *req, int status)
 static void
 client_shutdown(struct net_client *c)
 {
+	uv_shutdown_t *req;
+
 	c->shutdown_after_flush = 0;
 	if (c->link_ops != NULL) {
 		if (c->carrier == NULL || uv_is_closing((uv_handle_t *)&c->timer)) {
@@ -321,11 +362,14 @@ client_shutdown(struct net_client *c)
 		tls_conn_shutdown(c->tls);
 		client_tls_out(c);
 	}
-	if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, client_shutdown_cb) == 0) {
+	/* made here, not kept in every connection: only a closing one needs it */
+	req = xmalloc(sizeof *req);
+	if (uv_shutdown(req, (uv_stream_t *)&c->tcp, client_shutdown_cb) == 0) {
 		uv_timer_stop(&c->timer);
 		uv_timer_start(&c->timer, client_deadline_cb, c->net->cfg.close_timeout_ms, 0);
 		return;
 	}
+	free(req);
 	client_close_handles(c);
 }
 
@@ -345,6 +389,12 @@ client_reap(struct net_client *c)
 	}
 	if (uv_is_closing((uv_handle_t *)(c->link_ops != NULL ? (void *)&c->timer : &c->tcp)))
 		return;
+	if (c->doomed == DOOM_FLUSH && c->paused) {
+		/* what it sent is not handled now; read (and discard) until its end, as any closing
+		 */
+		c->paused = 0;
+		uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
+	}
 	if (c->doomed == DOOM_FLUSH) {
 		if (c->nheld > 0) {
 			c->shutdown_after_flush = 1; /* net_flush_all() writes, then shuts down */
@@ -361,7 +411,15 @@ client_reap_all(struct net *n)
 {
 	struct net_client *c;
 
-	while ((c = SLIST_FIRST(&n->doomed)) != NULL) {
+	for (;;) {
+		if ((c = SLIST_FIRST(&n->resumed)) != NULL) {
+			SLIST_REMOVE_HEAD(&n->resumed, resume_link);
+			c->in_resume_list = 0;
+			client_resume(c); /* its lines may doom others: they are reaped below */
+			continue;
+		}
+		if ((c = SLIST_FIRST(&n->doomed)) == NULL)
+			break;
 		SLIST_REMOVE_HEAD(&n->doomed, doom_link);
 		c->in_doom_list = 0;
 		client_reap(c);
@@ -491,9 +549,7 @@ client_flush_tls(struct net_client *c, size_t count, size_t bytes)
 	}
 	if (rc == 0 && fill > 0)
 		rc = tls_conn_write(c->tls, n->wbuf, fill, &err);
-	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
-	c->nheld -= count;
-	c->held_bytes -= bytes;
+	client_held_shift(c, count, bytes);
 	c->kept_at -= c->kept ? count : 0;
 	if (rc < 0) {
 		client_tls_fail(c, &err);
@@ -549,8 +605,21 @@ client_send_at(struct net_client *c, size_t at, struct wire *w)
 		return;
 	if (pending > n->cfg.max_output) {
 		n->stats.dropped_output++;
-		log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
-		         c->addr, pending, n->cfg.max_output);
+		log_debug(
+		        "connection %s: %zu bytes of output pending, over the cap of %zu: dropped",
+		        c->addr, pending, n->cfg.max_output);
+		/* a warning in NET_LOG_EVERY_MS at most: a crowd of clients that do not read must
+		 * not flood the log */
+		if (n->output_logged_at == 0 ||
+		    uv_now(n->loop) - n->output_logged_at >= NET_LOG_EVERY_MS) {
+			log_warn("connection %s: %zu bytes of output pending, over the cap of %zu: "
+			         "dropped (%u more dropped so since the last such line)",
+			         c->addr, pending, n->cfg.max_output, n->output_dropped);
+			n->output_logged_at = uv_now(n->loop);
+			n->output_dropped = 0;
+		} else {
+			n->output_dropped++;
+		}
 		client_doom(c, DOOM_NOW);
 		return;
 	}
@@ -662,9 +731,7 @@ client_flush(struct net_client *c)
 	}
 	if (bufs != small)
 		free(bufs); /* libuv copied the array */
-	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
-	c->nheld -= count;
-	c->held_bytes -= bytes;
+	client_held_shift(c, count, bytes);
 	c->kept_at -= c->kept ? count : 0;
 }
 
@@ -811,6 +878,12 @@ net_stopped(const struct net *n)
  * and copies only an unfinished tail into the client's framer, which is released again as soon as
  * that line is complete (framer_trim()). A read is handled completely before the next one, so one
  * buffer serves every connection.
+ *
+ * But a connection whose request waits for something off the loop (a store read, a password
+ * hash: net_pause()) hands nothing more up until its answer is out: the rest of the read waits in
+ * its framer, and it is not read again until net_resume(). A read takes cfg.max_queued bytes at
+ * most, so that is what may wait (on TLS, as much again inside the engine), whatever the peer
+ * goes on sending: the kernel's buffers and TCP's window hold the rest, at the peer's cost.
  */
 static void
 client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -818,7 +891,7 @@ client_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	struct net_client *c = h->data;
 
 	(void)suggested;
-	*buf = uv_buf_init(c->net->rbuf, sizeof c->net->rbuf);
+	*buf = uv_buf_init(c->net->rbuf, (unsigned)c->net->cfg.max_queued);
 }
 
 /* Whether a line holds nothing but spaces and tabs. */
@@ -864,7 +937,8 @@ client_framer_drain(struct net_client *c)
 	size_t len;
 	int rc;
 
-	while (c->doomed == DOOM_NONE && (rc = framer_next(&c->in, &line, &len)) != 0) {
+	while (c->doomed == DOOM_NONE && !c->paused &&
+	       (rc = framer_next(&c->in, &line, &len)) != 0) {
 		if (rc < 0) {
 			client_too_long(c);
 			return;
@@ -875,11 +949,35 @@ client_framer_drain(struct net_client *c)
 }
 
 /*
+ * The rest of a read, p to end, waits in c's framer behind the line that paused c: its whole
+ * lines that are not blank are requests that arrived now, and the layer above counts them now
+ * (ops->queued: the per-address rate), not once they are handled.
+ */
+static void
+client_arrived(struct net_client *c, const char *p, const char *end)
+{
+	struct net *n = c->net;
+	size_t count = 0;
+	const char *nl;
+
+	for (; p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1) {
+		size_t len = (size_t)(nl - p);
+
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		count += !line_blank(p, len);
+	}
+	if (count > 0 && n->ops.queued != NULL)
+		n->ops.queued(n->ops.arg, &c->peer, count);
+}
+
+/*
  * Split a read (in the shared buffer; for TLS its plaintext) into lines, Redis style: whole lines
  * are decoded in place; the bytes of a line that is not finished go to the client's framer, which
  * then takes the rest of that line from the next reads. Lines are cut by the framer's own rule,
  * framer_cut() (the limit: max_line bytes plus an optional '\r' before the '\n'), here as in the
- * framer.
+ * framer. When a line pauses the client (net_pause()), the rest of the read waits in the framer,
+ * unsplit, for client_resume().
  */
 static void
 client_input(struct net_client *c, char *p, char *end)
@@ -894,21 +992,24 @@ client_input(struct net_client *c, char *p, char *end)
 		p = nl != NULL ? nl + 1 : end;
 		client_framer_drain(c);
 	}
-	while (c->doomed == DOOM_NONE && p < end) {
+	while (c->doomed == DOOM_NONE && !c->paused && p < end) {
 		size_t len, used;
 		int rc = framer_cut(p, 0, (size_t)(end - p), max, &len, &used);
 
 		if (rc < 0) {
 			client_too_long(c);
-			break;
+			return;
 		}
-		if (rc == 0) {
-			/* the framer holds the unfinished line (within the limit) until its '\n' */
-			framer_feed(&c->in, p, (size_t)(end - p));
-			break;
-		}
+		if (rc == 0)
+			break; /* the framer holds the unfinished line (within the limit) until its
+			          '\n' */
 		client_line(c, p, len);
 		p += used;
+	}
+	if (c->doomed == DOOM_NONE && p < end) {
+		if (c->paused)
+			client_arrived(c, p, end);
+		framer_feed(&c->in, p, (size_t)(end - p));
 	}
 }
 
@@ -921,18 +1022,33 @@ client_input(struct net_client *c, char *p, char *end)
 static void
 client_read_tls(struct net_client *c, const char *data, size_t len)
 {
-	struct net *n = c->net;
 	struct tls_error err;
-	size_t got;
-	int r;
 
-	if ((r = tls_conn_feed(c->tls, data, len, &err)) < 0) {
+	if (tls_conn_feed(c->tls, data, len, &err) < 0) {
 		client_tls_fail(c, &err);
 		return;
 	}
-	while (c->doomed == DOOM_NONE &&
-	       (r = tls_conn_read(c->tls, n->pbuf, sizeof n->pbuf, &got, &err)) == 1)
+	client_tls_plain(c);
+}
+
+/*
+ * Split the plaintext the TLS engine of c holds (client_read_tls()), until it holds none or a
+ * line pauses c (the rest stays in the engine for client_resume()); then write what the engine
+ * has to say.
+ */
+static void
+client_tls_plain(struct net_client *c)
+{
+	struct net *n = c->net;
+	struct tls_error err;
+	size_t got;
+	int r = 0;
+
+	while (c->doomed == DOOM_NONE && !c->paused &&
+	       (r = tls_conn_read(c->tls, n->pbuf, n->cfg.max_queued, &got, &err)) == 1)
 		client_input(c, n->pbuf, n->pbuf + got);
+	if (r == 1)
+		r = 0; /* paused or doomed: what is left waits */
 	if (r == TLS_ECLOSED) {
 		log_debug("connection %s: closed by the peer (TLS)", c->addr);
 		client_doom(c, DOOM_NOW);
@@ -1021,6 +1137,65 @@ net_addr_origin(const struct sockaddr_storage *ss, char key[LOBBY_PEER_KEY], int
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Go on with a client whose pause ended (net_resume()), at a reap: the lines that waited in its
+ * framer go up in order (and on TLS the plaintext left in the engine), then it is read again,
+ * unless one of them paused it once more. Its replies go first, as after a read.
+ */
+static void
+client_resume(struct net_client *c)
+{
+	if (c->doomed != DOOM_NONE || c->closing || c->paused)
+		return;
+	client_framer_drain(c);
+	if (c->doomed == DOOM_NONE && !c->paused && c->net->ops.queued != NULL)
+		c->net->ops.queued(c->net->ops.arg, &c->peer, 0); /* what waited is handed up */
+	if (c->tls != NULL && c->doomed == DOOM_NONE && !c->paused)
+		client_tls_plain(c);
+	if (c->doomed == DOOM_NONE && !c->paused) {
+		if (c->link_ops == NULL)
+			uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
+		else if (c->link_ops->pause != NULL && c->carrier != NULL)
+			c->link_ops->pause(c->carrier, 0);
+	}
+	if (c->in_flush_list && TAILQ_FIRST(&c->net->flushing) != c)
+		flush_list_front(c);
+}
+
+void
+net_pause(struct lobby_peer *peer)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	if (c->paused || c->doomed != DOOM_NONE || c->closing)
+		return;
+	c->paused = 1;
+	if (c->link_ops == NULL)
+		uv_read_stop((uv_stream_t *)&c->tcp);
+	else if (c->link_ops->pause != NULL && c->carrier != NULL)
+		c->link_ops->pause(c->carrier, 1);
+}
+
+void
+net_resume(struct lobby_peer *peer, int welcomed)
+{
+	struct net_client *c = container_of(peer, struct net_client, peer);
+
+	if (c->doomed != DOOM_NONE || c->closing)
+		return;
+	if (welcomed && !c->welcomed) {
+		c->welcomed = 1; /* welcomed by the answer (a password's): no hello deadline now */
+		uv_timer_stop(&c->timer);
+	}
+	if (!c->paused)
+		return;
+	c->paused = 0;
+	if (!c->in_resume_list) {
+		c->in_resume_list = 1;
+		SLIST_INSERT_HEAD(&c->net->resumed, c, resume_link);
+	}
 }
 
 /*
@@ -1202,10 +1377,18 @@ net_link_input(struct lobby_peer *peer, const char *line, size_t len)
 
 	if (c->doomed != DOOM_NONE || c->closing)
 		return; /* discarded */
-	if (len > n->cfg.max_line)
+	if (len > n->cfg.max_line) {
 		client_too_long(c);
-	else
+	} else if (c->paused || framer_pending(&c->in) > 0) {
+		/* a message that came while paused waits behind the one that paused it, in the
+		 * framer as a TCP read's rest does (client_resume() hands it up), counted now */
+		framer_feed(&c->in, line, len);
+		framer_feed(&c->in, "\n", 1);
+		if (n->ops.queued != NULL)
+			n->ops.queued(n->ops.arg, &c->peer, 1);
+	} else {
 		client_line(c, line, len);
+	}
 	if (c->in_flush_list && TAILQ_FIRST(&n->flushing) != c)
 		flush_list_front(c); /* its replies first */
 	client_reap_all(n);
@@ -1260,9 +1443,12 @@ net_create(uv_loop_t *loop, const struct net_config *cfg, const struct net_ops *
 	n->turn_no = 1;
 	n->per_addr =
 	        quota_create(&(struct quota_config){.conns = cfg->max_per_addr}, osrand_u64());
+	n->rbuf = xmalloc(cfg->max_queued);
+	n->pbuf = xmalloc(cfg->max_queued);
 	TAILQ_INIT(&n->flushing);
 	LIST_INIT(&n->clients);
 	SLIST_INIT(&n->doomed);
+	SLIST_INIT(&n->resumed);
 	uv_tcp_init(loop, &n->listener);
 	n->listener.data = n;
 	return n;
@@ -1347,5 +1533,7 @@ net_free(struct net *n)
 		return;
 	assert(LIST_EMPTY(&n->clients));
 	quota_free(n->per_addr);
+	free(n->rbuf);
+	free(n->pbuf);
 	free(n);
 }

@@ -3,7 +3,8 @@
  *
  * It cuts bytes into whole lines for the layer above (ops->line) and writes back the lines it is
  * given (net_send()), and it enforces the limits that protect the server: line length, hello
- * deadline, pending output per client, number of clients, connections per source address (an
+ * deadline, pending output per client, input held per client (a connection whose request waits
+ * off the loop is not read: net_pause()), number of clients, connections per source address (an
  * IPv4 address or an IPv6 /64, quota.h), TCP keepalive. It knows nothing about games: what a
  * line means, and who a peer is, are the layer above's (node.c). Output is held per turn until the
  * turn pipeline (turn.h) releases it. A second listener may take TLS connections
@@ -27,6 +28,8 @@
 struct net_config {
 	size_t max_line;           /* bytes of an input line */
 	size_t max_output;         /* bytes waiting to be written to one client */
+	size_t max_queued;         /* bytes read from a connection at once: what of its input may
+	                              wait unhandled while it is paused (net_pause()) */
 	unsigned max_clients;      /* connections served at once */
 	uint64_t hello_timeout_ms; /* time to say hello */
 	uint64_t close_timeout_ms; /* time a closing connection may take to flush */
@@ -47,6 +50,13 @@ struct net_ops {
 	int (*line)(void *arg, struct lobby_peer *peer, const char *line, size_t len);
 	/* peer's connection is going (closed by either side, or doomed): once, at its reaping. */
 	void (*gone)(void *arg, struct lobby_peer *peer);
+	/*
+	 * Optional (NULL): n more lines of peer (whole, not blank) were read behind the line that
+	 * paused it (net_pause()): they wait in its input for net_resume(), and may be counted now,
+	 * as they arrive. n 0: every line that waited so was handed up. Never called from
+	 * ops->line.
+	 */
+	void (*queued)(void *arg, struct lobby_peer *peer, size_t n);
 	/* Optional (NULL): the output of turns up to turn was just released (net_release()). */
 	void (*released)(void *arg, uint64_t turn);
 	/* Optional (NULL): net_shutdown() was called and the last connection is now closed. */
@@ -79,6 +89,12 @@ struct net_link_ops {
 	 * network layer again for this connection.
 	 */
 	void (*close)(void *link, int flush);
+	/*
+	 * Stop handing input up (paused), or go on (!paused): the connection's request waits for
+	 * a read or a password job (net_pause()). May be NULL for a link that sends nothing up.
+	 * Never calls back into the network layer.
+	 */
+	void (*pause)(void *link, int paused);
 };
 
 /* Connections open now on each transport (refused and closing ones included). */
@@ -106,6 +122,22 @@ void net_send(struct lobby_peer *peer, struct wire *w);
 
 /* Close peer once what is queued is written (a session resumed elsewhere). */
 void net_close(struct lobby_peer *peer);
+
+/*
+ * The layer above waits for something of peer's (a store read, a password hash): hand up none of
+ * its lines, and stop reading it, until net_resume(). What it sent after the line that paused it
+ * (the rest of that read: max_queued bytes at most) waits in its input. May be called from
+ * ops->line.
+ */
+void net_pause(struct lobby_peer *peer);
+
+/*
+ * What peer waited for is answered: its lines go up again, those that waited first, in order,
+ * then it is read again; this happens at the next net_reap(), outside the layer above, so it may
+ * be called from inside it. welcomed: peer has said hello by now (its hello deadline stops, as
+ * when ops->line says so).
+ */
+void net_resume(struct lobby_peer *peer, int welcomed);
 
 /* The printable address of peer's connection, for the log. Borrowed. */
 const char *net_peer_addr(const struct lobby_peer *peer);

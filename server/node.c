@@ -112,6 +112,20 @@ node_close_cb(void *arg, struct lobby_peer *peer)
 	net_close(peer);
 }
 
+/*
+ * lobby_ops.pause: a read or a password job of peer's is out (paused), or answered: the network
+ * layer stops handing up peer's lines and reading it meanwhile, then goes on at the next reap.
+ */
+static void
+node_pause_cb(void *arg, struct lobby_peer *peer, int paused)
+{
+	(void)arg;
+	if (paused)
+		net_pause(peer);
+	else
+		net_resume(peer, peer->session != NULL);
+}
+
 /* lobby_ops.now: the loop's monotonic clock in milliseconds. */
 static uint64_t
 node_now_cb(void *arg)
@@ -330,6 +344,15 @@ node_stopped_cb(void *arg)
 	struct node *nd = arg;
 
 	http_close(nd->http);
+}
+
+/* net_ops.queued: requests read behind a held one count against their address's rate now. */
+static void
+node_queued_cb(void *arg, struct lobby_peer *peer, size_t n)
+{
+	struct node *nd = arg;
+
+	guard_rate_arrived(nd->lobby, peer, n);
 }
 
 /* net_ops.gone */
@@ -646,6 +669,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	        .store_ask = store != NULL ? node_store_ask_cb : NULL,
 	        .waiting_seq = store != NULL ? node_waiting_seq_cb : NULL,
 	        .hold = node_hold_cb,
+	        .pause = node_pause_cb,
 	        .send_ahead = node_send_ahead_cb,
 	        .marks = store != NULL ? node_marks_cb : NULL,
 	        .account_waits = store != NULL ? node_account_waits_cb : NULL,
@@ -653,6 +677,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	};
 	struct net_ops nops = {.line = node_line_cb,
 	                       .gone = node_gone_cb,
+	                       .queued = node_queued_cb,
 	                       .released = node_released_cb,
 	                       .stopped = node_stopped_cb,
 	                       .arg = nd};

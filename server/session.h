@@ -34,7 +34,9 @@ struct lobby_peer {
 	                              what the per-address limits and the login throttle count;
 	                              "" if unknown */
 	unsigned refused;          /* requests refused in a row over the rate (guard.c) */
-	struct lobby_wait *wait;   /* a store read of its request is out: its next requests wait */
+	struct lobby_wait *wait;   /* a read or a hash of its request is out: it is held */
+	unsigned prepaid;          /* requests read while held, passed by the rate as they came */
+	unsigned overdrawn;        /* ... and those after them, refused by it (guard.c) */
 	int loopback;              /* the peer's address is a loopback one */
 	int encrypted;             /* the connection is encrypted (TLS); 0 on plain TCP */
 };

@@ -139,11 +139,21 @@ link_close(void *link, int flush)
 	lws_set_timeout(conn->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
 }
 
+/* net_link_ops.pause: libwebsockets stops reading the socket (its flow control) meanwhile. */
+static void
+link_pause(void *link, int paused)
+{
+	struct ws_conn *conn = link;
+
+	lws_rx_flow_control(conn->wsi, paused ? 0 : 1);
+}
+
 static const struct net_link_ops ws_link_ops = {
         .transport = NET_WS,
         .write = link_write,
         .pending = link_pending,
         .close = link_close,
+        .pause = link_pause,
 };
 
 /* Whether origin (len bytes) is the server's own for wsi's request, or one of cfg.origins. */

@@ -898,6 +898,61 @@ def a15_register_spam(args, srv, stop):
         "held": n <= 10}
 
 
+def queue_attack(args, srv, stop, first, conns):
+    """conns connections at once from the attacker's address, each sending first(i) (a request
+    that waits off the loop: a store read, a password hash) and then 4000 pings of 64 KB without
+    reading, again and again on new connections; the server's RSS is sampled throughout."""
+    ping = (json.dumps({"type": "ping", "pad": "x" * 65000}) + "\n").encode()
+    rss0, t0, peak, counts = srv.rss_kb(), time.time(), [srv.rss_kb()], {"sent": 0, "closed": 0}
+    lock = threading.Lock()
+
+    def one(k):
+        n = 0
+        while not stop.is_set() and time.time() - t0 < args.seconds + 5 and n < 1000:
+            n += 1
+            try:
+                c = Conn(srv.port, timeout=5)
+                c.sock.sendall(first(k * 1000 + n) + b"\n")
+                for _ in range(80):
+                    if stop.is_set():
+                        break
+                    c.sock.sendall(ping * 50)
+                with lock:
+                    counts["sent"] += 1
+            except (OSError, ConnectionError):
+                with lock:
+                    counts["closed"] += 1
+            c.close()
+
+    threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in range(conns)]
+    for th in threads:
+        th.start()
+    while any(th.is_alive() for th in threads):
+        peak[0] = max(peak[0], srv.rss_kb())
+        time.sleep(0.01)
+    time.sleep(1.5)  # the connections are reaped, the allocator gives back what they held
+    dt = time.time() - t0
+    after = srv.rss_kb()
+    return {"what": "%d connections of 4000 pings of 64 KB behind the wait in %.1f s (%d closed "
+                    "by the server first), RSS %.1f MB, peak +%.1f MB, after +%.1f MB" % (
+                        counts["sent"] + counts["closed"], dt, counts["closed"], rss0 / 1024,
+                        (peak[0] - rss0) / 1024, (after - rss0) / 1024),
+            "held": peak[0] - rss0 <= 32 * 1024 and after - rss0 <= 4 * 1024}
+
+
+def a16_queue_hash(args, srv, stop):
+    """register (a password hash off the loop), then 4000 pings of 64 KB: what waits behind it."""
+    return queue_attack(args, srv, stop, lambda i: json.dumps({
+        "type": "register", "protocol": 1, "name": "q%d%d" % (os.getpid() % 1000, i),
+        "password": "a long enough secret"}).encode(), 1)
+
+
+def a17_queue_reads(args, srv, stop):
+    """32 connections (the address's maximum), each a history 100000 deep (a store read off the
+    loop), then 4000 pings of 64 KB."""
+    return queue_attack(args, srv, stop, lambda i: b'{"type":"history","offset":100000}', 32)
+
+
 ATTACKS = [
     (1, "fill the disk (create+leave)", a1_fill_disk, ("alone",)),
     (2, "grow one game (draw offers)", a2_grow_game, ("alone",)),
@@ -914,6 +969,8 @@ ATTACKS = [
     (13, "farm a rating with puppets", a13_farm_rating, ("alone",)),
     (14, "chat growth (finished games)", a14_chat_growth, ("alone",)),
     (15, "registration spam", a15_register_spam, ("alone",)),
+    (16, "queue behind a password hash", a16_queue_hash, ("alone",)),
+    (17, "queue behind reads, 32 conns", a17_queue_reads, ("alone",)),
 ]
 
 

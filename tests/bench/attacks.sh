@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The attacks of tests/bench/ATTACKS.md against a release build of hokitod, each from one
-# address beside 50 honest players on addresses of their own (tests/bench/attacks.py says how each is measured).
+# The attacks of attacks.py against a release build of hokitod, each from one address beside 50
+# honest players on addresses of their own (tests/bench/attacks.py says how each is measured).
 #
 #   bash tests/bench/attacks.sh [--seconds S] [--rounds R] [--only 1,2,...] [--server-args "FLAGS"]
 #
