@@ -2,8 +2,8 @@
  * eval.c: static evaluation and move-ordering hints, through the class of the position's game.
  *
  * Each game's evaluation lives in its rules file (hokito.c, oxono.c), beside the rules it reads,
- * and is reached through its class's hooks (game-class.h); this file holds the ordering dispatch and
- * what reads a score whatever the game. Nothing here allocates.
+ * and is reached through its class's hooks (game-class.h); this file holds the ordering dispatch
+ * and what reads a score whatever the game. Nothing here allocates.
  */
 #include <string.h>
 

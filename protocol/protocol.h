@@ -86,7 +86,7 @@ enum protocol_err {
 	PROTO_ENOSUCHACCOUNT = -41,    /* "no_such_account": profile of a name without an account */
 	PROTO_EACCOUNTCLOSED = -42,    /* "account_closed": login to a closed or banned account */
 	PROTO_ETOOMANYREADS = -43,     /* "too_many_reads": the address's store reads are queued */
-	PROTO_ETOOEARLY = -44,     /* "too_early": resign or draw before both sides moved */
+	PROTO_ETOOEARLY = -44,         /* "too_early": resign or draw before both sides moved */
 	PROTO_ENAMERESERVED = -45, /* "name_reserved": the server's or its staff's, or like one */
 	PROTO_EWEAKPASSWORD = -46, /* "weak_password": a common password, or like the name */
 	PROTO_ECHATFULL = -47,     /* "chat_full": the game's chat holds its most lines */

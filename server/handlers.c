@@ -395,7 +395,8 @@ handlers_dispatch(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	const struct handler_entry *h = handler_find(m->type);
 	struct table *before;
 
-	/* held behind a read of its own (ops->pause): a caller that did not hold it back is wrong */
+	/* held behind a read of its own (ops->pause): a caller that did not hold it back is wrong
+	 */
 	if (peer->wait != NULL) {
 		log_error("a request of a connection held behind a read was handed on; refused");
 		lobby_refuse(lb, peer, m, PROTO_EINTERNAL, "a request came before its turn");

@@ -114,9 +114,9 @@ struct lobby_ops {
 	 * Optional (NULL: every request of a peer comes after the answers to its earlier ones).
 	 * paused 1: a store read (ops->read) or a password job (ops->hash) of peer's request went
 	 * out: hand up none of peer's later requests (they stay in its connection's input, and the
-	 * connection is not read meanwhile) until this is called again with paused 0, once the answer
-	 * is given. Then peer's requests come again, in order, outside the lobby's call. Must not
-	 * call back into the lobby.
+	 * connection is not read meanwhile) until this is called again with paused 0, once the
+	 * answer is given. Then peer's requests come again, in order, outside the lobby's call.
+	 * Must not call back into the lobby.
 	 */
 	void (*pause)(void *arg, struct lobby_peer *peer, int paused);
 	/* Optional (NULL: no store): write a new account (row: its created_ms is set here). */
@@ -203,12 +203,12 @@ struct lobby_config {
 	int allow_shared_address; /* accounts from one address play rated games too */
 	unsigned board_min_games; /* rated games an account has played to be on a leaderboard */
 	unsigned board_min_opponents; /* ... against this many accounts at least */
-	unsigned registers_hour; /* accounts registered an hour from one address */
-	unsigned registers_day;  /* accounts registered a day from one address */
-	unsigned chat_lines;     /* players' chat lines a game keeps, and spectators' lines it
-	                            relays, each (0: no limit) */
-	unsigned chat_after_end; /* players' chat lines a game takes once over (within
-	                            chat_lines; 0: no limit but chat_lines) */
+	unsigned registers_hour;      /* accounts registered an hour from one address */
+	unsigned registers_day;       /* accounts registered a day from one address */
+	unsigned chat_lines;          /* players' chat lines a game keeps, and spectators' lines it
+	                                 relays, each (0: no limit) */
+	unsigned chat_after_end;      /* players' chat lines a game takes once over (within
+	                                 chat_lines; 0: no limit but chat_lines) */
 };
 
 /*

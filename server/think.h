@@ -41,8 +41,8 @@ int think_busy(const struct think *pool);
 
 /*
  * The game game_id is over or gone: its search, queued or running, stops now (a running one at
- * its next check of the flag, as at think_stop()) and its move is dropped; it no longer counts against
- * the pool's maximum. game_id is borrowed.
+ * its next check of the flag, as at think_stop()) and its move is dropped; it no longer counts
+ * against the pool's maximum. game_id is borrowed.
  */
 void think_cancel(struct think *pool, const char *game_id);
 
@@ -55,8 +55,8 @@ void think_request(void *arg, const char *game_id, int64_t ply, const struct gam
                    uint64_t seed, uint64_t time_ms);
 
 /*
- * Stop: queued searches are cancelled and running ones told to stop at their next check of the flag;
- * their moves are dropped. The loop runs until their callbacks are done.
+ * Stop: queued searches are cancelled and running ones told to stop at their next check of the
+ * flag; their moves are dropped. The loop runs until their callbacks are done.
  */
 void think_stop(struct think *pool);
 

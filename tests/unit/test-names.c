@@ -284,31 +284,29 @@ TEST(cost)
 /* The look-alikes that a skeleton alone let through: each collides with "victim" now. */
 TEST(loose_lookalikes)
 {
-	const char
-	        *same[] =
-	                {
-	                        "victim",
-	                        "victim ",
-	                        " victim",
-	                        "victim\xc2\xa0", /* no-break space */
-	                        "\xef\xbd\x96\xef\xbd\x89\xef\xbd\x83\xef\xbd\x94\xef\xbd\x89\xef"
-	                        "\xbd\x8d", /* fullwidth
-	                                     */
-	                        "\xe2\x93\xa5\xe2\x93\x98\xe2\x93\x92\xe2\x93\xa3\xe2\x93\x98\xe2"
-	                        "\x93\x9c", /* circled
-	                                     */
-	                        "vi ctim",
-	                        "victim.",
-	                        "vic_tim",
-	                        "v-i-c-t-i-m",
-	                        "VICTIM!",
-	                        "\xf0\x9d\x95\xa7ictim", /* double-struck v */
-	                        "v\xe2\x80\x8bictim",    /* zero-width space */
-	                        "vict\xc4\xb1m",         /* dotless i */
-	                        "victim\xe3\x80\x80",    /* ideographic space */
-	                        "(victim)",
-	                        "\xe2\x92\xb1ictim", /* parenthesized v */
-	                };
+	const char *same[] = {
+	        "victim",
+	        "victim ",
+	        " victim",
+	        "victim\xc2\xa0", /* no-break space */
+	        "\xef\xbd\x96\xef\xbd\x89\xef\xbd\x83\xef\xbd\x94\xef\xbd\x89\xef"
+	        "\xbd\x8d", /* fullwidth
+	                     */
+	        "\xe2\x93\xa5\xe2\x93\x98\xe2\x93\x92\xe2\x93\xa3\xe2\x93\x98\xe2"
+	        "\x93\x9c", /* circled
+	                     */
+	        "vi ctim",
+	        "victim.",
+	        "vic_tim",
+	        "v-i-c-t-i-m",
+	        "VICTIM!",
+	        "\xf0\x9d\x95\xa7ictim", /* double-struck v */
+	        "v\xe2\x80\x8bictim",    /* zero-width space */
+	        "vict\xc4\xb1m",         /* dotless i */
+	        "victim\xe3\x80\x80",    /* ideographic space */
+	        "(victim)",
+	        "\xe2\x92\xb1ictim", /* parenthesized v */
+	};
 	const char *other[] = {"victims", "victor", "vic", "evictim", "victim2", "vi", "bob"};
 	size_t i;
 
