@@ -168,6 +168,8 @@ archive_read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	if (lb->ops.read(lb->ops.arg, r) == 0)
 		return;
 	lobby_wait_drop(lb, peer->wait); /* just added: nothing waits behind it yet */
+	if (lb->ops.pause != NULL)
+		lb->ops.pause(lb->ops.arg, peer, 0); /* its next requests come as before */
 	archive_read_free(r);
 	lb->reads_refused++;
 	snprintf(lb->reads_refused_addr, sizeof lb->reads_refused_addr, "%s", peer->addr);

@@ -23,10 +23,15 @@
 
 /*
  * A connection that goes on sending while its address is over its rate is closed at this many
- * refusals in a row: a flood's error replies would cost the server more than its requests, and
- * the others' moves would wait behind them.
+ * refusals within GUARD_REFUSED_WINDOW_MS of its first: a flood's error replies would cost the
+ * server more than its requests, and the others' moves would wait behind them. A window, not a
+ * run: a flood that lets the allowance's refill through now and then is closed all the same.
  */
-#define GUARD_REFUSED_CLOSE 50
+#define GUARD_REFUSED_CLOSE     50
+#define GUARD_REFUSED_WINDOW_MS 10000
+
+/* Past this many refusals in the window, a connection's lines over the rate are not read. */
+#define GUARD_REFUSED_UNREAD 10
 
 /* The log line of a kind of refusal comes at most this often (ms), with the count since. */
 #define GUARD_LOG_MS 10000
@@ -60,39 +65,87 @@ guard_rate_arrived(struct lobby *lb, struct lobby_peer *peer, size_t n)
 	}
 }
 
-int
-guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+/*
+ * Whether a request of peer is past its address's allowance, counting it (as it arrived, or
+ * now); *retry: when the next one would pass (ms).
+ */
+static int
+guard_rate_over(struct lobby *lb, struct lobby_peer *peer, uint64_t *retry)
 {
-	uint64_t retry = 1000 / (lb->cfg.rate_per_addr > 0 ? lb->cfg.rate_per_addr : 1);
-
+	*retry = 1000 / (lb->cfg.rate_per_addr > 0 ? lb->cfg.rate_per_addr : 1);
 	if (peer->prepaid > 0) { /* counted as it arrived, within the allowance */
 		peer->prepaid--;
-		peer->refused = 0;
 		return 0;
 	}
 	if (peer->overdrawn > 0) { /* counted as it arrived, past the allowance */
 		peer->overdrawn--;
-	} else if (lb->quota == NULL ||
-	           quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0) {
-		peer->refused = 0;
-		return 0;
-	}
-	guard_limited(lb, peer);
-	if (++peer->refused < GUARD_REFUSED_CLOSE) {
-		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
-		             "more than %u requests a second from your address; wait %llu ms",
-		             lb->cfg.rate_per_addr, (unsigned long long)retry);
 		return 1;
 	}
-	/* it does not wait: answering each costs the server more than reading it */
-	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
-	             "more than %u requests a second from your address, %u refused in a row; "
-	             "closing",
-	             lb->cfg.rate_per_addr, peer->refused);
-	log_debug("connection from %s closed: %u requests in a row over its rate", peer->addr,
-	          peer->refused);
-	lb->ops.close(lb->ops.arg, peer);
+	return lb->quota != NULL &&
+	       quota_request(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), retry) != 0;
+}
+
+/*
+ * Refuse a request of peer over the rate (m: it, or NULL for a line not read), and close the
+ * connection at its GUARD_REFUSED_CLOSE-th refusal in the window. Returns 1.
+ */
+static int
+guard_rate_refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, uint64_t retry)
+{
+	uint64_t now = lb->ops.now(lb->ops.arg);
+	char text[200];
+	int closing;
+
+	guard_limited(lb, peer);
+	if (peer->refused == 0 || now - peer->refused_at >= GUARD_REFUSED_WINDOW_MS) {
+		peer->refused = 0;
+		peer->refused_at = now;
+	}
+	closing = ++peer->refused >= GUARD_REFUSED_CLOSE;
+	if (!closing)
+		snprintf(text, sizeof text,
+		         "more than %u requests a second from your address; wait %llu ms",
+		         lb->cfg.rate_per_addr, (unsigned long long)retry);
+	else /* it does not wait: answering each costs the server more than reading it */
+		snprintf(text, sizeof text,
+		         "more than %u requests a second from your address, %u refused in %u s; "
+		         "closing",
+		         lb->cfg.rate_per_addr, peer->refused, GUARD_REFUSED_WINDOW_MS / 1000);
+	if (m != NULL)
+		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED, "%s", text);
+	else
+		lobby_send(lb, peer, msg_error_new(PROTO_ERATELIMITED, MSG_NONE, NULL, text, NULL));
+	if (closing) {
+		log_debug("connection from %s closed: %u requests over its rate in %u s",
+		          peer->addr, peer->refused, GUARD_REFUSED_WINDOW_MS / 1000);
+		lb->ops.close(lb->ops.arg, peer);
+	}
 	return 1;
+}
+
+int
+guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
+{
+	uint64_t retry;
+
+	if (!guard_rate_over(lb, peer, &retry))
+		return 0;
+	return guard_rate_refuse(lb, peer, m, retry);
+}
+
+int
+guard_refuse_unread(struct lobby *lb, struct lobby_peer *peer)
+{
+	uint64_t retry;
+
+	if (peer->refused < GUARD_REFUSED_UNREAD ||
+	    lb->ops.now(lb->ops.arg) - peer->refused_at >= GUARD_REFUSED_WINDOW_MS)
+		return 0;
+	if (!guard_rate_over(lb, peer, &retry)) {
+		peer->prepaid++; /* counted now: its request passes when it is served */
+		return 0;
+	}
+	return guard_rate_refuse(lb, peer, NULL, retry);
 }
 
 /*

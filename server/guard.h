@@ -17,6 +17,15 @@
 int guard_refuse_rate(struct lobby *lb, struct lobby_peer *peer, const struct msg *m);
 
 /*
+ * A line of peer arrived, not read yet: when peer's connection floods (it had many requests
+ * refused over the rate of late) and the line is over the rate too, refuse it with
+ * rate_limited without reading it (the error has no id then, PROTOCOL.md 2): reading a flood's
+ * lines would cost the server more than its sender. Returns whether it refused; else the line
+ * is read, and counted once, when its request is served (guard_refuse_rate()).
+ */
+int guard_refuse_unread(struct lobby *lb, struct lobby_peer *peer);
+
+/*
  * n requests of peer arrived while it is held behind a read or a hash of its own (ops->pause):
  * they wait in its connection's input, and are counted against its address's rate now, as they
  * arrive: those within the allowance pass when they are served, the others are refused then

@@ -298,6 +298,8 @@ node_line_cb(void *arg, struct lobby_peer *peer, const char *line, size_t len)
 	struct msg_error err;
 	struct msg m;
 
+	if (guard_refuse_unread(nd->lobby, peer))
+		return peer->session != NULL; /* a flood's line, refused unread */
 	if (msg_request_decode(&m, line, len, &err) < 0 && !node_refusal_to_lobby(nd, peer, &m)) {
 		struct wire *w = wire_encode_steal(msg_decode_error_new(&m, &err));
 

@@ -33,7 +33,8 @@ struct lobby_peer {
 	char addr[LOBBY_PEER_KEY]; /* its source address as a key (throttle_key_from_addr()):
 	                              what the per-address limits and the login throttle count;
 	                              "" if unknown */
-	unsigned refused;          /* requests refused in a row over the rate (guard.c) */
+	unsigned refused;          /* requests refused over the rate in the window (guard.c) */
+	uint64_t refused_at;       /* ... since then (ops->now, ms), the window's start */
 	struct lobby_wait *wait;   /* a read or a hash of its request is out: it is held */
 	unsigned prepaid;          /* requests read while held, passed by the rate as they came */
 	unsigned overdrawn;        /* ... and those after them, refused by it (guard.c) */

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import socket
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -188,6 +189,32 @@ def test_rate_per_addr():
         t.ok(len(got) < 80 and is_error(last, "rate_limited") and "closing" in last["text"]
              and f.closed(), "a connection that floods on regardless is closed after 50 "
              "refusals in a row, its last error saying so", (len(got), last))
+        # a flood that lets the allowance's refill through now and then: each burst has one
+        # ping answered, the rest refused; its refusals add up all the same (50 in 10 s), and
+        # past 10 of them its lines over the rate are refused unread (no id in the error)
+        time.sleep(1.0)
+        d = srv.connect("drip")
+        got, t0, closed = [], time.time(), False
+        while not closed and time.time() - t0 < 8:
+            try:
+                d.send_raw(b"".join(b'{"type":"ping","id":%d}\n' % i for i in range(12)))
+            except OSError:
+                closed = True
+            end = time.time() + 0.25
+            while not closed and time.time() < end:
+                try:
+                    got.append(d.recv(max(0.01, end - time.time())))
+                except (TimeoutError, socket.timeout):
+                    break
+                except (serverlib.Closed, OSError):
+                    closed = True
+        dt = time.time() - t0
+        pongs = [m for m in got if m.get("type") == "pong"]
+        unread = [m for m in got if is_error(m, "rate_limited") and "id" not in m]
+        t.ok(closed and dt < 6 and pongs and unread and "closing" in got[-1].get("text", ""),
+             "a flood that lets the refill through is closed all the same, within %.1f s "
+             "(%d pongs on the way); its lines past 10 refusals are refused unread, without "
+             "an id" % (dt, len(pongs)), (len(got), got[-3:]))
         t.ok(srv.log_has(r"requests refused by the per-address limits lately, the last from "
                          r"127\.0\.0\.1", 5),
              "a log line (at most one a second) counts the refusals", "".join(srv.log[-5:]))
