@@ -234,6 +234,8 @@ ladder_board_new(const struct archive_read *r)
 		store_board_cursor_format(&c, next, sizeof next);
 	}
 	json_object_set_new(o, "kind", json_string(game_kind_name(r->board.kind)));
+	if (r->board.provisional)
+		json_object_set_new(o, "provisional", json_true());
 	json_object_set_new(o, "entries", entries);
 	if (r->more && r->rc > 0)
 		json_object_set_new(o, "next", json_string(next));
