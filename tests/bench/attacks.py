@@ -948,9 +948,9 @@ def a16_queue_hash(args, srv, stop):
 
 
 def a17_queue_reads(args, srv, stop):
-    """32 connections (the address's maximum), each a history 100000 deep (a store read off the
-    loop), then 4000 pings of 64 KB."""
-    return queue_attack(args, srv, stop, lambda i: b'{"type":"history","offset":100000}', 32)
+    """32 connections (the address's maximum), each a history as deep as the server takes (the
+    default --max-history-offset, 1000: a store read off the loop), then 4000 pings of 64 KB."""
+    return queue_attack(args, srv, stop, lambda i: b'{"type":"history","offset":1000}', 32)
 
 
 ATTACKS = [
