@@ -1064,6 +1064,12 @@ client_msg_handle(struct client *c, const struct msg *m)
 	case MSG_BYE:
 		client_net_bye(c, jstr(m->root, "reason", ""));
 		break;
+	case MSG_NOTICE:
+		/* about the server, not a game (PROTOCOL.md 6.20: store_waiting, then
+		 * store_writable), in the server's words */
+		client_notice(c, strcmp(jstr(m->root, "code", ""), "store_waiting") == 0,
+		              "Server: %s.", jstr(m->root, "text", ""));
+		break;
 	default:
 		/* the replies of accounts and ratings, by their type's name: this file reads them
 		 * whatever the codec of protocol/ knows of them */
