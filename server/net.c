@@ -1252,7 +1252,7 @@ client_admit(struct net_client *c)
 		client_reap_all(n);
 		return;
 	}
-	/* --- per source address (issue 23) --- */
+	/* --- per source address --- */
 	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
 		char text[128];
 
