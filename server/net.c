@@ -71,10 +71,17 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define READ_BUF         65536 /* the shared read buffer */
-#define BACKLOG          511   /* pending connections the kernel may hold (Redis's default) */
-#define SEND_BUF         65536 /* asked of the kernel for each connection's send buffer */
-#define NET_LOG_EVERY_MS 10000 /* one log line of a kind (a client dropped) this often at most */
+#define READ_BUF          65536 /* the shared read buffer */
+#define BACKLOG           511   /* pending connections the kernel may hold (Redis's default) */
+#define SEND_BUF          65536 /* asked of the kernel for each connection's send buffer */
+#define NET_LOG_EVERY_MS  10000 /* one log line of a kind (a client dropped) this often at most */
+/*
+ * A doomed or closing connection's input is read and discarded, so that its peer gets our last
+ * lines and a FIN, not a reset; but only this many reads (of --max-queued bytes at most): a
+ * peer that floods on regardless is not read any more, and its connection goes at the closing
+ * deadline. Reading a flood to its end would cost the server a core.
+ */
+#define NET_DISCARD_READS 4
 
 enum doom {
 	DOOM_NONE = 0,
@@ -117,6 +124,7 @@ struct net_client {
 	unsigned paused : 1; /* the layer above waits (net_pause()): no line goes up, no read */
 	unsigned in_resume_list : 1;
 	unsigned transport : 2; /* enum net_transport (4 of them) */
+	unsigned discards : 3;  /* reads discarded since it was doomed (NET_DISCARD_READS) */
 	size_t kept_at;         /* ... the lines from held[kept_at] on wait for net_unhold() */
 	const struct net_link_ops *link_ops; /* a link's transport (net_link_open()), else NULL */
 	void *carrier;                       /* the link's own; NULL once cut */
@@ -392,9 +400,10 @@ client_reap(struct net_client *c)
 		return;
 	if (c->doomed == DOOM_FLUSH && c->paused) {
 		/* what it sent is not handled now; read (and discard) until its end, as any closing
-		 */
+		 * (a link's transport does that itself) */
 		c->paused = 0;
-		uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
+		if (c->link_ops == NULL)
+			uv_read_start((uv_stream_t *)&c->tcp, client_alloc_cb, client_read_cb);
 	}
 	if (c->doomed == DOOM_FLUSH) {
 		if (c->nheld > 0) {
@@ -1108,8 +1117,11 @@ client_read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 		client_tls_handshake_closing(c, buf->base, (size_t)nread);
 		return;
 	}
-	if (c->doomed != DOOM_NONE || c->closing)
-		return; /* discarded */
+	if (c->doomed != DOOM_NONE || c->closing) {
+		if (++c->discards >= NET_DISCARD_READS) /* discarded: a few reads at most */
+			uv_read_stop(stream);
+		return;
+	}
 	if (c->tls != NULL)
 		client_read_tls(c, buf->base, (size_t)nread);
 	else

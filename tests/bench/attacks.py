@@ -24,6 +24,7 @@ Nothing here fails a build: it is a measurement. Every loop is bounded in count 
 everything runs on loopback addresses and is stopped on exit.
 """
 import argparse
+import itertools
 import json
 import os
 import random
@@ -43,6 +44,7 @@ import time
 ATTACKER = "127.0.0.66"
 HONEST_FIRST = "127.0.1.1"
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+ROUNDS = itertools.count(1)  # numbers the rounds of attacks that need new names in each
 
 
 class Server:
@@ -597,8 +599,11 @@ def a13_farm_rating(args, srv, stop, puppets=60):
     pw = "farm farm farm farm"
 
     def register(name, src):
+        """A new account; one made in an earlier round on the same server logs in again."""
         c = Conn(srv.port, src=src)
         r = c.ask({"type": "register", "name": name, "password": pw})
+        if r.get("code") == "name_taken":
+            r = c.ask({"type": "hello", "protocol": 1, "name": name, "password": pw})
         if r.get("type") != "welcome":
             c.close()
             raise ValueError(r.get("code"))
@@ -697,7 +702,8 @@ def a11_login_lockout(args, srv, stop):
     pw = "correct horse battery"
     home, new = "127.0.0.90", "127.0.0.91"
     owner = Conn(srv.port, src=home, timeout=30)
-    r = owner.ask({"type": "register", "name": "Owner_o", "password": pw})
+    name = "Owner_o%d" % next(ROUNDS)  # a new owner each round: the last one's password changed
+    r = owner.ask({"type": "register", "name": name, "password": pw})
     if r.get("type") != "welcome":
         return {"what": "could not register: %s" % r.get("code"), "held": None}
     guessed = {"n": 0, "throttled": 0}
@@ -707,7 +713,7 @@ def a11_login_lockout(args, srv, stop):
         c = Conn(srv.port, timeout=30)
         t0 = time.time()
         while not stop.is_set() and time.time() - t0 < args.seconds + 5:
-            r = c.ask({"type": "hello", "protocol": 1, "name": "owner_o",
+            r = c.ask({"type": "hello", "protocol": 1, "name": name.lower(),
                        "password": "guess %d" % guessed["n"]})
             if r.get("code") == "login_throttled":
                 guessed["throttled"] += 1
@@ -727,7 +733,7 @@ def a11_login_lockout(args, srv, stop):
         for src in (home, new):
             c = Conn(srv.port, src=src, timeout=30)
             t1 = time.time()
-            r = c.ask({"type": "hello", "protocol": 1, "name": "owner_o", "password": pw})
+            r = c.ask({"type": "hello", "protocol": 1, "name": name.lower(), "password": pw})
             logins[src].append((r.get("type") == "welcome", time.time() - t1))
             c.close()
         stop.wait(0.5)
