@@ -689,7 +689,7 @@ def test_computer_keyboard():
         Select(d.find_element(By.ID, "kind")).select_by_value("oxono")
         Select(d.find_element(By.ID, "clock")).select_by_value("15+10")
         Select(d.find_element(By.ID, "opponent")).select_by_value("computer")
-        Select(d.find_element(By.ID, "level")).select_by_value("1")
+        Select(d.find_element(By.ID, "level")).select_by_visible_text("1")
         d.find_element(By.CSS_SELECTOR, "#create button[type=submit]").click()
         until(lambda: "/g/" in d.current_url, what="the game against the computer")
         game = d.current_url.rsplit("/", 1)[1]
@@ -769,7 +769,24 @@ def test_narrow():
         board.send_keys(Keys.ARROW_RIGHT)
         focused = d.execute_script("return document.activeElement.getAttribute('data-sq')")
         t.ok(focused == "b1", "the arrows move the focus between squares", focused)
+        # a live game at 400 px: the page takes the open seat, and plays by taps
+        until(lambda: d.find_element(By.XPATH, "//button[text()='Join']"), what="Join").click()
+        yt = a.wait_for("your_turn")
+        a.request({"type": "move", "move": yt["moves"][0]})
+        until(lambda: text_of(d, "status") == "your turn", what="the page's turn")
+        t.ok(play_by_clicks(d), "at 400 px a move is made by taps on the board")
+        fits = d.execute_script(
+            "const w = window.innerWidth; return [document.documentElement.scrollWidth <= w]"
+            ".concat(['#actions button', '#line', '#clocks', '#players', '#sound'].map((q) =>"
+            " [...document.querySelectorAll(q)].every((e) => e.getBoundingClientRect().right"
+            " <= w && e.getBoundingClientRect().width > 0)))")
+        t.ok(all(fits), "at 400 px the live game's buttons, clocks, players and chat fit", fits)
         shot(d, "narrow-oxono")
+        lobby(d, srv)
+        wide = d.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]")
+        t.ok(wide[0] <= wide[1] == 400, "at 400 px the lobby needs no sideways scrolling", wide)
+        shot(d, "narrow-lobby")
         d.quit()
         DRIVERS.remove(d)
         a.close()
