@@ -98,6 +98,7 @@
 		const cand = candidates();
 		const starts = new Set(cand.map((m) => moveSteps(m)[picked.length]));
 		const last = g.moves.length ? g.last : null;
+		const won = new Set(g.result && g.result.line ? g.result.line.map(H.squareIndex) : []);
 		/* the square that has the focus keeps it through the redraw (keyboard play) */
 		const hadFocus = board.contains(document.activeElement);
 		board.replaceChildren();
@@ -113,7 +114,11 @@
 				cls.push(picked.length ? "target" : "movable");
 			if (last && last.includes(sq))
 				cls.push("last");
+			if (won.has(sq))
+				cls.push("win");
 			let name = H.squareName(sq) + ", " + H.cellWords(g.kind, cell);
+			if (won.has(sq))
+				name += ", in the winning line";
 			if (starts.has(sq))
 				name += picked.length ? ", a target" : ", can move";
 			const grp = svg("g", {class: cls.join(" "), role: "button", "data-sq": H.squareName(sq),
@@ -243,7 +248,9 @@
 		if (g.status === "finished" && g.result) {
 			const r = g.result;
 			if (r.result === "win")
-				return r.winner + " won (" + r.reason + ")" + (g.you === r.winner ? ": you won" : "");
+				return r.winner + " won (" + r.reason +
+				       (r.line ? ": " + r.line.join(" ") : "") + ")" +
+				       (g.you === r.winner ? ": you won" : "");
 			if (r.result === "draw")
 				return "a draw (" + r.reason + ")";
 			return "aborted (" + r.reason + ")";
@@ -419,7 +426,8 @@
 		game_over(m) {
 			g.status = "finished";
 			g.to_move = null;
-			g.result = {result: m.result, winner: m.winner, reason: m.reason, scores: m.scores};
+			g.result = {result: m.result, winner: m.winner, reason: m.reason, scores: m.scores,
+			            line: m.line};
 			if (m.scores)
 				g.scores = m.scores;
 			if (m.clocks)

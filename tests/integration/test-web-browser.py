@@ -23,7 +23,9 @@ chromium-driver and python3-selenium), against the real hokitod over loopback.
   both players' rating changes; the leaderboards of the lobby then list both players apart,
   below and marked provisional; rated quick pairing from two pages pairs them in a rated game.
 - A browser plays the terminal client (the real hokito --plain in tmux) a whole OXONO game.
-- A browser plays the server's computer a whole OXONO game with the keyboard alone (Tab, the
+- An OXONO game won by a line: the page marks the line's squares (game_over's "line"), names them
+  for a screen reader and says them.
+- A browser plays the server's computer a whole HOKITO game with the keyboard alone (Tab, the
   arrows, Enter), its page title and sound telling it its turn, each move said for a screen
   reader, the clocks and whose turn it is text.
 Screenshots of the lobby and of each game are kept in meson-logs/screenshots/ (or
@@ -266,6 +268,8 @@ def two_windows(kind):
              (kind.upper(), plies, over["reason"]), over)
         final = until(lambda: one.find_element(By.ID, "status").text, what="status")
         t.ok("won" in final or "draw" in final, "the page says how the game ended: " + final)
+        if kind == "oxono":
+            check_line(one, over)
         shot(one, "game-%s" % kind)
         for w in (one, two):
             w.quit()
@@ -542,6 +546,25 @@ def test_insecure_page():
         srv.stop()
 
 
+def check_line(d, over):
+    """An OXONO game won by a line: the page marks the game_over's squares, and names them."""
+    if over["reason"] != "line":
+        t.ok(over["reason"] == "full" and "line" not in over, "a full board: no line", over)
+        return
+    marked = until(lambda: sorted(g.get_attribute("data-sq") for g in
+                                  d.find_elements(By.CSS_SELECTOR, "#board g.sq.win")),
+                   what="the winning line")
+    named = all("in the winning line" in d.find_element(
+        By.CSS_SELECTOR, '[data-sq="%s"]' % q).get_attribute("aria-label") for q in marked)
+    cells = {q: d.find_element(By.CSS_SELECTOR, '[data-sq="%s"]' % q).get_attribute("data-cell")
+             for q in marked}
+    same = [c[0] for c in cells.values()], [c[1] for c in cells.values()]
+    t.ok(len(over["line"]) >= 4 and marked == sorted(over["line"]) and named and
+         (len(set(same[0])) == 1 or len(set(same[1])) == 1 or len(marked) > 4) and
+         " ".join(over["line"]) in text_of(d, "status"),
+         "the winning line is marked on the board, named, and said", (over["line"], cells))
+
+
 def pane(tmux, session):
     return tmux.run("capture-pane", "-p", "-J", "-S", "-5000", "-t", session,
                     check=False).stdout
@@ -595,11 +618,12 @@ def test_terminal():
         over = spy.wait_for("game_over", timeout=10)
         final = text_of(d, "status")
         t.ok(over["result"] in ("win", "draw") and over["ply"] == page_moves + term_moves and
-             page_moves >= 4 and term_moves >= 4,
+             page_moves >= 2 and term_moves >= 2,
              "a browser played the terminal client a whole OXONO game (%d + %d moves, %s)" %
              (page_moves, term_moves, over["reason"]), over)
         t.ok(status_over(final) and tmux.expect("tee", r"game over", 10),
              "both the page and the terminal say the game is over: " + final, pane(tmux, "tee"))
+        check_line(d, over)
         shot(d, "game-oxono-terminal")
         d.quit()
         DRIVERS.remove(d)
@@ -681,12 +705,11 @@ AudioContext.prototype.createOscillator = function () {
 
 
 def test_computer_keyboard():
-    """A browser plays the server's computer a whole OXONO game with the keyboard alone."""
+    """A browser plays the server's computer a whole HOKITO game with the keyboard alone."""
     srv = web_server()
     try:
         d = browser()
         lobby(d, srv)
-        Select(d.find_element(By.ID, "kind")).select_by_value("oxono")
         Select(d.find_element(By.ID, "clock")).select_by_value("15+10")
         Select(d.find_element(By.ID, "opponent")).select_by_value("computer")
         Select(d.find_element(By.ID, "level")).select_by_visible_text("1")
@@ -695,14 +718,14 @@ def test_computer_keyboard():
         game = d.current_url.rsplit("/", 1)[1]
         d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SOUND_SPY})
         d.refresh()  # the same session resumes at its game, the sound spy in place
-        until(lambda: text_of(d, "status") in ("your turn", "pink to move", "black to move"),
+        until(lambda: text_of(d, "status") in ("your turn", "black to move", "white to move"),
               what="the game's page")
         players = text_of(d, "players")
         t.ok(re.search(r"computer \(level 1\) \(computer\)", players) and "(guest" in players,
              "both players shown with their kind", players)
         clocks = d.find_element(By.ID, "clocks")
         t.ok(clocks.get_attribute("role") == "timer" and
-             re.fullmatch(r"pink \d+:\d\d\s+black \d+:\d\d", clocks.text),
+             re.fullmatch(r"black \d+:\d\d\s+white \d+:\d\d", clocks.text),
              "the clocks are text (a timer for screen readers)", clocks.text)
         live = [d.find_element(By.ID, i).get_attribute("aria-live") for i in ("status", "said")]
         t.ok(live == ["polite", "polite"], "whose turn it is and each move are live text", live)
@@ -716,7 +739,7 @@ def test_computer_keyboard():
                 break
             if status == "your turn":
                 titles.append(d.title)
-                if mine == 6 and sound_off_at is None:
+                if mine == 3 and sound_off_at is None:
                     sound_off_at = len(d.execute_script("return window.hokitoBeeps"))
                     d.find_element(By.ID, "sound").click()  # the sound turned off
                 if not play_by_keys(d):
@@ -728,19 +751,19 @@ def test_computer_keyboard():
         over = spy.wait_for("game_over", timeout=20)
         beeps = d.execute_script("return window.hokitoBeeps")
         t.ok(over["result"] in ("win", "draw") and mine >= 5 and status_over(text_of(d, "status")),
-             "a browser played the computer a whole OXONO game with the keyboard alone (%d moves "
+             "a browser played the computer a whole HOKITO game with the keyboard alone (%d moves "
              "of its own, %s)" % (mine, over["reason"]), (mine, over))
-        t.ok(titles and all(x.startswith("Your turn - OXONO ") for x in titles) and
+        t.ok(titles and all(x.startswith("Your turn - HOKITO ") for x in titles) and
              not d.title.startswith("Your turn"),
              "the page title says when it is the player's turn", (titles[:2], d.title))
-        t.ok(sound_off_at is not None and sound_off_at >= 4 and
+        t.ok(sound_off_at is not None and sound_off_at >= 2 and
              all(b == "running" for b in beeps) and len(beeps) == sound_off_at,
              "a sound on the player's turn (once a key was pressed), none once turned off",
              (sound_off_at, beeps))
-        t.ok(any(re.fullmatch(r"(pink|black) played [XO][a-f][1-6]\+[a-f][1-6](, your turn)?",
-                              x) for x in said),
+        t.ok(any(re.fullmatch(r"(black|white) played [a-f][1-6]-[a-f][1-6](, your turn)?", x)
+                 for x in said),
              "each move is said for a screen reader", sorted(said)[:3])
-        shot(d, "game-oxono-computer")
+        shot(d, "game-hokito-computer")
         spy.close()
         d.quit()
         DRIVERS.remove(d)
