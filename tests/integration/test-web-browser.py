@@ -13,6 +13,8 @@ chromium-driver and python3-selenium), against the real hokitod over loopback.
   takes the open seat, the lobby does not list it.
 - A player named `<img src=x onerror=alert(1)>` and such a chat line appear as text: no element,
   no alert.
+- No page breaks its Content-Security-Policy: each page counts the CSP's refusals (the
+  securitypolicyviolation events), and the lobby and the game pages have none.
 - The server stops and starts again on the same store and port mid game: the player's page
   reconnects by itself, resumes its session with its token and plays on.
 - At 400 px wide the lobby and the game page need no sideways scrolling and the board fits.
@@ -64,6 +66,18 @@ os.makedirs(SHOTS, exist_ok=True)
 DRIVERS = []
 
 
+# Every page counts what its Content-Security-Policy refused (an inline style, say).
+CSP_SPY = """
+window.cspRefused = [];
+document.addEventListener("securitypolicyviolation",
+                          (e) => window.cspRefused.push(e.violatedDirective + " " + e.blockedURI));
+"""
+
+
+def csp_refused(d):
+    return d.execute_script("return window.cspRefused")
+
+
 def browser(width=1000, height=900, args=()):
     o = Options()
     for a in args:
@@ -77,6 +91,7 @@ def browser(width=1000, height=900, args=()):
         o.binary_location = chromium
     d = webdriver.Chrome(options=o)
     d.set_page_load_timeout(20)
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_SPY})
     DRIVERS.append(d)
     return d
 
@@ -299,6 +314,7 @@ def test_text_only():
              "a name and a chat line of HTML are shown as text: no element, no alert")
         csp = d.execute_script("return document.querySelectorAll('script:not([src])').length")
         t.ok(csp == 0, "no inline script in the pages")
+        t.ok(csp_refused(d) == [], "the lobby breaks nothing of its CSP", csp_refused(d))
         d.quit()
         DRIVERS.remove(d)
         a.close()
@@ -498,6 +514,9 @@ def test_accounts():
              "server's order", rows)
         t.ok(one.find_element(By.CSS_SELECTOR, "#ladder-oxono tbody").text.startswith(
              "No one ranked yet"), "the OXONO leaderboard: nobody yet")
+        t.ok(csp_refused(one) == [] and csp_refused(two) == [],
+             "the lobby and the game page with an account break nothing of their CSP",
+             (csp_refused(one), csp_refused(two)))
         shot(one, "lobby-leaderboards")
 
         # a rated game from the create form
@@ -624,6 +643,7 @@ def test_terminal():
         t.ok(status_over(final) and tmux.expect("tee", r"game over", 10),
              "both the page and the terminal say the game is over: " + final, pane(tmux, "tee"))
         check_line(d, over)
+        t.ok(csp_refused(d) == [], "the game page breaks nothing of its CSP", csp_refused(d))
         shot(d, "game-oxono-terminal")
         d.quit()
         DRIVERS.remove(d)
