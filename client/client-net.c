@@ -303,8 +303,8 @@ net_welcome(struct client_net *net, const struct msg *m)
 }
 
 /*
- * Whether error m, the answer to our hello or register, says that the account or the name will
- * not do (issue 21): trying again by ourselves would not help, so the client stops.
+ * Whether error m, the answer to our hello or register, says that the account or the name will not
+ * do: trying again by ourselves would not help, so the client stops.
  */
 static int
 net_login_refused(const struct msg *m)

@@ -50,8 +50,8 @@ client_state_unrated_text(enum event_unrated why)
 	        [EVENT_UNRATED_NONE] = "",
 	        [EVENT_UNRATED_SAME_ADDRESS] =
 	                "Not rated: both players come from one address, so it is casual.",
-	        [EVENT_UNRATED_PAIR_LIMIT] = "Not rated: you two have played your rated games of "
-	                                     "the day together, so it is casual.",
+	        [EVENT_UNRATED_PAIR_LIMIT] =
+	                "Not rated: you two played your rated games of the day, so it is casual.",
 	        [EVENT_UNRATED_SHORT] = "Not rated: it ended before enough moves were played.",
 	};
 

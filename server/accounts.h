@@ -1,6 +1,6 @@
 /*
- * accounts.h: the accounts the game layer knows (issue 21), kept in memory on the loop's thread,
- * and the limits on guessing their passwords.
+ * accounts.h: the accounts the game layer knows, kept in memory on the loop's thread, and the
+ * limits on guessing their passwords.
  *
  * Every account of the store is loaded at start (accounts_add() for each), so that a guest's
  * hello is checked against the accounts' names without a read of the disk: by the name's key

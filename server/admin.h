@@ -1,11 +1,11 @@
 /*
- * admin.h: hokitod's admin channel (issue 21): a Unix domain socket beside the store through which
- * the operators' commands (`hokitod accounts ...`, operators.h) reach the running server. It
- * speaks newline-delimited JSON: one request a line, one answer a line, in order. Only that
- * socket takes these requests, never a TCP client: the socket is made mode 0600, and a peer whose
- * credentials (SO_PEERCRED) are neither root's nor the server's own user's is refused with one
- * error line and closed. A socket file left by a server that died is replaced at start; one
- * that a running server answers on is not (the start fails). The file is removed at stop.
+ * admin.h: hokitod's admin channel: a Unix domain socket beside the store through which the
+ * operators' commands (`hokitod accounts ...`, operators.h) reach the running server. It speaks
+ * newline-delimited JSON: one request a line, one answer a line, in order. Only that socket takes
+ * these requests, never a TCP client: the socket is made mode 0600, and a peer whose credentials
+ * (SO_PEERCRED) are neither root's nor the server's own user's is refused with one error line and
+ * closed. A socket file left by a server that died is replaced at start; one that a running server
+ * answers on is not (the start fails). The file is removed at stop.
  *
  * It knows nothing about accounts: each request goes up through the request callback, whose
  * answer (now, or later through admin_reply()) is written only once the loop turn that made it

@@ -1,11 +1,10 @@
 /*
- * adminctl.c: `hokitod accounts ...`, the operators' commands on accounts (issue 21): list, ban,
- * unban, reset-password, set-bot, set-account. It is a client of the running server's admin
- * socket (admin.h), to which it sends one JSON request a line and whose answers it prints. When no
- * server runs (no socket, or nobody answers on it), it opens the store file itself and applies
- * the command there, answering in the same shapes (operators.h; the store's lock keeps a server
- * from starting meanwhile; a server started later ends the sessions of a banned account,
- * operators_restore()).
+ * adminctl.c: `hokitod accounts ...`, the operators' commands on accounts: list, ban, unban,
+ * reset-password, set-bot, set-account. It is a client of the running server's admin socket
+ * (admin.h), to which it sends one JSON request a line and whose answers it prints. When no server
+ * runs (no socket, or nobody answers on it), it opens the store file itself and applies the command
+ * there, answering in the same shapes (operators.h; the store's lock keeps a server from starting
+ * meanwhile; a server started later ends the sessions of a banned account, operators_restore()).
  *
  * It runs as a short command of its own, not on a server's loop: it may block (a socket read, a
  * password hashed here for the store file). Exit status: 0 done; 1 refused (no such account, a

@@ -193,10 +193,10 @@ history_empty(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 }
 
 /*
- * Whose games history request m asks for, into q (issue 21): the asker (s: its account, or a
- * guest's player id, whose own private games are listed too), and with `player` the one player:
- * an account by its name, whatever its case, or the asker by its own name (a guest's own games,
- * by its player id). Returns 0, or -1 when `player` names nobody whose games the asker may see.
+ * Whose games history request m asks for, into q: the asker (s: its account, or a guest's player
+ * id, whose own private games are listed too), and with `player` the one player: an account by its
+ * name, whatever its case, or the asker by its own name (a guest's own games, by its player id).
+ * Returns 0, or -1 when `player` names nobody whose games the asker may see.
  */
 static int
 history_whose(struct lobby *lb, const struct session *s, const struct msg *m,

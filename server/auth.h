@@ -1,6 +1,6 @@
 /*
- * auth.h: accounts on the wire (issue 21): register, and hello with a password. Handlers of the
- * request table (handlers.c), and the guest check of a plain hello.
+ * auth.h: accounts on the wire: register, and hello with a password. Handlers of the request table
+ * (handlers.c), and the guest check of a plain hello.
  *
  * Argon2id costs tens of milliseconds of CPU by design (password.h), so no password is hashed or
  * verified on the loop's thread: a handler fills a struct auth_job and hands it to ops->hash

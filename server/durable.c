@@ -366,8 +366,8 @@ durable_event(struct durable *d, const struct table *t, int64_t seq, enum msg_ty
 	struct durable_rec *r;
 
 	if (event_state_unplayed(&t->st)) {
-		/* a game that never started is not kept past its end (issue 23): it goes with its
-		 * events in the commit of its end, and what follows there is not stored */
+		/* a game that never started is not kept past its end: it goes with its events in
+		 * the commit of its end, and what follows there is not stored */
 		if (type == MSG_GAME_OVER && seq > 1) {
 			durable_keep(d, DURABLE_GAME_DROP, t->id, NULL);
 			durable_send_last(d);

@@ -55,8 +55,8 @@ void durable_event(struct durable *d, const struct table *t, int64_t seq, enum m
  */
 void durable_unseated(struct durable *d, const char *token);
 
-/* A new account (issue 21): row (borrowed) is written in the turn's transaction, its
- * created_ms set to the wall clock first. Errors as in durable_event(). */
+/* A new account: row (borrowed) is written in the turn's transaction, its created_ms set to the
+ * wall clock first. Errors as in durable_event(). */
 void durable_account_add(struct durable *d, struct store_account *row);
 
 /* An account's hash, kind, closed or banned time changed: row (borrowed) written in the turn's

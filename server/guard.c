@@ -1,8 +1,8 @@
 /*
- * guard.c: the game layer's limits against abuse (issue 23): the allowances of each source
- * address (requests a second, creates a minute, games not over: quota.h), its failed lookups of
- * secrets (invite codes, tokens: throttle.h), the idle timeout of connections at no game, and the
- * caps on sessions kept for resume: in all, and per address with its new sessions a minute.
+ * guard.c: the game layer's limits against abuse: the allowances of each source address (requests a
+ * second, creates a minute, games not over: quota.h), its failed lookups of secrets (invite codes,
+ * tokens: throttle.h), the idle timeout of connections at no game, and the caps on sessions kept
+ * for resume: in all, and per address with its new sessions a minute.
  *
  * A room above the lobby's state, as match.c and play.c are: the request handlers ask it before
  * they act, and the node's tick runs guard_tick(). It owns nothing: the tables of allowances are

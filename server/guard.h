@@ -1,9 +1,9 @@
 /*
- * guard.h: the game layer's limits against abuse (issue 23), asked by the request handlers before
- * they act, and run once a second by the node (guard_tick()): per source address (an IPv4
- * address or an IPv6 /64, struct lobby_peer's addr) the requests a second, the games created a
- * minute and held, the failed lookups of invite codes and tokens; the idle timeout of connections
- * at no game; the cap on sessions. Each limit is lobby_config's (0: none); see PROTOCOL.md 2.
+ * guard.h: the game layer's limits against abuse, asked by the request handlers before they act,
+ * and run once a second by the node (guard_tick()): per source address (an IPv4 address or an IPv6
+ * /64, struct lobby_peer's addr) the requests a second, the games created a minute and held, the
+ * failed lookups of invite codes and tokens; the idle timeout of connections at no game; the cap on
+ * sessions. Each limit is lobby_config's (0: none); see PROTOCOL.md 2.
  */
 #ifndef HOKITO_SERVER_GUARD_H
 #define HOKITO_SERVER_GUARD_H

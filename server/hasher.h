@@ -1,13 +1,13 @@
 /*
- * hasher.h: the password jobs' pool (issue 21): each job (struct auth_job, auth.h) runs
- * auth_job_run() on a thread of the pool's own, never on the loop's thread nor on libuv's thread
- * pool (whose workers serve the store and the computer's searches), the others queued in order;
- * its answer is handed back on the loop. Argon2id takes a core for tens of milliseconds and
- * megabytes of memory by design, so in a storm of logins the hashes must not take the CPU from
- * the games: there is one thread fewer than the cores (at least one, at most
- * HASHER_THREADS_MAX), and they run at the lowest priority the system has (Linux: SCHED_IDLE),
- * so that the loop and the store's threads always go first and the hashes take what is left.
- * The game layer caps the jobs out in all (AUTH_JOBS_MAX), so the queue here is bounded too.
+ * hasher.h: the password jobs' pool: each job (struct auth_job, auth.h) runs auth_job_run() on a
+ * thread of the pool's own, never on the loop's thread nor on libuv's thread pool (whose workers
+ * serve the store and the computer's searches), the others queued in order; its answer is handed
+ * back on the loop. Argon2id takes a core for tens of milliseconds and megabytes of memory by
+ * design, so in a storm of logins the hashes must not take the CPU from the games: there is one
+ * thread fewer than the cores (at least one, at most HASHER_THREADS_MAX), and they run at the
+ * lowest priority the system has (Linux: SCHED_IDLE), so that the loop and the store's threads
+ * always go first and the hashes take what is left. The game layer caps the jobs out in all
+ * (AUTH_JOBS_MAX), so the queue here is bounded too.
  */
 #ifndef HOKITO_SERVER_HASHER_H
 #define HOKITO_SERVER_HASHER_H

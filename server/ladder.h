@@ -1,7 +1,7 @@
 /*
- * ladder.h: the requests about the accounts' standing (issue 21): profile (an account's ratings
- * per game kind and its last rated games) and leaderboard (a kind's accounts and bots with a
- * non-provisional rating, best first, paged by key). Handlers of the request table (handlers.c).
+ * ladder.h: the requests about the accounts' standing: profile (an account's ratings per game kind
+ * and its last rated games) and leaderboard (a kind's accounts and bots with a non-provisional
+ * rating, best first, paged by key). Handlers of the request table (handlers.c).
  *
  * What the game layer keeps in memory (the account, its ratings: rating.h) is answered from
  * there; what grows with the store (the last games, the ordered board) is read off the loop's

@@ -176,7 +176,7 @@ struct lobby_config {
 	                                         rebuilds from (history and record: ops->read) */
 	const struct fanout *fanout;          /* borrowed, may be NULL: where every game event is
 	                                         published (fanout.h); NULL: to the game's peers only */
-	/* the limits of issue 23, each 0 for none (PROTOCOL.md 2) */
+	/* the limits against abuse (guard.h), each 0 for none (PROTOCOL.md 2) */
 	size_t max_output;         /* a resume whose replay passes half of this gets a state */
 	unsigned rate_per_addr;    /* requests a second from one address (bursts of twice that) */
 	unsigned creates_per_addr; /* games created a minute from one address */

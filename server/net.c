@@ -116,11 +116,12 @@ struct net_client {
 	unsigned kept : 1;          /* held for the store (net_hold_turn(), net_hold_peer()) */
 	unsigned paused : 1; /* the layer above waits (net_pause()): no line goes up, no read */
 	unsigned in_resume_list : 1;
-	size_t kept_at; /* ... the lines from held[kept_at] on wait for net_unhold() */
-	enum net_transport transport;
+	unsigned transport : 2; /* enum net_transport (4 of them) */
+	size_t kept_at;         /* ... the lines from held[kept_at] on wait for net_unhold() */
 	const struct net_link_ops *link_ops; /* a link's transport (net_link_open()), else NULL */
 	void *carrier;                       /* the link's own; NULL once cut */
 };
+_Static_assert(NET_NTRANSPORTS <= 4, "struct net_client keeps a transport in 2 bits");
 
 /* A line held for a client until the commit of the turn that made it is durable. */
 struct net_held {
@@ -1252,7 +1253,7 @@ client_admit(struct net_client *c)
 		client_reap_all(n);
 		return;
 	}
-	/* --- per source address (issue 23) --- */
+	/* --- per source address --- */
 	if (quota_conn_add(n->per_addr, c->peer.addr) < 0) {
 		char text[128];
 

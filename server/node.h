@@ -90,10 +90,10 @@ int node_listen_http(struct node *nd, const struct http_config *cfg, char *bound
 int node_reload(struct node *nd);
 
 /*
- * --keep-days (issue 23): from now on, every NODE_SWEEP_MS, delete a batch of at most
- * NODE_SWEEP_BATCH finished games that had no account at either seat and ended more than days
- * days ago, in the turn's group commit (durable_sweep()), with a log line for a batch that deleted
- * any. 0 (or no store): keep everything. Call once, before the loop runs.
+ * --keep-days: from now on, every NODE_SWEEP_MS, delete a batch of at most NODE_SWEEP_BATCH
+ * finished games that had no account at either seat and ended more than days days ago, in the
+ * turn's group commit (durable_sweep()), with a log line for a batch that deleted any. 0 (or no
+ * store): keep everything. Call once, before the loop runs.
  */
 void node_keep_days(struct node *nd, unsigned days);
 

@@ -1,9 +1,9 @@
 /*
- * operators.h: the operators' commands on accounts (issue 21), run by the game layer while the
- * server runs: list the accounts, ban and unban a name, reset a password, mark an account as a
- * bot (or back). Requests come from the admin channel (admin.h: a Unix socket only the server's
- * own user or root reaches, never a TCP client) as JSON objects, and leave as JSON answers; the
- * shapes are in hokitod(8), ADMINISTRATION:
+ * operators.h: the operators' commands on accounts, run by the game layer while the server runs:
+ * list the accounts, ban and unban a name, reset a password, mark an account as a bot (or back).
+ * Requests come from the admin channel (admin.h: a Unix socket only the server's own user or root
+ * reaches, never a TCP client) as JSON objects, and leave as JSON answers; the shapes are in
+ * hokitod(8), ADMINISTRATION:
  *
  *   {"type":"accounts_list","after":ID,"limit":N}  ->
  * {"type":"accounts","accounts":[...],"next":ID}

@@ -1,6 +1,6 @@
 /*
- * quota.h: what one source address may hold and do: connections at once, requests a second,
- * games created a minute, games not over at once, new sessions and sessions kept (issue 23).
+ * quota.h: what one source address may hold and do: connections at once, requests a second, games
+ * created a minute, games not over at once, new sessions and sessions kept.
  *
  * A key is a source address as throttle_key_from_addr() (throttle.h) writes it: an IPv4 address,
  * or the /64 prefix of an IPv6 one. Each key has one small entry while it holds something (a

@@ -1,8 +1,7 @@
 /*
- * rating.h: the accounts' Glicko-2 ratings as the game layer keeps them (issue 21), one per
- * account and game kind, in memory on the loop's thread, and the rules that use them: a rated
- * game's change for both seats, the rating a player object shows, and the window of the rated
- * quick pool.
+ * rating.h: the accounts' Glicko-2 ratings as the game layer keeps them, one per account and game
+ * kind, in memory on the loop's thread, and the rules that use them: a rated game's change for both
+ * seats, the rating a player object shows, and the window of the rated quick pool.
  *
  * Every ratings row of the store is loaded at start (rating_book_put() for each), so the loop
  * never reads the disk for a rating; a rated game's end changes the book at once

@@ -45,12 +45,12 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
 }
 
 /*
- * History by player, and one's own private games (issue 21; schema 8). A query is the union of
- * a few ranges of the history indexes, each read by key in history order and cut at the page's
- * end: the finished public games (games_public_history), or one seat's games of an account
- * (games_seat<N>_account) or of a guest's player id (games_seat<N>_guest), public or private,
- * perhaps only those with a given account at the other seat. The page sorts what the ranges
- * give (at most their number times the page), so it costs the page, not the player's games.
+ * History by player, and one's own private games (schema 8). A query is the union of a few ranges
+ * of the history indexes, each read by key in history order and cut at the page's end: the finished
+ * public games (games_public_history), or one seat's games of an account (games_seat<N>_account) or
+ * of a guest's player id (games_seat<N>_guest), public or private, perhaps only those with a given
+ * account at the other seat. The page sorts what the ranges give (at most their number times the
+ * page), so it costs the page, not the player's games.
  */
 struct history_range {
 	int seat;   /* 0 or 1; -1: every public game */

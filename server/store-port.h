@@ -102,7 +102,7 @@ struct store_session {
 #define STORE_SKELETON_MAX     1024 /* a confusable skeleton (names.h: NAMES_KEY_MAX) */
 #define STORE_HASH_MAX         128  /* a password hash string (password.h: PASSWORD_HASH_SIZE) */
 
-/* An account (issue 21): a name unique without regard to case, and its password's hash. */
+/* An account: a name unique without regard to case, and its password's hash. */
 struct store_account {
 	int64_t id;                        /* 1, 2, 3 ...: never reused */
 	char name[STORE_ACCOUNT_NAME_MAX]; /* as registered: "Alice_99" */

@@ -61,7 +61,7 @@ static const char *const migrations[] = {
         "CREATE INDEX games_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
-        /* 3: the adjourned status (issue 6) and each game's time control ("none" or "M+S") */
+        /* 3: the adjourned status and each game's time control ("none" or "M+S") */
         "CREATE TABLE games3 ("
         "  id TEXT PRIMARY KEY,"
         "  serial INTEGER NOT NULL UNIQUE,"
@@ -167,13 +167,13 @@ static const char *const migrations[] = {
         "  WHERE status = 'finished';"
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';",
         /*
-         * 6: history by key and a kept count (issue 20). A history page was a COUNT(*) over
-         * every finished public game and an OFFSET scan; now the count is kept in `counts`,
-         * moved by triggers in the same transaction as the finish (or the insert of a game
-         * already finished, as a bulk import does), and pages go by (ended_ms, serial) down an
-         * index of the finished public games alone. The finished private games get an index of
-         * their own, for the load at start-up, which took them from the index of all finished
-         * games (a scan of all of it when private games are few).
+         * 6: history by key and a kept count. A history page was a COUNT(*) over every finished
+         * public game and an OFFSET scan; now the count is kept in `counts`, moved by triggers in
+         * the same transaction as the finish (or the insert of a game already finished, as a bulk
+         * import does), and pages go by (ended_ms, serial) down an index of the finished public
+         * games alone. The finished private games get an index of their own, for the load at
+         * start-up, which took them from the index of all finished games (a scan of all of it when
+         * private games are few).
          */
         "CREATE TABLE counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
         "INSERT INTO counts (name, n) SELECT 'finished_public', COUNT(*) FROM games"
@@ -190,10 +190,10 @@ static const char *const migrations[] = {
         "CREATE INDEX games_private_history ON games (ended_ms DESC, serial DESC)"
         "  WHERE status = 'finished' AND private = 1;",
         /*
-         * 7: accounts (issue 21). A name is unique by its key (names_account_key(): lower
-         * case); the skeleton (names_skeleton()) is what guests' names are compared by. The
-         * hash is Argon2id's whole string (password.h). Closed and banned accounts keep their
-         * row: their names stay taken. A session keeps its account (0: a guest's).
+         * 7: accounts. A name is unique by its key (names_account_key(): lower case); the skeleton
+         * (names_skeleton()) is what guests' names are compared by. The hash is Argon2id's whole
+         * string (password.h). Closed and banned accounts keep their row: their names stay taken. A
+         * session keeps its account (0: a guest's).
          */
         "CREATE TABLE accounts ("
         "  id INTEGER PRIMARY KEY,"
@@ -209,10 +209,10 @@ static const char *const migrations[] = {
         /* the account of a seated player's session, so that a restart keeps it logged in */
         "ALTER TABLE sessions ADD COLUMN account INTEGER NOT NULL DEFAULT 0;",
         /*
-         * 8: ratings (issue 21). One ratings row per account and game kind once it played a
-         * rated game there, full precision (glicko.h); rating_changes holds each rated game's
-         * change per seat, written in the transaction of the game's end; games say whether they
-         * were rated (existing games were not). The leaderboard pages down ratings_board by key.
+         * 8: ratings. One ratings row per account and game kind once it played a rated game there,
+         * full precision (glicko.h); rating_changes holds each rated game's change per seat,
+         * written in the transaction of the game's end; games say whether they were rated (existing
+         * games were not). The leaderboard pages down ratings_board by key.
          */
         "CREATE TABLE ratings ("
         "  account INTEGER NOT NULL REFERENCES accounts (id),"
@@ -239,17 +239,16 @@ static const char *const migrations[] = {
         "CREATE INDEX rating_changes_account ON rating_changes (account, ended_ms DESC);"
         "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
         /*
-         * 9: what the store keeps (issues 21, 23). Each seat keeps the account of the session
-         * that took it (NULL: a guest or the computer; 0: a seat of a game stored before, whose
-         * name is an account's, so that it may have been one: kept by --keep-days, listed by
-         * nobody's history). Games that never started (aborted before any move) are deleted
-         * with their events and sessions, now and at their end from now on; `deleted` and
-         * `deleted_serial` count what the store deleted (store_game_drop(), not a trigger: a
-         * row lost otherwise is still found missing by the check), and a new game never takes
-         * a deleted one's serial. The kept counts follow deletions, and
-         * count each account's finished games (`a<id>`: public, `a<id>p`: private). Indexes:
-         * history by a seat's account or (a guest's own) player id, by key; the finished games
-         * without an account, oldest first, for --keep-days.
+         * 9: what the store keeps. Each seat keeps the account of the session that took it (NULL: a
+         * guest or the computer; 0: a seat of a game stored before, whose name is an account's, so
+         * that it may have been one: kept by --keep-days, listed by nobody's history). Games that
+         * never started (aborted before any move) are deleted with their events and sessions, now
+         * and at their end from now on; `deleted` and `deleted_serial` count what the store deleted
+         * (store_game_drop(), not a trigger: a row lost otherwise is still found missing by the
+         * check), and a new game never takes a deleted one's serial. The kept counts follow
+         * deletions, and count each account's finished games (`a<id>`: public, `a<id>p`: private).
+         * Indexes: history by a seat's account or (a guest's own) player id, by key; the finished
+         * games without an account, oldest first, for --keep-days.
          */
         "ALTER TABLE games ADD COLUMN seat0_account INTEGER;"
         "ALTER TABLE games ADD COLUMN seat1_account INTEGER;"

@@ -125,7 +125,7 @@ struct table {
 	LIST_ENTRY(table) spect_link; /* the lobby's list of tables whose notice waits */
 	struct session_list attached; /* every session whose table this is (at_link) */
 	TAILQ_ENTRY(table) fin_link;  /* the lobby's finished tables, oldest first; or held */
-	/* the limits of issue 23 (lobby.c, match.c, play.c); not stored: a restart resets them */
+	/* the limits against abuse (lobby.c, match.c, play.c); not stored: a restart resets them */
 	char owner[LOBBY_PEER_KEY]; /* the address its game counts for until over, or "" */
 	int64_t draw_offered_at[2]; /* nmoves + 1 when the seat last offered a draw; 0: never */
 	unsigned rematch_offers[2]; /* rematch offers each seat made */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The archive on a large store (issue 20): how soon hokitod serves, how fast history and record
+# The archive on a large store: how soon hokitod serves, how fast history and record
 # answer, and whether a client reading the archive slows everybody else down.
 #
 #   bash tests/bench/archive.sh [--games N] [--big E] [--samples S] [--seconds T]

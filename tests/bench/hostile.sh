@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The hostile-client benchmark of issue 8: tests/integration/test-hostile.py on a release build of
-# hokitod, with its throughput figure held to the target (HOSTILE_STRICT=1): while 1000 to 3000
+# The hostile-client benchmark: tests/integration/test-hostile.py on a release build of hokitod,
+# with its throughput figure held to the target (HOSTILE_STRICT=1): while 1000 to 3000
 # silent or one-byte-a-second connections, 100 spectators that never read, a flood of garbage and
 # over-long lines and a client opening connections in a loop attack the server, a legitimate pair
 # of players keeps at least 90% of its unloaded moves per second. It prints TAP with the figures

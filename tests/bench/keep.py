@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the store keeps, measured (issues 21, 23): how big it grows per game and per move, how fast
+"""What the store keeps, measured: how big it grows per game and per move, how fast
 history pages by player and with one's own private games answer on a large store, and how long a
 --keep-days batch holds the event loop.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""logins.py: 50 honest players playing while a storm of password logins arrives (issue 21).
+"""logins.py: 50 honest players playing while a storm of password logins arrives.
 
     python3 tests/bench/logins.py --hokitod PATH --loadgen PATH [--seconds S] [--rounds R]
         [--rate N] [--storm-addrs N] [--wrong F] [--server-args "FLAGS"] [--single N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The login storm of issue 21: 50 honest players playing on a release build of hokitod while
+# The login storm: 50 honest players playing on a release build of hokitod while
 # 100 password logins a second arrive (tests/bench/logins.py says how each figure is measured).
 #
 #   bash tests/bench/logins.sh [--seconds S] [--rounds R] [--rate N] [--storm-addrs N]

@@ -12,7 +12,7 @@ bench_release() {
 	loadgen=${LOADGEN:-$PWD/$build/tests/bench/loadgen}
 }
 
-# Every benchmark's clients come from 127.0.0.1: the per-address limits of issue 23 would measure
+# Every benchmark's clients come from 127.0.0.1: the per-address limits would measure
 # themselves, not the server. bench_unlimited: the flags that lift them (vs-redis.sh and
 # store-ab.sh pass the same, for builds that have them).
 bench_unlimited=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0

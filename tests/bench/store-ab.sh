@@ -56,7 +56,7 @@ trap cleanup EXIT
 one() {
 	local name=$1 bin=$2 dir addr=()
 	dir=$(mktemp -d "$tmp/run.XXXXXX")
-	# loadgen's connections all come from 127.0.0.1: no per-address limits (issue 23)
+	# loadgen's connections all come from 127.0.0.1: no per-address limits
 	if "$bin" --help | grep -q -- '--max-rate-per-addr'; then
 		addr=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
 			--max-games-per-addr 0 --max-lookup-failures 0)

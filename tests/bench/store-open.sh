@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How long hokitod takes to open a large store: what start reads of it (store.c, store_open(): no
-# whole-file check since issue 20, that is hokitod --check) and the rebuild of the games that
+# whole-file check, that is hokitod --check) and the rebuild of the games that
 # come back.
 #
 #   bash tests/bench/store-open.sh [--seconds S] [--runs N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hokitod's TLS against Redis's own TLS on this machine, in one run, with the same client (issue 22).
+# hokitod's TLS against Redis's own TLS on this machine, in one run, with the same client.
 #
 #   bash tests/bench/tls.sh [--runs N] [--seconds S] [--idle N]
 #

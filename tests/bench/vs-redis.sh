@@ -7,7 +7,7 @@
 # starts redis-server (Debian package redis-server) and hokitod on loopback ports, each pinned
 # with taskset to the first core and the load generator to the second (on a machine with three cores or more each server has a core of its own), and
 # runs every measurement against both, alternating, --runs times (default 3). It prints every
-# loadgen line, then the medians and the ratios against the targets of issue 8:
+# loadgen line, then the medians and the ratios against the targets:
 #   (a) moves/s, 50 connections (25 games)     vs Redis PING_INLINE req/s, 50 connections
 #   (b) p50 move round trip, one pair          vs Redis PING p50, one client
 #   (c) move events delivered/s, 1000 watchers vs Redis PUBLISH deliveries, 1000 subscribers
@@ -70,14 +70,14 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# hokitod keeps its games in a store file since issue 5: measure the in-memory server unless a
-# run asks for --db (the last --db given wins)
+# hokitod keeps its games in a store file (where it has --db): measure the in-memory server unless
+# a run asks for --db (the last --db given wins)
 hk_db=()
 if "$hokitod" --help | grep -q -- '--db'; then
 	hk_db=(--db :memory:)
 fi
 
-# every loadgen connection comes from 127.0.0.1: the per-address limits of issue 23 would measure
+# every loadgen connection comes from 127.0.0.1: the per-address limits would measure
 # themselves, not the server
 if "$hokitod" --help | grep -q -- '--max-rate-per-addr'; then
 	hk_db+=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0

@@ -64,7 +64,7 @@ class Server:
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", "127.0.0.1:0", "--port-file", self.port_file,
              "--log-level", "debug", "--db", os.path.join(tmp, "hokito.db"),
-             # every test client comes from 127.0.0.1: no per-address limits (issue 23);
+             # every test client comes from 127.0.0.1: no per-address limits;
              # test-client-plain.py fills one game's state with 50 spectators' lines at once
              "--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
              "--max-creates-per-addr", "0", "--max-games-per-addr", "0",

@@ -26,7 +26,7 @@ EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_
                "rematch_declined", "rematch_started")
 
 STARTED = []  # every Server, so that none outlives the test (atexit below)
-# The per-address limits (issue 23) see every test client as one address (127.0.0.1): they are off
+# The per-address limits see every test client as one address (127.0.0.1): they are off
 # unless a test names them after these (a later flag wins); test-server-limits.py pins each.
 NO_ADDR_LIMITS = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
                   "--max-creates-per-addr", "0", "--max-games-per-addr", "0",

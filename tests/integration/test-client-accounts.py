@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokito logs in to an account from the command line (issue 21): --password-file with
+"""hokito logs in to an account from the command line: --password-file with
 --register creates the account, then --password-file or $HOKITO_PASSWORD logs in to it (the
 server's log says so); a refused login or a guest name that is an account's stops hokito --plain
 with the server's error.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-client-computer.py: the hokito client plays the server's computer (issue 7), --plain.
+"""test-client-computer.py: the hokito client plays the server's computer, --plain.
 
 `hokito --plain create hokito --seat white --computer 2` plays a whole game against the computer
 (moves chosen from hokito-engine's list of legal moves); the plain `create ... computer N` command
@@ -137,7 +137,7 @@ def bot_adjourned(tap, tmp):
 
 
 def bot_draw(tap, tmp, kind):
-    """hokito-engine bot answers a draw offer (issue 24): it searches the position and accepts
+    """hokito-engine bot answers a draw offer: it searches the position and accepts
     when its search says a draw or worse for it, else declines (offered on the opponent's turn,
     it runs a search of its own; on its own turn the search of its move answers, or the offer
     lapses with its move)."""

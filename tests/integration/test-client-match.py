@@ -227,7 +227,7 @@ def test_adjourned(tap, port, tmp, clock):
         bar = tmux.capture("amos").rstrip("\n").split("\n")[-1]
         tap.check(" resign" in bar and " draw" not in bar and "claim" not in bar,
                   "adjourned: the bar offers resign, not a draw nor a claim yet", bar)
-        # issue 24: --adjourn-claim (300 s by default) later the game may be claimed
+        # --adjourn-claim (300 s by default) later the game may be claimed
         clock.advance(300 * 1000)
         tap.check(tmux.expect("amos", r"did not come back in time: you may claim", 10),
                   "adjourned: after the wait the notice offers the claim", tmux.capture("amos"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-client-replay.py: the hokito client replays finished games in --plain mode (issue 5).
+"""test-client-replay.py: the hokito client replays finished games in --plain mode.
 
 Two players (protocol clients) finish a HOKITO game by resignation after a few moves; a plain
 client lists the history, replays the game from its record, steps forward and back, jumps to the
@@ -139,7 +139,7 @@ def main(tap):
             tap.check(ok and p.expect(r"^replay %s: the end: %s by resign" % (g, side), 10),
                       "after game over, replay with no argument replays %s" % what, p.text())
             if "private" in what:
-                # issue 24: one's own private games are in one's history, and replay by id
+                # one's own private games are in one's history, and replay by id
                 p.send("history")
                 tap.check(p.expect(r"^game %s hokito ivy \(guest\) vs jay \(guest\): black wins \(resign\)" % g,
                                    10),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-client-screen-replay.py: the full-screen client's history and replay, in tmux (issues 5, 7).
+"""test-client-screen-replay.py: the full-screen client's history and replay, in tmux.
 
 Two protocol clients finish a HOKITO game of six moves, then 21 more games end at once, so that
 the first game is on the second history page. In the lobby, h opens the history: its first page,
@@ -235,7 +235,7 @@ def main(tap):
                               r"aborted \(abort\), 1 move\n" % st["game"], 10),
                   "the history: the aborted game, its one move \"1 move\"",
                   tmux.capture("rita"))
-        # issue 24: one's own private game is in one's history (others never see it)
+        # one's own private game is in one's history (others never see it)
         tap.check(tmux.expect("rita", r"\n *%s +hokito computer \(level 2\) vs rita\b" % own, 10),
                   "the history lists rita's own private game against the computer",
                   tmux.capture("rita"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The clients over TLS (issue 22), against the real hokitod with --listen-tls and certificates
+"""The clients over TLS, against the real hokitod with --listen-tls and certificates
 made by the openssl command for this run (tests/unit/tls-certs.sh).
 
 hokito --plain: a self-signed server is refused without --tls-accept-new, with the fingerprint

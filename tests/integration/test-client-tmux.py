@@ -887,7 +887,7 @@ def lobby_columns(tap, tmux, server, tmp):
                   "a lobby longer than the screen says which rows it shows (1 to N of M)",
                   tmux.capture("lob"))
         # a finished game says how it ended in the state column: one aborted after its first
-        # move (one that never began, as lob00's left open, is not listed: issue 24)
+        # move (one that never began, as lob00's left open, is not listed)
         conns[0].request({"type": "leave"})
         z, j = serverlib.Client("127.0.0.1", server.port), serverlib.Client("127.0.0.1",
                                                                             server.port)

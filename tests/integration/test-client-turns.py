@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-client-turns.py: the full-screen hokito client that players come back to (issue 24),
+"""test-client-turns.py: the full-screen hokito client that players come back to,
 driven in tmux against a real hokitod.
 
 Each point of the issue's client side is pinned here, key by key, on the real client: the rules

@@ -237,7 +237,7 @@ def store_lines(db):
 
 def unplayed(seen):
     """Whether the lines seen of a game show one that never started: over, aborted, no move (the
-    store deletes it with its events in the commit of its end, issue 23)."""
+    store deletes it with its events in the commit of its end)."""
     types = [json.loads(line) for line in seen.values()]
     return (not any(m["type"] == "moved" for m in types) and
             any(m["type"] == "game_over" and m.get("result") == "aborted" for m in types))

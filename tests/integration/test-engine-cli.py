@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Black-box tests of the `hokito-engine` command-line tool, as a user sees it.
 
-Checks the documented contract of issue 2: `--help` on every command, `start` (parsable,
-deterministic per seed, different across seeds), `moves`, `perft` (last line the number alone,
-`--divide` lines summing to the total), `play` (the position, then `result:` and for HOKITO
-`score:` lines when the game is over), exit codes (0 success, 1 illegal move, 2 bad usage or bad
-text), errors as one line on stderr starting `hokito-engine: ` with nothing on stdout, and a table
-of bad texts that must each be refused with a message naming the problem. Expected move lists and
-counts come from the independent reference rules (tests/ref/rules_ref.py).
+Checks the tool's documented contract (hokito-engine(6), FORMATS.md): `--help` on every command,
+`start` (parsable, deterministic per seed, different across seeds), `moves`, `perft` (last line the
+number alone, `--divide` lines summing to the total), `play` (the position, then `result:` and for
+HOKITO `score:` lines when the game is over), exit codes (0 success, 1 illegal move, 2 bad usage or
+bad text), errors as one line on stderr starting `hokito-engine: ` with nothing on stdout, and a
+table of bad texts that must each be refused with a message naming the problem. Expected move lists
+and counts come from the independent reference rules (tests/ref/rules_ref.py).
 
 Environment: HOKITO_ENGINE, the path of the hokito-engine binary. Prints TAP; exits 1 on failure.
 """
@@ -530,7 +530,7 @@ def test_bad_texts():
     for game, text, move in BAD_MOVES:
         check("malformed %s move %r exits 2" % (game, move),
               expect_error(["play", "--game", game, text, move], 2, MOVE_WORDS + [move or "empty"]))
-    # "A clear error that says what and where" (issue 2), "with the character where it goes
+    # a clear error that says what and where, "with the character where it goes
     # wrong" (FORMATS.md): a malformed move names its character, like a bad position.
     for game, text, move, at in [("hokito", HK_GOOD, "a1-b1 ", 6), ("hokito", HK_GOOD, "a1b1", 3),
                                  ("oxono", OX_GOOD, "Xc5+c7", 5), ("oxono", OX_GOOD, "Xc5-c6", 4)]:

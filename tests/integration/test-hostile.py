@@ -22,7 +22,7 @@ server holds no more sockets than before and serves as usual.
 
 Figures: the players' moves per second under attack against the lower of the two unloaded
 measurements (so that a machine getting busier or quieter for reasons of its own during the run
-does not decide the result). Issue 8 asks for at least 90%. That is a speed goal, so in the test
+does not decide the result). The target is at least 90%. That is a speed goal, so in the test
 suite the ratio is only printed: another program on the same two cores (a build, a fuzzer) would
 decide it, not the server. With HOSTILE_STRICT=1 the ratio is a check as well; that is how the
 benchmark tests/bench/hostile.sh runs this program, on a release build of hokitod.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokitod accounts (issue 21), end to end over loopback: register, log in with hello and a
+"""hokitod accounts, end to end over loopback: register, log in with hello and a
 password, wrong passwords (also for names without an account: the same answer), growing delays
 after failed logins (login_throttled with retry_ms), names unique without regard to case,
 look-alike and computer-imitating guest names refused (name_taken), the reconnect token after a

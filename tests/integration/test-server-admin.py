@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokitod's operators' commands (issue 21), end to end: `hokitod accounts list|ban|unban|
+"""hokitod's operators' commands, end to end: `hokitod accounts list|ban|unban|
 reset-password|set-bot|set-account` against a running server through its admin socket (a Unix
 socket beside the store, mode 0600, removed at stop, a stale one replaced at start), and against
 the store file when no server runs. A ban ends the account's connections (bye "banned"), its live

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""test-server-computer: playing the server's computer player over the protocol (issue 7).
+"""test-server-computer: playing the server's computer player over the protocol.
 
 A whole game against the computer with a spectator watching, both kinds; the computer's player
 object; refused levels and opponents; a resignation while the computer thinks (its late move is
 dropped); a rematch it accepts at once; a clock that runs for it too; a restart in the middle of a
 game (on the person's turn, and killed while the computer thinks: it thinks again); a clean
 shutdown while a search runs; and 40 games against level 8 aborted at once that do not make
-another player's level-1 computer wait (issue 23, attack 5), nor do 16 games against level 8
+another player's level-1 computer wait (ATTACKS.md, attack 5), nor do 16 games against level 8
 that go on (deep searches have a lane of their own). Run by meson (HOKITOD names the server binary); prints TAP.
 """
 import os
@@ -139,7 +139,7 @@ def resign_while_thinking():
         t.ok(over["winner"] == "white" and over["reason"] == "resign", "the computer wins",
              over)
         t.ok(srv.log_has(r"game %s: its computer's search is stopped" % st["game"], THINK),
-             "its search is stopped at once (issue 23), its move dropped",
+             "its search is stopped at once, its move dropped",
              "".join(srv.log[-5:]))
         t.ok(a.quiet(0.5), "and nobody hears of it")
         # a rematch: the computer accepts at once, colours swapped, same level
@@ -163,7 +163,7 @@ def clock_runs():
         a = srv.connect("ann")
         st, _ = a.request({"type": "create", "kind": "hokito", "opponent": "computer",
                            "level": 3, "seat": "white", "clock": "1+0"})
-        # issue 24: a first move has its own timer (--first-move, 30 s): no clock runs yet
+        # a first move has its own timer (--first-move, 30 s): no clock runs yet
         t.ok(st["clock"]["running"] is None and st["clock"]["remaining"]["black"] == 60000
              and st["clock"]["first_move_ms"] == 30000
              and 0 < st["clock"]["first_move_left_ms"] <= 30000,
@@ -247,9 +247,9 @@ def shutdown_while_thinking():
 
 
 def jam_the_computer():
-    """Issue 23, attack 5: games against level 8 created and aborted at once, one after another,
-    from one connection, must not make another player's level-1 computer wait: each aborted
-    game's search stops at once (at its next check of its cancel flag), queued or running."""
+    """Attack 5 (ATTACKS.md): games against level 8 created and aborted at once, one after another,
+    from one connection, must not make another player's level-1 computer wait: each aborted game's
+    search stops at once (at its next check of its cancel flag), queued or running."""
     srv = Server()
     try:
         jam = srv.connect("jam")
@@ -316,6 +316,6 @@ t.run("resignation while it thinks, rematch", resign_while_thinking)
 t.run("its clock runs", clock_runs)
 t.run("restarts in the middle of a game against the computer", restart)
 t.run("shutdown while it thinks", shutdown_while_thinking)
-t.run("games against level 8 aborted at once do not jam it (issue 23)", jam_the_computer)
-t.run("level 1 does not wait behind level 8's searches (issue 23)", deep_lane)
+t.run("games against level 8 aborted at once do not jam it", jam_the_computer)
+t.run("level 1 does not wait behind level 8's searches", deep_lane)
 t.done()

@@ -408,7 +408,7 @@ def shutdown(t):
 
 def log_lines(t, srv):
     """hokitod(8): one log line a record; a client's text cannot end it and forge another, nor
-    reach the log as a control character (C0, C1) or a bidi override (issue 23)."""
+    reach the log as a control character (C0, C1) or a bidi override."""
     c = srv.connect()
     c.send({"type": "hello", "protocol": 1, "name": "logger",
             "client": "x\n2026-01-01T00:00:00.000Z info: forged\x1b[2J\u009b1m\u202egnp.exe"})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-server-fulldisk: a full disk stops writes, not the server (issue 23, hokitod(8)).
+"""test-server-fulldisk: a full disk stops writes, not the server (hokitod(8)).
 
 The store lives on a real, small tmpfs (mounted as root, or in a user and mount namespace of its
 own made with `unshare -rm`; if neither works the test says why and is skipped, exit 77). During

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What hokitod's store keeps and whose history it lists (issues 21, 23, 24), end to end over
+"""What hokitod's store keeps and whose history it lists, end to end over
 loopback: one's own private games in `history` (for their players only), `history` by player
 (an account by its name in any case, a guest's own games by its name; paged by key, with a total
 of what it lists); games that never started absent from history and from the store file, their

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-server-limits: hokitod and the limits of the machine it runs on (issue 23).
+"""test-server-limits: hokitod and the limits of the machine it runs on, and its own.
 
 - An open-file limit too small for --max-clients: hokitod lowers --max-clients to what fits and
   says so in its log; a client past the lowered cap is refused with the coded error
@@ -8,7 +8,7 @@
 - A limit that leaves no room at all: hokitod refuses to start, with a line saying what to raise.
 - A new store on a full disk: the start fails, and the empty store file it made is removed, so
   that the service starts by itself once room is made (root only: it mounts a small tmpfs).
-- The limits of issue 23, each with its coded error and its log line: connections, requests,
+- The limits against abuse, each with its coded error and its log line: connections, requests,
   creates, games and failed lookups per source address (other addresses are not touched);
   draw offers (one per side until the opponent has moved twice) and rematch offers per game;
   the idle timeout of a connection at no game; TCP keepalive; the cap on sessions, and per address

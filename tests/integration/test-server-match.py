@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokitod match management (issue 6), end to end over real sockets with an injected clock:
+"""hokitod match management, end to end over real sockets with an injected clock:
 time controls and clocks in every event, the Fischer increment, loss on time, draw offers
 (agreed, declined, lapsing), abort in the first moves, the grace period of a dropped player (it
 runs only on that player's own turns) with the claim after it, adjournment of a game without a
@@ -742,7 +742,7 @@ def huge_advances(t):
 
 
 def first_move(t):
-    """PROTOCOL.md 11.1 (issue 24): a clock does not run before its side's first move; each first
+    """PROTOCOL.md 11.1: a clock does not run before its side's first move; each first
     move has --first-move (30 s by default) instead, and a side that misses it aborts the game
     (result aborted, reason abort), nobody loses. Games without a clock have no such timer."""
     srv = Server("--test-clock")
@@ -841,7 +841,7 @@ def no_test_clock(t):
 
 def main():
     t = Tap()
-    # offers again without moves between them: no --draw-offer-moves limit here (issue 23's
+    # offers again without moves between them: no --draw-offer-moves limit here (the
     # limit on draw and rematch offers is pinned by test-server-limits.py); --first-move 0: these
     # tests pin clocks that run from the start (first_move() has the timer)
     srv = Server("--test-clock", "--grace", str(GRACE_MS // 1000), "--draw-offer-moves", "0",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokitod ratings (issue 21), end to end over loopback: rated games between accounts (HOKITO
+"""hokitod ratings, end to end over loopback: rated games between accounts (HOKITO
 and OXONO) whose game_over carries both players' Glicko-2 changes, checked against the paper's
 formulas computed here; profile and leaderboard after them, leaderboard paging, the provisional
 "?", refusals (a guest at a rated game, a rated game against the computer), the rated quick

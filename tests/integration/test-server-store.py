@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test-server-store: hokitod's store over the protocol (issue 5).
+"""test-server-store: hokitod's store over the protocol.
 
 History paging and game records, the lobby's finished games after a restart, a restart that
 rebuilds a game with its clock, offers and chat, --fsync always, the --db default, refusal to
@@ -380,7 +380,7 @@ def timers_restart():
         lst, _ = w.request({"type": "list"})
         before = [x["status"] for x in lst["games"] if x["game"] == g4]
         tk.request({"type": "test_clock", "advance_ms": 1500})
-        # a game that never started is not in the list any more (issue 24): watch it instead
+        # a game that never started is not in the list any more: watch it instead
         lst, _ = w.request({"type": "list"})
         st4, _ = tk.request({"type": "watch", "game": g4})
         after = [(st4["status"], (st4["result"] or {}).get("reason"))]
@@ -509,7 +509,7 @@ def fill_finished(db, n):
 def history_by_cursor():
     """history pages by key: `after` takes the `next` of the page before; the same games as
     paging by offset; replies keep the order of requests; another connection's requests are not
-    held behind a connection's reads (issue 20)."""
+    held behind a connection's reads."""
     srv = Server()
     try:
         ids = [finish_by_resign(srv, "k%d" % i)[2] for i in range(3)]
@@ -595,7 +595,7 @@ def check(db):
 def damaged_store():
     """What start reads of a store is checked at start (a file that is no store of ours is
     refused); damage anywhere in the file is found by hokitod --check, which reads all of it
-    (start no longer does: about a minute per million games, issue 20)."""
+    (start no longer does: about a minute per million games)."""
     srv = Server()
     for i in range(3):
         finish_by_resign(srv, "d%d" % i, moves=6)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokitod over TLS (issue 22): --listen-tls next to --listen, with certificates made by the openssl
+"""hokitod over TLS: --listen-tls next to --listen, with certificates made by the openssl
 command for this run (tests/unit/tls-certs.sh). Full games over TLS with players and a spectator;
 `openssl s_client` gets a welcome; SIGHUP reloads the certificate while games run (nothing
 dropped, new connections see the new one; a bad file is refused and the old one kept); garbage,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hokitod's lobby list (issue 24): games that never started (aborted before any move: an open
+"""hokitod's lobby list: games that never started (aborted before any move: an open
 game that expired, an abort at once, a first move missed) do not fill it.
 
 The server runs with --test-clock, so nothing sleeps. Prints TAP.

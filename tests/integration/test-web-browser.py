@@ -116,6 +116,12 @@ def until(fn, timeout=15, what="a condition"):
     raise TimeoutError("no %s within %ds (last: %r)" % (what, timeout, last))
 
 
+def click(fn, what):
+    """Find the element fn() returns and click it, again if the page redrew it meanwhile (a
+    stale element): until(fn).click() could hold an element the page had just replaced."""
+    until(lambda: fn().click() or True, what=what)
+
+
 def web_server(*args, **kw):
     srv = Server("--listen-http", kw.pop("http", HOST + ":0"), *args, **kw)
     until(lambda: srv.http_port, what="HTTP port")
@@ -260,8 +266,8 @@ def two_windows(kind):
         shot(two, "lobby-%s" % kind)
         link.click()
         until(lambda: "/g/" + game in two.current_url, what="the game page")
-        until(lambda: two.find_element(By.XPATH, "//button[text()='Join']"),
-              what="the Join button").click()
+        click(lambda: two.find_element(By.XPATH, "//button[text()='Join']"),
+              what="the Join button")
         spy = srv.connect("spy")
         spy.request({"type": "watch", "game": game})
         plies = 0
@@ -373,8 +379,7 @@ def test_restart():
         game = st["game"]
         d = browser()
         d.get(url(srv, "/g/" + game))
-        until(lambda: d.find_element(By.XPATH, "//button[text()='Join']"),
-              what="Join").click()
+        click(lambda: d.find_element(By.XPATH, "//button[text()='Join']"), what="Join")
         until(lambda: d.find_element(By.ID, "status").text == "your turn", what="our turn")
         play_by_clicks(d)
         token = tcp.token

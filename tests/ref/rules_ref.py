@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Reference rules of HOKITO and OXONO: a deliberately slow, simple and independent implementation.
 
-This file implements both games straight from the rule text of issue 2 (and the rule details the
-project decided), using the Python standard library only. It exists to cross-check the C engine
-(common/) and the `hokito-engine` tool: it must never be derived from the C code, and it favours
-being obviously correct over being fast. It owns nothing but itself and does no I/O outside the
-command-line entry point at the bottom.
+This file implements both games straight from the rule text (`hokito-engine rules`) and the rule
+details the project decided (common/FORMATS.md), using the Python standard library only. It exists
+to cross-check the C engine (common/) and the `hokito-engine` tool: it must never be derived from
+the C code, and it favours being obviously correct over being fast. It owns nothing but itself and
+does no I/O outside the command-line entry point at the bottom.
 
 Squares are numbered like the C engine's notation: square = (rank - 1) * 6 + file, so a1 = 0,
 f1 = 5, a6 = 30, f6 = 35. Positions are plain Python values:

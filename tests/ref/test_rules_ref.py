@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Self-tests of the reference rules (rules_ref.py) on hand-made positions, worked out by hand from
-the rule text of issue 2. Prints TAP and exits non-zero on failure. Needs nothing but python3."""
+the rule text (`hokito-engine rules`). Prints TAP and exits non-zero on failure. Needs nothing but
+python3."""
 
 import os
 import random

@@ -1,7 +1,7 @@
 /*
- * test-log.c: the server log's escaping (server/log.c): a record is one line whatever a peer
- * wrote, and nothing a peer wrote can change how it reads (issue 23: C1 controls and bidi
- * overrides reached the log raw).
+ * test-log.c: the server log's escaping (server/log.c): a record is one line whatever a peer wrote,
+ * and nothing a peer wrote can change how it reads (C1 controls and bidi overrides once reached the
+ * log raw).
  */
 #include <stdio.h>
 #include <unistd.h>

@@ -204,8 +204,8 @@ TEST(computer_imitations)
 	        "(computer) level 8",
 	        "computer\xe3\x80\x80(level 8)", /* ideographic space */
 	        "c.o.m.p.u.t.e.r",
-	        "\xe2\x93\x92\xe2\x93\x9e\xe2\x93\x9c\xe2\x93\x9f\xe2\x93\xa4\xe2\x93\xa3"
-	        "\xe2\x93\x94\xe2\x93\xa1", /* circled */
+	        ("\xe2\x93\x92\xe2\x93\x9e\xe2\x93\x9c\xe2\x93\x9f\xe2\x93\xa4\xe2\x93\xa3"
+	         "\xe2\x93\x94\xe2\x93\xa1"), /* circled */
 	};
 	const char *fine[] = {"alice",
 	                      "comp",
@@ -378,8 +378,8 @@ TEST(reserved)
 	        "superuser",
 	        "\xe2\x93\x90\xe2\x93\x93\xe2\x93\x9c\xe2\x93\x98\xe2\x93\x9d", /* circled admin */
 	        "\xef\xbd\x92\xef\xbd\x8f\xef\xbd\x8f\xef\xbd\x94",             /* fullwidth root */
-	        "\xd0\xb0"
-	        "dmin", /* Cyrillic a */
+	        ("\xd0\xb0"
+	         "dmin"), /* Cyrillic a */
 	        " admin ",
 	};
 	const char *fine[] = {"alice", "admiral",        "rooted",  "modern", "serverless",

@@ -193,10 +193,10 @@ TEST(oxono_enclosed_jump)
 }
 
 /*
- * "Jumps, in any direction" (issue 2) is any of the four orthogonal directions, as a totem
- * moves (FORMATS.md; the publisher's rule says "jumping orthogonally"): a diagonal run with an
- * empty square beyond it gives no jump. X on c3: west, east and south runs reach the edge; north
- * c4 then c5. The diagonal runs b4, d4, b2, d2 have a5, e5, a1, e1 beyond them.
+ * A jump "in any direction" is any of the four orthogonal directions, as a totem moves (FORMATS.md;
+ * the publisher's rule says "jumping orthogonally"): a diagonal run with an empty square beyond it
+ * gives no jump. X on c3: west, east and south runs reach the edge; north c4 then c5. The diagonal
+ * runs b4, d4, b2, d2 have a5, e5, a1, e1 beyond them.
  */
 TEST(oxono_enclosed_jump_is_orthogonal)
 {

@@ -569,7 +569,7 @@ check_finds(int code, const char *says)
 /*
  * Damaged files: what opening sees (not SQLite, not ours, from the future, empty) is refused at
  * open with a clear message; damage inside the file is found by the full check, which opening no
- * longer runs (it read the whole store: about a minute a million games; issue 20).
+ * longer runs (it read the whole store: about a minute a million games).
  */
 TEST(store_corrupt_files)
 {
