@@ -89,6 +89,7 @@ struct game_class {
 	int (*over)(const void *st);
 	uint64_t (*perft)(const void *st, int depth);
 	int (*reserve)(const void *st, int side, int symbol); /* GAME_HAS_RESERVES, else NULL */
+	uint64_t (*line)(const void *st); /* the squares of a won line (a1 bit 0), or NULL */
 
 	/* Evaluation (eval.h) and hashing (zobrist.h). */
 	int (*eval_final)(const void *st);

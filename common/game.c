@@ -152,6 +152,14 @@ game_reserve(const struct game *g, int side, int symbol)
 	return c->reserve != NULL ? c->reserve(g->state, side != 0, symbol != 0) : 0;
 }
 
+uint64_t
+game_line(const struct game *g)
+{
+	const struct game_class *c = game_class(g);
+
+	return c->line != NULL ? c->line(g->state) : 0;
+}
+
 int
 game_move_parse(const struct game *g, const char *text, struct game_move *m, struct game_error *err)
 {

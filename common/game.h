@@ -161,4 +161,8 @@ int game_cell_format(const struct game *g, int sq, char *buf, size_t size);
  * (GAME_HAS_RESERVES: OXONO); 0 in a game without. */
 int game_reserve(const struct game *g, int side, int symbol);
 
+/* The squares (a1 bit 0) of the lines of four or more a game won by a line ends with (OXONO:
+ * every row or column run of one colour or one symbol); 0 in a game without lines, or none. */
+uint64_t game_line(const struct game *g);
+
 #endif

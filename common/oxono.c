@@ -216,6 +216,16 @@ line_anywhere(uint64_t b)
 	return (h | v) != 0;
 }
 
+/* The squares of b's runs of four or more in a row or a column. */
+static uint64_t
+line_squares(uint64_t b)
+{
+	uint64_t h = b & (b >> 1) & (b >> 2) & (b >> 3) & (FILE_A * 7); /* runs starting on a..c */
+	uint64_t v = b & (b >> 6) & (b >> 12) & (b >> 18);
+
+	return h | h << 1 | h << 2 | h << 3 | v | v << 6 | v << 12 | v << 18;
+}
+
 /* Whether side has no pawn left to place. */
 HOT int
 reserve_empty(const struct oxono *x, int side)
@@ -1215,6 +1225,18 @@ ox_reserve(const void *st, int side, int symbol)
 	return ((const struct oxono *)st)->reserve[side][symbol];
 }
 
+/* A won game's lines: only the last placement can have made one, so they all go through it. */
+static uint64_t
+ox_line(const void *st)
+{
+	const struct oxono *x = st;
+
+	if (x->end != GAME_END_LINE)
+		return 0;
+	return line_squares(x->colour[0]) | line_squares(x->colour[1]) |
+	       line_squares(x->symbol[0]) | line_squares(x->symbol[1]);
+}
+
 static const char *const ox_variants[] = {"standard", NULL};
 static const char *const ox_ends[] = {"line", "full", NULL};
 
@@ -1257,6 +1279,7 @@ const struct game_class oxono_class = {
         .over = ox_over,
         .perft = ox_perft,
         .reserve = ox_reserve,
+        .line = ox_line,
         .eval_final = ox_eval_final,
         .eval_leaf = ox_eval_leaf,
         .order_init = ox_order_init,

@@ -322,6 +322,43 @@ outcome_head_encode(enum game_kind kind, const struct event_outcome *out, json_t
 	put_str(o, "result", event_result_name(out->result));
 	json_object_set_new(o, "winner", seat_or_null(kind, out->winner));
 	put_str(o, "reason", event_reason_name(out->reason));
+	if (out->line != 0) {
+		json_t *a = json_array();
+		char name[3];
+
+		for (int sq = 0; sq < 36; sq++) {
+			if (!(out->line >> sq & 1))
+				continue;
+			game_square_name(sq, name);
+			json_array_append_new(a, json_string(name));
+		}
+		json_object_set_new(o, "line", a);
+	}
+}
+
+/* The optional "line" of a result: the squares of a line, for the reason "line" only. */
+static int
+line_decode(const json_t *o, struct event_outcome *out, struct msg_error *err)
+{
+	const json_t *a = json_object_get(o, "line"), *v;
+	size_t i;
+
+	out->line = 0;
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a) || out->reason != EVENT_REASON_LINE)
+		return event_member_fail(err, PROTO_EBADFIELD, "line",
+		                         "'line' is an array of squares, for a line only.");
+	json_array_foreach(a, i, v)
+	{
+		int sq = json_is_string(v) ? game_square_parse(json_string_value(v)) : -1;
+
+		if (sq < 0 || sq >= 36)
+			return event_member_fail(err, PROTO_EBADVALUE, "line",
+			                         "'line' holds a square that is not one.");
+		out->line |= (uint64_t)1 << sq;
+	}
+	return 0;
 }
 
 json_t *
@@ -567,6 +604,7 @@ outcome_decode(const json_t *o, enum game_kind kind, struct event_outcome *out,
 		return event_member_fail(err, PROTO_EBADVALUE, "reason",
 		                         "A %s is never for the reason '%s'.",
 		                         event_result_name(out->result), word);
+	EVENT_TRY(line_decode(o, out, err));
 	return event_member_pair(o, "scores", kind, 1, &out->scores, err);
 }
 

@@ -169,6 +169,7 @@ struct event_outcome {
 	int winner;               /* the winner for a win, else -1 */
 	enum event_reason reason; /* never NONE; event_reason_allows(reason, result) */
 	struct event_pair scores; /* HOKITO only: the final position's */
+	uint64_t line;            /* reason LINE: the squares of the line (a1 bit 0), else 0 */
 };
 
 /* A seat's rating change in a rated game (6.5): its values before and after the game. */

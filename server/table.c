@@ -573,10 +573,12 @@ current_scores_new(const struct table *t)
 static json_t *
 result_new(const struct table *t)
 {
-	struct event_outcome out = {t->st.result, t->st.winner, t->st.reason, t->st.scores};
+	struct event_outcome out = {t->st.result, t->st.winner, t->st.reason, t->st.scores, 0};
 
 	if (t->st.status != EVENT_STATUS_FINISHED)
 		return json_null();
+	if (out.reason == EVENT_REASON_LINE)
+		out.line = game_line(&t->game);
 	return event_outcome_encode(t->kind, &out);
 }
 
@@ -1008,6 +1010,8 @@ table_finish(struct table *t, enum event_result result, int winner, enum event_r
 	g->outcome.winner = winner;
 	g->outcome.reason = reason;
 	g->outcome.scores = scores_pair(t);
+	if (reason == EVENT_REASON_LINE)
+		g->outcome.line = game_line(&t->game);
 	g->ply = t->st.ply;
 	g->clocks = clocks_pair(t);
 	table_rate(t, g);

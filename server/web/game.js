@@ -98,6 +98,9 @@
 		const cand = candidates();
 		const starts = new Set(cand.map((m) => moveSteps(m)[picked.length]));
 		const last = g.moves.length ? g.last : null;
+		const won = new Set(g.result && g.result.line ? g.result.line.map(H.squareIndex) : []);
+		/* the square that has the focus keeps it through the redraw (keyboard play) */
+		const hadFocus = board.contains(document.activeElement);
 		board.replaceChildren();
 		for (let sq = 0; sq < 36; sq++) {
 			const file = sq % 6, rank = Math.floor(sq / 6);
@@ -111,7 +114,11 @@
 				cls.push(picked.length ? "target" : "movable");
 			if (last && last.includes(sq))
 				cls.push("last");
+			if (won.has(sq))
+				cls.push("win");
 			let name = H.squareName(sq) + ", " + H.cellWords(g.kind, cell);
+			if (won.has(sq))
+				name += ", in the winning line";
 			if (starts.has(sq))
 				name += picked.length ? ", a target" : ", can move";
 			const grp = svg("g", {class: cls.join(" "), role: "button", "data-sq": H.squareName(sq),
@@ -130,8 +137,7 @@
 			board.append(svg("text", {x: f * 60 + 4, y: 356, class: "coord"},
 			                 "abcdef"[g.you === SEATS[g.kind][1] ? 5 - f : f]));
 		const keep = board.querySelector('[tabindex="0"]');
-		if (keep && document.activeElement && document.activeElement.closest &&
-		    document.activeElement.closest("#board"))
+		if (keep && hadFocus)
 			keep.focus();
 	}
 
@@ -192,9 +198,19 @@
 		$("board").querySelector('[tabindex="0"]').focus();
 	}
 
+	const KIND_WORDS = {guest: "guest", account: "account", bot: "bot", computer: "computer"};
+
+	/* A seat's player in words: name, kind, rating as it took its seat (7.1), and its state. */
 	function seatLine(seat) {
 		const p = g.players[seat];
-		let s = seat + ": " + H.playerLabel(p);
+		let s = seat + ": ";
+		if (!p)
+			s += "(empty seat)";
+		else
+			s += p.name + " (" + (KIND_WORDS[p.kind] || p.kind) +
+			     (p.rating ? ", rating " + p.rating : "") + ")";
+		if (p && seat === g.you)
+			s += ", you";
 		if (p && p.connected === false)
 			s += " (away)";
 		if (g.kind === "hokito" && g.scores)
@@ -232,7 +248,9 @@
 		if (g.status === "finished" && g.result) {
 			const r = g.result;
 			if (r.result === "win")
-				return r.winner + " won (" + r.reason + ")" + (g.you === r.winner ? ": you won" : "");
+				return r.winner + " won (" + r.reason +
+				       (r.line ? ": " + r.line.join(" ") : "") + ")" +
+				       (g.you === r.winner ? ": you won" : "");
 			if (r.result === "draw")
 				return "a draw (" + r.reason + ")";
 			return "aborted (" + r.reason + ")";
@@ -240,6 +258,17 @@
 		if (myTurn())
 			return "your turn";
 		return (g.to_move || "nobody") + " to move";
+	}
+
+	/* The rating change of a rated game's end, both seats, as game_over gave it. */
+	function ratingText() {
+		if (!g.ratings)
+			return "";
+		return SEATS[g.kind].filter((s) => g.ratings[s]).map((s) => {
+			const r = g.ratings[s], d = Math.round(r.after - r.before);
+			return (g.players[s] ? g.players[s].name : s) + " " + r.before_display + " -> " +
+			       r.after_display + " (" + (d >= 0 ? "+" : "") + d + ")";
+		}).join(", ");
 	}
 
 	function draw() {
@@ -255,6 +284,7 @@
 		                                  : "";
 		$("players").replaceChildren(...SEATS[g.kind].map((s) => el("li", {}, seatLine(s))));
 		$("status").textContent = statusText();
+		$("result").textContent = g.status === "finished" ? ratingText() : "";
 		const list = $("moves");
 		list.replaceChildren(...g.moves.map((m) => el("li", {}, m)));
 		drawButtons();
@@ -305,11 +335,26 @@
 		log.scrollTop = log.scrollHeight;
 	}
 
+	/*
+	 * The sound of the player's turn. Browsers let a page play sound only after a gesture of its
+	 * user on it, so the one AudioContext is made (or resumed) at the first click or key.
+	 */
+	let audio = null;
+
+	function unlockAudio() {
+		if (!window.AudioContext)
+			return;
+		if (!audio)
+			audio = new AudioContext();
+		if (audio.state === "suspended")
+			audio.resume();
+	}
+
 	function beep() {
-		if (!$("sound").checked || !window.AudioContext)
+		if (!$("sound").checked || !audio)
 			return;
 		try {
-			const a = new AudioContext(), o = a.createOscillator(), v = a.createGain();
+			const a = audio, o = a.createOscillator(), v = a.createGain();
 			o.frequency.value = 660;
 			v.gain.value = 0.08;
 			o.connect(v).connect(a.destination);
@@ -371,6 +416,9 @@
 			g.last = lastSquares(m.move);
 			if (m.by === g.you)
 				say("");
+			$("said").textContent = m.by + " played " + m.move + (m.to_move ? ", " +
+			                        (m.to_move === g.you ? "your turn" : m.to_move + " to move")
+			                                                              : "");
 			setClock(m.clocks, m.to_move);
 			legal = [];
 			picked = [];
@@ -378,13 +426,15 @@
 		game_over(m) {
 			g.status = "finished";
 			g.to_move = null;
-			g.result = {result: m.result, winner: m.winner, reason: m.reason, scores: m.scores};
+			g.result = {result: m.result, winner: m.winner, reason: m.reason, scores: m.scores,
+			            line: m.line};
 			if (m.scores)
 				g.scores = m.scores;
 			if (m.clocks)
 				setClock(m.clocks, null);
 			g.draw_offer = null;
 			legal = [];
+			g.ratings = m.ratings || null;
 			if (m.ratings && g.you !== "spectator" && m.ratings[g.you]) {
 				const r = m.ratings[g.you];
 				say("your rating: " + r.before_display + " -> " + r.after_display);
@@ -476,6 +526,8 @@
 
 	document.addEventListener("DOMContentLoaded", () => {
 		$("sound").checked = localStorage.getItem("hokito.sound") !== "off";
+		document.addEventListener("pointerdown", unlockAudio, true);
+		document.addEventListener("keydown", unlockAudio, true);
 		$("sound").addEventListener("change", () =>
 			localStorage.setItem("hokito.sound", $("sound").checked ? "on" : "off"));
 		$("say").addEventListener("submit", (ev) => {

@@ -1,8 +1,10 @@
 /*
  * hokito.js: what every page of hokitod shares: the connection to /ws (the protocol of
  * PROTOCOL.md, one JSON line per text frame), the session token kept in this tab's
- * sessionStorage (never in a URL or a cookie), reconnection with resume, and small helpers that
- * put text into the page only as text (textContent), never as HTML.
+ * sessionStorage (never in a URL or a cookie), reconnection with resume, logging in to an account
+ * (register, hello with a password: only over https or from a loopback address, as the server
+ * takes them) and out, and small helpers that put text into the page only as text
+ * (textContent), never as HTML.
  */
 "use strict";
 
@@ -22,6 +24,42 @@ const Hokito = (() => {
 
 	function setPlayerName(n) {
 		localStorage.setItem(NAME_KEY, n);
+	}
+
+	/*
+	 * Whether this page may send a password: the server takes one over TLS, or over plain ws from
+	 * a loopback address (PROTOCOL.md 4.4). The page checks it before the server does, so that a
+	 * password never leaves the browser in clear: https, or a host that is this machine.
+	 */
+	function passwordSafe() {
+		if (location.protocol === "https:")
+			return true;
+		const h = location.hostname.replace(/^\[|\]$/g, "");
+		return h === "localhost" || h.endsWith(".localhost") || h === "::1" ||
+		       /^127\.\d+\.\d+\.\d+$/.test(h);
+	}
+
+	const INSECURE = "This page is not https and its server is not this machine: a password " +
+	                 "would cross the network in clear, so the page does not send it. Open the " +
+	                 "https address of this server to log in or register.";
+
+	/* The words of a refused login or registration, for its form. */
+	const LOGIN_WORDS = {
+		wrong_password: "wrong name or password",
+		account_closed: "this account is closed",
+		insecure_transport: INSECURE,
+		name_taken: "this name is taken (or looks like one that is)",
+		name_reserved: "this name is reserved",
+		weak_password: null, /* the server's text says which rule it broke */
+		in_game: "finish or leave your game first",
+	};
+
+	function loginWords(r) {
+		const w = LOGIN_WORDS[r.code];
+		let s = w || r.text || r.code;
+		if (r.code === "login_throttled" && r.retry_ms)
+			s = "too many attempts: try again in " + Math.ceil(r.retry_ms / 1000) + " s";
+		return s;
 	}
 
 	/* An element with text (never HTML) and attributes. */
@@ -78,10 +116,12 @@ const Hokito = (() => {
 
 		open() {
 			this.status("connecting...");
-			this.ws = new WebSocket(this.url());
-			this.ws.addEventListener("open", () => this.hello());
-			this.ws.addEventListener("message", (ev) => this.receive(ev.data));
-			this.ws.addEventListener("close", (ev) => this.lost(ev));
+			const ws = new WebSocket(this.url());
+			this.ws = ws;
+			/* a socket replaced by reopen() is heard no more */
+			ws.addEventListener("open", () => ws === this.ws && this.hello());
+			ws.addEventListener("message", (ev) => ws === this.ws && this.receive(ev.data));
+			ws.addEventListener("close", (ev) => ws === this.ws && this.lost(ev));
 		}
 
 		status(text) {
@@ -89,12 +129,75 @@ const Hokito = (() => {
 				this.h.onstatus(text);
 		}
 
+		/*
+		 * Log in to an account (a new connection, whose hello has the password), or register
+		 * one (this session's register: a guest's session becomes the account's). Resolves with
+		 * null when done, or the words of the refusal; a refused login goes back to the session
+		 * it came from.
+		 */
+		login(name, password, register) {
+			if (!passwordSafe())
+				return Promise.resolve(INSECURE);
+			if (register) {
+				return this.request({type: "register", name: name, password: password})
+				        .then((r) => {
+					        if (r.type !== "ok")
+						        return loginWords(r);
+					        this.me = Object.assign({}, this.me, {name: name, kind: "account"});
+					        this.status("connected as " + playerLabel(this.me));
+					        if (this.h.onwelcome)
+						        this.h.onwelcome({player: this.me}, true);
+					        return null;
+				        });
+			}
+			return new Promise((resolve) => {
+				this.credentials = {name: name, password: password, done: resolve};
+				this.reopen();
+			});
+		}
+
+		/* Log out: this tab forgets the account's session and comes back as a guest. */
+		logout() {
+			sessionStorage.removeItem(TOKEN_KEY);
+			this.reopen();
+		}
+
+		/* A new connection at once (the old one's close does not reconnect by itself). */
+		reopen() {
+			const old = this.ws;
+			this.ws = null;
+			this.fail();
+			old.close(1000);
+			this.open();
+		}
+
+		/* The requests still waiting for their replies get an error: their connection is gone. */
+		fail() {
+			for (const resolve of this.pending.values())
+				resolve({type: "error", code: "closed", text: "the connection closed"});
+			this.pending.clear();
+		}
+
 		hello() {
 			const hello = {type: "hello", protocol: 1, name: playerName()};
 			const token = sessionStorage.getItem(TOKEN_KEY);
-			if (token)
+			const cred = this.credentials;
+			this.credentials = null;
+			if (cred) {
+				hello.name = cred.name;
+				hello.password = cred.password;
+			} else if (token) {
 				hello.token = token;
+			}
 			this.request(hello).then((w) => {
+				if (cred) {
+					/* a refused login: the session of before goes on (a hello may be retried) */
+					cred.done(w.type === "welcome" ? null : loginWords(w));
+					if (w.type !== "welcome") {
+						this.hello();
+						return;
+					}
+				}
 				if (w.type === "error" && w.code === "bad_token") {
 					sessionStorage.removeItem(TOKEN_KEY);
 					this.hello();
@@ -135,9 +238,11 @@ const Hokito = (() => {
 		}
 
 		lost(ev) {
-			for (const resolve of this.pending.values())
-				resolve({type: "error", code: "closed", text: "the connection closed"});
-			this.pending.clear();
+			this.fail();
+			if (this.credentials) { /* a login whose connection was lost: it did not happen */
+				this.credentials.done("the connection was lost: try again");
+				this.credentials = null;
+			}
 			if (this.closedByUs)
 				return;
 			this.status("connection lost; reconnecting in " + this.delay / 1000 + " s");
@@ -151,7 +256,7 @@ const Hokito = (() => {
 			obj = Object.assign({}, obj, {id: id});
 			return new Promise((resolve) => {
 				this.pending.set(id, resolve);
-				if (this.ws.readyState === WebSocket.OPEN)
+				if (this.ws && this.ws.readyState === WebSocket.OPEN)
 					this.ws.send(JSON.stringify(obj));
 				else
 					resolve({type: "error", code: "closed", text: "not connected"});
@@ -212,6 +317,6 @@ const Hokito = (() => {
 		return COLOUR[cell[0]] + " " + cell[1];
 	}
 
-	return {Conn, el, playerLabel, playerName, setPlayerName, squareName, squareIndex,
+	return {Conn, el, playerLabel, playerName, setPlayerName, passwordSafe, squareName, squareIndex,
 	        positionCells, stackPawns, cellWords, COLOUR};
 })();

@@ -833,6 +833,32 @@ TEST(event_encode_values)
 	ASSERT_STR_EQ(w->data, "{\"type\":\"game_over\",\"game\":\"g2\",\"seq\":5,\"result\":"
 	                       "\"aborted\",\"winner\":null,\"reason\":\"abandoned\",\"ply\":0}\n");
 	wire_unref(w);
+	/* an OXONO line: its squares, in square order */
+	ev.u.game_over.outcome.result = EVENT_RESULT_WIN;
+	ev.u.game_over.outcome.winner = 1;
+	ev.u.game_over.outcome.reason = EVENT_REASON_LINE;
+	ev.u.game_over.outcome.line = 1ULL << 35 | 1ULL << 29 | 1ULL << 23 | 1ULL << 17;
+	ev.u.game_over.ply = 13;
+	w = event_wire(&ev);
+	ASSERT_STR_EQ(w->data, "{\"type\":\"game_over\",\"game\":\"g2\",\"seq\":5,\"result\":"
+	                       "\"win\",\"winner\":\"black\",\"reason\":\"line\",\"line\":[\"f3\","
+	                       "\"f4\",\"f5\",\"f6\"],\"ply\":13}\n");
+	{
+		json_t *o = json_loads(w->data, 0, NULL);
+		struct event back;
+		struct msg_error err;
+
+		ASSERT(o != NULL);
+		ASSERT_EQ(event_decode(o, GAME_OXONO, &back, &err), 0);
+		ASSERT_U64_EQ(back.u.game_over.outcome.line, ev.u.game_over.outcome.line);
+		json_object_set_new(o, "reason", json_string("resign"));
+		ASSERT(event_decode(o, GAME_OXONO, &back, &err) < 0); /* a line for a line only */
+		json_object_set_new(o, "reason", json_string("line"));
+		json_object_set_new(o, "line", json_pack("[s]", "g9"));
+		ASSERT(event_decode(o, GAME_OXONO, &back, &err) < 0);
+		json_decref(o);
+	}
+	wire_unref(w);
 	memset(&ev, 0, sizeof ev);
 	ev.type = MSG_YOUR_TURN;
 	ev.game = "g1";

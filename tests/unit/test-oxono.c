@@ -419,6 +419,22 @@ TEST(oxono_game_over_stops_moves)
 	game_outcome(&g, &o);
 	ASSERT_EQ(o.end, GAME_END_LINE);
 	ASSERT_EQ(o.winner, 0);
+	ASSERT_U64_EQ(game_line(&g), 0xf); /* a1 b1 c1 d1, Pink's */
+	/* A placement that makes two lines at once: a run of five X and a column of Pink's. */
+	ASSERT_EQ(
+	        game_parse(&g, GAME_OXONO,
+	                   "-,bx,px,bx,px,px/-,-,-,-,-,px/O,-,-,-,-,px/-,-,-,-,-,px/-,bo,-,bo,-,-/"
+	                   "X,-,bo,-,-,- b",
+	                   NULL),
+	        0);
+	ASSERT(game_over(&g));
+	ASSERT_U64_EQ(game_line(&g), 0x1fULL << 31 | 1ULL << 29 | 1ULL << 23 | 1ULL << 17);
+	ASSERT_EQ(game_parse(&g, GAME_OXONO,
+	                     "-,-,-,-,-,O/-,-,-,-,-,-/-,-,-,X,-,-/-,-,-,-,-,-/-,-,-,-,-,-/"
+	                     "px,po,px,-,-,- b",
+	                     NULL),
+	          0);
+	ASSERT_U64_EQ(game_line(&g), 0); /* no line: the game goes on */
 	PARSE(&x, "-,-,-,-,-,O/bo,-,-,-,-,-/bx,-,-,X,-,-/bx,-,-,-,-,-/bo,-,-,-,-,-/-,-,-,-,-,- p");
 	ASSERT_EQ(x.end, GAME_END_LINE);
 	ASSERT_EQ(x.winner, 1);
