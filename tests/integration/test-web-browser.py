@@ -494,8 +494,7 @@ def test_accounts():
             if not any(play_by_clicks(w) and True for w in (one, two)):
                 time.sleep(0.05)
             plies = move_count(one)
-        until(lambda: one.find_element(By.XPATH, "//button[text()='Resign']"),
-              what="Resign").click()
+        click(lambda: one.find_element(By.XPATH, "//button[text()='Resign']"), what="Resign")
         res = until(lambda: (lambda s: s if "Ben_w" in s else None)(text_of(one, "result")),
                     what="the rating change")
         other = until(lambda: text_of(two, "result"), what="the other page's result")
@@ -818,7 +817,7 @@ def test_narrow():
         focused = d.execute_script("return document.activeElement.getAttribute('data-sq')")
         t.ok(focused == "b1", "the arrows move the focus between squares", focused)
         # a live game at 400 px: the page takes the open seat, and plays by taps
-        until(lambda: d.find_element(By.XPATH, "//button[text()='Join']"), what="Join").click()
+        click(lambda: d.find_element(By.XPATH, "//button[text()='Join']"), what="Join")
         yt = a.wait_for("your_turn")
         a.request({"type": "move", "move": yt["moves"][0]})
         until(lambda: text_of(d, "status") == "your turn", what="the page's turn")
