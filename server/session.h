@@ -42,26 +42,30 @@ struct lobby_peer {
 	int encrypted;             /* the connection is encrypted (TLS); 0 on plain TCP */
 };
 
+/*
+ * A player's session. Its fields are laid out without holes: 384 bytes, jemalloc's 384-byte
+ * class, which every idle connection's session costs (tests/bench/idle.sh).
+ */
 struct session {
 	char id[16];                        /* "p12" */
 	char name[PROTOCOL_NAME_BYTES + 1]; /* display name */
 	char token[PROTOCOL_TOKEN_LEN + 1]; /* the secret */
+	int seat;                           /* 0 or 1 when seated at table, -1 watching */
 	struct lobby_peer *peer;            /* connection, NULL while disconnected */
 	struct table *table;          /* the game the session is at, or NULL: table_attach() */
 	TAILQ_ENTRY(session) at_link; /* the other sessions at table (its attached list) */
-	int seat;                     /* 0 or 1 when seated at table, -1 watching */
+	unsigned chat_next;           /* next slot of chat_at */
+	int bot;                      /* that account is a bot's (its kind at login) */
 	uint64_t gone_at;             /* when the connection was lost (ms) */
 	uint64_t active_at;           /* its last request, real ms (--idle-timeout) */
 	uint64_t chat_at[CHAT_BURST]; /* when its last chat lines were sent, a ring */
-	unsigned chat_next;           /* next slot of chat_at */
 	int64_t account;              /* the account logged in to (accounts.h), 0 for a guest */
-	int bot;                      /* that account is a bot's (its kind at login) */
-	char addr[LOBBY_PEER_KEY];    /* the address that made it, counted in the lobby's quota
-	                                 while it is kept (guard_session_made()); "" if none */
 	/* while the store is down (lobby_hold_behind()): the events of game behind_game from
 	 * seq behind_from + 1 to behind_to that the connection was not sent; behind_to 0: none */
-	char behind_game[16];
 	int64_t behind_from, behind_to;
+	char addr[LOBBY_PEER_KEY]; /* the address that made it, counted in the lobby's quota
+	                              while it is kept (guard_session_made()); "" if none */
+	char behind_game[16];      /* (see behind_from) */
 };
 
 TAILQ_HEAD(session_list, session);
