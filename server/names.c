@@ -206,8 +206,15 @@ names_skeleton(const char *name, char *key, size_t size)
 	return rc < 0 ? rc : names_store(&w, key, size);
 }
 
-int
-names_guest_keys(const char *name, char keys[2][NAMES_KEY_MAX])
+/* A way of turning a name being worked on into a key (names_key(), names_loose()). */
+typedef int (*names_keyer)(const USpoofChecker *sc, struct names_work *w, bool skel_first);
+
+/*
+ * The two keys of name by keyer, skeleton before and after case folding, into keys: 2 when they
+ * differ, 1 when they are the same, or a negative NAMES_E* code.
+ */
+static int
+names_two_keys(const char *name, names_keyer keyer, char keys[2][NAMES_KEY_MAX])
 {
 	struct names_work loaded, w;
 	USpoofChecker *sc;
@@ -218,16 +225,22 @@ names_guest_keys(const char *name, char keys[2][NAMES_KEY_MAX])
 	if ((sc = names_checker_open()) == NULL)
 		return NAMES_EICU;
 	w = loaded;
-	if ((rc = names_key(sc, &w, false)) >= 0 &&
+	if ((rc = keyer(sc, &w, false)) >= 0 &&
 	    (rc = names_store(&w, keys[0], NAMES_KEY_MAX)) >= 0) {
 		w = loaded;
-		if ((rc = names_key(sc, &w, true)) >= 0)
+		if ((rc = keyer(sc, &w, true)) >= 0)
 			rc = names_store(&w, keys[1], NAMES_KEY_MAX);
 	}
 	uspoof_close(sc);
 	if (rc < 0)
 		return rc;
 	return strcmp(keys[0], keys[1]) != 0 ? 2 : 1;
+}
+
+int
+names_guest_keys(const char *name, char keys[2][NAMES_KEY_MAX])
+{
+	return names_two_keys(name, names_key, keys);
 }
 
 /* What shows nothing at the ends of a name: White_Space and Default_Ignorable_Code_Point. */
@@ -310,25 +323,7 @@ names_loose(const USpoofChecker *sc, struct names_work *w, bool skel_first)
 int
 names_loose_keys(const char *name, char keys[2][NAMES_KEY_MAX])
 {
-	struct names_work loaded, w;
-	USpoofChecker *sc;
-	int rc;
-
-	if ((rc = names_load(name, &loaded)) < 0)
-		return rc;
-	if ((sc = names_checker_open()) == NULL)
-		return NAMES_EICU;
-	w = loaded;
-	if ((rc = names_loose(sc, &w, false)) >= 0 &&
-	    (rc = names_store(&w, keys[0], NAMES_KEY_MAX)) >= 0) {
-		w = loaded;
-		if ((rc = names_loose(sc, &w, true)) >= 0)
-			rc = names_store(&w, keys[1], NAMES_KEY_MAX);
-	}
-	uspoof_close(sc);
-	if (rc < 0)
-		return rc;
-	return strcmp(keys[0], keys[1]) != 0 ? 2 : 1;
+	return names_two_keys(name, names_loose, keys);
 }
 
 int
