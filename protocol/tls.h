@@ -44,18 +44,10 @@
 #ifndef HOKITO_PROTOCOL_TLS_H
 #define HOKITO_PROTOCOL_TLS_H
 
+#include "tls-fingerprint.h"
 #include <stddef.h>
 
-#define TLS_ALPN                 "hokito/1"
-/* "SHA256:" and 64 lowercase hex digits: a certificate's fingerprint, the pin file's format. */
-#define TLS_FINGERPRINT_LEN      (7 + 64)
-/*
- * The same fingerprint as people read it, in the words of `openssl x509 -noout -fingerprint
- * -sha256` (OpenSSL 3): "sha256 Fingerprint=" and 32 uppercase hex pairs joined by colons. The
- * server logs its certificate's so, and a client shows it so when it asks to trust one.
- */
-#define TLS_FINGERPRINT_PREFIX   "sha256 Fingerprint="
-#define TLS_FINGERPRINT_TEXT_LEN (19 + 32 * 3 - 1)
+#define TLS_ALPN "hokito/1"
 
 enum tls_err {
 	TLS_ECONFIG = -1, /* a certificate, key or CA file did not load, or key and cert differ */
@@ -112,13 +104,6 @@ int tls_server_reload(struct tls_server *s, struct tls_error *err);
  * openssl (TLS_FINGERPRINT_PREFIX...), into buf (TLS_FINGERPRINT_TEXT_LEN + 1 bytes or more).
  */
 void tls_server_fingerprint(const struct tls_server *s, char *buf, size_t size);
-
-/*
- * A fingerprint of the pin file's form ("SHA256:hex", as tls_conn_fingerprint() gives it) in the
- * words of openssl, into buf (TLS_FINGERPRINT_TEXT_LEN + 1 bytes or more); "" for "". Returns
- * buf.
- */
-char *tls_fingerprint_text(const char *fp, char *buf, size_t size);
 
 /* Free a server (accepts NULL). Connections made from it stay valid. */
 void tls_server_free(struct tls_server *s);
