@@ -430,6 +430,13 @@ def test_api():
                 b.request({"type": "join", "game": st["game"]})
             yt = a.wait_for("your_turn")
             a.request({"type": "move", "move": yt["moves"][0]})
+            if not games:  # alice resumes from seq 0: the replay is every event, as sent
+                r = srv.connect()
+                r.send({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 0})
+                while 4 not in game_lines(r, st["game"]):
+                    r.recv()
+                a.close()
+                a = r
             a.request({"type": "resign"})
             b.wait_for("game_over")
             a.request({"type": "leave"})
@@ -446,6 +453,27 @@ def test_api():
         t.ok(st == 404, "/api/game/ID of a private game: 404", st)
         st, _, _ = http_get(HOST, p, "/api/game/g999")
         t.ok(st == 404, "/api/game/ID of no game: 404", st)
+        # the stored events: each line byte for byte as the players read it
+        sent = game_lines(b, games[0])
+        sent.update(game_lines(a, games[0]))
+        st, h, body = http_get(HOST, p, "/api/game/%s.json" % games[0])
+        lines = body.split(b"\n")
+        t.ok(st == 200 and h.get("content-type") == "application/json" and
+             h.get("access-control-allow-origin") == "*" and lines[0] == b"[" and
+             lines[-2:] == [b"]", b""], "/api/game/ID.json: a JSON array, one event a line",
+             (st, h, body[:200]))
+        events = [l[:-1] if l.endswith(b",") else l for l in lines[1:-2]]
+        seqs = [json.loads(e)["seq"] for e in events]
+        t.ok(seqs == list(range(1, len(events) + 1)) and
+             [json.loads(e)["type"] for e in events][-1] == "game_over" and
+             sorted(sent) == seqs and events == [sent[q] for q in seqs] and json.loads(body) ==
+             [json.loads(e) for e in events],
+             "/api/game/ID.json: every stored event, in order, the bytes the protocol sent",
+             (events, sent))
+        codes = [http_get(HOST, p, u)[0] for u in
+                 ("/api/game/%s.json" % games[2], "/api/game/g999.json", "/api/game/.json",
+                  "/api/game/%s.txt" % games[0], "/api/game/%s.json.json" % games[0])]
+        t.ok(codes == [404] * 5, "/api/game/ID.json of a private game or of none: 404", codes)
         carol = srv.connect("carol")  # at none of the games: sees the public ones only
         hist, _ = carol.request({"type": "history", "limit": 2})
         carol.close()
@@ -483,6 +511,16 @@ def test_api():
         st, h, body = http_get(HOST, p, "/api/leaderboard/hokito?limit=5")
         t.ok(st == 200 and json.loads(body) == board,
              "/api/leaderboard/KIND: the leaderboard page, as the protocol's", (body, board))
+        for who in ("walt", "WALT", "nobody"):
+            mine, _ = acc[1].request({"type": "history", "player": who, "limit": 5})
+            del mine["id"]
+            st, h, body = http_get(HOST, p, "/api/games?limit=5&player=" + who)
+            t.ok(st == 200 and json.loads(body) == mine,
+                 "/api/games?player=%s: the page the protocol's history player gives" % who,
+                 (body, mine))
+        t.ok(len(mine["games"]) == 0 and
+             len(json.loads(http_get(HOST, p, "/api/games?player=walt")[2])["games"]) == 1,
+             "/api/games?player=: that account's games only (one), none for no account")
         codes = [http_get(HOST, p, u)[0] for u in
                  ("/api/user/nobody", "/api/leaderboard/chess", "/api/leaderboard/oxono?limit=0")]
         t.ok(codes == [404, 404, 400], "no such account or kind: 404; a bad limit: 400", codes)
