@@ -178,6 +178,7 @@ archive_read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		lb->ops.pause(lb->ops.arg, peer, 0); /* its next requests come as before */
 	archive_read_free(r);
 	lb->reads_refused++;
+	lb->refusals[LOBBY_LIMIT_READS]++;
 	snprintf(lb->reads_refused_addr, sizeof lb->reads_refused_addr, "%s", peer->addr);
 	refuse(lb, peer, m, PROTO_ETOOMANYREADS,
 	       "your address has %u reads of the store under way; ask again once one is answered",
@@ -240,6 +241,7 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if ((uint64_t)m->offset > lb->cfg.max_history_offset) {
 		char text[128];
 
+		lb->refusals[LOBBY_LIMIT_HISTORY_OFFSET]++;
 		snprintf(text, sizeof text,
 		         "offset at most %u: page deeper with after (the next of the page before)",
 		         lb->cfg.max_history_offset);

@@ -89,6 +89,7 @@ struct http_stats {
 	uint64_t requests;       /* answered, any status */
 	uint64_t refused_rate;   /* 429: over --max-http-rate-per-addr */
 	uint64_t refused_origin; /* /ws upgrades refused for their Origin */
+	uint64_t refused_reads;  /* 429: a store read past --max-reads-per-addr */
 };
 
 struct http;

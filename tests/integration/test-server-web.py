@@ -16,7 +16,12 @@ its limits and close codes, the Origin check, the plain HTTP answers, and /metri
 - Plain HTTP: 404, 405 with Allow, HEAD, 426 for /ws without the upgrade, 429 with Retry-After past
   --max-http-rate-per-addr; every answer has the safety headers (CSP with frame-ancestors 'none',
   X-Content-Type-Options: nosniff).
-- /metrics passes `promtool check metrics` and counts the /ws connections; /healthz and /readyz.
+- /metrics passes `promtool check metrics` and counts the /ws connections, the logins and
+  password hashes by outcome and the game layer's refusals by limit; /healthz and /readyz.
+- A real Prometheus (Debian prometheus) on a loopback port scrapes /metrics every second; its
+  query API reads the games created, and a later value after one more game.
+- The read API: /api/game/ID, /api/game/ID.json (the stored events, the bytes the protocol
+  sent), /api/games (with ?player=), /api/user, /api/leaderboard, the stream.
 - A stop: the /ws client reads its bye, then the close code 1001.
 Everything runs on loopback addresses.
 """
@@ -328,6 +333,141 @@ def test_metrics():
         t.ok(srv.proc.wait(10) == 0, "a stop with a /ws client: hokitod exits 0")
     finally:
         srv.stop()
+
+
+def metric_values(text):
+    """The samples of a Prometheus text: {"name{labels}": value}."""
+    out = {}
+    for l in text.splitlines():
+        if l and not l.startswith("#"):
+            k, _, v = l.rpartition(" ")
+            out[k] = float(v)
+    return out
+
+
+def test_metrics_counts():
+    """/metrics counts the logins and hashes by outcome and the game layer's refusals by limit."""
+    srv = web_server("--max-games-per-addr", "1")
+    try:
+        p = srv.http_port
+        before = metric_values(http_get(HOST, p, "/metrics")[2].decode())
+        c = srv.connect()
+        r, _ = c.request({"type": "register", "name": "Metric", "password": "correct horse battery"})
+        assert r["type"] == "welcome", r
+        c.close()
+        for pw, want in (("correct horse battery", "welcome"), ("wrong horse", "error")):
+            c = srv.connect()
+            r, _ = c.request({"type": "hello", "protocol": 1, "name": "metric", "password": pw})
+            t.ok(r["type"] == want, "a login with %s: %s" % (pw, want), r)
+            c.close()
+        g1, g2 = srv.connect("g1"), srv.connect("g2")
+        r1, _ = g1.request({"type": "create", "kind": "hokito", "seat": "black"})
+        r2, _ = g2.request({"type": "create", "kind": "hokito", "seat": "black"})
+        t.ok(r2.get("code") == "too_many_games", "the address's second game: too_many_games", r2)
+        h, _ = g1.request({"type": "history", "offset": 5000})
+        t.ok(h.get("code") == "bad_value", "history past --max-history-offset: bad_value", h)
+        st, _, body = http_get(HOST, p, "/metrics")
+        m = metric_values(body.decode())
+        moved = {k: m[k] - before.get(k, 0) for k in m
+                 if k.startswith(("hokito_logins_total", "hokito_password_hashes_total",
+                                  "hokito_refusals_total")) and m[k] != before.get(k, 0)}
+        t.ok(moved == {'hokito_logins_total{outcome="ok"}': 1,
+                       'hokito_logins_total{outcome="wrong_password"}': 1,
+                       'hokito_password_hashes_total{outcome="ok"}': 2,
+                       'hokito_password_hashes_total{outcome="mismatch"}': 1,
+                       'hokito_refusals_total{limit="max-games-per-addr"}': 1,
+                       'hokito_refusals_total{limit="max-history-offset"}': 1},
+             "/metrics: the logins and hashes by outcome, the refusals by limit, and no other",
+             moved)
+        t.ok(all(k in m for k in ('hokito_logins_total{outcome="throttled"}',
+                                  'hokito_refusals_total{limit="max-rate-per-addr"}',
+                                  "hokito_password_jobs_queued", "hokito_password_jobs",
+                                  "hokito_store_reads_queued", "hokito_searches",
+                                  "hokito_sessions")),
+             "/metrics: the throttled logins, the game layer's limits, the queues, the sessions")
+        t.ok(m["hokito_password_jobs"] == 0 and m["hokito_store_reads_queued"] == 0 and
+             m["hokito_searches"] == 0, "/metrics: nothing queued once everything is answered",
+             (m["hokito_password_jobs"], m["hokito_store_reads_queued"], m["hokito_searches"]))
+        promtool = shutil.which("promtool")
+        r = subprocess.run([promtool or "promtool", "check", "metrics"], input=body,
+                           capture_output=True, timeout=30) if promtool else None
+        t.ok(r is not None and r.returncode == 0, "promtool check metrics: no problem",
+             r and r.stdout.decode() + r.stderr.decode())
+        g1.close()
+        g2.close()
+    finally:
+        t.ok(srv.stop() == 0, "metrics counts: hokitod stops cleanly")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def test_prometheus():
+    """A real Prometheus scrapes /metrics every second and answers a query of what moved."""
+    prom = shutil.which("prometheus") or "/usr/bin/prometheus"
+    if not os.path.exists(prom):
+        t.ok(False, "prometheus (Debian prometheus is not installed)")
+        return
+    srv = web_server()
+    tmp = tempfile.mkdtemp(prefix="hokito-prom-")
+    proc = None
+    try:
+        a, b = srv.connect("p1"), srv.connect("p2")
+        for _ in range(3):
+            st, _ = a.request({"type": "create", "kind": "oxono", "seat": "pink"})
+            a.request({"type": "leave"})
+        port = free_port()
+        with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                    "scrape_configs:\n  - job_name: hokitod\n    metrics_path: /metrics\n"
+                    "    static_configs:\n      - targets: [\"%s:%d\"]\n"
+                    % (HOST, srv.http_port))
+        proc = subprocess.Popen(
+            [prom, "--config.file", os.path.join(tmp, "prometheus.yml"),
+             "--storage.tsdb.path", os.path.join(tmp, "data"),
+             "--web.listen-address", "%s:%d" % (HOST, port), "--log.level", "warn"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "log"), "w"))
+
+        def query(q):
+            st, _, body = http_get(HOST, port, "/api/v1/query?query=" + q)
+            if st != 200:
+                return None
+            res = json.loads(body)["data"]["result"]
+            return float(res[0]["value"][1]) if res else None
+
+        got, deadline = None, time.time() + 30
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                got = query("hokito_games_created_total")
+            except OSError:
+                got = None  # not listening yet
+            if got is not None:
+                break
+            time.sleep(0.25)
+        t.ok(got == 3, "Prometheus scraped /metrics: hokito_games_created_total is 3", got)
+        up = query("up%7Bjob%3D%22hokitod%22%7D")
+        t.ok(up == 1, "Prometheus: the hokitod target is up", up)
+        b.request({"type": "create", "kind": "hokito", "seat": "black"})
+        got, deadline = None, time.time() + 15
+        while time.time() < deadline and got != 4:
+            time.sleep(0.25)
+            got = query("hokito_games_created_total")
+        t.ok(got == 4, "a game later: Prometheus reads 4 at a later scrape", got)
+        a.close()
+        b.close()
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+        t.ok(srv.stop() == 0, "prometheus: hokitod stops cleanly")
 
 
 def test_slow_reader():
@@ -644,6 +784,8 @@ t.run("the TCP side's limits on /ws", test_limits)
 t.run("the Origin check", test_origin)
 t.run("plain HTTP", test_http)
 t.run("metrics, health, readiness", test_metrics)
+t.run("the metrics' counts", test_metrics_counts)
+t.run("a real Prometheus scrapes", test_prometheus)
 t.run("a /ws client that does not read", test_slow_reader)
 t.run("HTTPS and wss://", test_https)
 t.run("the read API", test_api)
