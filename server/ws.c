@@ -7,10 +7,12 @@
  * max_line bytes, freed once it is whole; a message in one piece goes up from libwebsockets'
  * buffer; a longer one is refused as the network layer refuses a long line, and what follows is
  * discarded), and the
- * lines the network layer released to it, as wire references, until the socket is writable:
- * libwebsockets writes one frame per lws_write(), so the writable callback writes frames while
- * the kernel takes them (lws_send_pipe_choked()) and asks again for the rest. What it holds
- * counts against max_output (link_pending()).
+ * lines the network layer released to it while earlier ones wait, as wire references, until
+ * the socket is writable: the writable callback writes them while the kernel takes them
+ * (lws_send_pipe_choked()) and asks again for the rest. Lines with nothing before them go at
+ * once (link_write()); the rest of a partial send is libwebsockets' to hold and send. A turn's
+ * lines to a connection go in one send (frames_write()). What it holds counts against
+ * max_output (link_pending()).
  *
  * The two sides let go of each other as net.h says: when the network layer closes without a
  * flush, conn->peer is cleared and libwebsockets is asked to kill the connection; when
@@ -120,11 +122,10 @@ link_write(void *link, struct wire *const *w, size_t count)
 		conn->q_head = conn->q_len = 0;
 	/* lws_send_pipe_choked(): also while libwebsockets holds the rest of a partial send */
 	if (conn->q_len == 0 && !conn->closing && !lws_send_pipe_choked(conn->wsi)) {
-		if (frames_write(conn, w, count) < 0) {
-			conn->peer = NULL; /* the network layer hears of it: net_link_closed() */
+		/* on a failure: the network layer hears of the close from net_link_closed() */
+		if (frames_write(conn, w, count) < 0)
 			lws_set_timeout(conn->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT,
 			                LWS_TO_KILL_ASYNC);
-		}
 		return; /* what the kernel did not take, libwebsockets holds and sends */
 	}
 	for (; i < count; i++) {

@@ -1370,7 +1370,7 @@ lg_setup_more(struct loadgen *lg)
 {
 	if (lg->measuring || lg->started || lg->stopped)
 		return;
-	while (lg->next_connect < lg->nconns && lg->inflight < lg->burst)
+	while (!lg->stopped && lg->next_connect < lg->nconns && lg->inflight < lg->burst)
 		conn_start(lg, lg->next_connect++);
 	if (lg->nready < lg->nconns)
 		return;

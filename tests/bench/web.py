@@ -14,8 +14,8 @@ load comes from 127.0.0.1):
 - spectators: one live game (its pair playing as fast as the server answers) watched by
   --spectators spectators over TCP, then over /ws: move events delivered a second (target: ws
   at 0.8 of tcp or more).
-- idle: --idle connections that say hello and hold still, over TCP then /ws: the server's RSS
-  growth per connection.
+- idle: --idle connections that say hello and hold still, over TCP then /ws, each side on a
+  fresh hokitod of its own: the server's RSS growth per connection.
 - moves: --pairs pairs of players over TCP, then over /ws: moves a second (target: 0.7).
 - api: one TCP connection sending ping after ping, alone (its p99 round trip), then while
   --http-clients HTTP connections loop GET /api/game/ID (a finished game's record, a store
@@ -74,6 +74,11 @@ class Hokitod:
         raise SystemExit("web.py: hokitod did not start (see %s)" % self.log.name)
 
     def stop(self):
+        if self.proc.poll() is not None:
+            self.log.flush()
+            with open(self.log.name) as f:
+                sys.stderr.write("web.py: hokitod exited early (%d):\n%s" % (
+                    self.proc.returncode, f.read()[-3000:]))
         self.proc.terminate()
         try:
             self.proc.wait(20)
@@ -95,6 +100,7 @@ def loadgen(lg, args, timeout):
                                                                   r.returncode, r.stderr[-600:]))
         return None
     print("  " + line, flush=True)
+    time.sleep(1)  # the server closes the connections of this run before the next one
     return fields(line)
 
 
@@ -113,11 +119,19 @@ def bench_spectators(lg, srv, a, out):
 
 
 def bench_idle(lg, srv, a, out):
+    """On a hokitod of its own, fresh: what the others left in its heap is not in the figure."""
     for side in ("tcp", "ws"):
-        f = loadgen(lg, ["idle", "--port", str(srv.http if side == "ws" else srv.tcp),
-                         "--conns", str(a.idle), "--seconds", "2", "--pid",
-                         str(srv.proc.pid), "--label", "idle-" + side] +
-                    (["--ws"] if side == "ws" else []), 120)
+        tmp = tempfile.mkdtemp(prefix="hokito-bench-idle-")
+        own = Hokitod(a.hokitod, tmp, a.idle + 64)
+        try:
+            time.sleep(0.5)
+            f = loadgen(lg, ["idle", "--port", str(own.http if side == "ws" else own.tcp),
+                             "--conns", str(a.idle), "--seconds", "2", "--pid",
+                             str(own.proc.pid), "--label", "idle-" + side] +
+                        (["--ws"] if side == "ws" else []), 120)
+        finally:
+            own.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
         out.setdefault("idle-" + side, []).append(float(f["per_conn_bytes"]) if f else None)
 
 
@@ -167,6 +181,7 @@ def main():
     a = ap.parse_args()
     only = a.only.split(",")
     hokitod, lg = release()
+    a.hokitod = hokitod
     clients = max(a.spectators, a.idle, 2 * a.pairs, a.http_clients) + 64
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 2 * clients + 256), hard))
