@@ -704,6 +704,8 @@ line_moves(const char *line, size_t len, const char **start, size_t *size, int m
 }
 
 /* The think timer: send the moves whose thinking time has passed, re-arm for the next. */
+static void http_next(struct lg_conn *c);
+
 static void
 think_cb(uv_timer_t *t)
 {
@@ -713,7 +715,9 @@ think_cb(uv_timer_t *t)
 
 	while ((e = TAILQ_FIRST(&lg->thinking)) != NULL && e->due_ms <= now) {
 		TAILQ_REMOVE(&lg->thinking, e, link);
-		if (!e->c->dead && !e->c->closing)
+		if (e->c->role == ROLE_HTTP && !e->c->dead && !e->c->closing && !lg->stopped)
+			http_next(e->c);
+		else if (!e->c->dead && !e->c->closing)
 			pair_move(e->c->pair, e->c, e->move, e->seq);
 		free(e);
 	}
@@ -1194,7 +1198,9 @@ http_input(struct lg_conn *c)
 		if (lg->measuring) {
 			hist_add(&lg->rtt, now_ns() - c->sent_ns);
 			lg_op(lg);
-			if (!lg->stopped)
+			if (!lg->stopped && lg->think_ms > 0)
+				think_later(c, "", 0); /* --think: the next request after a pause */
+			else if (!lg->stopped)
 				http_next(c);
 		}
 	}
@@ -1580,7 +1586,8 @@ usage(FILE *f)
 	        "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
 	        "  --seed N           random moves' seed (default 1)\n"
 	        "  --think MS         hokito: each player waits MS ms before each move (a\n"
-	        "                     person's pace; default 0: at once)\n"
+	        "                     person's pace; default 0: at once); http: each\n"
+	        "                     connection between an answer and its next request\n"
 	        "  --label TEXT       copied into the output line\n"
 	        "  --tls              TLS on every connection (hokitod --listen-tls, Redis\n"
 	        "                     --tls-port); the certificate is not checked (loopback)\n"

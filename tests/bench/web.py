@@ -19,7 +19,9 @@ load comes from 127.0.0.1):
 - moves: --pairs pairs of players over TCP, then over /ws: moves a second (target: 0.7).
 - api: one TCP connection sending ping after ping, alone (its p99 round trip), then while
   --http-clients HTTP connections loop GET /api/game/ID (a finished game's record, a store
-  read off the loop) and GET /metrics (target: within 2x of the quiet p99).
+  read off the loop) and GET /metrics (target: within 2x of the quiet p99): first as fast as
+  they are answered, then each pausing 50 ms after each answer (the 20 requests a second of
+  the default --max-http-rate-per-addr).
 
 The load generator is tests/bench/loadgen (one thread, libuv); its CPU and the server's are in
 each line (lg_cpu, srv_cpu: seconds of CPU a second). Loopback only; every wait is bounded.
@@ -145,24 +147,29 @@ def bench_moves(lg, srv, a, out):
 
 
 def bench_api(lg, srv, a, out):
-    """A pinging TCP client alone, then beside --http-clients looping the API and /metrics."""
+    """A pinging TCP client alone, then beside --http-clients looping the API and /metrics:
+    as fast as they are answered, then each at the default --max-http-rate-per-addr (20 a
+    second: a pause of 50 ms after each answer)."""
     ping = ["ping", "--port", str(srv.tcp), "--conns", "1", "--seconds", str(a.seconds)]
     f = loadgen(lg, ping + ["--label", "ping-quiet"], 60 + a.seconds)
     out.setdefault("ping-quiet", []).append(float(f["rtt_p99_us"]) if f else None)
     game = "g1"  # the moves round's first game: finished, in the store
-    http = subprocess.Popen(
-        [lg, "http", "--port", str(srv.http), "--conns", str(a.http_clients), "--seconds",
-         str(a.seconds + 2), "--path", "/api/game/" + game, "--path", "/metrics", "--label",
-         "http-load"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1)  # the HTTP clients are set up and looping
-    f = loadgen(lg, ping + ["--label", "ping-loaded"], 60 + a.seconds)
-    out.setdefault("ping-loaded", []).append(float(f["rtt_p99_us"]) if f else None)
-    so, se = http.communicate(timeout=60 + a.seconds)
-    if so.strip():
-        print("  " + so.strip().splitlines()[-1], flush=True)
-        out.setdefault("http-req", []).append(float(fields(so)["req_per_s"]))
-    else:
-        sys.stderr.write("web.py: the HTTP load failed: %s\n" % se[-600:])
+    for pace, think in (("", []), ("-paced", ["--think", "50"])):
+        http = subprocess.Popen(
+            [lg, "http", "--port", str(srv.http), "--conns", str(a.http_clients),
+             "--seconds", str(a.seconds + 2), "--path", "/api/game/" + game, "--path",
+             "/metrics", "--label", "http-load" + pace] + think,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)  # the HTTP clients are set up and looping
+        f = loadgen(lg, ping + ["--label", "ping-loaded" + pace], 60 + a.seconds)
+        out.setdefault("ping-loaded" + pace, []).append(float(f["rtt_p99_us"]) if f else None)
+        so, se = http.communicate(timeout=60 + a.seconds)
+        if so.strip():
+            print("  " + so.strip().splitlines()[-1], flush=True)
+            out.setdefault("http-req" + pace, []).append(float(fields(so)["req_per_s"]))
+        else:
+            sys.stderr.write("web.py: the HTTP load failed: %s\n" % se[-600:])
+        time.sleep(1)
 
 
 BENCHES = {"moves": bench_moves, "spectators": bench_spectators, "idle": bench_idle,
@@ -209,13 +216,17 @@ def main():
                 "met" if ok else "MISSED"))
     ratio("spectators deliveries/s", "spect-ws", "spect-tcp", 0.8, "ws %.0f, tcp %.0f")
     ratio("moves/s of %d pairs" % a.pairs, "moves-ws", "moves-tcp", 0.7, "ws %.0f, tcp %.0f")
-    ratio("ping p99 beside the API", "ping-loaded", "ping-quiet", 2.0,
+    ratio("ping p99 beside the API, clients unpaced", "ping-loaded", "ping-quiet", 2.0,
           "loaded %.0f us, quiet %.0f us", higher=False)
+    ratio("ping p99 beside the API, clients at 20/s each", "ping-loaded-paced", "ping-quiet",
+          2.0, "loaded %.0f us, quiet %.0f us", higher=False)
     if "idle-ws" in out:
         print("  idle connection RSS: ws %.0f bytes, tcp %.0f bytes" % (
             median(out["idle-ws"]), median(out.get("idle-tcp", []))))
-    if "http-req" in out:
-        print("  HTTP requests a second meanwhile: %.0f" % median(out["http-req"]))
+    for pace in ("", "-paced"):
+        if "http-req" + pace in out:
+            print("  HTTP requests a second meanwhile%s: %.0f" % (
+                pace and " (paced)", median(out["http-req" + pace])))
 
 
 main()
