@@ -120,8 +120,12 @@ link_write(void *link, struct wire *const *w, size_t count)
 
 	if (conn->q_head > 0 && conn->q_head == conn->q_len)
 		conn->q_head = conn->q_len = 0;
-	/* lws_send_pipe_choked(): also while libwebsockets holds the rest of a partial send */
-	if (conn->q_len == 0 && !conn->closing && !lws_send_pipe_choked(conn->wsi)) {
+	/*
+	 * not while libwebsockets holds the rest of a partial send (lws_partial_buffered(): no
+	 * system call, where lws_send_pipe_choked() polls): a full socket buffer makes the send
+	 * partial, and the next lines wait in the queue
+	 */
+	if (conn->q_len == 0 && !conn->closing && !lws_partial_buffered(conn->wsi)) {
 		/* on a failure: the network layer hears of the close from net_link_closed() */
 		if (frames_write(conn, w, count) < 0)
 			lws_set_timeout(conn->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT,
