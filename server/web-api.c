@@ -50,8 +50,11 @@ web_api_games_get(struct http *h, const struct http_request *rq, struct http_rep
 		                  WEB_API_LIMIT_MAX);
 		return;
 	}
-	if (query_num(rq, "offset", 0, 1000000000, &offset) < 0) {
-		http_reply_printf(out, 400, TEXT, "offset is a number from 0\n");
+	if (query_num(rq, "offset", 0, http_config_of(h)->max_history_offset, &offset) < 0) {
+		http_reply_printf(out, 400, TEXT,
+		                  "offset is a number from 0 to %u (page deeper with after, the "
+		                  "next of the page before)\n",
+		                  http_config_of(h)->max_history_offset);
 		return;
 	}
 	if (http_query(rq, "player", player, sizeof player) >= 0) {

@@ -668,6 +668,11 @@ def test_api():
             c.close()
         st1, _, _ = http_get(HOST, p, "/api/games?limit=0")
         st2, _, _ = http_get(HOST, p, "/api/games?offset=x")
+        st4, _, body4 = http_get(HOST, p, "/api/games?offset=1001")  # --max-history-offset
+        st5, _, _ = http_get(HOST, p, "/api/games?offset=1000")
+        t.ok(st4 == 400 and b"1000" in body4 and st5 == 200,
+             "/api/games: an offset past --max-history-offset (1000) gets 400, as history's",
+             (st4, body4, st5))
         st3, _, _ = http_get(HOST, p, "/api/games?after=nonsense")
         t.ok((st1, st2, st3) == (400, 400, 400), "a bad limit, offset or after: 400",
              (st1, st2, st3))
