@@ -12,8 +12,32 @@
 #include "accounts.h"
 #include "names.h"
 #include "osrand.h"
+#include "password.h"
 #include "throttle.h"
 #include "xmalloc.h"
+
+const char *const accounts_login_names[ACCOUNTS_LOGIN_OUTCOMES] = {
+        [ACCOUNTS_LOGIN_OK] = "ok",
+        [ACCOUNTS_LOGIN_WRONG_PASSWORD] = "wrong_password",
+        [ACCOUNTS_LOGIN_CLOSED] = "account_closed",
+        [ACCOUNTS_LOGIN_THROTTLED] = "throttled",
+        [ACCOUNTS_LOGIN_INSECURE] = "insecure_transport",
+};
+
+const char *const accounts_hash_names[ACCOUNTS_HASH_OUTCOMES] = {
+        [ACCOUNTS_HASH_OK] = "ok",
+        [ACCOUNTS_HASH_MISMATCH] = "mismatch",
+        [ACCOUNTS_HASH_ERROR] = "error",
+};
+
+void
+accounts_job_done(struct accounts *as, int rc)
+{
+	as->jobs_out--;
+	as->hashes[rc == 0                    ? ACCOUNTS_HASH_OK
+	           : rc == PASSWORD_EMISMATCH ? ACCOUNTS_HASH_MISMATCH
+	                                      : ACCOUNTS_HASH_ERROR]++;
+}
 
 /* A loose key (names_loose_key()) and how many accounts have it: two may ("a_b", "ab"). */
 struct accounts_loose {

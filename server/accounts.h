@@ -64,6 +64,28 @@ struct account {
 	struct account_addr known[ACCOUNTS_KNOWN_MAX]; /* where it logged in from lately */
 };
 
+/* How a login with a password (hello with name and password) ended, for the metrics. */
+enum accounts_login_outcome {
+	ACCOUNTS_LOGIN_OK,             /* welcome */
+	ACCOUNTS_LOGIN_WRONG_PASSWORD, /* wrong_password (or no such account) */
+	ACCOUNTS_LOGIN_CLOSED,         /* account_closed: the password was right */
+	ACCOUNTS_LOGIN_THROTTLED,      /* login_throttled: too many failures, or hashes out */
+	ACCOUNTS_LOGIN_INSECURE,       /* insecure_transport */
+	ACCOUNTS_LOGIN_OUTCOMES
+};
+
+/* How a password job (a hash made or checked) ended, for the metrics. */
+enum accounts_hash_outcome {
+	ACCOUNTS_HASH_OK,       /* made, or checked and right */
+	ACCOUNTS_HASH_MISMATCH, /* checked: not the password */
+	ACCOUNTS_HASH_ERROR,    /* failed (no memory, a damaged stored hash) */
+	ACCOUNTS_HASH_OUTCOMES
+};
+
+/* Their names, as the metrics' labels: "ok", "wrong_password", ... */
+extern const char *const accounts_login_names[ACCOUNTS_LOGIN_OUTCOMES];
+extern const char *const accounts_hash_names[ACCOUNTS_HASH_OUTCOMES];
+
 /* Which limit refused a login (accounts_login_check()). */
 enum accounts_limit {
 	ACCOUNTS_LIMIT_PAIR = -1,    /* this account from this address */
@@ -89,11 +111,16 @@ struct accounts {
 	                        (accounts_init(): ACCOUNTS_SPREAD_MIN) */
 	int64_t next_id;     /* the id the next account gets */
 	unsigned jobs_out;   /* password jobs out to the hasher (auth.c caps them) */
+	uint64_t logins[ACCOUNTS_LOGIN_OUTCOMES]; /* logins with a password since the start */
+	uint64_t hashes[ACCOUNTS_HASH_OUTCOMES];  /* password jobs done since the start */
 	unsigned busy_refused;    /* logins refused as AUTH_JOBS_MAX were out, not logged yet */
 	uint64_t busy_logged_at;  /* when those refusals were last logged (ops->now), or 0 */
 	unsigned bound_refused;   /* logins refused by an account's own bound, not logged yet */
 	uint64_t bound_logged_at; /* when those were last logged (ops->now), or 0 */
 };
+
+/* A password job that was out came back with rc (0 or a password_error): counted, jobs_out less. */
+void accounts_job_done(struct accounts *as, int rc);
 
 /* Set up an empty set and its throttles (throttle_config_default), with random seeds. */
 void accounts_init(struct accounts *as);

@@ -21,6 +21,7 @@
 #include "names.h"
 #include "record.h"
 #include "store-port.h"
+#include "store.h"
 #include "xmalloc.h"
 
 /*
@@ -144,6 +145,10 @@ archive_read_run(const struct store_read_port *port, struct archive_read *r)
 		        xmalloc((r->board.limit > 0 ? r->board.limit : 1) * sizeof *r->entries);
 		r->rc = port->leaderboard(port->impl, &r->board, r->entries, &r->more, &r->err);
 		break;
+	case ARCHIVE_READ_EVENTS:
+		r->rc = port->events(port->impl, r->game_id, r->public_only ? &r->viewer : NULL,
+		                     &r->events, &r->nevents, &r->err);
+		break;
 	}
 }
 
@@ -156,6 +161,7 @@ archive_read_free(struct archive_read *r)
 	free(r->text);
 	free(r->rated);
 	free(r->entries);
+	store_events_free(r->events, r->nevents);
 	free(r);
 }
 
@@ -172,6 +178,7 @@ archive_read_start(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 		lb->ops.pause(lb->ops.arg, peer, 0); /* its next requests come as before */
 	archive_read_free(r);
 	lb->reads_refused++;
+	lb->refusals[LOBBY_LIMIT_READS]++;
 	snprintf(lb->reads_refused_addr, sizeof lb->reads_refused_addr, "%s", peer->addr);
 	refuse(lb, peer, m, PROTO_ETOOMANYREADS,
 	       "your address has %u reads of the store under way; ask again once one is answered",
@@ -234,6 +241,7 @@ handle_history(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if ((uint64_t)m->offset > lb->cfg.max_history_offset) {
 		char text[128];
 
+		lb->refusals[LOBBY_LIMIT_HISTORY_OFFSET]++;
 		snprintf(text, sizeof text,
 		         "offset at most %u: page deeper with after (the next of the page before)",
 		         lb->cfg.max_history_offset);
@@ -434,5 +442,7 @@ archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 	case ARCHIVE_READ_PROFILE:
 	case ARCHIVE_READ_LEADERBOARD:
 		break; /* ladder_reply()'s (handlers_read_done()) */
+	case ARCHIVE_READ_EVENTS:
+		break; /* asked by the HTTP side only (web_api_answer()) */
 	}
 }

@@ -22,6 +22,7 @@ enum archive_read_kind {
 	ARCHIVE_READ_RECORD,      /* the record of a game */
 	ARCHIVE_READ_PROFILE,     /* an account's last rated games (profile: ladder.c) */
 	ARCHIVE_READ_LEADERBOARD, /* a page of a leaderboard (ladder.c) */
+	ARCHIVE_READ_EVENTS,      /* the stored events of a game (GET /api/game/ID.json) */
 };
 
 #define ARCHIVE_RECENT 10 /* rated games a profile lists */
@@ -39,9 +40,9 @@ struct archive_read {
 	/* the question */
 	struct store_history_query query; /* history */
 	char game_id[STORE_ID_MAX];       /* record: the game */
-	int public_only;            /* record: asked by id, so a private game is not found ... */
-	struct store_viewer viewer; /* ... but by a player who held a seat in it */
-	int64_t account;            /* profile: whose games */
+	int public_only; /* record, events: asked by id, so a private game is not found ... */
+	struct store_viewer viewer;     /* ... but by a player who held a seat in it */
+	int64_t account;                /* profile: whose games */
 	struct store_board_query board; /* leaderboard */
 	/* the answer */
 	int rc;                   /* games in `games`, the record's length, or a store error */
@@ -52,6 +53,8 @@ struct archive_read {
 	struct store_rated_game *rated; /* profile: room for ARCHIVE_RECENT games (owned) */
 	struct store_board_entry *entries; /* leaderboard: room for board.limit (owned) */
 	int more;                          /* leaderboard: more entries follow */
+	struct store_event *events;        /* events: the game's, in order (owned) */
+	size_t nevents;                    /* events: how many */
 };
 
 /* history: a page of finished games from the store, most recent first: public ones and the

@@ -263,8 +263,10 @@ auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	        names_account_valid(m->name) && names_account_key(m->name, key, sizeof key) >= 0;
 	int rc;
 
-	if (!auth_transport_ok(lb, peer, m))
+	if (!auth_transport_ok(lb, peer, m)) {
+		lb->accounts.logins[ACCOUNTS_LOGIN_INSECURE]++;
 		return;
+	}
 	if (!valid) /* a name no account can have: counted under the address only */
 		snprintf(key, sizeof key, "-");
 	else
@@ -272,11 +274,15 @@ auth_login(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if ((rc = accounts_login_check(&lb->accounts, a, key, peer->addr, now, &retry)) < 0) {
 		if (rc == ACCOUNTS_LIMIT_ACCOUNT)
 			auth_bound_log(lb, key);
+		lb->accounts.logins[ACCOUNTS_LOGIN_THROTTLED]++;
 		auth_refuse_throttled(lb, peer, m, retry);
 		return;
 	}
-	if (!auth_room(lb, peer, m, 0))
+	if (!auth_room(lb, peer, m, 0)) {
+		if (lb->ops.hash != NULL) /* else: no accounts here */
+			lb->accounts.logins[ACCOUNTS_LOGIN_THROTTLED]++;
 		return;
+	}
 	j = auth_job_new(lb, peer, m, a != NULL ? AUTH_LOGIN : AUTH_LOGIN_NONE);
 	j->counted = accounts_login_begin(&lb->accounts, a, key, peer->addr, now);
 	snprintf(j->key, sizeof j->key, "%s", key);
@@ -476,6 +482,7 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 			log_error("account '%s': its stored hash is damaged", j->key);
 		/* a password reset while this one was checked: the old one opens nothing */
 		if (j->rc != 0 || a == NULL || strcmp(a->row.hash, j->hash) != 0) {
+			lb->accounts.logins[ACCOUNTS_LOGIN_WRONG_PASSWORD]++;
 			lobby_refuse(lb, peer, m, PROTO_EWRONGPASSWORD,
 			             "no account of that name and password");
 			return; /* the attempt stays counted as a failure */
@@ -484,10 +491,12 @@ auth_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, struc
 		                       lobby_time(lb));
 		/* only once the password is right: closed or banned, one answer for both */
 		if (a->row.closed_ms != 0 || a->row.banned_ms != 0) {
+			lb->accounts.logins[ACCOUNTS_LOGIN_CLOSED]++;
 			lobby_refuse(lb, peer, m, PROTO_EACCOUNTCLOSED,
 			             "this account is closed: it logs in no more");
 			return;
 		}
+		lb->accounts.logins[ACCOUNTS_LOGIN_OK]++;
 		auth_welcome(lb, peer, m, a);
 		return;
 	case AUTH_CHANGE:

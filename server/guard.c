@@ -96,6 +96,7 @@ guard_rate_refuse(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 	char text[200];
 	int closing;
 
+	lb->refusals[LOBBY_LIMIT_RATE]++;
 	guard_limited(lb, peer);
 	if (peer->refused == 0 || now - peer->refused_at >= GUARD_REFUSED_WINDOW_MS) {
 		peer->refused = 0;
@@ -181,6 +182,7 @@ guard_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	int rc;
 
 	if (with_computer && computer_full(lb)) {
+		lb->refusals[LOBBY_LIMIT_THINKING]++;
 		log_warn(
 		        "a game against the computer refused: %u are being played (--max-thinking)",
 		        lb->cfg.max_thinking);
@@ -194,6 +196,7 @@ guard_refuse_create(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	if (rc == 0)
 		return 0;
 	guard_limited(lb, peer);
+	lb->refusals[rc == QUOTA_EFULL ? LOBBY_LIMIT_GAMES_PER_ADDR : LOBBY_LIMIT_CREATES]++;
 	if (rc == QUOTA_EFULL)
 		lobby_refuse(lb, peer, m, PROTO_ETOOMANYGAMES,
 		             "your address holds %u games not over already; finish one first",
@@ -213,6 +216,7 @@ guard_lookup_begin(struct lobby *lb, struct lobby_peer *peer, const struct msg *
 	if (lb->lookups == NULL || throttle_begin(lb->lookups, peer->addr, lb->ops.now(lb->ops.arg),
 	                                          &retry) != THROTTLE_EAGAIN)
 		return 0;
+	lb->refusals[LOBBY_LIMIT_LOOKUPS]++;
 	guard_limited(lb, peer);
 	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
 	             "too many failed lookups of invite codes and tokens from your address; "
@@ -244,6 +248,7 @@ idle_close(struct lobby *lb, uint64_t real_now)
 			continue;
 		log_info("%s (%s) closed: idle for %llu s at no game", s->id, s->name,
 		         (unsigned long long)((real_now - s->active_at) / 1000));
+		lb->refusals[LOBBY_LIMIT_IDLE]++;
 		lobby_send(lb, peer,
 		           msg_bye_new("idle", "no request for a long time while at no game"));
 		peer->session = NULL;
@@ -319,6 +324,7 @@ guard_refuse_session(struct lobby *lb, struct lobby_peer *peer, const struct msg
 	if (lb->quota == NULL ||
 	    quota_session_begin(lb->quota, peer->addr, lb->ops.now(lb->ops.arg), &retry) == 0)
 		return 0;
+	lb->refusals[LOBBY_LIMIT_SESSIONS]++;
 	guard_limited(lb, peer);
 	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
 	             "more than %u new sessions a minute from your address; wait %llu ms, or "
@@ -349,6 +355,7 @@ guard_refuse_register(struct lobby *lb, struct lobby_peer *peer, const struct ms
 
 	if (lb->quota == NULL || quota_register_begin(lb->quota, peer->addr, now, &retry) == 0)
 		return 0;
+	lb->refusals[LOBBY_LIMIT_ACCOUNTS]++;
 	lb->registers_refused++;
 	snprintf(lb->registers_addr, sizeof lb->registers_addr, "%s", peer->addr);
 	if (lb->registers_log_at == 0 || now - lb->registers_log_at >= GUARD_LOG_MS) {

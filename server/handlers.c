@@ -467,7 +467,7 @@ handlers_auth_done(struct lobby *lb, struct auth_job *j)
 {
 	struct lobby_wait *w = lobby_wait_find(lb, j->ticket);
 
-	lb->accounts.jobs_out--;
+	accounts_job_done(&lb->accounts, j->rc);
 	if (w == NULL) { /* its connection is gone */
 		auth_abandon(lb, j);
 		auth_job_free(j);

@@ -40,6 +40,7 @@ struct hasher {
 	uv_mutex_t lock;  /* guards todo, done, stopping and alive */
 	uv_cond_t more;   /* signalled when todo grows or stopping is set */
 	struct hasher_works todo; /* asked, not run yet, in order */
+	unsigned queued;          /* jobs in todo */
 	struct hasher_works done; /* run, not delivered yet */
 	int stopping;             /* the threads must end once their job is run */
 	unsigned alive;           /* threads not ended yet */
@@ -60,6 +61,17 @@ works_free(struct hasher_works *works)
 		auth_job_free(w->job);
 		free(w);
 	}
+}
+
+unsigned
+hasher_queued(struct hasher *h)
+{
+	unsigned n;
+
+	uv_mutex_lock(&h->lock);
+	n = h->queued;
+	uv_mutex_unlock(&h->lock);
+	return n;
 }
 
 unsigned
@@ -112,6 +124,7 @@ hasher_thread(void *arg)
 			break;
 		w = STAILQ_FIRST(&h->todo);
 		STAILQ_REMOVE_HEAD(&h->todo, link);
+		h->queued--;
 		uv_mutex_unlock(&h->lock);
 		auth_job_run(w->job);
 		uv_mutex_lock(&h->lock);
@@ -221,6 +234,7 @@ hasher_submit(void *arg, struct auth_job *j)
 		return;
 	}
 	STAILQ_INSERT_TAIL(&h->todo, w, link);
+	h->queued++;
 	uv_cond_signal(&h->more);
 	uv_mutex_unlock(&h->lock);
 }
@@ -235,6 +249,7 @@ hasher_stop(struct hasher *h)
 	uv_mutex_lock(&h->lock);
 	h->stopping = 1;
 	STAILQ_CONCAT(&dropped, &h->todo);
+	h->queued = 0;
 	uv_cond_broadcast(&h->more);
 	uv_mutex_unlock(&h->lock);
 	works_free(&dropped);

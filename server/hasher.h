@@ -30,6 +30,9 @@ typedef void (*hasher_done_cb)(void *arg, struct auth_job *j);
  */
 int hasher_create(uv_loop_t *loop, hasher_done_cb done, void *arg, struct hasher **out);
 
+/* The jobs submitted that no thread has taken yet (on the loop's thread). */
+unsigned hasher_queued(struct hasher *h);
+
 /* The threads a pool starts on this machine: the cores online less one, 1 to HASHER_THREADS_MAX. */
 unsigned hasher_threads(void);
 

@@ -1193,6 +1193,7 @@ main(int argc, char **argv)
 		hcfg.max_line = ncfg.max_line;
 		hcfg.keepalive_s = ncfg.keepalive_s;
 		hcfg.timeout_s = (unsigned)(ncfg.hello_timeout_ms / 1000);
+		hcfg.max_history_offset = lcfg.max_history_offset;
 		rc = node_listen_http(d.node, &hcfg, http_bound, https_bound, sizeof http_bound);
 	}
 	if (rc < 0)

@@ -192,6 +192,7 @@ http_defer(struct http *h, const struct http_request *rq, struct archive_read *r
 	r->ticket = ticket;
 	snprintf(r->addr, sizeof r->addr, "%s", rq->addr);
 	if (h->ops.read(h->ops.arg, r) < 0) { /* r was freed */
+		h->stats.refused_reads++;
 		http_reply_printf(out, 429, "text/plain; charset=utf-8",
 		                  "too many store reads from your address; try again later\n");
 		out->retry_after = 1;

@@ -44,10 +44,11 @@ struct http_config {
 	size_t norigins;
 	struct http_allow allow[HTTP_MAX_ALLOW]; /* --metrics-allow, beside loopback */
 	size_t nallow;
-	unsigned rate_per_addr; /* --max-http-rate-per-addr: requests a second (0: no limit) */
-	size_t max_line;        /* a /ws message (net_config.max_line) */
-	unsigned keepalive_s;   /* TCP keepalive (net_config.keepalive_s; 0: off) */
-	unsigned timeout_s;     /* a request's headers must come within (hello timeout) */
+	unsigned rate_per_addr;      /* --max-http-rate-per-addr: requests a second (0: no limit) */
+	size_t max_line;             /* a /ws message (net_config.max_line) */
+	unsigned keepalive_s;        /* TCP keepalive (net_config.keepalive_s; 0: off) */
+	unsigned timeout_s;          /* a request's headers must come within (hello timeout) */
+	unsigned max_history_offset; /* /api/games: the deepest offset (--max-history-offset) */
 };
 
 /* stream_ok(): the game has events that wait for the store (503, Retry-After). */
@@ -89,6 +90,7 @@ struct http_stats {
 	uint64_t requests;       /* answered, any status */
 	uint64_t refused_rate;   /* 429: over --max-http-rate-per-addr */
 	uint64_t refused_origin; /* /ws upgrades refused for their Origin */
+	uint64_t refused_reads;  /* 429: a store read past --max-reads-per-addr */
 };
 
 struct http;

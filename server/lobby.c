@@ -38,6 +38,26 @@
 #include "throttle.h"
 #include "xmalloc.h"
 
+const char *const lobby_limit_names[LOBBY_NLIMITS] = {
+        [LOBBY_LIMIT_RATE] = "max-rate-per-addr",
+        [LOBBY_LIMIT_CREATES] = "max-creates-per-addr",
+        [LOBBY_LIMIT_GAMES_PER_ADDR] = "max-games-per-addr",
+        [LOBBY_LIMIT_GAMES] = "max-games",
+        [LOBBY_LIMIT_THINKING] = "max-thinking",
+        [LOBBY_LIMIT_LOOKUPS] = "max-lookup-failures",
+        [LOBBY_LIMIT_SESSIONS] = "max-sessions-per-addr",
+        [LOBBY_LIMIT_ACCOUNTS] = "max-accounts-per-addr",
+        [LOBBY_LIMIT_READS] = "max-reads-per-addr",
+        [LOBBY_LIMIT_HISTORY_OFFSET] = "max-history-offset",
+        [LOBBY_LIMIT_CHAT_LINES] = "max-chat-lines",
+        [LOBBY_LIMIT_CHAT_AFTER_END] = "max-chat-after-end",
+        [LOBBY_LIMIT_CHAT_RATE] = "chat-rate",
+        [LOBBY_LIMIT_KIBITZ] = "max-kibitz",
+        [LOBBY_LIMIT_DRAW_OFFERS] = "draw-offer-moves",
+        [LOBBY_LIMIT_REMATCH_OFFERS] = "max-rematch-offers",
+        [LOBBY_LIMIT_IDLE] = "idle-timeout",
+};
+
 #define CODE_ALPHABET "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 /* table_env.now: the lobby's time. */
@@ -701,6 +721,7 @@ lobby_refuse_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m
 {
 	if (lobby_active_tables(lb) < lb->cfg.max_games)
 		return 0;
+	lb->refusals[LOBBY_LIMIT_GAMES]++;
 	lobby_refuse(lb, peer, m, PROTO_ESERVERFULL, "the server holds its maximum of %u games",
 	             lb->cfg.max_games);
 	return 1;

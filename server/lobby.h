@@ -227,6 +227,35 @@ struct lobby_wait {
 
 TAILQ_HEAD(table_queue, table);
 
+/*
+ * The game layer's limits, for the count of the requests each refused (lobby.refusals, the
+ * metrics' hokito_refusals_total): named by their flag (lobby_limit_names[]), or for a limit
+ * without one (the chat's own rate) by what it bounds.
+ */
+enum lobby_limit {
+	LOBBY_LIMIT_RATE,           /* --max-rate-per-addr: rate_limited */
+	LOBBY_LIMIT_CREATES,        /* --max-creates-per-addr: rate_limited */
+	LOBBY_LIMIT_GAMES_PER_ADDR, /* --max-games-per-addr: too_many_games */
+	LOBBY_LIMIT_GAMES,          /* --max-games: server_full */
+	LOBBY_LIMIT_THINKING,       /* --max-thinking: computer_busy */
+	LOBBY_LIMIT_LOOKUPS,        /* --max-lookup-failures: rate_limited */
+	LOBBY_LIMIT_SESSIONS,       /* --max-sessions-per-addr: rate_limited */
+	LOBBY_LIMIT_ACCOUNTS,       /* --max-accounts-per-addr (and -day): rate_limited */
+	LOBBY_LIMIT_READS,          /* --max-reads-per-addr: too_many_reads */
+	LOBBY_LIMIT_HISTORY_OFFSET, /* --max-history-offset: bad_value */
+	LOBBY_LIMIT_CHAT_LINES,     /* --max-chat-lines: chat_full */
+	LOBBY_LIMIT_CHAT_AFTER_END, /* --max-chat-after-end: chat_full */
+	LOBBY_LIMIT_CHAT_RATE,      /* a session's chat lines in 10 s: rate_limited */
+	LOBBY_LIMIT_KIBITZ,         /* --max-kibitz: rate_limited */
+	LOBBY_LIMIT_DRAW_OFFERS,    /* --draw-offer-moves: offer_limit */
+	LOBBY_LIMIT_REMATCH_OFFERS, /* --max-rematch-offers: offer_limit */
+	LOBBY_LIMIT_IDLE,           /* --idle-timeout: connections closed (bye "idle") */
+	LOBBY_NLIMITS
+};
+
+/* Each limit's name: its flag without the dashes ("max-rate-per-addr"), or "chat-rate". */
+extern const char *const lobby_limit_names[LOBBY_NLIMITS];
+
 struct lobby {
 	struct lobby_config cfg;
 	struct lobby_ops ops;
@@ -252,12 +281,13 @@ struct lobby {
 	uint64_t virtual_ms;      /* the time with cfg.test_clock: moved by test_clock only */
 	struct quota *quota;      /* per-address requests, creates and games; NULL: no limits */
 	struct throttle *lookups; /* per-address failed lookups; NULL: no limit */
-	uint64_t limited;         /* requests refused by a per-address limit since the last tick */
-	char limited_addr[64];    /* ... the address of the last one */
-	unsigned addr_dropped;    /* sessions forgotten past addr_sessions since the tick */
-	char dropped_addr[64];    /* ... the address of the last one */
-	unsigned ids_refused;     /* hellos refused past the stored id mark (guard_tick() logs) */
-	uint64_t ids_logged_at;   /* ... when that was last logged (real ms) */
+	uint64_t refusals[LOBBY_NLIMITS]; /* requests refused by each limit since the start */
+	uint64_t limited;       /* requests refused by a per-address limit since the last tick */
+	char limited_addr[64];  /* ... the address of the last one */
+	unsigned addr_dropped;  /* sessions forgotten past addr_sessions since the tick */
+	char dropped_addr[64];  /* ... the address of the last one */
+	unsigned ids_refused;   /* hellos refused past the stored id mark (guard_tick() logs) */
+	uint64_t ids_logged_at; /* ... when that was last logged (real ms) */
 	/* while the store is down: the views of the tables whose later events wait for it
 	 * (lobby_view()), freed when it is back */
 	struct table **views;

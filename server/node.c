@@ -864,6 +864,10 @@ node_listen_tls(struct node *nd, const char *host, int port, struct tls_server *
 	return net_listen_tls(nd->net, host, port, tls, bound, size);
 }
 
+_Static_assert(LOBBY_NLIMITS <= WEB_MAX_COUNTS && ACCOUNTS_LOGIN_OUTCOMES <= WEB_MAX_COUNTS &&
+                       ACCOUNTS_HASH_OUTCOMES <= WEB_MAX_COUNTS,
+               "more values than struct web_metrics holds");
+
 /* http_ops.metrics: gather the numbers of every part, and write them. */
 static void
 node_metrics_cb(void *arg, FILE *out)
@@ -898,8 +902,22 @@ node_metrics_cb(void *arg, FILE *out)
 	m.loop_lag = nd->lag_hist;
 	m.events = nd->events;
 	m.moves = nd->moves;
+	for (int i = 0; i < LOBBY_NLIMITS; i++)
+		m.refusals[m.nrefusals++] =
+		        (struct web_count){lobby_limit_names[i], lb->refusals[i]};
+	m.refusals[LOBBY_LIMIT_READS].count += m.http.refused_reads; /* the API's 429s */
+	for (int i = 0; i < ACCOUNTS_LOGIN_OUTCOMES; i++)
+		m.logins[m.nlogins++] =
+		        (struct web_count){accounts_login_names[i], lb->accounts.logins[i]};
+	for (int i = 0; i < ACCOUNTS_HASH_OUTCOMES; i++)
+		m.hashes[m.nhashes++] =
+		        (struct web_count){accounts_hash_names[i], lb->accounts.hashes[i]};
 	m.thinking = think_busy(nd->think);
+	m.searches = think_jobs(nd->think);
+	m.reads_queued = nd->reader != NULL ? reader_queued(nd->reader) : 0;
 	m.hash_threads = nd->hasher != NULL ? hasher_threads() : 0;
+	m.hashes_out = lb->accounts.jobs_out;
+	m.hashes_queued = nd->hasher != NULL ? hasher_queued(nd->hasher) : 0;
 	m.uptime_s = (uv_now(nd->loop) - nd->started_ms) / 1000;
 	web_metrics_write(out, &m);
 }

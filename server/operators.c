@@ -342,7 +342,7 @@ operators_hash_done(struct lobby *lb, struct auth_job *j)
 	struct account *a = accounts_find(&lb->accounts, j->key);
 	unsigned sessions, games = 0;
 
-	lb->accounts.jobs_out--;
+	accounts_job_done(&lb->accounts, j->rc);
 	if (a == NULL)
 		return operators_error("no_such_account", "no account is named '%s'", j->name);
 	if (j->rc < 0) {

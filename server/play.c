@@ -171,6 +171,7 @@ kibitz_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, stru
 		t->kibitz_count++;
 		return 0;
 	}
+	lb->refusals[LOBBY_LIMIT_KIBITZ]++;
 	lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
 	             "the spectators of game %s said %u lines in %d seconds already; wait %llu ms",
 	             t->id, lb->cfg.kibitz_per_game, KIBITZ_WINDOW / 1000,
@@ -193,17 +194,19 @@ chat_full(struct lobby *lb, struct lobby_peer *peer, const struct msg *m, const 
 	int over = t->st.status == EVENT_STATUS_FINISHED;
 	uint64_t now = lb->ops.now(lb->ops.arg);
 
-	if (seated && over && after != 0 && t->nchat - t->nchat_end >= after)
+	if (seated && over && after != 0 && t->nchat - t->nchat_end >= after) {
+		lb->refusals[LOBBY_LIMIT_CHAT_AFTER_END]++;
 		lobby_refuse(lb, peer, m, PROTO_ECHATFULL,
 		             "game %s is over and its players said %u lines since: its chat is "
 		             "closed",
 		             t->id, after);
-	else if (max != 0 && (seated ? t->nchat : t->nkibitz) >= max)
+	} else if (max != 0 && (seated ? t->nchat : t->nkibitz) >= max) {
+		lb->refusals[LOBBY_LIMIT_CHAT_LINES]++;
 		lobby_refuse(lb, peer, m, PROTO_ECHATFULL,
 		             "the %s of game %s said %u lines, the most a game keeps: its chat is "
 		             "closed",
 		             seated ? "players" : "spectators", t->id, max);
-	else
+	} else
 		return 0;
 	lb->chat_refused++;
 	snprintf(lb->chat_game, sizeof lb->chat_game, "%s", t->id);
@@ -247,6 +250,7 @@ play_say(struct lobby *lb, struct lobby_peer *peer, const struct msg *m)
 	if (chat_full(lb, peer, m, t, s->seat >= 0))
 		return;
 	if (s->chat_next >= CHAT_BURST && now - oldest < CHAT_WINDOW) {
+		lb->refusals[LOBBY_LIMIT_CHAT_RATE]++;
 		lobby_refuse(lb, peer, m, PROTO_ERATELIMITED,
 		             "at most %d chat lines in %d seconds; wait %llu ms", CHAT_BURST,
 		             CHAT_WINDOW / 1000,
@@ -287,6 +291,7 @@ draw_offer_too_soon(struct lobby *lb, struct lobby_peer *peer, const struct msg 
 	for (size_t ply = (size_t)(t->draw_offered_at[seat] - 1); ply < t->nmoves; ply++)
 		if ((int)((first + ply) & 1) != seat && ++moved >= need)
 			return 0;
+	lb->refusals[LOBBY_LIMIT_DRAW_OFFERS]++;
 	log_info("%s (%s): draw offer refused in game %s: the opponent moved %u of %u times since",
 	         peer->session->id, peer->session->name, t->id, moved, need);
 	lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,
@@ -308,6 +313,7 @@ rematch_offers_spent(struct lobby *lb, struct lobby_peer *peer, const struct msg
 
 	if (most == 0 || t->rematch_offers[seat] < most)
 		return 0;
+	lb->refusals[LOBBY_LIMIT_REMATCH_OFFERS]++;
 	log_info("%s (%s): rematch offer refused in game %s: %u made already", peer->session->id,
 	         peer->session->name, t->id, t->rematch_offers[seat]);
 	lobby_refuse(lb, peer, m, PROTO_EOFFERLIMIT,

@@ -192,6 +192,19 @@ reader_submit(struct reader *rd, const char *key, struct archive_read *r)
 }
 
 unsigned
+reader_queued(struct reader *rd)
+{
+	size_t n;
+
+	if (rd->loop_only)
+		return 0; /* run at once, on the loop's thread */
+	uv_mutex_lock(&rd->lock);
+	n = fairq_queued(&rd->todo);
+	uv_mutex_unlock(&rd->lock);
+	return (unsigned)n;
+}
+
+unsigned
 reader_threads(const struct reader *rd)
 {
 	return rd->loop_only ? 0 : rd->nworkers;

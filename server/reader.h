@@ -52,6 +52,9 @@ int reader_submit(struct reader *rd, const char *key, struct archive_read *r);
 /* Threads that run the reads (0 for a loop_only port). */
 unsigned reader_threads(const struct reader *rd);
 
+/* The reads submitted that no thread has taken yet (on the loop's thread). */
+unsigned reader_queued(struct reader *rd);
+
 /*
  * Stop: the reads running finish, the queued ones and the answers not yet delivered are freed
  * unanswered, the threads are joined, the ports closed; the memory goes when the loop has closed

@@ -457,18 +457,16 @@ store_viewer_seated(const struct store_viewer *viewer, const struct store_game *
 	return 0;
 }
 
-/* The read port's record: the game's row, then its moves alone (what the record needs). */
+/*
+ * The row of game id into g, when viewer (NULL: anyone) may see it: STORE_ENOTFOUND for no such
+ * game, or a private one the viewer held no seat in.
+ */
 static int
-port_record(void *impl, const char *id, const struct store_viewer *viewer, char *buf, size_t size,
-            struct store_error *err)
+port_game_visible(struct store *st, const char *id, const struct store_viewer *viewer,
+                  struct store_game *g, struct store_error *err)
 {
-	struct store *st = impl;
 	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
-	struct store_rating_change changes[2];
-	struct store_event *ev = NULL;
-	struct store_game g;
-	size_t nev = 0;
-	int rc, nc = 0;
+	int rc;
 
 	bind_text(s, 1, id);
 	rc = sqlite3_step(s);
@@ -480,12 +478,29 @@ port_record(void *impl, const char *id, const struct store_viewer *viewer, char 
 		sqlite3_reset(s);
 		return store_sqlite_fail(st, rc, err, "reading a game");
 	}
-	rc = store_game_row(st, s, &g, err);
+	rc = store_game_row(st, s, g, err);
 	sqlite3_reset(s);
 	if (rc < 0)
 		return rc;
-	if (viewer != NULL && g.is_private && !store_viewer_seated(viewer, &g))
+	if (viewer != NULL && g->is_private && !store_viewer_seated(viewer, g))
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
+	return 0;
+}
+
+/* The read port's record: the game's row, then its moves alone (what the record needs). */
+static int
+port_record(void *impl, const char *id, const struct store_viewer *viewer, char *buf, size_t size,
+            struct store_error *err)
+{
+	struct store *st = impl;
+	struct store_rating_change changes[2];
+	struct store_event *ev = NULL;
+	struct store_game g;
+	size_t nev = 0;
+	int rc, nc = 0;
+
+	if ((rc = port_game_visible(st, id, viewer, &g, err)) < 0)
+		return rc;
 	if (g.rated && (nc = store_rating_changes_read(st, id, changes, err)) < 0)
 		return nc;
 	if ((rc = store_moves_read(st, id, &ev, &nev, err)) < 0)
@@ -493,6 +508,22 @@ port_record(void *impl, const char *id, const struct store_viewer *viewer, char 
 	rc = store_record_format(&g, ev, nev, nc == 2 ? changes : NULL, buf, size, err);
 	store_events_free(ev, nev);
 	return rc;
+}
+
+/* The read port's events: the game's row (is it visible?), then every event of it. */
+static int
+port_events(void *impl, const char *id, const struct store_viewer *viewer, struct store_event **out,
+            size_t *n, struct store_error *err)
+{
+	struct store *st = impl;
+	struct store_game g;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = port_game_visible(st, id, viewer, &g, err)) < 0)
+		return rc;
+	return store_events_read(st, id, out, n, err);
 }
 
 int
@@ -643,6 +674,7 @@ store_read_port_init(struct store *st, struct store_read_port *out)
 {
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
+	                                .events = port_events,
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
 	                                .close = port_borrowed_close,
@@ -665,6 +697,7 @@ store_reader_open(const char *path, struct store_read_port *out, struct store_er
 		return rc;
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
+	                                .events = port_events,
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
 	                                .close = port_reader_close,

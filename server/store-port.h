@@ -331,6 +331,14 @@ struct store_read_port {
 	int (*record)(void *impl, const char *game_id, const struct store_viewer *viewer, char *buf,
 	              size_t size, struct store_error *err);
 	/*
+	 * Every stored event of game_id, in order, into *out (a new array of *n events, freed with
+	 * store_events_free(); each body the line exactly as it was sent); with a viewer a private
+	 * game is STORE_ENOTFOUND unless the viewer held a seat in it, as for record. Costs what
+	 * that game's events cost. Returns 0, or STORE_ENOTFOUND, STORE_EIO (*out NULL).
+	 */
+	int (*events)(void *impl, const char *game_id, const struct store_viewer *viewer,
+	              struct store_event **out, size_t *n, struct store_error *err);
+	/*
 	 * A page of the leaderboard of q->kind, best first: at most q->limit entries into out
 	 * (room for q->limit), *more set when more follow. Found by key (the ratings_board index),
 	 * whatever the number of accounts. Returns how many, or a negative error.

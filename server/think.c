@@ -207,6 +207,12 @@ think_request(void *arg, const char *game_id, int64_t ply, const struct game *g,
 	think_job_start(pool, th);
 }
 
+unsigned
+think_jobs(const struct think *pool)
+{
+	return pool->njobs;
+}
+
 int
 think_busy(const struct think *pool)
 {

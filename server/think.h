@@ -39,6 +39,9 @@ struct think *think_create(uv_loop_t *loop, const struct think_ops *ops, unsigne
 /* Whether the pool holds its maximum of searches (a new game against the computer must wait). */
 int think_busy(const struct think *pool);
 
+/* The searches held now: waiting for a place, queued on the thread pool or running. */
+unsigned think_jobs(const struct think *pool);
+
 /*
  * The game game_id is over or gone: its search, queued or running, stops now (a running one at
  * its next check of the flag, as at think_stop()) and its move is dropped; it no longer counts

@@ -40,7 +40,9 @@ web_api_games_get(struct http *h, const struct http_request *rq, struct http_rep
 {
 	struct archive_read *r;
 	char after[STORE_CURSOR_TEXT + 16]; /* "after=" and the cursor (http_query()) */
+	char player[512];                   /* "player=" and a name (longer: lws's header room) */
 	long long limit, offset;
+	int64_t account = 0;
 
 	out->cors = 1;
 	if (query_num(rq, "limit", WEB_API_LIMIT, WEB_API_LIMIT_MAX, &limit) < 0 || limit == 0) {
@@ -48,14 +50,29 @@ web_api_games_get(struct http *h, const struct http_request *rq, struct http_rep
 		                  WEB_API_LIMIT_MAX);
 		return;
 	}
-	if (query_num(rq, "offset", 0, 1000000000, &offset) < 0) {
-		http_reply_printf(out, 400, TEXT, "offset is a number from 0\n");
+	if (query_num(rq, "offset", 0, http_config_of(h)->max_history_offset, &offset) < 0) {
+		http_reply_printf(out, 400, TEXT,
+		                  "offset is a number from 0 to %u (page deeper with after, the "
+		                  "next of the page before)\n",
+		                  http_config_of(h)->max_history_offset);
 		return;
+	}
+	if (http_query(rq, "player", player, sizeof player) >= 0) {
+		/* an account, whatever its case (a guest's games only its own hello lists) */
+		if ((account = http_ops_of(h)->account(http_ops_of(h)->arg, player)) == 0) {
+			http_reply_printf(out, 200, "application/json",
+			                  "{\"type\":\"history_page\",\"total\":0,\"offset\":%lld,"
+			                  "\"games\":[]}\n",
+			                  offset);
+			return;
+		}
 	}
 	r = xcalloc(1, sizeof *r);
 	r->kind = ARCHIVE_READ_HISTORY;
 	r->query.limit = (size_t)limit;
 	r->query.offset = offset;
+	r->query.by_player = account != 0;
+	r->query.player_account = account;
 	if (http_query(rq, "after", after, sizeof after) >= 0) {
 		if (store_cursor_parse(after, &r->query.after) < 0) {
 			archive_read_free(r);
@@ -75,17 +92,18 @@ void
 web_api_game_get(struct http *h, const struct http_request *rq, struct http_reply *out)
 {
 	const char *id = rq->path + strlen("/api/game/");
+	size_t len = strlen(id), idlen = strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789");
+	int events = idlen + strlen(".json") == len && strcmp(id + idlen, ".json") == 0;
 	struct archive_read *r;
 
 	out->cors = 1;
-	if (strlen(id) >= STORE_ID_MAX ||
-	    strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(id)) {
+	if (idlen == 0 || idlen >= STORE_ID_MAX || (idlen != len && !events)) {
 		http_reply_printf(out, 404, TEXT, "no game with that id\n");
 		return;
 	}
 	r = xcalloc(1, sizeof *r);
-	r->kind = ARCHIVE_READ_RECORD;
-	snprintf(r->game_id, sizeof r->game_id, "%s", id);
+	r->kind = events ? ARCHIVE_READ_EVENTS : ARCHIVE_READ_RECORD;
+	snprintf(r->game_id, sizeof r->game_id, "%.*s", (int)idlen, id);
 	r->public_only = 1; /* no viewer: a private game is not found */
 	if (http_defer(h, rq, r, out) < 0)
 		http_reply_printf(out, 404, TEXT, "this server keeps no records\n");
@@ -185,6 +203,41 @@ answer_json(json_t *o, struct http_reply *out)
 	free(text);
 }
 
+/*
+ * A game's stored events as a JSON array, one event a line: each the protocol's line exactly as
+ * it was sent (its bytes as stored, so the array is the events' lines joined by commas).
+ */
+static void
+answer_events(const struct archive_read *r, struct http_reply *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL) {
+		http_reply_printf(out, 500, TEXT, "out of memory\n");
+		return;
+	}
+	fputs("[", f);
+	for (size_t i = 0; i < r->nevents; i++) {
+		const struct store_event *ev = &r->events[i];
+
+		fputs(i == 0 ? "\n" : ",\n", f);
+		fwrite(ev->body, 1, ev->body_len > 0 ? ev->body_len : strlen(ev->body), f);
+	}
+	fputs("\n]\n", f);
+	if (fclose(f) != 0) {
+		free(text);
+		http_reply_printf(out, 500, TEXT, "out of memory\n");
+		return;
+	}
+	free(out->body);
+	out->body = text;
+	out->len = len;
+	out->status = 200;
+	out->type = "application/json";
+}
+
 /* A history page's JSON: the protocol's history_page, without an id. */
 static void
 answer_history(const struct accounts *as, const struct archive_read *r, struct http_reply *out)
@@ -237,6 +290,9 @@ web_api_answer(const struct lobby *lb, const struct archive_read *r, struct http
 		return;
 	case ARCHIVE_READ_LEADERBOARD:
 		answer_json(ladder_board_new(r), out);
+		return;
+	case ARCHIVE_READ_EVENTS:
+		answer_events(r, out);
 		return;
 	}
 	http_reply_printf(out, 500, TEXT, "no such answer\n");

@@ -1,12 +1,14 @@
 /*
  * web-api.h: the public read API of the HTTP side: GET /api/games (a page of the finished games,
- * JSON: the protocol's history_page), GET /api/game/ID (the game record, FORMATS.md,
- * text/plain), GET /api/user/NAME (an account's profile) and GET /api/leaderboard/KIND (a page
- * of a kind's leaderboard), both JSON as the protocol's replies; and GET /api/stream/game/ID
- * (ndjson: the game's state, or with ?since=SEQ its events after SEQ, then each event as it
- * comes, a newline every 6 s while it is quiet, closed after game_over), for a game the server
- * holds in memory. Both are read from the store off
- * the loop (http_defer(): the node's reader, reader.h), limited per address with every HTTP request
+ * JSON: the protocol's history_page; ?player=NAME: an account's games only), GET /api/game/ID
+ * (the game record, FORMATS.md, text/plain), GET /api/game/ID.json (the game's stored events: a
+ * JSON array of the protocol's event lines, each byte for byte as it was sent), GET
+ * /api/user/NAME (an account's profile) and GET /api/leaderboard/KIND (a page of a kind's
+ * leaderboard), both JSON as the protocol's replies; and GET /api/stream/game/ID (ndjson: the
+ * game's state, or with ?since=SEQ its events after SEQ, then each event as it comes, a newline
+ * every 6 s while it is quiet, closed after game_over), for a game the server holds in memory.
+ * All but the stream are read from the store off the loop (http_defer(): the node's reader,
+ * reader.h, fair per address), limited per address with every HTTP request
  * (--max-http-rate-per-addr), and open to pages of any origin (Access-Control-Allow-Origin: *):
  * they hold only what is public (private games are never in them).
  */

@@ -21,6 +21,17 @@ metric_head(FILE *out, const char *name, const char *type, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A counter with one label (name label) and its n values. */
+static void
+metric_counts(FILE *out, const char *name, const char *label, const char *help,
+              const struct web_count *c, unsigned n)
+{
+	metric_head(out, name, "counter", help);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s{%s=\"%s\"} %llu\n", name, label, c[i].label,
+		        (unsigned long long)c[i].count);
+}
+
 /* A histogram of microseconds, written in seconds. */
 static void
 metric_hist(FILE *out, const char *name, const char *help, const struct hist *h)
@@ -42,7 +53,7 @@ metric_hist(FILE *out, const char *name, const char *help, const struct hist *h)
 void
 web_metrics_write(FILE *out, const struct web_metrics *m)
 {
-	const struct web_refusal refusals[] = {
+	const struct web_count refusals[] = {
 	        {"max-clients", m->net.refused_clients},
 	        {"max-conns-per-addr", m->net.refused_per_addr},
 	        {"max-output", m->net.dropped_output},
@@ -64,8 +75,11 @@ web_metrics_write(FILE *out, const struct web_metrics *m)
 	metric_head(out, "hokito_refusals_total", "counter",
 	            "Connections or requests refused or closed by a limit, by the limit's flag.");
 	for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
-		fprintf(out, "hokito_refusals_total{limit=\"%s\"} %llu\n", refusals[i].limit,
+		fprintf(out, "hokito_refusals_total{limit=\"%s\"} %llu\n", refusals[i].label,
 		        (unsigned long long)refusals[i].count);
+	for (unsigned i = 0; i < m->nrefusals; i++)
+		fprintf(out, "hokito_refusals_total{limit=\"%s\"} %llu\n", m->refusals[i].label,
+		        (unsigned long long)m->refusals[i].count);
 	metric_head(out, "hokito_http_requests_total", "counter",
 	            "HTTP requests answered (not the WebSocket upgrades).");
 	fprintf(out, "hokito_http_requests_total %llu\n", (unsigned long long)m->http.requests);
@@ -111,8 +125,25 @@ web_metrics_write(FILE *out, const struct web_metrics *m)
 	metric_head(out, "hokito_search_pool_full", "gauge",
 	            "1 while every computer player's search slot is taken (--max-thinking).");
 	fprintf(out, "hokito_search_pool_full %d\n", m->thinking ? 1 : 0);
+	metric_head(out, "hokito_searches", "gauge",
+	            "Computer players' searches held: waiting for a place, queued or running.");
+	fprintf(out, "hokito_searches %u\n", m->searches);
+	metric_head(out, "hokito_store_reads_queued", "gauge",
+	            "Store reads (history, records, profiles, the read API) waiting for a reader "
+	            "thread.");
+	fprintf(out, "hokito_store_reads_queued %u\n", m->reads_queued);
 	metric_head(out, "hokito_password_threads", "gauge", "Threads hashing passwords.");
 	fprintf(out, "hokito_password_threads %u\n", m->hash_threads);
+	metric_head(out, "hokito_password_jobs", "gauge",
+	            "Password jobs (hashes to make or check) out: queued or being hashed.");
+	fprintf(out, "hokito_password_jobs %u\n", m->hashes_out);
+	metric_head(out, "hokito_password_jobs_queued", "gauge",
+	            "Password jobs waiting for a hashing thread.");
+	fprintf(out, "hokito_password_jobs_queued %u\n", m->hashes_queued);
+	metric_counts(out, "hokito_password_hashes_total", "outcome",
+	              "Password jobs done since the start, by outcome.", m->hashes, m->nhashes);
+	metric_counts(out, "hokito_logins_total", "outcome",
+	              "Logins with a password since the start, by outcome.", m->logins, m->nlogins);
 	metric_head(out, "hokito_uptime_seconds", "gauge", "Seconds since the server started.");
 	fprintf(out, "hokito_uptime_seconds %llu\n", (unsigned long long)m->uptime_s);
 }

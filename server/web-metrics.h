@@ -20,13 +20,13 @@
 #include "http.h"
 #include "net.h"
 
-/* A refusal counter, by the name of the limit (a flag's name without its dashes' prefix). */
-struct web_refusal {
-	const char *limit; /* "max-clients", ... (static) */
+/* A counter under one value of its label: a limit's name ("max-clients"), an outcome ("ok"). */
+struct web_count {
+	const char *label; /* static */
 	uint64_t count;
 };
 
-#define WEB_MAX_REFUSALS 16
+#define WEB_MAX_COUNTS 32 /* values of a label at most */
 
 struct web_metrics {
 	struct net_stats net;        /* connections by transport, the network layer's refusals */
@@ -45,9 +45,20 @@ struct web_metrics {
 	struct hist loop_lag;       /* how late the loop ran a 100 ms timer */
 	int store_down;             /* the store cannot write now */
 	uint64_t store_errors;      /* times it went down since the start */
-	int thinking;               /* the computer players' pool is full */
-	unsigned hash_threads;      /* password hashing threads */
-	uint64_t uptime_s;          /* seconds since the start */
+	/* requests refused by the game layer's limits (the connections' are net's and http's) */
+	struct web_count refusals[WEB_MAX_COUNTS];
+	unsigned nrefusals;
+	struct web_count logins[WEB_MAX_COUNTS]; /* logins with a password, by outcome */
+	unsigned nlogins;
+	struct web_count hashes[WEB_MAX_COUNTS]; /* password jobs done, by outcome */
+	unsigned nhashes;
+	int thinking;           /* the computer players' pool is full */
+	unsigned searches;      /* computer searches held: waiting, queued or running */
+	unsigned reads_queued;  /* store reads no reader thread has taken yet */
+	unsigned hash_threads;  /* password hashing threads */
+	unsigned hashes_out;    /* password jobs out: queued or being hashed */
+	unsigned hashes_queued; /* of them, those no hashing thread has taken yet */
+	uint64_t uptime_s;      /* seconds since the start */
 };
 
 /* Write m in the Prometheus text format (version 0.0.4) to out. */

@@ -7,10 +7,12 @@
  * max_line bytes, freed once it is whole; a message in one piece goes up from libwebsockets'
  * buffer; a longer one is refused as the network layer refuses a long line, and what follows is
  * discarded), and the
- * lines the network layer released to it, as wire references, until the socket is writable:
- * libwebsockets writes one frame per lws_write(), so the writable callback writes frames while
- * the kernel takes them (lws_send_pipe_choked()) and asks again for the rest. What it holds
- * counts against max_output (link_pending()).
+ * lines the network layer released to it while earlier ones wait, as wire references, until
+ * the socket is writable: the writable callback writes them while the kernel takes them
+ * (lws_send_pipe_choked()) and asks again for the rest. Lines with nothing before them go at
+ * once (link_write()); the rest of a partial send is libwebsockets' to hold and send. A turn's
+ * lines to a connection go in one send (frames_write()). What it holds counts against
+ * max_output (link_pending()).
  *
  * The two sides let go of each other as net.h says: when the network layer closes without a
  * flush, conn->peer is cleared and libwebsockets is asked to kill the connection; when
@@ -46,7 +48,11 @@ struct ws {
 	unsigned origin_unlogged;  /* refusals since, not logged */
 };
 
-#define WS_LOG_MS 10000 /* one line at most this often about refused Origins */
+#define WS_LOG_MS 10000
+#define WS_BATCH                                                                                   \
+	65536 /* bytes of queued lines written in one send at most */ /* one line at most this     \
+	                                                                 often about refused       \
+	                                                                 Origins */
 
 struct ws_conn {
 	struct ws *ws;
@@ -98,15 +104,35 @@ conn_queue_drop(struct ws_conn *conn)
 	conn->q_bytes = 0;
 }
 
-/* net_link_ops.write: queue the lines, and ask for a writable callback. */
+static int frames_write(struct ws_conn *conn, struct wire *const *w, size_t n);
+
+/*
+ * net_link_ops.write: with nothing queued before them, the lines go at once while the kernel
+ * takes them (one send a frame, as a TCP line goes: no round trip through the loop's writable
+ * callback, which costs a poll change each way); the others are queued, in order, for a
+ * writable callback. A frame libwebsockets could not send closes the connection.
+ */
 static void
 link_write(void *link, struct wire *const *w, size_t count)
 {
 	struct ws_conn *conn = link;
+	size_t i = 0;
 
 	if (conn->q_head > 0 && conn->q_head == conn->q_len)
 		conn->q_head = conn->q_len = 0;
-	for (size_t i = 0; i < count; i++) {
+	/*
+	 * not while libwebsockets holds the rest of a partial send (lws_partial_buffered(): no
+	 * system call, where lws_send_pipe_choked() polls): a full socket buffer makes the send
+	 * partial, and the next lines wait in the queue
+	 */
+	if (conn->q_len == 0 && !conn->closing && !lws_partial_buffered(conn->wsi)) {
+		/* on a failure: the network layer hears of the close from net_link_closed() */
+		if (frames_write(conn, w, count) < 0)
+			lws_set_timeout(conn->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT,
+			                LWS_TO_KILL_ASYNC);
+		return; /* what the kernel did not take, libwebsockets holds and sends */
+	}
+	for (; i < count; i++) {
 		conn->q = xgrow(conn->q, conn->q_len, &conn->q_cap, sizeof *conn->q, 8);
 		conn->q[conn->q_len++] = wire_ref(w[i]);
 		conn->q_bytes += w[i]->len;
@@ -290,6 +316,58 @@ ws_tx_room(struct ws *ws, size_t n)
 	return ws->tx + LWS_PRE;
 }
 
+/* The bytes of line w without its '\n'. */
+static size_t
+line_len(const struct wire *w)
+{
+	return w->len > 0 && w->data[w->len - 1] == '\n' ? w->len - 1 : w->len;
+}
+
+/*
+ * Write the lines w[0..n) as text frames, each without its '\n', in one send: one line through
+ * libwebsockets' framing; more as frames made here (a server's frames are unmasked: a header of
+ * 2, 4 or 10 bytes, then the payload) written by libwebsockets as they are (LWS_WRITE_HTTP
+ * writes the bytes given, as for an HTTP body), so that a turn's lines to a connection cost one
+ * system call, as they do over TCP (writev). 0, or -1 when libwebsockets failed.
+ */
+static int
+frames_write(struct ws_conn *conn, struct wire *const *w, size_t n)
+{
+	size_t total = 0, off = 0;
+	unsigned char *p;
+
+	if (n == 1) {
+		size_t len = line_len(w[0]);
+
+		memcpy(ws_tx_room(conn->ws, len), w[0]->data, len);
+		return lws_write(conn->wsi, conn->ws->tx + LWS_PRE, len, LWS_WRITE_TEXT) < (int)len
+		               ? -1
+		               : 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		total += 10 + line_len(w[i]);
+	p = ws_tx_room(conn->ws, total);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = line_len(w[i]);
+
+		p[off++] = 0x81; /* FIN, text */
+		if (len < 126) {
+			p[off++] = (unsigned char)len;
+		} else if (len < 65536) {
+			p[off++] = 126;
+			p[off++] = (unsigned char)(len >> 8);
+			p[off++] = (unsigned char)len;
+		} else {
+			p[off++] = 127;
+			for (int b = 7; b >= 0; b--)
+				p[off++] = (unsigned char)((uint64_t)len >> (8 * b));
+		}
+		memcpy(p + off, w[i]->data, len);
+		off += len;
+	}
+	return lws_write(conn->wsi, p, off, LWS_WRITE_HTTP) < (int)off ? -1 : 0;
+}
+
 /*
  * The socket is writable: frames while the kernel takes them, each line without its '\n'; then
  * the close frame if a flushing close waits for the queue.
@@ -301,13 +379,18 @@ conn_writeable(struct ws_conn *conn, struct lws *wsi)
 	int wrote = 0;
 
 	while (conn->q_head < conn->q_len && !lws_send_pipe_choked(wsi)) {
-		struct wire *w = conn->q[conn->q_head++];
-		size_t n = w->len > 0 && w->data[w->len - 1] == '\n' ? w->len - 1 : w->len;
+		size_t n = 0, bytes = 0; /* a batch: up to WS_BATCH bytes in one send */
+		int rc;
 
-		memcpy(ws_tx_room(ws, n), w->data, n);
-		conn->q_bytes -= w->len;
-		wire_unref(w);
-		if (lws_write(wsi, ws->tx + LWS_PRE, n, LWS_WRITE_TEXT) < (int)n)
+		while (conn->q_head + n < conn->q_len &&
+		       (n == 0 || bytes + conn->q[conn->q_head + n]->len <= WS_BATCH))
+			bytes += conn->q[conn->q_head + n++]->len;
+		rc = frames_write(conn, conn->q + conn->q_head, n);
+		for (size_t i = 0; i < n; i++)
+			wire_unref(conn->q[conn->q_head + i]);
+		conn->q_head += n;
+		conn->q_bytes -= bytes;
+		if (rc < 0)
 			return -1;
 		wrote = 1;
 	}

@@ -18,6 +18,11 @@
  *                (one request in, a reply to its sender and a message to one other connection,
  *                one request in flight for every two connections).
  *   redis-idle   N connections that send nothing.
+ *   ping         N connections that say hello, then send ping after ping, one at a time each:
+ *                the round trip of the cheapest request (a client's latency under a load
+ *                that other loadgens make).
+ *   http         N connections to hokitod's HTTP port (--listen-http), each sending GET after
+ *                GET on one keep-alive connection, one at a time, going round the --path list.
  *
  * Every mode first sets its connections up (at most --burst at once, so the server's accept
  * backlog never overflows), then measures for --seconds (or until --count operations), prints
@@ -30,6 +35,10 @@
  *
  * It owns every connection and frees it in the close callback of its TCP handle; write requests
  * own a copy of what they write. It only ever connects to the loopback address.
+ *
+ * --ws speaks the protocol over WebSocket (hokitod's GET /ws on its --listen-http port) in the
+ * hokito, spectate, idle and ping modes: the upgrade, then each line a masked text frame, and
+ * each text frame from the server a line.
  *
  * --tls speaks TLS on every connection (hokitod's --listen-tls, Redis's --tls-port), through the
  * client side of the engine (client/tls-link.h) without checking the certificate: a load
@@ -76,11 +85,13 @@ enum lg_mode {
 	MODE_REDIS_PUBSUB,
 	MODE_REDIS_RELAY,
 	MODE_REDIS_IDLE,
+	MODE_PING,
+	MODE_HTTP,
 };
 
 static const char *const mode_names[] = {
-        "hokito",    "spectate",     "idle",        "redis-ping",
-        "redis-set", "redis-pubsub", "redis-relay", "redis-idle",
+        "hokito",       "spectate",    "idle",       "redis-ping", "redis-set",
+        "redis-pubsub", "redis-relay", "redis-idle", "ping",       "http",
 };
 
 enum lg_role {
@@ -92,7 +103,11 @@ enum lg_role {
 	ROLE_SET,        /* Redis SET */
 	ROLE_SUBSCRIBER, /* Redis SUBSCRIBE */
 	ROLE_PUBLISHER,  /* Redis PUBLISH */
+	ROLE_HPING,      /* hokitod ping */
+	ROLE_HTTP,       /* HTTP GET */
 };
+
+#define LG_MAX_PATHS 8 /* http: --path at most this many times */
 
 /* A latency histogram in nanoseconds: exact below 64, then 32 buckets per power of two. */
 struct hist {
@@ -145,6 +160,13 @@ struct lg_conn {
 	enum msg_type deferred_req;
 	uint64_t pub_seq;     /* publisher: messages sent */
 	struct tls_link *tls; /* owned, with --tls: freed in the close callback */
+	/* --ws and http: the bytes read, not yet made lines (frames) or answers; owned */
+	char *raw;
+	size_t nraw, rawcap;
+	int upgraded;    /* --ws: the server's 101 was read */
+	unsigned npath;  /* http: requests sent, the next path's index */
+	size_t body_due; /* http: bytes of the answer's body still to come (after its head) */
+	int in_body;     /* http: its head was read */
 };
 
 /* hokito with --think: a move chosen, waiting for its thinking time to pass (FIFO: one delay). */
@@ -203,9 +225,13 @@ struct loadgen {
 	uint64_t errors;     /* error replies */
 	uint64_t lost;       /* connections lost while measuring */
 	struct hist rtt, dlv;
-	char *set_cmd;          /* redis-set: the RESP command, one per connection */
-	char *pub_payload;      /* redis-pubsub, redis-relay: the filler */
-	struct tls_client *tls; /* --tls: the (unchecking) client, or NULL */
+	char *set_cmd;                   /* redis-set: the RESP command, one per connection */
+	char *pub_payload;               /* redis-pubsub, redis-relay: the filler */
+	struct tls_client *tls;          /* --tls: the (unchecking) client, or NULL */
+	int ws;                          /* --ws */
+	const char *paths[LG_MAX_PATHS]; /* http: --path */
+	int npaths;
+	uint64_t http_status[6]; /* http: answers by status class (1xx ... 5xx), [0] other */
 };
 
 static void conn_fail(struct lg_conn *c, const char *why);
@@ -354,8 +380,53 @@ write_cb(uv_write_t *req, int status)
  * Write len bytes (copied when they cannot go at once). A connection with nothing queued tries
  * the socket directly, which is what almost always happens with one request outstanding.
  */
+static void conn_write_raw(struct lg_conn *c, const char *data, size_t len);
+
+/* --ws: each line of data (up to its '\n') as one masked text frame. */
+static void
+ws_write(struct lg_conn *c, const char *data, size_t len)
+{
+	static const unsigned char mask[4] = {0x5a, 0xc3, 0x17, 0x8e};
+
+	while (len > 0) {
+		const char *nl = memchr(data, '\n', len);
+		size_t n = nl != NULL ? (size_t)(nl - data) : len, h = 0;
+		char *f = xmalloc(n + 14);
+
+		f[h++] = (char)0x81; /* FIN, text */
+		if (n < 126) {
+			f[h++] = (char)(0x80 | n);
+		} else if (n < 65536) {
+			f[h++] = (char)(0x80 | 126);
+			f[h++] = (char)(n >> 8);
+			f[h++] = (char)n;
+		} else {
+			f[h++] = (char)(0x80 | 127);
+			for (int i = 7; i >= 0; i--)
+				f[h++] = (char)((uint64_t)n >> (8 * i));
+		}
+		memcpy(f + h, mask, 4);
+		h += 4;
+		for (size_t i = 0; i < n; i++)
+			f[h + i] = (char)(data[i] ^ mask[i % 4]);
+		conn_write_raw(c, f, h + n);
+		free(f);
+		data += n + (nl != NULL);
+		len -= n + (nl != NULL);
+	}
+}
+
 static void
 conn_write(struct lg_conn *c, const char *data, size_t len)
+{
+	if (c->lg->ws && c->role != ROLE_HTTP)
+		ws_write(c, data, len);
+	else
+		conn_write_raw(c, data, len);
+}
+
+static void
+conn_write_raw(struct lg_conn *c, const char *data, size_t len)
 {
 	struct lg_write *w;
 	uv_buf_t buf;
@@ -633,6 +704,8 @@ line_moves(const char *line, size_t len, const char **start, size_t *size, int m
 }
 
 /* The think timer: send the moves whose thinking time has passed, re-arm for the next. */
+static void http_next(struct lg_conn *c);
+
 static void
 think_cb(uv_timer_t *t)
 {
@@ -642,7 +715,9 @@ think_cb(uv_timer_t *t)
 
 	while ((e = TAILQ_FIRST(&lg->thinking)) != NULL && e->due_ms <= now) {
 		TAILQ_REMOVE(&lg->thinking, e, link);
-		if (!e->c->dead && !e->c->closing)
+		if (e->c->role == ROLE_HTTP && !e->c->dead && !e->c->closing && !lg->stopped)
+			http_next(e->c);
+		else if (!e->c->dead && !e->c->closing)
 			pair_move(e->c->pair, e->c, e->move, e->seq);
 		free(e);
 	}
@@ -773,6 +848,14 @@ hokito_line(struct lg_conn *c, const char *line, size_t len)
 		conn_error(c, line);
 		break;
 	case MSG_PONG:
+		conn_replied(c);
+		if (c->role == ROLE_HPING && lg->measuring && !lg->stopped) {
+			hist_add(&lg->rtt, now_ns() - c->sent_ns);
+			lg_op(lg);
+			if (!lg->stopped)
+				conn_request(c, MSG_PING, "{\"type\":\"ping\"}\n");
+		}
+		break;
 	case MSG_GAMES:
 		conn_replied(c);
 		break;
@@ -904,6 +987,7 @@ conn_close_cb(uv_handle_t *h)
 	framer_close(&c->in);
 	tls_link_free(c->tls);
 	free(c->deferred);
+	free(c->raw);
 	free(c);
 }
 
@@ -947,6 +1031,181 @@ conn_fail(struct lg_conn *c, const char *why)
 	}
 }
 
+/* Drop the first n bytes of c->raw. */
+static void
+raw_consume(struct lg_conn *c, size_t n)
+{
+	memmove(c->raw, c->raw + n, c->nraw - n);
+	c->nraw -= n;
+}
+
+static void conn_greet(struct lg_conn *c);
+
+/* The end of an HTTP head in c->raw (its blank line's last byte + 1), or NULL when not all in. */
+static char *
+raw_head_end(struct lg_conn *c)
+{
+	for (size_t i = 3; i < c->nraw; i++)
+		if (memcmp(c->raw + i - 3, "\r\n\r\n", 4) == 0)
+			return c->raw + i + 1;
+	return NULL;
+}
+
+/* The value of header name (lower case, with its ':') in the NUL-terminated head, or NULL. */
+static const char *
+head_value(const char *head, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(head, "\r\n"); p != NULL; p = strstr(p + 2, "\r\n")) {
+		size_t i = 0;
+
+		while (i < n && p[2 + i] != '\0' &&
+		       (p[2 + i] | (p[2 + i] >= 'A' && p[2 + i] <= 'Z' ? 0x20 : 0)) == name[i])
+			i++;
+		if (i == n)
+			return p + 2 + n;
+	}
+	return NULL;
+}
+
+/*
+ * --ws: what was read: the upgrade's answer first, then the server's frames, each text frame's
+ * payload handed to the framer as a line. Returns 0, or -1 when c failed.
+ */
+static int
+ws_input(struct lg_conn *c)
+{
+	size_t off = 0;
+
+	if (!c->upgraded) {
+		char *end = raw_head_end(c);
+
+		if (end == NULL)
+			return 0;
+		if (c->nraw < 12 || memcmp(c->raw + 9, "101", 3) != 0) {
+			conn_fail(c, "the WebSocket upgrade was refused");
+			return -1;
+		}
+		c->upgraded = 1;
+		raw_consume(c, (size_t)(end - c->raw));
+		conn_greet(c);
+	}
+	for (;;) {
+		const unsigned char *f = (const unsigned char *)c->raw + off;
+		size_t have = c->nraw - off, h = 2, n;
+		char *base;
+		size_t size;
+
+		if (have < 2)
+			break;
+		n = f[1] & 0x7f;
+		if (n == 126) {
+			if (have < 4)
+				break;
+			n = (size_t)f[2] << 8 | f[3];
+			h = 4;
+		} else if (n == 127) {
+			if (have < 10)
+				break;
+			n = 0;
+			for (int i = 0; i < 8; i++)
+				n = n << 8 | f[2 + i];
+			h = 10;
+		}
+		if (have < h + n)
+			break;
+		switch (f[0] & 0x0f) {
+		case 0x1: /* text: a line */
+		case 0x0: /* a continuation: the server sends whole messages; kept as its own line
+		           */
+			framer_space(&c->in, n + 1, &base, &size);
+			memcpy(base, f + h, n);
+			base[n] = '\n';
+			framer_commit(&c->in, n + 1);
+			break;
+		case 0x8:
+			conn_fail(c, "closed by the server (WebSocket close)");
+			return -1;
+		default: /* ping, pong: libwebsockets answers them itself; none are sent here */
+			break;
+		}
+		off += h + n;
+	}
+	raw_consume(c, off);
+	return 0;
+}
+
+/* http: the next GET of c, the next path of the list. */
+static void
+http_next(struct lg_conn *c)
+{
+	struct loadgen *lg = c->lg;
+	char req[512];
+	int n;
+
+	n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+	             lg->paths[c->npath++ % (unsigned)lg->npaths]);
+	c->outstanding = 1;
+	c->sent_ns = now_ns();
+	c->in_body = 0;
+	conn_write_raw(c, req, (size_t)n);
+}
+
+/* http: what was read: an answer's head (its status and Content-Length), then its body. */
+static void
+http_input(struct lg_conn *c)
+{
+	struct loadgen *lg = c->lg;
+
+	while (!c->dead && !lg->stopped) {
+		if (!c->in_body) {
+			char *end = raw_head_end(c);
+			const char *cl;
+			int status;
+
+			if (end == NULL)
+				return;
+			end[-2] = '\0'; /* the head, ending in its last header's \r\n */
+			status = c->nraw > 12 ? atoi(c->raw + 9) : 0;
+			lg->http_status[status >= 100 && status < 600 ? status / 100 : 0]++;
+			if (status < 200 || status >= 300)
+				lg->errors += lg->measuring;
+			cl = head_value(c->raw, "content-length:");
+			if (cl == NULL) {
+				conn_fail(c, "an answer without Content-Length");
+				return;
+			}
+			c->body_due = (size_t)strtoull(cl, NULL, 10);
+			c->in_body = 1;
+			raw_consume(c, (size_t)(end - c->raw));
+		}
+		if (c->nraw < c->body_due) {
+			c->body_due -= c->nraw;
+			c->nraw = 0;
+			return;
+		}
+		raw_consume(c, c->body_due);
+		c->body_due = 0;
+		c->in_body = 0;
+		c->outstanding = 0;
+		if (!c->ready) {
+			c->ready = 1;
+			lg->nready++;
+			lg->inflight--;
+			continue; /* the measurement starts once every connection answered once */
+		}
+		if (lg->measuring) {
+			hist_add(&lg->rtt, now_ns() - c->sent_ns);
+			lg_op(lg);
+			if (!lg->stopped && lg->think_ms > 0)
+				think_later(c, "", 0); /* --think: the next request after a pause */
+			else if (!lg->stopped)
+				http_next(c);
+		}
+	}
+}
+
 static void
 alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
@@ -957,6 +1216,14 @@ alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	(void)suggested;
 	if (c->tls != NULL) {
 		tls_link_alloc(c->tls, buf);
+		return;
+	}
+	if (c->lg->ws || c->role == ROLE_HTTP) {
+		if (c->rawcap - c->nraw < LG_READ_MIN) {
+			c->rawcap = c->rawcap * 2 + LG_READ_MIN;
+			c->raw = xrealloc(c->raw, c->rawcap);
+		}
+		*buf = uv_buf_init(c->raw + c->nraw, (unsigned)(c->rawcap - c->nraw));
 		return;
 	}
 	framer_space(&c->in, LG_READ_MIN, &base, &size);
@@ -987,6 +1254,15 @@ read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			conn_fail(c, rc == TLS_ECLOSED ? "closed by the server" : err.text);
 			return;
 		}
+	} else if (c->role == ROLE_HTTP) {
+		c->nraw += (size_t)nread;
+		http_input(c);
+		lg_setup_more(lg);
+		return;
+	} else if (lg->ws) {
+		c->nraw += (size_t)nread;
+		if (ws_input(c) < 0)
+			return;
 	} else {
 		framer_commit(&c->in, (size_t)nread);
 	}
@@ -995,7 +1271,8 @@ read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			conn_fail(c, "a line over the limit");
 			break;
 		}
-		if (lg->mode == MODE_HOKITO || lg->mode == MODE_SPECTATE || lg->mode == MODE_IDLE)
+		if (lg->mode == MODE_HOKITO || lg->mode == MODE_SPECTATE || lg->mode == MODE_IDLE ||
+		    lg->mode == MODE_PING)
 			hokito_line(c, line, len);
 		else
 			redis_line(c, line, len);
@@ -1003,12 +1280,13 @@ read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	lg_setup_more(lg);
 }
 
+static void conn_greet(struct lg_conn *c);
+
 static void
 connect_cb(uv_connect_t *req, int status)
 {
 	struct lg_conn *c = container_of(req, struct lg_conn, connect);
 	struct loadgen *lg = c->lg;
-	char hello[96], channel[32];
 
 	if (status < 0) {
 		conn_fail(c, uv_strerror(status));
@@ -1018,16 +1296,39 @@ connect_cb(uv_connect_t *req, int status)
 	if (lg->tls != NULL)
 		c->tls = tls_link_create((uv_stream_t *)&c->tcp, lg->tls, "127.0.0.1", 0);
 	uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+	if (lg->ws && c->role != ROLE_HTTP) {
+		static const char up[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+		                         "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+		                         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+		                         "Sec-WebSocket-Version: 13\r\n\r\n";
+
+		conn_write_raw(c, up, sizeof up - 1);
+		return; /* conn_greet() once the 101 is read */
+	}
+	conn_greet(c);
+}
+
+/* Connected (and upgraded, with --ws): the first words of c's role. */
+static void
+conn_greet(struct lg_conn *c)
+{
+	struct loadgen *lg = c->lg;
+	char hello[96], channel[32];
+
 	switch (c->role) {
 	case ROLE_CREATOR:
 	case ROLE_JOINER:
 	case ROLE_SPECTATOR:
 	case ROLE_IDLE:
+	case ROLE_HPING:
 		if (lg->mode == MODE_REDIS_IDLE)
 			break;
 		snprintf(hello, sizeof hello,
 		         "{\"type\":\"hello\",\"protocol\":1,\"name\":\"lg%d\"}\n", c->idx);
 		conn_request(c, MSG_HELLO, hello);
+		return;
+	case ROLE_HTTP:
+		http_next(c); /* ready once answered: the measurement starts after */
 		return;
 	case ROLE_SUBSCRIBER:
 		redis_channel(c, channel, sizeof channel);
@@ -1075,7 +1376,7 @@ lg_setup_more(struct loadgen *lg)
 {
 	if (lg->measuring || lg->started || lg->stopped)
 		return;
-	while (lg->next_connect < lg->nconns && lg->inflight < lg->burst)
+	while (!lg->stopped && lg->next_connect < lg->nconns && lg->inflight < lg->burst)
 		conn_start(lg, lg->next_connect++);
 	if (lg->nready < lg->nconns)
 		return;
@@ -1133,6 +1434,14 @@ lg_measure_start(struct loadgen *lg)
 	case MODE_IDLE:
 	case MODE_REDIS_IDLE:
 		uv_timer_start(&lg->settle, settle_cb, 1000, 0);
+		break;
+	case MODE_PING:
+		for (int i = 0; i < lg->nconns; i++)
+			conn_request(lg->conns[i], MSG_PING, "{\"type\":\"ping\"}\n");
+		break;
+	case MODE_HTTP:
+		for (int i = 0; i < lg->nconns; i++)
+			http_next(lg->conns[i]);
 		break;
 	default:
 		for (int i = 0; i < lg->nconns; i++)
@@ -1196,7 +1505,14 @@ lg_print(const struct loadgen *lg)
 		break;
 	case MODE_REDIS_PING:
 	case MODE_REDIS_SET:
+	case MODE_PING:
 		printf(" requests=%" PRIu64 " req_per_s=%.1f", lg->ops, (double)lg->ops / secs);
+		break;
+	case MODE_HTTP:
+		printf(" requests=%" PRIu64 " req_per_s=%.1f status_2xx=%" PRIu64
+		       " status_4xx=%" PRIu64 " status_5xx=%" PRIu64,
+		       lg->ops, (double)lg->ops / secs, lg->http_status[2], lg->http_status[4],
+		       lg->http_status[5]);
 		break;
 	case MODE_REDIS_PUBSUB:
 	case MODE_REDIS_RELAY:
@@ -1234,6 +1550,8 @@ lg_print(const struct loadgen *lg)
 			                         lg->nconns
 			               : -1.0);
 	}
+	if (lg->ws)
+		printf(" transport=ws");
 	printf(" lg_cpu=%.2f errors=%" PRIu64 " lost=%" PRIu64 "\n", lg->cpu / secs, lg->errors,
 	       lg->lost);
 	fflush(stdout);
@@ -1245,8 +1563,8 @@ usage(FILE *f)
 	fprintf(f,
 	        "usage: loadgen MODE --port PORT [options]\n"
 	        "\n"
-	        "modes: hokito, spectate, idle (hokitod); redis-ping, redis-set, redis-pubsub,\n"
-	        "       redis-relay, redis-idle (Redis)\n"
+	        "modes: hokito, spectate, idle, ping (hokitod), http (hokitod's HTTP port);\n"
+	        "       redis-ping, redis-set, redis-pubsub, redis-relay, redis-idle (Redis)\n"
 	        "\n"
 	        "  --host ADDR        127.0.0.1 (default) or ::1; nothing else\n"
 	        "  --bind ADDR        with --host 127.0.0.1: connection i comes from ADDR + i, a\n"
@@ -1268,10 +1586,14 @@ usage(FILE *f)
 	        "  --setup-timeout S  give up when set-up takes longer (default 60)\n"
 	        "  --seed N           random moves' seed (default 1)\n"
 	        "  --think MS         hokito: each player waits MS ms before each move (a\n"
-	        "                     person's pace; default 0: at once)\n"
+	        "                     person's pace; default 0: at once); http: each\n"
+	        "                     connection between an answer and its next request\n"
 	        "  --label TEXT       copied into the output line\n"
 	        "  --tls              TLS on every connection (hokitod --listen-tls, Redis\n"
-	        "                     --tls-port); the certificate is not checked (loopback)\n");
+	        "                     --tls-port); the certificate is not checked (loopback)\n"
+	        "  --ws               hokito, spectate, idle, ping: the protocol over WebSocket\n"
+	        "                     (GET /ws; --port is hokitod's --listen-http port)\n"
+	        "  --path PATH        http: a path to GET (up to 8 times: taken in turn)\n");
 }
 
 /* A whole number in [min, max], or exit with a usage error. */
@@ -1371,6 +1693,8 @@ lg_plan(struct loadgen *lg, int conns, int games, int spectators)
 		for (int i = 0; i < lg->nconns; i++)
 			lg->conns[i]->role = lg->mode == MODE_REDIS_PING  ? ROLE_PING
 			                     : lg->mode == MODE_REDIS_SET ? ROLE_SET
+			                     : lg->mode == MODE_PING      ? ROLE_HPING
+			                     : lg->mode == MODE_HTTP      ? ROLE_HTTP
 			                                                  : ROLE_IDLE;
 		break;
 	}
@@ -1403,6 +1727,8 @@ main(int argc, char **argv)
 		O_LABEL,
 		O_BIND,
 		O_TLS,
+		O_WS,
+		O_PATH,
 		O_HELP,
 	};
 	static const struct option options[] = {
@@ -1424,6 +1750,8 @@ main(int argc, char **argv)
 	        {"label", required_argument, NULL, O_LABEL},
 	        {"bind", required_argument, NULL, O_BIND},
 	        {"tls", no_argument, NULL, O_TLS},
+	        {"ws", no_argument, NULL, O_WS},
+	        {"path", required_argument, NULL, O_PATH},
 	        {"help", no_argument, NULL, O_HELP},
 	        {NULL, 0, NULL, 0},
 	};
@@ -1524,6 +1852,20 @@ main(int argc, char **argv)
 		case O_TLS:
 			tls = 1;
 			break;
+		case O_WS:
+			lg.ws = 1;
+			break;
+		case O_PATH:
+			if (lg.npaths == LG_MAX_PATHS || optarg[0] != '/' || strlen(optarg) > 400 ||
+			    strpbrk(optarg, " \r\n") != NULL) {
+				fprintf(stderr,
+				        "loadgen: --path wants up to %d paths from '/', "
+				        "without spaces\n",
+				        LG_MAX_PATHS);
+				return 2;
+			}
+			lg.paths[lg.npaths++] = optarg;
+			break;
 		case O_HELP:
 			usage(stdout);
 			return 0;
@@ -1561,6 +1903,16 @@ main(int argc, char **argv)
 	    (conns < 2 || conns % 2 != 0)) {
 		fprintf(stderr, "loadgen: %s wants an even number of --conns\n",
 		        mode_names[lg.mode]);
+		return 2;
+	}
+	if (lg.ws && (tls || (lg.mode != MODE_HOKITO && lg.mode != MODE_SPECTATE &&
+	                      lg.mode != MODE_IDLE && lg.mode != MODE_PING))) {
+		fprintf(stderr,
+		        "loadgen: --ws is for hokito, spectate, idle and ping, without --tls\n");
+		return 2;
+	}
+	if ((lg.mode == MODE_HTTP) != (lg.npaths > 0)) {
+		fprintf(stderr, "loadgen: http wants --path, and only http takes it\n");
 		return 2;
 	}
 	if (spectators < 0)

@@ -40,7 +40,7 @@
 #include "xmalloc.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct lobby) == 1632, "struct lobby changed: see fuzz_lobby_copy()");
+_Static_assert(sizeof(struct lobby) == 1840, "struct lobby changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct session) == 384, "struct session changed: see fuzz_lobby_copy()");
 _Static_assert(sizeof(struct table) == 2784, "struct table changed: see fuzz_lobby_copy()");
 #endif

@@ -16,7 +16,12 @@ its limits and close codes, the Origin check, the plain HTTP answers, and /metri
 - Plain HTTP: 404, 405 with Allow, HEAD, 426 for /ws without the upgrade, 429 with Retry-After past
   --max-http-rate-per-addr; every answer has the safety headers (CSP with frame-ancestors 'none',
   X-Content-Type-Options: nosniff).
-- /metrics passes `promtool check metrics` and counts the /ws connections; /healthz and /readyz.
+- /metrics passes `promtool check metrics` and counts the /ws connections, the logins and
+  password hashes by outcome and the game layer's refusals by limit; /healthz and /readyz.
+- A real Prometheus (Debian prometheus) on a loopback port scrapes /metrics every second; its
+  query API reads the games created, and a later value after one more game.
+- The read API: /api/game/ID, /api/game/ID.json (the stored events, the bytes the protocol
+  sent), /api/games (with ?player=), /api/user, /api/leaderboard, the stream.
 - A stop: the /ws client reads its bye, then the close code 1001.
 Everything runs on loopback addresses.
 """
@@ -330,6 +335,141 @@ def test_metrics():
         srv.stop()
 
 
+def metric_values(text):
+    """The samples of a Prometheus text: {"name{labels}": value}."""
+    out = {}
+    for l in text.splitlines():
+        if l and not l.startswith("#"):
+            k, _, v = l.rpartition(" ")
+            out[k] = float(v)
+    return out
+
+
+def test_metrics_counts():
+    """/metrics counts the logins and hashes by outcome and the game layer's refusals by limit."""
+    srv = web_server("--max-games-per-addr", "1")
+    try:
+        p = srv.http_port
+        before = metric_values(http_get(HOST, p, "/metrics")[2].decode())
+        c = srv.connect()
+        r, _ = c.request({"type": "register", "name": "Metric", "password": "correct horse battery"})
+        assert r["type"] == "welcome", r
+        c.close()
+        for pw, want in (("correct horse battery", "welcome"), ("wrong horse", "error")):
+            c = srv.connect()
+            r, _ = c.request({"type": "hello", "protocol": 1, "name": "metric", "password": pw})
+            t.ok(r["type"] == want, "a login with %s: %s" % (pw, want), r)
+            c.close()
+        g1, g2 = srv.connect("g1"), srv.connect("g2")
+        r1, _ = g1.request({"type": "create", "kind": "hokito", "seat": "black"})
+        r2, _ = g2.request({"type": "create", "kind": "hokito", "seat": "black"})
+        t.ok(r2.get("code") == "too_many_games", "the address's second game: too_many_games", r2)
+        h, _ = g1.request({"type": "history", "offset": 5000})
+        t.ok(h.get("code") == "bad_value", "history past --max-history-offset: bad_value", h)
+        st, _, body = http_get(HOST, p, "/metrics")
+        m = metric_values(body.decode())
+        moved = {k: m[k] - before.get(k, 0) for k in m
+                 if k.startswith(("hokito_logins_total", "hokito_password_hashes_total",
+                                  "hokito_refusals_total")) and m[k] != before.get(k, 0)}
+        t.ok(moved == {'hokito_logins_total{outcome="ok"}': 1,
+                       'hokito_logins_total{outcome="wrong_password"}': 1,
+                       'hokito_password_hashes_total{outcome="ok"}': 2,
+                       'hokito_password_hashes_total{outcome="mismatch"}': 1,
+                       'hokito_refusals_total{limit="max-games-per-addr"}': 1,
+                       'hokito_refusals_total{limit="max-history-offset"}': 1},
+             "/metrics: the logins and hashes by outcome, the refusals by limit, and no other",
+             moved)
+        t.ok(all(k in m for k in ('hokito_logins_total{outcome="throttled"}',
+                                  'hokito_refusals_total{limit="max-rate-per-addr"}',
+                                  "hokito_password_jobs_queued", "hokito_password_jobs",
+                                  "hokito_store_reads_queued", "hokito_searches",
+                                  "hokito_sessions")),
+             "/metrics: the throttled logins, the game layer's limits, the queues, the sessions")
+        t.ok(m["hokito_password_jobs"] == 0 and m["hokito_store_reads_queued"] == 0 and
+             m["hokito_searches"] == 0, "/metrics: nothing queued once everything is answered",
+             (m["hokito_password_jobs"], m["hokito_store_reads_queued"], m["hokito_searches"]))
+        promtool = shutil.which("promtool")
+        r = subprocess.run([promtool or "promtool", "check", "metrics"], input=body,
+                           capture_output=True, timeout=30) if promtool else None
+        t.ok(r is not None and r.returncode == 0, "promtool check metrics: no problem",
+             r and r.stdout.decode() + r.stderr.decode())
+        g1.close()
+        g2.close()
+    finally:
+        t.ok(srv.stop() == 0, "metrics counts: hokitod stops cleanly")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def test_prometheus():
+    """A real Prometheus scrapes /metrics every second and answers a query of what moved."""
+    prom = shutil.which("prometheus") or "/usr/bin/prometheus"
+    if not os.path.exists(prom):
+        t.ok(False, "prometheus (Debian prometheus is not installed)")
+        return
+    srv = web_server()
+    tmp = tempfile.mkdtemp(prefix="hokito-prom-")
+    proc = None
+    try:
+        a, b = srv.connect("p1"), srv.connect("p2")
+        for _ in range(3):
+            st, _ = a.request({"type": "create", "kind": "oxono", "seat": "pink"})
+            a.request({"type": "leave"})
+        port = free_port()
+        with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                    "scrape_configs:\n  - job_name: hokitod\n    metrics_path: /metrics\n"
+                    "    static_configs:\n      - targets: [\"%s:%d\"]\n"
+                    % (HOST, srv.http_port))
+        proc = subprocess.Popen(
+            [prom, "--config.file", os.path.join(tmp, "prometheus.yml"),
+             "--storage.tsdb.path", os.path.join(tmp, "data"),
+             "--web.listen-address", "%s:%d" % (HOST, port), "--log.level", "warn"],
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "log"), "w"))
+
+        def query(q):
+            st, _, body = http_get(HOST, port, "/api/v1/query?query=" + q)
+            if st != 200:
+                return None
+            res = json.loads(body)["data"]["result"]
+            return float(res[0]["value"][1]) if res else None
+
+        got, deadline = None, time.time() + 30
+        while time.time() < deadline and proc.poll() is None:
+            try:
+                got = query("hokito_games_created_total")
+            except OSError:
+                got = None  # not listening yet
+            if got is not None:
+                break
+            time.sleep(0.25)
+        t.ok(got == 3, "Prometheus scraped /metrics: hokito_games_created_total is 3", got)
+        up = query("up%7Bjob%3D%22hokitod%22%7D")
+        t.ok(up == 1, "Prometheus: the hokitod target is up", up)
+        b.request({"type": "create", "kind": "hokito", "seat": "black"})
+        got, deadline = None, time.time() + 15
+        while time.time() < deadline and got != 4:
+            time.sleep(0.25)
+            got = query("hokito_games_created_total")
+        t.ok(got == 4, "a game later: Prometheus reads 4 at a later scrape", got)
+        a.close()
+        b.close()
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+        t.ok(srv.stop() == 0, "prometheus: hokitod stops cleanly")
+
+
 def test_slow_reader():
     """A /ws spectator that never reads is dropped at --max-output; the game goes on."""
     srv = web_server("--max-output", "65536")
@@ -430,6 +570,13 @@ def test_api():
                 b.request({"type": "join", "game": st["game"]})
             yt = a.wait_for("your_turn")
             a.request({"type": "move", "move": yt["moves"][0]})
+            if not games:  # alice resumes from seq 0: the replay is every event, as sent
+                r = srv.connect()
+                r.send({"type": "hello", "protocol": 1, "token": a.token, "last_seq": 0})
+                while 4 not in game_lines(r, st["game"]):
+                    r.recv()
+                a.close()
+                a = r
             a.request({"type": "resign"})
             b.wait_for("game_over")
             a.request({"type": "leave"})
@@ -446,6 +593,27 @@ def test_api():
         t.ok(st == 404, "/api/game/ID of a private game: 404", st)
         st, _, _ = http_get(HOST, p, "/api/game/g999")
         t.ok(st == 404, "/api/game/ID of no game: 404", st)
+        # the stored events: each line byte for byte as the players read it
+        sent = game_lines(b, games[0])
+        sent.update(game_lines(a, games[0]))
+        st, h, body = http_get(HOST, p, "/api/game/%s.json" % games[0])
+        lines = body.split(b"\n")
+        t.ok(st == 200 and h.get("content-type") == "application/json" and
+             h.get("access-control-allow-origin") == "*" and lines[0] == b"[" and
+             lines[-2:] == [b"]", b""], "/api/game/ID.json: a JSON array, one event a line",
+             (st, h, body[:200]))
+        events = [l[:-1] if l.endswith(b",") else l for l in lines[1:-2]]
+        seqs = [json.loads(e)["seq"] for e in events]
+        t.ok(seqs == list(range(1, len(events) + 1)) and
+             [json.loads(e)["type"] for e in events][-1] == "game_over" and
+             sorted(sent) == seqs and events == [sent[q] for q in seqs] and json.loads(body) ==
+             [json.loads(e) for e in events],
+             "/api/game/ID.json: every stored event, in order, the bytes the protocol sent",
+             (events, sent))
+        codes = [http_get(HOST, p, u)[0] for u in
+                 ("/api/game/%s.json" % games[2], "/api/game/g999.json", "/api/game/.json",
+                  "/api/game/%s.txt" % games[0], "/api/game/%s.json.json" % games[0])]
+        t.ok(codes == [404] * 5, "/api/game/ID.json of a private game or of none: 404", codes)
         carol = srv.connect("carol")  # at none of the games: sees the public ones only
         hist, _ = carol.request({"type": "history", "limit": 2})
         carol.close()
@@ -483,6 +651,16 @@ def test_api():
         st, h, body = http_get(HOST, p, "/api/leaderboard/hokito?limit=5")
         t.ok(st == 200 and json.loads(body) == board,
              "/api/leaderboard/KIND: the leaderboard page, as the protocol's", (body, board))
+        for who in ("walt", "WALT", "nobody"):
+            mine, _ = acc[1].request({"type": "history", "player": who, "limit": 5})
+            del mine["id"]
+            st, h, body = http_get(HOST, p, "/api/games?limit=5&player=" + who)
+            t.ok(st == 200 and json.loads(body) == mine,
+                 "/api/games?player=%s: the page the protocol's history player gives" % who,
+                 (body, mine))
+        t.ok(len(mine["games"]) == 0 and
+             len(json.loads(http_get(HOST, p, "/api/games?player=walt")[2])["games"]) == 1,
+             "/api/games?player=: that account's games only (one), none for no account")
         codes = [http_get(HOST, p, u)[0] for u in
                  ("/api/user/nobody", "/api/leaderboard/chess", "/api/leaderboard/oxono?limit=0")]
         t.ok(codes == [404, 404, 400], "no such account or kind: 404; a bad limit: 400", codes)
@@ -490,6 +668,11 @@ def test_api():
             c.close()
         st1, _, _ = http_get(HOST, p, "/api/games?limit=0")
         st2, _, _ = http_get(HOST, p, "/api/games?offset=x")
+        st4, _, body4 = http_get(HOST, p, "/api/games?offset=1001")  # --max-history-offset
+        st5, _, _ = http_get(HOST, p, "/api/games?offset=1000")
+        t.ok(st4 == 400 and b"1000" in body4 and st5 == 200,
+             "/api/games: an offset past --max-history-offset (1000) gets 400, as history's",
+             (st4, body4, st5))
         st3, _, _ = http_get(HOST, p, "/api/games?after=nonsense")
         t.ok((st1, st2, st3) == (400, 400, 400), "a bad limit, offset or after: 400",
              (st1, st2, st3))
@@ -606,6 +789,8 @@ t.run("the TCP side's limits on /ws", test_limits)
 t.run("the Origin check", test_origin)
 t.run("plain HTTP", test_http)
 t.run("metrics, health, readiness", test_metrics)
+t.run("the metrics' counts", test_metrics_counts)
+t.run("a real Prometheus scrapes", test_prometheus)
 t.run("a /ws client that does not read", test_slow_reader)
 t.run("HTTPS and wss://", test_https)
 t.run("the read API", test_api)
