@@ -586,16 +586,16 @@ client_flush_link(struct net_client *c, size_t count, size_t bytes)
 	if (count > sizeof small / sizeof small[0])
 		w = xmalloc(count * sizeof *w);
 	for (size_t i = 0; i < count; i++)
-		w[i] = c->held[i].w;
+		w[i] = c->held[i].w; /* their references move to w */
+	/* out of held first: a write that fails closes the link, which drops what c holds */
+	client_held_shift(c, count, bytes);
+	c->kept_at -= c->kept ? count : 0;
 	if (c->carrier != NULL)
 		c->link_ops->write(c->carrier, w, count);
 	for (size_t i = 0; i < count; i++)
 		wire_unref(w[i]);
 	if (w != small)
 		free(w);
-	memmove(c->held, c->held + count, (c->nheld - count) * sizeof *c->held);
-	c->nheld -= count;
-	c->held_bytes -= bytes;
 }
 
 /*

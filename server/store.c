@@ -1007,6 +1007,7 @@ store_events_read(struct store *st, const char *id, struct store_event **out, si
 		ev[len].type = xstrdup((const char *)sqlite3_column_text(s, 2));
 		ev[len].move = move ? xstrdup((const char *)move) : NULL;
 		ev[len].body = xstrdup((const char *)sqlite3_column_text(s, 4));
+		ev[len].body_len = strlen(ev[len].body);
 		len++;
 	}
 	sqlite3_reset(s);
