@@ -1039,6 +1039,22 @@ plain_command(struct plain *p, char *line)
 	}
 }
 
+void *
+client_plain_detached(struct client *c)
+{
+	struct plain *p = xcalloc(1, sizeof *p);
+
+	p->c = c;
+	p->link = CLIENT_LINK_CONNECTING;
+	return p;
+}
+
+void
+client_plain_command(void *view_data, char *line)
+{
+	plain_command(view_data, line);
+}
+
 /* Whether a "wait" still holds: not our turn yet, and the game goes on. */
 static int
 plain_waiting(struct plain *p)

@@ -600,4 +600,14 @@ void client_session_forget(const char *host, int port, const char *name);
 extern const struct client_view client_screen_view;
 extern const struct client_view client_plain_view;
 
+/*
+ * The --plain view's state for c without its input (it reads no standard input: the caller types
+ * its lines with client_plain_command()), as view_data; the view's stop() frees it. For a program
+ * that drives the view itself (tests/fuzz/fuzz-client.c).
+ */
+void *client_plain_detached(struct client *c);
+
+/* Run line (NUL-terminated, no newline; may be changed) as if typed at --plain. */
+void client_plain_command(void *view_data, char *line);
+
 #endif

@@ -17,7 +17,7 @@ Each round starts a fresh hokitod on 127.0.0.1 (a store in a temporary directory
 - The storm: --rate logins a second (default 100), each on a new connection from one of
   --storm-addrs addresses 127.0.3.x in turn (default 100; 1 shows the per-address limits at
   work), a hello with an account's name and its password (a wrong one for a --wrong fraction),
-  then close. Argon2id runs on the server's password threads (server/hasher.c: the cores less
+  then close. Argon2id runs on the server's password threads (server/workers/hasher.c: the cores less
   one, at the lowest priority), at most 32 jobs out; a login past them is refused with
   login_throttled. Outcomes are counted by reply.
 Nothing here fails a build: it is a measurement. Every loop is bounded in count and in time,

@@ -22,8 +22,8 @@
  *
  * The seam. The client is linked from its real files, the client's library (client/meson.build):
  * client.c, client-msg.c, client-state.c, client-request.c, client-replay.c and client-eval.c,
- * and client-plain.c, included here (this file makes the view's struct plain itself, without
- * plain_start(), which would read standard input). The network layer, client-net.c, is not: this
+ * and client-plain.c, whose state this file makes with client_plain_detached() instead of
+ * plain_start(), which would read standard input. The network layer, client-net.c, is not: this
  * file defines client_net_* instead, so nothing touches a socket and the linker never takes
  * client-net.o out of the library; nor is main() (client-main.c). client_net_send() drops the
  * encoded request and says it was sent, so every request is recorded as pending as it would be, and
@@ -44,9 +44,10 @@
 
 #include "fuzz.h"
 
-#include "client-plain.c"
+#include "client.h"
 #include "framer.h"
 #include "wire.h"
+#include "xmalloc.h"
 
 #define FUZZ_TIME_MAX 86400000 /* the most time one "~" line lets pass (a day, in ms) */
 
@@ -258,8 +259,6 @@ fuzz_stop(struct client *c)
 static void
 fuzz_client_start(struct client *c)
 {
-	struct plain *p;
-
 	memset(c, 0, sizeof *c);
 	memset(&net, 0, sizeof net);
 	c->opt.host = CLIENT_DEFAULT_HOST;
@@ -276,10 +275,7 @@ fuzz_client_start(struct client *c)
 	uv_timer_init(c->loop, &c->lobby_timer);
 	for (int i = 0; i < 3; i++)
 		uv_signal_init(c->loop, &c->sig[i]);
-	p = xcalloc(1, sizeof *p);
-	p->c = c;
-	p->link = CLIENT_LINK_CONNECTING;
-	c->view_data = p;
+	c->view_data = client_plain_detached(c);
 	client_net_start(c, NULL);
 }
 
@@ -289,7 +285,7 @@ fuzz_line(struct client *c, char *line, size_t len)
 {
 	if (line[0] == '>') {
 		if (c->view_data != NULL)
-			plain_command(c->view_data, line + 1);
+			client_plain_command(c->view_data, line + 1);
 	} else if (line[0] == '<' && len == 1) {
 		fuzz_reconnect(c);
 	} else if (line[0] == '~') {

@@ -1,5 +1,5 @@
 /*
- * test-accounts.c: the game layer's set of accounts (server/accounts.c): the index in id order
+ * test-accounts.c: the game layer's set of accounts (server/accounts/accounts.c): the index in id order
  * that the operators' list pages through, and the rule of failed logins: per (account, address)
  * first, per address, and per account only from addresses it does not know once several
  * addresses fail; the known addresses, bounded, the oldest replaced, forgotten after their time.

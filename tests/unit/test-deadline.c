@@ -1,5 +1,5 @@
 /*
- * test-deadline.c: the game layer's deadline heap (server/deadline.c): tables filed under their
+ * test-deadline.c: the game layer's deadline heap (server/game/deadline.c): tables filed under their
  * clocks' deadlines come out earliest first, through random refreshes and removals checked
  * against a plain scan; a table without a deadline leaves the heap.
  */

@@ -1,5 +1,5 @@
 /*
- * test-durable.c: the store's writer (server/durable.c) over a fake write port that logs every
+ * test-durable.c: the store's writer (server/game/durable.c) over a fake write port that logs every
  * call and fails commits on demand: a commit that fails for lack of room keeps the turn's writes,
  * later writes wait without reaching the store, and a retry sends all of them again, in order,
  * with the counters, in one transaction; any other failure leaves nothing to retry.

@@ -1,5 +1,5 @@
 /*
- * test-fairq.c: the fair queue of jobs by key (server/fairq.c): the order of service between
+ * test-fairq.c: the fair queue of jobs by key (server/base/fairq.c): the order of service between
  * keys, the credit and debt of measured costs, the bound of jobs per key, and keys forgotten.
  */
 #include "fairq.h"

@@ -1,5 +1,5 @@
 /*
- * test-hasher.c: the password threads (server/hasher.c) on a real libuv loop: as many threads as
+ * test-hasher.c: the password threads (server/workers/hasher.c) on a real libuv loop: as many threads as
  * the cores less one (1 to HASHER_THREADS_MAX), each at SCHED_IDLE (Linux; or nice 19), every job
  * run (real Argon2id) and answered once on the loop's thread; a stop frees the queued jobs
  * unanswered, the loop then ends by itself and uv_loop_close() finds no handle left (the sanitizer

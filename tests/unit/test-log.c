@@ -1,5 +1,5 @@
 /*
- * test-log.c: the server log's escaping (server/log.c): a record is one line whatever a peer wrote,
+ * test-log.c: the server log's escaping (server/base/log.c): a record is one line whatever a peer wrote,
  * and nothing a peer wrote can change how it reads (C1 controls and bidi overrides once reached the
  * log raw).
  */

@@ -1,5 +1,5 @@
 /*
- * test-pool.c: the rule of the rated quick pool (server/pool.h): both windows must cover the
+ * test-pool.c: the rule of the rated quick pool (server/game/pool.h): both windows must cover the
  * other's rating, the longest waiting is served first, with the closest rating, and the moments
  * a window widens.
  */

@@ -1,5 +1,5 @@
 /*
- * test-quota.c: per-address allowances (server/quota.c): connections at once, the request
+ * test-quota.c: per-address allowances (server/base/quota.c): connections at once, the request
  * bucket and its refill, creates per minute, games not over, new sessions a minute and sessions
  * held, accounts registered an hour and a day, no limit at 0, and idle keys forgotten.
  */

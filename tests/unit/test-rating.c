@@ -1,5 +1,5 @@
 /*
- * test-rating.c: the book of the accounts' ratings (server/rating.h): new accounts, a rated
+ * test-rating.c: the book of the accounts' ratings (server/accounts/rating.h): new accounts, a rated
  * game's change and counts, the best non-provisional rating, the display, and the window of the
  * rated quick pool; the pair rule's book of a pair's last rated games, and the log's pace.
  */

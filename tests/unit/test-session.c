@@ -1,5 +1,5 @@
 /*
- * test-session.c: the server's session registry (server/session.c): a new session's id, name
+ * test-session.c: the server's session registry (server/game/session.c): a new session's id, name
  * and token, lookups by token and by player id, a session added from elsewhere (a restart), and
  * forgetting one.
  */

@@ -1,5 +1,5 @@
 /*
- * test-store.c: the durable store of hokitod (server/store.c), on real files in a temporary
+ * test-store.c: the durable store of hokitod (server/store/sqlite/store.c), on real files in a temporary
  * directory: create, write, commit, reopen and load (games replayed through the rules); what is
  * not committed is lost and nothing else; sessions; history paging; records; a migration from
  * schema 1; refusal of damaged, truncated, foreign, newer and inconsistent files; the time a

@@ -1,5 +1,5 @@
 /*
- * test-syncer.c: the server's background job thread (server/syncer.c) on a real libuv loop:
+ * test-syncer.c: the server's background job thread (server/workers/syncer.c) on a real libuv loop:
  * a request is answered on the loop with its ticket, requests made while a run is under way
  * coalesce into one more run that answers the last of them, a job's error reaches the done
  * callback (even when a later run of the same answer succeeded), busy follows the answers, and

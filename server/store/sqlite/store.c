@@ -975,19 +975,6 @@ store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct s
 	return 0;
 }
 
-void
-store_events_free(struct store_event *events, size_t nevents)
-{
-	if (events == NULL)
-		return;
-	for (size_t i = 0; i < nevents; i++) {
-		free((char *)events[i].type);
-		free((char *)events[i].move);
-		free((char *)events[i].body);
-	}
-	free(events);
-}
-
 /* Read the events of a game into a new array. */
 int
 store_events_read(struct store *st, const char *id, struct store_event **out, size_t *n,

@@ -331,8 +331,6 @@ int store_history_page(struct store *st, const struct store_history_query *q,
 int store_game_get(struct store *st, const char *id, struct store_game *g,
                    struct store_event **events, size_t *nevents, struct store_error *err);
 
-/* Free what store_game_get() returned. Accepts NULL. */
-void store_events_free(struct store_event *events, size_t nevents);
 
 /*
  * The text game record (common/record.h, FORMATS.md "Game records") of game id into buf,

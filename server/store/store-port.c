@@ -73,3 +73,16 @@ store_board_cursor_parse(const char *text, struct store_board_cursor *c)
 	*c = v;
 	return 0;
 }
+
+void
+store_events_free(struct store_event *events, size_t nevents)
+{
+	if (events == NULL)
+		return;
+	for (size_t i = 0; i < nevents; i++) {
+		free((char *)events[i].type);
+		free((char *)events[i].move);
+		free((char *)events[i].body);
+	}
+	free(events);
+}

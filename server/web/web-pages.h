@@ -2,10 +2,10 @@
  * web-pages.h: the pages of hokitod's HTTP side for people: / (the lobby), /g/ID (a game),
  * /@/NAME (a player), /rules, and the files they load (/static/NAME).
  *
- * The pages are static HTML, CSS and JavaScript shipped inside the binary (server/web/, made into
- * C arrays at build time by server/web/embed.py: no CDN, nothing built at run time); what they
- * show they ask for themselves, through the protocol on /ws (ws.h), so the server side only
- * hands out files. The rules page is made here from the rules text of both games
+ * The pages are static HTML, CSS and JavaScript shipped inside the binary (server/web/pages/, made
+ * into C arrays at build time by server/web/pages/embed.py: no CDN, nothing built at run time);
+ * what they show they ask for themselves, through the protocol on /ws (ws.h), so the server side
+ * only hands out files. The rules page is made here from the rules text of both games
  * (rules-text.h), escaped as HTML. Every answer carries http.c's safety headers: the scripts are
  * files of our origin, never inline.
  */
@@ -16,7 +16,7 @@
 
 #include "http.h"
 
-/* A file of server/web/, embedded. */
+/* A file of server/web/pages/, embedded. */
 struct web_asset {
 	const char *name; /* its file name: "game.js" */
 	const char *type; /* its Content-Type */

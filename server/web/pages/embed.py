@@ -12,7 +12,7 @@ TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
 
 def main():
     out, files = sys.argv[1], sys.argv[2:]
-    lines = ["/* Made by server/web/embed.py from server/web/: do not edit. */",
+    lines = ["/* Made by server/web/pages/embed.py from server/web/pages/: do not edit. */",
              '#include "web-pages.h"', ""]
     entries = []
     for i, path in enumerate(sorted(files, key=os.path.basename)):

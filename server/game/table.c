@@ -52,7 +52,7 @@
 #include "event.h"
 #include "log.h"
 #include "rating.h"
-#include "store.h"
+#include "store-port.h"
 #include "table.h"
 #include "xmalloc.h"
 

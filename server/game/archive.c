@@ -21,7 +21,6 @@
 #include "names.h"
 #include "record.h"
 #include "store-port.h"
-#include "store.h"
 #include "xmalloc.h"
 
 /*

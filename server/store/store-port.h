@@ -1,8 +1,8 @@
 /*
  * store-port.h: the two ports through which hokitod's game layer reaches its durable store, and
- * the plain values that cross them. A backend implements both: server/store.c on SQLite today;
- * a PostgreSQL one later fills the same structs and passes the same tests. Nothing here names a
- * backend's types: games, events and sessions travel as the structs below, errors as enum
+ * the plain values that cross them. A backend implements both: server/store/sqlite/ on SQLite
+ * today; a PostgreSQL one later fills the same structs and passes the same tests. Nothing here
+ * names a backend's types: games, events and sessions travel as the structs below, errors as enum
  * store_errno with a sentence, and each port carries its backend's own state as an opaque impl.
  *
  *   - The write port (struct store_write_port) is used on the event loop's thread only: the
@@ -10,8 +10,8 @@
  *     once (group commit, durable.h); load() and sessions_load() read everything back at start.
  *   - The read port (struct store_read_port) answers history, record, profile and leaderboard
  *     requests. Each works on a connection of its own, on a thread that is not the loop's
- *     (server/reader.c runs one per reading thread), so a read that grows with the store never
- *     stalls the games; it sees what is committed.
+ *     (server/workers/reader.c runs one per reading thread), so a read that grows with the store
+ * never stalls the games; it sees what is committed.
  *
  * Times are Unix epoch milliseconds supplied by the caller: no backend reads the clock.
  */
@@ -370,5 +370,8 @@ void store_board_cursor_format(const struct store_board_cursor *c, char *buf, si
 
 /* Parse a text of store_board_cursor_format(): 0, or STORE_EINVAL for anything else. */
 int store_board_cursor_parse(const char *text, struct store_board_cursor *c);
+
+/* Free an array of events a read port made (events(); its strings included). Accepts NULL. */
+void store_events_free(struct store_event *events, size_t nevents);
 
 #endif
