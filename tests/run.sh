@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential meson ninja-build pkg-config python3 libuv1-dev libjansson-dev
 	libncurses-dev libsqlite3-dev libjemalloc-dev libssl-dev openssl tmux clang
 	libclang-rt-14-dev libicu-dev libsodium-dev libwebsockets-dev libwebsockets-evlib-uv
-	prometheus chromium chromium-driver python3-selenium)
+	prometheus chromium chromium-driver python3-selenium postgresql-15 libpq-dev)
 
 if [ "${HOKITO_SKIP_APT:-0}" != 1 ]; then
 	bash deploy/install-deps.sh "${packages[@]}" || exit 1
