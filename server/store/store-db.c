@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store-db.h"
+#include "store-pg.h"
 #include "store-sqlite.h"
 #include "xmalloc.h"
 
@@ -24,6 +25,8 @@ store_db_choose(const char *db, const char **target)
 		*target = db + 7;
 		return &store_backend_sqlite;
 	}
+	if (strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0)
+		return &store_backend_postgresql; /* the whole URI: libpq reads it */
 	if (strstr(db, "://") != NULL)
 		return NULL; /* a scheme of no backend's */
 	return &store_backend_sqlite;
