@@ -86,8 +86,8 @@ static const struct {
 
 /* Run the rules on conn, in the open snapshot: each finding to found(). */
 static int
-check_rules(PGconn *conn, const char *name, void (*found)(void *ctx, const char *text),
-            void *ctx, struct store_error *err)
+check_rules(PGconn *conn, const char *name, void (*found)(void *ctx, const char *text), void *ctx,
+            struct store_error *err)
 {
 	int findings = 0;
 
@@ -139,8 +139,7 @@ store_pg_check(const char *uri, void (*found)(void *ctx, const char *text), void
 		                   "%s: schema version %d; hokitod migrates it to %d at its start",
 		                   name, version, STORE_PG_SCHEMA);
 	if (rc == 0)
-		rc = store_pg_exec(conn, name,
-		                   "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+		rc = store_pg_exec(conn, name, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
 		                   "starting the check", err);
 	if (rc == 0) {
 		rc = check_rules(conn, name, found, ctx, err);

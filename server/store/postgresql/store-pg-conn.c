@@ -32,8 +32,8 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define STORE_PG_BACKOFF_FIRST_MS 100  /* the first attempt after a loss */
-#define STORE_PG_BACKOFF_MAX_MS   5000 /* the longest wait between two attempts */
+#define STORE_PG_BACKOFF_FIRST_MS 100   /* the first attempt after a loss */
+#define STORE_PG_BACKOFF_MAX_MS   5000  /* the longest wait between two attempts */
 #define STORE_PG_CONNECT_MS       10000 /* an attempt that takes longer is given up */
 
 int
@@ -87,16 +87,23 @@ store_pg_sqlstate_code(const char *s)
 	return STORE_EIO; /* serialization, read-only, privileges, I/O, internal */
 }
 
-/* Copy libpq's message into buf, on one line, without its trailing newline. */
+/* Copy libpq's message into buf, on one line (its newlines and runs of spaces one space). */
 static void
 one_line(const char *msg, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s", msg != NULL && *msg != '\0' ? msg : "no answer");
-	for (char *c = buf; *c != '\0'; c++)
-		if (*c == '\n' || *c == '\r' || *c == '\t')
-			*c = ' ';
-	for (size_t n = strlen(buf); n > 0 && buf[n - 1] == ' '; n--)
-		buf[n - 1] = '\0';
+	size_t n = 0;
+
+	if (msg == NULL || *msg == '\0')
+		msg = "no answer";
+	for (; *msg != '\0' && n + 1 < size; msg++) {
+		int space = *msg == '\n' || *msg == '\r' || *msg == '\t' || *msg == ' ';
+		if (space && (n == 0 || buf[n - 1] == ' '))
+			continue;
+		buf[n++] = space ? ' ' : *msg;
+	}
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
 }
 
 int
@@ -175,7 +182,8 @@ store_pg_name(const char *uri)
 	while (*p != '\0') {
 		const char *word = p + strspn(p, " \t\n"), *next = word;
 		int quoted = 0;
-		while (*next != '\0' && (quoted || (*next != ' ' && *next != '\t' && *next != '\n'))) {
+		while (*next != '\0' &&
+		       (quoted || (*next != ' ' && *next != '\t' && *next != '\n'))) {
 			if (*next == '\\' && next[1] != '\0')
 				next++;
 			else if (*next == '\'')
@@ -199,10 +207,10 @@ store_pg_name(const char *uri)
  * (dbname, expanded), which overrides them: a connection that hangs is given up, and a peer that
  * vanished without a word is noticed by TCP's keepalives within about half a minute.
  */
-static const char *const conn_keys[] = {
-        "connect_timeout", "keepalives",    "keepalives_idle",
-        "keepalives_interval", "keepalives_count", "fallback_application_name",
-        "dbname",          NULL};
+static const char *const conn_keys[] = {"connect_timeout",  "keepalives",
+                                        "keepalives_idle",  "keepalives_interval",
+                                        "keepalives_count", "fallback_application_name",
+                                        "dbname",           NULL};
 static const char *conn_values[] = {"10", "1", "10", "5", "3", "hokitod", NULL, NULL};
 
 /* Whether uri parses as libpq's connection string or URI; else STORE_EINVAL with err. */
@@ -273,8 +281,7 @@ store_pg_exec(PGconn *conn, const char *name, const char *sql, const char *what,
 }
 
 int
-store_pg_int(PGconn *conn, const char *name, const char *sql, int64_t *out,
-             struct store_error *err)
+store_pg_int(PGconn *conn, const char *name, const char *sql, int64_t *out, struct store_error *err)
 {
 	PGresult *r = PQexec(conn, sql);
 	int rc = 0;
@@ -451,6 +458,7 @@ store_pg_lost(struct store_pg *pg, const char *why)
 void
 store_pg_lost_later(struct store_pg *pg)
 {
+	watch_close(pg); /* libpq may have closed the socket under it already */
 	pg->lost_pending = 1;
 	timer_set(pg, 0);
 }
@@ -467,10 +475,10 @@ attempt_failed(struct store_pg *pg, const char *why)
 	if (pg->attempts == 1)
 		log_warn("store: %s: cannot reconnect yet (%s); trying again", pg->name, line);
 	else
-		log_debug("store: %s: attempt %u to reconnect failed (%s)", pg->name,
-		          pg->attempts, line);
+		log_debug("store: %s: attempt %u to reconnect failed (%s)", pg->name, pg->attempts,
+		          line);
 	pg->backoff_ms = pg->backoff_ms * 2 > STORE_PG_BACKOFF_MAX_MS ? STORE_PG_BACKOFF_MAX_MS
-	                                                             : pg->backoff_ms * 2;
+	                                                              : pg->backoff_ms * 2;
 	timer_set(pg, pg->backoff_ms);
 }
 
@@ -484,8 +492,8 @@ store_pg_setup_done(struct store_pg *pg, int rc, const struct store_error *err)
 		if (pg->timer_h != NULL)
 			uv_timer_stop(&pg->timer_h->timer);
 		if (was_down)
-			log_info("store: %s: connected again after %.1f s (%u attempts); writes "
-			         "go on",
+			log_info("store: %s: connected again after %.1f s, at attempt %u; "
+			         "writes go on",
 			         pg->name, (double)(uv_now(pg->loop) - pg->down_since) / 1000.0,
 			         pg->attempts + 1);
 		pg->refused = 0;
@@ -587,7 +595,14 @@ watch_cb(uv_poll_t *h, int status, int events)
 		return;
 	}
 	if (status < 0) {
-		store_pg_lost(pg, uv_strerror(status));
+		/* an error on the socket (libuv says EBADF for POLLERR): what the server said last
+		 * (a FATAL on its way out) is read first, for the log */
+		if (PQconsumeInput(pg->conn))
+			store_pg_results(pg);
+		if (pg->conn != NULL)
+			store_pg_lost(pg, *PQerrorMessage(pg->conn) != '\0'
+			                          ? PQerrorMessage(pg->conn)
+			                          : uv_strerror(status));
 		return;
 	}
 	if ((events & UV_WRITABLE) != 0 && store_pg_flush(pg) < 0) {
@@ -608,8 +623,7 @@ watch_cb(uv_poll_t *h, int status, int events)
 /* --- The write port's start() and stop(): the loop. */
 
 static int
-pg_start(void *impl, struct uv_loop_s *loop, store_done_cb done, void *arg,
-         struct store_error *err)
+pg_start(void *impl, struct uv_loop_s *loop, store_done_cb done, void *arg, struct store_error *err)
 {
 	struct store_pg *pg = impl;
 	struct store_pg_timer *t;
@@ -671,8 +685,7 @@ pg_stop(void *impl)
 static void pg_close(void *impl);
 
 static int
-pg_open(const char *target, const struct store_db_options *o, void **impl,
-        struct store_error *err)
+pg_open(const char *target, const struct store_db_options *o, void **impl, struct store_error *err)
 {
 	struct store_pg *pg = xcalloc(1, sizeof *pg);
 	char sql[128];

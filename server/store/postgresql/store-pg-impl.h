@@ -79,7 +79,7 @@ enum store_pg_state {
 
 /* One write of a turn: which statement, and its parameters in its transaction's buffer. */
 struct store_pg_stmt {
-	int which;                        /* PG_W_* of store-pg-write.c */
+	int which; /* PG_W_* of store-pg-write.c */
 	int nparams;
 	size_t off[STORE_PG_PARAMS_MAX]; /* of each parameter's bytes in the buffer */
 	int len[STORE_PG_PARAMS_MAX];    /* its length; -1: NULL */
@@ -132,8 +132,8 @@ struct store_pg {
 	char *uri;  /* --db as given, with any password: never in a message */
 	char *name; /* the URI without its password, for messages (store_pg_display()) */
 	struct store_db_options opts;
-	int version; /* the schema version of the store */
-	PGconn *conn;            /* the writer's connection; NULL while down */
+	int version;  /* the schema version of the store */
+	PGconn *conn; /* the writer's connection; NULL while down */
 	enum store_pg_state state;
 	struct store_pg_flight flight;
 	int needs_rollback; /* the last transaction failed inside BEGIN: ROLLBACK first */
@@ -150,13 +150,13 @@ struct store_pg {
 	uv_loop_t *loop; /* borrowed; NULL before start() */
 	store_done_cb done;
 	void *done_arg;
-	struct store_pg_watch *watch; /* owned until closing; NULL when none */
-	int stopped;        /* stop() was called: no more attempts */
-	int lost_pending;   /* a send failed: store_pg_lost() runs from the timer */
-	unsigned backoff_ms; /* the wait before the next attempt */
-	unsigned attempts;   /* attempts since the connection was lost */
-	uint64_t down_since; /* uv_now() when it was lost */
-	int refused;         /* the last setup found another writer holding the lock */
+	struct store_pg_watch *watch;   /* owned until closing; NULL when none */
+	int stopped;                    /* stop() was called: no more attempts */
+	int lost_pending;               /* a send failed: store_pg_lost() runs from the timer */
+	unsigned backoff_ms;            /* the wait before the next attempt */
+	unsigned attempts;              /* attempts since the connection was lost */
+	uint64_t down_since;            /* uv_now() when it was lost */
+	int refused;                    /* the last setup found another writer holding the lock */
 	struct store_pg_timer *timer_h; /* owned until closing; NULL before start() */
 };
 
@@ -205,8 +205,7 @@ void store_pg_setup_done(struct store_pg *pg, int rc, const struct store_error *
  * empty schema (no table at all); or STORE_ECONFLICT (another application's tables, or
  * hokito_meta without our marker), STORE_EVERSION (newer than ours), or another error.
  */
-int store_pg_schema_inspect(PGconn *conn, const char *name, int *version,
-                            struct store_error *err);
+int store_pg_schema_inspect(PGconn *conn, const char *name, int *version, struct store_error *err);
 /* Open's schema step: inspect, then (a writer) create or migrate in one transaction under the
  * migration lock. *version gets the schema the store is at. */
 int store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_options *o,
@@ -243,8 +242,8 @@ int store_pg_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_s
                            void *ctx, struct store_error *err);
 int store_pg_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a),
                            void *ctx, struct store_error *err);
-int store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating *r),
-                          void *ctx, struct store_error *err);
+int store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
+                          struct store_error *err);
 int store_pg_rated_pairs_load(void *impl, int64_t since_ms,
                               int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms),
                               void *ctx, struct store_error *err);

@@ -238,8 +238,8 @@ events_read(const struct reader *rd, const char *id, int moves_only, struct stor
 		if (PQgetlength(r, i, 0) != 8 || PQgetlength(r, i, 1) != 8) {
 			store_events_free(ev, (size_t)i);
 			PQclear(r);
-			return store_pg_fail(err, STORE_ECORRUPT, "%s: game '%s': a malformed event",
-			                     rd->name, id);
+			return store_pg_fail(err, STORE_ECORRUPT,
+			                     "%s: game '%s': a malformed event", rd->name, id);
 		}
 		ev[i].seq = be64(PQgetvalue(r, i, 0));
 		ev[i].time_ms = be64(PQgetvalue(r, i, 1));
@@ -322,9 +322,8 @@ history_range_sql(char *sql, size_t size, size_t *len, const struct history_rang
 
 /* The union of ranges r[0..n): a page (GAME_COLUMNS) or a count, into *out. */
 static int
-history_run(const struct reader *rd, const struct history_range *r, size_t n, int page,
-            int after, const struct store_history_query *q, PGresult **out,
-            struct store_error *err)
+history_run(const struct reader *rd, const struct history_range *r, size_t n, int page, int after,
+            const struct store_history_query *q, PGresult **out, struct store_error *err)
 {
 	struct params p = {0};
 	char sql[4096];
@@ -399,7 +398,8 @@ history_ranges(const struct store_history_query *q, struct history_range *r, cha
 		return 0; /* a guest's games are listed to that guest alone */
 	for (int priv = 0; priv < 2; priv++)
 		for (int seat = 0; seat < 2; seat++) {
-			if (priv && !same && has_own) /* the asker's private games with the player */
+			if (priv && !same &&
+			    has_own) /* the asker's private games with the player */
 				r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
 				                                1,    1,         0};
 			else if (!priv || same)
@@ -416,8 +416,7 @@ history_ranges(const struct store_history_query *q, struct history_range *r, cha
 /* A page of result r (one more row than the page: more follow) into out and page. */
 static int
 history_page_fill(const struct reader *rd, PGresult *r, const struct store_history_query *q,
-                  struct store_game *out, struct store_history_page *page,
-                  struct store_error *err)
+                  struct store_game *out, struct store_history_page *page, struct store_error *err)
 {
 	size_t n = (size_t)PQntuples(r);
 	int rc;
@@ -439,8 +438,7 @@ history_page_fill(const struct reader *rd, PGresult *r, const struct store_histo
 /* History of a query that names an asker or a player. */
 static int
 history_personal(const struct reader *rd, const struct store_history_query *q,
-                 struct store_game *out, struct store_history_page *page,
-                 struct store_error *err)
+                 struct store_game *out, struct store_history_page *page, struct store_error *err)
 {
 	struct history_range r[HISTORY_RANGES], uncounted[HISTORY_RANGES];
 	char kept[2][32];
@@ -750,8 +748,8 @@ port_record(void *impl, const char *id, const struct store_viewer *viewer, char 
 }
 
 static int
-port_events(void *impl, const char *id, const struct store_viewer *viewer,
-            struct store_event **out, size_t *n, struct store_error *err)
+port_events(void *impl, const char *id, const struct store_viewer *viewer, struct store_event **out,
+            size_t *n, struct store_error *err)
 {
 	return events(reader_of(impl), id, viewer, out, n, err);
 }
@@ -802,8 +800,9 @@ store_pg_reader_open(void *impl, struct store_read_port *out, struct store_error
 		return rc;
 	if ((rc = store_pg_schema_inspect(conn, pg->name, &version, err)) == 0 &&
 	    version != STORE_PG_SCHEMA)
-		rc = store_pg_fail(err, STORE_EVERSION, "%s: schema version %d, this hokitod's is %d",
-		                   pg->name, version, STORE_PG_SCHEMA);
+		rc = store_pg_fail(err, STORE_EVERSION,
+		                   "%s: schema version %d, this hokitod's is %d", pg->name, version,
+		                   STORE_PG_SCHEMA);
 	else if (rc == 1)
 		rc = store_pg_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there", pg->name);
 	if (rc == 0)
@@ -838,9 +837,10 @@ startup_reader(struct store_pg *pg, struct reader *rd, const char *what, struct 
 	rd->conn = pg->conn;
 	rd->name = pg->name;
 	if (pg->loop != NULL)
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "%s: %s after start(): a start-up read (it would block the loop)",
-		                     pg->name, what);
+		return store_pg_fail(
+		        err, STORE_EINVAL,
+		        "%s: %s after start(): a start-up read (it would block the loop)", pg->name,
+		        what);
 	if (pg->conn == NULL || pg->state != STORE_PG_READY)
 		return store_pg_fail(err, STORE_EUNAVAIL, "%s: %s: not connected", pg->name, what);
 	return 0;
@@ -909,8 +909,8 @@ store_pg_load(void *impl, unsigned recent, store_load_cb cb, void *ctx, struct s
 			if (strcmp(games[i].status, "finished") != 0)
 				store_pg_live_set(pg, games[i].id, (int64_t)nev);
 			if (cb(ctx, &games[i], ev, nev, &start, &position) != 0)
-				rc = store_pg_fail(err, STORE_ESTOPPED, "loading stopped at game '%s'",
-				                   games[i].id);
+				rc = store_pg_fail(err, STORE_ESTOPPED,
+				                   "loading stopped at game '%s'", games[i].id);
 			else
 				count++;
 		}
@@ -921,8 +921,8 @@ store_pg_load(void *impl, unsigned recent, store_load_cb cb, void *ctx, struct s
 }
 
 int
-store_pg_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_session *s),
-                       void *ctx, struct store_error *err)
+store_pg_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_session *s), void *ctx,
+                       struct store_error *err)
 {
 	struct reader rd;
 	PGresult *r;
@@ -960,8 +960,8 @@ store_pg_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_sessi
 }
 
 int
-store_pg_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a),
-                       void *ctx, struct store_error *err)
+store_pg_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
+                       struct store_error *err)
 {
 	struct reader rd;
 	PGresult *r;
@@ -1029,8 +1029,8 @@ store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating
 		r.losses = v_int(res, i, 8);
 		r.best = strtod(PQgetvalue(res, i, 9), NULL);
 		r.updated_ms = v_int(res, i, 10);
-		if (v_copy(res, i, 1, kind, sizeof kind) < 0 || game_kind_parse(kind, &r.kind) < 0 ||
-		    !(r.rd > 0) || !(r.vol > 0)) {
+		if (v_copy(res, i, 1, kind, sizeof kind) < 0 ||
+		    game_kind_parse(kind, &r.kind) < 0 || !(r.rd > 0) || !(r.vol > 0)) {
 			rc = store_pg_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",
 			                   rd.name);
 			break;
@@ -1046,8 +1046,8 @@ store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating
 
 int
 store_pg_rated_pairs_load(void *impl, int64_t since_ms,
-                          int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms),
-                          void *ctx, struct store_error *err)
+                          int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms), void *ctx,
+                          struct store_error *err)
 {
 	struct params p = {0};
 	struct reader rd;

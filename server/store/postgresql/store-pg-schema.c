@@ -85,8 +85,7 @@ static const char *const schema_11[] = {
         "  account BIGINT NOT NULL DEFAULT 0);"
         "CREATE TABLE counts (name TEXT PRIMARY KEY, n BIGINT NOT NULL);"
         "INSERT INTO counts (name, n) VALUES ('finished_public', 0), ('deleted', 0),"
-        "  ('deleted_serial', 0);"
-        ,
+        "  ('deleted_serial', 0);",
         "CREATE TABLE accounts ("
         "  id BIGINT PRIMARY KEY,"
         "  name TEXT NOT NULL,"
@@ -127,8 +126,7 @@ static const char *const schema_11[] = {
         "  kind TEXT NOT NULL,"
         "  opponent BIGINT NOT NULL REFERENCES accounts (id),"
         "  games BIGINT NOT NULL,"
-        "  PRIMARY KEY (account, kind, opponent));"
-        ,
+        "  PRIMARY KEY (account, kind, opponent));",
         /* the indexes of SQLite's schema 11 */
         "CREATE INDEX games_unfinished ON games (serial) WHERE status <> 'finished';"
         "CREATE INDEX games_public_history ON games (ended_ms DESC, serial DESC)"
@@ -152,8 +150,7 @@ static const char *const schema_11[] = {
         "CREATE INDEX ratings_board ON ratings (kind, rating DESC, account) WHERE rd <= 110;"
         "CREATE INDEX ratings_by_rating ON ratings (kind, rating DESC, account);"
         "CREATE INDEX rating_changes_account ON rating_changes (account, ended_ms DESC);"
-        "CREATE INDEX rating_changes_ended ON rating_changes (ended_ms);"
-        ,
+        "CREATE INDEX rating_changes_ended ON rating_changes (ended_ms);",
         /*
          * the kept counts of finished games (SQLite's counts_* triggers): the public ones, and
          * each account's (a<id>, a<id>p), moved by delta when a game becomes finished (an update
@@ -323,8 +320,8 @@ schema_migrate(PGconn *conn, const char *name, int from, struct store_error *err
 }
 
 int
-store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_options *o,
-                     int *version, struct store_error *err)
+store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_options *o, int *version,
+                     struct store_error *err)
 {
 	char sql[128];
 	int rc, v = 0;
@@ -341,19 +338,19 @@ store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_optio
 		                     "first start)",
 		                     name);
 	if (!o->writer)
-		return store_pg_fail(err, STORE_EVERSION,
-		                     "%s: schema version %d; hokitod migrates it to %d at its start",
-		                     name, v, STORE_PG_SCHEMA);
+		return store_pg_fail(
+		        err, STORE_EVERSION,
+		        "%s: schema version %d; hokitod migrates it to %d at its start", name, v,
+		        STORE_PG_SCHEMA);
 	/* one transaction under the migration lock: a second hokitod starting on the same new
 	 * database waits here, then finds the store made (and inspects it again) */
 	if ((rc = store_pg_exec(conn, name, "BEGIN", "creating the schema", err)) < 0)
 		return rc;
-	snprintf(sql, sizeof sql,
-	         "SELECT pg_advisory_xact_lock(%d, hashtext(current_schema()))",
+	snprintf(sql, sizeof sql, "SELECT pg_advisory_xact_lock(%d, hashtext(current_schema()))",
 	         STORE_PG_LOCK_MIGRATE);
 	if ((rc = store_pg_exec(conn, name, sql, "taking the migration lock", err)) == 0 &&
 	    (rc = store_pg_schema_inspect(conn, name, &v, err)) >= 0) {
-		rc = rc == 1 ? schema_migrate(conn, name, 0, err)
+		rc = rc == 1               ? schema_migrate(conn, name, 0, err)
 		     : v < STORE_PG_SCHEMA ? schema_migrate(conn, name, v, err)
 		                           : 0;
 	}

@@ -60,14 +60,15 @@ enum {
 #define DROP_GAMES                                                                                 \
 	"e AS (DELETE FROM events WHERE game_id IN (SELECT id FROM old)), "                        \
 	"s AS (DELETE FROM sessions WHERE game_id IN (SELECT id FROM old)), "                      \
-	"c AS (UPDATE counts SET n = CASE name WHEN 'deleted' THEN n + (SELECT COUNT(*) FROM old) " \
+	"c AS (UPDATE counts SET n = CASE name WHEN 'deleted' THEN n + (SELECT COUNT(*) FROM "     \
+	"old) "                                                                                    \
 	"ELSE GREATEST(n, (SELECT MAX(serial) FROM old)) END WHERE (name = 'deleted' OR "          \
 	"name = 'deleted_serial') AND EXISTS (SELECT 1 FROM old)) "                                \
 	"DELETE FROM games WHERE id IN (SELECT id FROM old)"
 
 /* an UPDATE of games (returning 1) that found its game $1, else HK003 */
 #define FOUND_OR_RAISE                                                                             \
-	"SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE hokito_raise('HK003', "         \
+	"SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE hokito_raise('HK003', "          \
 	"'no game ''' || $1 || ''' in the store') END"
 
 static const struct {
@@ -155,7 +156,8 @@ static const struct {
                         2,
                         {T_INT8, T_INT8}},
         [PG_W_ACCOUNT_DROP] = {"WITH d AS (DELETE FROM accounts WHERE id = $1 AND "
-                               "" STORE_PG_ACCOUNT_UNUSED " RETURNING 1) INSERT INTO counts (name, n) "
+                               "" STORE_PG_ACCOUNT_UNUSED
+                               " RETURNING 1) INSERT INTO counts (name, n) "
                                "SELECT 'released_accounts', 1 FROM d ON CONFLICT (name) DO "
                                "UPDATE SET n = counts.n + 1",
                                1,
@@ -393,8 +395,7 @@ pg_status_set(void *impl, const char *game_id, const char *status, struct store_
  * and the next event of each game, which the caller writes again, sets it anew.
  */
 static int
-pg_event_add(void *impl, const char *game_id, const struct store_event *ev,
-             struct store_error *err)
+pg_event_add(void *impl, const char *game_id, const struct store_event *ev, struct store_error *err)
 {
 	struct store_pg *pg = impl;
 	struct store_pg_live *live;
@@ -414,7 +415,8 @@ pg_event_add(void *impl, const char *game_id, const struct store_event *ev,
 	live = strmap_get(&pg->live, game_id);
 	if (live != NULL && live->last >= 0 && ev->seq != live->last + 1)
 		return store_pg_fail(err, STORE_EINVAL,
-		                     "event %" PRId64 " of game '%s' does not follow event %" PRId64,
+		                     "event %" PRId64
+		                     " of game '%s' does not follow event %" PRId64,
 		                     ev->seq, game_id, live->last);
 	if (ev->seq < 1)
 		return store_pg_fail(err, STORE_EINVAL, "event %" PRId64 " of game '%s': bad seq",
@@ -637,12 +639,17 @@ pg_rating_change(void *impl, const char *game_id, const struct store_rating_chan
 
 /* --- Sending the transactions, reading their answers. */
 
-/* Give the turn's writes up (a write of the turn failed). */
+static void live_forget(struct store_pg *pg);
+
+/* Give the turn's writes up (a write of the turn failed, or its commit was refused): where the
+ * games stand is what the database says, not known here any more. */
 static void
 pg_rollback(void *impl)
 {
 	struct store_pg *pg = impl;
 
+	if (pg->turn != NULL)
+		live_forget(pg);
 	tx_free(pg->turn);
 	pg->turn = NULL;
 }
@@ -749,14 +756,16 @@ store_pg_send_next(struct store_pg *pg)
 
 	while (pg->flight.kind == STORE_PG_FLIGHT_NONE && pg->state == STORE_PG_READY &&
 	       !pg->lost_pending && (tx = TAILQ_FIRST(&pg->queue)) != NULL) {
-		if (tx->n == 0) { /* nothing to write: answered in its turn, after the ones before */
+		if (tx->n ==
+		    0) { /* nothing to write: answered in its turn, after the ones before */
 			TAILQ_REMOVE(&pg->queue, tx, link);
 			tx_answer(pg, tx, 0, NULL);
 			continue;
 		}
 		if (tx_send(pg, tx) < 0) {
 			if (pg->loop != NULL)
-				store_pg_lost_later(pg); /* its done() is not called from commit() */
+				store_pg_lost_later(
+				        pg); /* its done() is not called from commit() */
 			else
 				store_pg_lost(pg, PQerrorMessage(pg->conn));
 		}
@@ -829,8 +838,8 @@ flight_end(struct store_pg *pg)
 			                   pg->name);
 		else if (f.schema != pg->version)
 			rc = store_pg_fail(&err, STORE_ECORRUPT,
-			                   "%s: the store's schema is %" PRId64 " now, not %d", pg->name,
-			                   f.schema, pg->version);
+			                   "%s: the store's schema is %" PRId64 " now, not %d",
+			                   pg->name, f.schema, pg->version);
 		store_pg_setup_done(pg, rc, &err);
 		return;
 	}
@@ -858,8 +867,7 @@ flight_what(const struct store_pg *pg)
 void
 store_pg_results(struct store_pg *pg)
 {
-	while (pg->conn != NULL && pg->flight.kind != STORE_PG_FLIGHT_NONE &&
-	       !PQisBusy(pg->conn)) {
+	while (pg->conn != NULL && pg->flight.kind != STORE_PG_FLIGHT_NONE && !PQisBusy(pg->conn)) {
 		PGresult *r = PQgetResult(pg->conn);
 		struct store_pg_flight *f = &pg->flight;
 
@@ -913,8 +921,9 @@ pg_commit(void *impl, uint64_t *ticket, struct store_error *err)
 	if (!pg->opts.writer || pg->refused) {
 		pg_rollback(pg);
 		return store_pg_fail(err, STORE_ECONFLICT,
-		                     pg->refused ? "%s: another hokitod holds the store's lock now"
-		                                 : "%s: opened without the writer's lock: no writes",
+		                     pg->refused
+		                             ? "%s: another hokitod holds the store's lock now"
+		                             : "%s: opened without the writer's lock: no writes",
 		                     pg->name);
 	}
 	if (pg->state != STORE_PG_READY || pg->lost_pending) {
