@@ -901,6 +901,45 @@ TEST(pg_check)
 	ASSERT_EQ(be->check(uri, found_cb, last, &err), STORE_ENOTFOUND);
 }
 
+/* SQLSTATE classes decide the code: a full disk (53100) is STORE_EFULL, an I/O error's class 58
+ * STORE_EIO, the server shutting down (57P01) STORE_EUNAVAIL; raised here by a trigger. */
+TEST(pg_error_codes)
+{
+	static const struct {
+		const char *state;
+		int code;
+	} cases[] = {{"53100", STORE_EFULL},    {"53200", STORE_EFULL}, {"58030", STORE_EIO},
+	             {"57P01", STORE_EUNAVAIL}, {"40001", STORE_EIO},   {"XX001", STORE_ECORRUPT}};
+	struct store_write_port wp;
+	struct store_error err;
+	char text[512];
+	void *st;
+
+	fresh("t_codes");
+	ASSERT((st = open_store(&writer, &wp, &err)) != NULL);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(text, sizeof text,
+		         "CREATE OR REPLACE FUNCTION t_codes.fail() RETURNS TRIGGER LANGUAGE "
+		         "plpgsql "
+		         "AS $$BEGIN RAISE EXCEPTION USING ERRCODE = '%s', MESSAGE = 'no room'; "
+		         "END$$",
+		         cases[i].state);
+		ASSERT_EQ(sql(text), 0);
+		if (i == 0)
+			ASSERT_EQ(sql("CREATE TRIGGER fail BEFORE INSERT ON t_codes.meta FOR EACH "
+			              "ROW "
+			              "EXECUTE FUNCTION t_codes.fail()"),
+			          0);
+		ASSERT_EQ(wp.meta_set(wp.impl, "next_game", 1, &err), 0);
+		ASSERT_EQ(commit(&wp, &err), cases[i].code);
+		ASSERT(strstr(err.text, cases[i].state) != NULL);
+	}
+	ASSERT_EQ(sql("DROP TRIGGER fail ON t_codes.meta"), 0);
+	ASSERT_EQ(wp.meta_set(wp.impl, "next_game", 1, &err), 0);
+	ASSERT_EQ(commit(&wp, &err), 0);
+	be->close(st);
+}
+
 /* One writer: a second is refused with one clear line; a reader-only open may read. */
 TEST(pg_second_writer)
 {
@@ -1241,6 +1280,141 @@ TEST(pg_reconnect)
 	be->close(st);
 }
 
+/*
+ * Another hokitod takes the store while this one's connection is down: this one's commits are
+ * refused with STORE_ECONFLICT (the turn pipeline stops on it) until the other lets go, and then
+ * its connection comes back with the lock.
+ */
+TEST(pg_reconnect_refused)
+{
+	struct store_write_port wp, wp2;
+	struct answers a = {0};
+	struct store_error err;
+	char text[128];
+	uint64_t t;
+	uv_loop_t loop;
+	int64_t pid;
+	int rc = 0, tries = 0;
+	void *st, *st2 = NULL;
+
+	fresh("t_refused");
+	ASSERT((st = open_store(&writer, &wp, &err)) != NULL);
+	uv_loop_init(&loop);
+	ASSERT_EQ(wp.start(wp.impl, &loop, done_cb, &a, &err), 0);
+	ASSERT((pid = writer_pid()) > 0);
+	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ")", pid);
+	ASSERT_EQ(sql(text), 0);
+	for (int i = 0; i < 500 && st2 == NULL; i++) { /* the other one, as soon as it may */
+		if (be->open(uri, &writer, &st2, &err) < 0)
+			uv_sleep(10);
+	}
+	ASSERT(st2 != NULL);
+	be->write_port(st2, &wp2);
+	for (int i = 0; i < 300 && rc != STORE_ECONFLICT; i++) {
+		run_until(&loop, &tries, tries + 1, 20);
+		tries++;
+		ASSERT_EQ(wp.meta_set(wp.impl, "next_game", 9, &err), 0);
+		rc = wp.commit(wp.impl, &t, &err);
+		ASSERT(rc == STORE_ECONFLICT || rc == STORE_EUNAVAIL);
+	}
+	ASSERT_EQ(rc, STORE_ECONFLICT);
+	printf("# %s\n", err.text);
+	be->close(st2); /* the other one goes: this one gets the lock back */
+	for (int i = 0; i < 400 && rc != 0; i++) {
+		run_until(&loop, &tries, tries + 1, 25);
+		tries++;
+		ASSERT_EQ(wp.meta_set(wp.impl, "next_game", 9, &err), 0);
+		rc = wp.commit(wp.impl, &t, &err);
+	}
+	ASSERT_EQ(rc, 0);
+	ASSERT(run_until(&loop, &a.n, 1, 5000));
+	ASSERT_EQ(a.rc[0], 0);
+	ASSERT_EQ(sql_int("t_refused", "SELECT value FROM meta WHERE key = 'next_game'"), 9);
+	wp.stop(wp.impl);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ASSERT_EQ(uv_loop_close(&loop), 0);
+	be->close(st);
+}
+
+/*
+ * The pages go by key whatever the store's size: with 20,000 finished games and ratings the
+ * planner takes the partial indexes for a history page after a cursor (public, and by account)
+ * and a leaderboard page after a cursor, and reads no table whole. The queries are the read
+ * port's (store-pg-read.c), as it sends them.
+ */
+TEST(pg_pages_by_key)
+{
+	static const char *const plans[][2] = {
+	        {"SELECT id FROM games WHERE status = 'finished' AND private = 0 AND (ended_ms, "
+	         "serial) < (15000, 15000) ORDER BY ended_ms DESC, serial DESC LIMIT 11 OFFSET 0",
+	         "games_public_history"},
+	        {"SELECT id FROM games WHERE id IN ((SELECT id FROM games WHERE status = "
+	         "'finished' "
+	         "AND private = 0 AND seat0_account = 77 AND (ended_ms, serial) < (15000, 15000) "
+	         "ORDER BY ended_ms DESC, serial DESC LIMIT 11) UNION (SELECT id FROM games WHERE "
+	         "status = 'finished' AND private = 0 AND seat1_account = 77 AND (ended_ms, "
+	         "serial) "
+	         "< (15000, 15000) ORDER BY ended_ms DESC, serial DESC LIMIT 11)) ORDER BY "
+	         "ended_ms "
+	         "DESC, serial DESC LIMIT 11 OFFSET 0",
+	         "games_seat1_account"},
+	        {"SELECT r.account FROM ratings r JOIN accounts a ON a.id = r.account WHERE r.kind "
+	         "= "
+	         "'hokito' AND (r.rd <= 110 AND r.games >= 0 AND r.opponents >= 0) AND a.closed_ms "
+	         "IS "
+	         "NULL AND a.banned_ms IS NULL AND r.rating <= 1600 AND (r.rating < 1600 OR "
+	         "r.account > 5000) ORDER BY r.rating DESC, r.account LIMIT 11",
+	         "ratings_board"},
+	};
+	struct store_write_port wp;
+	struct store_error err;
+	void *st;
+
+	fresh("t_pages");
+	ASSERT((st = open_store(&writer, &wp, &err)) != NULL);
+	be->close(st);
+	ASSERT_EQ(sql("SET search_path = t_pages"), 0);
+	ASSERT_EQ(
+	        sql("INSERT INTO accounts (id, name, name_key, skeleton, pw_hash, created_ms) "
+	            "SELECT i, 'a' || i, 'a' || i, 'a' || i, 'h', i FROM generate_series(1, 20000) "
+	            "AS i"),
+	        0);
+	ASSERT_EQ(sql("INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
+	              "created_ms, seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, "
+	              "winner, reason, seat0_account, seat1_account) SELECT 'g' || i, i, 'hokito', "
+	              "'standard', i, i % 10 / 9, '', 'finished', i, 'p1', 'x', 'p2', 'y', i, "
+	              "'draw', "
+	              "-1, 'agreement', i % 1000 + 1, (i + 1) % 1000 + 1 FROM generate_series(1, "
+	              "20000) AS i"),
+	          0);
+	ASSERT_EQ(sql("INSERT INTO ratings (account, kind, rating, rd, vol, games, draws, best, "
+	              "updated_ms, opponents) SELECT i, 'hokito', 1000 + i % 1000, 60 + i % 100, "
+	              "0.06, 1, 1, 1000, 1, 1 FROM generate_series(1, 20000) AS i"),
+	          0);
+	ASSERT_EQ(sql("ANALYZE games, ratings, accounts"), 0);
+	for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+		char text[2048];
+		PGresult *r;
+		int seq = 0, index = 0;
+
+		snprintf(text, sizeof text, "EXPLAIN %s", plans[i][0]);
+		r = PQexec(admin, text);
+		ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK);
+		for (int row = 0; row < PQntuples(r); row++) {
+			const char *line = PQgetvalue(r, row, 0);
+			seq |= strstr(line, "Seq Scan") != NULL;
+			index |= strstr(line, plans[i][1]) != NULL;
+		}
+		if (seq || !index)
+			for (int row = 0; row < PQntuples(r); row++)
+				printf("# %s\n", PQgetvalue(r, row, 0));
+		PQclear(r);
+		ASSERT(!seq);
+		ASSERT(index);
+	}
+	ASSERT_EQ(sql("SET search_path = public"), 0);
+}
+
 int
 main(void)
 {
@@ -1264,11 +1438,14 @@ main(void)
 	RUN(pg_ratings);
 	RUN(pg_keep);
 	RUN(pg_check);
+	RUN(pg_error_codes);
 	RUN(pg_second_writer);
 	RUN(pg_foreign_newer);
 	RUN(pg_uri_password);
 	RUN(pg_loop_tickets);
 	RUN(pg_reconnect);
+	RUN(pg_reconnect_refused);
+	RUN(pg_pages_by_key);
 	PQfinish(admin);
 	TEST_END();
 }

@@ -463,16 +463,17 @@ store_pg_lost_later(struct store_pg *pg)
 	timer_set(pg, 0);
 }
 
-/* An attempt to connect failed (why): the next one after the backoff. */
+/* An attempt to connect failed (why; logged already at the error level: logged): the next one
+ * after the backoff. */
 static void
-attempt_failed(struct store_pg *pg, const char *why)
+attempt_failed_as(struct store_pg *pg, const char *why, int logged)
 {
 	char line[200];
 
 	one_line(why, line, sizeof line);
 	conn_drop(pg);
 	pg->attempts++;
-	if (pg->attempts == 1)
+	if (pg->attempts == 1 && !logged)
 		log_warn("store: %s: cannot reconnect yet (%s); trying again", pg->name, line);
 	else
 		log_debug("store: %s: attempt %u to reconnect failed (%s)", pg->name, pg->attempts,
@@ -480,6 +481,12 @@ attempt_failed(struct store_pg *pg, const char *why)
 	pg->backoff_ms = pg->backoff_ms * 2 > STORE_PG_BACKOFF_MAX_MS ? STORE_PG_BACKOFF_MAX_MS
 	                                                              : pg->backoff_ms * 2;
 	timer_set(pg, pg->backoff_ms);
+}
+
+static void
+attempt_failed(struct store_pg *pg, const char *why)
+{
+	attempt_failed_as(pg, why, 0);
 }
 
 void
@@ -512,7 +519,7 @@ store_pg_setup_done(struct store_pg *pg, int rc, const struct store_error *err)
 	else if (rc != STORE_ECONFLICT && rc != STORE_EUNAVAIL)
 		log_error("store: %s", err->text);
 	pg->refused = rc == STORE_ECONFLICT;
-	attempt_failed(pg, err->text);
+	attempt_failed_as(pg, err->text, rc != STORE_EUNAVAIL);
 }
 
 /* The next step of an attempt to connect (PQconnectPoll), on its socket's event. */

@@ -589,7 +589,9 @@ events(const struct reader *rd, const char *id, const struct store_viewer *viewe
 /*
  * A leaderboard page by key down ratings_board (kind, rating DESC, account), or for the
  * provisional players down ratings_by_rating, from just after the cursor's entry, one more than
- * asked for to tell whether more follow (the SQLite backend's store_leaderboard()).
+ * asked for to tell whether more follow (the SQLite backend's store_leaderboard()). The index
+ * orders rating down and account up, which no row comparison says: rating <= the cursor's is
+ * where the scan starts, and the entries of the cursor's rating before it are skipped.
  */
 static int
 leaderboard(const struct reader *rd, const struct store_board_query *q,
@@ -602,7 +604,7 @@ leaderboard(const struct reader *rd, const struct store_board_query *q,
 #define BOARD_RANKED "(r.rd <= 110 AND r.games >= $5 AND r.opponents >= $6)"
 #define BOARD_FIRST  "ORDER BY r.rating DESC, r.account LIMIT $2"
 #define BOARD_AFTER                                                                                \
-	"AND (r.rating < $3 OR (r.rating = $3 AND r.account > $4)) ORDER BY r.rating DESC, "       \
+	"AND r.rating <= $3 AND (r.rating < $3 OR r.account > $4) ORDER BY r.rating DESC, "       \
 	"r.account LIMIT $2"
 	static const char *const selects[2][2] = {
 	        {BOARD_SELECT(BOARD_RANKED) BOARD_FIRST, BOARD_SELECT(BOARD_RANKED) BOARD_AFTER},

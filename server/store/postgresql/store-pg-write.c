@@ -152,7 +152,7 @@ static const struct {
         [PG_W_SWEEP] = {"WITH old AS (SELECT id, serial FROM games WHERE status = 'finished' "
                         "AND seat0_account IS NULL AND seat1_account IS NULL AND ended_ms < $1 "
                         "AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.game_id = "
-                        "games.id) ORDER BY ended_ms, serial LIMIT $2), " DROP_GAMES,
+                        "games.id) ORDER BY ended_ms LIMIT $2), " DROP_GAMES,
                         2,
                         {T_INT8, T_INT8}},
         [PG_W_ACCOUNT_DROP] = {"WITH d AS (DELETE FROM accounts WHERE id = $1 AND "
