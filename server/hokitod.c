@@ -34,7 +34,7 @@
 #include "names.h"
 #include "net.h"
 #include "node.h"
-#include "store.h"
+#include "store-db.h"
 #include "tls.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7777"
@@ -170,10 +170,10 @@ db_default(char *buf, size_t size)
 }
 
 /*
- * Open the admin socket (node_admin()): at admin_socket, or else beside a file store (its path
- * with ADMINCTL_SOCKET_SUFFIX; none for ":memory:"). A socket the operator named must open; the
- * default one is skipped with a warning when its path is too long for a socket. Returns 0 or a
- * negative libuv error (logged).
+ * Open the admin socket (node_admin()): at admin_socket, or else where the store's backend puts
+ * it (store_db_admin_path(): beside an SQLite file, its path with ".sock"; none for ":memory:"
+ * or a database server). A socket the operator named must open; the default one is skipped with
+ * a warning when its path is too long for a socket. Returns 0 or a negative libuv error (logged).
  */
 static int
 admin_start(struct node *node, const char *admin_socket, const char *db, char *buf, size_t size)
@@ -181,9 +181,9 @@ admin_start(struct node *node, const char *admin_socket, const char *db, char *b
 	int rc;
 
 	if (admin_socket == NULL) {
-		if (strcmp(db, ":memory:") == 0)
+		store_db_admin_path(db, buf, size);
+		if (buf[0] == '\0')
 			return 0;
-		snprintf(buf, size, "%s%s", db, ADMINCTL_SOCKET_SUFFIX);
 		admin_socket = buf;
 		if (strlen(buf) >= sizeof((struct sockaddr_un *)NULL)->sun_path) {
 			log_warn("no admin socket: %s is too long for one (--admin-socket)", buf);
@@ -395,27 +395,13 @@ signal_cb(uv_signal_t *h, int signum)
 	signals_close(d);
 }
 
-/* Remove a store file (and its journal) that a start which failed had made. */
-static void
-store_made_remove(const char *path)
-{
-	static const char *const suffix[] = {"-wal", "-shm", "-journal", ""};
-	char name[PATH_MAX + 16];
-
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(name, sizeof name, "%s%s", path, suffix[i]);
-		if (unlink(name) < 0 && errno != ENOENT)
-			log_warn("cannot remove %s: %s", name, strerror(errno));
-	}
-}
-
 /*
- * A start that failed after the loop was made: stop what was started, free it, and remove the
- * store file (with its -wal and -shm) when this start made it, so that a failed start, such as a
- * port already taken, leaves nothing behind. made is that file's path, or NULL. Returns 1.
+ * A start that failed after the loop was made: stop what was started, free it, and close the
+ * store, removing what this start made (store_db_discard(): a new store file with its -wal and
+ * -shm), so that a failed start, such as a port already taken, leaves nothing behind. Returns 1.
  */
 static int
-stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *made)
+stop_early(struct hokitod *d, uv_loop_t *loop, struct store_db *store)
 {
 	node_shutdown(d->node);
 	signals_close(d);
@@ -423,13 +409,11 @@ stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *
 	node_free(d->node);
 	tls_server_free(d->tls);
 	uv_loop_close(loop);
-	store_close(store);
-	if (made != NULL)
-		store_made_remove(made);
+	store_db_discard(store);
 	return 1;
 }
 
-/* store_check_file() callback: a finding, one line on stdout. */
+/* store_db_check() callback: a finding, one line on stdout. */
 static void
 check_found_cb(void *ctx, const char *text)
 {
@@ -437,9 +421,10 @@ check_found_cb(void *ctx, const char *text)
 }
 
 /*
- * hokitod --check: the full check of the store that opening no longer runs (it reads the whole
- * file: about a minute per million games), beside a running server or not. Returns the exit
- * status: 0 sound, 1 findings or a file that is no store (said on stderr), 2 for ":memory:".
+ * hokitod --check: the full check of the store that opening does not run (it reads the whole
+ * store: about a minute per million games), beside a running server or not. Returns the exit
+ * status: 0 sound, 1 findings or a store that is not one (said on stderr), 2 for a --db that
+ * names no store to check (":memory:", a scheme of no backend's).
  */
 static int
 check_store(const char *db)
@@ -447,11 +432,11 @@ check_store(const char *db)
 	struct store_error err;
 	int n;
 
-	if (strcmp(db, ":memory:") == 0) {
-		fprintf(stderr, "hokitod: --check wants a store file (--db), not :memory:\n");
+	n = store_db_check(db, check_found_cb, (void *)db, &err);
+	if (n == STORE_EINVAL) {
+		fprintf(stderr, "hokitod: %s\n", err.text);
 		return 2;
 	}
-	n = store_check_file(db, check_found_cb, (void *)db, &err);
 	if (n < 0) {
 		fprintf(stderr, "hokitod: cannot check the store: %s\n", err.text);
 		return 1;
@@ -671,15 +656,15 @@ main(int argc, char **argv)
 	        .registers_hour = 10,
 	        .registers_day = 30,
 	};
-	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
+	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL;
 	const char *admin_socket = NULL, *listen_http = NULL, *listen_https = NULL;
 	struct http_config hcfg = {.rate_per_addr = 20};
 	char http_bound[128], https_bound[128], http_host[256], https_host[256];
 	struct tls_server_config tcfg = {NULL, NULL, NULL};
 	struct tls_error terr;
-	enum store_sync sync = STORE_SYNC_NORMAL;
+	struct store_db_options sopt = {STORE_FSYNC_NORMAL, 0, 1};
 	struct store_error serr;
-	struct store *store;
+	struct store_db *store;
 	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
 	unsigned long long v;
@@ -1010,9 +995,9 @@ main(int argc, char **argv)
 			break;
 		case O_FSYNC_MODE:
 			if (strcmp(optarg, "normal") == 0)
-				sync = STORE_SYNC_NORMAL;
+				sopt.fsync = STORE_FSYNC_NORMAL;
 			else if (strcmp(optarg, "always") == 0)
-				sync = STORE_SYNC_FULL;
+				sopt.fsync = STORE_FSYNC_ALWAYS;
 			else
 				bad = "--fsync wants normal or always";
 			break;
@@ -1144,25 +1129,20 @@ main(int argc, char **argv)
 	if (check)
 		return check_store(db);
 	signal(SIGPIPE, SIG_IGN);
-	/* a store this start makes is removed again if the start fails */
-	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
 	if (clients_fit_fd_limit(&ncfg.max_clients,
 	                         FD_RESERVE + (rlim_t)FD_PER_READER * (lcfg.read_threads - 1)) <
 	    0) {
 		tls_server_free(d.tls);
 		return 1;
 	}
-	if (store_open(db, sync, &store, &serr) < 0) {
+	if (store_db_open(db, &sopt, &store, &serr) < 0) {
 		log_error("cannot open the store: %s", serr.text);
 		tls_server_free(d.tls);
-		/* a file this start made (say, on a full disk) would make every later start refuse
-		   it as truncated: the service would not come back once room is made */
-		if (made != NULL)
-			store_made_remove(made);
 		return 1;
 	}
-	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
-	         sync == STORE_SYNC_FULL ? "always" : "normal");
+	log_info("store %s (%s, schema %d, fsync %s)", store_db_name(store),
+	         store_db_backend(store), store_db_schema(store),
+	         sopt.fsync == STORE_FSYNC_ALWAYS ? "always" : "normal");
 	warm_names();
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
@@ -1197,7 +1177,7 @@ main(int argc, char **argv)
 		rc = node_listen_http(d.node, &hcfg, http_bound, https_bound, sizeof http_bound);
 	}
 	if (rc < 0)
-		return stop_early(&d, &loop, store, made);
+		return stop_early(&d, &loop, store);
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
 		const char *p = listen != NULL ? strrchr(bound, ':') : NULL;
@@ -1211,7 +1191,7 @@ main(int argc, char **argv)
 		    (hp != NULL && fprintf(f, "%s\n", hp + 1) < 0) ||
 		    (hsp != NULL && fprintf(f, "%s\n", hsp + 1) < 0) || fclose(f) != 0) {
 			log_error("cannot write %s: %s", port_file, strerror(errno));
-			return stop_early(&d, &loop, store, made);
+			return stop_early(&d, &loop, store);
 		}
 	}
 	/* after the port file: a test that sees this line can read the file */
@@ -1234,7 +1214,7 @@ main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
 		log_warn("loop closed with handles left: %s", uv_strerror(rc));
-	store_close(store);
+	store_db_close(store);
 	log_info("stopped");
 	return 0;
 }

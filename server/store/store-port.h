@@ -1,17 +1,25 @@
 /*
- * store-port.h: the two ports through which hokitod's game layer reaches its durable store, and
- * the plain values that cross them. A backend implements both: server/store/sqlite/ on SQLite
- * today; a PostgreSQL one later fills the same structs and passes the same tests. Nothing here
- * names a backend's types: games, events and sessions travel as the structs below, errors as enum
- * store_errno with a sentence, and each port carries its backend's own state as an opaque impl.
+ * store-port.h: the contract every backend of hokitod's durable store keeps (store/sqlite/ on
+ * SQLite, store/postgresql/ on PostgreSQL), and the plain values that cross it. The game layer
+ * and the turn pipeline see these ports alone; store-db.h opens one from --db. Nothing here names
+ * a backend's types: games, events and sessions travel as the structs below, errors as enum
+ * store_errno codes with a sentence for the log (never to be parsed), and each port carries its
+ * backend's own state as an opaque impl.
  *
  *   - The write port (struct store_write_port) is used on the event loop's thread only: the
- *     writes of one turn queue in the turn's transaction and commit() makes them durable at
- *     once (group commit, durable.h); load() and sessions_load() read everything back at start.
+ *     writes of one turn queue in the turn's transaction and commit() hands them to the backend
+ *     at once (group commit, durable.h). Before start() a commit is durable when it returns; once
+ *     start() has given the backend the loop, a commit may be answered later (a ticket, then
+ *     done()), and the turn's output is held until then. load() and the other *_load() read
+ *     everything back at start, before start().
+ *   - Writes are idempotent by key: writing again what the store already holds (the same event
+ *     with the same bytes, the same seat, status, end, session, account, rating change) is
+ *     success, so a retry after a commit whose outcome is unknown (the connection lost during
+ *     COMMIT) is safe; the same key with other contents is STORE_ECORRUPT.
  *   - The read port (struct store_read_port) answers history, record, profile and leaderboard
  *     requests. Each works on a connection of its own, on a thread that is not the loop's
- *     (server/workers/reader.c runs one per reading thread), so a read that grows with the store
- * never stalls the games; it sees what is committed.
+ *     (workers/reader.c runs one per reading thread), so a read that grows with the store never
+ *     stalls the games; it sees what is committed.
  *
  * Times are Unix epoch milliseconds supplied by the caller: no backend reads the clock.
  */
@@ -29,15 +37,27 @@
 #define STORE_TOKEN_MAX 65  /* a session token */
 #define STORE_WORD_MAX  24  /* variant, status, result, reason, event type */
 
-/* Error codes: every function returns 0 (or a count) or one of these. */
+/*
+ * Error codes: every function returns 0 (or a count) or one of these. The kinds the turn
+ * pipeline tells apart: STORE_EUNAVAIL, STORE_EFULL and STORE_EIO take the store "down" (writes
+ * are kept, refused with store_unavailable, retried); any other failure of a write stops the
+ * server.
+ */
 enum store_errno {
-	STORE_EIO = -1,       /* SQLite or the file system failed (disk full, locked, read-only) */
-	STORE_ECORRUPT = -2,  /* the file is damaged, truncated, or its contents do not add up */
-	STORE_EVERSION = -3,  /* the file's schema is newer than this program */
-	STORE_ENOTFOUND = -4, /* no such game */
+	STORE_EIO = -1,       /* the backend could not write or read for another cause (a locked or
+	                       * read-only file, an I/O error); a retry may hold */
+	STORE_ECORRUPT = -2,  /* the store is damaged or its contents do not add up (an event stored
+	                       * again with other bytes) */
+	STORE_EVERSION = -3,  /* the store's schema is newer than this program */
+	STORE_ENOTFOUND = -4, /* no such game (or row) */
 	STORE_EINVAL = -5,    /* an argument is out of range (too long, seq out of order, ...) */
 	STORE_ENOSPC = -6,    /* the caller's buffer is too small */
 	STORE_ESTOPPED = -7,  /* a load callback returned nonzero */
+	STORE_EUNAVAIL = -8,  /* the database cannot be reached (refused, restarting, the connection
+	                       * lost): a retry may hold; a commit's outcome may be unknown */
+	STORE_EFULL = -9,     /* no room: the disk or a quota is full */
+	STORE_ECONFLICT = -10, /* another writer holds the store (its lock), or it is not ours: a
+	                        * database of something else */
 };
 
 /* What went wrong, for the log: one sentence naming the file or the game concerned. */
@@ -230,6 +250,11 @@ struct store_rated_game {
 	struct store_rating_change changes[2]; /* by seat */
 };
 
+struct uv_loop_s; /* libuv's uv_loop_t, for a backend that watches sockets (start()) */
+
+/* A commit's outcome (start()): ticket's writes are durable (rc 0) or not (rc < 0, err). */
+typedef void (*store_done_cb)(void *arg, uint64_t ticket, int rc, const struct store_error *err);
+
 /* The write port: everything one turn of the loop writes, and the start-up reads. */
 struct store_write_port {
 	/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
@@ -255,13 +280,9 @@ struct store_write_port {
 	 * at its end); the kept counts follow. */
 	int (*game_drop)(void *impl, const char *game_id, struct store_error *err);
 	/* --keep-days: delete at most max finished games without an account at a seat, that
-	 * ended before before_ms and have nobody seated, oldest first. Returns how many. */
+	 * ended before before_ms and have nobody seated, oldest first, in the transaction.
+	 * Returns how many, or 0 for a backend that learns it only at the commit. */
 	int (*sweep)(void *impl, int64_t before_ms, unsigned max, struct store_error *err);
-	/* --unused-account-days: the unused accounts made before before_ms after id after_id
-	 * (store_accounts_unused()); reads only. Returns how many, or an error. */
-	int (*accounts_unused)(void *impl, int64_t after_id, int64_t before_ms, unsigned scan,
-	                       int64_t *ids, unsigned max, int64_t *next_after,
-	                       struct store_error *err);
 	/* --unused-account-days: delete account id if it is still unused, in the transaction. */
 	int (*account_drop)(void *impl, int64_t id, struct store_error *err);
 	/* Insert or replace the session of a seated player (s borrowed). */
@@ -272,9 +293,31 @@ struct store_write_port {
 	int (*meta_set)(void *impl, const char *key, int64_t value, struct store_error *err);
 	/* Read a counter: 0 and *value, or STORE_ENOTFOUND. */
 	int (*meta_get)(void *impl, const char *key, int64_t *value, struct store_error *err);
-	/* Make every write queued since the last commit durable, at once (0, or an error: then
-	 * nothing of the turn is durable). */
-	int (*commit)(void *impl, struct store_error *err);
+	/*
+	 * Hand every write queued since the last commit to the backend as one transaction. Returns
+	 * 0 with *ticket 0 when they are durable at return (always before start()); 0 with *ticket
+	 * > 0 when they are in flight: done() tells their outcome later (tickets count up from 1;
+	 * commits in a row may share one); or a negative error: nothing of them is durable (the
+	 * caller keeps them and retries).
+	 */
+	int (*commit)(void *impl, uint64_t *ticket, struct store_error *err);
+	/*
+	 * Give the backend the loop (its sockets, timers, threads), once, after the start-up
+	 * reads and before the first commit that may be answered later. done(arg, ticket, rc, err)
+	 * is then called on the loop's thread as tickets are answered, in ticket order (one call
+	 * may answer several: every ticket up to ticket): rc 0, their writes are durable; rc < 0,
+	 * they are not (or their outcome is unknown) and neither are those of any later ticket,
+	 * which get the same rc: the caller writes them all again (idempotent) once the store can
+	 * write. STORE_EUNAVAIL, STORE_EFULL and STORE_EIO may be retried; any other rc means the
+	 * store can no longer say what it holds (a failed sync of the disk): the caller stops.
+	 * NULL: the backend needs no loop (its commits are durable at return). Returns 0 or an
+	 * error.
+	 */
+	int (*start)(void *impl, struct uv_loop_s *loop, store_done_cb done, void *arg,
+	             struct store_error *err);
+	/* Close what start() opened; the loop must run on for their close callbacks. Commits in
+	 * flight are answered first (done()), or failed with STORE_EUNAVAIL. NULL with start. */
+	void (*stop)(void *impl);
 	/* Give up every write queued since the last commit (after a write that failed). */
 	void (*rollback)(void *impl);
 	/* Writes queued since the last commit. */
@@ -351,12 +394,52 @@ struct store_read_port {
 	 */
 	int (*rated_games)(void *impl, int64_t account, size_t limit, struct store_rated_game *out,
 	                   struct store_error *err);
+	/*
+	 * --unused-account-days: of the accounts after id after_id (at most scan of them, in id
+	 * order, up to the first made at or after before_ms), the ones never used (no finished
+	 * game, no rating, not a bot's, not closed nor banned, not the newest) into ids, max at
+	 * most; *next_after the last id looked at. Returns how many, or an error.
+	 */
+	int (*accounts_unused)(void *impl, int64_t after_id, int64_t before_ms, unsigned scan,
+	                       int64_t *ids, unsigned max, int64_t *next_after,
+	                       struct store_error *err);
 	/* Release impl (the port is unusable after). */
 	void (*close)(void *impl);
 	/* Whether the port must be used on the loop's thread: a store that cannot be read from a
 	 * second connection (a private temporary database, ":memory:"). */
 	int loop_only;
 	void *impl; /* the backend's state, passed to every op; owned by the port */
+};
+
+/*
+ * What a backend gives the registry (store-db.c): one of these, a constant of the backend's
+ * (store_backend_sqlite, store_backend_postgresql). target is --db without its scheme for
+ * SQLite (a path, ":memory:"), the whole URI for PostgreSQL. Every function but open() takes
+ * the impl open() made.
+ */
+struct store_db_options;
+struct store_backend {
+	const char *name; /* "sqlite", "postgresql" */
+	/* Open (store_db_open()): 0 and *impl, or a negative store_errno with err. */
+	int (*open)(const char *target, const struct store_db_options *o, void **impl,
+	            struct store_error *err);
+	/* Roll back what was not committed, release the lock, free impl. */
+	void (*close)(void *impl);
+	/* As close, for a start that failed: what this open created is removed again (a new
+	 * SQLite file), so that the next start finds what was there before. */
+	void (*discard)(void *impl);
+	/* For the log: the path, or the URI without its password (borrowed from impl). */
+	const char *(*display)(const void *impl);
+	int (*schema)(const void *impl);
+	int (*is_temporary)(const void *impl);
+	void (*write_port)(void *impl, struct store_write_port *out);
+	/* A read port on a connection of its own (store_db_reader_open()). */
+	int (*reader_open)(void *impl, struct store_read_port *out, struct store_error *err);
+	/* hokitod --check (store_db_check()), on target, without opening for writing. */
+	int (*check)(const char *target, void (*found)(void *ctx, const char *text), void *ctx,
+	             struct store_error *err);
+	/* Where the admin socket of a server on target goes by default ("" for none): into buf. */
+	void (*admin_path)(const char *target, char *buf, size_t size);
 };
 
 /* The cursor as the text a client sees (opaque to it): into buf (STORE_CURSOR_TEXT bytes). */
@@ -370,6 +453,13 @@ void store_board_cursor_format(const struct store_board_cursor *c, char *buf, si
 
 /* Parse a text of store_board_cursor_format(): 0, or STORE_EINVAL for anything else. */
 int store_board_cursor_parse(const char *text, struct store_board_cursor *c);
+
+/* Fill err (if not NULL) with code and the sentence of fmt; returns code. */
+int store_fail(struct store_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
 
 /* Free an array of events a read port made (events(); its strings included). Accepts NULL. */
 void store_events_free(struct store_event *events, size_t nevents);
