@@ -333,6 +333,19 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 	return 0;
 }
 
+/* parse_listen() for the value arg of flag (--listen, ...); a bad one is told. Returns 0 or -1. */
+static int
+listen_flag_parse(const char *flag, const char *arg, char *host, size_t size, int *port)
+{
+	if (parse_listen(arg, host, size, port) == 0)
+		return 0;
+	fprintf(stderr,
+	        "hokitod: %s wants IPV4:PORT or [IPV6]:PORT, a numeric address and a port "
+	        "from 0 to 65535 (got '%s')\n",
+	        flag, arg);
+	return -1;
+}
+
 /* Whether s looks like an origin: http:// or https://, then a host (and port), no path. */
 static int
 origin_valid(const char *s)
@@ -978,37 +991,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "hokitod: credential paths too long\n");
 		return 2;
 	}
-	if (listen != NULL && parse_listen(listen, host, sizeof host, &port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen);
+	if (listen != NULL && listen_flag_parse("--listen", listen, host, sizeof host, &port) < 0)
 		return 2;
-	}
 	if (listen_tls != NULL &&
-	    parse_listen(listen_tls, tls_host, sizeof tls_host, &tls_port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-tls wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_tls);
+	    listen_flag_parse("--listen-tls", listen_tls, tls_host, sizeof tls_host, &tls_port) < 0)
 		return 2;
-	}
-	if (listen_http != NULL &&
-	    parse_listen(listen_http, http_host, sizeof http_host, &hcfg.port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-http wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_http);
+	if (listen_http != NULL && listen_flag_parse("--listen-http", listen_http, http_host,
+	                                             sizeof http_host, &hcfg.port) < 0)
 		return 2;
-	}
-	if (listen_https != NULL &&
-	    parse_listen(listen_https, https_host, sizeof https_host, &hcfg.tls_port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-https wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_https);
+	if (listen_https != NULL && listen_flag_parse("--listen-https", listen_https, https_host,
+	                                              sizeof https_host, &hcfg.tls_port) < 0)
 		return 2;
-	}
 	if (listen_tls != NULL && (tcfg.cert_file == NULL || tcfg.key_file == NULL)) {
 		fprintf(stderr, "hokitod: --listen-tls needs --tls-cert and --tls-key\n");
 		return 2;
