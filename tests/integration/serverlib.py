@@ -461,3 +461,14 @@ class Tap:
     def done(self):
         print("1..%d" % self.n, flush=True)
         sys.exit(1 if self.failed else 0)
+
+
+def run_on_server(t, srv, tests, stopped):
+    """Run tests on srv, a Server they share, each (name, function, its arguments...) as
+    t.run(name, function, t, srv, its arguments...); then stop srv: that it exits 0 is a check
+    of its own, named stopped (its last log lines shown if not)."""
+    try:
+        for name, fn, *fargs in tests:
+            t.run(name, fn, t, srv, *fargs)
+    finally:
+        t.ok(srv.stop() == 0, stopped, "".join(srv.log[-30:]))

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, run_on_server  # noqa: E402
 
 PW = "correct horse battery"
 NEW = "a brand new password"
@@ -170,12 +170,10 @@ def test_closed_while_stored(t):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("password_change: no exception", test_password_change, t, srv)
-        t.run("account_close: no exception", test_account_close, t, srv)
-    finally:
-        t.ok(srv.stop() == 0, "the server stops cleanly")
+    run_on_server(t, Server(), [
+        ("password_change: no exception", test_password_change),
+        ("account_close: no exception", test_account_close),
+    ], "the server stops cleanly")
     t.run("closed in the store while stopped: no exception", test_closed_while_stored, t)
     t.done()
 

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, TIMEOUT, Server, Tap  # noqa: E402
+from serverlib import HOKITOD, TIMEOUT, Server, Tap, run_on_server  # noqa: E402
 
 PW = "correct horse battery"
 
@@ -293,13 +293,11 @@ def test_without_server(t):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("with a server running: no exception", test_running, t, srv)
-        t.run("another user: no exception", test_other_user, t, srv)
-        t.run("the store in use: no exception", test_store_locked, t, srv)
-    finally:
-        t.ok(srv.stop() == 0, "the server stops cleanly")
+    run_on_server(t, Server(), [
+        ("with a server running: no exception", test_running),
+        ("another user: no exception", test_other_user),
+        ("the store in use: no exception", test_store_locked),
+    ], "the server stops cleanly")
     t.run("without a server: no exception", test_without_server, t)
     t.done()
 
