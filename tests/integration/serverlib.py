@@ -246,7 +246,10 @@ class Conversation:
 
     def request(self, obj, timeout=TIMEOUT):
         """Send obj with a fresh id; return (reply, [messages before it])."""
-        id_ = self._send_with_id(obj)
+        return self.reply(self._send_with_id(obj), timeout)
+
+    def reply(self, id_, timeout=TIMEOUT):
+        """The reply to the request sent with id id_, and [the messages before it]."""
         others = []
         deadline = time.time() + timeout
         while True:
