@@ -107,6 +107,13 @@ def make_room():
     os.remove(FILLER)
 
 
+def clean_up(srv):
+    """The end of a test, however it went: srv killed, the tmpfs given its room again."""
+    srv.kill()
+    if os.path.exists(FILLER):
+        make_room()
+
+
 def is_error(m, code):
     return m.get("type") == "error" and m.get("code") == code
 
@@ -239,9 +246,7 @@ def outage(fsync):
             x.close()
         t.ok(srv.stop() == 0, "%s: hokitod stops cleanly" % fsync)
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def stored_seqs(db, game):
@@ -386,9 +391,7 @@ def views_while_down():
             x.close()
         t.ok(srv.stop() == 0, "views: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def create_while_down():
@@ -458,9 +461,7 @@ def create_while_down():
         srv.proc.send_signal(signal.SIGKILL)
         srv.proc.wait()
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
     # (the games the guest opened and left never started: the store drops those, PROTOCOL.md
     # 12.1, and nobody may resume them)
     seen = shown(clients)
@@ -605,9 +606,7 @@ def computer_while_down():
             x.close()
         t.ok(srv.stop() == 0, "computer: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def profile_while_down():
@@ -652,9 +651,7 @@ def profile_while_down():
             x.close()
         t.ok(srv.stop() == 0, "profile: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def admin_while_down():
@@ -685,9 +682,7 @@ def admin_while_down():
         g.close()
         t.ok(srv.stop() == 0, "admin: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 try:
