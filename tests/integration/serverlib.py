@@ -34,6 +34,21 @@ NO_ADDR_LIMITS = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
                   "--max-accounts-per-addr", "0", "--max-accounts-per-addr-day", "0"]
 
 
+def rss_kb(pid):
+    """Process pid's resident memory (VmRSS) in KiB, or -1."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def under_asan(pid):
+    """Whether process pid runs under AddressSanitizer (a sanitized build maps libasan)."""
+    with open("/proc/%d/maps" % pid) as f:
+        return "libasan" in f.read()
+
+
 class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
 

@@ -37,7 +37,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-from serverlib import Client, Closed, Server, Tap  # noqa: E402
+from serverlib import Client, Closed, Server, Tap, rss_kb, under_asan  # noqa: E402
 from archive import fill  # noqa: E402  (the store filler of tests/bench/archive.sh)
 
 # hokitod's defaults for the per-address limits (serverlib turns them off; a later flag wins)
@@ -58,19 +58,6 @@ MEM_AFTER_KB = 4 * 1024  # and what may stay once its connections are gone
 HASH_KB = 19456
 HASH_THREADS = 1 if (os.cpu_count() or 1) <= 2 else min((os.cpu_count() or 1) - 1, 8)
 ATTACK_SECONDS = 30      # each attacker gives up after this long
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
-
-
-def under_asan(pid):
-    with open("/proc/%d/maps" % pid) as f:
-        return "libasan" in f.read()
 
 
 def seed_game(srv):
