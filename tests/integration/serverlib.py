@@ -102,6 +102,12 @@ class Server:
             c.hello(name)
         return c
 
+    def account(self, name, password, **kw):
+        """A new connection that registers account name (so it is logged in as name)."""
+        c = Client(self.host, self.port, **kw)
+        c.register(name, password)
+        return c
+
     def log_has(self, pattern, timeout=TIMEOUT):
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -293,7 +299,14 @@ class Conversation:
         h = {"type": "hello", "protocol": 1, "name": name}
         if token:
             h["token"] = token
-        r, _ = self.request(h)
+        return self._welcomed(h)
+
+    def register(self, name, password):
+        """Register account name; keeps .player and .token as hello() does."""
+        return self._welcomed({"type": "register", "name": name, "password": password})
+
+    def _welcomed(self, obj):
+        r, _ = self.request(obj)
         assert r["type"] == "welcome", r
         self.player = r["player"]
         self.token = r["token"]
