@@ -216,6 +216,55 @@ parse_num(const char *s, unsigned long long min, unsigned long long max, unsigne
 }
 
 /*
+ * A flag that takes a whole number from min to max (parse_num). It sets the one destination
+ * given: u or z to the number, ms to the number of seconds given, in milliseconds. wants is the
+ * sentence that refuses a value that is no such number.
+ */
+struct num_flag {
+	int opt;                     /* getopt_long()'s value for the flag */
+	unsigned long long min, max; /* the range taken */
+	const char *wants;           /* "--max-line wants a number of bytes from 64 to 2^30" */
+	unsigned *u;
+	size_t *z;
+	uint64_t *ms;
+};
+
+/* The entry for opt among the n flags, or NULL: opt takes no number. */
+static const struct num_flag *
+num_flag_find(const struct num_flag *flags, size_t n, int opt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (flags[i].opt == opt)
+			return &flags[i];
+	return NULL;
+}
+
+/* Set f's destination from arg. Returns 0, or -1 (nothing set): arg is not in f's range. */
+static int
+num_flag_set(const struct num_flag *f, const char *arg)
+{
+	unsigned long long v;
+
+	if (parse_num(arg, f->min, f->max, &v) < 0)
+		return -1;
+	if (f->u != NULL)
+		*f->u = (unsigned)v;
+	else if (f->z != NULL)
+		*f->z = (size_t)v;
+	else
+		*f->ms = v * 1000;
+	return 0;
+}
+
+/* Refuse a flag's value: wants says what it takes. Returns the exit status, 2. */
+static int
+value_refused(const char *wants, const char *arg)
+{
+	fprintf(stderr, "hokitod: %s (got '%s')\n", wants, arg);
+	return 2;
+}
+
+/*
  * The long option getopt_long() just matched (options[index]) as it was written, if it was not
  * written in full, else NULL. getopt_long() also takes any unambiguous prefix ("--list" for
  * --listen), which hokitod(8) does not know: a mistyped flag would silently become another one
@@ -282,6 +331,19 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 		return -1;
 	*port = (int)p;
 	return 0;
+}
+
+/* parse_listen() for the value arg of flag (--listen, ...); a bad one is told. Returns 0 or -1. */
+static int
+listen_flag_parse(const char *flag, const char *arg, char *host, size_t size, int *port)
+{
+	if (parse_listen(arg, host, size, port) == 0)
+		return 0;
+	fprintf(stderr,
+	        "hokitod: %s wants IPV4:PORT or [IPV6]:PORT, a numeric address and a port "
+	        "from 0 to 65535 (got '%s')\n",
+	        flag, arg);
+	return -1;
 }
 
 /* Whether s looks like an origin: http:// or https://, then a host (and port), no path. */
@@ -667,12 +729,101 @@ main(int argc, char **argv)
 	struct store_db *store;
 	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
-	unsigned long long v;
 	unsigned keep_days = 0;    /* --keep-days: 0 keeps every finished game */
 	unsigned unused_days = 30; /* --unused-account-days: 0 keeps every account */
 	struct hokitod d;
 	uv_loop_t loop;
 	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
+	/* the flags that take a number; --read-threads 0 is the default, set after the loop */
+	const struct num_flag nums[] = {
+	        {O_LINE, 64, 1u << 30, "--max-line wants a number of bytes from 64 to 2^30",
+	         .z = &ncfg.max_line},
+	        {O_HELLO, 1, 86400, "--hello-timeout wants seconds from 1 to 86400",
+	         .ms = &ncfg.hello_timeout_ms},
+	        {O_OUTPUT, 1024, 1ull << 32,
+	         "--max-output wants a number of bytes from 1024 to 2^32", .z = &ncfg.max_output},
+	        {O_QUEUED, 1024, 1u << 20, "--max-queued wants a number of bytes from 1024 to 2^20",
+	         .z = &ncfg.max_queued},
+	        {O_CLIENTS, 1, 1000000, "--max-clients wants a number from 1 to 1000000",
+	         .u = &ncfg.max_clients},
+	        {O_GAMES, 1, 10000000, "--max-games wants a number from 1 to 10000000",
+	         .u = &lcfg.max_games},
+	        {O_KEEP_DAYS, 0, 36500, "--keep-days wants a number of days from 0 to 36500",
+	         .u = &keep_days},
+	        {O_KEEP, 0, 100000, "--keep-finished wants a number from 0 to 100000",
+	         .u = &lcfg.keep_finished},
+	        {O_LINGER, 0, 31536000, "--linger wants seconds from 0 to 31536000",
+	         .ms = &lcfg.linger_ms},
+	        {O_GRACE, 0, 86400, "--grace wants seconds from 0 to 86400", .ms = &lcfg.grace_ms},
+	        {O_ADJOURN_CLAIM, 0, 31536000, "--adjourn-claim wants seconds from 0 to 31536000",
+	         .ms = &lcfg.adjourn_claim_ms},
+	        {O_FIRST_MOVE, 0, 86400, "--first-move wants seconds from 0 to 86400",
+	         .ms = &lcfg.first_move_ms},
+	        {O_PER_ADDR_CONNS, 0, 1000000,
+	         "--max-conns-per-addr wants a number from 0 to 1000000", .u = &ncfg.max_per_addr},
+	        {O_PER_ADDR_RATE, 0, 1000000,
+	         "--max-rate-per-addr wants a number from 0 to 1000000", .u = &lcfg.rate_per_addr},
+	        {O_PER_ADDR_CREATES, 0, 1000000,
+	         "--max-creates-per-addr wants a number from 0 to 1000000",
+	         .u = &lcfg.creates_per_addr},
+	        {O_PER_ADDR_GAMES, 0, 10000000,
+	         "--max-games-per-addr wants a number from 0 to 10000000",
+	         .u = &lcfg.games_per_addr},
+	        {O_LOOKUP_FAILURES, 0, 1000000,
+	         "--max-lookup-failures wants a number from 0 to 1000000",
+	         .u = &lcfg.lookup_failures},
+	        {O_LOGIN_SPREAD, 0, 1000, "--login-spread wants a number from 0 to 1000",
+	         .u = &lcfg.login_spread},
+	        {O_DRAW_MOVES, 0, 1000, "--draw-offer-moves wants a number from 0 to 1000",
+	         .u = &lcfg.draw_offer_moves},
+	        {O_RATED_MIN_PLIES, 0, 1000, "--rated-min-plies wants a number from 0 to 1000",
+	         .u = &lcfg.rated_min_plies},
+	        {O_PAIR_RATED, 0, 1000, "--pair-rated wants a number from 0 to 1000",
+	         .u = &lcfg.pair_rated},
+	        {O_BOARD_GAMES, 0, 1000000, "--board-min-games wants a number from 0 to 1000000",
+	         .u = &lcfg.board_min_games},
+	        {O_BOARD_OPPONENTS, 0, 1000000,
+	         "--board-min-opponents wants a number from 0 to 1000000",
+	         .u = &lcfg.board_min_opponents},
+	        {O_REMATCH_OFFERS, 0, 1000, "--max-rematch-offers wants a number from 0 to 1000",
+	         .u = &lcfg.rematch_offers},
+	        {O_IDLE, 0, 31536000, "--idle-timeout wants seconds from 0 to 31536000",
+	         .ms = &lcfg.idle_ms},
+	        {O_KEEPALIVE, 0, 86400, "--keepalive wants seconds from 0 to 86400",
+	         .u = &ncfg.keepalive_s},
+	        {O_SESSIONS, 0, 10000000, "--max-sessions wants a number from 0 to 10000000",
+	         .u = &lcfg.max_sessions},
+	        {O_SESSIONS_PER_ADDR, 0, 1000000,
+	         "--max-sessions-per-addr wants a number from 0 to 1000000",
+	         .u = &lcfg.addr_sessions},
+	        {O_HISTORY_OFFSET, 0, 1000000,
+	         "--max-history-offset wants a number from 0 to 1000000",
+	         .u = &lcfg.max_history_offset},
+	        {O_READS_PER_ADDR, 0, 100000,
+	         "--max-reads-per-addr wants a number from 0 to 100000", .u = &lcfg.reads_per_addr},
+	        {O_READ_THREADS, 0, READ_THREADS_MAX, "--read-threads wants a number from 0 to 64",
+	         .u = &lcfg.read_threads},
+	        {O_THINKING, 0, 100000, "--max-thinking wants a number from 0 to 100000",
+	         .u = &lcfg.max_thinking},
+	        {O_KIBITZ, 0, 100000, "--max-kibitz wants a number from 0 to 100000",
+	         .u = &lcfg.kibitz_per_game},
+	        {O_CHAT_LINES, 0, 100000, "--max-chat-lines wants a number from 0 to 100000",
+	         .u = &lcfg.chat_lines},
+	        {O_CHAT_AFTER_END, 0, 100000,
+	         "--max-chat-after-end wants a number from 0 to 100000", .u = &lcfg.chat_after_end},
+	        {O_ACCOUNTS_HOUR, 0, 1000000,
+	         "--max-accounts-per-addr wants a number from 0 to 1000000",
+	         .u = &lcfg.registers_hour},
+	        {O_ACCOUNTS_DAY, 0, 1000000,
+	         "--max-accounts-per-addr-day wants a number from 0 to 1000000",
+	         .u = &lcfg.registers_day},
+	        {O_UNUSED_DAYS, 0, 36500,
+	         "--unused-account-days wants a number of days from 0 to 36500", .u = &unused_days},
+	        {O_HTTP_RATE, 0, 1000000,
+	         "--max-http-rate-per-addr wants a number from 0 to 1000000",
+	         .u = &hcfg.rate_per_addr},
+	};
+	const struct num_flag *num;
 
 	if (argc > 1 && strcmp(argv[1], "accounts") == 0) /* the operators' commands */
 		return adminctl_main(argc - 1, argv + 1, db_default(dbpath, sizeof dbpath));
@@ -682,6 +833,11 @@ main(int argc, char **argv)
 
 		if (opt >= O_LISTEN && (cut = option_abbreviated(argv, options, longindex)) != NULL)
 			return option_unknown(cut);
+		if ((num = num_flag_find(nums, sizeof nums / sizeof nums[0], opt)) != NULL) {
+			if (num_flag_set(num, optarg) < 0)
+				return value_refused(num->wants, optarg);
+			continue;
+		}
 		switch (opt) {
 		/* an empty address or file is none: the unit passes the unset ones empty */
 		case O_LISTEN:
@@ -711,244 +867,14 @@ main(int argc, char **argv)
 				log_level_set(level);
 			break;
 		}
-		case O_LINE:
-			if (parse_num(optarg, 64, 1u << 30, &v) < 0)
-				bad = "--max-line wants a number of bytes from 64 to 2^30";
-			else
-				ncfg.max_line = (size_t)v;
-			break;
-		case O_HELLO:
-			if (parse_num(optarg, 1, 86400, &v) < 0)
-				bad = "--hello-timeout wants seconds from 1 to 86400";
-			else
-				ncfg.hello_timeout_ms = v * 1000;
-			break;
-		case O_OUTPUT:
-			if (parse_num(optarg, 1024, 1ull << 32, &v) < 0)
-				bad = "--max-output wants a number of bytes from 1024 to 2^32";
-			else
-				ncfg.max_output = (size_t)v;
-			break;
-		case O_QUEUED:
-			if (parse_num(optarg, 1024, 1u << 20, &v) < 0)
-				bad = "--max-queued wants a number of bytes from 1024 to 2^20";
-			else
-				ncfg.max_queued = (size_t)v;
-			break;
-		case O_CLIENTS:
-			if (parse_num(optarg, 1, 1000000, &v) < 0)
-				bad = "--max-clients wants a number from 1 to 1000000";
-			else
-				ncfg.max_clients = (unsigned)v;
-			break;
-		case O_GAMES:
-			if (parse_num(optarg, 1, 10000000, &v) < 0)
-				bad = "--max-games wants a number from 1 to 10000000";
-			else
-				lcfg.max_games = (unsigned)v;
-			break;
-		case O_KEEP_DAYS:
-			if (parse_num(optarg, 0, 36500, &v) < 0)
-				bad = "--keep-days wants a number of days from 0 to 36500";
-			else
-				keep_days = (unsigned)v;
-			break;
-		case O_KEEP:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--keep-finished wants a number from 0 to 100000";
-			else
-				lcfg.keep_finished = (unsigned)v;
-			break;
-		case O_LINGER:
-			if (parse_num(optarg, 0, 31536000, &v) < 0)
-				bad = "--linger wants seconds from 0 to 31536000";
-			else
-				lcfg.linger_ms = v * 1000;
-			break;
-		case O_GRACE:
-			if (parse_num(optarg, 0, 86400, &v) < 0)
-				bad = "--grace wants seconds from 0 to 86400";
-			else
-				lcfg.grace_ms = v * 1000;
-			break;
-		case O_ADJOURN_CLAIM:
-			if (parse_num(optarg, 0, 31536000, &v) < 0)
-				bad = "--adjourn-claim wants seconds from 0 to 31536000";
-			else
-				lcfg.adjourn_claim_ms = v * 1000;
-			break;
-		case O_FIRST_MOVE:
-			if (parse_num(optarg, 0, 86400, &v) < 0)
-				bad = "--first-move wants seconds from 0 to 86400";
-			else
-				lcfg.first_move_ms = v * 1000;
-			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
 			break;
 		case O_INSECURE_PASSWORDS:
 			lcfg.allow_insecure_passwords = 1;
 			break;
-		case O_PER_ADDR_CONNS:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-conns-per-addr wants a number from 0 to 1000000";
-			else
-				ncfg.max_per_addr = (unsigned)v;
-			break;
-		case O_PER_ADDR_RATE:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-rate-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.rate_per_addr = (unsigned)v;
-			break;
-		case O_PER_ADDR_CREATES:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-creates-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.creates_per_addr = (unsigned)v;
-			break;
-		case O_PER_ADDR_GAMES:
-			if (parse_num(optarg, 0, 10000000, &v) < 0)
-				bad = "--max-games-per-addr wants a number from 0 to 10000000";
-			else
-				lcfg.games_per_addr = (unsigned)v;
-			break;
-		case O_LOOKUP_FAILURES:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-lookup-failures wants a number from 0 to 1000000";
-			else
-				lcfg.lookup_failures = (unsigned)v;
-			break;
-		case O_LOGIN_SPREAD:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--login-spread wants a number from 0 to 1000";
-			else
-				lcfg.login_spread = (unsigned)v;
-			break;
-		case O_DRAW_MOVES:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--draw-offer-moves wants a number from 0 to 1000";
-			else
-				lcfg.draw_offer_moves = (unsigned)v;
-			break;
-		case O_RATED_MIN_PLIES:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--rated-min-plies wants a number from 0 to 1000";
-			else
-				lcfg.rated_min_plies = (unsigned)v;
-			break;
-		case O_PAIR_RATED:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--pair-rated wants a number from 0 to 1000";
-			else
-				lcfg.pair_rated = (unsigned)v;
-			break;
-		case O_BOARD_GAMES:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--board-min-games wants a number from 0 to 1000000";
-			else
-				lcfg.board_min_games = (unsigned)v;
-			break;
-		case O_BOARD_OPPONENTS:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--board-min-opponents wants a number from 0 to 1000000";
-			else
-				lcfg.board_min_opponents = (unsigned)v;
-			break;
 		case O_SHARED_ADDRESS:
 			lcfg.allow_shared_address = 1;
-			break;
-		case O_REMATCH_OFFERS:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--max-rematch-offers wants a number from 0 to 1000";
-			else
-				lcfg.rematch_offers = (unsigned)v;
-			break;
-		case O_IDLE:
-			if (parse_num(optarg, 0, 31536000, &v) < 0)
-				bad = "--idle-timeout wants seconds from 0 to 31536000";
-			else
-				lcfg.idle_ms = v * 1000;
-			break;
-		case O_KEEPALIVE:
-			if (parse_num(optarg, 0, 86400, &v) < 0)
-				bad = "--keepalive wants seconds from 0 to 86400";
-			else
-				ncfg.keepalive_s = (unsigned)v;
-			break;
-		case O_SESSIONS:
-			if (parse_num(optarg, 0, 10000000, &v) < 0)
-				bad = "--max-sessions wants a number from 0 to 10000000";
-			else
-				lcfg.max_sessions = (unsigned)v;
-			break;
-		case O_SESSIONS_PER_ADDR:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-sessions-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.addr_sessions = (unsigned)v;
-			break;
-		case O_HISTORY_OFFSET:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-history-offset wants a number from 0 to 1000000";
-			else
-				lcfg.max_history_offset = (unsigned)v;
-			break;
-		case O_READS_PER_ADDR:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-reads-per-addr wants a number from 0 to 100000";
-			else
-				lcfg.reads_per_addr = (unsigned)v;
-			break;
-		case O_READ_THREADS:
-			if (parse_num(optarg, 0, READ_THREADS_MAX, &v) < 0)
-				bad = "--read-threads wants a number from 0 to 64";
-			else
-				lcfg.read_threads = v > 0 ? (unsigned)v : read_threads_default();
-			break;
-		case O_THINKING:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-thinking wants a number from 0 to 100000";
-			else
-				lcfg.max_thinking = (unsigned)v;
-			break;
-		case O_KIBITZ:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-kibitz wants a number from 0 to 100000";
-			else
-				lcfg.kibitz_per_game = (unsigned)v;
-			break;
-		case O_CHAT_LINES:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-chat-lines wants a number from 0 to 100000";
-			else
-				lcfg.chat_lines = (unsigned)v;
-			break;
-		case O_CHAT_AFTER_END:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-chat-after-end wants a number from 0 to 100000";
-			else
-				lcfg.chat_after_end = (unsigned)v;
-			break;
-		case O_ACCOUNTS_HOUR:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-accounts-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.registers_hour = (unsigned)v;
-			break;
-		case O_ACCOUNTS_DAY:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-accounts-per-addr-day wants a number from 0 to "
-				      "1000000";
-			else
-				lcfg.registers_day = (unsigned)v;
-			break;
-		case O_UNUSED_DAYS:
-			if (parse_num(optarg, 0, 36500, &v) < 0)
-				bad = "--unused-account-days wants a number of days from 0 to "
-				      "36500";
-			else
-				unused_days = (unsigned)v;
 			break;
 		case O_CHECK:
 			check = 1;
@@ -977,12 +903,6 @@ main(int argc, char **argv)
 				      "at most 16 times";
 			else
 				hcfg.nallow++;
-			break;
-		case O_HTTP_RATE:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-http-rate-per-addr wants a number from 0 to 1000000";
-			else
-				hcfg.rate_per_addr = (unsigned)v;
 			break;
 		case O_DB:
 			if (optarg[0] == '\0')
@@ -1031,11 +951,11 @@ main(int argc, char **argv)
 				return option_unknown(argv[optind - 1]);
 			return 2;
 		}
-		if (bad != NULL) {
-			fprintf(stderr, "hokitod: %s (got '%s')\n", bad, optarg);
-			return 2;
-		}
+		if (bad != NULL)
+			return value_refused(bad, optarg);
 	}
+	if (lcfg.read_threads == 0)
+		lcfg.read_threads = read_threads_default();
 	if (optind < argc) {
 		fprintf(stderr, "hokitod: unexpected argument '%s' (see hokitod --help)\n",
 		        argv[optind]);
@@ -1056,37 +976,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "hokitod: credential paths too long\n");
 		return 2;
 	}
-	if (listen != NULL && parse_listen(listen, host, sizeof host, &port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen);
+	if (listen != NULL && listen_flag_parse("--listen", listen, host, sizeof host, &port) < 0)
 		return 2;
-	}
 	if (listen_tls != NULL &&
-	    parse_listen(listen_tls, tls_host, sizeof tls_host, &tls_port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-tls wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_tls);
+	    listen_flag_parse("--listen-tls", listen_tls, tls_host, sizeof tls_host, &tls_port) < 0)
 		return 2;
-	}
-	if (listen_http != NULL &&
-	    parse_listen(listen_http, http_host, sizeof http_host, &hcfg.port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-http wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_http);
+	if (listen_http != NULL && listen_flag_parse("--listen-http", listen_http, http_host,
+	                                             sizeof http_host, &hcfg.port) < 0)
 		return 2;
-	}
-	if (listen_https != NULL &&
-	    parse_listen(listen_https, https_host, sizeof https_host, &hcfg.tls_port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-https wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_https);
+	if (listen_https != NULL && listen_flag_parse("--listen-https", listen_https, https_host,
+	                                              sizeof https_host, &hcfg.tls_port) < 0)
 		return 2;
-	}
 	if (listen_tls != NULL && (tcfg.cert_file == NULL || tcfg.key_file == NULL)) {
 		fprintf(stderr, "hokitod: --listen-tls needs --tls-cert and --tls-key\n");
 		return 2;
