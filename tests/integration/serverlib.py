@@ -26,6 +26,32 @@ EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_
                "rematch_declined", "rematch_started")
 
 STARTED = []  # every Server, so that none outlives the test (atexit below)
+# Which backend a Server's store is on: "sqlite" (a file in the test's temporary directory) or
+# "pg" (a database of its own on one throw-away PostgreSQL per test process, tests/pgtmp.py).
+# meson runs each test that touches the store once per backend (tests/integration/meson.build).
+STORE = os.environ.get("HOKITO_TEST_STORE", "sqlite")
+_PG = {"server": None, "n": 0}
+
+
+def pg_server():
+    """The test process's throw-away PostgreSQL (started at the first call, gone at exit)."""
+    if _PG["server"] is None:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+        import pgtmp
+        _PG["server"] = pgtmp.TempPostgres()
+        _PG["server"].start()
+    return _PG["server"]
+
+
+def fresh_store(tmp):
+    """A new empty store for a Server: a file in tmp, or a new PostgreSQL database."""
+    if STORE != "pg":
+        return os.path.join(tmp, "hokito.db")
+    pg = pg_server()
+    _PG["n"] += 1
+    name = "hokito_%d_%d" % (os.getpid(), _PG["n"])
+    pg.psql("CREATE DATABASE %s OWNER hokito" % name)
+    return pg.uri.replace("@/hokito?", "@/%s?" % name, 1)
 # The per-address limits see every test client as one address (127.0.0.1): they are off
 # unless a test names them after these (a later flag wins); test-server-limits.py pins each.
 NO_ADDR_LIMITS = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
@@ -53,14 +79,15 @@ class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
 
     def __init__(self, *args, host="127.0.0.1", db=None, env=None, nofile=None):
-        """db: the store file (default: a fresh one in a temporary directory); give the same
-        path again to restart on the same store. env: variables to add to hokitod's
+        """db: the store (default: a fresh one, fresh_store(): a file in a temporary
+        directory, or a PostgreSQL database); give the same db again to restart on the same
+        store. env: variables to add to hokitod's
         environment (an LD_PRELOAD, say). nofile: (soft, hard) open-file limit to start it
         with."""
         self.tmp = tempfile.mkdtemp(prefix="hokitod-test-")
         port_file = os.path.join(self.tmp, "port")
         listen = "[%s]:0" % host if ":" in host else "%s:0" % host
-        self.db = db or os.path.join(self.tmp, "hokito.db")
+        self.db = db or fresh_store(self.tmp)
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug",
              "--db", self.db] + NO_ADDR_LIMITS + list(args),
