@@ -29,7 +29,7 @@
 #include "names.h"
 #include "operators.h"
 #include "password.h"
-#include "store.h"
+#include "store-db.h"
 #include "xmalloc.h"
 
 #define ADMINCTL_TIMEOUT_MS 30000 /* the longest wait for the server's answer */
@@ -44,11 +44,12 @@ enum adminctl_status {
 
 /* What the command works on: the server's socket, or the store file when none answers. */
 struct adminctl {
-	const char *db;      /* the store file */
-	const char *socket;  /* the admin socket */
-	int fd;              /* connected to socket, or -1: the store file is used */
-	struct store *store; /* opened when fd is -1 */
-	char *in;            /* the answer being read (owned) */
+	const char *db;               /* the store (--db) */
+	const char *socket;           /* the admin socket */
+	int fd;                       /* connected to socket, or -1: the store is used */
+	struct store_db *store;       /* opened when fd is -1 */
+	struct store_write_port port; /* its write port */
+	char *in;                     /* the answer being read (owned) */
 	size_t nin, cap;
 };
 
@@ -183,6 +184,63 @@ adminctl_row_cb(void *ctx, const struct store_account *a)
 	return 0;
 }
 
+/* adminctl_accounts_page()'s walk through the accounts (accounts_load(), in id order). */
+struct adminctl_page {
+	int64_t after;
+	size_t limit;
+	json_t *list;
+};
+
+static int
+adminctl_page_cb(void *ctx, const struct store_account *a)
+{
+	struct adminctl_page *pg = ctx;
+
+	if (a->id <= pg->after)
+		return 0;
+	adminctl_row_cb(pg->list, a);
+	return json_array_size(pg->list) >= pg->limit; /* enough: stop */
+}
+
+/* The accounts after id after, at most limit, appended to list. 0 or a store error. */
+static int
+adminctl_accounts_page(struct adminctl *ctl, int64_t after, size_t limit, json_t *list,
+                       struct store_error *err)
+{
+	struct adminctl_page pg = {after, limit, list};
+	int rc = ctl->port.accounts_load(ctl->port.impl, adminctl_page_cb, &pg, err);
+
+	return rc == STORE_ESTOPPED || rc >= 0 ? 0 : rc;
+}
+
+/* adminctl_account_find()'s search by name key. */
+struct adminctl_find {
+	const char *key;
+	struct store_account *out;
+};
+
+static int
+adminctl_find_cb(void *ctx, const struct store_account *a)
+{
+	struct adminctl_find *f = ctx;
+
+	if (strcmp(a->key, f->key) != 0)
+		return 0;
+	*f->out = *a;
+	return 1;
+}
+
+/* The account of name key into *out: 1, 0 when there is none, or a store error. */
+static int
+adminctl_account_find(struct adminctl *ctl, const char *key, struct store_account *out,
+                      struct store_error *err)
+{
+	struct adminctl_find f = {key, out};
+	int rc = ctl->port.accounts_load(ctl->port.impl, adminctl_find_cb, &f, err);
+
+	return rc == STORE_ESTOPPED ? 1 : rc < 0 ? rc : 0;
+}
+
 /*
  * accounts_list on the store file: a page by the primary key, with "next" when more follow, as
  * the server answers it (operators.c checks after and limit for both). A new reference, or NULL
@@ -200,7 +258,7 @@ adminctl_list_store(struct adminctl *ctl, const json_t *req)
 		return err;
 	list = json_array();
 	/* one more than asked: whether more follow */
-	if (store_accounts_page(ctl->store, after, limit + 1, adminctl_row_cb, list, &serr) < 0) {
+	if (adminctl_accounts_page(ctl, after, limit + 1, list, &serr) < 0) {
 		fprintf(stderr, "hokitod: cannot read the accounts: %s\n", serr.text);
 		json_decref(list);
 		return NULL;
@@ -248,13 +306,13 @@ adminctl_session_cb(void *ctx, const struct store_session *s)
  * after the next start. Returns how many, or a store error.
  */
 static int
-adminctl_sessions_forget(struct store *st, int64_t id, struct store_error *err)
+adminctl_sessions_forget(const struct store_write_port *port, int64_t id, struct store_error *err)
 {
 	struct adminctl_tokens t = {.account = id};
-	int rc = store_sessions_load(st, adminctl_session_cb, &t, err);
+	int rc = port->sessions_load(port->impl, adminctl_session_cb, &t, err);
 
 	for (size_t i = 0; rc >= 0 && i < t.n; i++)
-		rc = store_session_remove(st, t.tokens[i], err);
+		rc = port->session_remove(port->impl, t.tokens[i], err);
 	free(t.tokens);
 	return rc < 0 ? rc : (int)t.n;
 }
@@ -271,12 +329,13 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 	struct store_account row, *a = &row;
 	struct store_error err;
 	char key[STORE_ACCOUNT_NAME_MAX];
+	uint64_t ticket;
 	int sessions = 0, rc = 0;
 
 	if (strcmp(type, "accounts_list") == 0)
 		return adminctl_list_store(ctl, req);
 	if (names_account_valid(name) && names_account_key(name, key, sizeof key) >= 0 &&
-	    (rc = store_account_find(ctl->store, key, &row, &err)) < 0) {
+	    (rc = adminctl_account_find(ctl, key, &row, &err)) < 0) {
 		fprintf(stderr, "hokitod: cannot read the account: %s\n", err.text);
 		return NULL;
 	}
@@ -305,39 +364,43 @@ adminctl_ask_store(struct adminctl *ctl, const json_t *req)
 		if (password_hash(pw, strlen(pw), hash) < 0)
 			return adminctl_error("internal", "the password could not be hashed");
 		snprintf(a->hash, sizeof a->hash, "%s", hash);
-		if ((sessions = adminctl_sessions_forget(ctl->store, a->id, &err)) < 0) {
+		if ((sessions = adminctl_sessions_forget(&ctl->port, a->id, &err)) < 0) {
 			fprintf(stderr, "hokitod: cannot forget its sessions: %s\n", err.text);
 			return NULL;
 		}
 	}
-	if (store_account_update(ctl->store, a, &err) < 0 || store_commit(ctl->store, &err) < 0) {
+	if (ctl->port.account_update(ctl->port.impl, a, &err) < 0 ||
+	    ctl->port.commit(ctl->port.impl, &ticket, &err) < 0) { /* no start(): durable now */
 		fprintf(stderr, "hokitod: cannot write the account: %s\n", err.text);
 		return NULL;
 	}
 	return operators_ok_new(type, a, (unsigned)sessions, 0);
 }
 
-/* Open the store file: 0, or -1 after saying why (exit 3). */
+/* Open the store: 0, or -1 after saying why (exit 3). */
 static int
 adminctl_open_store(struct adminctl *ctl)
 {
+	struct store_db_options o = {STORE_FSYNC_ALWAYS, 1, 1};
 	struct store_error err;
+	int rc = store_db_open(ctl->db, &o, &ctl->store, &err);
 
-	if (strcmp(ctl->db, ":memory:") == 0 || access(ctl->db, F_OK) < 0) {
+	if (rc == STORE_ENOTFOUND) {
 		fprintf(stderr,
 		        "hokitod: no server answers on %s and there is no store at %s (--db)\n",
 		        ctl->socket, ctl->db);
 		return -1;
 	}
-	if (store_open(ctl->db, STORE_SYNC_FULL, &ctl->store, &err) < 0) {
+	if (rc < 0) {
 		fprintf(stderr,
 		        "hokitod: no server answers on %s and the store is not usable: %s%s\n",
 		        ctl->socket, err.text,
-		        strstr(err.text, "lock") != NULL
+		        rc == STORE_ECONFLICT
 		                ? " (in use: is a server running with another --admin-socket?)"
 		                : "");
 		return -1;
 	}
+	store_db_write_port(ctl->store, &ctl->port);
 	return 0;
 }
 
@@ -659,7 +722,7 @@ adminctl_main(int argc, char **argv, const char *default_db)
 		return ADMINCTL_USAGE;
 	}
 	if (ctl.socket == NULL) {
-		snprintf(sockpath, sizeof sockpath, "%s%s", ctl.db, ADMINCTL_SOCKET_SUFFIX);
+		store_db_admin_path(ctl.db, sockpath, sizeof sockpath);
 		ctl.socket = sockpath;
 	}
 	if ((rc = adminctl_connect(&ctl)) < 0)
@@ -669,7 +732,7 @@ adminctl_main(int argc, char **argv, const char *default_db)
 	rc = name == NULL ? adminctl_list(&ctl) : adminctl_account_command(&ctl, c, name, pwfile);
 	if (ctl.fd >= 0)
 		close(ctl.fd);
-	store_close(ctl.store);
+	store_db_close(ctl.store);
 	free(ctl.in);
 	return rc;
 }

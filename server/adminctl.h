@@ -6,9 +6,6 @@
 #ifndef HOKITO_SERVER_ADMINCTL_H
 #define HOKITO_SERVER_ADMINCTL_H
 
-/* The admin socket's default name: the store's path with this added ("hokito.db.sock"). */
-#define ADMINCTL_SOCKET_SUFFIX ".sock"
-
 /*
  * Run `hokitod accounts` with argv[0] "accounts" and its arguments; default_db is the store
  * used without --db (borrowed). Returns the exit status: 0 done, 1 refused, 2 usage, 3 no server

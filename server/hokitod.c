@@ -34,7 +34,7 @@
 #include "names.h"
 #include "net.h"
 #include "node.h"
-#include "store.h"
+#include "store-db.h"
 #include "tls.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:7777"
@@ -170,10 +170,10 @@ db_default(char *buf, size_t size)
 }
 
 /*
- * Open the admin socket (node_admin()): at admin_socket, or else beside a file store (its path
- * with ADMINCTL_SOCKET_SUFFIX; none for ":memory:"). A socket the operator named must open; the
- * default one is skipped with a warning when its path is too long for a socket. Returns 0 or a
- * negative libuv error (logged).
+ * Open the admin socket (node_admin()): at admin_socket, or else where the store's backend puts
+ * it (store_db_admin_path(): beside an SQLite file, its path with ".sock"; none for ":memory:"
+ * or a database server). A socket the operator named must open; the default one is skipped with
+ * a warning when its path is too long for a socket. Returns 0 or a negative libuv error (logged).
  */
 static int
 admin_start(struct node *node, const char *admin_socket, const char *db, char *buf, size_t size)
@@ -181,9 +181,9 @@ admin_start(struct node *node, const char *admin_socket, const char *db, char *b
 	int rc;
 
 	if (admin_socket == NULL) {
-		if (strcmp(db, ":memory:") == 0)
+		store_db_admin_path(db, buf, size);
+		if (buf[0] == '\0')
 			return 0;
-		snprintf(buf, size, "%s%s", db, ADMINCTL_SOCKET_SUFFIX);
 		admin_socket = buf;
 		if (strlen(buf) >= sizeof((struct sockaddr_un *)NULL)->sun_path) {
 			log_warn("no admin socket: %s is too long for one (--admin-socket)", buf);
@@ -213,6 +213,55 @@ parse_num(const char *s, unsigned long long min, unsigned long long max, unsigne
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/*
+ * A flag that takes a whole number from min to max (parse_num). It sets the one destination
+ * given: u or z to the number, ms to the number of seconds given, in milliseconds. wants is the
+ * sentence that refuses a value that is no such number.
+ */
+struct num_flag {
+	int opt;                     /* getopt_long()'s value for the flag */
+	unsigned long long min, max; /* the range taken */
+	const char *wants;           /* "--max-line wants a number of bytes from 64 to 2^30" */
+	unsigned *u;
+	size_t *z;
+	uint64_t *ms;
+};
+
+/* The entry for opt among the n flags, or NULL: opt takes no number. */
+static const struct num_flag *
+num_flag_find(const struct num_flag *flags, size_t n, int opt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (flags[i].opt == opt)
+			return &flags[i];
+	return NULL;
+}
+
+/* Set f's destination from arg. Returns 0, or -1 (nothing set): arg is not in f's range. */
+static int
+num_flag_set(const struct num_flag *f, const char *arg)
+{
+	unsigned long long v;
+
+	if (parse_num(arg, f->min, f->max, &v) < 0)
+		return -1;
+	if (f->u != NULL)
+		*f->u = (unsigned)v;
+	else if (f->z != NULL)
+		*f->z = (size_t)v;
+	else
+		*f->ms = v * 1000;
+	return 0;
+}
+
+/* Refuse a flag's value: wants says what it takes. Returns the exit status, 2. */
+static int
+value_refused(const char *wants, const char *arg)
+{
+	fprintf(stderr, "hokitod: %s (got '%s')\n", wants, arg);
+	return 2;
 }
 
 /*
@@ -282,6 +331,19 @@ parse_listen(const char *arg, char *host, size_t size, int *port)
 		return -1;
 	*port = (int)p;
 	return 0;
+}
+
+/* parse_listen() for the value arg of flag (--listen, ...); a bad one is told. Returns 0 or -1. */
+static int
+listen_flag_parse(const char *flag, const char *arg, char *host, size_t size, int *port)
+{
+	if (parse_listen(arg, host, size, port) == 0)
+		return 0;
+	fprintf(stderr,
+	        "hokitod: %s wants IPV4:PORT or [IPV6]:PORT, a numeric address and a port "
+	        "from 0 to 65535 (got '%s')\n",
+	        flag, arg);
+	return -1;
 }
 
 /* Whether s looks like an origin: http:// or https://, then a host (and port), no path. */
@@ -395,27 +457,13 @@ signal_cb(uv_signal_t *h, int signum)
 	signals_close(d);
 }
 
-/* Remove a store file (and its journal) that a start which failed had made. */
-static void
-store_made_remove(const char *path)
-{
-	static const char *const suffix[] = {"-wal", "-shm", "-journal", ""};
-	char name[PATH_MAX + 16];
-
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(name, sizeof name, "%s%s", path, suffix[i]);
-		if (unlink(name) < 0 && errno != ENOENT)
-			log_warn("cannot remove %s: %s", name, strerror(errno));
-	}
-}
-
 /*
- * A start that failed after the loop was made: stop what was started, free it, and remove the
- * store file (with its -wal and -shm) when this start made it, so that a failed start, such as a
- * port already taken, leaves nothing behind. made is that file's path, or NULL. Returns 1.
+ * A start that failed after the loop was made: stop what was started, free it, and close the
+ * store, removing what this start made (store_db_discard(): a new store file with its -wal and
+ * -shm), so that a failed start, such as a port already taken, leaves nothing behind. Returns 1.
  */
 static int
-stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *made)
+stop_early(struct hokitod *d, uv_loop_t *loop, struct store_db *store)
 {
 	node_shutdown(d->node);
 	signals_close(d);
@@ -423,13 +471,11 @@ stop_early(struct hokitod *d, uv_loop_t *loop, struct store *store, const char *
 	node_free(d->node);
 	tls_server_free(d->tls);
 	uv_loop_close(loop);
-	store_close(store);
-	if (made != NULL)
-		store_made_remove(made);
+	store_db_discard(store);
 	return 1;
 }
 
-/* store_check_file() callback: a finding, one line on stdout. */
+/* store_db_check() callback: a finding, one line on stdout. */
 static void
 check_found_cb(void *ctx, const char *text)
 {
@@ -437,9 +483,10 @@ check_found_cb(void *ctx, const char *text)
 }
 
 /*
- * hokitod --check: the full check of the store that opening no longer runs (it reads the whole
- * file: about a minute per million games), beside a running server or not. Returns the exit
- * status: 0 sound, 1 findings or a file that is no store (said on stderr), 2 for ":memory:".
+ * hokitod --check: the full check of the store that opening does not run (it reads the whole
+ * store: about a minute per million games), beside a running server or not. Returns the exit
+ * status: 0 sound, 1 findings or a store that is not one (said on stderr), 2 for a --db that
+ * names no store to check (":memory:", a scheme of no backend's).
  */
 static int
 check_store(const char *db)
@@ -447,11 +494,11 @@ check_store(const char *db)
 	struct store_error err;
 	int n;
 
-	if (strcmp(db, ":memory:") == 0) {
-		fprintf(stderr, "hokitod: --check wants a store file (--db), not :memory:\n");
+	n = store_db_check(db, check_found_cb, (void *)db, &err);
+	if (n == STORE_EINVAL) {
+		fprintf(stderr, "hokitod: %s\n", err.text);
 		return 2;
 	}
-	n = store_check_file(db, check_found_cb, (void *)db, &err);
 	if (n < 0) {
 		fprintf(stderr, "hokitod: cannot check the store: %s\n", err.text);
 		return 1;
@@ -671,23 +718,112 @@ main(int argc, char **argv)
 	        .registers_hour = 10,
 	        .registers_day = 30,
 	};
-	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL, *made;
+	const char *listen = NULL, *listen_tls = NULL, *port_file = NULL, *db = NULL;
 	const char *admin_socket = NULL, *listen_http = NULL, *listen_https = NULL;
 	struct http_config hcfg = {.rate_per_addr = 20};
 	char http_bound[128], https_bound[128], http_host[256], https_host[256];
 	struct tls_server_config tcfg = {NULL, NULL, NULL};
 	struct tls_error terr;
-	enum store_sync sync = STORE_SYNC_NORMAL;
+	struct store_db_options sopt = {STORE_FSYNC_NORMAL, 0, 1};
 	struct store_error serr;
-	struct store *store;
+	struct store_db *store;
 	char host[256], tls_host[256], bound[128], tls_bound[128], dbpath[4096], sockpath[4200];
 	char cred_cert[PATH_MAX], cred_key[PATH_MAX];
-	unsigned long long v;
 	unsigned keep_days = 0;    /* --keep-days: 0 keeps every finished game */
 	unsigned unused_days = 30; /* --unused-account-days: 0 keeps every account */
 	struct hokitod d;
 	uv_loop_t loop;
 	int port = 0, tls_port = 0, opt, longindex, rc = 0, check = 0;
+	/* the flags that take a number; --read-threads 0 is the default, set after the loop */
+	const struct num_flag nums[] = {
+	        {O_LINE, 64, 1u << 30, "--max-line wants a number of bytes from 64 to 2^30",
+	         .z = &ncfg.max_line},
+	        {O_HELLO, 1, 86400, "--hello-timeout wants seconds from 1 to 86400",
+	         .ms = &ncfg.hello_timeout_ms},
+	        {O_OUTPUT, 1024, 1ull << 32,
+	         "--max-output wants a number of bytes from 1024 to 2^32", .z = &ncfg.max_output},
+	        {O_QUEUED, 1024, 1u << 20, "--max-queued wants a number of bytes from 1024 to 2^20",
+	         .z = &ncfg.max_queued},
+	        {O_CLIENTS, 1, 1000000, "--max-clients wants a number from 1 to 1000000",
+	         .u = &ncfg.max_clients},
+	        {O_GAMES, 1, 10000000, "--max-games wants a number from 1 to 10000000",
+	         .u = &lcfg.max_games},
+	        {O_KEEP_DAYS, 0, 36500, "--keep-days wants a number of days from 0 to 36500",
+	         .u = &keep_days},
+	        {O_KEEP, 0, 100000, "--keep-finished wants a number from 0 to 100000",
+	         .u = &lcfg.keep_finished},
+	        {O_LINGER, 0, 31536000, "--linger wants seconds from 0 to 31536000",
+	         .ms = &lcfg.linger_ms},
+	        {O_GRACE, 0, 86400, "--grace wants seconds from 0 to 86400", .ms = &lcfg.grace_ms},
+	        {O_ADJOURN_CLAIM, 0, 31536000, "--adjourn-claim wants seconds from 0 to 31536000",
+	         .ms = &lcfg.adjourn_claim_ms},
+	        {O_FIRST_MOVE, 0, 86400, "--first-move wants seconds from 0 to 86400",
+	         .ms = &lcfg.first_move_ms},
+	        {O_PER_ADDR_CONNS, 0, 1000000,
+	         "--max-conns-per-addr wants a number from 0 to 1000000", .u = &ncfg.max_per_addr},
+	        {O_PER_ADDR_RATE, 0, 1000000,
+	         "--max-rate-per-addr wants a number from 0 to 1000000", .u = &lcfg.rate_per_addr},
+	        {O_PER_ADDR_CREATES, 0, 1000000,
+	         "--max-creates-per-addr wants a number from 0 to 1000000",
+	         .u = &lcfg.creates_per_addr},
+	        {O_PER_ADDR_GAMES, 0, 10000000,
+	         "--max-games-per-addr wants a number from 0 to 10000000",
+	         .u = &lcfg.games_per_addr},
+	        {O_LOOKUP_FAILURES, 0, 1000000,
+	         "--max-lookup-failures wants a number from 0 to 1000000",
+	         .u = &lcfg.lookup_failures},
+	        {O_LOGIN_SPREAD, 0, 1000, "--login-spread wants a number from 0 to 1000",
+	         .u = &lcfg.login_spread},
+	        {O_DRAW_MOVES, 0, 1000, "--draw-offer-moves wants a number from 0 to 1000",
+	         .u = &lcfg.draw_offer_moves},
+	        {O_RATED_MIN_PLIES, 0, 1000, "--rated-min-plies wants a number from 0 to 1000",
+	         .u = &lcfg.rated_min_plies},
+	        {O_PAIR_RATED, 0, 1000, "--pair-rated wants a number from 0 to 1000",
+	         .u = &lcfg.pair_rated},
+	        {O_BOARD_GAMES, 0, 1000000, "--board-min-games wants a number from 0 to 1000000",
+	         .u = &lcfg.board_min_games},
+	        {O_BOARD_OPPONENTS, 0, 1000000,
+	         "--board-min-opponents wants a number from 0 to 1000000",
+	         .u = &lcfg.board_min_opponents},
+	        {O_REMATCH_OFFERS, 0, 1000, "--max-rematch-offers wants a number from 0 to 1000",
+	         .u = &lcfg.rematch_offers},
+	        {O_IDLE, 0, 31536000, "--idle-timeout wants seconds from 0 to 31536000",
+	         .ms = &lcfg.idle_ms},
+	        {O_KEEPALIVE, 0, 86400, "--keepalive wants seconds from 0 to 86400",
+	         .u = &ncfg.keepalive_s},
+	        {O_SESSIONS, 0, 10000000, "--max-sessions wants a number from 0 to 10000000",
+	         .u = &lcfg.max_sessions},
+	        {O_SESSIONS_PER_ADDR, 0, 1000000,
+	         "--max-sessions-per-addr wants a number from 0 to 1000000",
+	         .u = &lcfg.addr_sessions},
+	        {O_HISTORY_OFFSET, 0, 1000000,
+	         "--max-history-offset wants a number from 0 to 1000000",
+	         .u = &lcfg.max_history_offset},
+	        {O_READS_PER_ADDR, 0, 100000,
+	         "--max-reads-per-addr wants a number from 0 to 100000", .u = &lcfg.reads_per_addr},
+	        {O_READ_THREADS, 0, READ_THREADS_MAX, "--read-threads wants a number from 0 to 64",
+	         .u = &lcfg.read_threads},
+	        {O_THINKING, 0, 100000, "--max-thinking wants a number from 0 to 100000",
+	         .u = &lcfg.max_thinking},
+	        {O_KIBITZ, 0, 100000, "--max-kibitz wants a number from 0 to 100000",
+	         .u = &lcfg.kibitz_per_game},
+	        {O_CHAT_LINES, 0, 100000, "--max-chat-lines wants a number from 0 to 100000",
+	         .u = &lcfg.chat_lines},
+	        {O_CHAT_AFTER_END, 0, 100000,
+	         "--max-chat-after-end wants a number from 0 to 100000", .u = &lcfg.chat_after_end},
+	        {O_ACCOUNTS_HOUR, 0, 1000000,
+	         "--max-accounts-per-addr wants a number from 0 to 1000000",
+	         .u = &lcfg.registers_hour},
+	        {O_ACCOUNTS_DAY, 0, 1000000,
+	         "--max-accounts-per-addr-day wants a number from 0 to 1000000",
+	         .u = &lcfg.registers_day},
+	        {O_UNUSED_DAYS, 0, 36500,
+	         "--unused-account-days wants a number of days from 0 to 36500", .u = &unused_days},
+	        {O_HTTP_RATE, 0, 1000000,
+	         "--max-http-rate-per-addr wants a number from 0 to 1000000",
+	         .u = &hcfg.rate_per_addr},
+	};
+	const struct num_flag *num;
 
 	if (argc > 1 && strcmp(argv[1], "accounts") == 0) /* the operators' commands */
 		return adminctl_main(argc - 1, argv + 1, db_default(dbpath, sizeof dbpath));
@@ -697,6 +833,11 @@ main(int argc, char **argv)
 
 		if (opt >= O_LISTEN && (cut = option_abbreviated(argv, options, longindex)) != NULL)
 			return option_unknown(cut);
+		if ((num = num_flag_find(nums, sizeof nums / sizeof nums[0], opt)) != NULL) {
+			if (num_flag_set(num, optarg) < 0)
+				return value_refused(num->wants, optarg);
+			continue;
+		}
 		switch (opt) {
 		/* an empty address or file is none: the unit passes the unset ones empty */
 		case O_LISTEN:
@@ -726,244 +867,14 @@ main(int argc, char **argv)
 				log_level_set(level);
 			break;
 		}
-		case O_LINE:
-			if (parse_num(optarg, 64, 1u << 30, &v) < 0)
-				bad = "--max-line wants a number of bytes from 64 to 2^30";
-			else
-				ncfg.max_line = (size_t)v;
-			break;
-		case O_HELLO:
-			if (parse_num(optarg, 1, 86400, &v) < 0)
-				bad = "--hello-timeout wants seconds from 1 to 86400";
-			else
-				ncfg.hello_timeout_ms = v * 1000;
-			break;
-		case O_OUTPUT:
-			if (parse_num(optarg, 1024, 1ull << 32, &v) < 0)
-				bad = "--max-output wants a number of bytes from 1024 to 2^32";
-			else
-				ncfg.max_output = (size_t)v;
-			break;
-		case O_QUEUED:
-			if (parse_num(optarg, 1024, 1u << 20, &v) < 0)
-				bad = "--max-queued wants a number of bytes from 1024 to 2^20";
-			else
-				ncfg.max_queued = (size_t)v;
-			break;
-		case O_CLIENTS:
-			if (parse_num(optarg, 1, 1000000, &v) < 0)
-				bad = "--max-clients wants a number from 1 to 1000000";
-			else
-				ncfg.max_clients = (unsigned)v;
-			break;
-		case O_GAMES:
-			if (parse_num(optarg, 1, 10000000, &v) < 0)
-				bad = "--max-games wants a number from 1 to 10000000";
-			else
-				lcfg.max_games = (unsigned)v;
-			break;
-		case O_KEEP_DAYS:
-			if (parse_num(optarg, 0, 36500, &v) < 0)
-				bad = "--keep-days wants a number of days from 0 to 36500";
-			else
-				keep_days = (unsigned)v;
-			break;
-		case O_KEEP:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--keep-finished wants a number from 0 to 100000";
-			else
-				lcfg.keep_finished = (unsigned)v;
-			break;
-		case O_LINGER:
-			if (parse_num(optarg, 0, 31536000, &v) < 0)
-				bad = "--linger wants seconds from 0 to 31536000";
-			else
-				lcfg.linger_ms = v * 1000;
-			break;
-		case O_GRACE:
-			if (parse_num(optarg, 0, 86400, &v) < 0)
-				bad = "--grace wants seconds from 0 to 86400";
-			else
-				lcfg.grace_ms = v * 1000;
-			break;
-		case O_ADJOURN_CLAIM:
-			if (parse_num(optarg, 0, 31536000, &v) < 0)
-				bad = "--adjourn-claim wants seconds from 0 to 31536000";
-			else
-				lcfg.adjourn_claim_ms = v * 1000;
-			break;
-		case O_FIRST_MOVE:
-			if (parse_num(optarg, 0, 86400, &v) < 0)
-				bad = "--first-move wants seconds from 0 to 86400";
-			else
-				lcfg.first_move_ms = v * 1000;
-			break;
 		case O_TEST_CLOCK:
 			lcfg.test_clock = 1;
 			break;
 		case O_INSECURE_PASSWORDS:
 			lcfg.allow_insecure_passwords = 1;
 			break;
-		case O_PER_ADDR_CONNS:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-conns-per-addr wants a number from 0 to 1000000";
-			else
-				ncfg.max_per_addr = (unsigned)v;
-			break;
-		case O_PER_ADDR_RATE:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-rate-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.rate_per_addr = (unsigned)v;
-			break;
-		case O_PER_ADDR_CREATES:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-creates-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.creates_per_addr = (unsigned)v;
-			break;
-		case O_PER_ADDR_GAMES:
-			if (parse_num(optarg, 0, 10000000, &v) < 0)
-				bad = "--max-games-per-addr wants a number from 0 to 10000000";
-			else
-				lcfg.games_per_addr = (unsigned)v;
-			break;
-		case O_LOOKUP_FAILURES:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-lookup-failures wants a number from 0 to 1000000";
-			else
-				lcfg.lookup_failures = (unsigned)v;
-			break;
-		case O_LOGIN_SPREAD:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--login-spread wants a number from 0 to 1000";
-			else
-				lcfg.login_spread = (unsigned)v;
-			break;
-		case O_DRAW_MOVES:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--draw-offer-moves wants a number from 0 to 1000";
-			else
-				lcfg.draw_offer_moves = (unsigned)v;
-			break;
-		case O_RATED_MIN_PLIES:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--rated-min-plies wants a number from 0 to 1000";
-			else
-				lcfg.rated_min_plies = (unsigned)v;
-			break;
-		case O_PAIR_RATED:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--pair-rated wants a number from 0 to 1000";
-			else
-				lcfg.pair_rated = (unsigned)v;
-			break;
-		case O_BOARD_GAMES:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--board-min-games wants a number from 0 to 1000000";
-			else
-				lcfg.board_min_games = (unsigned)v;
-			break;
-		case O_BOARD_OPPONENTS:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--board-min-opponents wants a number from 0 to 1000000";
-			else
-				lcfg.board_min_opponents = (unsigned)v;
-			break;
 		case O_SHARED_ADDRESS:
 			lcfg.allow_shared_address = 1;
-			break;
-		case O_REMATCH_OFFERS:
-			if (parse_num(optarg, 0, 1000, &v) < 0)
-				bad = "--max-rematch-offers wants a number from 0 to 1000";
-			else
-				lcfg.rematch_offers = (unsigned)v;
-			break;
-		case O_IDLE:
-			if (parse_num(optarg, 0, 31536000, &v) < 0)
-				bad = "--idle-timeout wants seconds from 0 to 31536000";
-			else
-				lcfg.idle_ms = v * 1000;
-			break;
-		case O_KEEPALIVE:
-			if (parse_num(optarg, 0, 86400, &v) < 0)
-				bad = "--keepalive wants seconds from 0 to 86400";
-			else
-				ncfg.keepalive_s = (unsigned)v;
-			break;
-		case O_SESSIONS:
-			if (parse_num(optarg, 0, 10000000, &v) < 0)
-				bad = "--max-sessions wants a number from 0 to 10000000";
-			else
-				lcfg.max_sessions = (unsigned)v;
-			break;
-		case O_SESSIONS_PER_ADDR:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-sessions-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.addr_sessions = (unsigned)v;
-			break;
-		case O_HISTORY_OFFSET:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-history-offset wants a number from 0 to 1000000";
-			else
-				lcfg.max_history_offset = (unsigned)v;
-			break;
-		case O_READS_PER_ADDR:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-reads-per-addr wants a number from 0 to 100000";
-			else
-				lcfg.reads_per_addr = (unsigned)v;
-			break;
-		case O_READ_THREADS:
-			if (parse_num(optarg, 0, READ_THREADS_MAX, &v) < 0)
-				bad = "--read-threads wants a number from 0 to 64";
-			else
-				lcfg.read_threads = v > 0 ? (unsigned)v : read_threads_default();
-			break;
-		case O_THINKING:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-thinking wants a number from 0 to 100000";
-			else
-				lcfg.max_thinking = (unsigned)v;
-			break;
-		case O_KIBITZ:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-kibitz wants a number from 0 to 100000";
-			else
-				lcfg.kibitz_per_game = (unsigned)v;
-			break;
-		case O_CHAT_LINES:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-chat-lines wants a number from 0 to 100000";
-			else
-				lcfg.chat_lines = (unsigned)v;
-			break;
-		case O_CHAT_AFTER_END:
-			if (parse_num(optarg, 0, 100000, &v) < 0)
-				bad = "--max-chat-after-end wants a number from 0 to 100000";
-			else
-				lcfg.chat_after_end = (unsigned)v;
-			break;
-		case O_ACCOUNTS_HOUR:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-accounts-per-addr wants a number from 0 to 1000000";
-			else
-				lcfg.registers_hour = (unsigned)v;
-			break;
-		case O_ACCOUNTS_DAY:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-accounts-per-addr-day wants a number from 0 to "
-				      "1000000";
-			else
-				lcfg.registers_day = (unsigned)v;
-			break;
-		case O_UNUSED_DAYS:
-			if (parse_num(optarg, 0, 36500, &v) < 0)
-				bad = "--unused-account-days wants a number of days from 0 to "
-				      "36500";
-			else
-				unused_days = (unsigned)v;
 			break;
 		case O_CHECK:
 			check = 1;
@@ -993,12 +904,6 @@ main(int argc, char **argv)
 			else
 				hcfg.nallow++;
 			break;
-		case O_HTTP_RATE:
-			if (parse_num(optarg, 0, 1000000, &v) < 0)
-				bad = "--max-http-rate-per-addr wants a number from 0 to 1000000";
-			else
-				hcfg.rate_per_addr = (unsigned)v;
-			break;
 		case O_DB:
 			if (optarg[0] == '\0')
 				bad = "--db wants a file name";
@@ -1010,9 +915,9 @@ main(int argc, char **argv)
 			break;
 		case O_FSYNC_MODE:
 			if (strcmp(optarg, "normal") == 0)
-				sync = STORE_SYNC_NORMAL;
+				sopt.fsync = STORE_FSYNC_NORMAL;
 			else if (strcmp(optarg, "always") == 0)
-				sync = STORE_SYNC_FULL;
+				sopt.fsync = STORE_FSYNC_ALWAYS;
 			else
 				bad = "--fsync wants normal or always";
 			break;
@@ -1046,11 +951,11 @@ main(int argc, char **argv)
 				return option_unknown(argv[optind - 1]);
 			return 2;
 		}
-		if (bad != NULL) {
-			fprintf(stderr, "hokitod: %s (got '%s')\n", bad, optarg);
-			return 2;
-		}
+		if (bad != NULL)
+			return value_refused(bad, optarg);
 	}
+	if (lcfg.read_threads == 0)
+		lcfg.read_threads = read_threads_default();
 	if (optind < argc) {
 		fprintf(stderr, "hokitod: unexpected argument '%s' (see hokitod --help)\n",
 		        argv[optind]);
@@ -1071,37 +976,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "hokitod: credential paths too long\n");
 		return 2;
 	}
-	if (listen != NULL && parse_listen(listen, host, sizeof host, &port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen);
+	if (listen != NULL && listen_flag_parse("--listen", listen, host, sizeof host, &port) < 0)
 		return 2;
-	}
 	if (listen_tls != NULL &&
-	    parse_listen(listen_tls, tls_host, sizeof tls_host, &tls_port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-tls wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_tls);
+	    listen_flag_parse("--listen-tls", listen_tls, tls_host, sizeof tls_host, &tls_port) < 0)
 		return 2;
-	}
-	if (listen_http != NULL &&
-	    parse_listen(listen_http, http_host, sizeof http_host, &hcfg.port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-http wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_http);
+	if (listen_http != NULL && listen_flag_parse("--listen-http", listen_http, http_host,
+	                                             sizeof http_host, &hcfg.port) < 0)
 		return 2;
-	}
-	if (listen_https != NULL &&
-	    parse_listen(listen_https, https_host, sizeof https_host, &hcfg.tls_port) < 0) {
-		fprintf(stderr,
-		        "hokitod: --listen-https wants IPV4:PORT or [IPV6]:PORT, a numeric "
-		        "address and a port from 0 to 65535 (got '%s')\n",
-		        listen_https);
+	if (listen_https != NULL && listen_flag_parse("--listen-https", listen_https, https_host,
+	                                              sizeof https_host, &hcfg.tls_port) < 0)
 		return 2;
-	}
 	if (listen_tls != NULL && (tcfg.cert_file == NULL || tcfg.key_file == NULL)) {
 		fprintf(stderr, "hokitod: --listen-tls needs --tls-cert and --tls-key\n");
 		return 2;
@@ -1144,25 +1029,20 @@ main(int argc, char **argv)
 	if (check)
 		return check_store(db);
 	signal(SIGPIPE, SIG_IGN);
-	/* a store this start makes is removed again if the start fails */
-	made = strcmp(db, ":memory:") != 0 && access(db, F_OK) < 0 && errno == ENOENT ? db : NULL;
 	if (clients_fit_fd_limit(&ncfg.max_clients,
 	                         FD_RESERVE + (rlim_t)FD_PER_READER * (lcfg.read_threads - 1)) <
 	    0) {
 		tls_server_free(d.tls);
 		return 1;
 	}
-	if (store_open(db, sync, &store, &serr) < 0) {
+	if (store_db_open(db, &sopt, &store, &serr) < 0) {
 		log_error("cannot open the store: %s", serr.text);
 		tls_server_free(d.tls);
-		/* a file this start made (say, on a full disk) would make every later start refuse
-		   it as truncated: the service would not come back once room is made */
-		if (made != NULL)
-			store_made_remove(made);
 		return 1;
 	}
-	log_info("store %s (schema %d, fsync %s)", db, store_schema_version(store),
-	         sync == STORE_SYNC_FULL ? "always" : "normal");
+	log_info("store %s (%s, schema %d, fsync %s)", store_db_name(store),
+	         store_db_backend(store), store_db_schema(store),
+	         sopt.fsync == STORE_FSYNC_ALWAYS ? "always" : "normal");
 	warm_names();
 	uv_loop_init(&loop);
 	d.node = node_create(&loop, &ncfg, &lcfg, store);
@@ -1197,7 +1077,7 @@ main(int argc, char **argv)
 		rc = node_listen_http(d.node, &hcfg, http_bound, https_bound, sizeof http_bound);
 	}
 	if (rc < 0)
-		return stop_early(&d, &loop, store, made);
+		return stop_early(&d, &loop, store);
 	if (port_file != NULL) {
 		FILE *f = fopen(port_file, "w");
 		const char *p = listen != NULL ? strrchr(bound, ':') : NULL;
@@ -1211,7 +1091,7 @@ main(int argc, char **argv)
 		    (hp != NULL && fprintf(f, "%s\n", hp + 1) < 0) ||
 		    (hsp != NULL && fprintf(f, "%s\n", hsp + 1) < 0) || fclose(f) != 0) {
 			log_error("cannot write %s: %s", port_file, strerror(errno));
-			return stop_early(&d, &loop, store, made);
+			return stop_early(&d, &loop, store);
 		}
 	}
 	/* after the port file: a test that sees this line can read the file */
@@ -1234,7 +1114,7 @@ main(int argc, char **argv)
 	rc = uv_loop_close(&loop);
 	if (rc != 0)
 		log_warn("loop closed with handles left: %s", uv_strerror(rc));
-	store_close(store);
+	store_db_close(store);
 	log_info("stopped");
 	return 0;
 }

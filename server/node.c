@@ -65,6 +65,8 @@ struct node {
 	int releasing;        /* unused was started */
 	int64_t unused_ms;    /* --unused-account-days in milliseconds */
 	int64_t unused_after; /* the last account id the sweep looked at */
+	int unused_reading;   /* its read is out (node_unused_cb()) */
+	uint64_t unused_t0;   /* when it went out */
 	struct http *http;    /* --listen-http, --listen-https (node_listen_http()), or NULL */
 	uv_timer_t lag;       /* every NODE_LAG_MS: how late the loop runs it (lag_hist) */
 	uint64_t lag_due;     /* when it is due next (uv_hrtime(), ns) */
@@ -405,29 +407,34 @@ node_http_read_cb(void *arg, struct archive_read *r)
 	return 0;
 }
 
+static void node_unused_done(struct node *nd, const struct archive_read *r);
+
 /* The reader answered a read: to the game layer, on the loop's thread. */
 static void
 node_read_done_cb(void *arg, struct archive_read *r)
 {
 	struct node *nd = arg;
 
-	if (r->ticket & HTTP_READ_TICKET)
+	if (r->kind == ARCHIVE_READ_UNUSED) {
+		node_unused_done(nd, r);
+		archive_read_free(r);
+	} else if (r->ticket & HTTP_READ_TICKET) {
 		http_read_done(nd->http, r); /* the read API's (web-api.h) */
-	else
+	} else {
 		handlers_read_done(nd->lobby, r);
+	}
 	net_reap(nd->net);
 }
 
 /*
- * The reader of the game layer's store reads: for a file store, threads read_threads (at least
- * one), each on a read-only connection of its own (store_reader_open()); a temporary store
- * (":memory:"), which no second connection can see, is read on its own connection on the loop's
- * thread (store_read_port_init()), and so is a file store whose first second connection could
- * not be opened (said in the log; reads still work). A thread whose connection could not be
- * opened is not started (said in the log too).
+ * The reader of the game layer's store reads: threads read_threads (at least one), each on a
+ * connection of its own (store_db_reader_open()); a temporary store (":memory:"), which no second
+ * connection can see, is read on its own connection on the loop's thread (a loop_only port). A
+ * thread whose connection could not be opened is not started (said in the log); without any,
+ * the server cannot answer reads and stops.
  */
 static void
-node_reader_start(struct node *nd, struct store *st, unsigned threads, unsigned per_addr)
+node_reader_start(struct node *nd, struct store_db *st, unsigned threads, unsigned per_addr)
 {
 	struct reader_config cfg = {.per_key = per_addr, .seed = osrand_u64()};
 	struct store_read_port *ports = xcalloc(threads > 0 ? threads : 1, sizeof *ports);
@@ -435,18 +442,18 @@ node_reader_start(struct node *nd, struct store *st, unsigned threads, unsigned 
 	unsigned n = 0;
 	int rc;
 
-	for (unsigned i = 0; !store_is_temporary(st) && i < (threads > 0 ? threads : 1); i++) {
-		if (store_reader_open(store_path(st), &ports[n], &err) < 0) {
-			log_warn("store: reader %u of %u has no connection of its own (%s)%s",
-			         i + 1, threads, err.text,
-			         n == 0 ? "; history and records are read on the loop" : "");
+	for (unsigned i = 0; i < (threads > 0 ? threads : 1); i++) {
+		if (store_db_reader_open(st, &ports[n], &err) < 0) {
+			log_warn("store: reader %u of %u has no connection of its own (%s)", i + 1,
+			         threads, err.text);
 			break;
 		}
-		n++;
+		if (ports[n++].loop_only)
+			break; /* the loop's own connection: one port */
 	}
 	if (n == 0) {
-		store_read_port_init(st, &ports[0]);
-		n = 1;
+		log_error("store: no reader could connect; stopping");
+		exit(1);
 	}
 	if ((rc = reader_create(nd->loop, ports, n, &cfg, node_read_done_cb, nd, &nd->reader)) <
 	    0) {
@@ -651,7 +658,7 @@ node_lag_cb(uv_timer_t *t)
 
 struct node *
 node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_config *lcfg,
-            struct store *store)
+            struct store_db *store)
 {
 	struct node *nd = xcalloc(1, sizeof *nd);
 	struct lobby_config lc = *lcfg;
@@ -698,7 +705,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	lc.fanout = store != NULL ? &nd->fanout : NULL;
 	lc.store = NULL;
 	if (store != NULL) {
-		store_write_port_init(store, &nd->wport);
+		store_db_write_port(store, &nd->wport);
 		lc.store = &nd->wport;
 	}
 	nd->lobby = lobby_create(&lc, &ops);
@@ -721,7 +728,7 @@ node_create(uv_loop_t *loop, const struct net_config *ncfg, const struct lobby_c
 	nd->keepalive.data = nd;
 	uv_timer_start(&nd->keepalive, node_keepalive_cb, NODE_STREAM_KEEPALIVE_MS,
 	               NODE_STREAM_KEEPALIVE_MS);
-	nd->turn = turn_create(loop, nd->net, store, &pops);
+	nd->turn = turn_create(loop, nd->net, store != NULL ? &nd->wport : NULL, &pops);
 	nd->fanout.arg = turn_durable(nd->turn);
 	if (store != NULL)
 		node_reader_start(nd, store, lcfg->read_threads, lcfg->reads_per_addr);
@@ -765,35 +772,58 @@ node_keep_days(struct node *nd, unsigned days)
 
 /*
  * --unused-account-days: one batch of accounts never used, looked at in id order from where the
- * last batch stopped (NODE_UNUSED_SCAN ids at most, the store's indexed checks for each), and of
- * those the game layer lets go (auth_account_release(): no session, no table), at most
- * NODE_SWEEP_BATCH deleted in this turn's group commit. An account once looked at past its days
- * is never looked at again: it was used, or it is gone (a restart looks at all again, once).
+ * last batch stopped (NODE_UNUSED_SCAN ids at most, the store's indexed checks for each), read
+ * off the loop by the reader; of those the game layer lets go (auth_account_release(): no
+ * session, no table), at most ARCHIVE_UNUSED_MAX are deleted in this turn's group commit
+ * (node_unused_done()). An account once looked at past its days is never looked at again: it was
+ * used, or it is gone (a restart looks at all again, once).
  */
 static void
 node_unused_cb(uv_timer_t *t)
 {
 	struct node *nd = t->data;
 	struct durable *d = turn_durable(nd->turn);
-	int64_t ids[NODE_SWEEP_BATCH], before = durable_wall_ms() - nd->unused_ms;
-	uint64_t t0 = uv_hrtime();
-	int n, released = 0;
+	struct archive_read *r;
 
-	if (d == NULL ||
-	    (n = durable_accounts_unused(d, nd->unused_after, before, NODE_UNUSED_SCAN, ids,
-	                                 NODE_SWEEP_BATCH, &nd->unused_after)) <= 0)
+	if (d == NULL || durable_down(d) || nd->reader == NULL || nd->unused_reading)
+		return; /* housekeeping waits for a store that can write, and for its last read */
+	r = xcalloc(1, sizeof *r);
+	r->kind = ARCHIVE_READ_UNUSED;
+	r->unused_after = nd->unused_after;
+	r->unused_before = durable_wall_ms() - nd->unused_ms;
+	r->unused_scan = NODE_UNUSED_SCAN;
+	if (reader_submit(nd->reader, "", r) < 0) {
+		archive_read_free(r);
 		return;
-	for (int i = 0; i < n; i++)
-		if (auth_account_release(nd->lobby, ids[i])) {
-			durable_account_drop(d, ids[i]);
+	}
+	nd->unused_reading = 1;
+	nd->unused_t0 = uv_hrtime();
+}
+
+/* The reader found the unused accounts of node_unused_cb()'s read r (borrowed). */
+static void
+node_unused_done(struct node *nd, const struct archive_read *r)
+{
+	struct durable *d = turn_durable(nd->turn);
+	int released = 0;
+
+	nd->unused_reading = 0;
+	if (r->rc < 0) {
+		log_warn("store: --unused-account-days: %s", r->err.text);
+		return;
+	}
+	nd->unused_after = r->unused_next;
+	for (int i = 0; d != NULL && i < r->rc; i++)
+		if (auth_account_release(nd->lobby, r->unused[i])) {
+			durable_account_drop(d, r->unused[i]);
 			released++;
 		}
 	if (released > 0)
 		log_info("store: --unused-account-days %lld: released %d accounts never used in "
-		         "their "
-		         "first %lld days, their names free again (%.1f ms)",
+		         "their first %lld days, their names free again (%.1f ms)",
 		         (long long)(nd->unused_ms / 86400000), released,
-		         (long long)(nd->unused_ms / 86400000), (double)(uv_hrtime() - t0) / 1e6);
+		         (long long)(nd->unused_ms / 86400000),
+		         (double)(uv_hrtime() - nd->unused_t0) / 1e6);
 }
 
 void

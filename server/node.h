@@ -18,7 +18,7 @@
 
 #include "lobby.h"
 #include "net.h"
-#include "store.h"
+#include "store-db.h"
 
 struct node;
 
@@ -40,18 +40,18 @@ struct node;
  * stopped.
  */
 struct node *node_create(uv_loop_t *loop, const struct net_config *ncfg,
-                         const struct lobby_config *lcfg, struct store *store);
+                         const struct lobby_config *lcfg, struct store_db *store);
 
 /*
  * Rebuild the games and sessions from the node's store (restore_lobby()) and commit what that
  * tidied. Call once, before node_listen(). Returns the number of games rebuilt, or a negative store
  * error with err filled: the store is damaged and the server must not start; from then on nothing
- * more is written to the store (what the rebuild queued is rolled back by store_close()).
+ * more is written to the store (what the rebuild queued is rolled back by store_db_close()).
  */
 int node_restore(struct node *nd, struct store_error *err);
 
 /*
- * Hand a file store's disk waits to threads of their own (turn_offload()). Call once, after
+ * Give the store's backend the loop (turn_offload()). Call once, after
  * node_restore(), before node_listen(). Returns 0, or a negative store error with err filled: the
  * server must not start; nothing more is written to the store.
  */

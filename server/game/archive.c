@@ -148,6 +148,11 @@ archive_read_run(const struct store_read_port *port, struct archive_read *r)
 		r->rc = port->events(port->impl, r->game_id, r->public_only ? &r->viewer : NULL,
 		                     &r->events, &r->nevents, &r->err);
 		break;
+	case ARCHIVE_READ_UNUSED:
+		r->rc = port->accounts_unused(port->impl, r->unused_after, r->unused_before,
+		                              r->unused_scan, r->unused, ARCHIVE_UNUSED_MAX,
+		                              &r->unused_next, &r->err);
+		break;
 	}
 }
 
@@ -443,5 +448,7 @@ archive_reply(struct lobby *lb, struct lobby_peer *peer, const struct msg *m,
 		break; /* ladder_reply()'s (handlers_read_done()) */
 	case ARCHIVE_READ_EVENTS:
 		break; /* asked by the HTTP side only (web_api_answer()) */
+	case ARCHIVE_READ_UNUSED:
+		break; /* asked by the node's housekeeping only (node.c) */
 	}
 }

@@ -23,9 +23,11 @@ enum archive_read_kind {
 	ARCHIVE_READ_PROFILE,     /* an account's last rated games (profile: ladder.c) */
 	ARCHIVE_READ_LEADERBOARD, /* a page of a leaderboard (ladder.c) */
 	ARCHIVE_READ_EVENTS,      /* the stored events of a game (GET /api/game/ID.json) */
+	ARCHIVE_READ_UNUSED,      /* accounts never used (--unused-account-days: node.c) */
 };
 
-#define ARCHIVE_RECENT 10 /* rated games a profile lists */
+#define ARCHIVE_RECENT     10 /* rated games a profile lists */
+#define ARCHIVE_UNUSED_MAX 50 /* unused accounts one read finds at most */
 
 /*
  * A store read that runs off the loop's thread (ops->read), question and answer. The archive fills
@@ -41,9 +43,11 @@ struct archive_read {
 	struct store_history_query query; /* history */
 	char game_id[STORE_ID_MAX];       /* record: the game */
 	int public_only; /* record, events: asked by id, so a private game is not found ... */
-	struct store_viewer viewer;     /* ... but by a player who held a seat in it */
-	int64_t account;                /* profile: whose games */
-	struct store_board_query board; /* leaderboard */
+	struct store_viewer viewer;          /* ... but by a player who held a seat in it */
+	int64_t account;                     /* profile: whose games */
+	struct store_board_query board;      /* leaderboard */
+	int64_t unused_after, unused_before; /* unused: after this id, made before this time ... */
+	unsigned unused_scan;                /* ... looking at this many ids at most */
 	/* the answer */
 	int rc;                   /* games in `games`, the record's length, or a store error */
 	struct store_error err;   /* when rc < 0 */
@@ -51,10 +55,12 @@ struct archive_read {
 	struct store_history_page page; /* history: the total, and where the next page starts */
 	char *text;                     /* record: RECORD_TEXT_MAX bytes, NUL-terminated (owned) */
 	struct store_rated_game *rated; /* profile: room for ARCHIVE_RECENT games (owned) */
-	struct store_board_entry *entries; /* leaderboard: room for board.limit (owned) */
-	int more;                          /* leaderboard: more entries follow */
-	struct store_event *events;        /* events: the game's, in order (owned) */
-	size_t nevents;                    /* events: how many */
+	struct store_board_entry *entries;  /* leaderboard: room for board.limit (owned) */
+	int more;                           /* leaderboard: more entries follow */
+	struct store_event *events;         /* events: the game's, in order (owned) */
+	size_t nevents;                     /* events: how many */
+	int64_t unused[ARCHIVE_UNUSED_MAX]; /* unused: the accounts found (rc of them) */
+	int64_t unused_next;                /* unused: the last id looked at */
 };
 
 /* history: a page of finished games from the store, most recent first: public ones and the

@@ -90,15 +90,31 @@ struct durable_rec {
 	void *copy;                 /* the other writes: their arguments (owned) */
 };
 
+/*
+ * A commit in flight (its ticket not answered yet): the kept writes recs[0..end) are durable once
+ * it is, and then so are the marks it wrote.
+ */
+struct durable_flight {
+	uint64_t ticket;
+	size_t end;              /* d->nrecs when it was committed */
+	unsigned mark_p, mark_g; /* the id marks it stored */
+	unsigned last_p, last_g; /* the counters it stored them for */
+};
+
 struct durable {
-	struct store_write_port store;     /* a copy; its impl is borrowed */
-	unsigned saved_player, saved_game; /* the id marks as last committed (durable_mark()) */
-	unsigned last_player, last_game;   /* the counters at the last commit that held */
-	int failed;                        /* a write failed: the next commit reports it */
-	int down;                          /* a commit failed for lack of room: writes wait */
-	struct store_error err;            /* what failed */
-	struct durable_rec *recs;          /* the writes since the last commit that held */
+	struct store_write_port store;       /* a copy; its impl is borrowed */
+	unsigned saved_player, saved_game;   /* the id marks as last committed (durable_mark()) */
+	unsigned last_player, last_game;     /* the counters at the last commit */
+	unsigned acked_player, acked_game;   /* the marks of the last commit known durable ... */
+	unsigned acked_last_p, acked_last_g; /* ... and its counters */
+	int failed;                          /* a write failed: the next commit reports it */
+	int down;                            /* a commit failed for lack of room: writes wait */
+	int retrying;                        /* down, and a retry's commit is in flight */
+	struct store_error err;              /* what failed */
+	struct durable_rec *recs;            /* the writes since the last commit known durable */
 	size_t nrecs, recs_cap;
+	struct durable_flight *flights; /* the commits in flight, oldest first */
+	size_t nflights, flights_cap;
 	uint64_t commits;                   /* commits that had something to write */
 	uint64_t writes;                    /* writes they carried */
 	uint64_t total_us, max_us;          /* time they blocked the loop */
@@ -130,20 +146,29 @@ durable_create(const struct store_write_port *st, unsigned next_player, unsigned
 	struct durable *d = xcalloc(1, sizeof *d);
 
 	d->store = *st;
-	d->saved_player = d->last_player = next_player;
-	d->saved_game = d->last_game = next_game;
+	durable_counters_restored(d, next_player, next_game);
 	return d;
 }
 
-/* Forget the kept writes: a commit holds them (or the durable goes). */
+/* Forget the first n kept writes: a commit holds them (or the durable goes). */
 static void
-durable_forget(struct durable *d)
+durable_forget_first(struct durable *d, size_t n)
 {
-	for (size_t i = 0; i < d->nrecs; i++) {
+	for (size_t i = 0; i < n; i++) {
 		wire_unref(d->recs[i].w);
 		free(d->recs[i].copy);
 	}
-	d->nrecs = 0;
+	memmove(d->recs, d->recs + n, (d->nrecs - n) * sizeof *d->recs);
+	d->nrecs -= n;
+	for (size_t i = 0; i < d->nflights; i++)
+		d->flights[i].end -= n;
+}
+
+/* Forget every kept write. */
+static void
+durable_forget(struct durable *d)
+{
+	durable_forget_first(d, d->nrecs);
 }
 
 void
@@ -154,6 +179,7 @@ durable_free(struct durable *d)
 	durable_stats_log(d);
 	durable_forget(d);
 	free(d->recs);
+	free(d->flights);
 	free(d);
 }
 
@@ -433,21 +459,6 @@ durable_account_update(struct durable *d, struct store_account *row)
 	durable_account(d, DURABLE_ACCOUNT_UPDATE, row);
 }
 
-int
-durable_accounts_unused(struct durable *d, int64_t after_id, int64_t before_ms, unsigned scan,
-                        int64_t *ids, unsigned max, int64_t *next_after)
-{
-	struct store_error err;
-	int n;
-
-	*next_after = after_id;
-	if (d->down || d->failed || d->store.accounts_unused == NULL)
-		return 0; /* housekeeping waits for a store that can write */
-	n = d->store.accounts_unused(d->store.impl, after_id, before_ms, scan, ids, max, next_after,
-	                             &err);
-	return durable_check(d, n, &err);
-}
-
 void
 durable_account_drop(struct durable *d, int64_t id)
 {
@@ -485,8 +496,8 @@ durable_mark(unsigned next, unsigned last, unsigned saved)
 void
 durable_counters_restored(struct durable *d, unsigned np, unsigned ng)
 {
-	d->saved_player = d->last_player = np;
-	d->saved_game = d->last_game = ng;
+	d->saved_player = d->last_player = d->acked_player = d->acked_last_p = np;
+	d->saved_game = d->last_game = d->acked_game = d->acked_last_g = ng;
 }
 
 void
@@ -496,12 +507,43 @@ durable_marks(const struct durable *d, unsigned *player, unsigned *game)
 	*game = d->saved_game;
 }
 
+/* Whether rc takes the store down (its writes wait and are retried) rather than stop the server. */
+int
+durable_down_code(int rc)
+{
+	return rc == STORE_EIO || rc == STORE_EFULL || rc == STORE_EUNAVAIL;
+}
+
+/* The commit of ticket (> 0) is in flight: the writes kept so far, and the marks, wait for it. */
+static void
+durable_fly(struct durable *d, uint64_t ticket, unsigned mp, unsigned mg, unsigned np, unsigned ng)
+{
+	struct durable_flight *f;
+
+	d->flights = xgrow(d->flights, d->nflights, &d->flights_cap, sizeof *d->flights, 8);
+	f = &d->flights[d->nflights++];
+	*f = (struct durable_flight){ticket, d->nrecs, mp, mg, np, ng};
+}
+
+/* Every kept write and mark is durable. */
+static void
+durable_landed_all(struct durable *d)
+{
+	d->acked_player = d->saved_player;
+	d->acked_game = d->saved_game;
+	d->acked_last_p = d->last_player;
+	d->acked_last_g = d->last_game;
+	d->nflights = 0;
+	durable_forget(d);
+}
+
 /*
  * The counters, then the commit, timed. Returns 1, 0 (nothing queued) or a negative store error;
- * the counters count as committed only once the commit held.
+ * *ticket as the write port's commit() set it (0: durable now).
  */
 static int
-durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
+durable_flush(struct durable *d, unsigned np, unsigned ng, uint64_t *ticket,
+              struct store_error *err)
 {
 	unsigned mp = durable_mark(np, d->last_player, d->saved_player);
 	unsigned mg = durable_mark(ng, d->last_game, d->saved_game);
@@ -509,6 +551,7 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 	size_t pending;
 	int b, rc;
 
+	*ticket = 0;
 	if (d->failed) {
 		*err = d->err;
 		return err->code < 0 ? err->code : STORE_EIO;
@@ -523,10 +566,14 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 	if (pending == 0) {
 		d->last_player = np; /* nothing to store: the marks held */
 		d->last_game = ng;
+		if (d->nflights == 0) {
+			d->acked_last_p = np;
+			d->acked_last_g = ng;
+		}
 		return 0;
 	}
 	t0 = mono_us();
-	rc = d->store.commit(d->store.impl, err);
+	rc = d->store.commit(d->store.impl, ticket, err);
 	us = mono_us() - t0;
 	if (rc < 0)
 		return rc;
@@ -534,6 +581,8 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 	d->saved_game = mg;
 	d->last_player = np;
 	d->last_game = ng;
+	if (*ticket > 0)
+		durable_fly(d, *ticket, mp, mg, np, ng);
 	d->commits++;
 	d->writes += pending;
 	d->total_us += us;
@@ -548,15 +597,23 @@ durable_flush(struct durable *d, unsigned np, unsigned ng, struct store_error *e
 }
 
 /*
- * A commit (or a write before it) failed with rc: nothing of it stays in the store's transaction.
- * For lack of room (STORE_EIO) the kept writes wait for durable_retry(); err says why. Returns rc.
+ * A commit (or a write before it) failed with rc, or the answer to one in flight did: nothing of
+ * it stays in the store's transaction, and no commit in flight holds anything. The marks are
+ * those known durable again, so that a retry writes them. For lack of room or of the database
+ * (durable_down_code()) the kept writes wait for durable_retry(); err says why. Returns rc.
  */
 static int
-durable_failed(struct durable *d, int rc, struct store_error *err)
+durable_failed(struct durable *d, int rc, const struct store_error *err)
 {
 	d->store.rollback(d->store.impl);
 	d->failed = 0;
-	if (rc == STORE_EIO) {
+	d->nflights = 0;
+	d->retrying = 0;
+	d->saved_player = d->acked_player;
+	d->saved_game = d->acked_game;
+	d->last_player = d->acked_last_p;
+	d->last_game = d->acked_last_g;
+	if (durable_down_code(rc)) {
 		d->down = 1;
 		d->err = *err;
 	}
@@ -566,44 +623,88 @@ durable_failed(struct durable *d, int rc, struct store_error *err)
 /*
  * Group commit. Whatever the loop turn did (a hundred moves in a hundred games, or one hello)
  * becomes durable in one transaction with one wait for the disk, and the network layer sends the
- * turn's replies and events only after this returns (and, for an offloaded store with --fsync
- * always, after the sync that follows it: turn.c): so a move is acknowledged (to the mover
- * with ok, to the others with moved) only once it survives a crash, and a crash before the commit
- * loses nothing anybody heard of. The id counters go in the same transaction, so a restart never
- * gives out an id that a client has seen. The writes are kept until the commit holds: see the top
- * of this file.
+ * turn's replies and events only once it is durable: when this returns, or when the write port
+ * answers its ticket (turn.c). So a move is acknowledged (to the mover with ok, to the others
+ * with moved) only once it survives a crash, and a crash before the commit loses nothing anybody
+ * heard of. The id counters go in the same transaction, so a restart never gives out an id that
+ * a client has seen. The writes are kept until the commit is known durable: see the top of this
+ * file.
  */
 int
-durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
+durable_commit(struct durable *d, unsigned np, unsigned ng, uint64_t *ticket,
+               struct store_error *err)
 {
 	int rc;
 
+	*ticket = 0;
 	if (d->down) {
 		*err = d->err;
-		return STORE_EIO;
+		return err->code;
 	}
-	if ((rc = durable_flush(d, np, ng, err)) < 0)
+	if ((rc = durable_flush(d, np, ng, ticket, err)) < 0)
 		return durable_failed(d, rc, err);
-	durable_forget(d);
+	if (*ticket == 0 && d->nflights == 0)
+		durable_landed_all(d);
 	return rc;
 }
 
 int
-durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_error *err)
+durable_retry(struct durable *d, unsigned np, unsigned ng, uint64_t *ticket,
+              struct store_error *err)
 {
 	int rc = 0;
 
+	*ticket = 0;
 	if (!d->down)
 		return 0;
+	if (d->retrying)
+		return 2;
 	d->down = 0;
 	for (size_t i = 0; i < d->nrecs && rc >= 0; i++)
 		rc = durable_apply(d, &d->recs[i], err); /* a sweep's count is no error */
 	if (rc >= 0)
-		rc = durable_flush(d, np, ng, err);
+		rc = durable_flush(d, np, ng, ticket, err);
 	if (rc < 0)
 		return durable_failed(d, rc, err);
-	durable_forget(d);
-	return 1;
+	if (*ticket == 0) {
+		durable_landed_all(d);
+		return 1;
+	}
+	d->down = 1; /* until the answer: what is kept from now on waits as before */
+	d->retrying = 1;
+	return 2;
+}
+
+int
+durable_done(struct durable *d, uint64_t ticket, int rc, const struct store_error *err)
+{
+	size_t n = 0;
+
+	if (d->nflights == 0 || ticket < d->flights[0].ticket)
+		return 0; /* an answer to commits already given up: their writes are kept anyway */
+	if (rc < 0)
+		return durable_failed(d, rc, err);
+	while (n < d->nflights && d->flights[n].ticket <= ticket)
+		n++;
+	d->acked_player = d->flights[n - 1].mark_p;
+	d->acked_game = d->flights[n - 1].mark_g;
+	d->acked_last_p = d->flights[n - 1].last_p;
+	d->acked_last_g = d->flights[n - 1].last_g;
+	durable_forget_first(d, d->flights[n - 1].end);
+	memmove(d->flights, d->flights + n, (d->nflights - n) * sizeof *d->flights);
+	d->nflights -= n;
+	if (d->retrying && d->nflights == 0) {
+		/* the retry held: what was kept meanwhile goes into the next commit */
+		d->retrying = 0;
+		d->down = 0;
+		for (size_t i = 0; i < d->nrecs && !d->failed; i++) {
+			struct store_error e;
+
+			durable_check(d, durable_apply(d, &d->recs[i], &e), &e);
+		}
+		return 1;
+	}
+	return 0;
 }
 
 int

@@ -65,27 +65,45 @@ void durable_account_add(struct durable *d, struct store_account *row);
 void durable_account_update(struct durable *d, struct store_account *row);
 
 /*
+ * Whether store error rc takes the store down (STORE_EFULL, STORE_EUNAVAIL, STORE_EIO: the
+ * writes wait and are retried) rather than stop the server.
+ */
+int durable_down_code(int rc);
+
+/*
  * End of a loop turn: queue the id marks of the counters (np, ng: the numbers the next player
  * and game ids will get, lobby_counters()) if they must move (durable.c: durable_mark()), then
- * commit everything queued (one
- * disk wait for the whole turn, or none when the store was handed to store_bg_open(): then the
- * caller waits for a store_bg_sync() before it sends) and time it. Returns 1 when it committed
- * something, 0 when nothing was queued, or a negative store error with err filled: nothing of the
- * turn is durable, and the caller must not send the turn's output. STORE_EIO (a full disk, an
- * I/O error while writing: see turn.c) leaves the store down: the turn's writes, and every write
- * from now on, wait for durable_retry(), and every durable_commit() returns STORE_EIO with the
- * cause until then. Any other error leaves nothing to retry: the caller stops (a restart
- * recovers the last commit).
+ * commit everything queued (one transaction for the whole turn) and time it. Returns 1 when it
+ * committed something, 0 when nothing was queued, or a negative store error with err filled:
+ * nothing of the turn is durable, and the caller must not send the turn's output. *ticket is the
+ * write port's: 0 when the commit is durable at return, else the turn's output waits for
+ * durable_done() of that ticket; the writes are kept until then. A code of durable_down_code()
+ * leaves the store down: the turn's writes, and every write from now on, wait for
+ * durable_retry(), and every durable_commit() returns that error until then. Any other error
+ * leaves nothing to retry: the caller stops (a restart recovers the last commit).
  */
-int durable_commit(struct durable *d, unsigned np, unsigned ng, struct store_error *err);
+int durable_commit(struct durable *d, unsigned np, unsigned ng, uint64_t *ticket,
+                   struct store_error *err);
 
 /*
  * While the store is down: send every waiting write again, in order, with the counters (np, ng),
- * in one transaction, and commit it. Returns 1 when it held (the store is up again), 0 when the
- * store was not down, STORE_EIO when it is still down (err says why), or another store error
- * (err filled) that the caller must stop on.
+ * in one transaction (the writes are idempotent: a commit whose outcome was unknown may have
+ * held), and commit it. Returns 1 when it held (the store is up again), 2 when its answer comes
+ * later (*ticket; the store stays down until durable_done() says it held, and a second retry
+ * meanwhile returns 2 too), 0 when the store was not down, or a store error (err filled): one of
+ * durable_down_code() while still down, another one that the caller must stop on.
  */
-int durable_retry(struct durable *d, unsigned np, unsigned ng, struct store_error *err);
+int durable_retry(struct durable *d, unsigned np, unsigned ng, uint64_t *ticket,
+                  struct store_error *err);
+
+/*
+ * The write port answered every commit up to ticket (store-port.h: start()'s done): with rc 0
+ * their writes are durable and forgotten; returns 1 when that was a retry's (the store is up
+ * again: what was kept meanwhile goes into the next commit), else 0. With rc < 0 none of the
+ * commits in flight holds anything: the store is down (durable_down_code(rc)) and every kept
+ * write waits for durable_retry(); returns rc. An answer to commits already given up returns 0.
+ */
+int durable_done(struct durable *d, uint64_t ticket, int rc, const struct store_error *err);
 
 /* Whether a commit failed for lack of room and its writes wait (durable_retry()). */
 int durable_down(const struct durable *d);
@@ -132,15 +150,6 @@ int durable_may_lag(const struct durable *d);
  * as durable_event()'s).
  */
 int durable_sweep(struct durable *d, int64_t before_ms, unsigned max);
-
-/*
- * --unused-account-days: the ids of the unused accounts made before before_ms after id after_id
- * (store_accounts_unused(): a read, at once; scan and max bound it), *next_after the last id
- * looked at. Returns how many (0 while the store is down), or a store error (kept for the next
- * commit, which then fails).
- */
-int durable_accounts_unused(struct durable *d, int64_t after_id, int64_t before_ms, unsigned scan,
-                            int64_t *ids, unsigned max, int64_t *next_after);
 
 /* --unused-account-days: queue the deletion of account id, if still unused, in the turn's
  * transaction (store_account_drop()). */

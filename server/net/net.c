@@ -817,14 +817,20 @@ net_release(struct net *n, uint64_t turn)
 void
 net_hold_turn(struct net *n, struct wire *notice)
 {
+	net_hold_since(n, n->turn_no, notice);
+}
+
+void
+net_hold_since(struct net *n, uint64_t first, struct wire *notice)
+{
 	struct net_client *c;
 	size_t at;
 
 	TAILQ_FOREACH(c, &n->flushing, flush_link)
 	{
-		if (c->kept || c->nheld == 0 || c->held[c->nheld - 1].turn != n->turn_no)
+		if (c->kept || c->nheld == 0 || c->held[c->nheld - 1].turn < first)
 			continue;
-		for (at = c->nheld; at > 0 && c->held[at - 1].turn == n->turn_no; at--)
+		for (at = c->nheld; at > 0 && c->held[at - 1].turn >= first; at--)
 			;
 		c->kept = 1;
 		c->kept_at = at; /* the lines of earlier turns go as their turns are released */

@@ -160,6 +160,12 @@ void net_release(struct net *n, uint64_t turn);
 void net_hold_turn(struct net *n, struct wire *notice);
 
 /*
+ * As net_hold_turn(), for the turns from first on (their commit's answer came later and failed):
+ * every client that got a line in one of them keeps its lines from there on.
+ */
+void net_hold_since(struct net *n, uint64_t first, struct wire *notice);
+
+/*
  * The game layer showed peer only what is stored, and what follows needs what waits for the
  * store (a resume, a watch while the store is down): peer keeps the lines queued from now on
  * until net_unhold(), as net_hold_turn() keeps those of a turn; notice (borrowed, may be NULL)

@@ -80,6 +80,15 @@ store_db_close(struct store_db *s)
 	free(s);
 }
 
+void
+store_db_discard(struct store_db *s)
+{
+	if (s == NULL)
+		return;
+	s->be->discard(s->impl);
+	free(s);
+}
+
 const char *
 store_db_backend(const struct store_db *s)
 {
@@ -129,7 +138,13 @@ store_db_check(const char *db, void (*found)(void *ctx, const char *text), void 
 }
 
 void
-store_db_admin_path(const struct store_db *s, char *buf, size_t size)
+store_db_admin_path(const char *db, char *buf, size_t size)
 {
-	s->be->admin_path(s->impl, buf, size);
+	const char *target;
+	const struct store_backend *be = store_db_choose(db, &target);
+
+	if (be == NULL || *target == '\0')
+		snprintf(buf, size, "%s", "");
+	else
+		be->admin_path(target, buf, size);
 }

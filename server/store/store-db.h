@@ -50,6 +50,13 @@ int store_db_open(const char *db, const struct store_db_options *o, struct store
 /* Close the store: roll back what was not committed, release the lock. Accepts NULL. */
 void store_db_close(struct store_db *s);
 
+/*
+ * Close the store after a start that failed: as store_db_close(), and what this open created is
+ * removed again (a new SQLite file with its journal), so that a failed start (a port taken, a
+ * full disk) leaves nothing that a later start would refuse. Accepts NULL.
+ */
+void store_db_discard(struct store_db *s);
+
 /* The backend's name: "sqlite", "postgresql". */
 const char *store_db_backend(const struct store_db *s);
 
@@ -82,9 +89,10 @@ int store_db_check(const char *db, void (*found)(void *ctx, const char *text), v
                    struct store_error *err);
 
 /*
- * Where the admin socket goes when --admin-socket is not given: beside an SQLite file
- * (PATH.admin), else "" (then hokitod's state directory decides). Into buf.
+ * Where the admin socket of a server on db goes when --admin-socket is not given: beside an
+ * SQLite file (PATH.sock); "" for none (":memory:", a database server, a --db that names no
+ * backend). Into buf. Opens nothing: the operators' commands find a running server by it.
  */
-void store_db_admin_path(const struct store_db *s, char *buf, size_t size);
+void store_db_admin_path(const char *db, char *buf, size_t size);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +86,19 @@ store_events_free(struct store_event *events, size_t nevents)
 		free((char *)events[i].body);
 	}
 	free(events);
+}
+
+/* Fill err (if not NULL) and return code. */
+int
+store_fail(struct store_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->text, sizeof err->text, fmt, ap);
+	va_end(ap);
+	return code;
 }

@@ -296,18 +296,22 @@ struct store_write_port {
 	/*
 	 * Hand every write queued since the last commit to the backend as one transaction. Returns
 	 * 0 with *ticket 0 when they are durable at return (always before start()); 0 with *ticket
-	 * > 0 when they are in flight: done() tells their outcome later, tickets counting up from
-	 * 1; or a negative error: nothing of them is durable (the caller keeps them and retries).
+	 * > 0 when they are in flight: done() tells their outcome later (tickets count up from 1;
+	 * commits in a row may share one); or a negative error: nothing of them is durable (the
+	 * caller keeps them and retries).
 	 */
 	int (*commit)(void *impl, uint64_t *ticket, struct store_error *err);
 	/*
 	 * Give the backend the loop (its sockets, timers, threads), once, after the start-up
 	 * reads and before the first commit that may be answered later. done(arg, ticket, rc, err)
-	 * is then called on the loop's thread for every ticket commit() returned, in ticket order:
-	 * rc 0, its writes (and every earlier ticket's) are durable; rc < 0, they are not (or their
-	 * outcome is unknown) and neither are those of any later ticket, which get the same rc: the
-	 * caller writes them all again (idempotent) once the store can write. NULL: the backend
-	 * needs no loop (its commits are durable at return). Returns 0 or an error.
+	 * is then called on the loop's thread as tickets are answered, in ticket order (one call
+	 * may answer several: every ticket up to ticket): rc 0, their writes are durable; rc < 0,
+	 * they are not (or their outcome is unknown) and neither are those of any later ticket,
+	 * which get the same rc: the caller writes them all again (idempotent) once the store can
+	 * write. STORE_EUNAVAIL, STORE_EFULL and STORE_EIO may be retried; any other rc means the
+	 * store can no longer say what it holds (a failed sync of the disk): the caller stops.
+	 * NULL: the backend needs no loop (its commits are durable at return). Returns 0 or an
+	 * error.
 	 */
 	int (*start)(void *impl, struct uv_loop_s *loop, store_done_cb done, void *arg,
 	             struct store_error *err);
@@ -421,6 +425,9 @@ struct store_backend {
 	            struct store_error *err);
 	/* Roll back what was not committed, release the lock, free impl. */
 	void (*close)(void *impl);
+	/* As close, for a start that failed: what this open created is removed again (a new
+	 * SQLite file), so that the next start finds what was there before. */
+	void (*discard)(void *impl);
 	/* For the log: the path, or the URI without its password (borrowed from impl). */
 	const char *(*display)(const void *impl);
 	int (*schema)(const void *impl);
@@ -431,8 +438,8 @@ struct store_backend {
 	/* hokitod --check (store_db_check()), on target, without opening for writing. */
 	int (*check)(const char *target, void (*found)(void *ctx, const char *text), void *ctx,
 	             struct store_error *err);
-	/* Where the admin socket goes by default ("" for none of the backend's): into buf. */
-	void (*admin_path)(const void *impl, char *buf, size_t size);
+	/* Where the admin socket of a server on target goes by default ("" for none): into buf. */
+	void (*admin_path)(const char *target, char *buf, size_t size);
 };
 
 /* The cursor as the text a client sees (opaque to it): into buf (STORE_CURSOR_TEXT bytes). */
@@ -446,6 +453,13 @@ void store_board_cursor_format(const struct store_board_cursor *c, char *buf, si
 
 /* Parse a text of store_board_cursor_format(): 0, or STORE_EINVAL for anything else. */
 int store_board_cursor_parse(const char *text, struct store_board_cursor *c);
+
+/* Fill err (if not NULL) with code and the sentence of fmt; returns code. */
+int store_fail(struct store_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
 
 /* Free an array of events a read port made (events(); its strings included). Accepts NULL. */
 void store_events_free(struct store_event *events, size_t nevents);

@@ -294,6 +294,8 @@ web_api_answer(const struct lobby *lb, const struct archive_read *r, struct http
 	case ARCHIVE_READ_EVENTS:
 		answer_events(r, out);
 		return;
+	case ARCHIVE_READ_UNUSED:
+		break; /* the node's housekeeping asks it, never this side */
 	}
 	http_reply_printf(out, 500, TEXT, "no such answer\n");
 }

@@ -11,12 +11,15 @@
  * keeps nothing across a restart (":memory:") has nothing to wait for: there the commit follows
  * the writes, off the round trip.
  *
- * A commit that fails for lack of room does not stop the server (Redis refuses writes with
- * MISCONF the same way): the store is "down". Which failures are which:
- *   - STORE_EIO: SQLITE_FULL, SQLITE_IOERR (ENOSPC, EDQUOT, EIO while writing), a busy or
- *     read-only file. The turn's writes are kept (durable.h: not lost, not rolled back in
- *     memory) and tried again in a new transaction: by a timer, after 1 s, then 2 s, then every
- *     4 s, and at once when a request would write (turn_store_ask(), at most every 200 ms).
+ * A commit that fails for lack of room or of the database does not stop the server (Redis
+ * refuses writes with MISCONF the same way): the store is "down". Which failures are which
+ * (store-port.h's codes, never the text):
+ *   - STORE_EFULL (a full disk or quota), STORE_EUNAVAIL (the database cannot be reached: a
+ *     restart, a lost connection), STORE_EIO (a busy or read-only file, an I/O error). The
+ *     turn's writes are kept (durable.h: not lost, not rolled back in memory) and tried again in
+ *     a new transaction: by a timer, after 1 s, then 2 s, then every 4 s, and at once when a
+ *     request would write (turn_store_ask(), at most every 200 ms). The writes are idempotent,
+ *     so a commit whose outcome was unknown is safe to send again.
  *     The turn's output is held: every connection that got a line in it keeps all its lines
  *     until a retry holds (net_hold_turn()), and so does every connection that gets a line in a
  *     later turn that adds writes of its own (the computer's move, a player resuming). The
@@ -29,22 +32,21 @@
  *     marks the store holds (turn_marks()). When a retry holds, the held lines go out in order
  *     and play goes on.
  *     The log says the cause at once and every 30 s while it lasts, and how long it lasted.
- *   - Anything else (STORE_ECORRUPT: a damaged file; STORE_EINVAL: a write the store refuses,
- *     our bug) stops the process at once, without writing: the clients have heard nothing the
- *     store does not hold, and a restart recovers the last commit.
- * A kill while down loses only what nobody heard of: a restart recovers the last commit. So does a
- * failed sync of the WAL (--fsync always), which stops the process: after a failed fdatasync the
- * kernel may have dropped the pages, and only a restart knows what the disk holds.
+ *   - Anything else (STORE_ECORRUPT: a damaged store, a failed sync of the disk; STORE_EINVAL:
+ *     a write the store refuses, our bug) stops the process at once, without writing: the
+ *     clients have heard nothing the store does not hold, and a restart recovers the last
+ *     commit.
+ * A kill while down loses only what nobody heard of: a restart recovers the last commit.
  *
- * A file store's disk waits are not the loop's (turn_offload()): the commit writes the WAL
- * without an fsync, and with --fsync always the fsync runs on a thread of its own (a syncer).
- * Each held line carries its turn; a turn is released, and its lines written, once the fsync
- * requested after its commit is answered (turn_release(), turn_synced_cb()), and meanwhile the
- * loop reads and plays the next turns, whose moves form the next group commit. Lines keep their
- * order: a turn waits for the commits before it even if it committed nothing. Checkpoints run on a
- * second syncer through a second connection, so the loop does not wait for the copy of the WAL
- * into the file and its two fsyncs (turn_checkpoint()), but for a catch-up checkpoint when commits
- * kept the WAL from starting over for 64 MiB.
+ * A commit may be answered later (store-port.h: a ticket; the write port's start() gave the
+ * backend the loop): an SQLite file with --fsync always syncs its WAL on a thread of its own, a
+ * PostgreSQL store waits for its server's COMMIT. Each held line carries its turn; a turn is
+ * released, and its lines written, once the ticket of the commit after it is answered
+ * (turn_release(), turn_done_cb()), and meanwhile the loop reads and plays the next turns, whose
+ * moves form the next group commit. Lines keep their order: a turn waits for the commits before
+ * it even if it committed nothing. An answer that says the commit failed takes the store down as
+ * above: the turns not released yet are held (net_hold_since()), and their writes, still kept,
+ * go in again with the retry.
  *
  * It knows nothing about games or sockets: the connections are the network layer's (net.h), and
  * the id counters that go in each commit come from ops->counters.
@@ -57,18 +59,8 @@
 #include "durable.h"
 #include "log.h"
 #include "msg.h"
-#include "syncer.h"
 #include "turn.h"
 #include "xmalloc.h"
-
-/*
- * Checkpoints of a file store (frames of 4 KiB in the WAL): the checkpoint thread is asked for
- * one after a commit that leaves this many frames in the WAL (SQLite's own default), and the
- * loop runs one itself when the WAL has grown this far while the thread kept up with the copying
- * but never with the end of a WAL that commits keep extending.
- */
-#define WAL_CHECKPOINT_FRAMES 1000
-#define WAL_CATCH_UP_FRAMES   16384 /* 64 MiB */
 
 /* While the store is down: the retries (first, longest), an asked retry, and the log. */
 #define RETRY_FIRST_MS 1000
@@ -76,7 +68,7 @@
 #define RETRY_ASK_MS   200
 #define DOWN_LOG_MS    30000
 
-/* Turns whose lines wait for a sync of the WAL: those up to turn go once ticket is answered. */
+/* Turns whose lines wait for a commit's answer: those up to turn go once ticket is answered. */
 struct turn_wait {
 	uint64_t turn, ticket;
 };
@@ -86,18 +78,14 @@ struct turn {
 	uv_prepare_t prepare; /* end of each loop turn: group commit, then the held output */
 	struct net *net;      /* borrowed: the connections whose output is held */
 	struct turn_ops ops;
-	struct durable *durable;     /* NULL without a store, or after a failed start */
-	struct store *store;         /* borrowed; NULL without a store */
-	struct store_bg *bg;         /* a file store's other-thread side (store_bg_open()) */
-	struct syncer *wal_sync;     /* --fsync always: syncs the WAL after each commit */
-	struct syncer *ckpt;         /* a file store: checkpoints the WAL */
-	struct store_error ckpt_err; /* the checkpoint thread's error, read in its done callback */
-	int ckpt_failing;            /* the last checkpoint failed (logged once until one works) */
-	size_t ckpt_asked;           /* frames in the WAL when the last checkpoint was asked for */
-	uint64_t released;           /* the lines of turns up to this one may be written */
-	uint64_t need;               /* the wal_sync ticket that covers the last commit */
-	uint64_t synced;             /* the last wal_sync ticket answered */
-	struct turn_wait *waits;     /* turns waiting for a sync, oldest first from wait_head */
+	struct durable *durable;      /* NULL without a store, or after a failed start */
+	struct store_write_port port; /* the store's write port (a copy); its impl NULL: none */
+	int started;                  /* port.start() gave the backend the loop */
+	uint64_t released;            /* the lines of turns up to this one may be written */
+	uint64_t ended;               /* the last turn ended (net_turn_end()) */
+	uint64_t need;                /* the ticket that covers the last commit */
+	uint64_t synced;              /* the last ticket answered */
+	struct turn_wait *waits;      /* turns waiting for a ticket, oldest first from wait_head */
 	size_t nwaits, wait_head, waits_cap;
 	uv_timer_t retry;            /* while the store is down: the next retry */
 	struct store_error down_err; /* while down: the last failure */
@@ -107,7 +95,7 @@ struct turn {
 	uint64_t retry_ms;           /* the delay of the next timed retry */
 	uint64_t held_turns;         /* turns whose lines are held while down */
 	size_t waiting_seen;         /* durable_waiting() at the end of the last turn while down */
-	uint64_t unhold_ticket;      /* the sync that covers the retry that held, or 0 */
+	uint64_t retry_ticket;       /* a retry's commit in flight: the store is up once answered */
 	uint64_t held_from;          /* the first turn held (turn_held_from()), or 0 */
 	struct wire *waiting;        /* while down: the store_waiting notice (a reference) */
 	struct wire *writable;       /* the store_writable notice (a reference) */
@@ -115,7 +103,6 @@ struct turn {
 };
 
 static void turn_retry_cb(uv_timer_t *h);
-static void turn_checkpoint(struct turn *tp);
 
 /* A failure that is not a lack of room: stop at once (sent: output already went). */
 static void
@@ -134,10 +121,12 @@ turn_stop_now(const struct store_error *err, int sent)
 static const char *
 turn_down_why(const struct store_error *err)
 {
-	if (strstr(err->text, "full") != NULL || strstr(err->text, strerror(ENOSPC)) != NULL ||
-	    strstr(err->text, strerror(EDQUOT)) != NULL)
+	if (err->code == STORE_EFULL)
 		return "the server's disk is full; moves and other changes are refused until it "
 		       "has room";
+	if (err->code == STORE_EUNAVAIL)
+		return "the server cannot reach its database; moves and other changes are refused "
+		       "until it can";
 	return "the server cannot write to its disk; moves and other changes are refused until "
 	       "it can";
 }
@@ -154,8 +143,9 @@ turn_waiting_new(const struct store_error *err)
 	snprintf(text, sizeof text,
 	         "the server waits for its store (%s): the replies and events that depend on it "
 	         "follow, in order, once it is stored; ping is answered meanwhile",
-	         strstr(turn_down_why(err), "full") != NULL ? "its disk is full"
-	                                                    : "it cannot write to its disk");
+	         err->code == STORE_EFULL      ? "its disk is full"
+	         : err->code == STORE_EUNAVAIL ? "it cannot reach its database"
+	                                       : "it cannot write to its disk");
 	return wire_encode_steal(msg_notice_new("store_waiting", text));
 }
 
@@ -174,22 +164,22 @@ turn_down_log(struct turn *tp)
 }
 
 /*
- * The commit of the turn under way failed for lack of room (err): the store is down. Its lines
- * are held, the game layer is told, and the timer will retry.
+ * A commit failed for lack of room or of the database (err): the store is down. The lines of the
+ * turns from first on are held, the game layer is told, and the timer will retry.
  */
 static void
-turn_down(struct turn *tp, const struct store_error *err)
+turn_down(struct turn *tp, uint64_t first, const struct store_error *err)
 {
 	tp->stats.downs++;
 	tp->down_err = *err;
 	tp->down_since = tp->tried_at = uv_now(tp->loop);
-	tp->held_turns = 1;
+	tp->held_turns = net_turn(tp->net) - first + 1;
 	tp->waiting_seen = durable_waiting(tp->durable);
 	if (tp->held_from == 0)
-		tp->held_from = net_turn(tp->net);
+		tp->held_from = first;
 	wire_unref(tp->waiting);
 	tp->waiting = turn_waiting_new(err);
-	net_hold_turn(tp->net, tp->waiting);
+	net_hold_since(tp->net, first, tp->waiting);
 	turn_down_log(tp);
 	tp->retry_ms = RETRY_FIRST_MS;
 	uv_timer_start(&tp->retry, turn_retry_cb, tp->retry_ms, 0);
@@ -199,25 +189,29 @@ turn_down(struct turn *tp, const struct store_error *err)
 
 /*
  * The turn's group commit. A lack of room takes the store down (turn_down()); any other failure
- * stops the process at once (sent: output already went). Returns whether it wrote anything.
+ * stops the process at once (sent: output already went). A commit answered later sets the
+ * ticket the turn's lines wait for (tp->need). Returns whether it wrote anything.
  */
 static int
 turn_commit(struct turn *tp, int sent)
 {
 	struct store_error err;
+	uint64_t ticket;
 	unsigned np, ng;
 	int rc;
 
 	uint64_t t0 = uv_hrtime();
 
 	tp->ops.counters(tp->ops.arg, &np, &ng);
-	rc = durable_commit(tp->durable, np, ng, &err);
+	rc = durable_commit(tp->durable, np, ng, &ticket, &err);
 	if (rc > 0) {
 		tp->stats.commits++;
 		hist_observe(&tp->stats.commit_latency, (uv_hrtime() - t0) / 1000);
+		if (ticket > 0)
+			tp->need = ticket;
 	}
-	if (rc == STORE_EIO && !sent) {
-		turn_down(tp, &err);
+	if (durable_down_code(rc) && !sent) {
+		turn_down(tp, net_turn(tp->net), &err);
 		return 0;
 	}
 	if (rc < 0)
@@ -225,10 +219,7 @@ turn_commit(struct turn *tp, int sent)
 	return rc > 0;
 }
 
-/*
- * A retry held: the store is up. The held lines go once they are durable: at once, or with
- * --fsync always when the sync requested now is answered (turn_synced_cb()). The caller releases.
- */
+/* A retry held and is durable: the store is up, and the held lines go. The caller releases. */
 static void
 turn_up(struct turn *tp)
 {
@@ -239,44 +230,54 @@ turn_up(struct turn *tp)
 	uv_timer_stop(&tp->retry);
 	tp->held_turns = 0;
 	tp->waiting_seen = 0;
+	tp->retry_ticket = 0;
 	wire_unref(tp->waiting);
 	tp->waiting = NULL;
 	/* first: what the game layer sends ahead of the held lines (the events a viewer was not
 	 * shown) goes before them */
 	if (tp->ops.store_changed != NULL)
 		tp->ops.store_changed(tp->ops.arg, NULL);
-	if (tp->wal_sync != NULL) {
-		tp->unhold_ticket = tp->need = syncer_request(tp->wal_sync);
-	} else {
-		net_unhold(tp->net, 0, tp->writable);
-		tp->held_from = 0;
-	}
-	turn_checkpoint(tp);
+	net_unhold(tp->net, 0, tp->writable);
+	tp->held_from = 0;
+}
+
+/* A retry failed (err): still down; said every DOWN_LOG_MS. Stops on a failure that is not. */
+static void
+turn_still_down(struct turn *tp, int rc, const struct store_error *err)
+{
+	if (!durable_down_code(rc))
+		turn_stop_now(err, 0);
+	tp->down_err = *err;
+	if (tp->tried_at - tp->down_logged >= DOWN_LOG_MS)
+		turn_down_log(tp);
 }
 
 /*
- * Try the waiting writes again. Returns whether the store is up now; a failure other than a lack
- * of room stops the process.
+ * Try the waiting writes again. Returns whether the store is up now (a retry answered later is
+ * not yet: turn_done_cb() brings it up); a failure other than a lack of room stops the process.
  */
 static int
 turn_retry(struct turn *tp)
 {
 	struct store_error err;
+	uint64_t ticket;
 	unsigned np, ng;
 	int rc;
 
+	if (tp->retry_ticket != 0)
+		return 0; /* one in flight */
 	tp->tried_at = uv_now(tp->loop);
 	tp->ops.counters(tp->ops.arg, &np, &ng);
-	rc = durable_retry(tp->durable, np, ng, &err);
+	rc = durable_retry(tp->durable, np, ng, &ticket, &err);
+	if (rc == 2) {
+		tp->retry_ticket = ticket;
+		return 0;
+	}
 	if (rc >= 0) {
 		turn_up(tp);
 		return 1;
 	}
-	if (rc != STORE_EIO)
-		turn_stop_now(&err, 0);
-	tp->down_err = err;
-	if (tp->tried_at - tp->down_logged >= DOWN_LOG_MS)
-		turn_down_log(tp);
+	turn_still_down(tp, rc, &err);
 	return 0;
 }
 
@@ -340,9 +341,9 @@ turn_store_ask(struct turn *tp)
 }
 
 /*
- * The lines of the turn that ends may be written once the WAL sync that covers the last commit
- * is answered: at once when no sync is outstanding (always, but with --fsync always), else when
- * turn_synced_cb() gets that ticket. A turn that committed nothing waits all the same for the
+ * The lines of the turn that ends may be written once the ticket that covers the last commit is
+ * answered: at once when none is outstanding (a commit durable at return), else when
+ * turn_done_cb() gets that ticket. A turn that committed nothing waits all the same for the
  * commits before it: what it sends may tell of them.
  */
 static void
@@ -350,6 +351,7 @@ turn_release(struct turn *tp)
 {
 	uint64_t turn_no = net_turn_end(tp->net);
 
+	tp->ended = turn_no;
 	if (tp->need <= tp->synced) {
 		tp->released = turn_no;
 	} else if (tp->nwaits > tp->wait_head && tp->waits[tp->nwaits - 1].ticket == tp->need) {
@@ -368,27 +370,58 @@ turn_release(struct turn *tp)
 }
 
 /*
- * wal_sync's done callback: every commit up to ticket survives a power loss; release the turns
- * that waited for it and write their lines. A failed sync stops the process at once, as a failed
- * commit does: nothing that waited for it was sent, and a restart recovers what the disk holds.
+ * The answer to a commit failed (err): the store is down. Every turn not released yet waited for
+ * this commit or a later one, which failed with it: their lines are held until a retry holds
+ * (turn_down()), and nothing waits for those tickets any more.
  */
 static void
-turn_synced_cb(void *arg, uint64_t ticket, int rc)
+turn_failed_later(struct turn *tp, const struct store_error *err)
+{
+	uint64_t first = tp->released + 1;
+
+	tp->nwaits = tp->wait_head = 0;
+	tp->synced = tp->need;
+	tp->released = tp->ended;
+	turn_down(tp, first, err);
+}
+
+/*
+ * The write port's done callback (store-port.h: start()): every commit up to ticket is durable,
+ * or failed with rc. Release the turns that waited for it and write their lines; a retry that
+ * held brings the store up. A failure that is not a lack of room or of the database (a failed
+ * sync of the disk) stops the process at once: nothing that waited for it was sent, and a restart
+ * recovers what the store holds.
+ */
+static void
+turn_done_cb(void *arg, uint64_t ticket, int rc, const struct store_error *err)
 {
 	struct turn *tp = arg;
+	int r;
 
-	if (rc < 0) {
-		log_error("store: cannot sync the WAL to the disk: %s", strerror(-rc));
-		log_error("stopping at once: nothing that waited for this sync was sent; a restart "
-		          "recovers what the disk holds");
+	if (tp->durable == NULL)
+		return;
+	if (rc < 0 && !durable_down_code(rc)) {
+		log_error("store: %s", err->text);
+		log_error("stopping at once: nothing that waited for it was sent; a restart "
+		          "recovers what the store holds");
 		exit(1);
 	}
-	tp->synced = ticket;
-	if (tp->unhold_ticket != 0 && ticket >= tp->unhold_ticket) {
-		net_unhold(tp->net, 0, tp->writable); /* the retry that held is on the disk */
-		tp->unhold_ticket = 0;
-		tp->held_from = 0;
+	if ((r = durable_done(tp->durable, ticket, rc, err)) < 0) {
+		if (tp->retry_ticket != 0) { /* the retry failed: the timer tries again */
+			tp->retry_ticket = 0;
+			turn_still_down(tp, rc, err);
+		} else {
+			turn_failed_later(tp, err);
+		}
+		net_reap(tp->net);
+		return;
 	}
+	if (rc < 0)
+		return; /* an answer to commits given up already */
+	if (ticket > tp->synced)
+		tp->synced = ticket;
+	if (r == 1)
+		turn_up(tp);
 	while (tp->wait_head < tp->nwaits && tp->waits[tp->wait_head].ticket <= ticket)
 		tp->released = tp->waits[tp->wait_head++].turn;
 	if (tp->wait_head == tp->nwaits)
@@ -397,84 +430,20 @@ turn_synced_cb(void *arg, uint64_t ticket, int rc)
 	net_reap(tp->net);
 }
 
-/* wal_sync's job, on its thread. */
-static int
-turn_sync_job(void *arg)
-{
-	struct turn *tp = arg;
-
-	return store_bg_sync(tp->bg);
-}
-
-/* ckpt's job, on its thread: only tp->bg and tp->ckpt_err are its. */
-static int
-turn_checkpoint_job(void *arg)
-{
-	struct turn *tp = arg;
-
-	return store_bg_checkpoint(tp->bg, &tp->ckpt_err);
-}
-
-/*
- * ckpt's done callback, and the end of the loop's own checkpoint: a checkpoint that fails (a full
- * disk) is said once until one works.
- */
-static void
-turn_checkpointed_cb(void *arg, uint64_t ticket, int rc)
-{
-	struct turn *tp = arg;
-
-	(void)ticket;
-	if (rc < 0 && !tp->ckpt_failing)
-		log_warn("store: %s; the WAL grows until a checkpoint works", tp->ckpt_err.text);
-	else if (rc == 0 && tp->ckpt_failing)
-		log_info("store: checkpoints work again");
-	tp->ckpt_failing = rc < 0;
-}
-
-/*
- * After a commit: keep the WAL short. The checkpoint thread copies it into the file, once for
- * every WAL_CHECKPOINT_FRAMES new frames (as SQLite would; back to back, its two fsyncs would
- * queue in front of the WAL's). When the WAL has grown past WAL_CATCH_UP_FRAMES anyway (commits
- * kept extending it while the thread copied), the loop stops asking the thread and, once it is
- * idle, copies the rest itself, so that the next commit starts the WAL over. That one is the only
- * checkpoint that stalls the loop.
- */
-static void
-turn_checkpoint(struct turn *tp)
-{
-	size_t frames = store_wal_frames(tp->store);
-
-	if (frames < tp->ckpt_asked)
-		tp->ckpt_asked = 0; /* the WAL started over */
-	if (tp->ckpt == NULL || syncer_busy(tp->ckpt) || frames < WAL_CHECKPOINT_FRAMES)
-		return;
-	if (frames < WAL_CATCH_UP_FRAMES) {
-		if (frames - tp->ckpt_asked >= WAL_CHECKPOINT_FRAMES) {
-			tp->ckpt_asked = frames;
-			syncer_request(tp->ckpt);
-		}
-		return;
-	}
-	/* the thread is idle (not busy, not asked): its error slot is free */
-	turn_checkpointed_cb(tp, 0, store_checkpoint(tp->store, &tp->ckpt_err));
-}
-
 /*
  * The end of a loop turn (a uv_prepare handle: libuv runs it once per turn, after the timers and
  * before it waits for I/O, so every callback of the turn is behind it). Group commit first, then
  * the held output of every client, then the closes that waited for it. A commit that fails stops
  * the process at once, without writing anything: see the top of this file. Once the network
- * layer has shut down and its last connection is closed, the pipeline closes its handle and its
- * threads, so that the loop can return. With a store that
- * keeps nothing (":memory:") the output goes first and the commit after it, off the round trip.
+ * layer has shut down and its last connection is closed, the pipeline closes its handles and
+ * the backend's (port.stop()), so that the loop can return. With a store that keeps nothing
+ * (":memory:") the output goes first and the commit after it, off the round trip.
  */
 static void
 turn_cb(uv_prepare_t *h)
 {
 	struct turn *tp = h->data;
 	int lag = tp->durable != NULL && durable_may_lag(tp->durable);
-	int wrote = 0;
 
 	if (tp->durable != NULL && !lag && durable_down(tp->durable)) {
 		/* the store is down: a turn that added writes of its own is held too */
@@ -483,62 +452,47 @@ turn_cb(uv_prepare_t *h)
 			tp->held_turns++;
 			tp->waiting_seen = durable_waiting(tp->durable);
 		}
-	} else if (tp->durable != NULL && !lag && (wrote = turn_commit(tp, 0)) &&
-	           tp->wal_sync != NULL) {
-		tp->need = syncer_request(tp->wal_sync);
+	} else if (tp->durable != NULL && !lag) {
+		turn_commit(tp, 0);
 	}
 	turn_release(tp);
 	net_release(tp->net, tp->released);
 	if (lag)
 		turn_commit(tp, 1);
-	if (wrote)
-		turn_checkpoint(tp);
 	net_reap(tp->net);
 	if (net_stopped(tp->net)) {
 		uv_close((uv_handle_t *)&tp->prepare, NULL);
 		uv_close((uv_handle_t *)&tp->retry, NULL);
-		syncer_close(tp->wal_sync); /* waits for a sync under way */
-		syncer_close(tp->ckpt);
-		tp->wal_sync = tp->ckpt = NULL;
+		if (tp->started && tp->port.stop != NULL)
+			tp->port.stop(tp->port.impl); /* waits for a commit under way */
+		tp->started = 0;
 	}
 }
 
 /*
- * Hand the store's disk waits to threads of their own (store_bg_open()): the checkpoints, and
- * with --fsync always the sync of each group commit. The lines of a turn are then written when
- * the sync that covers its commit is answered (turn_release()), while the loop goes on with
- * the next turns: their moves join the next group commit instead of waiting behind the disk.
+ * Give the store's backend the loop (the write port's start()): a file store's disk waits go to
+ * threads of their own, a database's socket is watched. From then on a commit may be answered
+ * later (turn_done_cb()), while the loop goes on with the next turns: their moves join the next
+ * group commit instead of waiting.
  */
 int
 turn_offload(struct turn *tp, struct store_error *err)
 {
 	int rc;
 
-	if (tp->durable == NULL || store_is_temporary(tp->store))
+	if (tp->durable == NULL || tp->port.start == NULL || tp->started)
 		return 0;
-	rc = store_bg_open(tp->store, &tp->bg, err);
-	if (rc == STORE_EINVAL) { /* an SQLite without threads: the loop waits, as it did */
-		log_warn("store: %s; the loop waits for the disk itself", err->text);
-		return 0;
+	if ((rc = tp->port.start(tp->port.impl, tp->loop, turn_done_cb, tp, err)) < 0) {
+		turn_store_drop(tp); /* as a failed rebuild: nothing more is written */
+		return rc;
 	}
-	if (rc == 0 &&
-	    (rc = syncer_create(tp->loop, turn_checkpoint_job, turn_checkpointed_cb, tp,
-	                        &tp->ckpt)) == 0 &&
-	    store_sync_level(tp->store) == STORE_SYNC_FULL)
-		rc = syncer_create(tp->loop, turn_sync_job, turn_synced_cb, tp, &tp->wal_sync);
-	if (rc < 0 && tp->bg != NULL) { /* store_bg_open() said what failed; a thread did here */
-		snprintf(err->text, sizeof err->text, "cannot start a thread: %s", uv_strerror(rc));
-		err->code = STORE_EIO;
-	}
-	if (rc < 0) { /* as a failed rebuild: nothing more is written */
-		turn_store_drop(tp);
-		return err->code;
-	}
+	tp->started = 1;
 	return 0;
 }
 
 struct turn *
-turn_create(uv_loop_t *loop, struct net *net, struct store *store, const struct turn_ops *ops)
+turn_create(uv_loop_t *loop, struct net *net, const struct store_write_port *port,
+            const struct turn_ops *ops)
 {
 	struct turn *tp = xcalloc(1, sizeof *tp);
 	unsigned np, ng;
@@ -546,13 +500,10 @@ turn_create(uv_loop_t *loop, struct net *net, struct store *store, const struct 
 	tp->loop = loop;
 	tp->net = net;
 	tp->ops = *ops;
-	tp->store = store;
-	if (store != NULL) {
-		struct store_write_port port;
-
-		store_write_port_init(store, &port);
+	if (port != NULL) {
+		tp->port = *port;
 		ops->counters(ops->arg, &np, &ng);
-		tp->durable = durable_create(&port, np, ng); /* copies the port */
+		tp->durable = durable_create(port, np, ng); /* copies the port */
 	}
 	uv_prepare_init(loop, &tp->prepare);
 	tp->prepare.data = tp;
@@ -574,6 +525,7 @@ turn_durable(const struct turn *tp)
 int
 turn_commit_now(struct turn *tp, struct store_error *err)
 {
+	uint64_t ticket;
 	unsigned np, ng;
 	int rc;
 
@@ -581,15 +533,16 @@ turn_commit_now(struct turn *tp, struct store_error *err)
 		return 0;
 	tp->ops.counters(tp->ops.arg, &np, &ng);
 	durable_counters_restored(tp->durable, np, ng);
-	rc = durable_commit(tp->durable, np, ng, err);
+	rc = durable_commit(tp->durable, np, ng, &ticket, err); /* before start(): durable now */
 	return rc < 0 ? rc : 0;
 }
 
 void
 turn_shutdown(struct turn *tp)
 {
-	if (tp->durable == NULL || !durable_down(tp->durable) || turn_retry(tp))
-		return;
+	if (tp->durable == NULL || !durable_down(tp->durable) || turn_retry(tp) ||
+	    tp->retry_ticket != 0)
+		return; /* a retry in flight: its answer, while the loop closes, decides */
 	log_error("store: stopping while it cannot write: %zu writes of %llu turns are lost; "
 	          "nobody heard of them (their replies were held), and the restart recovers the "
 	          "last commit",
@@ -616,9 +569,6 @@ turn_free(struct turn *tp)
 {
 	if (tp == NULL)
 		return;
-	syncer_close(tp->wal_sync); /* normally closed at the last turn already: NULL */
-	syncer_close(tp->ckpt);
-	store_bg_close(tp->bg);
 	free(tp->waits);
 	durable_free(tp->durable);
 	wire_unref(tp->waiting);

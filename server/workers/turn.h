@@ -1,11 +1,13 @@
 /*
  * turn.h: the turn pipeline of hokitod (Redis's beforeSleep): at the end of every loop turn the
- * turn's store writes are committed together (group commit), the disk waits are handed to threads
- * of their own, and the output the turn made is released to the connections once it is durable.
+ * turn's store writes are committed together (group commit), the backend is given the loop so
+ * that a commit may be answered later, and the output the turn made is released to the
+ * connections once it is durable.
  *
- * It owns the store's writer (durable.h) and the threads of a file store (syncer.h); it borrows
- * the connections (net.h), whose held output it releases turn by turn. It knows nothing about
- * games: the id counters to commit come from a callback. See the top of turn.c.
+ * It owns the store's writer (durable.h) over the store's write port (store-port.h), whatever its
+ * backend; it borrows the connections (net.h), whose held output it releases turn by turn. It
+ * knows nothing about games: the id counters to commit come from a callback. See the top of
+ * turn.c.
  */
 #ifndef HOKITO_SERVER_TURN_H
 #define HOKITO_SERVER_TURN_H
@@ -16,7 +18,7 @@
 
 #include "hist.h"
 #include "net.h"
-#include "store.h"
+#include "store-port.h"
 
 struct durable;
 struct turn;
@@ -34,11 +36,12 @@ struct turn_ops {
 };
 
 /*
- * Start the pipeline on loop for the connections of net (borrowed) and store (borrowed; NULL:
- * the server keeps nothing, and a turn only releases its output). ops is copied. Returns a new
- * turn; free it with turn_free() after the loop has stopped.
+ * Start the pipeline on loop for the connections of net (borrowed) and the store's write port
+ * (copied; its impl borrowed; NULL: the server keeps nothing, and a turn only releases its
+ * output). ops is copied. Returns a new turn; free it with turn_free() after the loop has
+ * stopped.
  */
-struct turn *turn_create(uv_loop_t *loop, struct net *net, struct store *store,
+struct turn *turn_create(uv_loop_t *loop, struct net *net, const struct store_write_port *port,
                          const struct turn_ops *ops);
 
 /* The store's writer, for the fan-out port (fanout.h): borrowed; NULL without a store. */
@@ -52,10 +55,10 @@ struct durable *turn_durable(const struct turn *tp);
 int turn_commit_now(struct turn *tp, struct store_error *err);
 
 /*
- * Hand a file store's disk waits to threads of their own (checkpoints; with --fsync always the
- * sync of each group commit). Call once, after the rebuild, before connections come. Returns 0
- * (also for a temporary store, and for an SQLite built without threads, where the loop keeps
- * waiting for the disk, with a warning in the log), or a negative store error with err filled.
+ * Give the store's backend the loop (the write port's start(): an SQLite file's disk waits go to
+ * threads of their own, a PostgreSQL connection is watched on the loop). Call once, after the
+ * rebuild, before connections come. Returns 0 (also without a store, or for a backend that needs
+ * no loop), or a negative store error with err filled: nothing more is written to the store.
  */
 int turn_offload(struct turn *tp, struct store_error *err);
 

@@ -36,9 +36,10 @@ UNLIMITED = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
              "--max-lookup-failures", "0", "--max-sessions-per-addr", "0"]
 
 
-def fill(db, n):
-    """n finished public games straight into the store file of a stopped server: ids f1..fn,
-    serials after the server's own, each ending a second after the one before."""
+def fill(db, n, created="1700000000000 + i * 1000", ended="1700000000500 + i * 1000"):
+    """n finished public games (no events) straight into the store file of a stopped server:
+    ids f1..fn, serials after the server's own. created and ended: their created_ms and ended_ms
+    as SQL of i, the game's number (by default each ends a second after the one before)."""
     con = sqlite3.connect(db)
     con.execute("PRAGMA synchronous = OFF")
     first = con.execute("SELECT MAX(serial) FROM games").fetchone()[0] or 0
@@ -47,8 +48,8 @@ def fill(db, n):
         "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, created_ms,"
         " seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0,"
         " score1, clock) SELECT 'f' || i, ? + i, 'hokito', 'standard', 7, 0, '', 'finished',"
-        " 1700000000000 + i * 1000, 'p1', 'x', 'p2', 'y', 1700000000500 + i * 1000, 'win', 1,"
-        " 'resign', 36, 36, 'none' FROM k", (n, first))
+        " %s, 'p1', 'x', 'p2', 'y', %s, 'win', 1, 'resign', 36, 36, 'none' FROM k"
+        % (created, ended), (n, first))
     con.commit()
     con.close()
 

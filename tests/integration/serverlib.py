@@ -26,6 +26,32 @@ EVENT_TYPES = ("seated", "started", "moved", "game_over", "draw_offered", "draw_
                "rematch_declined", "rematch_started")
 
 STARTED = []  # every Server, so that none outlives the test (atexit below)
+# Which backend a Server's store is on: "sqlite" (a file in the test's temporary directory) or
+# "pg" (a database of its own on one throw-away PostgreSQL per test process, tests/pgtmp.py).
+# meson runs each test that touches the store once per backend (tests/integration/meson.build).
+STORE = os.environ.get("HOKITO_TEST_STORE", "sqlite")
+_PG = {"server": None, "n": 0}
+
+
+def pg_server():
+    """The test process's throw-away PostgreSQL (started at the first call, gone at exit)."""
+    if _PG["server"] is None:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+        import pgtmp
+        _PG["server"] = pgtmp.TempPostgres()
+        _PG["server"].start()
+    return _PG["server"]
+
+
+def fresh_store(tmp):
+    """A new empty store for a Server: a file in tmp, or a new PostgreSQL database."""
+    if STORE != "pg":
+        return os.path.join(tmp, "hokito.db")
+    pg = pg_server()
+    _PG["n"] += 1
+    name = "hokito_%d_%d" % (os.getpid(), _PG["n"])
+    pg.psql("CREATE DATABASE %s OWNER hokito" % name)
+    return pg.uri.replace("@/hokito?", "@/%s?" % name, 1)
 # The per-address limits see every test client as one address (127.0.0.1): they are off
 # unless a test names them after these (a later flag wins); test-server-limits.py pins each.
 NO_ADDR_LIMITS = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
@@ -34,18 +60,34 @@ NO_ADDR_LIMITS = ["--max-conns-per-addr", "0", "--max-rate-per-addr", "0",
                   "--max-accounts-per-addr", "0", "--max-accounts-per-addr-day", "0"]
 
 
+def rss_kb(pid):
+    """Process pid's resident memory (VmRSS) in KiB, or -1."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def under_asan(pid):
+    """Whether process pid runs under AddressSanitizer (a sanitized build maps libasan)."""
+    with open("/proc/%d/maps" % pid) as f:
+        return "libasan" in f.read()
+
+
 class Server:
     """One hokitod process listening on 127.0.0.1 (or ::1) at a port the OS picked."""
 
     def __init__(self, *args, host="127.0.0.1", db=None, env=None, nofile=None):
-        """db: the store file (default: a fresh one in a temporary directory); give the same
-        path again to restart on the same store. env: variables to add to hokitod's
+        """db: the store (default: a fresh one, fresh_store(): a file in a temporary
+        directory, or a PostgreSQL database); give the same db again to restart on the same
+        store. env: variables to add to hokitod's
         environment (an LD_PRELOAD, say). nofile: (soft, hard) open-file limit to start it
         with."""
         self.tmp = tempfile.mkdtemp(prefix="hokitod-test-")
         port_file = os.path.join(self.tmp, "port")
         listen = "[%s]:0" % host if ":" in host else "%s:0" % host
-        self.db = db or os.path.join(self.tmp, "hokito.db")
+        self.db = db or fresh_store(self.tmp)
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug",
              "--db", self.db] + NO_ADDR_LIMITS + list(args),
@@ -85,6 +127,12 @@ class Server:
         c = Client(self.host, self.port, **kw)
         if name is not None:
             c.hello(name)
+        return c
+
+    def account(self, name, password, **kw):
+        """A new connection that registers account name (so it is logged in as name)."""
+        c = Client(self.host, self.port, **kw)
+        c.register(name, password)
         return c
 
     def log_has(self, pattern, timeout=TIMEOUT):
@@ -172,11 +220,132 @@ class Closed(Exception):
     pass
 
 
-class Client:
-    """A protocol client: lines in, JSON objects out, every wait bounded."""
+class Conversation:
+    """The message side of a protocol client, whatever carries the lines: recv(), wait_for(),
+    request(), ask() and hello(), every wait bounded. A transport subclass gives send(obj) and
+    recv_line(timeout) (the next raw line, without its '\\n', also kept in .lines), and may keep
+    what it reads through _record()."""
+
+    WAIT_FLOOR = 0.01  # the least a read waits once a deadline has passed
+
+    def __init__(self):
+        self.backlog = []    # messages set aside by wait_for(), returned first by recv()
+        self.next_id = 1
+        self.lines = []      # every raw line received, in order
+        self.player = None
+        self.token = None
+
+    def _record(self, m, line):
+        """Called with each message read and its raw line; keeps nothing here."""
+
+    def _next(self, timeout):
+        line = self.recv_line(timeout)
+        m = json.loads(line)
+        self._record(m, line)
+        return m
+
+    def _wait(self, deadline):
+        return max(self.WAIT_FLOOR, deadline - time.time())
+
+    def recv(self, timeout=TIMEOUT):
+        if self.backlog:
+            return self.backlog.pop(0)
+        return self._next(timeout)
+
+    def expect(self, type_, timeout=TIMEOUT):
+        m = self.recv(timeout)
+        if m.get("type") != type_:
+            raise AssertionError("expected %s, got %s" % (type_, json.dumps(m)[:400]))
+        return m
+
+    def recv_until(self, type_, timeout=TIMEOUT):
+        """Messages up to and including the first of type_; returns (that, [the others])."""
+        others = []
+        deadline = time.time() + timeout
+        while True:
+            m = self.recv(self._wait(deadline))
+            if m.get("type") == type_:
+                return m, others
+            others.append(m)
+
+    def wait_for(self, type_, timeout=TIMEOUT):
+        """The first message of type_; the others read on the way are kept for recv()."""
+        for i, m in enumerate(self.backlog):
+            if m.get("type") == type_:
+                return self.backlog.pop(i)
+        kept = []
+        deadline = time.time() + timeout
+        try:
+            while True:
+                m = self._next(self._wait(deadline))
+                if m.get("type") == type_:
+                    return m
+                kept.append(m)
+        finally:
+            self.backlog.extend(kept)
+
+    def _send_with_id(self, obj):
+        """Send a copy of obj with a fresh id; returns that id."""
+        obj = dict(obj)
+        obj["id"] = self.next_id
+        self.next_id += 1
+        self.send(obj)
+        return obj["id"]
+
+    def request(self, obj, timeout=TIMEOUT):
+        """Send obj with a fresh id; return (reply, [messages before it])."""
+        return self.reply(self._send_with_id(obj), timeout)
+
+    def reply(self, id_, timeout=TIMEOUT):
+        """The reply to the request sent with id id_, and [the messages before it]."""
+        others = []
+        deadline = time.time() + timeout
+        while True:
+            m = self.recv(self._wait(deadline))
+            if m.get("id") == id_:
+                return m, others
+            others.append(m)
+
+    def ask(self, obj, timeout=TIMEOUT):
+        """Like request(), but the messages that come before the reply stay for recv() and
+        wait_for(); returns the reply."""
+        id_ = self._send_with_id(obj)
+        kept = []
+        deadline = time.time() + timeout
+        try:
+            while True:
+                m = self.recv(self._wait(deadline))
+                if m.get("id") == id_:
+                    return m
+                kept.append(m)
+        finally:
+            self.backlog[0:0] = kept
+
+    def hello(self, name, token=None):
+        """A guest hello (with token: resuming that session); keeps .player and .token."""
+        h = {"type": "hello", "protocol": 1, "name": name}
+        if token:
+            h["token"] = token
+        return self._welcomed(h)
+
+    def register(self, name, password):
+        """Register account name; keeps .player and .token as hello() does."""
+        return self._welcomed({"type": "register", "name": name, "password": password})
+
+    def _welcomed(self, obj):
+        r, _ = self.request(obj)
+        assert r["type"] == "welcome", r
+        self.player = r["player"]
+        self.token = r["token"]
+        return r
+
+
+class Client(Conversation):
+    """A protocol client over TCP: lines in, JSON objects out, every wait bounded."""
 
     def __init__(self, host, port, rcvbuf=None, src=None):
         """src: the local address to connect from (127.0.0.2, ...: another source address)."""
+        super().__init__()
         fam = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.sock = socket.socket(fam, socket.SOCK_STREAM)
         if src:
@@ -186,12 +355,7 @@ class Client:
         self.sock.settimeout(TIMEOUT)
         self.sock.connect((host, port))
         self.buf = b""
-        self.backlog = []    # messages set aside by wait_for(), returned first by recv()
-        self.next_id = 1
-        self.lines = []      # every raw line received, in order
         self.events = {}     # game -> {seq: raw line} of game events seen
-        self.player = None
-        self.token = None
 
     def send(self, obj):
         self.send_raw((json.dumps(obj) + "\n").encode())
@@ -217,92 +381,11 @@ class Client:
         self.lines.append(line)
         return line
 
-    def recv(self, timeout=TIMEOUT):
-        if self.backlog:
-            return self.backlog.pop(0)
-        line = self.recv_line(timeout)
-        m = json.loads(line)
-        self._record(m, line)
-        return m
-
     def _record(self, m, line):
         if m.get("type") in EVENT_TYPES:
             seen = self.events.setdefault(m["game"], {})
             assert m["seq"] not in seen, "seq %d seen twice" % m["seq"]
             seen[m["seq"]] = line
-
-    def expect(self, type_, timeout=TIMEOUT):
-        m = self.recv(timeout)
-        if m.get("type") != type_:
-            raise AssertionError("expected %s, got %s" % (type_, json.dumps(m)[:400]))
-        return m
-
-    def recv_until(self, type_, timeout=TIMEOUT):
-        """Messages up to and including the first of type_; returns (that, [the others])."""
-        others = []
-        deadline = time.time() + timeout
-        while True:
-            m = self.recv(max(0.01, deadline - time.time()))
-            if m.get("type") == type_:
-                return m, others
-            others.append(m)
-
-    def wait_for(self, type_, timeout=TIMEOUT):
-        """The first message of type_; the others read on the way are kept for recv()."""
-        for i, m in enumerate(self.backlog):
-            if m.get("type") == type_:
-                return self.backlog.pop(i)
-        kept = []
-        deadline = time.time() + timeout
-        try:
-            while True:
-                line = self.recv_line(max(0.01, deadline - time.time()))
-                m = json.loads(line)
-                self._record(m, line)
-                if m.get("type") == type_:
-                    return m
-                kept.append(m)
-        finally:
-            self.backlog.extend(kept)
-
-    def request(self, obj, timeout=TIMEOUT):
-        """Send obj with a fresh id; return (reply, [messages before it])."""
-        obj = dict(obj)
-        obj["id"] = self.next_id
-        self.next_id += 1
-        self.send(obj)
-        others = []
-        deadline = time.time() + timeout
-        while True:
-            m = self.recv(max(0.01, deadline - time.time()))
-            if m.get("id") == obj["id"]:
-                return m, others
-            others.append(m)
-
-    def ask(self, obj, timeout=TIMEOUT):
-        """Like request(), but the messages that come before the reply stay for recv() and
-        wait_for(); returns the reply."""
-        obj = dict(obj)
-        obj["id"] = self.next_id
-        self.next_id += 1
-        self.send(obj)
-        kept = []
-        deadline = time.time() + timeout
-        try:
-            while True:
-                m = self.recv(max(0.01, deadline - time.time()))
-                if m.get("id") == obj["id"]:
-                    return m
-                kept.append(m)
-        finally:
-            self.backlog[0:0] = kept
-
-    def hello(self, name):
-        r, _ = self.request({"type": "hello", "protocol": 1, "name": name})
-        assert r["type"] == "welcome", r
-        self.player = r["player"]
-        self.token = r["token"]
-        return r
 
     def quiet(self, wait=0.2):
         """Whether nothing arrives within wait seconds."""
@@ -436,3 +519,14 @@ class Tap:
     def done(self):
         print("1..%d" % self.n, flush=True)
         sys.exit(1 if self.failed else 0)
+
+
+def run_on_server(t, srv, tests, stopped):
+    """Run tests on srv, a Server they share, each (name, function, its arguments...) as
+    t.run(name, function, t, srv, its arguments...); then stop srv: that it exits 0 is a check
+    of its own, named stopped (its last log lines shown if not)."""
+    try:
+        for name, fn, *fargs in tests:
+            t.run(name, fn, t, srv, *fargs)
+    finally:
+        t.ok(srv.stop() == 0, stopped, "".join(srv.log[-30:]))

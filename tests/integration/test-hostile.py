@@ -38,7 +38,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, rss_kb, under_asan  # noqa: E402
 
 HELLO_TIMEOUT = 2.0
 MAX_OUTPUT = 65536
@@ -56,14 +56,6 @@ CHURN = 1000
 GARBAGE_PER_S = 2000
 FLOOD_UNREAD = 300  # garbage lines the flood may have unanswered (about 20 KB of answers)
 LONG_LINES = 20
-
-
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
 
 
 def nsockets(pid):
@@ -449,8 +441,7 @@ def main():
         time.sleep(0.5)
         u2 = pair.play(PLAY_SECONDS)
         print("# unloaded again: %.0f moves/s" % u2, flush=True)
-        with open("/proc/%d/maps" % pid) as f:
-            asan = "libasan" in f.read()
+        asan = under_asan(pid)
         # Under AddressSanitizer every allocation and free is checked and the kernel's share of
         # a move shrinks, so throughput is the sanitizer's, not the server's.
         skip = " # SKIP under AddressSanitizer" if asan else ""

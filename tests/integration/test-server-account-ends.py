@@ -15,18 +15,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, run_on_server  # noqa: E402
 
 PW = "correct horse battery"
 NEW = "a brand new password"
-
-
-def register(srv, name, pw=PW):
-    c = srv.connect()
-    r, _ = c.request({"type": "register", "name": name, "password": pw})
-    assert r["type"] == "welcome", r
-    c.token = r["token"]
-    return c
 
 
 def login(srv, name, pw=PW):
@@ -58,7 +50,7 @@ def live_game(host, guest, rated=False):
 
 
 def test_password_change(t, srv):
-    a1 = register(srv, "Pat_one")
+    a1 = srv.account("Pat_one", PW)
     a2, r = login(srv, "pat_one")
     t.ok(r["type"] == "welcome", "a second session of the account", r)
     a3, r = login(srv, "PAT_ONE")
@@ -104,10 +96,10 @@ def test_password_change(t, srv):
 
 
 def test_account_close(t, srv):
-    d1 = register(srv, "Quinn_q")
+    d1 = srv.account("Quinn_q", PW)
     d2, _ = login(srv, "quinn_q")
     d3, _ = login(srv, "quinn_q")
-    opp = register(srv, "Opp_rated")
+    opp = srv.account("Opp_rated", PW)
     game = live_game(d2, opp, rated=True)
     st, _ = d3.request({"type": "watch", "game": game})
     assert st["type"] == "state", st
@@ -145,7 +137,7 @@ def test_closed_while_stored(t):
     token resumes nothing and its game is over."""
     srv = Server()
     try:
-        s1 = register(srv, "Rita_r")
+        s1 = srv.account("Rita_r", PW)
         guest = srv.connect("rob")
         game = live_game(s1, guest)
         t.ok(srv.stop() == 0, "the server stops, the seated session stored")
@@ -170,12 +162,10 @@ def test_closed_while_stored(t):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("password_change: no exception", test_password_change, t, srv)
-        t.run("account_close: no exception", test_account_close, t, srv)
-    finally:
-        t.ok(srv.stop() == 0, "the server stops cleanly")
+    run_on_server(t, Server(), [
+        ("password_change: no exception", test_password_change),
+        ("account_close: no exception", test_account_close),
+    ], "the server stops cleanly")
     t.run("closed in the store while stopped: no exception", test_closed_while_stored, t)
     t.done()
 

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, TIMEOUT, Server, Tap  # noqa: E402
+from serverlib import HOKITOD, TIMEOUT, Server, Tap, run_on_server  # noqa: E402
 
 PW = "correct horse battery"
 
@@ -44,15 +44,6 @@ def listed(srv_or_db):
         f = line.split()
         rows[f[1]] = (f[2], " ".join(f[5:]))
     return rows
-
-
-def register(srv, name, pw=PW):
-    c = srv.connect()
-    r, _ = c.request({"type": "register", "name": name, "password": pw})
-    assert r["type"] == "welcome", r
-    c.token = r["token"]
-    c.player = r["player"]
-    return c
 
 
 def login(srv, name, pw=PW):
@@ -95,9 +86,9 @@ def test_running(t, srv):
     t.ok(stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600,
          "the admin socket is beside the store, mode 0600", oct(st.st_mode))
 
-    alice = register(srv, "Alice")
-    bob = register(srv, "Bob_b")
-    register(srv, "Carol").close()
+    alice = srv.account("Alice", PW)
+    bob = srv.account("Bob_b", PW)
+    srv.account("Carol", PW).close()
     rows = listed(srv)
     t.ok(set(rows) == {"Alice", "Bob_b", "Carol"} and rows["Alice"] == ("account", "open"),
          "list: every account, its kind and state", rows)
@@ -246,10 +237,10 @@ def test_without_server(t):
     """Stopped server: the commands work on the store file; a ban made there ends the banned
     account's game at the next start; the socket a killed server left is replaced."""
     srv = Server()
-    carol = register(srv, "Carol_c")
+    carol = srv.account("Carol_c", PW)
     guest = srv.connect("dave")
     live_game(carol, guest)
-    register(srv, "Erin_e").close()
+    srv.account("Erin_e", PW).close()
     dave_token = guest.token
     t.ok(srv.stop() == 0, "the server stops")
     t.ok(not os.path.exists(srv.db + ".sock"), "its admin socket is gone")
@@ -293,13 +284,11 @@ def test_without_server(t):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("with a server running: no exception", test_running, t, srv)
-        t.run("another user: no exception", test_other_user, t, srv)
-        t.run("the store in use: no exception", test_store_locked, t, srv)
-    finally:
-        t.ok(srv.stop() == 0, "the server stops cleanly")
+    run_on_server(t, Server(), [
+        ("with a server running: no exception", test_running),
+        ("another user: no exception", test_other_user),
+        ("the store in use: no exception", test_store_locked),
+    ], "the server stops cleanly")
     t.run("without a server: no exception", test_without_server, t)
     t.done()
 

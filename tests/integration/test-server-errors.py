@@ -11,7 +11,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap, move_once, movers, play_opening  # noqa: E402
+from serverlib import Server, Tap, move_once, movers, play_opening, run_on_server  # noqa: E402
 
 
 def err(t, c, req, code, name, field=None):
@@ -423,16 +423,14 @@ def log_lines(t, srv):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("before hello", before_hello, t, srv)
-        t.run("malformed", malformed, t, srv)
-        t.run("game errors", game_errors, t, srv)
-        t.run("framing", framing, t, srv)
-        t.run("garbage", garbage, t, srv)
-        t.run("log lines", log_lines, t, srv)
-    finally:
-        t.ok(srv.stop() == 0, "hokitod exits 0")
+    run_on_server(t, Server(), [
+        ("before hello", before_hello),
+        ("malformed", malformed),
+        ("game errors", game_errors),
+        ("framing", framing),
+        ("garbage", garbage),
+        ("log lines", log_lines),
+    ], "hokitod exits 0")
     t.run("long line", long_line, t)
     t.run("slow reader", slow_reader, t)
     t.run("too many clients", too_many, t)

@@ -36,11 +36,7 @@ def addr(name):
 
 
 def register(srv, name, src=None):
-    c = srv.connect(src=src or addr(name))
-    r, _ = c.request({"type": "register", "name": name, "password": PW})
-    assert r["type"] == "welcome", r
-    c.token = r["token"]
-    return c
+    return srv.account(name, PW, src=src or addr(name))
 
 
 def login(srv, name, src=None):

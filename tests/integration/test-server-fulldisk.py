@@ -107,19 +107,15 @@ def make_room():
     os.remove(FILLER)
 
 
+def clean_up(srv):
+    """The end of a test, however it went: srv killed, the tmpfs given its room again."""
+    srv.kill()
+    if os.path.exists(FILLER):
+        make_room()
+
+
 def is_error(m, code):
     return m.get("type") == "error" and m.get("code") == code
-
-
-def wait_reply(c, rid, timeout):
-    """The reply with id rid, and what came before it."""
-    seen = []
-    deadline = time.time() + timeout
-    while True:
-        m = c.recv(max(0.01, deadline - time.time()))
-        if m.get("id") == rid:
-            return m, seen
-        seen.append(m)
 
 
 def send_move(c, move, rid):
@@ -147,7 +143,7 @@ def play(c, rid):
     """c moves its first legal move; returns (move, reply)."""
     mv = first_move(c)
     send_move(c, mv, rid)
-    r, _ = wait_reply(c, rid, 10)
+    r, _ = c.reply(rid, 10)
     return mv, r
 
 
@@ -222,7 +218,7 @@ def outage(fsync):
         t.ok(r["type"] == "pong" and not any(m.get("type") == "game_over" for m in _),
              "%s: no game ended on time meanwhile" % fsync, _)
         make_room()
-        r, _ = wait_reply(b, 99, 15)
+        r, _ = b.reply(99, 15)
         t.ok(r["type"] == "ok", "%s: room made: the held move is acknowledged" % fsync, r)
         acked.append(held)
         m = a.wait_for("moved")
@@ -250,9 +246,7 @@ def outage(fsync):
             x.close()
         t.ok(srv.stop() == 0, "%s: hokitod stops cleanly" % fsync)
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def stored_seqs(db, game):
@@ -329,7 +323,7 @@ def views_while_down():
         for i in range(5):
             t1 = time.time()
             b.send({"type": "ping", "id": 200 + i})
-            r, before = wait_reply(b, 200 + i, 1.0)
+            r, before = b.reply(200 + i, 1.0)
             rtts.append((time.time() - t1) * 1000)
         t.ok(r["type"] == "pong" and not any(x.get("id") == 99 for x in before),
              "views: the held connection answers ping (round trip %.2f ms at most of 5)"
@@ -368,7 +362,7 @@ def views_while_down():
              "views: list shows the stored ply (%s), as record does (%s)" % (ply, recorded),
              (r, rec))
         make_room()
-        r, before = wait_reply(b, 99, 15)
+        r, before = b.reply(99, 15)
         t.ok(r["type"] == "ok" and any(x.get("type") == "notice" and
                                          x.get("code") == "store_writable" for x in before),
              "views: room made: the mover is told, then gets its ok", (r, before))
@@ -384,7 +378,7 @@ def views_while_down():
         m = w.wait_for("moved")
         t.ok(m["seq"] == last + 1, "views: so does the first spectator", m)
         send_move(a2, turn[0]["moves"][0], 300)
-        r, _ = wait_reply(a2, 300, 10)
+        r, _ = a2.reply(300, 10)
         t.ok(r["type"] == "ok", "views: play goes on", r)
         for x in (n, w, b):
             x.wait_for("moved")
@@ -397,9 +391,7 @@ def views_while_down():
             x.close()
         t.ok(srv.stop() == 0, "views: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def create_while_down():
@@ -436,7 +428,7 @@ def create_while_down():
              any(x.get("type") == "notice" and x.get("code") == "store_waiting" for x in got),
              "create: its creator resuming is not welcomed at a game that is not stored", got)
         d2.send({"type": "ping", "id": 5})
-        r, _ = wait_reply(d2, 5, 1.0)
+        r, _ = d2.reply(5, 1.0)
         t.ok(r["type"] == "pong", "create: but its ping is answered", r)
         c = srv.connect("cr-look")
         clients.append(c)
@@ -469,9 +461,7 @@ def create_while_down():
         srv.proc.send_signal(signal.SIGKILL)
         srv.proc.wait()
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
     # (the games the guest opened and left never started: the store drops those, PROTOCOL.md
     # 12.1, and nobody may resume them)
     seen = shown(clients)
@@ -603,7 +593,7 @@ def computer_while_down():
              "computer: a spectator meanwhile gets the stored state (seq %d)" % stored, st)
         time.sleep(1.0)  # the computer's reply, a write that waits too
         make_room()
-        r, _ = wait_reply(p, 99, 15)
+        r, _ = p.reply(99, 15)
         t.ok(r["type"] == "ok", "computer: room made: the person's move is acknowledged", r)
         m = p.wait_for("your_turn", 15)
         t.ok(m["type"] == "your_turn", "computer: the computer replied, the person's turn again")
@@ -616,9 +606,7 @@ def computer_while_down():
             x.close()
         t.ok(srv.stop() == 0, "computer: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def profile_while_down():
@@ -650,22 +638,20 @@ def profile_while_down():
         t.ok(notice(v, "store_waiting", 1.0) is not None,
              "profile: a profile of Ann, whose rating change is not stored, waits too")
         v.send({"type": "ping", "id": 6})
-        r, before = wait_reply(v, 6, 1.0)
+        r, before = v.reply(6, 1.0)
         t.ok(r["type"] == "pong" and not any(x.get("id") == 5 for x in before),
              "profile: the pong comes, the profile does not", (r, before))
         make_room()
-        r, _ = wait_reply(v, 5, 15)
+        r, _ = v.reply(5, 15)
         t.ok(r["type"] == "profile" and r["ratings"].get("hokito", {}).get("games") == 1,
              "profile: room made: the profile comes, with the rated game", r)
-        r, _ = wait_reply(ann, 99, 10)
+        r, _ = ann.reply(99, 10)
         t.ok(r["type"] == "ok", "profile: and the resignation is acknowledged", r)
         for x in (ann, ben, v):
             x.close()
         t.ok(srv.stop() == 0, "profile: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 def admin_while_down():
@@ -691,14 +677,12 @@ def admin_while_down():
         r = subprocess.run([HOKITOD, "accounts", "--db", db, "list"], capture_output=True,
                            text=True, timeout=20)
         t.ok(r.returncode == 0 and " bot " in r.stdout, "admin: and Alice is a bot", r)
-        r, _ = wait_reply(g, 7, 10)
+        r, _ = g.reply(7, 10)
         t.ok(r["type"] == "state", "admin: the held create is answered too", r)
         g.close()
         t.ok(srv.stop() == 0, "admin: hokitod stops cleanly")
     finally:
-        srv.kill()
-        if os.path.exists(FILLER):
-            make_room()
+        clean_up(srv)
 
 
 try:

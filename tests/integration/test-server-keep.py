@@ -21,15 +21,6 @@ PW = "correct horse battery"
 DAY_MS = 86400000
 
 
-def account(srv, name):
-    """A new connection registered (so logged in) as account name."""
-    c = srv.connect()
-    r, _ = c.request({"type": "register", "name": name, "password": PW})
-    assert r["type"] == "welcome", r
-    c.player = r["player"]
-    return c
-
-
 def played(a, b, private=False):
     """a creates, b joins, one move each, a resigns: a finished game that started. Both leave
     it. Returns its id."""
@@ -90,7 +81,7 @@ def rows(db, sql, *args):
 def whose_history(t):
     srv = Server()
     try:
-        alice, bob = account(srv, "Alice_k"), account(srv, "Bob_k")
+        alice, bob = srv.account("Alice_k", PW), srv.account("Bob_k", PW)
         carol, dave = srv.connect("carol"), srv.connect("dave")
         g1 = played(alice, bob)
         g2 = played(alice, bob, private=True)
@@ -238,7 +229,7 @@ def migration_7(t):
 def keep_days(t):
     srv = Server()
     try:
-        alice = account(srv, "Keeper")
+        alice = srv.account("Keeper", PW)
         g_guests = played(srv.connect("kg1"), srv.connect("kg2"))
         g_account = played(alice, srv.connect("kg3"))
     finally:

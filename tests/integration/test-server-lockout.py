@@ -40,10 +40,7 @@ def hello(srv, name, pw, src):
 
 
 def register(srv, name, src):
-    c = srv.connect(src=src)
-    r, _ = c.request({"type": "register", "name": name, "password": PW})
-    assert r["type"] == "welcome", r
-    return c
+    return srv.account(name, PW, src=src)
 
 
 def guess(srv, name, src, seconds, out, ahead=None):

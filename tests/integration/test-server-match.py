@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap, play_opening  # noqa: E402
+from serverlib import Server, Tap, play_opening, run_on_server  # noqa: E402
 
 GRACE_MS = 30000
 
@@ -846,28 +846,26 @@ def main():
     # tests pin clocks that run from the start (first_move() has the timer)
     srv = Server("--test-clock", "--grace", str(GRACE_MS // 1000), "--draw-offer-moves", "0",
                  "--max-rematch-offers", "0", "--first-move", "0")
-    try:
-        t.run("clocks and increment", clocks_and_increment, t, srv)
-        t.run("time forfeit", time_forfeit, t, srv)
-        t.run("draws", draws, t, srv)
-        t.run("aborts", aborts, t, srv)
-        t.run("grace and claim", grace_and_claim, t, srv)
-        t.run("grace only on own turn", grace_only_on_own_turn, t, srv)
-        t.run("adjourn", adjourn, t, srv)
-        t.run("adjourn a private game", adjourn_private, t, srv)
-        t.run("adjourn, then claim", adjourn_claim, t, srv)
-        t.run("chat", chat, t, srv)
-        t.run("rematch", rematch, t, srv)
-        t.run("rematch of a private game", rematch_private, t, srv)
-        t.run("replay", replay_new_events, t, srv)
-        t.run("bad values", bad_values, t, srv)
-        t.run("quick by clock", quick_by_clock, t, srv)
-        t.run("abandoned", abandoned, t, srv)
-        t.run("open game expiry", open_game_expiry, t, srv)
-        t.run("spectators coalesced", spectators_coalesced, t, srv)
-    finally:
-        status = srv.stop()
-    t.ok(status == 0, "hokitod exits 0", "".join(srv.log[-30:]))
+    run_on_server(t, srv, [
+        ("clocks and increment", clocks_and_increment),
+        ("time forfeit", time_forfeit),
+        ("draws", draws),
+        ("aborts", aborts),
+        ("grace and claim", grace_and_claim),
+        ("grace only on own turn", grace_only_on_own_turn),
+        ("adjourn", adjourn),
+        ("adjourn a private game", adjourn_private),
+        ("adjourn, then claim", adjourn_claim),
+        ("chat", chat),
+        ("rematch", rematch),
+        ("rematch of a private game", rematch_private),
+        ("replay", replay_new_events),
+        ("bad values", bad_values),
+        ("quick by clock", quick_by_clock),
+        ("abandoned", abandoned),
+        ("open game expiry", open_game_expiry),
+        ("spectators coalesced", spectators_coalesced),
+    ], "hokitod exits 0")
     t.run("zero grace", zero_grace, t)
     t.run("huge advances", huge_advances, t)
     t.run("no test clock", no_test_clock, t)

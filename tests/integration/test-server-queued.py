@@ -37,7 +37,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
-from serverlib import Closed, Server, Tap  # noqa: E402
+from serverlib import Client, Closed, Server, Tap, rss_kb, under_asan  # noqa: E402
 from archive import fill  # noqa: E402  (the store filler of tests/bench/archive.sh)
 
 # hokitod's defaults for the per-address limits (serverlib turns them off; a later flag wins)
@@ -60,19 +60,6 @@ HASH_THREADS = 1 if (os.cpu_count() or 1) <= 2 else min((os.cpu_count() or 1) - 
 ATTACK_SECONDS = 30      # each attacker gives up after this long
 
 
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
-
-
-def under_asan(pid):
-    with open("/proc/%d/maps" % pid) as f:
-        return "libasan" in f.read()
-
-
 def seed_game(srv):
     """g1: two players, a move each, a resignation: the game the filled store copies."""
     a, b = srv.connect("ann"), srv.connect("ben")
@@ -86,17 +73,6 @@ def seed_game(srv):
     assert r["type"] == "ok", r
     a.close()
     b.close()
-
-
-def wait_reply(c, id_, timeout=20):
-    """The reply to request id_, and the messages before it."""
-    others = []
-    deadline = time.time() + timeout
-    while True:
-        m = c.recv(max(0.01, deadline - time.time()))
-        if m.get("id") == id_:
-            return m, others
-        others.append(m)
 
 
 def test_password_welcome_clears_deadline(t):
@@ -142,7 +118,7 @@ def pipeline_in_order(t, srv, c, first, n, label):
     else:
         sender.start()
     want = first["id"]
-    r, _ = wait_reply(c, want)
+    r, _ = c.reply(want, 20)
     got = []
     try:
         while len(got) < n:
@@ -202,37 +178,20 @@ def tls_files(tmp):
     return crt, key
 
 
-class TlsClient:
-    """Enough of serverlib.Client over TLS for pipeline_in_order(), from one thread: Python's
-    SSLSocket does not take a reader and a writer at once."""
+class TlsClient(Client):
+    """serverlib's Client over TLS (a self-signed certificate, not verified), for
+    pipeline_in_order() from one thread: Python's SSLSocket does not take a reader and a writer
+    at once."""
 
     one_thread = True
 
     def __init__(self, port):
+        super().__init__("127.0.0.1", port)
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
         ctx.set_alpn_protocols(["hokito/1"])
-        raw = socket.create_connection(("127.0.0.1", port), timeout=20)
-        self.sock = ctx.wrap_socket(raw, server_hostname="localhost")
-        self.buf = b""
-
-    def send_raw(self, data):
-        self.sock.sendall(data)
-
-    def recv(self, timeout=20):
-        deadline = time.time() + timeout
-        while b"\n" not in self.buf:
-            self.sock.settimeout(max(0.01, deadline - time.time()))
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                raise TimeoutError("no line")
-            if not data:
-                raise Closed("closed")
-            self.buf += data
-        line, _, self.buf = self.buf.partition(b"\n")
-        return json.loads(line)
+        self.sock = ctx.wrap_socket(self.sock, server_hostname="localhost")
 
 
 def test_order_tls(t):

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap, movers, play_opening  # noqa: E402
+from serverlib import Server, Tap, movers, play_opening, run_on_server  # noqa: E402
 
 
 def setup_game(srv, kind="hokito"):
@@ -302,14 +302,11 @@ def stay_at_finished(t):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("reconnect", reconnect_missed_events, t, srv)
-        t.run("bad token", bad_token, t, srv)
-        t.run("presence in open and finished games", presence_open_and_finished, t, srv)
-    finally:
-        status = srv.stop()
-    t.ok(status == 0, "hokitod exits 0")
+    run_on_server(t, Server(), [
+        ("reconnect", reconnect_missed_events),
+        ("bad token", bad_token),
+        ("presence in open and finished games", presence_open_and_finished),
+    ], "hokitod exits 0")
     t.run("expiry", expiry, t)
     t.run("game over while away", over_while_away, t)
     t.run("players stay at their finished game", stay_at_finished, t)

@@ -18,7 +18,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 from serverlib import HOKITOD, Server, Tap, arrivals  # noqa: E402
+import fairread  # noqa: E402  (tests/bench/fairread.py: fill)
 
 t = Tap()
 
@@ -491,19 +493,8 @@ def start_fails(db, *extra, prefix=()):
 
 def fill_finished(db, n):
     """n finished public games (no events) straight into the store file of a stopped server,
-    ids f1..fn, serials after the server's own, ending three at a time (ties in ended_ms) long
-    before the server's games."""
-    con = sqlite3.connect(db)
-    first = con.execute("SELECT MAX(serial) FROM games").fetchone()[0] or 0
-    con.execute(
-        "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?) "
-        "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, created_ms,"
-        " seat0_id, seat0_name, seat1_id, seat1_name, ended_ms, result, winner, reason, score0,"
-        " score1, clock) SELECT 'f' || i, ? + i, 'hokito', 'standard', 7, 0, '', 'finished',"
-        " 1000 + i, 'p1', 'x', 'p2', 'y', 2000 + i / 3, 'win', 1, 'resign', 36, 36, 'none'"
-        " FROM k", (n, first))
-    con.commit()
-    con.close()
+    ids f1..fn, ending three at a time (ties in ended_ms) long before the server's games."""
+    fairread.fill(db, n, created="1000 + i", ended="2000 + i / 3")
 
 
 def history_by_cursor():

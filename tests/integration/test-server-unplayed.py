@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap  # noqa: E402
+from serverlib import Server, Tap, run_on_server  # noqa: E402
 
 
 def play_one(a, g):
@@ -68,11 +68,8 @@ def unplayed(t, srv):
 
 def main():
     t = Tap()
-    srv = Server("--test-clock")
-    try:
-        t.run("games that never started", unplayed, t, srv)
-    finally:
-        t.ok(srv.stop() == 0, "hokitod exits 0")
+    run_on_server(t, Server("--test-clock"), [("games that never started", unplayed)],
+                  "hokitod exits 0")
     t.done()
 
 

@@ -222,26 +222,27 @@ def test_limits():
         srv.stop()
 
 
+def upgrade_refused(srv, **kw):
+    """Whether srv refuses the upgrade of WS(HOST, its HTTP port, **kw)."""
+    try:
+        WS(HOST, srv.http_port, **kw)
+    except Refused:
+        return True
+    return False
+
+
 def test_origin():
     srv = web_server("--http-origin", "https://play.example.org")
     try:
         own = "http://%s:%d" % (HOST, srv.http_port)
-        try:
-            WS(HOST, srv.http_port, origin="https://evil.example")
-            refused = False
-        except Refused:
-            refused = True
-        t.ok(refused, "a page of another site (Origin) is refused the upgrade")
+        t.ok(upgrade_refused(srv, origin="https://evil.example"),
+             "a page of another site (Origin) is refused the upgrade")
         for origin in (own, "https://play.example.org", None):
             c = WSClient(HOST, srv.http_port, origin=origin)
             t.ok(c.hello("o")["type"] == "welcome", "Origin %s: taken" % origin)
             c.close()
-        try:
-            WS(HOST, srv.http_port, path="/other")
-            refused = False
-        except Refused:
-            refused = True
-        t.ok(refused, "an upgrade on another path than /ws is refused")
+        t.ok(upgrade_refused(srv, path="/other"),
+             "an upgrade on another path than /ws is refused")
         t.ok(srv.log_has("Origin https://evil.example is not this server's"),
              "the refusal is logged")
     finally:

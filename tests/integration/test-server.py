@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Server, Tap, movers, play_opening  # noqa: E402
+from serverlib import Server, Tap, movers, play_opening, run_on_server  # noqa: E402
 
 SEATS = {"hokito": ("black", "white"), "oxono": ("pink", "black")}
 EVENTS = ("seated", "started", "moved", "game_over")
@@ -262,15 +262,12 @@ def ipv6(t):
 
 def main():
     t = Tap()
-    srv = Server()
-    try:
-        t.run("hokito full game", play_full_game, t, srv, "hokito", "standard", 11)
-        t.run("oxono full game", play_full_game, t, srv, "oxono", "standard", 12)
-        t.run("hokito second full game", play_full_game, t, srv, "hokito", "standard", 13)
-        t.run("quick, private, resign, leave", quick_private_resign_leave, t, srv)
-    finally:
-        status = srv.stop()
-    t.ok(status == 0, "hokitod exits 0 on SIGTERM", "".join(srv.log[-20:]))
+    run_on_server(t, Server(), [
+        ("hokito full game", play_full_game, "hokito", "standard", 11),
+        ("oxono full game", play_full_game, "oxono", "standard", 12),
+        ("hokito second full game", play_full_game, "hokito", "standard", 13),
+        ("quick, private, resign, leave", quick_private_resign_leave),
+    ], "hokitod exits 0 on SIGTERM")
     t.run("list pages", list_pages, t)
     t.run("ipv6", ipv6, t)
     t.done()

@@ -13,6 +13,8 @@ import socket
 import struct
 import time
 
+from serverlib import Conversation
+
 TIMEOUT = 10.0
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -224,61 +226,18 @@ class WS:
         self.sock.close()
 
 
-class WSClient(WS):
-    """A protocol client over /ws with serverlib.Client's interface: every message a text frame,
-    each raw payload kept in .lines (the bytes a TCP client reads, without the '\\n')."""
+class WSClient(Conversation, WS):
+    """A protocol client over /ws with serverlib.Client's interface (serverlib.Conversation):
+    every message a text frame, each raw payload kept in .lines (the bytes a TCP client reads,
+    without the '\\n')."""
+
+    WAIT_FLOOR = 0.05
 
     def __init__(self, host, port, **kw):
-        super().__init__(host, port, **kw)
-        self.backlog = []
-        self.lines = []
-        self.next_id = 1
-        self.player = None
-        self.token = None
+        WS.__init__(self, host, port, **kw)
+        Conversation.__init__(self)
 
-    def recv(self, timeout=TIMEOUT):
-        if self.backlog:
-            return self.backlog.pop(0)
+    def recv_line(self, timeout=TIMEOUT):
         line = self.recv_text(timeout)
         self.lines.append(line)
-        return json.loads(line)
-
-    def wait_for(self, type_, timeout=TIMEOUT):
-        for i, m in enumerate(self.backlog):
-            if m.get("type") == type_:
-                return self.backlog.pop(i)
-        kept = []
-        deadline = time.time() + timeout
-        try:
-            while True:
-                line = self.recv_text(max(0.05, deadline - time.time()))
-                self.lines.append(line)
-                m = json.loads(line)
-                if m.get("type") == type_:
-                    return m
-                kept.append(m)
-        finally:
-            self.backlog.extend(kept)
-
-    def request(self, obj, timeout=TIMEOUT):
-        obj = dict(obj)
-        obj["id"] = self.next_id
-        self.next_id += 1
-        self.send(obj)
-        others = []
-        deadline = time.time() + timeout
-        while True:
-            m = self.recv(max(0.05, deadline - time.time()))
-            if m.get("id") == obj["id"]:
-                return m, others
-            others.append(m)
-
-    def hello(self, name, token=None):
-        h = {"type": "hello", "protocol": 1, "name": name}
-        if token:
-            h["token"] = token
-        r, _ = self.request(h)
-        assert r["type"] == "welcome", r
-        self.player = r["player"]
-        self.token = r["token"]
-        return r
+        return line

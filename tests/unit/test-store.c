@@ -1,8 +1,8 @@
 /*
- * test-store.c: the durable store of hokitod (server/store/sqlite/store.c), on real files in a temporary
- * directory: create, write, commit, reopen and load (games replayed through the rules); what is
- * not committed is lost and nothing else; sessions; history paging; records; a migration from
- * schema 1; refusal of damaged, truncated, foreign, newer and inconsistent files; the time a
+ * test-store.c: the durable store of hokitod (server/store/sqlite/store.c), on real files in a
+ * temporary directory: create, write, commit, reopen and load (games replayed through the rules);
+ * what is not committed is lost and nothing else; sessions; history paging; records; a migration
+ * from schema 1; refusal of damaged, truncated, foreign, newer and inconsistent files; the time a
  * group commit takes (printed as TAP comments); and the disk waits handed to another thread.
  */
 #include <fcntl.h>
@@ -1133,7 +1133,7 @@ TEST(store_offloaded)
 	snprintf(shm, sizeof shm, "%s-shm", path);
 	ASSERT(exists(wal) && exists(shm));
 	/* one server per file */
-	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &other, &err), STORE_EIO);
+	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &other, &err), STORE_ECONFLICT);
 	ASSERT(strstr(err.text, "in use by another process") != NULL);
 	/* a temporary store has nothing to offload */
 	ASSERT_EQ(store_open(":memory:", STORE_SYNC_NORMAL, &temp, &err), 0);
@@ -1188,6 +1188,7 @@ TEST(store_accounts)
 	struct store_write_port wp;
 	struct store_error err;
 	struct store *st;
+	uint64_t tk;
 	int n = 0;
 
 	ASSERT_EQ(store_open(fresh("accounts"), STORE_SYNC_NORMAL, &st, &err), 0);
@@ -1198,9 +1199,9 @@ TEST(store_accounts)
 	snprintf(a.hash, sizeof a.hash, "$argon2id$v=19$m=19456,t=2,p=1$x$y");
 	snprintf(a.kind, sizeof a.kind, "account");
 	ASSERT_EQ(wp.account_add(wp.impl, &a, &err), 0);
-	ASSERT_EQ(wp.commit(wp.impl, &err), 0);
+	ASSERT_EQ(wp.commit(wp.impl, &tk, &err), 0);
 	a.id = 2;
-	ASSERT_EQ(wp.account_add(wp.impl, &a, &err) < 0 || wp.commit(wp.impl, &err) < 0, 1);
+	ASSERT_EQ(wp.account_add(wp.impl, &a, &err) < 0 || wp.commit(wp.impl, &tk, &err) < 0, 1);
 	store_close(st);
 	ASSERT_EQ(store_open(path, STORE_SYNC_NORMAL, &st, &err), 0);
 	store_write_port_init(st, &wp);
@@ -1209,7 +1210,7 @@ TEST(store_accounts)
 	a.id = 1;
 	a.closed_ms = 88;
 	ASSERT_EQ(wp.account_update(wp.impl, &a, &err), 0);
-	ASSERT_EQ(wp.commit(wp.impl, &err), 0);
+	ASSERT_EQ(wp.commit(wp.impl, &tk, &err), 0);
 	n = 0;
 	ASSERT_EQ(wp.accounts_load(wp.impl, account_seen, &n, &err), 1);
 	ASSERT_EQ(n, 0); /* closed now: account_seen counts open ones */

@@ -133,11 +133,11 @@ store_pg_check(const char *uri, void (*found)(void *ctx, const char *text), void
 	}
 	rc = store_pg_schema_inspect(conn, name, &version, err);
 	if (rc == 1)
-		rc = store_pg_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there", name);
+		rc = store_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there", name);
 	else if (rc == 0 && version != STORE_PG_SCHEMA)
-		rc = store_pg_fail(err, STORE_EVERSION,
-		                   "%s: schema version %d; hokitod migrates it to %d at its start",
-		                   name, version, STORE_PG_SCHEMA);
+		rc = store_fail(err, STORE_EVERSION,
+		                "%s: schema version %d; hokitod migrates it to %d at its start",
+		                name, version, STORE_PG_SCHEMA);
 	if (rc == 0)
 		rc = store_pg_exec(conn, name, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
 		                   "starting the check", err);

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +34,6 @@
 #define STORE_PG_BACKOFF_FIRST_MS 100   /* the first attempt after a loss */
 #define STORE_PG_BACKOFF_MAX_MS   5000  /* the longest wait between two attempts */
 #define STORE_PG_CONNECT_MS       10000 /* an attempt that takes longer is given up */
-
-int
-store_pg_fail(struct store_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return code;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof err->text, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /*
  * Which store error an SQLSTATE is: its class decides (a few codes within a class differ), never
@@ -121,12 +106,12 @@ store_pg_res_fail(const char *name, PGconn *conn, const PGresult *r, const char 
 	one_line(msg, line, sizeof line);
 	if (r != NULL && state == NULL && PQresultStatus(r) != PGRES_FATAL_ERROR &&
 	    PQstatus(conn) == CONNECTION_OK)
-		return store_pg_fail(err, STORE_EIO, "%s: %s: an answer not expected (%s)", name,
-		                     what, PQresStatus(PQresultStatus(r)));
+		return store_fail(err, STORE_EIO, "%s: %s: an answer not expected (%s)", name, what,
+		                  PQresStatus(PQresultStatus(r)));
 	code = store_pg_sqlstate_code(state);
 	if (state == NULL)
-		return store_pg_fail(err, code, "%s: %s: %s", name, what, line);
-	return store_pg_fail(err, code, "%s: %s: %s (SQLSTATE %s)", name, what, line, state);
+		return store_fail(err, code, "%s: %s: %s", name, what, line);
+	return store_fail(err, code, "%s: %s: %s (SQLSTATE %s)", name, what, line, state);
 }
 
 /*
@@ -229,10 +214,10 @@ uri_check(const char *uri, const char *name, struct store_error *err)
 	one_line(msg, line, sizeof line);
 	PQfreemem(msg);
 	if (strcmp(name, uri) != 0)
-		return store_pg_fail(err, STORE_EINVAL, "%s: not a PostgreSQL URI libpq can read",
-		                     name);
-	return store_pg_fail(err, STORE_EINVAL, "%s: not a PostgreSQL URI libpq can read (%s)",
-	                     name, line);
+		return store_fail(err, STORE_EINVAL, "%s: not a PostgreSQL URI libpq can read",
+		                  name);
+	return store_fail(err, STORE_EINVAL, "%s: not a PostgreSQL URI libpq can read (%s)", name,
+	                  line);
 }
 
 int
@@ -250,18 +235,18 @@ store_pg_connect(const char *uri, const char *name, PGconn **out, struct store_e
 	values[6] = uri;
 	conn = PQconnectdbParams(conn_keys, values, 1);
 	if (conn == NULL)
-		return store_pg_fail(err, STORE_EUNAVAIL, "%s: cannot connect (no memory)", name);
+		return store_fail(err, STORE_EUNAVAIL, "%s: cannot connect (no memory)", name);
 	if (PQstatus(conn) != CONNECTION_OK) {
 		one_line(PQerrorMessage(conn), line, sizeof line);
 		PQfinish(conn);
-		return store_pg_fail(err, STORE_EUNAVAIL, "%s: cannot connect: %s", name, line);
+		return store_fail(err, STORE_EUNAVAIL, "%s: cannot connect: %s", name, line);
 	}
 	if (PQserverVersion(conn) < 110000) {
 		PQfinish(conn);
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "%s: PostgreSQL %d.%d; hokitod needs PostgreSQL 11 or newer",
-		                     name, PQserverVersion(conn) / 10000,
-		                     PQserverVersion(conn) / 100 % 100);
+		return store_fail(err, STORE_EINVAL,
+		                  "%s: PostgreSQL %d.%d; hokitod needs PostgreSQL 11 or newer",
+		                  name, PQserverVersion(conn) / 10000,
+		                  PQserverVersion(conn) / 100 % 100);
 	}
 	*out = conn;
 	return 0;
@@ -289,7 +274,7 @@ store_pg_int(PGconn *conn, const char *name, const char *sql, int64_t *out, stru
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 		rc = store_pg_res_fail(name, conn, r, sql, err);
 	else if (PQntuples(r) == 0)
-		rc = store_pg_fail(err, STORE_ENOTFOUND, "%s: %s: no row", name, sql);
+		rc = store_fail(err, STORE_ENOTFOUND, "%s: %s: no row", name, sql);
 	else
 		*out = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 	PQclear(r);
@@ -439,8 +424,8 @@ store_pg_lost(struct store_pg *pg, const char *why)
 	if (pg->state == STORE_PG_DOWN || pg->state == STORE_PG_CONNECTING)
 		return;
 	one_line(why, line, sizeof line);
-	store_pg_fail(&err, STORE_EUNAVAIL, "%s: lost the connection to the database (%s)",
-	              pg->name, line);
+	store_fail(&err, STORE_EUNAVAIL, "%s: lost the connection to the database (%s)", pg->name,
+	           line);
 	conn_drop(pg);
 	if (pg->loop == NULL) { /* before start(): the answer of what waited for it */
 		pg->sync_rc = STORE_EUNAVAIL;
@@ -636,11 +621,11 @@ pg_start(void *impl, struct uv_loop_s *loop, store_done_cb done, void *arg, stru
 	struct store_pg_timer *t;
 
 	if (pg->loop != NULL)
-		return store_pg_fail(err, STORE_EINVAL, "%s: started already", pg->name);
+		return store_fail(err, STORE_EINVAL, "%s: started already", pg->name);
 	t = xcalloc(1, sizeof *t);
 	if (uv_timer_init(loop, &t->timer) < 0) {
 		free(t);
-		return store_pg_fail(err, STORE_EIO, "%s: cannot make a timer", pg->name);
+		return store_fail(err, STORE_EIO, "%s: cannot make a timer", pg->name);
 	}
 	t->pg = pg;
 	pg->timer_h = t;
@@ -670,7 +655,7 @@ pg_stop(void *impl)
 	pg->stopped = 1;
 	if (pg->state != STORE_PG_READY)
 		conn_drop(pg);
-	store_pg_fail(&err, STORE_EUNAVAIL, "%s: the store stopped before the answer", pg->name);
+	store_fail(&err, STORE_EUNAVAIL, "%s: the store stopped before the answer", pg->name);
 	/* what is in flight is answered by nobody now: the connection goes with it */
 	if (pg->flight.kind != STORE_PG_FLIGHT_NONE)
 		conn_drop(pg);
@@ -717,10 +702,10 @@ pg_open(const char *target, const struct store_db_options *o, void **impl, struc
 		if ((rc = store_pg_int(pg->conn, pg->name, sql, &locked, err)) < 0)
 			goto fail;
 		if (!locked) {
-			rc = store_pg_fail(err, STORE_ECONFLICT,
-			                   "%s: in use by another hokitod (it holds the store's "
-			                   "lock); one server per store",
-			                   pg->name);
+			rc = store_fail(err, STORE_ECONFLICT,
+			                "%s: in use by another hokitod (it holds the store's "
+			                "lock); one server per store",
+			                pg->name);
 			goto fail;
 		}
 	}
@@ -796,9 +781,9 @@ pg_write_port(void *impl, struct store_write_port *out)
 }
 
 static void
-pg_admin_path(const void *impl, char *buf, size_t size)
+pg_admin_path(const char *target, char *buf, size_t size)
 {
-	(void)impl;
+	(void)target;
 	if (size > 0)
 		buf[0] = '\0'; /* no file to put it beside: hokitod's state directory decides */
 }
@@ -807,6 +792,7 @@ const struct store_backend store_backend_postgresql = {
         .name = "postgresql",
         .open = pg_open,
         .close = pg_close,
+        .discard = pg_close, /* a store it created is an empty store: a later start takes it */
         .display = pg_display,
         .schema = pg_schema,
         .is_temporary = pg_is_temporary,

@@ -162,12 +162,6 @@ struct store_pg {
 
 /* --- store-pg-conn.c */
 
-/* Fill err (if not NULL) and return code. */
-int store_pg_fail(struct store_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 3, 4)))
-#endif
-        ;
 /* The store error of an SQLSTATE (its class decides; NULL: the connection is gone). */
 int store_pg_sqlstate_code(const char *sqlstate);
 /* Fill err from a failed result r of conn (r NULL: the connection's error): "name: what: ...". */

@@ -18,7 +18,8 @@
 
 #include "game.h"
 #include "store-pg-impl.h"
-#include "store-replay.h"
+#include "store-game.h"
+#include "store-record.h"
 #include "xmalloc.h"
 
 #define T_INT8   20
@@ -154,8 +155,8 @@ game_row(const struct reader *rd, const PGresult *r, int row, struct store_game 
 		g->seat_account[i] = PQgetisnull(r, row, 23 + i) ? -1 : v_int(r, row, 23 + i);
 	bad |= v_copy(r, row, 25, g->unrated, sizeof g->unrated);
 	if (bad || game_variant_check(g->kind, g->variant, NULL) < 0)
-		return store_pg_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
-		                     rd->name, g->id);
+		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
+		                  rd->name, g->id);
 	return 0;
 }
 
@@ -238,8 +239,8 @@ events_read(const struct reader *rd, const char *id, int moves_only, struct stor
 		if (PQgetlength(r, i, 0) != 8 || PQgetlength(r, i, 1) != 8) {
 			store_events_free(ev, (size_t)i);
 			PQclear(r);
-			return store_pg_fail(err, STORE_ECORRUPT,
-			                     "%s: game '%s': a malformed event", rd->name, id);
+			return store_fail(err, STORE_ECORRUPT, "%s: game '%s': a malformed event",
+			                  rd->name, id);
 		}
 		ev[i].seq = be64(PQgetvalue(r, i, 0));
 		ev[i].time_ms = be64(PQgetvalue(r, i, 1));
@@ -341,7 +342,7 @@ history_run(const struct reader *rd, const struct history_range *r, size_t n, in
 	                        page ? ") ORDER BY ended_ms DESC, serial DESC LIMIT $8 OFFSET $9"
 	                             : ") AS c");
 	if (len >= sizeof sql)
-		return store_pg_fail(err, STORE_EINVAL, "history: a query too long");
+		return store_fail(err, STORE_EINVAL, "history: a query too long");
 	p_int(&p, (int64_t)q->limit + 1 + q->offset);
 	p_int(&p, q->after.ended_ms);
 	p_int(&p, q->after.serial);
@@ -483,7 +484,7 @@ history(const struct reader *rd, const struct store_history_query *q, struct sto
 
 	memset(page, 0, sizeof *page);
 	if (q->limit > INT32_MAX || q->offset < 0)
-		return store_pg_fail(err, STORE_EINVAL, "history: limit or offset out of range");
+		return store_fail(err, STORE_EINVAL, "history: limit or offset out of range");
 	if (q->by_player || q->own_account > 0 || q->own_id[0] != '\0')
 		return history_personal(rd, q, out, page, err);
 	if ((rc = history_kept(rd, "finished_public", &page->total, err)) < 0)
@@ -513,18 +514,6 @@ history(const struct reader *rd, const struct store_history_query *q, struct sto
 
 /* --- Games by id: records and events. */
 
-/* Whether viewer held a seat in game g (by account, or a guest's seat by player id). */
-static int
-viewer_seated(const struct store_viewer *viewer, const struct store_game *g)
-{
-	for (int i = 0; i < 2; i++)
-		if (viewer->account > 0 ? g->seat_account[i] == viewer->account
-		                        : viewer->player_id[0] != '\0' && g->seat_account[i] < 0 &&
-		                                  strcmp(g->seat_id[i], viewer->player_id) == 0)
-			return 1;
-	return 0;
-}
-
 /* The row of game id into g, when viewer (NULL: anyone) may see it, else STORE_ENOTFOUND. */
 static int
 game_visible(const struct reader *rd, const char *id, const struct store_viewer *viewer,
@@ -543,9 +532,9 @@ game_visible(const struct reader *rd, const char *id, const struct store_viewer 
 		*g = games[0];
 	free(games);
 	if (n == 0)
-		return store_pg_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
-	if (viewer != NULL && g->is_private && !viewer_seated(viewer, g))
-		return store_pg_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
+		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
+	if (viewer != NULL && g->is_private && !store_game_seated(viewer, g))
+		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
 	return 0;
 }
 
@@ -604,7 +593,7 @@ leaderboard(const struct reader *rd, const struct store_board_query *q,
 #define BOARD_RANKED "(r.rd <= 110 AND r.games >= $5 AND r.opponents >= $6)"
 #define BOARD_FIRST  "ORDER BY r.rating DESC, r.account LIMIT $2"
 #define BOARD_AFTER                                                                                \
-	"AND r.rating <= $3 AND (r.rating < $3 OR r.account > $4) ORDER BY r.rating DESC, "       \
+	"AND r.rating <= $3 AND (r.rating < $3 OR r.account > $4) ORDER BY r.rating DESC, "        \
 	"r.account LIMIT $2"
 	static const char *const selects[2][2] = {
 	        {BOARD_SELECT(BOARD_RANKED) BOARD_FIRST, BOARD_SELECT(BOARD_RANKED) BOARD_AFTER},
@@ -622,7 +611,7 @@ leaderboard(const struct reader *rd, const struct store_board_query *q,
 
 	*more = 0;
 	if (q->limit > INT32_MAX || (int)q->kind < 0 || (int)q->kind >= game_class_count)
-		return store_pg_fail(err, STORE_EINVAL, "leaderboard: kind or limit out of range");
+		return store_fail(err, STORE_EINVAL, "leaderboard: kind or limit out of range");
 	p_text(&p, game_kind_name(q->kind));
 	p_int(&p, (int64_t)q->limit + 1);
 	p_double(&p, q->has_after ? q->after.rating : 0);
@@ -646,8 +635,8 @@ leaderboard(const struct reader *rd, const struct store_board_query *q,
 		if (v_copy(r, i, 1, e->name, sizeof e->name) < 0 ||
 		    v_copy(r, i, 2, kind, sizeof kind) < 0) {
 			PQclear(r);
-			return store_pg_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
-			                     rd->name);
+			return store_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
+			                  rd->name);
 		}
 		e->bot = strcmp(kind, "bot") == 0;
 		e->rating = strtod(PQgetvalue(r, i, 3), NULL);
@@ -670,7 +659,7 @@ rated_games(const struct reader *rd, int64_t account, size_t limit, struct store
 	int rc = 0;
 
 	if (limit > INT32_MAX)
-		return store_pg_fail(err, STORE_EINVAL, "rated games: limit out of range");
+		return store_fail(err, STORE_EINVAL, "rated games: limit out of range");
 	p_int(&p, account);
 	p_int(&p, (int64_t)limit);
 	if ((rc = games_query(rd,
@@ -802,11 +791,10 @@ store_pg_reader_open(void *impl, struct store_read_port *out, struct store_error
 		return rc;
 	if ((rc = store_pg_schema_inspect(conn, pg->name, &version, err)) == 0 &&
 	    version != STORE_PG_SCHEMA)
-		rc = store_pg_fail(err, STORE_EVERSION,
-		                   "%s: schema version %d, this hokitod's is %d", pg->name, version,
-		                   STORE_PG_SCHEMA);
+		rc = store_fail(err, STORE_EVERSION, "%s: schema version %d, this hokitod's is %d",
+		                pg->name, version, STORE_PG_SCHEMA);
 	else if (rc == 1)
-		rc = store_pg_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there", pg->name);
+		rc = store_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there", pg->name);
 	if (rc == 0)
 		rc = store_pg_exec(conn, pg->name, "SET default_transaction_read_only = on",
 		                   "making the reader read-only", err);
@@ -839,12 +827,11 @@ startup_reader(struct store_pg *pg, struct reader *rd, const char *what, struct 
 	rd->conn = pg->conn;
 	rd->name = pg->name;
 	if (pg->loop != NULL)
-		return store_pg_fail(
-		        err, STORE_EINVAL,
-		        "%s: %s after start(): a start-up read (it would block the loop)", pg->name,
-		        what);
+		return store_fail(err, STORE_EINVAL,
+		                  "%s: %s after start(): a start-up read (it would block the loop)",
+		                  pg->name, what);
 	if (pg->conn == NULL || pg->state != STORE_PG_READY)
-		return store_pg_fail(err, STORE_EUNAVAIL, "%s: %s: not connected", pg->name, what);
+		return store_fail(err, STORE_EUNAVAIL, "%s: %s: not connected", pg->name, what);
 	return 0;
 }
 
@@ -863,7 +850,7 @@ store_pg_meta_get(void *impl, const char *key, int64_t *value, struct store_erro
 	                &r, err)) < 0)
 		return rc;
 	if (PQntuples(r) == 0)
-		rc = store_pg_fail(err, STORE_ENOTFOUND, "no counter '%s'", key);
+		rc = store_fail(err, STORE_ENOTFOUND, "no counter '%s'", key);
 	else
 		*value = v_int(r, 0, 0);
 	PQclear(r);
@@ -911,8 +898,8 @@ store_pg_load(void *impl, unsigned recent, store_load_cb cb, void *ctx, struct s
 			if (strcmp(games[i].status, "finished") != 0)
 				store_pg_live_set(pg, games[i].id, (int64_t)nev);
 			if (cb(ctx, &games[i], ev, nev, &start, &position) != 0)
-				rc = store_pg_fail(err, STORE_ESTOPPED,
-				                   "loading stopped at game '%s'", games[i].id);
+				rc = store_fail(err, STORE_ESTOPPED, "loading stopped at game '%s'",
+				                games[i].id);
 			else
 				count++;
 		}
@@ -945,15 +932,15 @@ store_pg_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_sessi
 		    v_copy(r, i, 1, ss.player_id, sizeof ss.player_id) < 0 ||
 		    v_copy(r, i, 2, ss.name, sizeof ss.name) < 0 ||
 		    v_copy(r, i, 3, ss.game_id, sizeof ss.game_id) < 0) {
-			rc = store_pg_fail(err, STORE_ECORRUPT, "%s: a malformed session row",
-			                   rd.name);
+			rc = store_fail(err, STORE_ECORRUPT, "%s: a malformed session row",
+			                rd.name);
 			break;
 		}
 		ss.seat = (int)v_int(r, i, 4);
 		ss.updated_ms = v_int(r, i, 5);
 		ss.account = v_int(r, i, 6);
 		if (cb(ctx, &ss) != 0)
-			rc = store_pg_fail(err, STORE_ESTOPPED, "loading sessions stopped");
+			rc = store_fail(err, STORE_ESTOPPED, "loading sessions stopped");
 		else
 			count++;
 	}
@@ -986,15 +973,15 @@ store_pg_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_accou
 		    v_copy(r, i, 3, a.skeleton, sizeof a.skeleton) < 0 ||
 		    v_copy(r, i, 4, a.hash, sizeof a.hash) < 0 ||
 		    v_copy(r, i, 5, a.kind, sizeof a.kind) < 0) {
-			rc = store_pg_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
-			                   rd.name);
+			rc = store_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
+			                rd.name);
 			break;
 		}
 		a.created_ms = v_int(r, i, 6);
 		a.closed_ms = v_int(r, i, 7);
 		a.banned_ms = v_int(r, i, 8);
 		if (cb(ctx, &a) != 0)
-			rc = store_pg_fail(err, STORE_ESTOPPED, "loading accounts stopped");
+			rc = store_fail(err, STORE_ESTOPPED, "loading accounts stopped");
 		else
 			count++;
 	}
@@ -1033,12 +1020,12 @@ store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating
 		r.updated_ms = v_int(res, i, 10);
 		if (v_copy(res, i, 1, kind, sizeof kind) < 0 ||
 		    game_kind_parse(kind, &r.kind) < 0 || !(r.rd > 0) || !(r.vol > 0)) {
-			rc = store_pg_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",
-			                   rd.name);
+			rc = store_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",
+			                rd.name);
 			break;
 		}
 		if (cb(ctx, &r) != 0)
-			rc = store_pg_fail(err, STORE_ESTOPPED, "loading ratings stopped");
+			rc = store_fail(err, STORE_ESTOPPED, "loading ratings stopped");
 		else
 			count++;
 	}
@@ -1068,7 +1055,7 @@ store_pg_rated_pairs_load(void *impl, int64_t since_ms,
 		return rc;
 	for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
 		if (cb(ctx, v_int(r, i, 0), v_int(r, i, 1), v_int(r, i, 2)) != 0)
-			rc = store_pg_fail(err, STORE_ESTOPPED, "loading rated pairs stopped");
+			rc = store_fail(err, STORE_ESTOPPED, "loading rated pairs stopped");
 		else
 			count++;
 	}

@@ -243,10 +243,10 @@ store_pg_schema_inspect(PGconn *conn, const char *name, int *version, struct sto
 	}
 	if (PQgetisnull(r, 0, 2)) {
 		PQclear(r);
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "%s: no schema to keep the store in (the search_path names "
-		                     "none that exists)",
-		                     name);
+		return store_fail(err, STORE_EINVAL,
+		                  "%s: no schema to keep the store in (the search_path names "
+		                  "none that exists)",
+		                  name);
 	}
 	tables = (int)strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 	ours = strcmp(PQgetvalue(r, 0, 1), "t") == 0;
@@ -256,36 +256,36 @@ store_pg_schema_inspect(PGconn *conn, const char *name, int *version, struct sto
 	if (!ours && tables == 0)
 		return 1;
 	if (!ours)
-		return store_pg_fail(err, STORE_ECONFLICT,
-		                     "%s: not a hokitod store (schema %s holds %d tables of "
-		                     "something else, and no hokito_meta)",
-		                     name, schema, tables);
+		return store_fail(err, STORE_ECONFLICT,
+		                  "%s: not a hokitod store (schema %s holds %d tables of "
+		                  "something else, and no hokito_meta)",
+		                  name, schema, tables);
 	if ((rc = store_pg_int(conn, name,
 	                       "SELECT value FROM hokito_meta WHERE key = 'application'", &app,
 	                       err)) < 0 &&
 	    rc != STORE_ENOTFOUND)
 		return rc;
 	if (rc == STORE_ENOTFOUND || app != STORE_PG_APPLICATION)
-		return store_pg_fail(err, STORE_ECONFLICT,
-		                     "%s: not a hokitod store (hokito_meta has no hokitod marker)",
-		                     name);
+		return store_fail(err, STORE_ECONFLICT,
+		                  "%s: not a hokitod store (hokito_meta has no hokitod marker)",
+		                  name);
 	if ((rc = store_pg_int(conn, name, "SELECT value FROM hokito_meta WHERE key = 'schema'", &v,
 	                       err)) < 0) {
 		if (rc == STORE_ENOTFOUND)
-			return store_pg_fail(err, STORE_ECORRUPT,
-			                     "%s: a hokitod store without a schema version", name);
+			return store_fail(err, STORE_ECORRUPT,
+			                  "%s: a hokitod store without a schema version", name);
 		return rc;
 	}
 	if (v > STORE_PG_SCHEMA)
-		return store_pg_fail(err, STORE_EVERSION,
-		                     "%s: schema version %" PRId64
-		                     " is newer than this hokitod's (%d); run a newer hokitod",
-		                     name, v, STORE_PG_SCHEMA);
+		return store_fail(err, STORE_EVERSION,
+		                  "%s: schema version %" PRId64
+		                  " is newer than this hokitod's (%d); run a newer hokitod",
+		                  name, v, STORE_PG_SCHEMA);
 	if (v < migrations[0].to)
-		return store_pg_fail(err, STORE_ECORRUPT,
-		                     "%s: schema version %" PRId64 ", older than any PostgreSQL "
-		                     "store (%d)",
-		                     name, v, migrations[0].to);
+		return store_fail(err, STORE_ECORRUPT,
+		                  "%s: schema version %" PRId64 ", older than any PostgreSQL "
+		                  "store (%d)",
+		                  name, v, migrations[0].to);
 	*version = (int)v;
 	return 0;
 }
@@ -314,8 +314,7 @@ schema_migrate(PGconn *conn, const char *name, int from, struct store_error *err
 	if ((rc = store_pg_exec(conn, name, sql, "recording the schema version", err)) < 0)
 		return rc;
 	if (v != STORE_PG_SCHEMA)
-		return store_pg_fail(err, STORE_ECORRUPT, "%s: no migration from schema %d", name,
-		                     v);
+		return store_fail(err, STORE_ECORRUPT, "%s: no migration from schema %d", name, v);
 	return 0;
 }
 
@@ -333,15 +332,14 @@ store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_optio
 		return 0;
 	}
 	if (rc == 1 && o->must_exist)
-		return store_pg_fail(err, STORE_ENOTFOUND,
-		                     "%s: no hokitod store there yet (hokitod creates it at its "
-		                     "first start)",
-		                     name);
+		return store_fail(err, STORE_ENOTFOUND,
+		                  "%s: no hokitod store there yet (hokitod creates it at its "
+		                  "first start)",
+		                  name);
 	if (!o->writer)
-		return store_pg_fail(
-		        err, STORE_EVERSION,
-		        "%s: schema version %d; hokitod migrates it to %d at its start", name, v,
-		        STORE_PG_SCHEMA);
+		return store_fail(err, STORE_EVERSION,
+		                  "%s: schema version %d; hokitod migrates it to %d at its start",
+		                  name, v, STORE_PG_SCHEMA);
 	/* one transaction under the migration lock: a second hokitod starting on the same new
 	 * database waits here, then finds the store made (and inspects it again) */
 	if ((rc = store_pg_exec(conn, name, "BEGIN", "creating the schema", err)) < 0)

@@ -326,8 +326,8 @@ pg_game_add(void *impl, const struct store_game *g, struct store_error *err)
 	if (!fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
 	    strlen(g->clock) >= STORE_WORD_MAX || (int)g->kind < 0 ||
 	    (int)g->kind >= game_class_count || game_variant_check(g->kind, g->variant, NULL) < 0)
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "game '%.15s': bad id, code, kind or variant", g->id);
+		return store_fail(err, STORE_EINVAL, "game '%.15s': bad id, code, kind or variant",
+		                  g->id);
 	s = stmt_add(pg, PG_W_GAME_ADD);
 	param_text(pg, s, g->id);
 	param_text(pg, s, game_kind_name(g->kind));
@@ -357,8 +357,8 @@ pg_seat_set(void *impl, const char *game_id, int seat, const char *player_id, co
 
 	if (!fits(game_id, STORE_ID_MAX) || (seat != 0 && seat != 1) ||
 	    !fits(player_id, STORE_ID_MAX) || !fits(name, STORE_NAME_MAX) || account < 0)
-		return store_pg_fail(err, STORE_EINVAL, "seat of game '%.15s': bad argument",
-		                     game_id ? game_id : "");
+		return store_fail(err, STORE_EINVAL, "seat of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
 	s = stmt_add(pg, PG_W_SEAT);
 	param_text(pg, s, game_id);
 	param_int(pg, s, seat);
@@ -377,9 +377,9 @@ pg_status_set(void *impl, const char *game_id, const char *status, struct store_
 	if (!fits(game_id, STORE_ID_MAX) || status == NULL ||
 	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0 &&
 	     strcmp(status, "adjourned") != 0))
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "status of game '%.15s': 'open', 'live' or 'adjourned'",
-		                     game_id ? game_id : "");
+		return store_fail(err, STORE_EINVAL,
+		                  "status of game '%.15s': 'open', 'live' or 'adjourned'",
+		                  game_id ? game_id : "");
 	s = stmt_add(pg, PG_W_STATUS);
 	param_text(pg, s, game_id);
 	param_text(pg, s, status);
@@ -404,23 +404,22 @@ pg_event_add(void *impl, const char *game_id, const struct store_event *ev, stru
 
 	if (!fits(game_id, STORE_ID_MAX) || !fits(ev->type, STORE_WORD_MAX) || ev->body == NULL ||
 	    ev->body_len > INT32_MAX)
-		return store_pg_fail(err, STORE_EINVAL, "event of game '%.15s': bad argument",
-		                     game_id ? game_id : "");
+		return store_fail(err, STORE_EINVAL, "event of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
 	moved = strcmp(ev->type, "moved") == 0;
 	if (moved != (ev->move != NULL) || (moved && !fits(ev->move, GAME_MOVE_TEXT)))
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "event %" PRId64 " of game '%s': a move goes with a moved "
-		                     "event, and only there",
-		                     ev->seq, game_id);
+		return store_fail(err, STORE_EINVAL,
+		                  "event %" PRId64 " of game '%s': a move goes with a moved "
+		                  "event, and only there",
+		                  ev->seq, game_id);
 	live = strmap_get(&pg->live, game_id);
 	if (live != NULL && live->last >= 0 && ev->seq != live->last + 1)
-		return store_pg_fail(err, STORE_EINVAL,
-		                     "event %" PRId64
-		                     " of game '%s' does not follow event %" PRId64,
-		                     ev->seq, game_id, live->last);
+		return store_fail(err, STORE_EINVAL,
+		                  "event %" PRId64 " of game '%s' does not follow event %" PRId64,
+		                  ev->seq, game_id, live->last);
 	if (ev->seq < 1)
-		return store_pg_fail(err, STORE_EINVAL, "event %" PRId64 " of game '%s': bad seq",
-		                     ev->seq, game_id);
+		return store_fail(err, STORE_EINVAL, "event %" PRId64 " of game '%s': bad seq",
+		                  ev->seq, game_id);
 	s = stmt_add(pg, PG_W_EVENT_ADD);
 	param_text(pg, s, game_id);
 	param_int(pg, s, ev->seq);
@@ -442,8 +441,8 @@ pg_game_finish(void *impl, const char *game_id, int64_t ended_ms, const char *re
 
 	if (!fits(game_id, STORE_ID_MAX) || !fits(result, STORE_WORD_MAX) ||
 	    !fits(reason, STORE_WORD_MAX) || winner < -1 || winner > 1)
-		return store_pg_fail(err, STORE_EINVAL, "end of game '%.15s': bad argument",
-		                     game_id ? game_id : "");
+		return store_fail(err, STORE_EINVAL, "end of game '%.15s': bad argument",
+		                  game_id ? game_id : "");
 	s = stmt_add(pg, PG_W_FINISH);
 	param_text(pg, s, game_id);
 	param_int(pg, s, ended_ms);
@@ -467,8 +466,8 @@ pg_game_unrated(void *impl, const char *game_id, const char *unrated, struct sto
 	struct store_pg_stmt *s;
 
 	if (!fits(game_id, STORE_ID_MAX) || unrated == NULL || !fits(unrated, STORE_WORD_MAX))
-		return store_pg_fail(err, STORE_EINVAL, "game '%.15s': a bad unrated word",
-		                     game_id ? game_id : "");
+		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad unrated word",
+		                  game_id ? game_id : "");
 	s = stmt_add(pg, PG_W_UNRATED);
 	param_text(pg, s, game_id);
 	param_text(pg, s, unrated);
@@ -483,7 +482,7 @@ pg_game_drop(void *impl, const char *game_id, struct store_error *err)
 	struct store_pg_stmt *s;
 
 	if (!fits(game_id, STORE_ID_MAX))
-		return store_pg_fail(err, STORE_EINVAL, "dropping a game: bad id");
+		return store_fail(err, STORE_EINVAL, "dropping a game: bad id");
 	s = stmt_add(pg, PG_W_GAME_DROP);
 	param_text(pg, s, game_id);
 	free(strmap_del(&pg->live, game_id));
@@ -514,7 +513,7 @@ pg_account_drop(void *impl, int64_t id, struct store_error *err)
 	struct store_pg_stmt *s;
 
 	if (id <= 0)
-		return store_pg_fail(err, STORE_EINVAL, "account %" PRId64 ": bad id", id);
+		return store_fail(err, STORE_EINVAL, "account %" PRId64 ": bad id", id);
 	s = stmt_add(pg, PG_W_ACCOUNT_DROP);
 	param_int(pg, s, id);
 	return 0;
@@ -529,8 +528,8 @@ pg_session_set(void *impl, const struct store_session *ss, struct store_error *e
 	if (!fits(ss->token, STORE_TOKEN_MAX) || !fits(ss->player_id, STORE_ID_MAX) ||
 	    !fits(ss->name, STORE_NAME_MAX) || !fits(ss->game_id, STORE_ID_MAX) ||
 	    (ss->seat != 0 && ss->seat != 1))
-		return store_pg_fail(err, STORE_EINVAL, "session of player '%.15s': bad argument",
-		                     ss->player_id);
+		return store_fail(err, STORE_EINVAL, "session of player '%.15s': bad argument",
+		                  ss->player_id);
 	s = stmt_add(pg, PG_W_SESSION_SET);
 	param_text(pg, s, ss->token);
 	param_text(pg, s, ss->player_id);
@@ -549,7 +548,7 @@ pg_session_remove(void *impl, const char *token, struct store_error *err)
 	struct store_pg_stmt *s;
 
 	if (!fits(token, STORE_TOKEN_MAX))
-		return store_pg_fail(err, STORE_EINVAL, "bad session token");
+		return store_fail(err, STORE_EINVAL, "bad session token");
 	s = stmt_add(pg, PG_W_SESSION_DEL);
 	param_text(pg, s, token);
 	return 0;
@@ -562,7 +561,7 @@ pg_meta_set(void *impl, const char *key, int64_t value, struct store_error *err)
 	struct store_pg_stmt *s;
 
 	if (!fits(key, 64))
-		return store_pg_fail(err, STORE_EINVAL, "bad meta key");
+		return store_fail(err, STORE_EINVAL, "bad meta key");
 	s = stmt_add(pg, PG_W_META_SET);
 	param_text(pg, s, key);
 	param_int(pg, s, value);
@@ -578,7 +577,7 @@ pg_account_add(void *impl, const struct store_account *a, struct store_error *er
 	if (a->id <= 0 || !fits(a->name, STORE_ACCOUNT_NAME_MAX) ||
 	    !fits(a->key, STORE_ACCOUNT_NAME_MAX) || !fits(a->skeleton, STORE_SKELETON_MAX) ||
 	    !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
-		return store_pg_fail(err, STORE_EINVAL, "account '%.20s': bad argument", a->name);
+		return store_fail(err, STORE_EINVAL, "account '%.20s': bad argument", a->name);
 	s = stmt_add(pg, PG_W_ACCOUNT_ADD);
 	param_int(pg, s, a->id);
 	param_text(pg, s, a->name);
@@ -597,8 +596,8 @@ pg_account_update(void *impl, const struct store_account *a, struct store_error 
 	struct store_pg_stmt *s;
 
 	if (a->id <= 0 || !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
-		return store_pg_fail(err, STORE_EINVAL, "account %lld: bad argument",
-		                     (long long)a->id);
+		return store_fail(err, STORE_EINVAL, "account %lld: bad argument",
+		                  (long long)a->id);
 	s = stmt_add(pg, PG_W_ACCOUNT_UPDATE);
 	param_int(pg, s, a->id);
 	param_text(pg, s, a->hash);
@@ -620,8 +619,8 @@ pg_rating_change(void *impl, const char *game_id, const struct store_rating_chan
 	    (int)c->kind < 0 || (int)c->kind >= game_class_count ||
 	    (c->score != 0.0 && c->score != 0.5 && c->score != 1.0) ||
 	    glicko_rate(&after, NULL, 0, &after) < 0)
-		return store_pg_fail(err, STORE_EINVAL, "game '%.15s': a bad rating change",
-		                     game_id ? game_id : "");
+		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad rating change",
+		                  game_id ? game_id : "");
 	s = stmt_add(pg, PG_W_RATING_CHANGE);
 	param_text(pg, s, game_id);
 	param_int(pg, s, c->seat);
@@ -832,21 +831,21 @@ flight_end(struct store_pg *pg)
 		if (f.failed)
 			err = f.err, rc = f.err.code;
 		else if (!f.locked)
-			rc = store_pg_fail(&err, STORE_ECONFLICT,
-			                   "%s: in use by another hokitod (it holds the store's "
-			                   "lock); one server per store",
-			                   pg->name);
+			rc = store_fail(&err, STORE_ECONFLICT,
+			                "%s: in use by another hokitod (it holds the store's "
+			                "lock); one server per store",
+			                pg->name);
 		else if (f.schema != pg->version)
-			rc = store_pg_fail(&err, STORE_ECORRUPT,
-			                   "%s: the store's schema is %" PRId64 " now, not %d",
-			                   pg->name, f.schema, pg->version);
+			rc = store_fail(&err, STORE_ECORRUPT,
+			                "%s: the store's schema is %" PRId64 " now, not %d",
+			                pg->name, f.schema, pg->version);
 		store_pg_setup_done(pg, rc, &err);
 		return;
 	}
 	if (f.failed || !f.committed) {
 		if (!f.failed)
-			store_pg_fail(&f.err, STORE_EIO, "%s: committing: COMMIT did not answer",
-			              pg->name);
+			store_fail(&f.err, STORE_EIO, "%s: committing: COMMIT did not answer",
+			           pg->name);
 		store_pg_fail_all(pg, f.err.code, &f.err);
 	} else {
 		struct store_pg_tx *tx = TAILQ_FIRST(&pg->queue);
@@ -920,16 +919,15 @@ pg_commit(void *impl, uint64_t *ticket, struct store_error *err)
 	*ticket = 0;
 	if (!pg->opts.writer || pg->refused) {
 		pg_rollback(pg);
-		return store_pg_fail(err, STORE_ECONFLICT,
-		                     pg->refused
-		                             ? "%s: another hokitod holds the store's lock now"
-		                             : "%s: opened without the writer's lock: no writes",
-		                     pg->name);
+		return store_fail(err, STORE_ECONFLICT,
+		                  pg->refused ? "%s: another hokitod holds the store's lock now"
+		                              : "%s: opened without the writer's lock: no writes",
+		                  pg->name);
 	}
 	if (pg->state != STORE_PG_READY || pg->lost_pending) {
 		pg_rollback(pg);
-		return store_pg_fail(err, STORE_EUNAVAIL,
-		                     "%s: not connected to the database (reconnecting)", pg->name);
+		return store_fail(err, STORE_EUNAVAIL,
+		                  "%s: not connected to the database (reconnecting)", pg->name);
 	}
 	tx = pg->turn;
 	pg->turn = NULL;

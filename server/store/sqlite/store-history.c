@@ -18,7 +18,9 @@
 #include "glicko.h"
 #include "record.h"
 #include "store.h"
+#include "store-game.h"
 #include "store-impl.h"
+#include "store-record.h"
 #include "xmalloc.h"
 
 /* The kept count of finished public games (schema 6: moved by triggers, see migrations[5]). */
@@ -314,84 +316,6 @@ store_rating_changes_read(struct store *st, const char *id, struct store_rating_
 	return n;
 }
 
-/* A rated game's headers in r: each side's rating as shown before and its change shown. */
-static void
-record_ratings(struct record *r, const struct store_rating_change *changes)
-{
-	for (int i = 0; i < 2; i++) {
-		const struct store_rating_change *c = &changes[i];
-		struct glicko before = {c->before[0], c->before[1], c->before[2]};
-		struct glicko after = {c->after[0], c->after[1], c->after[2]};
-		char shown[GLICKO_DISPLAY_MAX];
-
-		if (c->seat != i ||
-		    glicko_display(&before, r->rating[i], sizeof r->rating[i]) < 0 ||
-		    glicko_display(&after, shown, sizeof shown) < 0) {
-			r->rating[i][0] = '\0';
-			continue;
-		}
-		snprintf(r->rating_diff[i], sizeof r->rating_diff[i], "%+d",
-		         atoi(shown) - atoi(r->rating[i]));
-	}
-}
-
-int
-store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
-                    const struct store_rating_change *changes, char *buf, size_t size,
-                    struct store_error *err)
-{
-	const char *id = g->id;
-	struct record_error rerr;
-	struct record *r;
-	struct tm tm;
-	time_t t;
-	int rc;
-
-	r = xcalloc(1, sizeof *r);
-	r->kind = g->kind;
-	snprintf(r->variant, sizeof r->variant, "%s", g->variant);
-	r->seed = g->seed;
-	for (int i = 0; i < 2; i++)
-		snprintf(r->player[i], sizeof r->player[i], "%s", g->seat_name[i]);
-	t = (time_t)(g->created_ms / 1000);
-	if (gmtime_r(&t, &tm) != NULL && tm.tm_year + 1900 >= 1 && tm.tm_year + 1900 <= 9999 &&
-	    strftime(r->date, sizeof r->date, "%Y-%m-%d", &tm) != 10)
-		r->date[0] = '\0';
-	r->rated = g->rated && g->unrated[0] == '\0'; /* one that rated nobody is casual there */
-	if (changes != NULL)
-		record_ratings(r, changes);
-	r->result = strcmp(g->status, "finished") == 0 ? store_record_result(g) : RECORD_UNFINISHED;
-	if (strcmp(g->status, "finished") == 0)
-		snprintf(r->reason, sizeof r->reason, "%s",
-		         strcmp(g->result, "aborted") == 0 && g->reason[0] == '\0' ? "abandoned"
-		                                                                   : g->reason);
-	game_start(&r->final, g->kind, g->variant, g->seed, NULL);
-	rc = 0;
-	for (size_t i = 0; i < nev && rc == 0; i++) {
-		struct game_move m;
-		if (ev[i].move == NULL)
-			continue;
-		if (r->nmoves >= RECORD_MOVES_MAX ||
-		    game_move_parse(&r->final, ev[i].move, &m, NULL) < 0)
-			rc = store_fail(err, STORE_ECORRUPT,
-			                "game '%s': stored move '%s' is not legal", id, ev[i].move);
-		else
-			game_apply(&r->final, r->moves[r->nmoves++] = m);
-	}
-	if (rc == 0) {
-		rc = record_write(r, buf, size, &rerr);
-		if (rc == RECORD_ENOSPC)
-			rc = store_fail(err, STORE_ENOSPC,
-			                "the record of game '%s' needs a larger "
-			                "buffer",
-			                id);
-		else if (rc < 0)
-			rc = store_fail(err, STORE_ECORRUPT, "game '%s': %s", id, rerr.text);
-	}
-	free(r);
-	return rc;
-}
-
 int
 store_record_write(struct store *st, const char *id, char *buf, size_t size,
                    struct store_error *err)
@@ -445,18 +369,6 @@ store_moves_read(struct store *st, const char *id, struct store_event **out, siz
 	return 0;
 }
 
-/* Whether viewer held a seat in game g (by account, or a guest's seat by player id). */
-static int
-store_viewer_seated(const struct store_viewer *viewer, const struct store_game *g)
-{
-	for (int i = 0; i < 2; i++)
-		if (viewer->account > 0 ? g->seat_account[i] == viewer->account
-		                        : viewer->player_id[0] != '\0' && g->seat_account[i] < 0 &&
-		                                  strcmp(g->seat_id[i], viewer->player_id) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * The row of game id into g, when viewer (NULL: anyone) may see it: STORE_ENOTFOUND for no such
  * game, or a private one the viewer held no seat in.
@@ -482,7 +394,7 @@ port_game_visible(struct store *st, const char *id, const struct store_viewer *v
 	sqlite3_reset(s);
 	if (rc < 0)
 		return rc;
-	if (viewer != NULL && g->is_private && !store_viewer_seated(viewer, g))
+	if (viewer != NULL && g->is_private && !store_game_seated(viewer, g))
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);
 	return 0;
 }
@@ -669,6 +581,13 @@ port_reader_close(void *impl)
 	store_close(impl);
 }
 
+static int
+port_accounts_unused(void *impl, int64_t after_id, int64_t before_ms, unsigned scan, int64_t *ids,
+                     unsigned max, int64_t *next_after, struct store_error *err)
+{
+	return store_accounts_unused(impl, after_id, before_ms, scan, ids, max, next_after, err);
+}
+
 void
 store_read_port_init(struct store *st, struct store_read_port *out)
 {
@@ -677,6 +596,7 @@ store_read_port_init(struct store *st, struct store_read_port *out)
 	                                .events = port_events,
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
+	                                .accounts_unused = port_accounts_unused,
 	                                .close = port_borrowed_close,
 	                                .loop_only = 1,
 	                                .impl = st};
@@ -700,6 +620,7 @@ store_reader_open(const char *path, struct store_read_port *out, struct store_er
 	                                .events = port_events,
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
+	                                .accounts_unused = port_accounts_unused,
 	                                .close = port_reader_close,
 	                                .impl = st};
 	return 0;

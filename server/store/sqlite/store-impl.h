@@ -19,6 +19,7 @@
 
 #include "record.h"
 #include "store-port.h"
+#include "store.h"
 #include "strmap.h"
 
 #define STORE_APPLICATION_ID 0x484b544f /* "HKTO" in the file header: this is our file */
@@ -90,6 +91,8 @@ struct store {
 	int broken;   /* inserting them failed: the transaction must not commit */
 	int attached; /* a second connection: a reader or a check (store_attach()) */
 	struct store_error broken_err; /* why */
+	struct store_loop *loop; /* the loop side (store-loop.c), owned; NULL before start() */
+	int made;                /* this open created the file (store-backend.c) */
 };
 
 /* An event that store_event_add() checked and queued; inserted by store_settle(). */
@@ -102,17 +105,27 @@ struct store_queued {
 	size_t body_len;
 };
 
+/* --- store-loop.c: the write port's start(), commit() and stop(). */
+
+struct uv_loop_s;
+int store_loop_start(void *impl, struct uv_loop_s *loop, store_done_cb done, void *arg,
+                     struct store_error *err);
+int store_loop_commit(void *impl, uint64_t *ticket, struct store_error *err);
+void store_loop_stop(void *impl);
+/* Free the loop side (its threads joined) before the store closes. Accepts st->loop NULL. */
+void store_loop_free(struct store *st);
+
 /* --- store.c: the helpers every piece uses. */
 
-/* Fill err (if not NULL) and return code. */
-int store_fail(struct store_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-        __attribute__((format(printf, 3, 4)))
-#endif
-        ;
 /* The store error for an SQLite result code (corruption or I/O); if SQLite gave the open
  * transaction up, where the games stand is read from the file again. */
 int store_sqlite_fail(struct store *st, int rc, struct store_error *err, const char *what);
+/* Before a write other than an event: the queued events go in first, then the transaction. */
+int store_tx(struct store *st, struct store_error *err);
+/* Step a write statement inside the turn's transaction; counts it as pending. */
+int store_write(struct store *st, sqlite3_stmt *s, const char *what, struct store_error *err);
+/* Whether s fits a buffer of max bytes with its NUL. */
+int store_fits(const char *s, size_t max);
 /* Run SQL without results. */
 int store_exec(struct store *st, const char *sql, const char *what, struct store_error *err);
 /* Run a query whose answer is one integer, into *out. */
@@ -142,7 +155,6 @@ int store_games_query(struct store *st, const char *sql, const int64_t *p, int n
 /* A passive checkpoint on db: SQLITE_OK, also when another checkpoint had the lock (busy). */
 int checkpoint_passive(sqlite3 *db);
 /* How a stored end reads as a record's result (record.h). */
-enum record_result store_record_result(const struct store_game *g);
 
 /* --- store-schema.c: the migrations and the full check. */
 

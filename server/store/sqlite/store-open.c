@@ -225,7 +225,7 @@ store_start(struct store *st, const char *path, struct store_error *err)
 			                  strerror(errno));
 		if (flock(st->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 			if (errno == EWOULDBLOCK)
-				return store_fail(err, STORE_EIO,
+				return store_fail(err, STORE_ECONFLICT,
 				                  "%s: in use by another process (another hokitod "
 				                  "on the same store?); one server per store",
 				                  path);

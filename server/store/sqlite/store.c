@@ -1,12 +1,13 @@
 /*
  * store.c: hokitod's durable store on SQLite: the write side (games, game events, seated
- * sessions, accounts, ratings; group commit, the offloaded disk waits), closing, loading with
- * replay through the rules, the deletion of games that never started and of old games without an
- * account (--keep-days), the helpers that the other pieces share, and the write port of
- * store-port.h (its ops at the end of this file call the functions of the same name). The other
- * pieces of the SQLite backend (see store-impl.h) call this file and never the reverse:
- * store-schema.c (migrations, the full check), store-open.c (opening and attaching a file),
- * store-history.c (history, records, the leaderboard; the read port).
+ * sessions; group commit, the offloaded disk waits), closing, loading with replay through the
+ * rules (store-game.h), the deletion of games that never started and of old games without an
+ * account (--keep-days), and the helpers that the other pieces share. The other pieces of the
+ * SQLite backend (see store-impl.h) call this file and never the reverse: store-accounts.c
+ * (accounts, ratings), store-schema.c (migrations, the full check), store-open.c (opening and
+ * attaching a file), store-history.c (history, records, the leaderboard; the read port),
+ * store-loop.c (the loop side: start, commit, stop), store-backend.c (the write port and what
+ * the registry calls).
  *
  * A struct store is one SQLite connection: the server's own (store_open()), or a second one to the
  * same file (store_attach()) for the read port's thread (store_reader_open(), read-only, seeing
@@ -38,7 +39,9 @@
 #include "glicko.h"
 #include "record.h"
 #include "store.h"
+#include "store-game.h"
 #include "store-impl.h"
+#include "store-record.h"
 #include "strmap.h"
 #include "xmalloc.h"
 
@@ -48,21 +51,6 @@ struct store_bg {
 	int wal_fd;  /* the WAL, for fdatasync */
 	char *path;  /* for messages */
 };
-
-/* Fill err (if not NULL) and return code. */
-int
-store_fail(struct store_error *err, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL)
-		return code;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof err->text, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static void store_queue_drop(struct store *st);
 static void store_settle(struct store *st);
@@ -83,11 +71,15 @@ store_sqlite_fail(struct store *st, int rc, struct store_error *err, const char 
 		                  what, sqlite3_errstr(rc));
 	/* "disk I/O error" alone does not say that the disk is full: the system's error does */
 	if ((primary == SQLITE_IOERR || primary == SQLITE_FULL) && st->db != NULL &&
-	    sqlite3_system_errno(st->db) != 0)
-		return store_fail(err, STORE_EIO, "%s: %s: %s (%s)", st->path, what,
-		                  sqlite3_errmsg(st->db), strerror(sqlite3_system_errno(st->db)));
-	return store_fail(err, STORE_EIO, "%s: %s: %s", st->path, what,
-	                  st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	    sqlite3_system_errno(st->db) != 0) {
+		int sys = sqlite3_system_errno(st->db);
+
+		return store_fail(err, sys == ENOSPC || sys == EDQUOT ? STORE_EFULL : STORE_EIO,
+		                  "%s: %s: %s (%s)", st->path, what, sqlite3_errmsg(st->db),
+		                  strerror(sys));
+	}
+	return store_fail(err, primary == SQLITE_FULL ? STORE_EFULL : STORE_EIO, "%s: %s: %s",
+	                  st->path, what, st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 }
 
 /* Run SQL without results. */
@@ -147,6 +139,7 @@ store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
+	store_loop_free(st);
 	if (st->db != NULL && !sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	for (int i = 0; i < S_COUNT; i++)
@@ -422,7 +415,7 @@ store_begin(struct store *st, struct store_error *err)
 }
 
 /* Before a write other than an event: the queued events go in first, then store_begin(). */
-static int
+int
 store_tx(struct store *st, struct store_error *err)
 {
 	if (st->nqueued > 0)
@@ -431,7 +424,7 @@ store_tx(struct store *st, struct store_error *err)
 }
 
 /* Step a write statement inside the turn's transaction; counts it as pending. */
-static int
+int
 store_write(struct store *st, sqlite3_stmt *s, const char *what, struct store_error *err)
 {
 	int rc = sqlite3_step(s);
@@ -448,8 +441,8 @@ store_write(struct store *st, sqlite3_stmt *s, const char *what, struct store_er
 }
 
 /* Whether s is a string of 1..max-1 bytes. */
-static int
-fits(const char *s, size_t max)
+int
+store_fits(const char *s, size_t max)
 {
 	return s != NULL && s[0] != '\0' && strlen(s) < max;
 }
@@ -461,7 +454,7 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
+	if (!store_fits(g->id, STORE_ID_MAX) || strlen(g->code) >= STORE_CODE_MAX ||
 	    strlen(g->clock) >= STORE_WORD_MAX || (int)g->kind < 0 ||
 	    (int)g->kind >= game_class_count || game_variant_check(g->kind, g->variant, NULL) < 0)
 		return store_fail(err, STORE_EINVAL, "game '%.15s': bad id, code, kind or variant",
@@ -506,8 +499,9 @@ store_seat_set(struct store *st, const char *game_id, int seat, const char *play
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(game_id, STORE_ID_MAX) || (seat != 0 && seat != 1) ||
-	    !fits(player_id, STORE_ID_MAX) || !fits(name, STORE_NAME_MAX) || account < 0)
+	if (!store_fits(game_id, STORE_ID_MAX) || (seat != 0 && seat != 1) ||
+	    !store_fits(player_id, STORE_ID_MAX) || !store_fits(name, STORE_NAME_MAX) ||
+	    account < 0)
 		return store_fail(err, STORE_EINVAL, "seat of game '%.15s': bad argument",
 		                  game_id ? game_id : "");
 	if ((rc = store_tx(st, err)) < 0)
@@ -530,7 +524,7 @@ store_game_status_set(struct store *st, const char *game_id, const char *status,
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(game_id, STORE_ID_MAX) || status == NULL ||
+	if (!store_fits(game_id, STORE_ID_MAX) || status == NULL ||
 	    (strcmp(status, "open") != 0 && strcmp(status, "live") != 0 &&
 	     strcmp(status, "adjourned") != 0))
 		return store_fail(err, STORE_EINVAL,
@@ -596,12 +590,12 @@ store_event_add(struct store *st, const char *game_id, const struct store_event 
 	struct store_queued *q;
 	int rc, moved;
 
-	if (!fits(game_id, STORE_ID_MAX) || !fits(ev->type, STORE_WORD_MAX) || ev->body == NULL ||
-	    ev->body_len > INT32_MAX)
+	if (!store_fits(game_id, STORE_ID_MAX) || !store_fits(ev->type, STORE_WORD_MAX) ||
+	    ev->body == NULL || ev->body_len > INT32_MAX)
 		return store_fail(err, STORE_EINVAL, "event of game '%.15s': bad argument",
 		                  game_id ? game_id : "");
 	moved = strcmp(ev->type, "moved") == 0;
-	if (moved != (ev->move != NULL) || (moved && !fits(ev->move, GAME_MOVE_TEXT)))
+	if (moved != (ev->move != NULL) || (moved && !store_fits(ev->move, GAME_MOVE_TEXT)))
 		return store_fail(err, STORE_EINVAL,
 		                  "event %" PRId64 " of game '%s': a move goes with a moved event, "
 		                  "and only there",
@@ -648,8 +642,8 @@ store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(game_id, STORE_ID_MAX) || !fits(result, STORE_WORD_MAX) ||
-	    !fits(reason, STORE_WORD_MAX) || winner < -1 || winner > 1)
+	if (!store_fits(game_id, STORE_ID_MAX) || !store_fits(result, STORE_WORD_MAX) ||
+	    !store_fits(reason, STORE_WORD_MAX) || winner < -1 || winner > 1)
 		return store_fail(err, STORE_EINVAL, "end of game '%.15s': bad argument",
 		                  game_id ? game_id : "");
 	if ((rc = store_tx(st, err)) < 0)
@@ -683,7 +677,7 @@ store_game_drop(struct store *st, const char *game_id, struct store_error *err)
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(game_id, STORE_ID_MAX))
+	if (!store_fits(game_id, STORE_ID_MAX))
 		return store_fail(err, STORE_EINVAL, "dropping a game: bad id");
 	if ((rc = store_tx(st, err)) < 0)
 		return rc;
@@ -734,69 +728,14 @@ store_sweep(struct store *st, int64_t before_ms, unsigned max, struct store_erro
 	return n;
 }
 
-/*
- * --unused-account-days: the accounts after id after_id, in id order, scan of them at most,
- * stopping at the first created at or after before_ms (ids go in order of creation): the unused
- * ones (STORE_ACCOUNT_UNUSED in store-open.c) into ids (max at most), and the last id looked at
- * into *next_after (after_id if none). Returns how many were written, or a store error.
- */
-int
-store_accounts_unused(struct store *st, int64_t after_id, int64_t before_ms, unsigned scan,
-                      int64_t *ids, unsigned max, int64_t *next_after, struct store_error *err)
-{
-	sqlite3_stmt *s = store_stmt(st, S_ACCOUNTS_SCAN);
-	unsigned n = 0;
-	int rc = SQLITE_DONE;
-
-	*next_after = after_id;
-	sqlite3_bind_int64(s, 1, after_id);
-	sqlite3_bind_int64(s, 2, scan);
-	while (n < max && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (sqlite3_column_int64(s, 1) >= before_ms)
-			break;
-		*next_after = sqlite3_column_int64(s, 0);
-		if (sqlite3_column_int(s, 2))
-			ids[n++] = *next_after;
-	}
-	if (n < max && rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return store_sqlite_fail(st, rc, err, "finding unused accounts");
-	}
-	sqlite3_reset(s);
-	return (int)n;
-}
-
-/*
- * --unused-account-days: delete account id, in the turn's transaction, if it is still unused
- * (the same rule as store_accounts_unused()'s), and count it in `released_accounts`. Returns 0
- * (deleted or not) or a store error.
- */
-int
-store_account_drop(struct store *st, int64_t id, struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if ((rc = store_tx(st, err)) < 0)
-		return rc;
-	s = store_stmt(st, S_ACCOUNT_DROP);
-	sqlite3_bind_int64(s, 1, id);
-	if ((rc = store_write(st, s, "releasing an unused account", err)) < 0)
-		return rc;
-	if (sqlite3_changes(st->db) == 0)
-		return 0;
-	return store_write(st, store_stmt(st, S_ACCOUNT_RELEASED), "counting released accounts",
-	                   err);
-}
-
 int
 store_session_set(struct store *st, const struct store_session *ss, struct store_error *err)
 {
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(ss->token, STORE_TOKEN_MAX) || !fits(ss->player_id, STORE_ID_MAX) ||
-	    !fits(ss->name, STORE_NAME_MAX) || !fits(ss->game_id, STORE_ID_MAX) ||
+	if (!store_fits(ss->token, STORE_TOKEN_MAX) || !store_fits(ss->player_id, STORE_ID_MAX) ||
+	    !store_fits(ss->name, STORE_NAME_MAX) || !store_fits(ss->game_id, STORE_ID_MAX) ||
 	    (ss->seat != 0 && ss->seat != 1))
 		return store_fail(err, STORE_EINVAL, "session of player '%.15s': bad argument",
 		                  ss->player_id);
@@ -819,7 +758,7 @@ store_session_remove(struct store *st, const char *token, struct store_error *er
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(token, STORE_TOKEN_MAX))
+	if (!store_fits(token, STORE_TOKEN_MAX))
 		return store_fail(err, STORE_EINVAL, "bad session token");
 	if ((rc = store_tx(st, err)) < 0)
 		return rc;
@@ -834,7 +773,7 @@ store_meta_set(struct store *st, const char *key, int64_t value, struct store_er
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!fits(key, 64))
+	if (!store_fits(key, 64))
 		return store_fail(err, STORE_EINVAL, "bad meta key");
 	if ((rc = store_tx(st, err)) < 0)
 		return rc;
@@ -1033,85 +972,6 @@ store_game_get(struct store *st, const char *id, struct store_game *g, struct st
 	return store_events_read(st, id, events, nevents, err);
 }
 
-/* How a stored end reads as a record's result (record.h). */
-enum record_result
-store_record_result(const struct store_game *g)
-{
-	if (strcmp(g->result, "draw") == 0)
-		return RECORD_DRAW;
-	if (strcmp(g->result, "win") == 0 && (g->winner == 0 || g->winner == 1))
-		return (enum record_result)g->winner;
-	return RECORD_UNFINISHED;
-}
-
-/*
- * Replaying is the check that matters most at start-up: SQLite can vouch for its pages, only the
- * rules can vouch for the moves. A move the rules refuse, or a stored end the final position
- * contradicts, means the file was damaged or written by a buggy server; either way the game
- * cannot be trusted and the server must not start with it.
- */
-int
-store_game_replay(const struct store_game *g, const struct store_event *ev, size_t nevents,
-                  struct game *start, struct game *position, struct store_error *err)
-{
-	struct record_error rerr;
-	struct game_error gerr;
-	struct game_outcome o;
-	int ply = 0, finished = strcmp(g->status, "finished") == 0;
-
-	if (game_start(start, g->kind, g->variant, g->seed, &gerr) < 0)
-		return store_fail(err, STORE_ECORRUPT, "game '%s': %s", g->id, gerr.text);
-	*position = *start;
-	for (size_t i = 0; i < nevents; i++) {
-		char canon[GAME_MOVE_TEXT];
-		struct game_move m;
-		if (ev[i].seq != (int64_t)i + 1)
-			return store_fail(err, STORE_ECORRUPT,
-			                  "game '%s': event %zu has seq %" PRId64, g->id, i + 1,
-			                  ev[i].seq);
-		if (ev[i].move == NULL)
-			continue;
-		ply++;
-		if (game_move_parse(position, ev[i].move, &m, &gerr) < 0)
-			return store_fail(err, STORE_ECORRUPT,
-			                  "game '%s': stored move %d '%s' (seq %" PRId64
-			                  ") is not legal: %s",
-			                  g->id, ply, ev[i].move, ev[i].seq, gerr.text);
-		game_move_format(g->kind, m, canon, sizeof canon);
-		if (strcmp(canon, ev[i].move) != 0)
-			return store_fail(err, STORE_ECORRUPT,
-			                  "game '%s': stored move %d '%s' is not in canonical form",
-			                  g->id, ply, ev[i].move);
-		game_apply(position, m);
-	}
-	game_outcome(position, &o);
-	if (!finished) {
-		if (o.end != GAME_END_NONE)
-			return store_fail(
-			        err, STORE_ECORRUPT,
-			        "game '%s': its moves end the game but it is stored as %s", g->id,
-			        g->status);
-		return 0;
-	}
-	if (strcmp(g->result, "aborted") != 0 && strcmp(g->result, "win") != 0 &&
-	    strcmp(g->result, "draw") != 0)
-		return store_fail(err, STORE_ECORRUPT, "game '%s': unknown result '%s'", g->id,
-		                  g->result);
-	if (record_result_check(position, store_record_result(g),
-	                        strcmp(g->result, "aborted") == 0 && g->reason[0] == '\0'
-	                                ? "abandoned"
-	                                : g->reason,
-	                        &rerr) < 0)
-		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
-		                  g->id, rerr.text);
-	if (game_kind_has(g->kind, GAME_HAS_SCORES) &&
-	    (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
-		return store_fail(err, STORE_ECORRUPT,
-		                  "game '%s': stored scores %d-%d, the moves give %d-%d", g->id,
-		                  g->score[0], g->score[1], o.score[0], o.score[1]);
-	return 0;
-}
-
 /* Collect the rows of s, a bound query of GAME_COLUMNS, into a new array; finalizes s. */
 int
 store_games_collect(struct store *st, sqlite3_stmt *s, struct store_game **out, size_t *n,
@@ -1231,475 +1091,4 @@ store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_se
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(st, rc, err, "reading sessions");
 	return count;
-}
-
-int
-store_account_add(struct store *st, const struct store_account *a, struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (a->id <= 0 || !fits(a->name, STORE_ACCOUNT_NAME_MAX) ||
-	    !fits(a->key, STORE_ACCOUNT_NAME_MAX) || !fits(a->skeleton, STORE_SKELETON_MAX) ||
-	    !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
-		return store_fail(err, STORE_EINVAL, "account '%.20s': bad argument", a->name);
-	if ((rc = store_tx(st, err)) < 0)
-		return rc;
-	s = store_stmt(st, S_ACCOUNT_ADD);
-	sqlite3_bind_int64(s, 1, a->id);
-	bind_text(s, 2, a->name);
-	bind_text(s, 3, a->key);
-	bind_text(s, 4, a->skeleton);
-	bind_text(s, 5, a->hash);
-	bind_text(s, 6, a->kind);
-	sqlite3_bind_int64(s, 7, a->created_ms);
-	return store_write(st, s, "adding an account", err);
-}
-
-int
-store_account_update(struct store *st, const struct store_account *a, struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (a->id <= 0 || !fits(a->hash, STORE_HASH_MAX) || !fits(a->kind, STORE_WORD_MAX))
-		return store_fail(err, STORE_EINVAL, "account %lld: bad argument",
-		                  (long long)a->id);
-	if ((rc = store_tx(st, err)) < 0)
-		return rc;
-	s = store_stmt(st, S_ACCOUNT_UPDATE);
-	sqlite3_bind_int64(s, 1, a->id);
-	bind_text(s, 2, a->hash);
-	bind_text(s, 3, a->kind);
-	sqlite3_bind_int64(s, 4, a->closed_ms);
-	sqlite3_bind_int64(s, 5, a->banned_ms);
-	return store_write(st, s, "updating an account", err);
-}
-
-/*
- * The accounts of the query "SELECT <columns> FROM accounts " + where (its parameters: ?1 an
- * id after which, ?2 a name key, ?3 a row limit; -1 for none), by id, to cb. Returns the
- * count or an error.
- */
-static int
-store_accounts_query(struct store *st, const char *where, int64_t after, const char *key,
-                     int64_t limit, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
-                     struct store_error *err)
-{
-	char sql[512];
-	sqlite3_stmt *s;
-	int rc, count = 0;
-
-	snprintf(sql, sizeof sql,
-	         "SELECT id, name, name_key, skeleton, pw_hash, kind, created_ms, "
-	         "COALESCE(closed_ms, 0), COALESCE(banned_ms, 0) FROM accounts %s",
-	         where);
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(st, rc, err, "reading accounts");
-	sqlite3_bind_int64(s, 1, after);
-	bind_text(s, 2, key != NULL ? key : "");
-	sqlite3_bind_int64(s, 3, limit);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_account a;
-
-		memset(&a, 0, sizeof a);
-		a.id = sqlite3_column_int64(s, 0);
-		if (column_copy(s, 1, a.name, sizeof a.name) < 0 ||
-		    column_copy(s, 2, a.key, sizeof a.key) < 0 ||
-		    column_copy(s, 3, a.skeleton, sizeof a.skeleton) < 0 ||
-		    column_copy(s, 4, a.hash, sizeof a.hash) < 0 ||
-		    column_copy(s, 5, a.kind, sizeof a.kind) < 0) {
-			sqlite3_finalize(s);
-			return store_fail(err, STORE_ECORRUPT, "%s: a malformed account row",
-			                  st->path);
-		}
-		a.created_ms = sqlite3_column_int64(s, 6);
-		a.closed_ms = sqlite3_column_int64(s, 7);
-		a.banned_ms = sqlite3_column_int64(s, 8);
-		if (cb(ctx, &a) != 0) {
-			sqlite3_finalize(s);
-			return store_fail(err, STORE_ESTOPPED, "loading accounts stopped");
-		}
-		count++;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_fail(st, rc, err, "reading accounts");
-	return count;
-}
-
-int
-store_accounts_load(struct store *st, int (*cb)(void *ctx, const struct store_account *a),
-                    void *ctx, struct store_error *err)
-{
-	return store_accounts_query(st, "ORDER BY id", -1, NULL, -1, cb, ctx, err);
-}
-
-int
-store_accounts_page(struct store *st, int64_t after, size_t limit,
-                    int (*cb)(void *ctx, const struct store_account *a), void *ctx,
-                    struct store_error *err)
-{
-	if (after < 0 || limit == 0 || limit > INT32_MAX)
-		return store_fail(err, STORE_EINVAL, "accounts after %lld: bad argument",
-		                  (long long)after);
-	/* the primary key's order from after on: a page costs its own rows */
-	return store_accounts_query(st, "WHERE id > ?1 ORDER BY id LIMIT ?3", after, NULL,
-	                            (int64_t)limit, cb, ctx, err);
-}
-
-/* store_account_find()'s callback: the row, copied. */
-static int
-store_account_copy_cb(void *ctx, const struct store_account *a)
-{
-	*(struct store_account *)ctx = *a;
-	return 0;
-}
-
-int
-store_account_find(struct store *st, const char *key, struct store_account *out,
-                   struct store_error *err)
-{
-	if (!fits(key, STORE_ACCOUNT_NAME_MAX))
-		return store_fail(err, STORE_EINVAL, "account '%.20s': bad argument", key);
-	/* name_key is UNIQUE: its index finds the row */
-	return store_accounts_query(st, "WHERE name_key = ?2", -1, key, -1, store_account_copy_cb,
-	                            out, err);
-}
-
-int
-store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
-                    int64_t now_ms, struct store_error *err)
-{
-	struct glicko after = {c->after[0], c->after[1], c->after[2]};
-	sqlite3_stmt *s;
-	int rc;
-
-	if (!fits(game_id, STORE_ID_MAX) || (c->seat != 0 && c->seat != 1) || c->account <= 0 ||
-	    (int)c->kind < 0 || (int)c->kind >= game_class_count ||
-	    (c->score != 0.0 && c->score != 0.5 && c->score != 1.0) ||
-	    glicko_rate(&after, NULL, 0, &after) < 0)
-		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad rating change", game_id);
-	if ((rc = store_tx(st, err)) < 0)
-		return rc;
-	s = store_stmt(st, S_RATING_CHANGE);
-	bind_text(s, 1, game_id);
-	sqlite3_bind_int(s, 2, c->seat);
-	sqlite3_bind_int64(s, 3, c->account);
-	for (int i = 0; i < 3; i++) {
-		sqlite3_bind_double(s, 4 + i, c->before[i]);
-		sqlite3_bind_double(s, 7 + i, c->after[i]);
-	}
-	sqlite3_bind_int64(s, 10, now_ms);
-	if ((rc = store_write(st, s, "adding a rating change", err)) < 0)
-		return rc;
-	s = store_stmt(st, S_RATING_SET);
-	sqlite3_bind_int64(s, 1, c->account);
-	bind_text(s, 2, game_kind_name(c->kind));
-	for (int i = 0; i < 3; i++)
-		sqlite3_bind_double(s, 3 + i, c->after[i]);
-	sqlite3_bind_int64(s, 6, now_ms);
-	sqlite3_bind_double(s, 7, c->score);
-	if ((rc = store_write(st, s, "setting a rating", err)) < 0 || c->opponent <= 0)
-		return rc;
-	s = store_stmt(st, S_RATING_PAIR);
-	sqlite3_bind_int64(s, 1, c->account);
-	bind_text(s, 2, game_kind_name(c->kind));
-	sqlite3_bind_int64(s, 3, c->opponent);
-	return store_write(st, s, "counting an opponent", err);
-}
-
-int
-store_game_unrated(struct store *st, const char *game_id, const char *unrated,
-                   struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (!fits(game_id, STORE_ID_MAX) || unrated == NULL || !fits(unrated, STORE_WORD_MAX))
-		return store_fail(err, STORE_EINVAL, "game '%.15s': a bad unrated word", game_id);
-	if ((rc = store_tx(st, err)) < 0)
-		return rc;
-	s = store_stmt(st, S_UNRATED);
-	bind_text(s, 1, game_id);
-	bind_text(s, 2, unrated);
-	return store_write(st, s, "marking a game not rated", err);
-}
-
-int
-store_rated_pairs_load(struct store *st, int64_t since_ms,
-                       int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms), void *ctx,
-                       struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc, count = 0;
-
-	/* down rating_changes_ended: the games of the window only, whatever the store holds */
-	rc = sqlite3_prepare_v2(st->db,
-	                        "SELECT c.account, o.account, c.ended_ms FROM rating_changes c "
-	                        "JOIN rating_changes o ON o.game = c.game AND o.seat = 1 "
-	                        "WHERE c.seat = 0 AND c.ended_ms >= ?1 ORDER BY c.ended_ms",
-	                        -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(st, rc, err, "reading rated pairs");
-	sqlite3_bind_int64(s, 1, since_ms);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (cb(ctx, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-		       sqlite3_column_int64(s, 2)) != 0) {
-			sqlite3_finalize(s);
-			return store_fail(err, STORE_ESTOPPED, "loading rated pairs stopped");
-		}
-		count++;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_fail(st, rc, err, "reading rated pairs");
-	return count;
-}
-
-int
-store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
-                   struct store_error *err)
-{
-	sqlite3_stmt *s;
-	int rc, count = 0;
-
-	rc = sqlite3_prepare_v2(
-	        st->db,
-	        "SELECT account, kind, rating, rd, vol, games, wins, draws, losses, "
-	        "best, updated_ms FROM ratings ORDER BY account, kind",
-	        -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(st, rc, err, "reading ratings");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_rating r = {0};
-		char kind[STORE_WORD_MAX];
-
-		r.account = sqlite3_column_int64(s, 0);
-		r.rating = sqlite3_column_double(s, 2);
-		r.rd = sqlite3_column_double(s, 3);
-		r.vol = sqlite3_column_double(s, 4);
-		r.games = sqlite3_column_int64(s, 5);
-		r.wins = sqlite3_column_int64(s, 6);
-		r.draws = sqlite3_column_int64(s, 7);
-		r.losses = sqlite3_column_int64(s, 8);
-		r.best = sqlite3_column_double(s, 9);
-		r.updated_ms = sqlite3_column_int64(s, 10);
-		if (column_copy(s, 1, kind, sizeof kind) || game_kind_parse(kind, &r.kind) < 0 ||
-		    !(r.rd > 0) || !(r.vol > 0)) {
-			sqlite3_finalize(s);
-			return store_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",
-			                  st->path);
-		}
-		if (cb(ctx, &r) != 0) {
-			sqlite3_finalize(s);
-			return store_fail(err, STORE_ESTOPPED, "loading ratings stopped");
-		}
-		count++;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_fail(st, rc, err, "reading ratings");
-	return count;
-}
-
-/* --- The write port: each op is the function of the same name on the store. */
-
-static int
-port_game_add(void *impl, const struct store_game *g, struct store_error *err)
-{
-	return store_game_add(impl, g, err);
-}
-
-static int
-port_seat_set(void *impl, const char *game_id, int seat, const char *player_id, const char *name,
-              int64_t account, struct store_error *err)
-{
-	return store_seat_set(impl, game_id, seat, player_id, name, account, err);
-}
-
-static int
-port_game_drop(void *impl, const char *game_id, struct store_error *err)
-{
-	return store_game_drop(impl, game_id, err);
-}
-
-static int
-port_sweep(void *impl, int64_t before_ms, unsigned max, struct store_error *err)
-{
-	return store_sweep(impl, before_ms, max, err);
-}
-
-static int
-port_accounts_unused(void *impl, int64_t after_id, int64_t before_ms, unsigned scan, int64_t *ids,
-                     unsigned max, int64_t *next_after, struct store_error *err)
-{
-	return store_accounts_unused(impl, after_id, before_ms, scan, ids, max, next_after, err);
-}
-
-static int
-port_account_drop(void *impl, int64_t id, struct store_error *err)
-{
-	return store_account_drop(impl, id, err);
-}
-
-static int
-port_status_set(void *impl, const char *game_id, const char *status, struct store_error *err)
-{
-	return store_game_status_set(impl, game_id, status, err);
-}
-
-static int
-port_event_add(void *impl, const char *game_id, const struct store_event *ev,
-               struct store_error *err)
-{
-	return store_event_add(impl, game_id, ev, err);
-}
-
-static int
-port_game_finish(void *impl, const char *game_id, int64_t ended_ms, const char *result, int winner,
-                 const char *reason, const int score[2], struct store_error *err)
-{
-	return store_game_finish(impl, game_id, ended_ms, result, winner, reason, score, err);
-}
-
-static int
-port_session_set(void *impl, const struct store_session *ss, struct store_error *err)
-{
-	return store_session_set(impl, ss, err);
-}
-
-static int
-port_session_remove(void *impl, const char *token, struct store_error *err)
-{
-	return store_session_remove(impl, token, err);
-}
-
-static int
-port_meta_set(void *impl, const char *key, int64_t value, struct store_error *err)
-{
-	return store_meta_set(impl, key, value, err);
-}
-
-static int
-port_meta_get(void *impl, const char *key, int64_t *value, struct store_error *err)
-{
-	return store_meta_get(impl, key, value, err);
-}
-
-static int
-port_commit(void *impl, struct store_error *err)
-{
-	return store_commit(impl, err);
-}
-
-static void
-port_rollback(void *impl)
-{
-	store_rollback(impl);
-}
-
-static size_t
-port_pending(const void *impl)
-{
-	return store_pending(impl);
-}
-
-static int
-port_is_temporary(const void *impl)
-{
-	return store_is_temporary(impl);
-}
-
-static int
-port_load(void *impl, unsigned recent, store_load_cb cb, void *ctx, struct store_error *err)
-{
-	return store_load(impl, recent, cb, ctx, err);
-}
-
-static int
-port_sessions_load(void *impl, int (*cb)(void *ctx, const struct store_session *s), void *ctx,
-                   struct store_error *err)
-{
-	return store_sessions_load(impl, cb, ctx, err);
-}
-
-static int
-port_account_add(void *impl, const struct store_account *a, struct store_error *err)
-{
-	return store_account_add(impl, a, err);
-}
-
-static int
-port_account_update(void *impl, const struct store_account *a, struct store_error *err)
-{
-	return store_account_update(impl, a, err);
-}
-
-static int
-port_rating_change(void *impl, const char *game_id, const struct store_rating_change *c,
-                   int64_t now_ms, struct store_error *err)
-{
-	return store_rating_change(impl, game_id, c, now_ms, err);
-}
-
-static int
-port_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating *r), void *ctx,
-                  struct store_error *err)
-{
-	return store_ratings_load(impl, cb, ctx, err);
-}
-
-static int
-port_game_unrated(void *impl, const char *game_id, const char *unrated, struct store_error *err)
-{
-	return store_game_unrated(impl, game_id, unrated, err);
-}
-
-static int
-port_rated_pairs_load(void *impl, int64_t since_ms,
-                      int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms), void *ctx,
-                      struct store_error *err)
-{
-	return store_rated_pairs_load(impl, since_ms, cb, ctx, err);
-}
-
-static int
-port_accounts_load(void *impl, int (*cb)(void *ctx, const struct store_account *a), void *ctx,
-                   struct store_error *err)
-{
-	return store_accounts_load(impl, cb, ctx, err);
-}
-
-void
-store_write_port_init(struct store *st, struct store_write_port *out)
-{
-	*out = (struct store_write_port){.game_add = port_game_add,
-	                                 .seat_set = port_seat_set,
-	                                 .status_set = port_status_set,
-	                                 .event_add = port_event_add,
-	                                 .game_finish = port_game_finish,
-	                                 .game_drop = port_game_drop,
-	                                 .sweep = port_sweep,
-	                                 .accounts_unused = port_accounts_unused,
-	                                 .account_drop = port_account_drop,
-	                                 .session_set = port_session_set,
-	                                 .session_remove = port_session_remove,
-	                                 .meta_set = port_meta_set,
-	                                 .meta_get = port_meta_get,
-	                                 .commit = port_commit,
-	                                 .rollback = port_rollback,
-	                                 .pending = port_pending,
-	                                 .is_temporary = port_is_temporary,
-	                                 .load = port_load,
-	                                 .sessions_load = port_sessions_load,
-	                                 .account_add = port_account_add,
-	                                 .account_update = port_account_update,
-	                                 .accounts_load = port_accounts_load,
-	                                 .rating_change = port_rating_change,
-	                                 .ratings_load = port_ratings_load,
-	                                 .game_unrated = port_game_unrated,
-	                                 .rated_pairs_load = port_rated_pairs_load,
-	                                 .impl = st};
 }

@@ -291,17 +291,6 @@ size_t store_pending(const struct store *st);
 int store_load(struct store *st, unsigned recent, store_load_cb cb, void *ctx,
                struct store_error *err);
 
-/*
- * Replay a stored game's events through the rules: start from kind, variant and seed, apply
- * each "moved" event's move (checked with game_move_parse(); it must also be canonical), check
- * that seqs run 1..n and, for a finished game, that result, winner, reason and HOKITO scores are
- * what the final position says (a resignation or an abandoned game excepted); for a game not
- * finished, that the position is not over. Fills start and position. Returns 0 or STORE_ECORRUPT
- * with err naming the game, the seq and the move.
- */
-int store_game_replay(const struct store_game *g, const struct store_event *ev, size_t nevents,
-                      struct game *start, struct game *position, struct store_error *err);
-
 /* Call cb for every stored session. Returns the count or a negative error. */
 int store_sessions_load(struct store *st, int (*cb)(void *ctx, const struct store_session *s),
                         void *ctx, struct store_error *err);
@@ -331,7 +320,6 @@ int store_history_page(struct store *st, const struct store_history_query *q,
 int store_game_get(struct store *st, const char *id, struct store_game *g,
                    struct store_event **events, size_t *nevents, struct store_error *err);
 
-
 /*
  * The text game record (common/record.h, FORMATS.md "Game records") of game id into buf,
  * NUL-terminated. The Date is the UTC date of its creation. Returns the length, or
@@ -339,16 +327,6 @@ int store_game_get(struct store *st, const char *id, struct store_game *g,
  */
 int store_record_write(struct store *st, const char *id, char *buf, size_t size,
                        struct store_error *err);
-
-/*
- * The same record from a game the caller has already read with store_game_get() (g and its
- * events ev[0..nev), borrowed), for a caller that looks at the game first (is it private?) and
- * should not read it twice; changes (NULL, or both seats' by seat) give a rated game's rating
- * headers. Reads nothing. Returns the length, or STORE_ENOSPC or STORE_ECORRUPT.
- */
-int store_record_format(const struct store_game *g, const struct store_event *ev, size_t nev,
-                        const struct store_rating_change *changes, char *buf, size_t size,
-                        struct store_error *err);
 
 /* The read port's leaderboard (store-port.h) on st: by key, whatever the number of accounts. */
 int store_leaderboard(struct store *st, const struct store_board_query *q,

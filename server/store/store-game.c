@@ -1,0 +1,89 @@
+/*
+ * store-game.c: what a stored game means, whatever the backend that stored it (store-game.h):
+ * its replay through the rules at a start, and who may find a private one.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "record.h"
+#include "store-game.h"
+#include "store-record.h"
+
+/*
+ * Replaying is the check that matters most at start-up: the backend can vouch for its pages, only
+ * the rules can vouch for the moves. A move the rules refuse, or a stored end the final position
+ * contradicts, means the file was damaged or written by a buggy server; either way the game
+ * cannot be trusted and the server must not start with it.
+ */
+int
+store_game_replay(const struct store_game *g, const struct store_event *ev, size_t nevents,
+                  struct game *start, struct game *position, struct store_error *err)
+{
+	struct record_error rerr;
+	struct game_error gerr;
+	struct game_outcome o;
+	int ply = 0, finished = strcmp(g->status, "finished") == 0;
+
+	if (game_start(start, g->kind, g->variant, g->seed, &gerr) < 0)
+		return store_fail(err, STORE_ECORRUPT, "game '%s': %s", g->id, gerr.text);
+	*position = *start;
+	for (size_t i = 0; i < nevents; i++) {
+		char canon[GAME_MOVE_TEXT];
+		struct game_move m;
+		if (ev[i].seq != (int64_t)i + 1)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "game '%s': event %zu has seq %" PRId64, g->id, i + 1,
+			                  ev[i].seq);
+		if (ev[i].move == NULL)
+			continue;
+		ply++;
+		if (game_move_parse(position, ev[i].move, &m, &gerr) < 0)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "game '%s': stored move %d '%s' (seq %" PRId64
+			                  ") is not legal: %s",
+			                  g->id, ply, ev[i].move, ev[i].seq, gerr.text);
+		game_move_format(g->kind, m, canon, sizeof canon);
+		if (strcmp(canon, ev[i].move) != 0)
+			return store_fail(err, STORE_ECORRUPT,
+			                  "game '%s': stored move %d '%s' is not in canonical form",
+			                  g->id, ply, ev[i].move);
+		game_apply(position, m);
+	}
+	game_outcome(position, &o);
+	if (!finished) {
+		if (o.end != GAME_END_NONE)
+			return store_fail(
+			        err, STORE_ECORRUPT,
+			        "game '%s': its moves end the game but it is stored as %s", g->id,
+			        g->status);
+		return 0;
+	}
+	if (strcmp(g->result, "aborted") != 0 && strcmp(g->result, "win") != 0 &&
+	    strcmp(g->result, "draw") != 0)
+		return store_fail(err, STORE_ECORRUPT, "game '%s': unknown result '%s'", g->id,
+		                  g->result);
+	if (record_result_check(position, store_record_result(g),
+	                        strcmp(g->result, "aborted") == 0 && g->reason[0] == '\0'
+	                                ? "abandoned"
+	                                : g->reason,
+	                        &rerr) < 0)
+		return store_fail(err, STORE_ECORRUPT, "game '%s': the stored end is wrong: %s",
+		                  g->id, rerr.text);
+	if (game_kind_has(g->kind, GAME_HAS_SCORES) &&
+	    (g->score[0] != o.score[0] || g->score[1] != o.score[1]))
+		return store_fail(err, STORE_ECORRUPT,
+		                  "game '%s': stored scores %d-%d, the moves give %d-%d", g->id,
+		                  g->score[0], g->score[1], o.score[0], o.score[1]);
+	return 0;
+}
+
+int
+store_game_seated(const struct store_viewer *viewer, const struct store_game *g)
+{
+	for (int i = 0; i < 2; i++)
+		if (viewer->account > 0 ? g->seat_account[i] == viewer->account
+		                        : viewer->player_id[0] != '\0' && g->seat_account[i] < 0 &&
+		                                  strcmp(g->seat_id[i], viewer->player_id) == 0)
+			return 1;
+	return 0;
+}

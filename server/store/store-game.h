@@ -1,0 +1,28 @@
+/*
+ * store-game.h: what a stored game means, for every backend (store-game.c): the replay of its
+ * events through the rules, which the load at a start runs on every game it hands out, and the
+ * rule of who may find a private game by its id.
+ */
+#ifndef HOKITO_SERVER_STORE_GAME_H
+#define HOKITO_SERVER_STORE_GAME_H
+
+#include <stddef.h>
+
+#include "game.h"
+#include "store-port.h"
+
+/*
+ * Replay a stored game's events through the rules: start from kind, variant and seed, apply
+ * each "moved" event's move (checked with game_move_parse(); it must also be canonical), check
+ * that seqs run 1..n and, for a finished game, that result, winner, reason and HOKITO scores are
+ * what the final position says (a resignation or an abandoned game excepted); for a game not
+ * finished, that the position is not over. Fills start and position. Returns 0 or STORE_ECORRUPT
+ * with err naming the game, the seq and the move.
+ */
+int store_game_replay(const struct store_game *g, const struct store_event *ev, size_t nevents,
+                      struct game *start, struct game *position, struct store_error *err);
+
+/* Whether viewer held a seat in game g (by account, or a guest's seat by its player id). */
+int store_game_seated(const struct store_viewer *viewer, const struct store_game *g);
+
+#endif
