@@ -713,14 +713,18 @@ struct store_pg_reader {
 	char *name; /* owned */
 };
 
-/* The reader's connection, connected again if it was lost (blocking: the reader's thread). */
+/* The reader's connection, connected again if it was lost (blocking: the reader's thread; a read
+ * that finds it lost fails with STORE_EUNAVAIL, the next one connects). */
 static const struct reader *
 reader_of(void *impl)
 {
 	struct store_pg_reader *r = impl;
 
-	if (PQstatus(r->rd.conn) == CONNECTION_BAD)
+	if (PQstatus(r->rd.conn) == CONNECTION_BAD) {
 		PQreset(r->rd.conn);
+		if (PQstatus(r->rd.conn) == CONNECTION_OK)
+			PQclear(PQexec(r->rd.conn, "SET default_transaction_read_only = on"));
+	}
 	return &r->rd;
 }
 
