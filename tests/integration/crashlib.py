@@ -226,7 +226,8 @@ def store_lines(db):
         name = db.split("@/", 1)[1].split("?", 1)[0]
         pg = pg_server()
         lines = {(g, int(s)): b for g, s, b in
-                 pg.psql("SELECT game_id, seq, body FROM events", dbname=name)}
+                 pg.psql("SELECT game_id, seq, convert_from(body, 'UTF8') FROM events",
+                         dbname=name)}
         status = dict(pg.psql("SELECT id, status FROM games", dbname=name))
         return lines, status
     con = sqlite3.connect(db)
