@@ -225,7 +225,6 @@ def store_lines(db):
     if STORE == "pg":
         name = db.split("@/", 1)[1].split("?", 1)[0]
         pg = pg_server()
-        # the bodies are BYTEA there (their bytes as sent): as text, the UTF-8 the server sent
         lines = {(g, int(s)): b for g, s, b in
                  pg.psql("SELECT game_id, seq, convert_from(body, 'UTF8') FROM events",
                          dbname=name)}
