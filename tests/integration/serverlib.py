@@ -88,9 +88,16 @@ class Server:
         port_file = os.path.join(self.tmp, "port")
         listen = "[%s]:0" % host if ":" in host else "%s:0" % host
         self.db = db or fresh_store(self.tmp)
+        # the admin socket: beside an SQLite file by default; a PostgreSQL store has none but
+        # where --admin-socket says (a later --admin-socket of the test's wins)
+        self.admin_sock = self.db + ".sock"
+        admin = []
+        if STORE == "pg":
+            self.admin_sock = os.path.join(self.tmp, "admin.sock")
+            admin = ["--admin-socket", self.admin_sock]
         self.proc = subprocess.Popen(
             [HOKITOD, "--listen", listen, "--port-file", port_file, "--log-level", "debug",
-             "--db", self.db] + NO_ADDR_LIMITS + list(args),
+             "--db", self.db] + NO_ADDR_LIMITS + admin + list(args),
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, errors="replace",
             env=dict(os.environ, **env) if env else None,
             preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile))

@@ -93,7 +93,7 @@ def test_values(t, srv, admin, pinger):
                 except (OSError, ValueError) as e:
                     hung.append((line[:80], repr(e)))
                     admin.close()
-                    admin = Admin(srv.db + ".sock")
+                    admin = Admin(srv.admin_sock)
                     continue
                 n += 1
                 slowest = max(slowest, dt)
@@ -149,7 +149,7 @@ def main():
             r, _ = c.request({"type": "register", "name": name, "password": PW})
             assert r["type"] == "welcome", r
             c.close()
-        admin = Admin(srv.db + ".sock")
+        admin = Admin(srv.admin_sock)
         pinger = srv.connect("pinger")
         try:
             admin = test_values(t, srv, admin, pinger)

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, TIMEOUT, Server, Tap, run_on_server  # noqa: E402
+from serverlib import HOKITOD, TIMEOUT, STORE, Server, Tap, run_on_server  # noqa: E402
 
 PW = "correct horse battery"
 
@@ -27,6 +27,8 @@ PW = "correct horse battery"
 def accounts(srv_or_db, *args, stdin=None, user=None):
     """Run `hokitod accounts --db DB ARGS`; returns (exit status, stdout, stderr)."""
     db = srv_or_db if isinstance(srv_or_db, str) else srv_or_db.db
+    if not isinstance(srv_or_db, str) and STORE == "pg":  # no socket by default there
+        args = ("--admin-socket", srv_or_db.admin_sock) + args
     r = subprocess.run([HOKITOD, "accounts", "--db", db] + list(args), input=stdin,
                        capture_output=True, text=True, timeout=3 * TIMEOUT,
                        preexec_fn=(lambda: os.setuid(user)) if user is not None else None)
@@ -81,7 +83,7 @@ def admin_raw(path, *lines):
 
 
 def test_running(t, srv):
-    sock = srv.db + ".sock"
+    sock = srv.admin_sock
     st = os.stat(sock)
     t.ok(stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600,
          "the admin socket is beside the store, mode 0600", oct(st.st_mode))
@@ -203,7 +205,7 @@ def test_other_user(t, srv):
     rc, out, err = accounts(srv, "list", user=nobody)
     t.ok(rc == 3 and "permission denied" in err, "another user: permission denied, exit 3",
          (rc, err))
-    sock = srv.db + ".sock"
+    sock = srv.admin_sock
     os.chmod(srv.tmp, 0o711)
     os.chmod(sock, 0o666)
     try:
@@ -243,7 +245,7 @@ def test_without_server(t):
     srv.account("Erin_e", PW).close()
     dave_token = guest.token
     t.ok(srv.stop() == 0, "the server stops")
-    t.ok(not os.path.exists(srv.db + ".sock"), "its admin socket is gone")
+    t.ok(not os.path.exists(srv.admin_sock), "its admin socket is gone")
 
     rows = listed(srv.db)
     t.ok(set(rows) == {"Carol_c", "Erin_e"}, "list on the store file", rows)
@@ -274,7 +276,7 @@ def test_without_server(t):
              "the banned player's game ended at the start: aborted, abandoned", (r, st))
         d.close()
         srv.kill()  # leaves its socket file behind
-        t.ok(os.path.exists(srv.db + ".sock"), "kill -9 leaves the socket file")
+        t.ok(os.path.exists(srv.admin_sock), "kill -9 leaves the socket file")
         srv.__init__(db=srv.db)
         rc, out, err = accounts(srv, "list")
         t.ok(rc == 0 and "Carol_c" in out, "a new server replaces the stale socket", (rc, err))
