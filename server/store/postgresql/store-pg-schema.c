@@ -257,9 +257,9 @@ store_pg_schema_inspect(PGconn *conn, const char *name, int *version, struct sto
 		return 1;
 	if (!ours)
 		return store_fail(err, STORE_ECONFLICT,
-		                  "%s: not a hokitod store (schema %s holds %d tables of "
+		                  "%s: not a hokitod store (schema %s holds %d table%s of "
 		                  "something else, and no hokito_meta)",
-		                  name, schema, tables);
+		                  name, schema, tables, tables == 1 ? "" : "s");
 	if ((rc = store_pg_int(conn, name,
 	                       "SELECT value FROM hokito_meta WHERE key = 'application'", &app,
 	                       err)) < 0 &&
