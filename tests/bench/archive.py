@@ -22,6 +22,7 @@ import json
 import random
 import socket
 import sqlite3
+import subprocess
 import sys
 import time
 
@@ -82,6 +83,61 @@ def fill(db, games, big):
     ev = con.execute("SELECT MAX(id) FROM events").fetchone()[0]
     con.close()
     print("filled: %d finished public games, %d events, in %.1f s" % (n, ev, time.time() - t0))
+
+
+def psql(uri, sql):
+    """Run sql on the PostgreSQL database of uri (psql, which takes a URI); returns its rows."""
+    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-t", "-A", "-F", "|",
+                        "-d", uri, "-c", sql], capture_output=True, text=True, check=True)
+    return [line.split("|") for line in r.stdout.splitlines() if line]
+
+
+def fill_pg(uri, games, big):
+    """fill() on a PostgreSQL store (hokitod --db URI), in statements of 100,000 games."""
+    g1 = psql(uri, "SELECT serial, ended_ms - created_ms FROM games WHERE id = 'g1'")
+    assert g1, "the store needs its game g1"
+    top = int(psql(uri, "SELECT MAX(serial) FROM games")[0][0])
+    span = int(g1[0][1])
+    cols = ("kind, variant, seed, private, code, status, seat0_id, seat0_name, seat1_id, "
+            "seat1_name, result, winner, reason, score0, score1, clock")
+    gid = "'h' || lpad(i::text, 7, '0')"
+    t0 = time.time()
+    step = 100000
+    for lo in range(1, games + 1, step):
+        hi = min(games, lo + step - 1)
+        psql(uri,
+             "BEGIN; SET LOCAL synchronous_commit = off; "
+             "INSERT INTO games (id, serial, created_ms, ended_ms, %s) "
+             "SELECT %s, %d + i, 1700000000000 + i * 1000, 1700000000000 + i * 1000 + %d, %s "
+             "FROM generate_series(%d, %d) i, games WHERE games.id = 'g1'; "
+             "INSERT INTO events (game_id, seq, time_ms, type, ply, move, body) "
+             "SELECT %s, seq, time_ms, type, ply, move, convert_to(replace(convert_from(body, "
+             "'UTF8'), '\"game\":\"g1\"', '\"game\":\"' || %s || '\"'), 'UTF8') "
+             "FROM generate_series(%d, %d) i, "
+             "(SELECT * FROM events WHERE game_id = 'g1' ORDER BY seq) e; COMMIT"
+             % (cols, gid, top, span, cols, lo, hi, gid, gid, lo, hi))
+    psql(uri,
+         "BEGIN; INSERT INTO games (id, serial, created_ms, ended_ms, %s) "
+         "SELECT 'big', %d, 1600000000000, 1600000000001, %s FROM games WHERE id = 'g1'; "
+         "INSERT INTO events (game_id, seq, time_ms, type, ply, move, body) "
+         "SELECT 'big', seq, time_ms, type, ply, move, convert_to(replace(convert_from(body, "
+         "'UTF8'), '\"game\":\"g1\"', '\"game\":\"big\"'), 'UTF8') FROM events "
+         "WHERE game_id = 'g1' AND seq <= 3; COMMIT" % (cols, top + games + 1, cols))
+    moves = psql(uri, "SELECT seq FROM events WHERE game_id = 'g1' AND seq > 3")
+    nchat = big - 3 - len(moves)
+    psql(uri,
+         "BEGIN; INSERT INTO events (game_id, seq, time_ms, type, body) SELECT 'big', i, "
+         "1600000000000, 'chat', convert_to('{\"type\":\"chat\",\"game\":\"big\",\"seq\":' || i || "
+         "',\"from\":\"black\",\"text\":\"a line of chat in a long game\"}', 'UTF8') "
+         "FROM generate_series(4, %d) i; "
+         "INSERT INTO events (game_id, seq, time_ms, type, ply, move, body) "
+         "SELECT 'big', seq + %d, time_ms, type, ply, move, convert_to(replace(convert_from("
+         "body, 'UTF8'), '\"game\":\"g1\"', '\"game\":\"big\"'), 'UTF8') FROM events "
+         "WHERE game_id = 'g1' AND seq > 3; COMMIT" % (3 + nchat, nchat))
+    psql(uri, "ANALYZE")
+    n = psql(uri, "SELECT n FROM counts WHERE name = 'finished_public'")[0][0]
+    ev = psql(uri, "SELECT count(*) FROM events")[0][0]
+    print("filled: %s finished public games, %s events, in %.1f s" % (n, ev, time.time() - t0))
 
 
 class Conn:
@@ -174,7 +230,10 @@ def main():
     if mode == "seed":
         seed(int(sys.argv[2]))
     elif mode == "fill":
-        fill(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        if sys.argv[2].startswith(("postgresql://", "postgres://")):
+            fill_pg(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        else:
+            fill(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif mode in ("ping", "history", "record", "big"):
         port, n = int(sys.argv[2]), int(sys.argv[3])
         games = int(sys.argv[4]) if len(sys.argv) > 4 else 0

@@ -2,8 +2,10 @@
 # The archive on a large store: how soon hokitod serves, how fast history and record
 # answer, and whether a client reading the archive slows everybody else down.
 #
-#   bash tests/bench/archive.sh [--games N] [--big E] [--samples S] [--seconds T]
+#   bash tests/bench/archive.sh [--store sqlite|pg] [--games N] [--big E] [--samples S] [--seconds T]
 #
+# --store pg: the store is a PostgreSQL database on a throw-away server this script starts
+# (tests/pgtmp.py run), filled the same way with psql.
 # Builds a release tree (build-load, or $BUILD; or takes $HOKITOD and $LOADGEN), starts hokitod on
 # a new store, plays one short game (g1), stops it, and fills the file straight with SQL
 # (archive.py fill, big transactions): N finished games copied from g1 (default 1,000,000, each
@@ -19,6 +21,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 
+store=sqlite
 games=1000000
 big=100000
 samples=2000
@@ -29,10 +32,15 @@ while [ $# -gt 0 ]; do
 	--big) big=$2; shift 2 ;;
 	--samples) samples=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
-	*) echo "usage: archive.sh [--games N] [--big E] [--samples S] [--seconds T]" >&2; exit 2 ;;
+	--store) store=$2; shift 2 ;;
+	*) echo "usage: archive.sh [--store sqlite|pg] [--games N] [--big E] [--samples S] [--seconds T]" >&2; exit 2 ;;
 	esac
 done
 
+if [ "$store" = pg ] && [ -z "${HOKITO_TEST_PG_URI:-}" ]; then
+	exec python3 tests/pgtmp.py run -- bash "$0" --store pg --games "$games" --big "$big" \
+		--samples "$samples" --seconds "$secs"
+fi
 . tests/bench/release.sh
 bench_release
 client="python3 tests/bench/archive.py"
@@ -46,11 +54,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+[ "$store" = pg ] && bench_db=$HOKITO_TEST_PG_URI
 bench_start
 $client seed "$port"
 bench_stop
-$client fill "$tmp/store.db" "$games" "$big"
-echo "store: $(($(stat -c %s "$tmp/store.db") / 1048576)) MiB"
+$client fill "${bench_db:-$tmp/store.db}" "$games" "$big"
+if [ "$store" = pg ]; then
+	echo "store: $(psql -X -t -A -d "$bench_db" -c "SELECT pg_database_size(current_database()) / 1048576") MiB (PostgreSQL)"
+else
+	echo "store: $(($(stat -c %s "$tmp/store.db") / 1048576)) MiB"
+fi
 
 times=()
 for run in 1 2 3; do

@@ -18,14 +18,16 @@ bench_release() {
 bench_unlimited=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
 	--max-games-per-addr 0 --max-lookup-failures 0 --max-sessions-per-addr 0)
 
-# bench_start: hokitod on $tmp/store.db (its log in $tmp/hokitod.log); sets pid, port, and took:
-# the seconds from the start until it listens (its port file is written).
+# bench_start: hokitod on $tmp/store.db, or $bench_db when set (a PostgreSQL URI, say; its log in
+# $tmp/hokitod.log); sets pid, port, and took: the seconds from the start until it listens (its
+# port file is written).
 bench_start() {
 	rm -f "$tmp/port"
 	local t0 t1
 	t0=$(date +%s.%N)
 	"$hokitod" --listen 127.0.0.1:0 --port-file "$tmp/port" --log-level warn \
-		"${bench_unlimited[@]}" --db "$tmp/store.db" 2>>"$tmp/hokitod.log" </dev/null >/dev/null &
+		"${bench_unlimited[@]}" --db "${bench_db:-$tmp/store.db}" 2>>"$tmp/hokitod.log" \
+		</dev/null >/dev/null &
 	pid=$!
 	for _ in $(seq 60000); do
 		[ -s "$tmp/port" ] && break
