@@ -606,7 +606,7 @@ client_flush_link(struct net_client *c, size_t count, size_t bytes)
  * at once when this line would pass the cap; the game and the other receivers do not wait for it.
  */
 static void
-client_send_at(struct net_client *c, size_t at, struct wire *w)
+client_send_at(struct net_client *c, size_t at, struct wire *w, uint64_t turn)
 {
 	struct net *n = c->net;
 	size_t pending = client_queued(c) + c->held_bytes + w->len;
@@ -636,7 +636,7 @@ client_send_at(struct net_client *c, size_t at, struct wire *w)
 	c->held = xgrow(c->held, c->nheld, &c->held_cap, sizeof *c->held, 8);
 	memmove(c->held + at + 1, c->held + at, (c->nheld - at) * sizeof *c->held);
 	c->held[at].w = wire_ref(w);
-	c->held[at].turn = n->turn_no;
+	c->held[at].turn = turn;
 	c->nheld++;
 	c->held_bytes += w->len;
 	n->stats.lines[c->transport]++;
@@ -648,13 +648,14 @@ client_send_at(struct net_client *c, size_t at, struct wire *w)
 static void
 client_send(struct net_client *c, struct wire *w)
 {
-	client_send_at(c, c->nheld, w);
+	client_send_at(c, c->nheld, w, c->net->turn_no);
 }
 
 /*
  * Queue a line for c ahead of the lines it keeps for the store (net_send_ahead()), after the
- * others: it goes with its turn, whether or not the store has written what the kept ones wait
- * for.
+ * others: it tells nothing the store must hold first (a pong, a notice), so it waits for no
+ * commit (turn 0: released at once) and goes at the end of the turn, after the lines queued
+ * before it that may go, whether or not the store has written what the kept ones wait for.
  */
 static void
 client_send_ahead(struct net_client *c, struct wire *w)
@@ -662,10 +663,10 @@ client_send_ahead(struct net_client *c, struct wire *w)
 	size_t n = c->nheld;
 
 	if (!c->kept) {
-		client_send(c, w);
+		client_send_at(c, c->nheld, w, 0);
 		return;
 	}
-	client_send_at(c, c->kept_at, w);
+	client_send_at(c, c->kept_at, w, 0);
 	if (c->nheld > n)
 		c->kept_at++;
 }
@@ -828,10 +829,13 @@ net_hold_since(struct net *n, uint64_t first, struct wire *notice)
 
 	TAILQ_FOREACH(c, &n->flushing, flush_link)
 	{
-		if (c->kept || c->nheld == 0 || c->held[c->nheld - 1].turn < first)
+		if (c->kept)
 			continue;
-		for (at = c->nheld; at > 0 && c->held[at - 1].turn >= first; at--)
+		/* the first line of those turns (a line sent ahead, turn 0, may sit among them) */
+		for (at = 0; at < c->nheld && c->held[at].turn < first; at++)
 			;
+		if (at == c->nheld)
+			continue;
 		c->kept = 1;
 		c->kept_at = at; /* the lines of earlier turns go as their turns are released */
 		if (notice != NULL)

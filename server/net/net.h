@@ -174,9 +174,10 @@ void net_hold_since(struct net *n, uint64_t first, struct wire *notice);
 void net_hold_peer(struct lobby_peer *peer, struct wire *notice);
 
 /*
- * Queue a line for peer (w borrowed) ahead of the lines it keeps for the store: it goes as its
- * turn is released, before them (a pong, the store notices, the events a viewer was not shown
- * yet). For a peer that keeps nothing, net_send().
+ * Queue a line for peer (w borrowed) that tells nothing the store must hold first (a pong, the
+ * store notices, the events a viewer was not shown yet, once stored): it waits for no commit and
+ * goes at the end of the turn, after the lines queued before it that may go, and ahead of the
+ * lines it keeps for the store.
  */
 void net_send_ahead(struct lobby_peer *peer, struct wire *w);
 
