@@ -158,7 +158,8 @@ durable_forget_first(struct durable *d, size_t n)
 		wire_unref(d->recs[i].w);
 		free(d->recs[i].copy);
 	}
-	memmove(d->recs, d->recs + n, (d->nrecs - n) * sizeof *d->recs);
+	if (n > 0 && d->nrecs > n)
+		memmove(d->recs, d->recs + n, (d->nrecs - n) * sizeof *d->recs);
 	d->nrecs -= n;
 	for (size_t i = 0; i < d->nflights; i++)
 		d->flights[i].end -= n;
@@ -691,7 +692,8 @@ durable_done(struct durable *d, uint64_t ticket, int rc, const struct store_erro
 	d->acked_last_p = d->flights[n - 1].last_p;
 	d->acked_last_g = d->flights[n - 1].last_g;
 	durable_forget_first(d, d->flights[n - 1].end);
-	memmove(d->flights, d->flights + n, (d->nflights - n) * sizeof *d->flights);
+	if (d->nflights > n)
+		memmove(d->flights, d->flights + n, (d->nflights - n) * sizeof *d->flights);
 	d->nflights -= n;
 	if (d->retrying && d->nflights == 0) {
 		/* the retry held: what was kept meanwhile goes into the next commit */
