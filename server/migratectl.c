@@ -702,7 +702,7 @@ migrate_rows_read(struct migrate_side *side, enum migrate_kind kind, struct migr
 		rc = side->r.rating_pairs(side->r.impl, row_pair_cb, rs, err);
 		break;
 	}
-	if (rc >= 0)
+	if (rc >= 0 && rs->n > 1)
 		qsort(rs->v, rs->n, sizeof *rs->v, row_cmp);
 	return rc < 0 ? rc : 0;
 }
