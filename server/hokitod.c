@@ -9,8 +9,9 @@
  * a clean stop: clients are told, queued output is flushed, then everything is freed. SIGHUP
  * reloads the TLS certificate and key for the connections to come (a bad file is logged and the
  * old pair kept; --listen-https's too); without TLS it has nothing to reload and says so. It opens
- * the operators' admin socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...`
- * is another program in the same binary (adminctl.h), handed the command line at once. It owns the
+ * the operators' admin socket (--admin-socket, admin.h) before it listens; `hokitod accounts ...`,
+ * `hokitod migrate ...` and `hokitod backup ...` are other programs in the same binary
+ * (adminctl.h, migratectl.h, backupctl.h), handed the command line at once. It owns the
  * loop, the signal handles (started before the port is bound), the TLS certificate (struct
  * tls_server) and the store.
  */
@@ -28,9 +29,11 @@
 #include <uv.h>
 
 #include "adminctl.h"
+#include "backupctl.h"
 #include "http.h"
 #include "hokito-config.h"
 #include "log.h"
+#include "migratectl.h"
 #include "names.h"
 #include "net.h"
 #include "node.h"
@@ -71,6 +74,7 @@ usage(FILE *f)
 	fprintf(f,
 	        "usage: hokitod [OPTIONS]   (-h, --help: this help; -V, --version: the version)\n"
 	        "   or: hokitod accounts list|ban|unban|reset-password|set-bot ... (--help)\n"
+	        "   or: hokitod migrate ... (a copy into another store) | backup FILE (--help)\n"
 	        "  --listen HOST:PORT     address (default %s; [::1]:PORT for IPv6)\n"
 	        "  --listen-tls HOST:PORT TLS too, or alone: --tls-cert FILE, --tls-key FILE\n"
 	        "                         (PEM; --tls-ca FILE: its chain); SIGHUP reloads them\n"
@@ -828,6 +832,10 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "accounts") == 0) /* the operators' commands */
 		return adminctl_main(argc - 1, argv + 1, db_default(dbpath, sizeof dbpath));
+	if (argc > 1 && strcmp(argv[1], "migrate") == 0)
+		return migratectl_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "backup") == 0)
+		return backupctl_main(argc - 1, argv + 1, db_default(dbpath, sizeof dbpath));
 	opterr = 0; /* getopt's messages name argv[0]; ours are one line, as every error */
 	while ((opt = getopt_long(argc, argv, ":hV", options, &longindex)) != -1) {
 		const char *bad = NULL, *cut;

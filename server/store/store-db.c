@@ -148,3 +148,87 @@ store_db_admin_path(const char *db, char *buf, size_t size)
 	else
 		be->admin_path(target, buf, size);
 }
+
+int
+store_db_backup(const char *db, const char *path,
+                void (*progress)(void *ctx, int64_t done, int64_t total), void *ctx,
+                struct store_error *err)
+{
+	const char *target;
+	const struct store_backend *be = store_db_choose(db, &target);
+
+	if (be == NULL || *target == '\0')
+		return store_db_unknown(db, err);
+	if (be->backup == NULL)
+		return store_fail(err, STORE_EINVAL,
+		                  "a %s store is backed up with its database's own tools",
+		                  be->name);
+	return be->backup(target, path, progress, ctx, err);
+}
+
+/* Append s[0..n) to buf (size, *len), cut at its end. */
+static void
+display_put(char *buf, size_t size, size_t *len, const char *s, size_t n)
+{
+	if (*len + 1 >= size)
+		return;
+	if (n > size - 1 - *len)
+		n = size - 1 - *len;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+}
+
+/*
+ * A URI's authority ends at the first '/', '?' or '#' after "://", and its user information at
+ * the last '@' in it ("user:password@"): the colon and what follows it go. In the query, every
+ * "password=..." parameter goes with its '&'.
+ */
+void
+store_db_display(const char *db, char *buf, size_t size)
+{
+	const char *sep = strstr(db, "://"), *auth, *end, *at = NULL, *p, *q;
+	size_t len = 0, kept = 0; /* kept: the query's parameters written */
+
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	if (sep == NULL) {
+		display_put(buf, size, &len, db, strlen(db));
+		return;
+	}
+	auth = sep + 3;
+	end = auth + strcspn(auth, "/?#");
+	for (p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	display_put(buf, size, &len, db, (size_t)(auth - db));
+	if (at != NULL) {
+		const char *colon = memchr(auth, ':', (size_t)(at - auth));
+		size_t user = (size_t)((colon != NULL ? colon : at) - auth);
+
+		display_put(buf, size, &len, auth, user);
+		if (user > 0)
+			display_put(buf, size, &len, "@", 1);
+		auth = at + 1;
+	}
+	q = strchr(auth, '?');
+	if (q == NULL) {
+		display_put(buf, size, &len, auth, strlen(auth));
+		return;
+	}
+	display_put(buf, size, &len, auth, (size_t)(q - auth));
+	for (p = q + 1;;) { /* each parameter up to the next '&' (or the fragment's '#') */
+		size_t n = strcspn(p, "&#");
+
+		if (n > 0 && strncmp(p, "password=", 9) != 0) {
+			display_put(buf, size, &len, kept++ == 0 ? "?" : "&", 1);
+			display_put(buf, size, &len, p, n);
+		}
+		p += n;
+		if (*p != '&')
+			break;
+		p++;
+	}
+	display_put(buf, size, &len, p, strlen(p)); /* the fragment, if any */
+}

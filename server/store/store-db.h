@@ -31,7 +31,11 @@ struct store_db_options {
 	int must_exist; /* refuse a store that is not there yet (operators' commands); else create
 	                 * it (the file, the schema) */
 	int writer;     /* take the store's one-writer lock (hokitod); 0: an operator's command
-	                 * beside a running server may still read (and is refused writes) */
+	                 * beside a running server may still read (and is refused writes): a store
+	                 * of this program's schema, which it reads as one moment, that of the
+	                 * open: every read through its ports (the write port's start-up reads, and
+	                 * the read port store_db_reader_open() gives) sees the store as it was
+	                 * then, whatever a server writes meanwhile (hokitod migrate's source) */
 };
 
 struct store_db;
@@ -94,5 +98,24 @@ int store_db_check(const char *db, void (*found)(void *ctx, const char *text), v
  * backend). Into buf. Opens nothing: the operators' commands find a running server by it.
  */
 void store_db_admin_path(const char *db, char *buf, size_t size);
+
+/*
+ * hokitod backup: an online copy of the store that db names into the new file path (refused if
+ * it exists), beside a running server too, which it never holds up for long; the copy is checked
+ * before this returns. progress(ctx, done, total) (NULL for none) is called as it goes, in units
+ * of the backend's (SQLite: pages). Returns 0, or a negative store_errno with err: STORE_EINVAL
+ * for a --db that names no backend or a backend whose database has its own tools for it
+ * (PostgreSQL: pg_dump), or path there already; STORE_ENOTFOUND (no store), STORE_ECORRUPT (the
+ * copy fails its check; it is removed), STORE_EIO.
+ */
+int store_db_backup(const char *db, const char *path,
+                    void (*progress)(void *ctx, int64_t done, int64_t total), void *ctx,
+                    struct store_error *err);
+
+/*
+ * db as a message may show it, into buf: a URI without its password (the one after the user
+ * name, and a password= parameter); any other text as it is. Opens nothing.
+ */
+void store_db_display(const char *db, char *buf, size_t size);
 
 #endif

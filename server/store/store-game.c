@@ -87,3 +87,78 @@ store_game_seated(const struct store_viewer *viewer, const struct store_game *g)
 			return 1;
 	return 0;
 }
+
+/*
+ * The fields in the order of struct store_game. Strings compare up to their NUL (what follows it
+ * in the array is no part of the value); the seats' names and ids only when taken, as a store
+ * keeps none for a seat never taken.
+ */
+const char *
+store_game_diff(const struct store_game *a, const struct store_game *b)
+{
+#define DIFF_NUM(f)                                                                                \
+	if (a->f != b->f)                                                                          \
+	return #f
+#define DIFF_STR(f)                                                                                \
+	if (strcmp(a->f, b->f) != 0)                                                               \
+	return #f
+	DIFF_STR(id);
+	DIFF_NUM(serial);
+	DIFF_NUM(kind);
+	DIFF_STR(variant);
+	DIFF_NUM(seed);
+	DIFF_NUM(is_private);
+	DIFF_STR(code);
+	DIFF_STR(status);
+	DIFF_NUM(created_ms);
+	DIFF_NUM(ended_ms);
+	for (int i = 0; i < 2; i++) {
+		DIFF_NUM(seat_taken[i]);
+		if (a->seat_taken[i] && strcmp(a->seat_id[i], b->seat_id[i]) != 0)
+			return "seat_id";
+		if (a->seat_taken[i] && strcmp(a->seat_name[i], b->seat_name[i]) != 0)
+			return "seat_name";
+	}
+	DIFF_STR(result);
+	DIFF_NUM(winner);
+	DIFF_STR(reason);
+	DIFF_NUM(score[0]);
+	DIFF_NUM(score[1]);
+	if (strcmp(a->clock[0] ? a->clock : "none", b->clock[0] ? b->clock : "none") != 0)
+		return "clock";
+	DIFF_NUM(nevents);
+	DIFF_NUM(ply);
+	DIFF_NUM(rated);
+	DIFF_STR(unrated);
+	DIFF_NUM(seat_account[0]);
+	DIFF_NUM(seat_account[1]);
+	return NULL;
+#undef DIFF_NUM
+#undef DIFF_STR
+}
+
+/* An event's body length: body_len, or up to its NUL when 0. */
+static size_t
+event_body_len(const struct store_event *e)
+{
+	return e->body_len > 0 ? e->body_len : strlen(e->body);
+}
+
+const char *
+store_event_diff(const struct store_event *a, const struct store_event *b)
+{
+	size_t n = event_body_len(a);
+
+	if (a->seq != b->seq)
+		return "seq";
+	if (a->time_ms != b->time_ms)
+		return "time_ms";
+	if (strcmp(a->type, b->type) != 0)
+		return "type";
+	if ((a->move == NULL) != (b->move == NULL) ||
+	    (a->move != NULL && strcmp(a->move, b->move) != 0))
+		return "move";
+	if (n != event_body_len(b) || memcmp(a->body, b->body, n) != 0)
+		return "body";
+	return NULL;
+}

@@ -1,7 +1,8 @@
 /*
  * store-game.h: what a stored game means, for every backend (store-game.c): the replay of its
  * events through the rules, which the load at a start runs on every game it hands out, and the
- * rule of who may find a private game by its id.
+ * rule of who may find a private game by its id; and where two stored games differ (a copy's
+ * check).
  */
 #ifndef HOKITO_SERVER_STORE_GAME_H
 #define HOKITO_SERVER_STORE_GAME_H
@@ -24,5 +25,15 @@ int store_game_replay(const struct store_game *g, const struct store_event *ev, 
 
 /* Whether viewer held a seat in game g (by account, or a guest's seat by its player id). */
 int store_game_seated(const struct store_viewer *viewer, const struct store_game *g);
+
+/*
+ * Where two stored games differ: the name of the first field of struct store_game whose values
+ * are not the same ("status", "seat_account"...; every field is compared, serial, nevents and
+ * ply included), or NULL when they are the same game as stored. A copy's check (hokitod migrate).
+ */
+const char *store_game_diff(const struct store_game *a, const struct store_game *b);
+
+/* As store_game_diff() for two events: "seq", "time_ms", "type", "move", "body", or NULL. */
+const char *store_event_diff(const struct store_event *a, const struct store_event *b);
 
 #endif

@@ -144,6 +144,8 @@ struct store_rating {
 	int64_t games, wins, draws, losses; /* rated games; games = wins + draws + losses */
 	double best;                        /* the best rating after any of its games */
 	int64_t updated_ms;
+	int64_t opponents; /* distinct accounts it played rated games of the kind against (schema
+	                    * 10's ratings.opponents), as read; the game layer does not move it */
 };
 
 /* One seat's change in a rated game (a rating_changes row); the ratings row follows from it. */
@@ -155,6 +157,16 @@ struct store_rating_change {
 	double after[3];  /* ... after it */
 	double score;     /* the seat's score: 1, 0.5, 0 (its win, draw or loss) */
 	int64_t opponent; /* the other seat's account (schema 10: its distinct opponents) */
+	int64_t ended_ms; /* when it was stored (its game's end), as rating_changes() reads it;
+	                   * rating_change() takes now_ms instead */
+};
+
+/* A rating_pairs row: account's rated games of kind against opponent (schema 10). */
+struct store_rating_pair {
+	int64_t account;
+	enum game_kind kind;
+	int64_t opponent;
+	int64_t games;
 };
 
 /*
@@ -351,6 +363,30 @@ struct store_write_port {
 	int (*rated_pairs_load)(void *impl, int64_t since_ms,
 	                        int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms),
 	                        void *ctx, struct store_error *err);
+	/*
+	 * A copy of a whole store (hokitod migrate, before start(), into a store that holds
+	 * nothing yet): what the writes above cannot write as it was stored elsewhere. Each is
+	 * queued in the transaction as they are, and idempotent by key as they are.
+	 */
+	/* A whole game as another store holds it (g and ev borrowed): its row as g says, its
+	 * serial included (put in serial order: the numbers between the highest one stored and
+	 * g->serial count as games deleted, as they were where it comes from), its seats with
+	 * their accounts (-1: none, 0: unknown), status, end and unrated word; and its events
+	 * ev[0..nevents) (seq 1..nevents, each body byte for byte). Its nevents and ply are
+	 * ignored (they follow from ev); the kept counts follow. */
+	int (*game_put)(void *impl, const struct store_game *g, const struct store_event *ev,
+	                size_t nevents, struct store_error *err);
+	/* A rating_changes row of game_id as it was stored (c borrowed: its seat, account,
+	 * before, after and ended_ms); neither the ratings row nor the pairs move. */
+	int (*rating_change_put)(void *impl, const char *game_id,
+	                         const struct store_rating_change *c, struct store_error *err);
+	/* A rating_pairs row as it was stored (p borrowed). */
+	int (*rating_pair_put)(void *impl, const struct store_rating_pair *p,
+	                       struct store_error *err);
+	/* The ratings row r exactly, opponents included (r borrowed), in place of any row of its
+	 * account and kind: put it after that account's pairs, which a backend may count into
+	 * opponents as they come. */
+	int (*rating_put)(void *impl, const struct store_rating *r, struct store_error *err);
 	void *impl; /* the backend's state, passed to every op; borrowed */
 };
 
@@ -403,6 +439,30 @@ struct store_read_port {
 	int (*accounts_unused)(void *impl, int64_t after_id, int64_t before_ms, unsigned scan,
 	                       int64_t *ids, unsigned max, int64_t *next_after,
 	                       struct store_error *err);
+	/*
+	 * A copy of a whole store (hokitod migrate), and its check: everything, at the cost of
+	 * its rows. (The accounts, sessions and ratings rows and the counters are the write
+	 * port's start-up reads.)
+	 */
+	/*
+	 * The games whose serial is greater than after, of any status, in serial order: at most
+	 * limit into out (room for limit); *total (may be NULL) the number of games the store
+	 * holds. Returns how many were written (0 past the last), or a negative error.
+	 */
+	int (*games_page)(void *impl, int64_t after, size_t limit, struct store_game *out,
+	                  int64_t *total, struct store_error *err);
+	/*
+	 * The rating_changes rows of game_id, by seat, into out (room for 2): each with its
+	 * ended_ms, the game's kind, the seat's score by the game's result and the other row's
+	 * account as its opponent. Returns how many (0 for a game that changed no rating), or a
+	 * negative error.
+	 */
+	int (*rating_changes)(void *impl, const char *game_id, struct store_rating_change out[2],
+	                      struct store_error *err);
+	/* Every rating_pairs row to cb, by account, kind and opponent. Returns the count, or a
+	 * negative error (STORE_ESTOPPED when cb returned nonzero). */
+	int (*rating_pairs)(void *impl, int (*cb)(void *ctx, const struct store_rating_pair *p),
+	                    void *ctx, struct store_error *err);
 	/* Release impl (the port is unusable after). */
 	void (*close)(void *impl);
 	/* Whether the port must be used on the loop's thread: a store that cannot be read from a
@@ -440,6 +500,12 @@ struct store_backend {
 	             struct store_error *err);
 	/* Where the admin socket of a server on target goes by default ("" for none): into buf. */
 	void (*admin_path)(const char *target, char *buf, size_t size);
+	/* hokitod backup (store_db_backup()): an online copy of target into the new file path,
+	 * progress(ctx, done, total) as it goes; NULL for a backend whose database has tools of its
+	 * own for it (PostgreSQL: pg_dump). */
+	int (*backup)(const char *target, const char *path,
+	              void (*progress)(void *ctx, int64_t done, int64_t total), void *ctx,
+	              struct store_error *err);
 };
 
 /* The cursor as the text a client sees (opaque to it): into buf (STORE_CURSOR_TEXT bytes). */

@@ -223,6 +223,51 @@ def play_opening(first, second, moves=1, pick=0):
             assert r["type"] == "ok", r
 
 
+class Players(threading.Thread):
+    """Two guests of srv (names a and b) playing short games in a thread, one after another (two
+    moves each, then a resignation), until stop is set, most games at most: the store written
+    all along. games: each game's (id, time begun, time ended); error: what stopped them
+    otherwise."""
+
+    def __init__(self, srv, a="bea_p", b="bo_p", most=2000):
+        super().__init__(daemon=True)
+        self.a, self.b = srv.connect(a), srv.connect(b)
+        self.most = most
+        self.games = []
+        self.stop = threading.Event()
+        self.error = None
+
+    def run(self):
+        try:
+            while not self.stop.is_set() and len(self.games) < self.most:
+                began = time.time()
+                st, _ = self.a.request({"type": "create", "kind": "hokito", "seat": "black",
+                                        "seed": 3})
+                self.b.request({"type": "join", "game": st["game"]})
+                play_opening(self.a, self.b, moves=2)
+                assert self.a.ask({"type": "resign"})["type"] == "ok"
+                self.a.wait_for("game_over")
+                self.b.wait_for("game_over")
+                self.games.append((st["game"], began, time.time()))
+                for c in (self.a, self.b):
+                    c.ask({"type": "leave"})
+        except Exception as e:  # noqa: BLE001  (the test reads it)
+            self.error = repr(e)
+
+    def wait_games(self, n, timeout=TIMEOUT):
+        """Wait until n games are over (or an error, or timeout seconds)."""
+        deadline = time.time() + timeout
+        while len(self.games) < n and self.error is None and time.time() < deadline:
+            time.sleep(0.02)
+        return len(self.games) >= n
+
+    def finish(self):
+        """Stop after the game under way; True when they played without an error."""
+        self.stop.set()
+        self.join(TIMEOUT)
+        return self.error is None and not self.is_alive()
+
+
 class Closed(Exception):
     pass
 

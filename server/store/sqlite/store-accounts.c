@@ -309,7 +309,7 @@ store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rat
 	rc = sqlite3_prepare_v2(
 	        st->db,
 	        "SELECT account, kind, rating, rd, vol, games, wins, draws, losses, "
-	        "best, updated_ms FROM ratings ORDER BY account, kind",
+	        "best, updated_ms, opponents FROM ratings ORDER BY account, kind",
 	        -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(st, rc, err, "reading ratings");
@@ -327,6 +327,7 @@ store_ratings_load(struct store *st, int (*cb)(void *ctx, const struct store_rat
 		r.losses = sqlite3_column_int64(s, 8);
 		r.best = sqlite3_column_double(s, 9);
 		r.updated_ms = sqlite3_column_int64(s, 10);
+		r.opponents = sqlite3_column_int64(s, 11);
 		if (column_copy(s, 1, kind, sizeof kind) || game_kind_parse(kind, &r.kind) < 0 ||
 		    !(r.rd > 0) || !(r.vol > 0)) {
 			sqlite3_finalize(s);

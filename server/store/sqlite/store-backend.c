@@ -1,8 +1,10 @@
 /*
  * store-backend.c: the SQLite backend as the contract sees it: its write port (store-port.h;
- * each op calls store.h's function of the same name) and its struct store_backend
- * (store-sqlite.h), what the registry (store-db.c) calls. --fsync always is synchronous=FULL,
- * normal is synchronous=NORMAL (both in WAL mode); the one writer is kept by the file's flock.
+ * each op calls store.h's function of the same name, a copy's ops store-copy.c's) and its struct
+ * store_backend (store-sqlite.h), what the registry (store-db.c) calls. --fsync always is
+ * synchronous=FULL, normal is synchronous=NORMAL (both in WAL mode); the one writer is kept by
+ * the file's flock. A store opened without the writer's lock is a read-only second connection
+ * that reads one moment (sqlite_be_open_reader()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "store-db.h"
 #include "store-impl.h"
 #include "store-sqlite.h"
@@ -204,21 +205,37 @@ store_write_port_init(struct store *st, struct store_write_port *out)
 	                                 .ratings_load = port_ratings_load,
 	                                 .game_unrated = port_game_unrated,
 	                                 .rated_pairs_load = port_rated_pairs_load,
+	                                 .game_put = store_copy_game_put,
+	                                 .rating_change_put = store_copy_rating_change_put,
+	                                 .rating_pair_put = store_copy_rating_pair_put,
+	                                 .rating_put = store_copy_rating_put,
 	                                 .impl = st};
 }
 
-/* Remove a store file (and its journal) that an open made. */
-static void
-sqlite_be_remove(const char *path)
+/*
+ * Open without the writer's lock (o->writer 0): a second connection to the file, read-only, of
+ * this program's schema (store_attach()), beside a running server or not, that reads one moment:
+ * a read transaction begun here and held until the close, which every read of its ports shares
+ * (sqlite_be_reader_open() gives a port on this connection). In WAL mode a reader never holds the
+ * server's writes up; the WAL only cannot start over until it ends.
+ */
+static int
+sqlite_be_open_reader(const char *target, void **impl, struct store_error *err)
 {
-	static const char *const suffix[] = {"-wal", "-shm", "-journal", ""};
-	char name[4096 + 16];
+	struct store *st;
+	int64_t tables;
+	int rc;
 
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(name, sizeof name, "%s%s", path, suffix[i]);
-		if (unlink(name) < 0 && errno != ENOENT)
-			log_warn("cannot remove %s: %s", name, strerror(errno));
+	if ((rc = store_attach(target, SQLITE_OPEN_READONLY, 1, &st, err)) < 0)
+		return rc;
+	sqlite3_busy_timeout(st->db, 5000); /* the server's WAL recovery or checkpoint restart */
+	if ((rc = store_exec(st, "BEGIN", "beginning to read", err)) < 0 ||
+	    (rc = store_int(st, "SELECT COUNT(*) FROM sqlite_master", &tables, err)) < 0) {
+		store_close(st);
+		return rc;
 	}
+	*impl = st;
+	return 0;
 }
 
 /*
@@ -236,14 +253,16 @@ sqlite_be_open(const char *target, const struct store_db_options *o, void **impl
 	int rc;
 
 	*impl = NULL;
-	if (o->must_exist && (temporary || made))
+	if ((o->must_exist || !o->writer) && (temporary || made))
 		return store_fail(err, STORE_ENOTFOUND, "there is no store at %s", target);
+	if (!o->writer)
+		return sqlite_be_open_reader(target, impl, err);
 	rc = store_open(target,
 	                o->fsync == STORE_FSYNC_ALWAYS ? STORE_SYNC_FULL : STORE_SYNC_NORMAL, &st,
 	                err);
 	if (rc < 0) {
 		if (made)
-			sqlite_be_remove(target);
+			store_files_remove(target);
 		return rc;
 	}
 	st->made = made;
@@ -265,7 +284,7 @@ sqlite_be_discard(void *impl)
 
 	store_close(st);
 	if (path != NULL)
-		sqlite_be_remove(path);
+		store_files_remove(path);
 	free(path);
 }
 
@@ -287,17 +306,36 @@ sqlite_be_is_temporary(const void *impl)
 	return store_is_temporary(impl);
 }
 
+/* The commit of a store opened without the writer's lock: nothing is written. */
+static int
+port_commit_refused(void *impl, uint64_t *ticket, struct store_error *err)
+{
+	struct store *st = impl;
+
+	*ticket = 0;
+	store_rollback(st);
+	return store_fail(err, STORE_ECONFLICT, "%s: opened without the writer's lock: no writes",
+	                  st->path);
+}
+
 static void
 sqlite_be_write_port(void *impl, struct store_write_port *out)
 {
-	store_write_port_init(impl, out);
+	struct store *st = impl;
+
+	store_write_port_init(st, out);
+	if (st->attached) /* sqlite_be_open_reader()'s */
+		out->commit = port_commit_refused;
 }
 
-/* A temporary store has no second connection: its readers use the loop's (loop_only). */
+/* A temporary store has no second connection: its readers use the loop's (loop_only); nor has a
+ * store opened without the writer's lock, whose reads all see the moment of its open. */
 static int
 sqlite_be_reader_open(void *impl, struct store_read_port *out, struct store_error *err)
 {
-	if (store_is_temporary(impl)) {
+	struct store *st = impl;
+
+	if (store_is_temporary(st) || st->attached) {
 		store_read_port_init(impl, out);
 		return 0;
 	}
@@ -312,6 +350,14 @@ sqlite_be_check(const char *target, void (*found)(void *ctx, const char *text), 
 		return store_fail(err, STORE_EINVAL,
 		                  "--check wants a store file (--db), not :memory:");
 	return store_check_file(target, found, ctx, err);
+}
+
+static int
+sqlite_be_backup(const char *target, const char *path,
+                 void (*progress)(void *ctx, int64_t done, int64_t total), void *ctx,
+                 struct store_error *err)
+{
+	return store_backup(target, path, progress, ctx, err);
 }
 
 static void
@@ -335,4 +381,5 @@ const struct store_backend store_backend_sqlite = {
         .reader_open = sqlite_be_reader_open,
         .check = sqlite_be_check,
         .admin_path = sqlite_be_admin_path,
+        .backup = sqlite_be_backup,
 };

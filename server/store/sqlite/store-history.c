@@ -597,6 +597,9 @@ store_read_port_init(struct store *st, struct store_read_port *out)
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
 	                                .accounts_unused = port_accounts_unused,
+	                                .games_page = store_copy_games_page,
+	                                .rating_changes = store_copy_rating_changes,
+	                                .rating_pairs = store_copy_rating_pairs,
 	                                .close = port_borrowed_close,
 	                                .loop_only = 1,
 	                                .impl = st};
@@ -621,6 +624,9 @@ store_reader_open(const char *path, struct store_read_port *out, struct store_er
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
 	                                .accounts_unused = port_accounts_unused,
+	                                .games_page = store_copy_games_page,
+	                                .rating_changes = store_copy_rating_changes,
+	                                .rating_pairs = store_copy_rating_pairs,
 	                                .close = port_reader_close,
 	                                .impl = st};
 	return 0;

@@ -7,7 +7,8 @@
  * below it: store-history.c (the history, record, leaderboard and rated-games reads; the read
  * port) -> store-open.c (opening, attaching and checking a file) -> store-schema.c (the
  * migrations and the full check) -> store.c (the shared helpers, the write side and group
- * commit, loading, closing, the write port).
+ * commit, loading, closing, the write port). Beside them store-copy.c (a copy's reads and
+ * writes of whole rows) and store-backup.c (hokitod backup) call store-open.c and store.c.
  */
 #ifndef HOKITO_SERVER_STORE_IMPL_H
 #define HOKITO_SERVER_STORE_IMPL_H
@@ -93,6 +94,7 @@ struct store {
 	struct store_error broken_err; /* why */
 	struct store_loop *loop; /* the loop side (store-loop.c), owned; NULL before start() */
 	int made;                /* this open created the file (store-backend.c) */
+	struct store_copy *copy; /* a copy's statements (store-copy.c), owned; NULL until used */
 };
 
 /* An event that store_event_add() checked and queued; inserted by store_settle(). */
@@ -114,6 +116,33 @@ int store_loop_commit(void *impl, uint64_t *ticket, struct store_error *err);
 void store_loop_stop(void *impl);
 /* Free the loop side (its threads joined) before the store closes. Accepts st->loop NULL. */
 void store_loop_free(struct store *st);
+
+/* --- store-copy.c: the ports' ops of a copy of a whole store (store-port.h). */
+
+int store_copy_game_put(void *impl, const struct store_game *g, const struct store_event *ev,
+                        size_t nevents, struct store_error *err);
+int store_copy_rating_change_put(void *impl, const char *game_id,
+                                 const struct store_rating_change *c, struct store_error *err);
+int store_copy_rating_pair_put(void *impl, const struct store_rating_pair *p,
+                               struct store_error *err);
+int store_copy_rating_put(void *impl, const struct store_rating *r, struct store_error *err);
+int store_copy_games_page(void *impl, int64_t after, size_t limit, struct store_game *out,
+                          int64_t *total, struct store_error *err);
+int store_copy_rating_changes(void *impl, const char *game_id, struct store_rating_change out[2],
+                              struct store_error *err);
+int store_copy_rating_pairs(void *impl, int (*cb)(void *ctx, const struct store_rating_pair *p),
+                            void *ctx, struct store_error *err);
+/* Finalize the copy's statements (store_close(), before the connection closes). */
+void store_copy_free(struct store *st);
+
+/* --- store-backup.c: hokitod backup (the backend's backup op), and removing a store file. */
+
+int store_backup(const char *path, const char *file,
+                 void (*progress)(void *ctx, int64_t done, int64_t total), void *ctx,
+                 struct store_error *err);
+/* Remove the store file at path with its -wal, -shm and -journal (a file an open or a backup
+ * made and gave up); what cannot be removed is logged. */
+void store_files_remove(const char *path);
 
 /* --- store.c: the helpers every piece uses. */
 

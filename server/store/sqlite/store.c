@@ -144,6 +144,7 @@ store_close(struct store *st)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
+	store_copy_free(st);
 	if (!st->attached) /* a reader or checker leaves the WAL to the server */
 		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
