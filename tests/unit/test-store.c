@@ -249,7 +249,7 @@ TEST(store_refusals)
 	ASSERT_EQ(store_seat_set(st, "g9", 0, "p1", "x", 0, &err), STORE_ENOTFOUND);
 	ASSERT_EQ(store_seat_set(st, "g1", 2, "p1", "x", 0, &err), STORE_EINVAL);
 	ASSERT_EQ(store_game_status_set(st, "g1", "finished", &err), STORE_EINVAL);
-	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 1, 1000), STORE_EINVAL); /* same id */
+	ASSERT_EQ(add_game(st, "g1", GAME_HOKITO, 1, 1000), 0); /* the same writes again */
 	ASSERT_EQ(store_event_add(st, "g1", &ev, &err), 0);
 	ASSERT_EQ(store_commit(st, &err), 0);
 	ASSERT_EQ(store_game_get(st, "g1", &g, &evs, &n, &err), 0);
@@ -929,7 +929,7 @@ TEST(store_keep)
 	}
 	/* a game dropped: its events, its counts */
 	ASSERT_EQ(store_game_drop(st, "g2", &err), 0);
-	ASSERT_EQ(store_game_drop(st, "g2", &err), STORE_ENOTFOUND);
+	ASSERT_EQ(store_game_drop(st, "g2", &err), 0); /* deleted already */
 	ASSERT_EQ(store_commit(st, &err), 0);
 	ASSERT_EQ(HISTORY(.own_account = 1), 4);
 	ASSERT_STR_EQ(ids, "g6 g4 g3 g1");
