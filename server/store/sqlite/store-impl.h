@@ -157,6 +157,13 @@ sqlite3_stmt *store_stmt(struct store *st, int which);
 /* The status and end of game_id into *out: 0, STORE_ENOTFOUND, or an error. */
 int store_end_read(struct store *st, const char *game_id, struct store_end *out,
                    struct store_error *err);
+/* Step s, a bound statement of one row about game id: 0 on its row (read it, then reset s), or
+ * STORE_ENOTFOUND or an error of what (s reset). */
+int store_game_step(struct store *st, sqlite3_stmt *s, const char *id, const char *what,
+                    struct store_error *err);
+/* The row of game id into g: 0, STORE_ENOTFOUND, or an error. */
+int store_game_read(struct store *st, const char *id, struct store_game *g,
+                    struct store_error *err);
 /* Read a row of GAME_COLUMNS into g. */
 int store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g,
                    struct store_error *err);

@@ -455,19 +455,10 @@ store_fits(const char *s, size_t max)
 static int
 store_game_same(struct store *st, const struct store_game *g, struct store_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
 	struct store_game got;
 	int rc;
 
-	bind_text(s, 1, g->id);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return store_sqlite_fail(st, rc, err, "reading a game");
-	}
-	rc = store_game_row(st, s, &got, err);
-	sqlite3_reset(s);
-	if (rc < 0)
+	if ((rc = store_game_read(st, g->id, &got, err)) < 0)
 		return rc;
 	if (got.kind != g->kind ||
 	    strcmp(got.variant, g->variant[0] ? g->variant : "standard") != 0 ||
@@ -491,15 +482,8 @@ store_end_read(struct store *st, const char *game_id, struct store_end *out,
 
 	memset(out, 0, sizeof *out);
 	bind_text(s, 1, game_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		sqlite3_reset(s);
-		return store_fail(err, STORE_ENOTFOUND, "no game '%.15s' in the store", game_id);
-	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return store_sqlite_fail(st, rc, err, "reading a game's end");
-	}
+	if ((rc = store_game_step(st, s, game_id, "reading a game's end", err)) < 0)
+		return rc;
 	rc = column_copy(s, 0, out->status, sizeof out->status) |
 	     column_copy(s, 2, out->result, sizeof out->result) |
 	     column_copy(s, 4, out->reason, sizeof out->reason) |
@@ -1011,6 +995,39 @@ column_copy(sqlite3_stmt *s, int col, char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * Step s, a bound statement of one row about game id: 0 with s on that row (the caller reads it,
+ * then resets s), or STORE_ENOTFOUND (no such game) or an error of what, s reset.
+ */
+int
+store_game_step(struct store *st, sqlite3_stmt *s, const char *id, const char *what,
+                struct store_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 0;
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		return store_fail(err, STORE_ENOTFOUND, "no game '%.15s' in the store", id);
+	return store_sqlite_fail(st, rc, err, what);
+}
+
+/* The row of game id (GAME_COLUMNS) into g: 0, STORE_ENOTFOUND, or an error. */
+int
+store_game_read(struct store *st, const char *id, struct store_game *g, struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
+	int rc;
+
+	bind_text(s, 1, id);
+	if ((rc = store_game_step(st, s, id, "reading a game", err)) < 0)
+		return rc;
+	rc = store_game_row(st, s, g, err);
+	sqlite3_reset(s);
+	return rc;
+}
+
 /* Read a row of GAME_COLUMNS into g. */
 int
 store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct store_error *err)
@@ -1091,24 +1108,11 @@ int
 store_game_get(struct store *st, const char *id, struct store_game *g, struct store_event **events,
                size_t *nevents, struct store_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
 	int rc;
 
 	*events = NULL;
 	*nevents = 0;
-	bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		sqlite3_reset(s);
-		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
-	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return store_sqlite_fail(st, rc, err, "reading a game");
-	}
-	rc = store_game_row(st, s, g, err);
-	sqlite3_reset(s);
-	if (rc < 0)
+	if ((rc = store_game_read(st, id, g, err)) < 0)
 		return rc;
 	return store_events_read(st, id, events, nevents, err);
 }
