@@ -4,7 +4,8 @@
 TempPostgres makes a new directory under the system's temporary directory holding the data
 directory (data/), the server's log (postgres.log) and its Unix socket; the server listens on
 that socket only (listen_addresses is empty), with fsync on and small shared buffers, and has a
-login role `hokito` owning a database `hokito`. `uri` is the libpq URI of that database,
+login role `hokito` owning a database `hokito`, which may create databases of its own (a test's
+fresh stores: CREATEDB). `uri` is the libpq URI of that database,
 `psql()` runs SQL as the superuser `postgres`, `stop('immediate')` is a crash of the server's
 processes, and `start()` again recovers the same data directory. `close()` (also at exit, on
 SIGTERM and on leaving a `with` block) stops the server and removes the directory.
@@ -49,7 +50,7 @@ USER = "hokito"  # the login role and its database
 SUPERUSER = "postgres"
 DEFAULT_BINDIR = "/usr/lib/postgresql/15/bin"
 PREFIX = "hokito-pg."  # instance directories: PREFIX + random
-RECIPE = "1"  # bump when the template's contents change (a new key, a new template)
+RECIPE = "2"  # bump when the template's contents change (a new key, a new template)
 NULL = "\x1fNULL\x1f"  # what psql prints for an SQL NULL (psql() returns None)
 TIMEOUT = 60  # seconds for any one command
 MAX_SOCKET_PATH = 100  # sun_path holds 107 bytes; the socket is DIR/.s.PGSQL.PORT
@@ -425,7 +426,7 @@ class TempPostgres:
                   server=True, timeout=120, what="initdb")
         with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
             f.write("\ninclude_if_exists = 'hokito.conf'\n")
-        self._pending += [("postgres", "CREATE ROLE %s LOGIN" % USER),
+        self._pending += [("postgres", "CREATE ROLE %s LOGIN CREATEDB" % USER),
                           ("postgres", "CREATE DATABASE %s OWNER %s" % (USER, USER))]
 
     def _configure(self):

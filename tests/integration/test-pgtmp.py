@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """tests/pgtmp.py, the throw-away PostgreSQL that the store tests start: it starts and answers,
-role hokito writes through the URI, a row committed before stop('immediate') (a crash) is there
-after the next start, terminate() ends another client's session, restart() keeps the data, and
-close() leaves no server process and no directory, also when a `with` block fails; `pgtmp.py run`
-gives its command the URI and returns its status. Every wait is bounded. Prints TAP.
+role hokito writes through the URI and creates databases of its own, a row committed before
+stop('immediate') (a crash) is there after the next start, terminate() ends another client's
+session, restart() keeps the data, and close() leaves no server process and no directory, also
+when a `with` block fails; `pgtmp.py run` gives its command the URI and returns its status. Every
+wait is bounded. Prints TAP.
 """
 import os
 import subprocess
@@ -110,6 +111,13 @@ def main():
     rc, out, err = sql(pg, pg.uri, "create table kept (id int primary key, v text); "
                        "insert into kept values (1, 'committed')")
     t.ok(rc == 0, "hokito creates a table and a row through the URI", err)
+    rc, out, err = sql(pg, pg.uri, "create database hokito_fresh")
+    rc2, out2, err2 = sql(pg, pg.uri.replace("/hokito?", "/hokito_fresh?"),
+                          "select current_database()")
+    rc3, _, err3 = sql(pg, pg.uri, "drop database hokito_fresh")
+    t.ok(rc == 0 and out2 == "hokito_fresh" and rc3 == 0,
+         "hokito creates a database of its own (a test's fresh store), uses and drops it",
+         err or err2 or err3)
 
     pid = postmaster_pid(pg)
     pg.stop("immediate")

@@ -71,6 +71,36 @@ store_account_drop(struct store *st, int64_t id, struct store_error *err)
 	                   err);
 }
 
+static int store_account_copy_cb(void *ctx, const struct store_account *a);
+static int store_accounts_query(struct store *st, const char *where, int64_t after, const char *key,
+                                int64_t limit, int (*cb)(void *ctx, const struct store_account *a),
+                                void *ctx, struct store_error *err);
+
+/*
+ * account_add() of an id stored already: a resent write when the stored account has the same
+ * name, key, skeleton and time of creation, 0; else STORE_ECORRUPT. Its hash, kind, closed and
+ * banned times are not compared: account_update() changes them, perhaps later in the same run
+ * of writes sent again.
+ */
+static int
+store_account_same(struct store *st, const struct store_account *a, struct store_error *err)
+{
+	struct store_account got;
+	int rc;
+
+	memset(&got, 0, sizeof got);
+	rc = store_accounts_query(st, "WHERE id = ?1", a->id, NULL, -1, store_account_copy_cb, &got,
+	                          err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 || strcmp(got.name, a->name) != 0 || strcmp(got.key, a->key) != 0 ||
+	    strcmp(got.skeleton, a->skeleton) != 0 || got.created_ms != a->created_ms)
+		return store_fail(err, STORE_ECORRUPT,
+		                  "account %" PRId64 " is stored already, as another ('%s')", a->id,
+		                  got.name);
+	return 0;
+}
+
 int
 store_account_add(struct store *st, const struct store_account *a, struct store_error *err)
 {
@@ -92,7 +122,9 @@ store_account_add(struct store *st, const struct store_account *a, struct store_
 	bind_text(s, 5, a->hash);
 	bind_text(s, 6, a->kind);
 	sqlite3_bind_int64(s, 7, a->created_ms);
-	return store_write(st, s, "adding an account", err);
+	if ((rc = store_write(st, s, "adding an account", err)) < 0)
+		return rc;
+	return sqlite3_changes(st->db) > 0 ? 0 : store_account_same(st, a, err);
 }
 
 int
@@ -208,6 +240,38 @@ store_account_find(struct store *st, const char *key, struct store_account *out,
 	                            out, err);
 }
 
+/*
+ * rating_change() of a (game, seat) stored already: a resent write when the stored change has
+ * the same account and values before and after, 0 (the ratings row is not moved again); else
+ * STORE_ECORRUPT.
+ */
+static int
+store_rating_change_same(struct store *st, const char *game_id, const struct store_rating_change *c,
+                         struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_CHANGES_OF);
+	int rc, same = 0;
+
+	bind_text(s, 1, game_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (sqlite3_column_int(s, 0) != c->seat)
+			continue;
+		same = sqlite3_column_int64(s, 1) == c->account;
+		for (int i = 0; i < 3; i++)
+			same = same && sqlite3_column_double(s, 2 + i) == c->before[i] &&
+			       sqlite3_column_double(s, 5 + i) == c->after[i];
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(st, rc, err, "reading rating changes");
+	if (!same)
+		return store_fail(err, STORE_ECORRUPT,
+		                  "game '%s': the rating change of seat %d is stored already, with "
+		                  "other values",
+		                  game_id, c->seat);
+	return 0;
+}
+
 int
 store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
                     int64_t now_ms, struct store_error *err)
@@ -234,6 +298,8 @@ store_rating_change(struct store *st, const char *game_id, const struct store_ra
 	sqlite3_bind_int64(s, 10, now_ms);
 	if ((rc = store_write(st, s, "adding a rating change", err)) < 0)
 		return rc;
+	if (sqlite3_changes(st->db) == 0) /* stored already: its ratings row moved then */
+		return store_rating_change_same(st, game_id, c, err);
 	s = store_stmt(st, S_RATING_SET);
 	sqlite3_bind_int64(s, 1, c->account);
 	bind_text(s, 2, game_kind_name(c->kind));
@@ -254,6 +320,7 @@ int
 store_game_unrated(struct store *st, const char *game_id, const char *unrated,
                    struct store_error *err)
 {
+	struct store_end end;
 	sqlite3_stmt *s;
 	int rc;
 
@@ -265,7 +332,17 @@ store_game_unrated(struct store *st, const char *game_id, const char *unrated,
 	s = store_stmt(st, S_UNRATED);
 	bind_text(s, 1, game_id);
 	bind_text(s, 2, unrated);
-	return store_write(st, s, "marking a game not rated", err);
+	if ((rc = store_write(st, s, "marking a game not rated", err)) < 0)
+		return rc;
+	if (sqlite3_changes(st->db) > 0)
+		return 0;
+	/* the game has another word already (the same one is a resent write), or is not there */
+	if ((rc = store_end_read(st, game_id, &end, err)) < 0)
+		return rc;
+	return store_fail(err, STORE_ECORRUPT,
+	                  "game '%s' is stored as not rated for another reason "
+	                  "('%s', not '%s')",
+	                  game_id, end.unrated, unrated);
 }
 
 int

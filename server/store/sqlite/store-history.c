@@ -377,22 +377,9 @@ static int
 port_game_visible(struct store *st, const char *id, const struct store_viewer *viewer,
                   struct store_game *g, struct store_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
 	int rc;
 
-	bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		sqlite3_reset(s);
-		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
-	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return store_sqlite_fail(st, rc, err, "reading a game");
-	}
-	rc = store_game_row(st, s, g, err);
-	sqlite3_reset(s);
-	if (rc < 0)
+	if ((rc = store_game_read(st, id, g, err)) < 0)
 		return rc;
 	if (viewer != NULL && g->is_private && !store_game_seated(viewer, g))
 		return store_fail(err, STORE_ENOTFOUND, "game '%s' is private", id);

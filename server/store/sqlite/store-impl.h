@@ -42,7 +42,9 @@ enum {
 	S_STATUS,
 	S_EVENT_LAST,
 	S_EVENT_ADD,
+	S_EVENT_GET,
 	S_FINISH,
+	S_GAME_END,
 	S_SESSION_SET,
 	S_SESSION_DEL,
 	S_META_SET,
@@ -107,6 +109,18 @@ struct store_queued {
 	size_t body_len;
 };
 
+/* Where a game stands at its end (store_end_read()): what a resent write is compared with. */
+struct store_end {
+	char status[STORE_WORD_MAX];
+	int64_t ended_ms; /* 0 until finished */
+	char result[STORE_WORD_MAX];
+	int winner; /* -1: none */
+	char reason[STORE_WORD_MAX];
+	int has_score; /* the scores are stored (not NULL) */
+	int score[2];
+	char unrated[STORE_WORD_MAX]; /* "" when NULL */
+};
+
 /* --- store-loop.c: the write port's start(), commit() and stop(). */
 
 struct uv_loop_s;
@@ -169,6 +183,16 @@ void bind_text(sqlite3_stmt *s, int i, const char *t);
 int column_copy(sqlite3_stmt *s, int col, char *buf, size_t size);
 /* Prepared statement which (S_*), reset, the queued events inserted first; borrowed. */
 sqlite3_stmt *store_stmt(struct store *st, int which);
+/* The status and end of game_id into *out: 0, STORE_ENOTFOUND, or an error. */
+int store_end_read(struct store *st, const char *game_id, struct store_end *out,
+                   struct store_error *err);
+/* Step s, a bound statement of one row about game id: 0 on its row (read it, then reset s), or
+ * STORE_ENOTFOUND or an error of what (s reset). */
+int store_game_step(struct store *st, sqlite3_stmt *s, const char *id, const char *what,
+                    struct store_error *err);
+/* The row of game id into g: 0, STORE_ENOTFOUND, or an error. */
+int store_game_read(struct store *st, const char *id, struct store_game *g,
+                    struct store_error *err);
 /* Read a row of GAME_COLUMNS into g. */
 int store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g,
                    struct store_error *err);

@@ -45,6 +45,8 @@ struct store_loop {
 	struct store_error ckpt_err; /* the checkpoint thread's error, read in its done callback */
 	int ckpt_failing;            /* the last checkpoint failed (logged once until one works) */
 	size_t ckpt_asked;           /* frames in the WAL when the last checkpoint was asked for */
+	uint64_t asked;              /* the last ticket a commit got (wal_sync's request) */
+	uint64_t answered;           /* the last ticket done() was given */
 	store_done_cb done;          /* start()'s */
 	void *arg;
 };
@@ -71,6 +73,7 @@ loop_synced_cb(void *arg, uint64_t ticket, int rc)
 		           "only "
 		           "after a restart",
 		           l->st->path, strerror(-rc));
+	l->answered = ticket;
 	l->done(l->arg, ticket, rc < 0 ? STORE_ECORRUPT : 0, &err);
 }
 
@@ -174,21 +177,38 @@ store_loop_commit(void *impl, uint64_t *ticket, struct store_error *err)
 	if ((rc = store_commit(st, err)) < 0 || st->loop == NULL)
 		return rc;
 	if (st->loop->wal_sync != NULL)
-		*ticket = syncer_request(st->loop->wal_sync);
+		*ticket = st->loop->asked = syncer_request(st->loop->wal_sync);
 	store_loop_checkpoint(st->loop);
 	return 0;
 }
 
+/* Close the syncers: each finishes what it runs and is joined; done() is not called any more. */
+static void
+loop_syncers_close(struct store_loop *l)
+{
+	syncer_close(l->wal_sync); /* waits for a sync under way */
+	syncer_close(l->ckpt);
+	l->wal_sync = l->ckpt = NULL;
+}
+
+/*
+ * Stop: the syncers are closed, and the commits still in flight are answered before stop()
+ * returns, by one more sync of the WAL on this thread (the port's rule: stop() answers every
+ * ticket, and done() is called no more after).
+ */
 void
 store_loop_stop(void *impl)
 {
 	struct store *st = impl;
+	struct store_loop *l = st->loop;
+	int unanswered;
 
-	if (st->loop == NULL)
+	if (l == NULL)
 		return;
-	syncer_close(st->loop->wal_sync); /* waits for a sync under way; done() is not called */
-	syncer_close(st->loop->ckpt);
-	st->loop->wal_sync = st->loop->ckpt = NULL;
+	unanswered = l->wal_sync != NULL && l->asked > l->answered;
+	loop_syncers_close(l);
+	if (unanswered)
+		loop_synced_cb(l, l->asked, store_bg_sync(l->bg));
 }
 
 void
@@ -196,7 +216,7 @@ store_loop_free(struct store *st)
 {
 	if (st->loop == NULL)
 		return;
-	store_loop_stop(st);
+	loop_syncers_close(st->loop); /* the store closes: nobody to answer any more */
 	store_bg_close(st->loop->bg);
 	free(st->loop);
 	st->loop = NULL;

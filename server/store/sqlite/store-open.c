@@ -32,7 +32,7 @@ static const char *const statements[S_COUNT] = {
                 "INSERT INTO games (id, serial, kind, variant, seed, private, code, status, "
                 "created_ms, clock, rated) VALUES (?1, MAX((SELECT COALESCE(MAX(serial), 0) "
                 "FROM games), COALESCE((SELECT n FROM counts WHERE name = 'deleted_serial'), "
-                "0)) + 1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9)",
+                "0)) + 1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING",
         [S_SEAT] = "UPDATE games SET "
                    "seat0_id = CASE WHEN ?2 = 0 THEN ?3 ELSE seat0_id END, "
                    "seat0_name = CASE WHEN ?2 = 0 THEN ?4 ELSE seat0_name END, "
@@ -41,14 +41,20 @@ static const char *const statements[S_COUNT] = {
                    "seat0_account = CASE WHEN ?2 = 0 THEN NULLIF(?5, 0) ELSE seat0_account END, "
                    "seat1_account = CASE WHEN ?2 = 1 THEN NULLIF(?5, 0) ELSE seat1_account END "
                    "WHERE id = ?1",
-        [S_STATUS] = "UPDATE games SET status = ?2 WHERE id = ?1",
+        /* a finished game keeps its status: a resent write of an earlier turn must not make it
+         * unfinished (its end would then be counted twice, counts_finish) */
+        [S_STATUS] = "UPDATE games SET status = ?2 WHERE id = ?1 AND status <> 'finished'",
         [S_EVENT_LAST] = "SELECT (SELECT status <> 'finished' FROM games WHERE id = ?1), "
                          "(SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?1), "
                          "(SELECT COUNT(move) FROM events WHERE game_id = ?1)",
         [S_EVENT_ADD] = "INSERT INTO events (game_id, seq, time_ms, type, ply, move, body) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        [S_EVENT_GET] = "SELECT type, move, body FROM events WHERE game_id = ?1 AND seq = ?2",
         [S_FINISH] = "UPDATE games SET status = 'finished', ended_ms = ?2, result = ?3, "
-                     "winner = ?4, reason = ?5, score0 = ?6, score1 = ?7 WHERE id = ?1",
+                     "winner = ?4, reason = ?5, score0 = ?6, score1 = ?7 WHERE id = ?1 AND "
+                     "status <> 'finished'",
+        [S_GAME_END] = "SELECT status, ended_ms, result, winner, reason, score0, score1, "
+                       "unrated FROM games WHERE id = ?1",
         [S_SESSION_SET] = "INSERT OR REPLACE INTO sessions (token, player_id, name, game_id, "
                           "seat, updated_ms, account) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         [S_SESSION_DEL] = "DELETE FROM sessions WHERE token = ?1",
@@ -60,13 +66,15 @@ static const char *const statements[S_COUNT] = {
         [S_MOVES_OF] = "SELECT seq, move FROM events WHERE game_id = ?1 AND move IS NOT NULL "
                        "ORDER BY seq",
         [S_ACCOUNT_ADD] = "INSERT INTO accounts (id, name, name_key, skeleton, pw_hash, kind, "
-                          "created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                          "created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) "
+                          "DO NOTHING",
         [S_ACCOUNT_UPDATE] =
                 "UPDATE accounts SET pw_hash = ?2, kind = ?3, closed_ms = NULLIF(?4, 0), "
                 "banned_ms = NULLIF(?5, 0) WHERE id = ?1",
         [S_RATING_CHANGE] = "INSERT INTO rating_changes (game, seat, account, before_rating, "
                             "before_rd, before_vol, after_rating, after_rd, after_vol, "
-                            "ended_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                            "ended_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                            "ON CONFLICT (game, seat) DO NOTHING",
         /* the row follows the change: counts by the score ?7, the best rating after a game */
         [S_RATING_SET] =
                 "INSERT INTO ratings (account, kind, rating, rd, vol, games, wins, draws, "
@@ -79,7 +87,8 @@ static const char *const statements[S_COUNT] = {
         [S_RATING_PAIR] = "INSERT INTO rating_pairs (account, kind, opponent, games) VALUES "
                           "(?1, ?2, ?3, 1) ON CONFLICT (account, kind, opponent) DO UPDATE "
                           "SET games = games + 1",
-        [S_UNRATED] = "UPDATE games SET unrated = ?2 WHERE id = ?1",
+        [S_UNRATED] = "UPDATE games SET unrated = ?2 WHERE id = ?1 AND (unrated IS NULL OR "
+                      "unrated = ?2)",
         [S_CHANGES_OF] = "SELECT seat, account, before_rating, before_rd, before_vol, "
                          "after_rating, after_rd, after_vol FROM rating_changes WHERE game = ?1 "
                          "ORDER BY seat",

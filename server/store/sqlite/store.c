@@ -448,6 +448,59 @@ store_fits(const char *s, size_t max)
 	return s != NULL && s[0] != '\0' && strlen(s) < max;
 }
 
+/*
+ * game_add() of a game stored already (its id): a resent write when the stored game was created
+ * the same (kind, variant, seed, private, code, created_ms, clock, rated: what game_add() sets
+ * and nothing changes later), 0; else STORE_ECORRUPT.
+ */
+static int
+store_game_same(struct store *st, const struct store_game *g, struct store_error *err)
+{
+	struct store_game got;
+	int rc;
+
+	if ((rc = store_game_read(st, g->id, &got, err)) < 0)
+		return rc;
+	if (got.kind != g->kind ||
+	    strcmp(got.variant, g->variant[0] ? g->variant : "standard") != 0 ||
+	    got.seed != g->seed || got.is_private != (g->is_private != 0) ||
+	    strcmp(got.code, g->code) != 0 || got.created_ms != g->created_ms ||
+	    strcmp(got.clock, g->clock[0] ? g->clock : "none") != 0 || got.rated != (g->rated != 0))
+		return store_fail(
+		        err, STORE_ECORRUPT,
+		        "game '%s' is stored already, created otherwise (a second game of "
+		        "that id?)",
+		        g->id);
+	return 0;
+}
+
+int
+store_end_read(struct store *st, const char *game_id, struct store_end *out,
+               struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_GAME_END);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	bind_text(s, 1, game_id);
+	if ((rc = store_game_step(st, s, game_id, "reading a game's end", err)) < 0)
+		return rc;
+	rc = column_copy(s, 0, out->status, sizeof out->status) |
+	     column_copy(s, 2, out->result, sizeof out->result) |
+	     column_copy(s, 4, out->reason, sizeof out->reason) |
+	     column_copy(s, 7, out->unrated, sizeof out->unrated);
+	out->ended_ms = sqlite3_column_int64(s, 1);
+	out->winner = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3);
+	out->has_score = sqlite3_column_type(s, 5) != SQLITE_NULL;
+	out->score[0] = sqlite3_column_int(s, 5);
+	out->score[1] = sqlite3_column_int(s, 6);
+	sqlite3_reset(s);
+	if (rc < 0)
+		return store_fail(err, STORE_ECORRUPT, "%s: game '%s' has a malformed row",
+		                  st->path, game_id);
+	return 0;
+}
+
 int
 store_game_add(struct store *st, const struct store_game *g, struct store_error *err)
 {
@@ -474,6 +527,8 @@ store_game_add(struct store *st, const struct store_game *g, struct store_error 
 	sqlite3_bind_int(s, 9, g->rated != 0);
 	if ((rc = store_write(st, s, "adding a game", err)) < 0)
 		return rc;
+	if (sqlite3_changes(st->db) == 0) /* stored already: where its events stand is kept */
+		return store_game_same(st, g, err);
 	live = strmap_get(&st->live, g->id);
 	if (live == NULL) {
 		live = xcalloc(1, sizeof *live);
@@ -522,6 +577,7 @@ int
 store_game_status_set(struct store *st, const char *game_id, const char *status,
                       struct store_error *err)
 {
+	struct store_end end;
 	sqlite3_stmt *s;
 	int rc;
 
@@ -538,7 +594,10 @@ store_game_status_set(struct store *st, const char *game_id, const char *status,
 	bind_text(s, 2, status);
 	if ((rc = store_write(st, s, "changing a game's status", err)) < 0)
 		return rc;
-	return store_found(st, game_id, err);
+	if (sqlite3_changes(st->db) > 0)
+		return 0;
+	/* finished (it keeps that status: a resent write of a turn before its end), or none */
+	return store_end_read(st, game_id, &end, err);
 }
 
 /*
@@ -573,6 +632,56 @@ store_live_read(struct store *st, const char *game_id, struct store_live *out,
 }
 
 /*
+ * An event of a seq the game has already: a resent write (a retry after a commit whose outcome
+ * was unknown) when the stored event has the same type, move and body bytes, 0; else
+ * STORE_ECORRUPT naming the game and the seq. The lookup inserts the queued events first (they
+ * may hold it), so a failure there is the broken transaction's.
+ */
+static int
+store_event_same(struct store *st, const char *game_id, const struct store_event *ev,
+                 struct store_error *err)
+{
+	size_t len = ev->body_len > 0 ? ev->body_len : strlen(ev->body);
+	sqlite3_stmt *s = store_stmt(st, S_EVENT_GET);
+	const char *type, *move;
+	int rc, same;
+
+	if (st->broken) {
+		if (err != NULL)
+			*err = st->broken_err;
+		return st->broken_err.code;
+	}
+	bind_text(s, 1, game_id);
+	sqlite3_bind_int64(s, 2, ev->seq);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return store_fail(err, STORE_ECORRUPT,
+		                  "%s: event %" PRId64 " of game '%s' is missing", st->path,
+		                  ev->seq, game_id);
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return store_sqlite_fail(st, rc, err, "reading an event");
+	}
+	type = (const char *)sqlite3_column_text(s, 0);
+	move = (const char *)sqlite3_column_text(s, 1);
+	same = type != NULL && strcmp(type, ev->type) == 0 &&
+	       (move == NULL) == (ev->move == NULL) &&
+	       (move == NULL || strcmp(move, ev->move) == 0) &&
+	       (size_t)sqlite3_column_bytes(s, 2) == len &&
+	       memcmp(sqlite3_column_blob(s, 2), ev->body, len) == 0;
+	sqlite3_reset(s);
+	if (!same)
+		return store_fail(err, STORE_ECORRUPT,
+		                  "game '%s': event %" PRId64
+		                  " is stored already, with other contents "
+		                  "(written again otherwise)",
+		                  game_id, ev->seq);
+	return 0;
+}
+
+/*
  * Each event's seq must follow the game's last one, and a move gets the next ply. Reading both
  * from the events table for every event cost more than the INSERT itself, so the store keeps
  * them for every game that is not finished (st->live): an entry is made when a game is added, or
@@ -580,8 +689,9 @@ store_live_read(struct store *st, const char *game_id, struct store_live *out,
  * on by every stored event, and dropped when the game finishes; the few events of a finished
  * game (a rematch offer) are checked against the file each time. An entry always says what the
  * file with the open transaction says: a transaction that is rolled back (a failed commit, or a
- * write after which SQLite gave up the transaction) drops them all. The UNIQUE (game_id, seq)
- * still refuses a duplicate event, whatever the map says.
+ * write after which SQLite gave up the transaction) drops them all. An event of a seq up to the
+ * last is one sent again: compared with the stored one (store_event_same()), never queued. The
+ * UNIQUE (game_id, seq) still refuses a duplicate event, whatever the map says.
  */
 int
 store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
@@ -614,10 +724,12 @@ store_event_add(struct store *st, const char *game_id, const struct store_event 
 			strmap_put(&st->live, live->id, live);
 		}
 	}
-	if (ev->seq != live->last + 1)
+	if (ev->seq < 1 || ev->seq > live->last + 1)
 		return store_fail(err, STORE_EINVAL,
 		                  "event %" PRId64 " of game '%s' does not follow event %" PRId64,
 		                  ev->seq, game_id, live->last);
+	if (ev->seq <= live->last) /* live is not used after: the lookup may drop the map */
+		return store_event_same(st, game_id, ev, err);
 	st->queued = xgrow(st->queued, st->nqueued, &st->queued_cap, sizeof *st->queued, 16);
 	q = &st->queued[st->nqueued++];
 	snprintf(q->game_id, sizeof q->game_id, "%s", game_id);
@@ -640,8 +752,9 @@ int
 store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const char *result,
                   int winner, const char *reason, const int score[2], struct store_error *err)
 {
+	struct store_end end;
 	sqlite3_stmt *s;
-	int rc;
+	int rc, changed;
 
 	if (!store_fits(game_id, STORE_ID_MAX) || !store_fits(result, STORE_WORD_MAX) ||
 	    !store_fits(reason, STORE_WORD_MAX) || winner < -1 || winner > 1)
@@ -661,15 +774,27 @@ store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const
 	}
 	if ((rc = store_write(st, s, "finishing a game", err)) < 0)
 		return rc;
+	changed = sqlite3_changes(st->db);
 	free(strmap_del(&st->live, game_id)); /* its later events (a rematch offer) are rare */
-	return store_found(st, game_id, err);
+	if (changed > 0)
+		return 0;
+	/* finished already (the UPDATE skips that: its counts move once), or no such game */
+	if ((rc = store_end_read(st, game_id, &end, err)) < 0)
+		return rc;
+	if (end.ended_ms != ended_ms || strcmp(end.result, result) != 0 || end.winner != winner ||
+	    strcmp(end.reason, reason) != 0 || end.has_score != (score != NULL) ||
+	    (score != NULL && (end.score[0] != score[0] || end.score[1] != score[1])))
+		return store_fail(err, STORE_ECORRUPT,
+		                  "game '%s' is finished already, with another end (%s, %s)",
+		                  game_id, end.result, end.reason);
+	return 0;
 }
 
 /*
  * Delete a game with its events and the sessions seated at it, in the turn's transaction (the
  * triggers of migrations[7] move the kept counts; the count of deleted games moves here). A game
  * that never started goes in the commit of its end: a guest's finished game when --keep-days is up
- * (store_sweep()).
+ * (store_sweep()). A game that is not there is deleted already: nothing is counted.
  */
 int
 store_game_drop(struct store *st, const char *game_id, struct store_error *err)
@@ -689,7 +814,7 @@ store_game_drop(struct store *st, const char *game_id, struct store_error *err)
 			return rc;
 	}
 	free(strmap_del(&st->live, game_id));
-	return store_found(st, game_id, err);
+	return 0;
 }
 
 /*
@@ -871,6 +996,39 @@ column_copy(sqlite3_stmt *s, int col, char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * Step s, a bound statement of one row about game id: 0 with s on that row (the caller reads it,
+ * then resets s), or STORE_ENOTFOUND (no such game) or an error of what, s reset.
+ */
+int
+store_game_step(struct store *st, sqlite3_stmt *s, const char *id, const char *what,
+                struct store_error *err)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 0;
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		return store_fail(err, STORE_ENOTFOUND, "no game '%.15s' in the store", id);
+	return store_sqlite_fail(st, rc, err, what);
+}
+
+/* The row of game id (GAME_COLUMNS) into g: 0, STORE_ENOTFOUND, or an error. */
+int
+store_game_read(struct store *st, const char *id, struct store_game *g, struct store_error *err)
+{
+	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
+	int rc;
+
+	bind_text(s, 1, id);
+	if ((rc = store_game_step(st, s, id, "reading a game", err)) < 0)
+		return rc;
+	rc = store_game_row(st, s, g, err);
+	sqlite3_reset(s);
+	return rc;
+}
+
 /* Read a row of GAME_COLUMNS into g. */
 int
 store_game_row(struct store *st, sqlite3_stmt *s, struct store_game *g, struct store_error *err)
@@ -951,24 +1109,11 @@ int
 store_game_get(struct store *st, const char *id, struct store_game *g, struct store_event **events,
                size_t *nevents, struct store_error *err)
 {
-	sqlite3_stmt *s = store_stmt(st, S_GAME_GET);
 	int rc;
 
 	*events = NULL;
 	*nevents = 0;
-	bind_text(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		sqlite3_reset(s);
-		return store_fail(err, STORE_ENOTFOUND, "no game '%s' in the store", id);
-	}
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return store_sqlite_fail(st, rc, err, "reading a game");
-	}
-	rc = store_game_row(st, s, g, err);
-	sqlite3_reset(s);
-	if (rc < 0)
+	if ((rc = store_game_read(st, id, g, err)) < 0)
 		return rc;
 	return store_events_read(st, id, events, nevents, err);
 }

@@ -130,16 +130,31 @@ int store_is_temporary(const struct store *st);
  * --- Writes of one turn. Each queues its write in the turn's transaction, opening it if none is
  * open; nothing is durable before store_commit(). Strings are borrowed for the call only. All
  * return 0, STORE_EINVAL for an argument out of range, or STORE_EIO.
+ *
+ * Writes are idempotent by key (store-port.h): writing again what the store holds, in a later
+ * transaction or the same one, is success and changes nothing, so that a run of turns' writes
+ * may be sent again after a commit whose outcome is unknown; the same key with other contents is
+ * STORE_ECORRUPT, with a sentence naming the game (and the seq, the seat, the account). Each
+ * function below says what its key is and what is compared.
  */
 
-/* A new game (status "open"). g is borrowed; its end, seats and counts are ignored. */
+/*
+ * A new game (status "open"). g is borrowed; its end, seats and counts are ignored. A game of
+ * that id stored already is success and changes nothing (not its status, seats or events) when
+ * it was created the same: kind, variant, seed, private, code, created_ms, clock and rated.
+ */
 int store_game_add(struct store *st, const struct store_game *g, struct store_error *err);
 
-/* A player took seat 0 or 1 of a game, logged in to account (0: a guest or the computer). */
+/* A player took seat 0 or 1 of a game, logged in to account (0: a guest or the computer). The
+ * seat it has already is success (the same values written again). STORE_ENOTFOUND: no game. */
 int store_seat_set(struct store *st, const char *game_id, int seat, const char *player_id,
                    const char *name, int64_t account, struct store_error *err);
 
-/* The game's status: "open", "live" (or "finished", which store_game_finish() sets). */
+/*
+ * The game's status: "open", "live", "adjourned" ("finished" is store_game_finish()'s). A
+ * finished game keeps its status: setting one is success and changes nothing (a resent write of
+ * a turn before its end), so that its end is never counted twice. STORE_ENOTFOUND: no game.
+ */
 int store_game_status_set(struct store *st, const char *game_id, const char *status,
                           struct store_error *err);
 
@@ -150,14 +165,20 @@ int store_game_status_set(struct store *st, const char *game_id, const char *sta
  * body_len bytes (it need not end there, the server passes the line it sent, '\n' excluded), or
  * up to its NUL when body_len is 0. ev and its strings are borrowed (the store copies the body).
  * The event is checked here and its row inserted when the store next runs any statement, at the
- * latest at store_commit(): an insert that fails then (a full disk) fails that commit.
+ * latest at store_commit(): an insert that fails then (a full disk) fails that commit. The key
+ * is (game_id, seq): an event of a seq the game has already is one sent again, looked up and
+ * compared, never queued: success when the stored one has the same type, move and body bytes
+ * (its time is not compared), STORE_ECORRUPT ("game 'g1': event 5 is stored already, with other
+ * contents ...") otherwise. STORE_ENOTFOUND: no game.
  */
 int store_event_add(struct store *st, const char *game_id, const struct store_event *ev,
                     struct store_error *err);
 
 /*
  * The game is over: status "finished", ended_ms, result ("win", "draw", "aborted"), winner (seat
- * or -1), reason, scores (HOKITO; NULL for none).
+ * or -1), reason, scores (HOKITO; NULL for none). A game finished already with the same end (all
+ * of these) is success, its kept counts not moved again; with another end, STORE_ECORRUPT.
+ * STORE_ENOTFOUND: no game.
  */
 int store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, const char *result,
                       int winner, const char *reason, const int score[2], struct store_error *err);
@@ -165,7 +186,7 @@ int store_game_finish(struct store *st, const char *game_id, int64_t ended_ms, c
 /*
  * Delete game_id with its events and the sessions seated at it (a game that never started, in
  * the commit of its end); the kept counts and the count of deleted games follow (triggers).
- * STORE_ENOTFOUND when there is no such game.
+ * A game that is not there is deleted already: success, and nothing is counted.
  */
 int store_game_drop(struct store *st, const char *game_id, struct store_error *err);
 
@@ -176,7 +197,8 @@ int store_game_drop(struct store *st, const char *game_id, struct store_error *e
  */
 int store_sweep(struct store *st, int64_t before_ms, unsigned max, struct store_error *err);
 
-/* Insert or replace the session of a seated player (s borrowed). */
+/* Insert or replace the session of a seated player (s borrowed): its key is the token, and the
+ * same session again is the same row. */
 int store_session_set(struct store *st, const struct store_session *s, struct store_error *err);
 
 /* Forget a session (expired, or no longer seated). Not finding it is not an error. */
@@ -188,9 +210,14 @@ int store_meta_set(struct store *st, const char *key, int64_t value, struct stor
 /* Read a named integer: 0 and *value, or STORE_ENOTFOUND (then *value is left alone). */
 int store_meta_get(struct store *st, const char *key, int64_t *value, struct store_error *err);
 
-/* Queue a new account (a borrowed; its closed and banned times are ignored). A name_key that
- * is an account's already is refused (STORE_EINVAL or, at the commit, an error): the game layer
- * keeps the keys unique (accounts.h). */
+/*
+ * Queue a new account (a borrowed; its closed and banned times are ignored). A name_key that is
+ * another account's already is refused (STORE_EINVAL or, at the commit, an error): the game layer
+ * keeps the keys unique (accounts.h). An id stored already is success and changes nothing when
+ * the stored account has the same name, key, skeleton and created_ms (its hash, kind, closed and
+ * banned times are store_account_update()'s, perhaps later in the same run of resent writes),
+ * STORE_ECORRUPT otherwise.
+ */
 int store_account_add(struct store *st, const struct store_account *a, struct store_error *err);
 
 /* Queue the new hash, kind, closed and banned times of account a->id (a borrowed). */
@@ -227,13 +254,17 @@ int store_account_find(struct store *st, const char *key, struct store_account *
  * Queue a rated game's change of one seat (c borrowed): its rating_changes row (at now_ms) and
  * the account's ratings row brought to the values after it (the counts by c->score, the best
  * rating after any of its games). Call it in the turn that finishes the game: one transaction holds
- * both.
+ * both. The key is (game_id, c->seat): a change stored already with the same account and values
+ * before and after is success, and the ratings row is not moved again; with others,
+ * STORE_ECORRUPT.
  */
 int store_rating_change(struct store *st, const char *game_id, const struct store_rating_change *c,
                         int64_t now_ms, struct store_error *err);
 
 /* Queue the word (a static one: "short", "same_address", "pair_limit") of a finished game
- * created rated that rated nobody: games.unrated (schema 10). Call it in the turn of its end. */
+ * created rated that rated nobody: games.unrated (schema 10). Call it in the turn of its end.
+ * The same word again is success; another word for a game that has one, STORE_ECORRUPT;
+ * STORE_ENOTFOUND: no game. */
 int store_game_unrated(struct store *st, const char *game_id, const char *unrated,
                        struct store_error *err);
 
