@@ -744,7 +744,12 @@ pg_close(void *impl)
 	if (pg == NULL)
 		return;
 	pg_stop(pg);
-	conn_drop(pg); /* what was not committed goes with the session, and its lock */
+	/* the lock goes now, not when the server notices the session is gone a moment later:
+	 * a store closed may be opened again at once (blocking: the loop has stopped) */
+	if (pg->conn != NULL && PQstatus(pg->conn) == CONNECTION_OK &&
+	    (PQpipelineStatus(pg->conn) == PQ_PIPELINE_OFF || PQexitPipelineMode(pg->conn) == 1))
+		PQclear(PQexec(pg->conn, "ROLLBACK; SELECT pg_advisory_unlock_all()"));
+	conn_drop(pg); /* what was not committed goes with the session */
 	store_pg_write_clear(pg);
 	strmap_close(&pg->live);
 	free(pg->uri);
