@@ -57,11 +57,11 @@ one() {
 	local name=$1 bin=$2 dir addr=()
 	dir=$(mktemp -d "$tmp/run.XXXXXX")
 	# loadgen's connections all come from 127.0.0.1: no per-address limits
-	if "$bin" --help | grep -q -- '--max-rate-per-addr'; then
+	if { "$bin" --help; "$bin" --help limits; } 2>/dev/null | grep -q -- '--max-rate-per-addr'; then
 		addr=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
 			--max-games-per-addr 0 --max-lookup-failures 0)
 	fi
-	if "$bin" --help | grep -q -- '--max-sessions-per-addr'; then
+	if { "$bin" --help; "$bin" --help limits; } 2>/dev/null | grep -q -- '--max-sessions-per-addr'; then
 		addr+=(--max-sessions-per-addr 0)
 	fi
 	(pin 0 "$bin" --listen 127.0.0.1:0 --port-file "$dir/port" --log-level warn \

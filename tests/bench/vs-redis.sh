@@ -79,11 +79,11 @@ fi
 
 # every loadgen connection comes from 127.0.0.1: the per-address limits would measure
 # themselves, not the server
-if "$hokitod" --help | grep -q -- '--max-rate-per-addr'; then
+if { "$hokitod" --help; "$hokitod" --help limits; } 2>/dev/null | grep -q -- '--max-rate-per-addr'; then
 	hk_db+=(--max-conns-per-addr 0 --max-rate-per-addr 0 --max-creates-per-addr 0
 		--max-games-per-addr 0 --max-lookup-failures 0)
 fi
-if "$hokitod" --help | grep -q -- '--max-sessions-per-addr'; then
+if { "$hokitod" --help; "$hokitod" --help limits; } 2>/dev/null | grep -q -- '--max-sessions-per-addr'; then
 	hk_db+=(--max-sessions-per-addr 0)
 fi
 
