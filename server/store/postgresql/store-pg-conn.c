@@ -729,6 +729,8 @@ pg_open(const char *target, const struct store_db_options *o, void **impl, struc
 			                       : (struct store_error){STORE_EUNAVAIL, "lost"};
 		goto fail;
 	}
+	if (!o->writer && (rc = store_pg_moment_begin(pg, err)) < 0)
+		goto fail;
 	*impl = pg;
 	return 0;
 fail:
