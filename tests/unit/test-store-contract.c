@@ -2494,6 +2494,47 @@ TEST(contract_copy_moment)
 }
 
 /*
+ * A store that an open made is removed again by store_db_discard(), with what was written to it
+ * since (a copy that failed): the next look finds none (STORE_ENOTFOUND), and the next open makes
+ * it anew, empty. One that was there before the open stays, with its rows.
+ */
+TEST(contract_discard)
+{
+	struct store_db_options look = {STORE_FSYNC_NORMAL, 1, 0};
+	struct store_read_port rd;
+	struct store_game page[2];
+	struct store_error err;
+	struct store_db *s;
+	struct st t;
+	int64_t total = -1;
+
+	FRESH();
+	ASSERT_EQ(store_db_open(db, NULL, &s, &err), 0);
+	store_db_write_port(s, &t.w);
+	ASSERT_EQ(add_game(&t.w, "g1", GAME_HOKITO, 1, 1000), 0);
+	t.s = s;
+	ASSERT_EQ(commit(&t, &err), 0);
+	store_db_discard(s);
+	ASSERT_EQ(store_db_open(db, &look, &s, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(st_open(&t, db, NULL, &err), 0); /* made anew, empty */
+	ASSERT_EQ(reader(&t, &rd), 0);
+	ASSERT_EQ(R(rd, games_page, 0, 2, page, &total, &err), 0);
+	ASSERT_EQ(total, 0);
+	ASSERT_EQ(add_game(&t.w, "g1", GAME_HOKITO, 1, 1000), 0);
+	ASSERT_EQ(commit(&t, &err), 0);
+	rd_close(&rd);
+	st_close(&t);
+	ASSERT_EQ(store_db_open(db, NULL, &s, &err), 0); /* there before: it stays */
+	store_db_discard(s);
+	ASSERT_EQ(st_open(&t, db, &look, &err), 0);
+	ASSERT_EQ(reader(&t, &rd), 0);
+	ASSERT_EQ(R(rd, games_page, 0, 2, page, &total, &err), 1);
+	ASSERT_EQ(total, 1);
+	rd_close(&rd);
+	st_close(&t);
+}
+
+/*
  * What a backend is known not to keep yet: its test runs, and is reported as TAP's "# TODO" with
  * the reason (an expected failure). Once the backend keeps it, the test passes, meson calls that
  * an unexpected pass (a failure), and the line goes.
@@ -2560,6 +2601,7 @@ main(int argc, char **argv)
 	RUN_CONTRACT(contract_copy_games);
 	RUN_CONTRACT(contract_copy_ratings);
 	RUN_CONTRACT(contract_copy_moment);
+	RUN_CONTRACT(contract_discard);
 	be->fini();
 	TEST_END();
 }

@@ -141,6 +141,7 @@ struct store_pg {
 	char *name; /* the URI without its password, for messages (store_pg_display()) */
 	struct store_db_options opts;
 	int version;  /* the schema version of the store */
+	int made;     /* this open created the store (store_pg_discard() drops it again) */
 	PGconn *conn; /* the writer's connection; NULL while down */
 	enum store_pg_state state;
 	struct store_pg_flight flight;
@@ -212,9 +213,12 @@ void store_pg_setup_done(struct store_pg *pg, int rc, const struct store_error *
  */
 int store_pg_schema_inspect(PGconn *conn, const char *name, int *version, struct store_error *err);
 /* Open's schema step: inspect, then (a writer) create or migrate in one transaction under the
- * migration lock. *version gets the schema the store is at. */
+ * migration lock. *version gets the schema the store is at. Returns 0, 1 when it created the
+ * store (the schema held nothing), or an error. */
 int store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_options *o,
                          int *version, struct store_error *err);
+/* The backend's discard: a store that this open created (made) is dropped again; then closed. */
+void store_pg_discard(void *impl);
 
 /* --- store-pg-write.c */
 
