@@ -1,13 +1,13 @@
 /*
  * migratectl.c: `hokitod migrate --from A --to B`, the operators' copy of a whole store into a
- * new or empty one, from any backend to any other (SQLite to PostgreSQL, SQLite to SQLite),
- * through the registry and the ports alone (store-db.h, store-port.h): every game of any status
- * with its events byte for byte, its seats, end and unrated word, and its rating changes; the
- * accounts with their ids; the sessions; the rating pairs and the ratings rows as stored; the id
- * counters. The kept counts follow from what is written. Then it checks the copy against the
- * source: every game's row and rating changes, the SHA-256 of its events' bytes in order (game
- * by game, in serial order), and every row of the other kinds (each side's rows sorted by key
- * and compared by digest), counted on both sides; the first difference is named.
+ * new or empty one, from any backend to any other (SQLite to PostgreSQL and back, or to one of
+ * its kind), through the registry and the ports alone (store-db.h, store-port.h): every game of
+ * any status with its events byte for byte, its seats, end and unrated word, and its rating
+ * changes; the accounts with their ids; the sessions; the rating pairs and the ratings rows as
+ * stored; the id counters. The kept counts follow from what is written. Then it checks the copy
+ * against the source: every game's row and rating changes, the SHA-256 of its events' bytes in
+ * order (game by game, in serial order), and every row of the other kinds (each side's rows
+ * sorted by key and compared by digest), counted on both sides; the first difference is named.
  *
  * The source is opened without the writer's lock (a running server's store may be read) and is
  * read as one moment, that of its open; the target with the lock, and is refused unless it holds
@@ -77,7 +77,8 @@ migrate_usage(FILE *f)
 {
 	fprintf(f, "usage: hokitod migrate --from DB --to DB\n"
 	           "Copies a whole store into a new or empty one, each DB named as --db names a\n"
-	           "store (PATH, sqlite:PATH): every game with its events, the rating changes,\n"
+	           "store (PATH, sqlite:PATH, postgresql://...), SQLite to PostgreSQL or back, or\n"
+	           "to one of its kind: every game with its events, the rating changes,\n"
 	           "accounts, sessions, ratings and the id counters; then checks the copy: every\n"
 	           "row of each kind on both sides, and a SHA-256 of each game's events. The\n"
 	           "source may be the store of a running server: the copy is of its moment.\n"

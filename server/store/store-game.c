@@ -1,8 +1,10 @@
 /*
  * store-game.c: what a stored game means, whatever the backend that stored it (store-game.h):
- * its replay through the rules at a start, and who may find a private one.
+ * its replay through the rules at a start, who may find a private one, and what a copy of a whole
+ * store may put and compares.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "record.h"
@@ -161,4 +163,51 @@ store_event_diff(const struct store_event *a, const struct store_event *b)
 	if (n != event_body_len(b) || memcmp(a->body, b->body, n) != 0)
 		return "body";
 	return NULL;
+}
+
+/* A string of 1..max-1 bytes (empty: with may_be_empty). */
+static int
+put_fits(const char *s, size_t max, int may_be_empty)
+{
+	return s != NULL && (may_be_empty || s[0] != '\0') && strlen(s) < max;
+}
+
+int
+store_game_put_valid(const struct store_game *g, const struct store_event *ev, size_t n)
+{
+	int finished = strcmp(g->status, "finished") == 0;
+
+	if (!put_fits(g->id, STORE_ID_MAX, 0) || g->serial <= 0 || (int)g->kind < 0 ||
+	    (int)g->kind >= game_class_count || game_variant_check(g->kind, g->variant, NULL) < 0 ||
+	    !put_fits(g->code, STORE_CODE_MAX, 1) || !put_fits(g->clock, STORE_WORD_MAX, 1) ||
+	    !put_fits(g->unrated, STORE_WORD_MAX, 1) || !put_fits(g->reason, STORE_WORD_MAX, 1) ||
+	    !put_fits(g->result, STORE_WORD_MAX, 1) || g->winner < -1 || g->winner > 1 ||
+	    (!finished && strcmp(g->status, "open") != 0 && strcmp(g->status, "live") != 0 &&
+	     strcmp(g->status, "adjourned") != 0) ||
+	    finished != (g->result[0] != '\0'))
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (g->seat_account[i] < -1 ||
+		    (g->seat_taken[i] && (!put_fits(g->seat_id[i], STORE_ID_MAX, 0) ||
+		                          !put_fits(g->seat_name[i], STORE_NAME_MAX, 0))))
+			return 0;
+	for (size_t i = 0; i < n; i++) {
+		int moved = ev[i].type != NULL && strcmp(ev[i].type, "moved") == 0;
+
+		if (ev[i].seq != (int64_t)i + 1 || !put_fits(ev[i].type, STORE_WORD_MAX, 0) ||
+		    ev[i].body == NULL || ev[i].body_len > INT32_MAX ||
+		    moved != (ev[i].move != NULL) ||
+		    (moved && !put_fits(ev[i].move, GAME_MOVE_TEXT, 0)))
+			return 0;
+	}
+	return 1;
+}
+
+int
+store_rating_put_valid(const struct store_rating *r)
+{
+	return r->account > 0 && (int)r->kind >= 0 && (int)r->kind < game_class_count &&
+	       isfinite(r->rating) && r->rd > 0 && r->vol > 0 && isfinite(r->best) &&
+	       r->games >= 0 && r->wins >= 0 && r->draws >= 0 && r->losses >= 0 &&
+	       r->opponents >= 0;
 }

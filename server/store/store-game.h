@@ -1,7 +1,8 @@
 /*
  * store-game.h: what a stored game means, for every backend (store-game.c): the replay of its
  * events through the rules, which the load at a start runs on every game it hands out, and the
- * rule of who may find a private game by its id; and where two stored games differ (a copy's
+ * rule of who may find a private game by its id; and for a copy of a whole store, what a game
+ * (or a ratings row) put as another store held it may be and where two stored games differ (its
  * check).
  */
 #ifndef HOKITO_SERVER_STORE_GAME_H
@@ -35,5 +36,17 @@ const char *store_game_diff(const struct store_game *a, const struct store_game 
 
 /* As store_game_diff() for two events: "seq", "time_ms", "type", "move", "body", or NULL. */
 const char *store_event_diff(const struct store_event *a, const struct store_event *b);
+
+/*
+ * Whether g can be a stored game's row and ev[0..n) its events, as every backend's game_put()
+ * takes them (store-port.h): an id, a serial, a kind and its variant, words that fit, a status
+ * with a result exactly when finished, taken seats with an id and a name, accounts from -1, and
+ * events numbered 1..n, each with a type and a body, a move exactly when "moved".
+ */
+int store_game_put_valid(const struct store_game *g, const struct store_event *ev, size_t n);
+
+/* Whether r can be a ratings row, as every backend's rating_put() takes it: an account, a kind,
+ * finite ratings with a positive deviation and volatility, counts from 0. */
+int store_rating_put_valid(const struct store_rating *r);
 
 #endif

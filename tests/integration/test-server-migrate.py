@@ -9,6 +9,15 @@ something is refused (one line, exit 1, its file unchanged); a damaged source fa
 the new target removed); the progress without a terminal is whole lines, on a terminal one
 line redrawn. The store of a running server whose players play on is copied as it was at one
 moment. Prints TAP.
+
+With HOKITO_TEST_STORE=pg (meson's pg-server-migrate) the same store goes SQLite -> PostgreSQL ->
+SQLite, each database a fresh one of serverlib's throw-away PostgreSQL: both copies checked by
+migrate, the PostgreSQL one's kept counts, deleted games and serials those of the original (and
+the serial of the next game), hokitod on it answering as on the original, --check sound, the
+final SQLite file holding every row of the original; a PostgreSQL target that holds a store
+refused with nothing written; a damaged source failing with the new PostgreSQL store removed
+again (its schema empty); and the store of a server running on PostgreSQL copied as it was at
+one moment.
 """
 import hashlib
 import json
@@ -24,7 +33,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import HOKITOD, TIMEOUT, Players, Server, Tap, play_opening  # noqa: E402
+from serverlib import (HOKITOD, STORE, TIMEOUT, Players, Server, Tap, fresh_store,  # noqa: E402
+                       pg_server, play_opening)
 
 PW = "correct horse battery"
 ADDRS = {}  # each account its own source address: accounts of one address play casual
@@ -97,7 +107,8 @@ def make_store(tmp):
     finish(g1, g2, "resign")
     games.append(st["game"])
     # the bot, and a game that never started (deleted: a gap in the serials)
-    rc = subprocess.run([HOKITOD, "accounts", "--db", srv.db, "set-bot", "Dot_m"],
+    rc = subprocess.run([HOKITOD, "accounts", "--db", srv.db, "--admin-socket", srv.admin_sock,
+                         "set-bot", "Dot_m"],
                         capture_output=True, timeout=30).returncode
     assert rc == 0
     st, _ = dot.request({"type": "create", "kind": "hokito", "seed": 2})
@@ -106,7 +117,8 @@ def make_store(tmp):
     st, _ = cal.request({"type": "create", "kind": "hokito", "seat": "black", "seed": 8})
     g1.request({"type": "join", "game": st["game"]})
     play_opening(cal, g1)
-    rc = subprocess.run([HOKITOD, "accounts", "--db", srv.db, "ban", "Cal_m"],
+    rc = subprocess.run([HOKITOD, "accounts", "--db", srv.db, "--admin-socket", srv.admin_sock,
+                         "ban", "Cal_m"],
                         capture_output=True, timeout=30).returncode
     assert rc == 0
     g1.wait_for("game_over")
@@ -210,6 +222,116 @@ def test_copy(t, tmp, orig, token, games):
          "... a rated game's record with its ratings", rec[:1])
 
 
+def pg_rows(uri, sql):
+    """The rows of sql on the PostgreSQL database of uri (a fresh_store() one), as str."""
+    name = uri.split("@/", 1)[1].split("?", 1)[0]
+    return pg_server().psql(sql, dbname=name)
+
+
+def sqlite_rows(db, sql):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def kept(rows):
+    """The rows of the counts table (name, n) as migrate carries them: every one but
+    released_accounts (the accounts --unused-account-days deleted), as str."""
+    return sorted((str(n), str(v)) for n, v in rows if n != "released_accounts")
+
+
+def every_row(db):
+    """Every row of every table of the SQLite store db, by table, sorted: what two stores that
+    hold the same have alike (an event's rowid apart: the order of the writes; counts as kept())."""
+    out = {}
+    con = sqlite3.connect(db)
+    try:
+        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                                    "name NOT LIKE 'sqlite_%' ORDER BY name"):
+            cols = [r[1] for r in con.execute("PRAGMA table_info(%s)" % table)
+                    if not (table == "events" and r[1] == "id")]
+            rows = con.execute("SELECT %s FROM %s" % (", ".join(cols), table)).fetchall()
+            out[table] = kept(rows) if table == "counts" else sorted(rows, key=repr)
+    finally:
+        con.close()
+    return out
+
+
+def test_round_trip_pg(t, tmp, orig, token, games):
+    """SQLite -> PostgreSQL -> SQLite: the same store at each step."""
+    pg = fresh_store(tmp)
+    rc, out, err = migrate("--from", orig, "--to", pg)
+    t.ok(rc == 0 and "the same on both sides" in out, "SQLite to PostgreSQL: exit 0, copied "
+         "and checked", (rc, out, err))
+    t.ok("6 games" in out and "4 accounts" in out and "2 sessions" in out and
+         "4 rating changes" in out and "2 rating pairs" in out and "2 ratings" in out,
+         "... every row of each kind", out)
+    r = subprocess.run([HOKITOD, "--check", "--db", pg], capture_output=True, text=True,
+                       timeout=60)
+    t.ok(r.returncode == 0, "hokitod --check finds the PostgreSQL copy sound",
+         r.stdout + r.stderr)
+    want = kept(sqlite_rows(orig, "SELECT name, n FROM counts"))
+    have = kept(pg_rows(pg, "SELECT name, n FROM counts"))
+    t.ok(have == want and ("deleted", "1") in have,
+         "its kept counts are the original's (the game deleted and its number included)",
+         (want, have))
+    want = [(i, str(n)) for i, n in sqlite_rows(orig, "SELECT id, serial FROM games "
+                                                      "ORDER BY serial")]
+    have = pg_rows(pg, "SELECT id, serial FROM games ORDER BY serial")
+    t.ok(have == want, "... and so are its games' serials", (want, have))
+
+    back = os.path.join(tmp, "back.db")
+    rc, out, err = migrate("--from", pg, "--to", back)
+    t.ok(rc == 0 and "the same on both sides" in out and "6 games" in out,
+         "PostgreSQL to SQLite: exit 0, copied and checked", (rc, out, err))
+    r = subprocess.run([HOKITOD, "--check", "--db", back], capture_output=True, text=True,
+                       timeout=60)
+    t.ok(r.returncode == 0, "hokitod --check finds the SQLite copy of the copy sound",
+         r.stdout + r.stderr)
+    again = fresh_store(tmp)
+    rc, out, err = migrate("--from", pg, "--to", again)
+    t.ok(rc == 0 and "the same on both sides" in out and "6 games" in out,
+         "PostgreSQL to PostgreSQL too", (rc, out, err))
+    a, b = every_row(orig), every_row(back)
+    diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    t.ok(not diff and len(a.get("events", [])) == 48,
+         "... and it holds every row of the original, table by table",
+         [(k, a.get(k), b.get(k)) for k in diff[:2]])
+
+    # hokitod on the PostgreSQL copy answers as on the original (asked on a copy of its file:
+    # a resume and a new game change a store)
+    asked = orig + ".asked-pg"
+    shutil.copy(orig, asked)
+    x = answers(asked, token, games)
+    y = answers(pg, token, games)
+    for (q, u), (_, v) in zip(x, y):
+        if u != v:
+            t.ok(False, "the PostgreSQL copy answers as the original: " + q, (u, v))
+            break
+    else:
+        t.ok(len(x) == len(y) == len(games) + 16,
+             "hokitod on the PostgreSQL copy answers history, records, leaderboards, "
+             "profiles and a resume by token as on the original, and gives the next game "
+             "the same id", len(x))
+    want = sqlite_rows(asked, "SELECT serial FROM games ORDER BY serial DESC LIMIT 1")
+    have = pg_rows(pg, "SELECT serial FROM games ORDER BY serial DESC LIMIT 1")
+    t.ok([(str(want[0][0]),)] == have, "... and the same serial", (want, have))
+
+    # a PostgreSQL target that holds a store: refused, nothing written
+    before = pg_rows(pg, "SELECT (SELECT COUNT(*) FROM games), (SELECT COUNT(*) FROM events), "
+                         "(SELECT COUNT(*) FROM accounts)")
+    rc, out, err = migrate("--from", orig, "--to", pg)
+    lines = err.strip().splitlines()
+    t.ok(rc == 1 and len(lines) == 1 and "not empty" in lines[0] and "nothing was written"
+         in lines[0], "a PostgreSQL target that holds a store is refused: one line, exit 1",
+         (rc, out, err))
+    after = pg_rows(pg, "SELECT (SELECT COUNT(*) FROM games), (SELECT COUNT(*) FROM events), "
+                        "(SELECT COUNT(*) FROM accounts)")
+    t.ok(after == before, "... and nothing is written to it", (before, after))
+
+
 def test_refused(t, tmp, orig):
     copy = os.path.join(tmp, "copy.db")
     before = sha(copy)
@@ -229,7 +351,8 @@ def test_refused(t, tmp, orig):
     t.ok(rc == 2, "an extra argument: exit 2", (rc, err))
 
 
-def test_damaged(t, tmp, orig):
+def test_damaged(t, tmp, orig, target, gone):
+    """A damaged source into target: refused, target removed again (gone(): whether it is)."""
     bad = os.path.join(tmp, "bad.db")
     shutil.copy(orig, bad)
     con = sqlite3.connect(bad)
@@ -239,11 +362,10 @@ def test_damaged(t, tmp, orig):
     with open(bad, "r+b") as f:
         f.seek((root - 1) * size)
         f.write(b"\x0d\xff\xff\xff" * (size // 4))  # a leaf page with nonsense in its cells
-    target = os.path.join(tmp, "from-bad.db")
     rc, out, err = migrate("--from", bad, "--to", target)
-    t.ok(rc == 1 and "damaged" in err, "a damaged source: exit 1, the damage named", (rc, err))
-    t.ok(not os.path.exists(target), "... and the new target is removed again",
-         os.listdir(tmp))
+    t.ok(rc == 1 and "damaged" in err and "removed again" in err,
+         "a damaged source: exit 1, the damage named", (rc, err))
+    t.ok(gone(), "... and the new target is removed again", os.listdir(tmp))
 
 
 def test_progress(t, tmp, orig):
@@ -282,9 +404,8 @@ def test_progress(t, tmp, orig):
          repr(text))
 
 
-def test_running(t, tmp):
-    """The source is the store of a server whose players play on: a copy of one moment."""
-    db = os.path.join(tmp, "live.db")
+def test_running(t, tmp, db):
+    """The source db is the store of a server whose players play on: a copy of one moment."""
     srv = Server(db=db)
     players = Players(srv, most=100000)
     players.start()
@@ -311,12 +432,27 @@ def main():
     try:
         orig, token, games = make_store(tmp)
         t.ok(True, "a store made by hokitod with every kind of row")
-        t.run("SQLite to SQLite: the copy is the same store", test_copy, t, tmp, orig, token,
-              games)
-        t.run("a target that holds something; no source; usage", test_refused, t, tmp, orig)
-        t.run("a damaged source", test_damaged, t, tmp, orig)
-        t.run("the progress, without a terminal and on one", test_progress, t, tmp, orig)
-        t.run("the store of a running server", test_running, t, tmp)
+        if STORE == "pg":
+            t.run("SQLite to PostgreSQL to SQLite: the same store", test_round_trip_pg, t,
+                  tmp, orig, token, games)
+            pg = fresh_store(tmp)
+            t.run("a damaged source into a new PostgreSQL store", test_damaged, t, tmp, orig,
+                  pg, lambda: pg_rows(pg, "SELECT COUNT(*) FROM pg_class c JOIN pg_namespace "
+                                          "n ON n.oid = c.relnamespace WHERE n.nspname = "
+                                          "'public'") == [("0",)])
+            t.run("the store of a server running on PostgreSQL", test_running, t, tmp,
+                  fresh_store(tmp))
+        else:
+            t.run("SQLite to SQLite: the copy is the same store", test_copy, t, tmp, orig,
+                  token, games)
+            t.run("a target that holds something; no source; usage", test_refused, t, tmp,
+                  orig)
+            target = os.path.join(tmp, "from-bad.db")
+            t.run("a damaged source", test_damaged, t, tmp, orig, target,
+                  lambda: not os.path.exists(target))
+            t.run("the progress, without a terminal and on one", test_progress, t, tmp, orig)
+            t.run("the store of a running server", test_running, t, tmp,
+                  os.path.join(tmp, "live.db"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     t.done()

@@ -27,6 +27,7 @@
 #include "record.h"
 #include "rng.h"
 #include "store-db.h"
+#include "store-game.h"
 #include "store-games.h"
 #include "test.h"
 
@@ -2076,6 +2077,463 @@ TEST(contract_async)
 	}
 }
 
+/* --- A copy of a whole store (hokitod migrate): the ports' copy ops. */
+
+/* Every game of the reader rd, page by page of two in serial order, with its events and rating
+ * changes, put into t, as hokitod migrate copies them; then the commit. *n: the games put. */
+static int
+copy_games(const struct store_read_port *rd, struct st *t, int64_t *n, struct store_error *err)
+{
+	struct store_game page[2];
+	int64_t after = 0;
+	int got, rc = 0;
+
+	*n = 0;
+	while (rc == 0 && (got = R(*rd, games_page, after, 2, page, NULL, err)) > 0) {
+		for (int i = 0; i < got && rc == 0; i++) {
+			struct store_rating_change ch[2];
+			struct store_event *ev;
+			size_t nev;
+			int nch = 0;
+
+			if ((rc = R(*rd, events, page[i].id, NULL, &ev, &nev, err)) < 0)
+				break;
+			rc = W(*t, game_put, &page[i], ev, nev, err);
+			store_events_free(ev, nev);
+			if (rc == 0 && (nch = R(*rd, rating_changes, page[i].id, ch, err)) < 0)
+				rc = nch;
+			for (int k = 0; rc == 0 && k < nch; k++)
+				rc = W(*t, rating_change_put, page[i].id, &ch[k], err);
+			after = page[i].serial;
+			++*n;
+		}
+	}
+	if (rc == 0 && got < 0)
+		rc = got;
+	if (rc < 0)
+		printf("# copy: %s\n", err->text);
+	return rc < 0 ? rc : commit(t, err);
+}
+
+/* The history totals (the kept counts) of a reader: the public games, account 1's as anyone
+ * sees them, and account 1's own with its private ones, into total[0..3). */
+static int
+kept_totals(const struct store_read_port *rd, int64_t total[3], struct store_error *err)
+{
+	struct store_history_query q[3] = {
+	        {.limit = 0},
+	        {.limit = 0, .by_player = 1, .player_account = 1},
+	        {.limit = 0, .by_player = 1, .player_account = 1, .own_account = 1},
+	};
+	struct store_history_page pg;
+	struct store_game none[1];
+	int rc;
+
+	for (int i = 0; i < 3; i++) {
+		if ((rc = R(*rd, history, &q[i], none, &pg, err)) < 0)
+			return rc;
+		total[i] = pg.total;
+	}
+	return 0;
+}
+
+/*
+ * Every game of a store, whatever its status, copied into a new store by serial (games_page,
+ * game_put) as it was stored: its row (the seats' accounts, an unknown one too; the unrated word;
+ * its serial, a deleted game's number counted as deleted, so that the next game gets the same
+ * number on both sides), its events byte for byte; the kept counts follow from the rows. The
+ * same put again is taken, in its transaction or after its commit; the same id with another row
+ * is refused (STORE_ECORRUPT, naming what differs), a new game out of serial order too
+ * (STORE_EINVAL); --check finds nothing.
+ */
+TEST(contract_copy_games)
+{
+	struct store_event chat = {.seq = 4, .time_ms = 1500, .type = "chat"};
+	struct store_event old_ev[2] = {
+	        {.seq = 1, .time_ms = 11, .type = "seated", .body = "{\"type\":\"seated\"}"},
+	        {.seq = 2, .time_ms = 12, .type = "moved", .move = "c3", .body = "{\"m\":\"c3\"}"}};
+	struct store_game ga[8], gb[8], g;
+	struct store_read_port ra, rb;
+	struct store_event *ea, *eb;
+	struct store_error err;
+	struct st a, b;
+	struct game pos;
+	struct rng rng;
+	char da[1024];
+	int64_t seq = 3, total = -1, n, kept_a[3], kept_b[3];
+	size_t na, nb;
+
+	rng_init(&rng, 21);
+	FRESH();
+	snprintf(da, sizeof da, "%s", db);
+	ASSERT_EQ(st_open(&a, da, NULL, &err), 0);
+	ASSERT_EQ(add_account(&a, 1, "alice", "account", 1, &err), 0);
+	/* g1: alice against a guest, played to its end, created rated and rating nobody */
+	g = (struct store_game){.kind = GAME_HOKITO, .seed = 4, .created_ms = 100, .rated = 1};
+	snprintf(g.id, sizeof g.id, "g1");
+	snprintf(g.variant, sizeof g.variant, "standard");
+	snprintf(g.clock, sizeof g.clock, "5+3");
+	ASSERT_EQ(add_seated(&a.w, &g, 1, 0), 0);
+	game_start(&pos, GAME_HOKITO, NULL, 4, NULL);
+	ASSERT_EQ(play(&a.w, "g1", &pos, &seq, 1000, &rng), 0);
+	ASSERT_EQ(finish(&a.w, "g1", &pos, &seq, 9000), 0);
+	ASSERT_EQ(W(a, game_unrated, "g1", "short", &err), 0);
+	/* g2: never started, deleted: a number skipped */
+	ASSERT_EQ(add_game(&a.w, "g2", GAME_OXONO, 5, 200), 0);
+	ASSERT_EQ(W(a, game_drop, "g2", &err), 0);
+	/* g3: not over, a guest and bob's account, a chat whose bytes are not UTF-8 */
+	g = (struct store_game){.kind = GAME_OXONO, .seed = 6, .created_ms = 300};
+	snprintf(g.id, sizeof g.id, "g3");
+	snprintf(g.variant, sizeof g.variant, "standard");
+	ASSERT_EQ(add_seated(&a.w, &g, 0, 1), 0);
+	chat.body = "{\"type\":\"chat\",\"text\":\"\xff\xfe caf\xc3\xa9\"}and more";
+	chat.body_len = strlen("{\"type\":\"chat\",\"text\":\"\xff\xfe caf\xc3\xa9\"}");
+	ASSERT_EQ(W(a, event_add, "g3", &chat, &err), 0);
+	ASSERT_EQ(commit(&a, &err), 0);
+	/* g4: as a store of an older schema held it (put as a copy puts it): private, a seat's
+	 * account unknown (0), the other seat never taken, aborted */
+	g = (struct store_game){.serial = 4,
+	                        .kind = GAME_OXONO,
+	                        .seed = 1,
+	                        .is_private = 1,
+	                        .created_ms = 10,
+	                        .ended_ms = 20,
+	                        .seat_taken = {1, 0},
+	                        .winner = -1,
+	                        .seat_account = {0, -1}};
+	snprintf(g.id, sizeof g.id, "g4");
+	snprintf(g.variant, sizeof g.variant, "standard");
+	snprintf(g.code, sizeof g.code, "ABCDEFGHJKMNPQRS");
+	snprintf(g.status, sizeof g.status, "finished");
+	snprintf(g.result, sizeof g.result, "aborted");
+	snprintf(g.seat_id[0], sizeof g.seat_id[0], "p9");
+	snprintf(g.seat_name[0], sizeof g.seat_name[0], "old_name");
+	snprintf(g.clock, sizeof g.clock, "none");
+	ASSERT_EQ(W(a, game_put, &g, old_ev, 2, &err), 0);
+	/* g5: alice's private game with a guest, finished */
+	ASSERT_EQ(add_between(&a, "g5", 1, "p1", 1, "p7", 0, 9500), 0);
+	ASSERT_EQ(commit(&a, &err), 0);
+	ASSERT_EQ(reader(&a, &ra), 0);
+	ASSERT_EQ(R(ra, games_page, 0, 8, ga, &total, &err), 4);
+	ASSERT_EQ(total, 4);
+	ASSERT_STR_EQ(ga[1].id, "g3");
+	ASSERT_EQ(ga[1].serial, 3);
+	ASSERT_STR_EQ(ga[2].id, "g4");
+	ASSERT_EQ(ga[2].seat_account[0], 0);
+	ASSERT_EQ(ga[2].seat_account[1], -1);
+	ASSERT_EQ(R(ra, games_page, 3, 8, ga + 4, NULL, &err), 2); /* after a serial */
+	ASSERT_STR_EQ(ga[4].id, "g4");
+	ASSERT_EQ(R(ra, games_page, 5, 8, ga + 4, &total, &err), 0);
+	ASSERT_EQ(kept_totals(&ra, kept_a, &err), 0);
+	ASSERT(kept_a[0] == 1 && kept_a[1] == 1 && kept_a[2] == 2);
+
+	FRESH();
+	ASSERT_EQ(st_open(&b, db, NULL, &err), 0);
+	ASSERT_EQ(add_account(&b, 1, "alice", "account", 1, &err), 0);
+	ASSERT_EQ(copy_games(&ra, &b, &n, &err), 0);
+	ASSERT_EQ(n, 4);
+	ASSERT_EQ(reader(&b, &rb), 0);
+	ASSERT_EQ(R(rb, games_page, 0, 8, gb, &total, &err), 4);
+	ASSERT_EQ(total, 4);
+	for (int i = 0; i < 4; i++) {
+		const char *diff = store_game_diff(&ga[i], &gb[i]);
+
+		ASSERT_STR_EQ(diff ? diff : "", "");
+		ASSERT_EQ(R(ra, events, ga[i].id, NULL, &ea, &na, &err), 0);
+		ASSERT_EQ(R(rb, events, gb[i].id, NULL, &eb, &nb, &err), 0);
+		ASSERT_EQ(na, nb);
+		for (size_t k = 0; k < na && k < nb; k++) {
+			const char *ediff = store_event_diff(&ea[k], &eb[k]);
+
+			ASSERT_STR_EQ(ediff ? ediff : "", "");
+		}
+		if (i == 1) {
+			ASSERT_EQ(eb[3].body_len, chat.body_len);
+			ASSERT(memcmp(eb[3].body, chat.body, chat.body_len) == 0);
+		}
+		store_events_free(ea, na);
+		store_events_free(eb, nb);
+	}
+	ASSERT_STR_EQ(gb[0].unrated, "short");
+	ASSERT_EQ(gb[0].seat_account[0], 1);
+	ASSERT_EQ(gb[1].seat_account[0], -1);
+	ASSERT_EQ(kept_totals(&rb, kept_b, &err), 0);
+	ASSERT(kept_b[0] == kept_a[0] && kept_b[1] == kept_a[1] && kept_b[2] == kept_a[2]);
+
+	/* the same again: taken, after its commit and twice in one transaction */
+	ASSERT_EQ(R(ra, events, "g3", NULL, &ea, &na, &err), 0);
+	ASSERT_EQ(W(b, game_put, &ga[1], ea, na, &err), 0);
+	ASSERT_EQ(W(b, game_put, &ga[1], ea, na, &err), 0);
+	ASSERT_EQ(commit(&b, &err), 0);
+	/* the same id with another row, or other events: refused */
+	g = ga[1];
+	snprintf(g.status, sizeof g.status, "adjourned");
+	ASSERT_EQ(refused(&b, W(b, game_put, &g, ea, na, &err), &err), STORE_ECORRUPT);
+	ASSERT(mentions(err.text, "status"));
+	ea[3].time_ms++;
+	ASSERT_EQ(refused(&b, W(b, game_put, &ga[1], ea, na, &err), &err), STORE_ECORRUPT);
+	ASSERT(mentions(err.text, "time_ms"));
+	ea[3].time_ms--;
+	ASSERT_EQ(refused(&b, W(b, game_put, &ga[1], ea, na - 1, &err), &err), STORE_ECORRUPT);
+	ASSERT(mentions(err.text, "nevents"));
+	/* a new game out of serial order, or not a game a store holds: refused */
+	snprintf(g.id, sizeof g.id, "g9");
+	g.serial = 2;
+	ASSERT_EQ(refused(&b, W(b, game_put, &g, ea, na, &err), &err), STORE_EINVAL);
+	g = ga[1];
+	snprintf(g.id, sizeof g.id, "g9");
+	g.serial = 9;
+	snprintf(g.result, sizeof g.result, "win"); /* a result, not finished */
+	ASSERT_EQ(W(b, game_put, &g, ea, na, &err), STORE_EINVAL);
+	store_events_free(ea, na);
+	/* a new game goes on after the highest number given, on both sides alike */
+	ASSERT_EQ(add_game(&a.w, "g6", GAME_HOKITO, 7, 400), 0);
+	ASSERT_EQ(commit(&a, &err), 0);
+	ASSERT_EQ(add_game(&b.w, "g6", GAME_HOKITO, 7, 400), 0);
+	ASSERT_EQ(commit(&b, &err), 0);
+	ASSERT_EQ(R(ra, games_page, 5, 8, ga, NULL, &err), 1);
+	ASSERT_EQ(R(rb, games_page, 5, 8, gb, NULL, &err), 1);
+	ASSERT_EQ(ga[0].serial, 6);
+	ASSERT_EQ(gb[0].serial, 6);
+	rd_close(&ra);
+	rd_close(&rb);
+	st_close(&a);
+	st_close(&b);
+	ASSERT_EQ(check(da), 0);
+	ASSERT_EQ(check(db), 0);
+}
+
+/* rating_pairs()'s rows of accounts 1 and 2, by account. */
+static int
+pair_row_cb(void *ctx, const struct store_rating_pair *p)
+{
+	struct store_rating_pair *rows = ctx;
+
+	if (p->account >= 1 && p->account <= 2)
+		rows[p->account - 1] = *p;
+	return 0;
+}
+
+/*
+ * A rated game's rating changes read for a copy (with their end, the game's kind, each seat's
+ * score by the game's result and the other seat's account) and put into another store as they
+ * were stored, moving neither a ratings row nor a pair; then the rating pairs, then the ratings
+ * rows exactly as given (opponents included, whatever the pairs counted). Each put again is
+ * taken; with other values it is refused (STORE_ECORRUPT), a ratings row that cannot be one too
+ * (STORE_EINVAL).
+ */
+TEST(contract_copy_ratings)
+{
+	static const int64_t pair12[2] = {1, 2};
+	static const double win[2] = {1.0, 0.0};
+	struct store_rating_change ch[2], back[2];
+	struct store_rating_pair pairs[2], got[2];
+	struct store_rating src[4], rows[4], want;
+	struct store_read_port ra, rb;
+	struct store_game page[1];
+	struct store_event *ev;
+	struct store_error err;
+	struct st a, b;
+	size_t nev;
+
+	FRESH();
+	ASSERT_EQ(st_open(&a, db, NULL, &err), 0);
+	ASSERT_EQ(add_account(&a, 1, "alice", "account", 1, &err), 0);
+	ASSERT_EQ(add_account(&a, 2, "bob", "account", 2, &err), 0);
+	ASSERT_EQ(rated_game(&a, "g1", pair12, 100, 9000, "win"), 0);
+	ASSERT_EQ(rate(&a, "g1", pair12, win, (const double[2][2]){{1500, 350}, {1500, 350}},
+	               (const double[2][2]){{1662.3, 290.25}, {1337.7, 290.25}}, 9000),
+	          0);
+	ASSERT_EQ(commit(&a, &err), 0);
+	ASSERT_EQ(reader(&a, &ra), 0);
+	ASSERT_EQ(R(ra, rating_changes, "g1", ch, &err), 2);
+	ASSERT_EQ(ch[0].seat, 0);
+	ASSERT_EQ(ch[0].account, 1);
+	ASSERT_EQ(ch[1].ended_ms, 9000);
+	ASSERT_EQ(ch[0].opponent, 2);
+	ASSERT_EQ(ch[1].opponent, 1);
+	ASSERT_EQ(ch[1].kind, GAME_HOKITO);
+	ASSERT(ch[0].score == 1.0 && ch[1].score == 0.0);
+	ASSERT(ch[0].after[0] == 1662.3 && ch[1].after[1] == 290.25 && ch[1].before[2] == 0.06);
+	ASSERT_EQ(R(ra, rating_changes, "g0", back, &err), 0);
+	memset(pairs, 0, sizeof pairs);
+	ASSERT_EQ(R(ra, rating_pairs, pair_row_cb, pairs, &err), 2);
+	ASSERT_EQ(pairs[0].opponent, 2);
+	ASSERT_EQ(pairs[0].games, 1);
+	ASSERT_EQ(pairs[1].kind, GAME_HOKITO);
+	memset(src, 0, sizeof src);
+	ASSERT_EQ(W(a, ratings_load, rating_cb, src, &err), 2);
+	ASSERT_EQ(src[0].opponents, 1);
+	ASSERT_EQ(src[0].wins, 1);
+	ASSERT_EQ(src[1].losses, 1);
+	ASSERT_EQ(R(ra, games_page, 0, 1, page, NULL, &err), 1);
+	ASSERT_EQ(R(ra, events, "g1", NULL, &ev, &nev, &err), 0);
+	rd_close(&ra);
+	st_close(&a);
+
+	/* into b as stored: the game and its changes, then the pairs, then the rows */
+	FRESH();
+	ASSERT_EQ(st_open(&b, db, NULL, &err), 0);
+	ASSERT_EQ(add_account(&b, 1, "alice", "account", 1, &err), 0);
+	ASSERT_EQ(add_account(&b, 2, "bob", "account", 2, &err), 0);
+	ASSERT_EQ(W(b, game_put, &page[0], ev, nev, &err), 0);
+	store_events_free(ev, nev);
+	for (int s = 0; s < 2; s++)
+		ASSERT_EQ(W(b, rating_change_put, "g1", &ch[s], &err), 0);
+	ASSERT_EQ(W(b, rating_change_put, "g1", &ch[1], &err), 0); /* again: taken */
+	ASSERT_EQ(commit(&b, &err), 0);
+	ASSERT_EQ(reader(&b, &rb), 0);
+	ASSERT_EQ(R(rb, rating_changes, "g1", back, &err), 2);
+	for (int s = 0; s < 2; s++) {
+		ASSERT(back[s].seat == ch[s].seat && back[s].account == ch[s].account &&
+		       back[s].kind == ch[s].kind && back[s].score == ch[s].score &&
+		       back[s].opponent == ch[s].opponent && back[s].ended_ms == ch[s].ended_ms);
+		for (int k = 0; k < 3; k++)
+			ASSERT(back[s].before[k] == ch[s].before[k] &&
+			       back[s].after[k] == ch[s].after[k]);
+	}
+	memset(rows, 0, sizeof rows);
+	ASSERT_EQ(W(b, ratings_load, rating_cb, rows, &err), 0);   /* no ratings row moved */
+	ASSERT_EQ(R(rb, rating_pairs, pair_row_cb, got, &err), 0); /* nor a pair */
+	for (int s = 0; s < 2; s++)
+		ASSERT_EQ(W(b, rating_pair_put, &pairs[s], &err), 0);
+	want = src[0];
+	want.best = 1701.25; /* a value no change gives: the row goes as it is */
+	want.opponents = 7;  /* ... and its opponents as given, whatever the pairs counted */
+	ASSERT_EQ(W(b, rating_put, &want, &err), 0);
+	ASSERT_EQ(W(b, rating_put, &src[1], &err), 0);
+	ASSERT_EQ(commit(&b, &err), 0);
+	memset(rows, 0, sizeof rows);
+	ASSERT_EQ(W(b, ratings_load, rating_cb, rows, &err), 2);
+	ASSERT(rows[0].best == 1701.25 && rows[0].rating == src[0].rating &&
+	       rows[0].rd == src[0].rd && rows[0].vol == src[0].vol);
+	ASSERT_EQ(rows[0].opponents, 7);
+	ASSERT_EQ(rows[0].wins, 1);
+	ASSERT_EQ(rows[0].updated_ms, src[0].updated_ms);
+	ASSERT_EQ(rows[1].opponents, 1);
+	ASSERT_EQ(rows[1].losses, 1);
+	memset(got, 0, sizeof got);
+	ASSERT_EQ(R(rb, rating_pairs, pair_row_cb, got, &err), 2);
+	for (int s = 0; s < 2; s++)
+		ASSERT(got[s].account == pairs[s].account && got[s].kind == pairs[s].kind &&
+		       got[s].opponent == pairs[s].opponent && got[s].games == pairs[s].games);
+	/* again: taken; a ratings row again replaces the one there */
+	ASSERT_EQ(W(b, rating_pair_put, &pairs[0], &err), 0);
+	ASSERT_EQ(W(b, rating_put, &src[0], &err), 0);
+	ASSERT_EQ(commit(&b, &err), 0);
+	memset(rows, 0, sizeof rows);
+	ASSERT_EQ(W(b, ratings_load, rating_cb, rows, &err), 2);
+	ASSERT(rows[0].best == src[0].best);
+	ASSERT_EQ(rows[0].opponents, 1);
+	/* other values: refused */
+	want = src[0];
+	want.rd = 0;
+	ASSERT_EQ(W(b, rating_put, &want, &err), STORE_EINVAL);
+	back[1].after[1] = 1;
+	ASSERT_EQ(refused(&b, W(b, rating_change_put, "g1", &back[1], &err), &err), STORE_ECORRUPT);
+	pairs[0].games = 2;
+	ASSERT_EQ(refused(&b, W(b, rating_pair_put, &pairs[0], &err), &err), STORE_ECORRUPT);
+	rd_close(&rb);
+	st_close(&b);
+	ASSERT_EQ(check(db), 0);
+}
+
+/*
+ * A store opened without the writer's lock (store_db_options.writer 0, hokitod migrate's
+ * source) reads one moment, that of its open, through both its ports, whatever a writer beside
+ * it commits meanwhile; its writes are refused, at the call or at the commit, which is refused
+ * (STORE_ECONFLICT) even with nothing queued. One opened later sees the later moment. There is no
+ * such store where none is, and looking makes none.
+ */
+TEST(contract_copy_moment)
+{
+	struct store_db_options look = {STORE_FSYNC_NORMAL, 1, 0};
+	struct store_read_port rr, rl;
+	struct store_game page[4];
+	struct store_error err;
+	struct accounts acc = {0};
+	struct st w, r, later;
+	uint64_t ticket;
+	int64_t total, v;
+
+	FRESH();
+	ASSERT_EQ(st_open(&w, db, NULL, &err), 0);
+	ASSERT_EQ(add_game(&w.w, "g1", GAME_HOKITO, 1, 1000), 0);
+	ASSERT_EQ(commit(&w, &err), 0);
+	ASSERT_EQ(st_open(&r, db, &look, &err), 0); /* beside the writer: no lock */
+	ASSERT_EQ(reader(&r, &rr), 0);
+	ASSERT_EQ(add_game(&w.w, "g2", GAME_OXONO, 2, 1001), 0);
+	ASSERT_EQ(add_account(&w, 1, "alice", "account", 1, &err), 0);
+	ASSERT_EQ(W(w, meta_set, "next_game", 3, &err), 0);
+	ASSERT_EQ(commit(&w, &err), 0);
+	ASSERT_EQ(R(rr, games_page, 0, 4, page, &total, &err), 1);
+	ASSERT_EQ(total, 1);
+	ASSERT_EQ(W(r, accounts_load, account_cb, &acc, &err), 0);
+	ASSERT_EQ(W(r, meta_get, "next_game", &v, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(st_open(&later, db, &look, &err), 0);
+	ASSERT_EQ(reader(&later, &rl), 0);
+	ASSERT_EQ(R(rl, games_page, 0, 4, page, &total, &err), 2);
+	ASSERT_EQ(total, 2);
+	ASSERT_EQ(W(later, accounts_load, account_cb, &acc, &err), 1);
+	rd_close(&rl);
+	st_close(&later);
+	ASSERT_EQ(R(rr, games_page, 0, 4, page, NULL, &err), 1); /* still its moment */
+	/* a write: refused at the call (a read-only file) or at the commit, nothing written */
+	ASSERT(refused(&r, W(r, meta_set, "next_game", 9, &err), &err) < 0);
+	ASSERT_EQ(W(r, commit, &ticket, &err), STORE_ECONFLICT);
+	rd_close(&rr);
+	st_close(&r);
+	ASSERT_EQ(W(w, meta_get, "next_game", &v, &err), 0);
+	ASSERT_EQ(v, 3);
+	st_close(&w);
+	FRESH();
+	ASSERT_EQ(store_db_open(db, &look, &r.s, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(store_db_open(db, &look, &r.s, &err), STORE_ENOTFOUND);
+	look.writer = 1;
+	ASSERT_EQ(store_db_open(db, &look, &r.s, &err), STORE_ENOTFOUND);
+}
+
+/*
+ * A store that an open made is removed again by store_db_discard(), with what was written to it
+ * since (a copy that failed): the next look finds none (STORE_ENOTFOUND), and the next open makes
+ * it anew, empty. One that was there before the open stays, with its rows.
+ */
+TEST(contract_discard)
+{
+	struct store_db_options look = {STORE_FSYNC_NORMAL, 1, 0};
+	struct store_read_port rd;
+	struct store_game page[2];
+	struct store_error err;
+	struct store_db *s;
+	struct st t;
+	int64_t total = -1;
+
+	FRESH();
+	ASSERT_EQ(store_db_open(db, NULL, &s, &err), 0);
+	store_db_write_port(s, &t.w);
+	ASSERT_EQ(add_game(&t.w, "g1", GAME_HOKITO, 1, 1000), 0);
+	t.s = s;
+	ASSERT_EQ(commit(&t, &err), 0);
+	store_db_discard(s);
+	ASSERT_EQ(store_db_open(db, &look, &s, &err), STORE_ENOTFOUND);
+	ASSERT_EQ(st_open(&t, db, NULL, &err), 0); /* made anew, empty */
+	ASSERT_EQ(reader(&t, &rd), 0);
+	ASSERT_EQ(R(rd, games_page, 0, 2, page, &total, &err), 0);
+	ASSERT_EQ(total, 0);
+	ASSERT_EQ(add_game(&t.w, "g1", GAME_HOKITO, 1, 1000), 0);
+	ASSERT_EQ(commit(&t, &err), 0);
+	rd_close(&rd);
+	st_close(&t);
+	ASSERT_EQ(store_db_open(db, NULL, &s, &err), 0); /* there before: it stays */
+	store_db_discard(s);
+	ASSERT_EQ(st_open(&t, db, &look, &err), 0);
+	ASSERT_EQ(reader(&t, &rd), 0);
+	ASSERT_EQ(R(rd, games_page, 0, 2, page, &total, &err), 1);
+	ASSERT_EQ(total, 1);
+	rd_close(&rd);
+	st_close(&t);
+}
+
 /*
  * What a backend is known not to keep yet: its test runs, and is reported as TAP's "# TODO" with
  * the reason (an expected failure). Once the backend keeps it, the test passes, meson calls that
@@ -2140,6 +2598,10 @@ main(int argc, char **argv)
 	RUN_CONTRACT(contract_corrupt_event);
 	RUN_CONTRACT(contract_corrupt);
 	RUN_CONTRACT(contract_async);
+	RUN_CONTRACT(contract_copy_games);
+	RUN_CONTRACT(contract_copy_ratings);
+	RUN_CONTRACT(contract_copy_moment);
+	RUN_CONTRACT(contract_discard);
 	be->fini();
 	TEST_END();
 }

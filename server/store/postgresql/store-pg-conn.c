@@ -711,6 +711,7 @@ pg_open(const char *target, const struct store_db_options *o, void **impl, struc
 	}
 	if ((rc = store_pg_schema_open(pg->conn, pg->name, o, &pg->version, err)) < 0)
 		goto fail;
+	pg->made = rc == 1;
 	if (PQsetnonblocking(pg->conn, 1) < 0) {
 		rc = store_pg_res_fail(pg->name, pg->conn, NULL, "setting up", err);
 		goto fail;
@@ -729,6 +730,8 @@ pg_open(const char *target, const struct store_db_options *o, void **impl, struc
 			                       : (struct store_error){STORE_EUNAVAIL, "lost"};
 		goto fail;
 	}
+	if (!o->writer && (rc = store_pg_moment_begin(pg, err)) < 0)
+		goto fail;
 	*impl = pg;
 	return 0;
 fail:
@@ -797,7 +800,7 @@ const struct store_backend store_backend_postgresql = {
         .name = "postgresql",
         .open = pg_open,
         .close = pg_close,
-        .discard = pg_close, /* a store it created is an empty store: a later start takes it */
+        .discard = store_pg_discard,
         .display = pg_display,
         .schema = pg_schema,
         .is_temporary = pg_is_temporary,

@@ -12,6 +12,9 @@
  *                      one transaction in pipeline mode and answers its ticket from the results
  *   store-pg-read.c    every read: the read port on a connection of its own, and the start-up
  *                      reads of the write port (load() with its replay, sessions, accounts, ...)
+ *   store-pg-copy.c    a copy of a whole store (hokitod migrate): the writes of rows as another
+ *                      store held them, and the one moment a store opened without the writer's
+ *                      lock reads
  *   store-pg-schema.c  the schema as data, telling a hokitod store from another database, and
  *                      creating or migrating it in one transaction
  *   store-pg-check.c   hokitod --check on a database
@@ -53,7 +56,11 @@
 #define STORE_PG_STATE_INVALID  "HK002" /* an event that does not follow: EINVAL */
 #define STORE_PG_STATE_NOTFOUND "HK003" /* no such game: ENOTFOUND */
 
-#define STORE_PG_PARAMS_MAX 16 /* parameters of one write statement, at most */
+#define STORE_PG_PARAMS_MAX 32 /* parameters of one write statement, at most */
+
+/* The first statement number (store_pg_stmt.which) of a copy's writes (store-pg-copy.c), after
+ * every PG_W_* of store-pg-write.c */
+#define STORE_PG_COPY_FIRST 64
 
 /*
  * What makes an account used (the SQLite backend's rule): a game played, a rating, the
@@ -79,7 +86,8 @@ enum store_pg_state {
 
 /* One write of a turn: which statement, and its parameters in its transaction's buffer. */
 struct store_pg_stmt {
-	int which; /* PG_W_* of store-pg-write.c */
+	int which; /* PG_W_* of store-pg-write.c, or STORE_PG_COPY_FIRST + one of store-pg-copy.c's
+	            * statements; sent as the statement prepared as "hkw<which>" */
 	int nparams;
 	size_t off[STORE_PG_PARAMS_MAX]; /* of each parameter's bytes in the buffer */
 	int len[STORE_PG_PARAMS_MAX];    /* its length; -1: NULL */
@@ -133,6 +141,7 @@ struct store_pg {
 	char *name; /* the URI without its password, for messages (store_pg_display()) */
 	struct store_db_options opts;
 	int version;  /* the schema version of the store */
+	int made;     /* this open created the store (store_pg_discard() drops it again) */
 	PGconn *conn; /* the writer's connection; NULL while down */
 	enum store_pg_state state;
 	struct store_pg_flight flight;
@@ -158,6 +167,9 @@ struct store_pg {
 	uint64_t down_since;            /* uv_now() when it was lost */
 	int refused;                    /* the last setup found another writer holding the lock */
 	struct store_pg_timer *timer_h; /* owned until closing; NULL before start() */
+
+	PGconn *copy_conn; /* the connection a copy's statements are prepared on (store-pg-copy.c);
+	                    * borrowed: conn, or NULL while not prepared */
 };
 
 /* --- store-pg-conn.c */
@@ -201,9 +213,12 @@ void store_pg_setup_done(struct store_pg *pg, int rc, const struct store_error *
  */
 int store_pg_schema_inspect(PGconn *conn, const char *name, int *version, struct store_error *err);
 /* Open's schema step: inspect, then (a writer) create or migrate in one transaction under the
- * migration lock. *version gets the schema the store is at. */
+ * migration lock. *version gets the schema the store is at. Returns 0, 1 when it created the
+ * store (the schema held nothing), or an error. */
 int store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_options *o,
                          int *version, struct store_error *err);
+/* The backend's discard: a store that this open created (made) is dropped again; then closed. */
+void store_pg_discard(void *impl);
 
 /* --- store-pg-write.c */
 
@@ -222,10 +237,18 @@ void store_pg_send_next(struct store_pg *pg);
 void store_pg_write_clear(struct store_pg *pg);
 /* A game loaded at start-up, not finished, whose last event is last. */
 void store_pg_live_set(struct store_pg *pg, const char *game_id, int64_t last);
+/* A new statement which in the turn's transaction, and its parameters one by one, as the ops
+ * queue theirs (for the backend's other writes: store-pg-copy.c). t NULL is an SQL NULL; every
+ * value is copied. */
+struct store_pg_stmt *store_pg_stmt_add(struct store_pg *pg, int which);
+void store_pg_param_text(struct store_pg *pg, struct store_pg_stmt *s, const char *t);
+void store_pg_param_int(struct store_pg *pg, struct store_pg_stmt *s, int64_t v);
+void store_pg_param_double(struct store_pg *pg, struct store_pg_stmt *s, double v);
 
 /* --- store-pg-read.c */
 
-/* A read port on a new connection of its own (store_backend.reader_open). */
+/* A read port on a new connection of its own (store_backend.reader_open); on a store opened
+ * without the writer's lock, on its connection, in the moment it reads (loop_only). */
 int store_pg_reader_open(void *impl, struct store_read_port *out, struct store_error *err);
 /* The start-up reads of the write port (store-port.h), on the writer's connection, before
  * start() (STORE_EINVAL after). */
@@ -241,6 +264,20 @@ int store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_ra
 int store_pg_rated_pairs_load(void *impl, int64_t since_ms,
                               int (*cb)(void *ctx, int64_t a, int64_t b, int64_t ended_ms),
                               void *ctx, struct store_error *err);
+
+/* --- store-pg-copy.c: the write port's ops of a copy of a whole store (store-port.h) */
+
+int store_pg_copy_game_put(void *impl, const struct store_game *g, const struct store_event *ev,
+                           size_t nevents, struct store_error *err);
+int store_pg_copy_rating_change_put(void *impl, const char *game_id,
+                                    const struct store_rating_change *c, struct store_error *err);
+int store_pg_copy_rating_pair_put(void *impl, const struct store_rating_pair *p,
+                                  struct store_error *err);
+int store_pg_copy_rating_put(void *impl, const struct store_rating *r, struct store_error *err);
+/* A store opened without the writer's lock (open): one read-only REPEATABLE READ transaction
+ * begun on its connection, its snapshot taken now; every read of its ports is made in it (the
+ * write port's start-up reads, and the read port store_pg_reader_open() gives on it). */
+int store_pg_moment_begin(struct store_pg *pg, struct store_error *err);
 
 /* --- store-pg-check.c */
 

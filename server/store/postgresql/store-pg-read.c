@@ -4,10 +4,13 @@
  * is committed), answering history by key (the same ranges of the same partial indexes as the
  * SQLite backend's store-history.c, the totals from the kept counts), a game's record and events
  * (a private game to those who held a seat in it), the leaderboard by key, an account's rated
- * games and the unused accounts; and the start-up reads of the write port on the writer's
- * connection, before start() (load() with each game replayed through the rules, the sessions,
- * accounts, ratings and rated pairs, a counter). It writes nothing, and owns only the reader's
- * connection it opened; never libuv.
+ * games and the unused accounts, and for a copy of a whole store (hokitod migrate) every game by
+ * serial, a game's rating changes and every rating pair; and the start-up reads of the write port
+ * on the writer's connection, before start() (load() with each game replayed through the rules,
+ * the sessions, accounts, ratings and rated pairs, a counter). A store opened without the
+ * writer's lock reads one moment (store_pg_moment_begin()): its read port is then on the writer's
+ * connection, in that moment. It writes nothing, and owns only the reader's connection it
+ * opened; never libuv.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -705,22 +708,136 @@ accounts_unused(const struct reader *rd, int64_t after_id, int64_t before_ms, un
 	return (int)n;
 }
 
+/* --- A copy of a whole store: the SQLite backend's store-copy.c reads, in the same order. */
+
+static int
+games_page(const struct reader *rd, int64_t after, size_t limit, struct store_game *out,
+           int64_t *total, struct store_error *err)
+{
+	struct store_game *games;
+	struct params p = {0};
+	size_t n;
+	int rc;
+
+	if (limit > INT32_MAX)
+		return store_fail(err, STORE_EINVAL, "games by serial: limit out of range");
+	if (total != NULL &&
+	    (rc = store_pg_int(rd->conn, rd->name, "SELECT COUNT(*) FROM games", total, err)) < 0)
+		return rc;
+	if (limit == 0)
+		return 0;
+	p_int(&p, after);
+	p_int(&p, (int64_t)limit);
+	if ((rc = games_query(rd,
+	                      "SELECT " GAME_COLUMNS " FROM games WHERE serial > $1 ORDER BY "
+	                      "serial LIMIT $2",
+	                      &p, &games, &n, err)) < 0)
+		return rc;
+	if (n > 0)
+		memcpy(out, games, n * sizeof *games);
+	free(games);
+	return (int)n;
+}
+
+/* A game's rating_changes rows with their ended_ms, the game's kind, each seat's score by the
+ * game's result and the other row's account as its opponent (store-port.h rating_changes). */
+static int
+rating_changes(const struct reader *rd, const char *id, struct store_rating_change out[2],
+               struct store_error *err)
+{
+	struct params p = {0};
+	PGresult *r;
+	int rc, n;
+
+	p_text(&p, id);
+	if ((rc = query(rd,
+	                "SELECT c.seat, c.account, c.before_rating, c.before_rd, c.before_vol, "
+	                "c.after_rating, c.after_rd, c.after_vol, c.ended_ms, g.kind, g.result, "
+	                "g.winner FROM rating_changes c LEFT JOIN games g ON g.id = c.game WHERE "
+	                "c.game = $1 ORDER BY c.seat",
+	                &p, 0, "reading rating changes", &r, err)) < 0)
+		return rc;
+	for (n = 0; n < PQntuples(r); n++) {
+		struct store_rating_change *c = &out[n];
+		char kind[STORE_WORD_MAX];
+
+		if (n == 2 || v_copy(r, n, 9, kind, sizeof kind) < 0 ||
+		    game_kind_parse(kind, &(enum game_kind){0}) < 0) {
+			PQclear(r);
+			return store_fail(err, STORE_ECORRUPT,
+			                  "%s: the rating changes of game '%s' do not match a game",
+			                  rd->name, id);
+		}
+		memset(c, 0, sizeof *c);
+		game_kind_parse(kind, &c->kind);
+		c->seat = (int)v_int(r, n, 0);
+		c->account = v_int(r, n, 1);
+		for (int k = 0; k < 3; k++) {
+			c->before[k] = strtod(PQgetvalue(r, n, 2 + k), NULL);
+			c->after[k] = strtod(PQgetvalue(r, n, 5 + k), NULL);
+		}
+		c->ended_ms = v_int(r, n, 8);
+		c->score = strcmp(PQgetvalue(r, n, 10), "draw") == 0              ? 0.5
+		           : !PQgetisnull(r, n, 11) && v_int(r, n, 11) == c->seat ? 1.0
+		                                                                  : 0.0;
+	}
+	PQclear(r);
+	if (n == 2) {
+		out[0].opponent = out[1].account;
+		out[1].opponent = out[0].account;
+	}
+	return n;
+}
+
+static int
+rating_pairs(const struct reader *rd, int (*cb)(void *ctx, const struct store_rating_pair *p),
+             void *ctx, struct store_error *err)
+{
+	PGresult *r;
+	int rc, count = 0;
+
+	if ((rc = query(rd,
+	                "SELECT account, kind, opponent, games FROM rating_pairs ORDER BY account, "
+	                "kind COLLATE \"C\", opponent",
+	                NULL, 0, "reading rating pairs", &r, err)) < 0)
+		return rc;
+	for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
+		struct store_rating_pair pair = {0};
+		char kind[STORE_WORD_MAX];
+
+		pair.account = v_int(r, i, 0);
+		pair.opponent = v_int(r, i, 2);
+		pair.games = v_int(r, i, 3);
+		if (v_copy(r, i, 1, kind, sizeof kind) < 0 || game_kind_parse(kind, &pair.kind) < 0)
+			rc = store_fail(err, STORE_ECORRUPT, "%s: a malformed rating pair row",
+			                rd->name);
+		else if (cb(ctx, &pair) != 0)
+			rc = store_fail(err, STORE_ESTOPPED, "reading rating pairs stopped");
+		else
+			count++;
+	}
+	PQclear(r);
+	return rc < 0 ? rc : count;
+}
+
 /* --- The read port on a connection of its own. */
 
 struct store_pg_reader {
 	struct reader rd;
-	char *uri;  /* owned: to connect again */
-	char *name; /* owned */
+	char *uri;    /* owned: to connect again */
+	char *name;   /* owned */
+	int borrowed; /* rd.conn is the store's, in its moment (writer 0): never reset nor closed */
 };
 
 /* The reader's connection, connected again if it was lost (blocking: the reader's thread; a read
- * that finds it lost fails with STORE_EUNAVAIL, the next one connects). */
+ * that finds it lost fails with STORE_EUNAVAIL, the next one connects). A borrowed one is not:
+ * its moment went with it. */
 static const struct reader *
 reader_of(void *impl)
 {
 	struct store_pg_reader *r = impl;
 
-	if (PQstatus(r->rd.conn) == CONNECTION_BAD) {
+	if (!r->borrowed && PQstatus(r->rd.conn) == CONNECTION_BAD) {
 		PQreset(r->rd.conn);
 		if (PQstatus(r->rd.conn) == CONNECTION_OK)
 			PQclear(PQexec(r->rd.conn, "SET default_transaction_read_only = on"));
@@ -771,12 +888,34 @@ port_accounts_unused(void *impl, int64_t after_id, int64_t before_ms, unsigned s
 	                       err);
 }
 
+static int
+port_games_page(void *impl, int64_t after, size_t limit, struct store_game *out, int64_t *total,
+                struct store_error *err)
+{
+	return games_page(reader_of(impl), after, limit, out, total, err);
+}
+
+static int
+port_rating_changes(void *impl, const char *id, struct store_rating_change out[2],
+                    struct store_error *err)
+{
+	return rating_changes(reader_of(impl), id, out, err);
+}
+
+static int
+port_rating_pairs(void *impl, int (*cb)(void *ctx, const struct store_rating_pair *p), void *ctx,
+                  struct store_error *err)
+{
+	return rating_pairs(reader_of(impl), cb, ctx, err);
+}
+
 static void
 port_close(void *impl)
 {
 	struct store_pg_reader *r = impl;
 
-	PQfinish(r->rd.conn);
+	if (!r->borrowed)
+		PQfinish(r->rd.conn);
 	free(r->uri);
 	free(r->name);
 	free(r);
@@ -787,37 +926,49 @@ store_pg_reader_open(void *impl, struct store_read_port *out, struct store_error
 {
 	struct store_pg *pg = impl;
 	struct store_pg_reader *r;
-	PGconn *conn;
-	int rc, version = 0;
+	PGconn *conn = pg->conn;
+	int rc = 0, version = 0;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = store_pg_connect(pg->uri, pg->name, &conn, err)) < 0)
-		return rc;
-	if ((rc = store_pg_schema_inspect(conn, pg->name, &version, err)) == 0 &&
-	    version != STORE_PG_SCHEMA)
-		rc = store_fail(err, STORE_EVERSION, "%s: schema version %d, this hokitod's is %d",
-		                pg->name, version, STORE_PG_SCHEMA);
-	else if (rc == 1)
-		rc = store_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there", pg->name);
-	if (rc == 0)
-		rc = store_pg_exec(conn, pg->name, "SET default_transaction_read_only = on",
-		                   "making the reader read-only", err);
-	if (rc < 0) {
-		PQfinish(conn);
-		return rc;
+	if (!pg->opts.writer) { /* its moment, on its connection */
+		if (conn == NULL)
+			return store_fail(err, STORE_EUNAVAIL, "%s: not connected", pg->name);
+	} else {
+		if ((rc = store_pg_connect(pg->uri, pg->name, &conn, err)) < 0)
+			return rc;
+		if ((rc = store_pg_schema_inspect(conn, pg->name, &version, err)) == 0 &&
+		    version != STORE_PG_SCHEMA)
+			rc = store_fail(err, STORE_EVERSION,
+			                "%s: schema version %d, this hokitod's is %d", pg->name,
+			                version, STORE_PG_SCHEMA);
+		else if (rc == 1)
+			rc = store_fail(err, STORE_ENOTFOUND, "%s: no hokitod store there",
+			                pg->name);
+		if (rc == 0)
+			rc = store_pg_exec(conn, pg->name, "SET default_transaction_read_only = on",
+			                   "making the reader read-only", err);
+		if (rc < 0) {
+			PQfinish(conn);
+			return rc;
+		}
 	}
 	r = xcalloc(1, sizeof *r);
 	r->rd.conn = conn;
 	r->uri = xstrdup(pg->uri);
 	r->name = xstrdup(pg->name);
 	r->rd.name = r->name;
+	r->borrowed = !pg->opts.writer;
 	*out = (struct store_read_port){.history = port_history,
 	                                .record = port_record,
 	                                .events = port_events,
 	                                .leaderboard = port_leaderboard,
 	                                .rated_games = port_rated_games,
 	                                .accounts_unused = port_accounts_unused,
+	                                .games_page = port_games_page,
+	                                .rating_changes = port_rating_changes,
+	                                .rating_pairs = port_rating_pairs,
 	                                .close = port_close,
+	                                .loop_only = r->borrowed,
 	                                .impl = r};
 	return 0;
 }
@@ -1005,7 +1156,7 @@ store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating
 		return rc;
 	if ((rc = query(&rd,
 	                "SELECT account, kind, rating, rd, vol, games, wins, draws, losses, best, "
-	                "updated_ms FROM ratings ORDER BY account, kind COLLATE \"C\"",
+	                "updated_ms, opponents FROM ratings ORDER BY account, kind COLLATE \"C\"",
 	                NULL, 0, "reading ratings", &res, err)) < 0)
 		return rc;
 	for (int i = 0; i < PQntuples(res) && rc == 0; i++) {
@@ -1022,6 +1173,7 @@ store_pg_ratings_load(void *impl, int (*cb)(void *ctx, const struct store_rating
 		r.losses = v_int(res, i, 8);
 		r.best = strtod(PQgetvalue(res, i, 9), NULL);
 		r.updated_ms = v_int(res, i, 10);
+		r.opponents = v_int(res, i, 11);
 		if (v_copy(res, i, 1, kind, sizeof kind) < 0 ||
 		    game_kind_parse(kind, &r.kind) < 0 || !(r.rd > 0) || !(r.vol > 0)) {
 			rc = store_fail(err, STORE_ECORRUPT, "%s: a malformed ratings row",

@@ -2,9 +2,10 @@
  * store-pg-schema.c: the PostgreSQL store's schema as data (the migrations array), how a
  * database is told to be a hokitod store or another application's, and creating or migrating
  * it at open: in one transaction, under a transaction-level advisory lock, so that two hokitods
- * starting on one new database do not both create it, and a failure leaves it as it was. It
- * owns no state; it runs blocking statements on the connection it is given (open, before the
- * loop runs), and never libuv.
+ * starting on one new database do not both create it, and a failure leaves it as it was; and
+ * removing a store again that an open made, when what it was opened for failed (the backend's
+ * discard). It owns no state; it runs blocking statements on the connection it is given (open,
+ * before the loop runs), and never libuv.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 
 #include <libpq-fe.h>
 
+#include "log.h"
+#include "store-pg.h"
 #include "store-pg-impl.h"
 
 /*
@@ -206,6 +209,17 @@ static const struct {
 
 #define STORE_PG_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 
+/*
+ * What the creation and the migrations make, dropped again (store_pg_discard()): their tables
+ * (with them their indexes, triggers and hokito_counts_move(), which takes a games row) and
+ * their other functions. A new migration that makes something adds it here.
+ */
+static const char schema_drop[] =
+        "DROP TABLE hokito_meta, meta, events, sessions, counts, rating_changes, rating_pairs, "
+        "ratings, accounts, games CASCADE;"
+        "DROP FUNCTION hokito_raise(TEXT, TEXT), hokito_counts_finish(), hokito_counts_delete(), "
+        "hokito_rating_pairs_new();";
+
 _Static_assert(STORE_PG_MIGRATIONS > 0, "a creation");
 
 /* Copy the PGresult's value (row, col) into buf; -1 if it does not fit. */
@@ -323,7 +337,7 @@ store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_optio
                      struct store_error *err)
 {
 	char sql[128];
-	int rc, v = 0;
+	int rc, v = 0, made = 0;
 
 	if ((rc = store_pg_schema_inspect(conn, name, &v, err)) < 0)
 		return rc;
@@ -348,7 +362,8 @@ store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_optio
 	         STORE_PG_LOCK_MIGRATE);
 	if ((rc = store_pg_exec(conn, name, sql, "taking the migration lock", err)) == 0 &&
 	    (rc = store_pg_schema_inspect(conn, name, &v, err)) >= 0) {
-		rc = rc == 1               ? schema_migrate(conn, name, 0, err)
+		made = rc == 1;
+		rc = made                  ? schema_migrate(conn, name, 0, err)
 		     : v < STORE_PG_SCHEMA ? schema_migrate(conn, name, v, err)
 		                           : 0;
 	}
@@ -359,5 +374,41 @@ store_pg_schema_open(PGconn *conn, const char *name, const struct store_db_optio
 		return rc;
 	}
 	*version = STORE_PG_SCHEMA;
-	return 0;
+	return made;
+}
+
+/*
+ * A store this open made (its schema held nothing) is dropped again, with what was written to it
+ * since (hokitod migrate's copy that failed, a start that failed), so that the database's schema
+ * holds nothing again and the next start or copy finds it as it was: in one transaction under
+ * the migration lock, on the writer's connection while it is idle (never started, or stopped:
+ * out of pipeline mode), waiting 5 s at most for the tables' locks (a reader's transaction may
+ * hold them); if it cannot be, the store stays, and the log says why. Then the store closes.
+ */
+void
+store_pg_discard(void *impl)
+{
+	struct store_pg *pg = impl;
+	const char *const steps[] = {"BEGIN", "SET LOCAL lock_timeout = '5s'", NULL, schema_drop,
+	                             "COMMIT"};
+	struct store_error err;
+	char lock[128];
+	int rc = 0;
+
+	if (pg != NULL && pg->made && pg->loop == NULL && pg->state == STORE_PG_READY &&
+	    pg->conn != NULL && PQpipelineStatus(pg->conn) == PQ_PIPELINE_OFF) {
+		snprintf(lock, sizeof lock,
+		         "SELECT pg_advisory_xact_lock(%d, hashtext(current_schema()))",
+		         STORE_PG_LOCK_MIGRATE);
+		if (PQtransactionStatus(pg->conn) != PQTRANS_IDLE)
+			PQclear(PQexec(pg->conn, "ROLLBACK"));
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == 0; i++)
+			rc = store_pg_exec(pg->conn, pg->name, steps[i] ? steps[i] : lock,
+			                   "removing the store this open made", &err);
+		if (rc < 0) {
+			PQclear(PQexec(pg->conn, "ROLLBACK"));
+			log_warn("store: %s; it stays", err.text);
+		}
+	}
+	store_backend_postgresql.close(pg);
 }

@@ -995,5 +995,37 @@ store_pg_write_port(void *impl, struct store_write_port *out)
 	                                 .rating_change = pg_rating_change,
 	                                 .ratings_load = store_pg_ratings_load,
 	                                 .rated_pairs_load = store_pg_rated_pairs_load,
+	                                 .game_put = store_pg_copy_game_put,
+	                                 .rating_change_put = store_pg_copy_rating_change_put,
+	                                 .rating_pair_put = store_pg_copy_rating_pair_put,
+	                                 .rating_put = store_pg_copy_rating_put,
 	                                 .impl = impl};
+}
+
+/* --- The queue for the backend's other writes (store-pg-copy.c): the ops' own functions. */
+
+_Static_assert(PG_W_COUNT <= STORE_PG_COPY_FIRST, "a copy's statements come after these");
+
+struct store_pg_stmt *
+store_pg_stmt_add(struct store_pg *pg, int which)
+{
+	return stmt_add(pg, which);
+}
+
+void
+store_pg_param_text(struct store_pg *pg, struct store_pg_stmt *s, const char *t)
+{
+	param_text(pg, s, t);
+}
+
+void
+store_pg_param_int(struct store_pg *pg, struct store_pg_stmt *s, int64_t v)
+{
+	param_int(pg, s, v);
+}
+
+void
+store_pg_param_double(struct store_pg *pg, struct store_pg_stmt *s, double v)
+{
+	param_double(pg, s, v);
 }

@@ -9,7 +9,6 @@
  * the store closes); it calls store.c's helpers only, and never libuv.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,45 +128,6 @@ copy_int(struct store *st, sqlite3_stmt *s, int64_t *out, struct store_error *er
 	return rc == SQLITE_ROW ? 0 : store_sqlite_fail(st, rc, err, "reading a copy's row");
 }
 
-/* A string of fewer than max bytes, empty or not. */
-static int
-copy_fits(const char *s, size_t max)
-{
-	return s != NULL && strlen(s) < max;
-}
-
-/* Whether g can be a stored game's row, and ev[0..n) its events. */
-static int
-copy_game_valid(const struct store_game *g, const struct store_event *ev, size_t n)
-{
-	int finished = strcmp(g->status, "finished") == 0;
-
-	if (!store_fits(g->id, STORE_ID_MAX) || g->serial <= 0 || (int)g->kind < 0 ||
-	    (int)g->kind >= game_class_count || game_variant_check(g->kind, g->variant, NULL) < 0 ||
-	    !copy_fits(g->code, STORE_CODE_MAX) || !copy_fits(g->clock, STORE_WORD_MAX) ||
-	    !copy_fits(g->unrated, STORE_WORD_MAX) || !copy_fits(g->reason, STORE_WORD_MAX) ||
-	    !copy_fits(g->result, STORE_WORD_MAX) || g->winner < -1 || g->winner > 1 ||
-	    (!finished && strcmp(g->status, "open") != 0 && strcmp(g->status, "live") != 0 &&
-	     strcmp(g->status, "adjourned") != 0) ||
-	    finished != (g->result[0] != '\0'))
-		return 0;
-	for (int i = 0; i < 2; i++)
-		if (g->seat_account[i] < -1 ||
-		    (g->seat_taken[i] && (!store_fits(g->seat_id[i], STORE_ID_MAX) ||
-		                          !store_fits(g->seat_name[i], STORE_NAME_MAX))))
-			return 0;
-	for (size_t i = 0; i < n; i++) {
-		int moved = ev[i].type != NULL && strcmp(ev[i].type, "moved") == 0;
-
-		if (ev[i].seq != (int64_t)i + 1 || !store_fits(ev[i].type, STORE_WORD_MAX) ||
-		    ev[i].body == NULL || ev[i].body_len > INT32_MAX ||
-		    moved != (ev[i].move != NULL) ||
-		    (moved && !store_fits(ev[i].move, GAME_MOVE_TEXT)))
-			return 0;
-	}
-	return 1;
-}
-
 /*
  * game_put() of a game whose id is stored already (a retry): success when it is the same game
  * with the same events, else STORE_ECORRUPT naming what differs.
@@ -225,7 +185,7 @@ store_copy_game_put(void *impl, const struct store_game *g, const struct store_e
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!copy_game_valid(g, ev, nevents))
+	if (!store_game_put_valid(g, ev, nevents))
 		return store_fail(err, STORE_EINVAL, "putting game '%.15s': a bad row or event",
 		                  g->id);
 	if ((rc = store_tx(st, err)) < 0 || (rc = copy_stmt(st, C_TOP, &s, err)) < 0 ||
@@ -388,9 +348,7 @@ store_copy_rating_put(void *impl, const struct store_rating *r, struct store_err
 	sqlite3_stmt *s;
 	int rc;
 
-	if (r->account <= 0 || (int)r->kind < 0 || (int)r->kind >= game_class_count ||
-	    !isfinite(r->rating) || !(r->rd > 0) || !(r->vol > 0) || !isfinite(r->best) ||
-	    r->games < 0 || r->wins < 0 || r->draws < 0 || r->losses < 0 || r->opponents < 0)
+	if (!store_rating_put_valid(r))
 		return store_fail(err, STORE_EINVAL, "account %" PRId64 ": a bad ratings row",
 		                  r->account);
 	if ((rc = store_tx(st, err)) < 0 || (rc = copy_stmt(st, C_RATING_PUT, &s, err)) < 0)
