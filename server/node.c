@@ -66,6 +66,7 @@ struct node {
 	int64_t unused_ms;    /* --unused-account-days in milliseconds */
 	int64_t unused_after; /* the last account id the sweep looked at */
 	int unused_reading;   /* its read is out (node_unused_cb()) */
+	int unused_failing;   /* its last read failed (said once) */
 	uint64_t unused_t0;   /* when it went out */
 	struct http *http;    /* --listen-http, --listen-https (node_listen_http()), or NULL */
 	uv_timer_t lag;       /* every NODE_LAG_MS: how late the loop runs it (lag_hist) */
@@ -808,10 +809,16 @@ node_unused_done(struct node *nd, const struct archive_read *r)
 	int released = 0;
 
 	nd->unused_reading = 0;
-	if (r->rc < 0) {
-		log_warn("store: --unused-account-days: %s", r->err.text);
+	if (r->rc < 0) { /* said once until a read works again (the store may be away a while) */
+		if (!nd->unused_failing)
+			log_warn("store: --unused-account-days: %s; tried again every second",
+			         r->err.text);
+		nd->unused_failing = 1;
 		return;
 	}
+	if (nd->unused_failing)
+		log_info("store: --unused-account-days: the store can be read again");
+	nd->unused_failing = 0;
 	nd->unused_after = r->unused_next;
 	for (int i = 0; d != NULL && i < r->rc; i++)
 		if (auth_account_release(nd->lobby, r->unused[i])) {

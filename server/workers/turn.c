@@ -157,10 +157,13 @@ turn_down_log(struct turn *tp)
 
 	tp->down_logged = now;
 	log_error("store: cannot write for %.0f s: %s; %zu writes of %llu turns wait, their "
-	          "replies are held and writes are refused until a retry works (make room on "
-	          "the disk; nothing to restart)",
+	          "replies are held and writes are refused until a retry works (%s; nothing to "
+	          "restart)",
 	          (double)(now - tp->down_since) / 1000.0, tp->down_err.text,
-	          durable_waiting(tp->durable), (unsigned long long)tp->held_turns);
+	          durable_waiting(tp->durable), (unsigned long long)tp->held_turns,
+	          tp->down_err.code == STORE_EUNAVAIL
+	                  ? "hokitod reconnects to the database by itself"
+	                  : "make room on the disk");
 }
 
 /*

@@ -91,6 +91,29 @@ one_line(const char *msg, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
+/*
+ * What the database server says on a connection besides its answers (a WARNING at an immediate
+ * shutdown, a NOTICE): into the log as one line of ours, never libpq's own lines on stderr.
+ */
+static void
+pg_notice(void *arg, const char *message)
+{
+	char line[256];
+
+	(void)arg;
+	one_line(message, line, sizeof line);
+	log_write(strncmp(message, "NOTICE", 6) == 0 ? LOG_DEBUG : LOG_INFO,
+	          "store: the database says: %s", line);
+}
+
+/* A new connection's notices go to the log (pg_notice()). */
+void
+store_pg_notices(PGconn *conn)
+{
+	if (conn != NULL)
+		PQsetNoticeProcessor(conn, pg_notice, NULL);
+}
+
 int
 store_pg_res_fail(const char *name, PGconn *conn, const PGresult *r, const char *what,
                   struct store_error *err)
@@ -234,6 +257,7 @@ store_pg_connect(const char *uri, const char *name, PGconn **out, struct store_e
 	memcpy(values, conn_values, sizeof values);
 	values[6] = uri;
 	conn = PQconnectdbParams(conn_keys, values, 1);
+	store_pg_notices(conn);
 	if (conn == NULL)
 		return store_fail(err, STORE_EUNAVAIL, "%s: cannot connect (no memory)", name);
 	if (PQstatus(conn) != CONNECTION_OK) {
@@ -546,6 +570,7 @@ connect_start(struct store_pg *pg)
 	memcpy(values, conn_values, sizeof values);
 	values[6] = pg->uri;
 	pg->conn = PQconnectStartParams(conn_keys, values, 1);
+	store_pg_notices(pg->conn);
 	if (pg->conn == NULL || PQstatus(pg->conn) == CONNECTION_BAD) {
 		attempt_failed(pg, pg->conn != NULL ? PQerrorMessage(pg->conn) : "no memory");
 		return;
@@ -751,7 +776,9 @@ pg_close(void *impl)
 	 * a store closed may be opened again at once (blocking: the loop has stopped) */
 	if (pg->conn != NULL && PQstatus(pg->conn) == CONNECTION_OK &&
 	    (PQpipelineStatus(pg->conn) == PQ_PIPELINE_OFF || PQexitPipelineMode(pg->conn) == 1))
-		PQclear(PQexec(pg->conn, "ROLLBACK; SELECT pg_advisory_unlock_all()"));
+		PQclear(PQexec(pg->conn, PQtransactionStatus(pg->conn) == PQTRANS_IDLE
+		                                 ? "SELECT pg_advisory_unlock_all()"
+		                                 : "ROLLBACK; SELECT pg_advisory_unlock_all()"));
 	conn_drop(pg); /* what was not committed goes with the session */
 	store_pg_write_clear(pg);
 	strmap_close(&pg->live);

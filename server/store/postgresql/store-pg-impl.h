@@ -285,4 +285,7 @@ int store_pg_moment_begin(struct store_pg *pg, struct store_error *err);
 int store_pg_check(const char *uri, void (*found)(void *ctx, const char *text), void *ctx,
                    struct store_error *err);
 
+/* Send what the database says on conn besides its answers to the log (store-pg-conn.c). */
+void store_pg_notices(PGconn *conn);
+
 #endif
