@@ -102,8 +102,10 @@ copy_stmt(struct store *st, int which, sqlite3_stmt **out, struct store_error *e
 {
 	int rc;
 
-	if (st->copy == NULL)
+	if (st->copy == NULL) {
 		st->copy = xcalloc(1, sizeof *st->copy);
+		st->copy_free = store_copy_free; /* store_close() frees it */
+	}
 	if (st->copy->stmt[which] == NULL) {
 		rc = sqlite3_prepare_v3(st->db, copy_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
 		                        &st->copy->stmt[which], NULL);

@@ -97,6 +97,10 @@ struct store {
 	struct store_loop *loop; /* the loop side (store-loop.c), owned; NULL before start() */
 	int made;                /* this open created the file (store-backend.c) */
 	struct store_copy *copy; /* a copy's statements (store-copy.c), owned; NULL until used */
+	/* what store_close() calls to free the state of the pieces above store.c (so that
+	 * store.c names none of them): store_loop_free(), store_copy_free(); NULL if unused */
+	void (*loop_free)(struct store *st);
+	void (*copy_free)(struct store *st);
 };
 
 /* An event that store_event_add() checked and queued; inserted by store_settle(). */

@@ -164,6 +164,7 @@ store_loop_start(void *impl, uv_loop_t *loop, store_done_cb done, void *arg,
 		return rc;
 	}
 	st->loop = l;
+	st->loop_free = store_loop_free; /* store_close() frees it */
 	return 0;
 }
 

@@ -139,12 +139,14 @@ store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
-	store_loop_free(st);
+	if (st->loop_free != NULL) /* the loop side, if it was started (store-loop.c) */
+		st->loop_free(st);
 	if (st->db != NULL && !sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
-	store_copy_free(st);
+	if (st->copy_free != NULL) /* a copy's statements, if one was made (store-copy.c) */
+		st->copy_free(st);
 	if (!st->attached) /* a reader or checker leaves the WAL to the server */
 		sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(st->db);
