@@ -1212,7 +1212,7 @@ TEST(pg_reconnect)
 	ASSERT(run_until(&loop, &a.n, 1, 5000));
 	ASSERT_EQ(a.rc[0], 0);
 	ASSERT((pid = writer_pid()) > 0);
-	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ")", pid);
+	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ", 5000)", pid);
 	ASSERT_EQ(sql(text), 0);
 	for (int i = 0; i < 500; i++) { /* gone, within 5 s */
 		snprintf(text, sizeof text,
@@ -1254,13 +1254,13 @@ TEST(pg_reconnect)
 	ASSERT((pid2 = writer_pid()) > 0);
 	ASSERT(pid2 != pid);
 	/* killed while idle: noticed on the loop, and back by itself */
-	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ")", pid2);
+	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ", 5000)", pid2);
 	ASSERT_EQ(sql(text), 0);
 	tries = 0;
 	uv_timer_init(&loop, &retry);
 	retry.data = &tries;
 	uv_timer_start(&retry, retry_cb, 50, 50);
-	while (tries < 100 && (writer_pid() <= 0 || writer_pid() == pid2))
+	while (tries < 300 && (writer_pid() <= 0 || writer_pid() == pid2))
 		run_until(&loop, &tries, tries + 1, 1000);
 	uv_close((uv_handle_t *)&retry, NULL);
 	ASSERT(writer_pid() > 0);
@@ -1302,7 +1302,7 @@ TEST(pg_reconnect_refused)
 	uv_loop_init(&loop);
 	ASSERT_EQ(wp.start(wp.impl, &loop, done_cb, &a, &err), 0);
 	ASSERT((pid = writer_pid()) > 0);
-	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ")", pid);
+	snprintf(text, sizeof text, "SELECT pg_terminate_backend(%" PRId64 ", 5000)", pid);
 	ASSERT_EQ(sql(text), 0);
 	for (int i = 0; i < 500 && st2 == NULL; i++) { /* the other one, as soon as it may */
 		if (be->open(uri, &writer, &st2, &err) < 0)
