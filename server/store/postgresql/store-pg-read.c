@@ -21,6 +21,7 @@
 
 #include "game.h"
 #include "store-pg-impl.h"
+#include "store-ranges.h"
 #include "store-game.h"
 #include "store-record.h"
 #include "xmalloc.h"
@@ -290,21 +291,9 @@ changes_read(const struct reader *rd, const char *id, struct store_rating_change
 
 /* --- History by key (store-history.c's ranges, in PostgreSQL's words). */
 
-/* One range of the history indexes (see the SQLite backend's struct history_range). */
-struct history_range {
-	int seat;   /* 0 or 1; -1: every public game */
-	int guest;  /* by the seat's player id (a guest), not its account */
-	int param;  /* who: $4 own account, $5 own id, $6 player's account, $7 player's id */
-	int priv;   /* the private games, else the public ones */
-	int versus; /* only those with the player's account ($6) at the other seat */
-	int kept;   /* its games are in a kept count, else counted by index */
-};
-
-#define HISTORY_RANGES 4
-
 /* Append range r to sql: for a page (cut at $1 games after the cursor $2, $3) or a count. */
 static void
-history_range_sql(char *sql, size_t size, size_t *len, const struct history_range *r, int page,
+history_range_sql(char *sql, size_t size, size_t *len, const struct store_range *r, int page,
                   int after)
 {
 	char seat[80] = "", versus[48] = "";
@@ -326,7 +315,7 @@ history_range_sql(char *sql, size_t size, size_t *len, const struct history_rang
 
 /* The union of ranges r[0..n): a page (GAME_COLUMNS) or a count, into *out. */
 static int
-history_run(const struct reader *rd, const struct history_range *r, size_t n, int page, int after,
+history_run(const struct reader *rd, const struct store_range *r, size_t n, int page, int after,
             const struct store_history_query *q, PGresult **out, struct store_error *err)
 {
 	struct params p = {0};
@@ -376,47 +365,6 @@ history_kept(const struct reader *rd, const char *name, int64_t *total, struct s
 	return 0;
 }
 
-/* The ranges of query q, and the kept counts of its total (the SQLite backend's rules). */
-static size_t
-history_ranges(const struct store_history_query *q, struct history_range *r, char kept[2][32])
-{
-	int own_guest = q->own_account <= 0, has_own = !own_guest || q->own_id[0] != '\0';
-	int by_guest = q->player_account <= 0;
-	int same = q->by_player &&
-	           (!by_guest ? q->player_account == q->own_account
-	                      : own_guest && has_own && strcmp(q->player_id, q->own_id) == 0);
-	size_t n = 0;
-
-	kept[0][0] = kept[1][0] = '\0';
-	if (!q->by_player) {
-		r[n++] = (struct history_range){.seat = -1, .kept = 1};
-		snprintf(kept[0], sizeof kept[0], "finished_public");
-		for (int seat = 0; has_own && seat < 2; seat++)
-			r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
-			                                1,    0,         !own_guest};
-		if (has_own && !own_guest)
-			snprintf(kept[1], sizeof kept[1], "a%" PRId64 "p", q->own_account);
-		return n;
-	}
-	if (by_guest && !same)
-		return 0; /* a guest's games are listed to that guest alone */
-	for (int priv = 0; priv < 2; priv++)
-		for (int seat = 0; seat < 2; seat++) {
-			if (priv && !same &&
-			    has_own) /* the asker's private games with the player */
-				r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
-				                                1,    1,         0};
-			else if (!priv || same)
-				r[n++] = (struct history_range){seat, by_guest, by_guest ? 7 : 6,
-				                                priv, 0,        !by_guest};
-		}
-	if (!by_guest)
-		snprintf(kept[0], sizeof kept[0], "a%" PRId64, q->player_account);
-	if (!by_guest && same)
-		snprintf(kept[1], sizeof kept[1], "a%" PRId64 "p", q->player_account);
-	return n;
-}
-
 /* A page of result r (one more row than the page: more follow) into out and page. */
 static int
 history_page_fill(const struct reader *rd, PGresult *r, const struct store_history_query *q,
@@ -444,13 +392,13 @@ static int
 history_personal(const struct reader *rd, const struct store_history_query *q,
                  struct store_game *out, struct store_history_page *page, struct store_error *err)
 {
-	struct history_range r[HISTORY_RANGES], uncounted[HISTORY_RANGES];
+	struct store_range r[STORE_RANGES_MAX], uncounted[STORE_RANGES_MAX];
 	char kept[2][32];
 	size_t nr, nu = 0;
 	PGresult *res;
 	int rc;
 
-	nr = history_ranges(q, r, kept);
+	nr = store_ranges(q, r, kept);
 	if (nr == 0)
 		return 0;
 	for (int i = 0; i < 2; i++)

@@ -20,6 +20,7 @@
 #include "store.h"
 #include "store-game.h"
 #include "store-impl.h"
+#include "store-ranges.h"
 #include "store-record.h"
 #include "xmalloc.h"
 
@@ -51,24 +52,14 @@ store_history(struct store *st, size_t offset, size_t limit, struct store_game *
  * of the history indexes, each read by key in history order and cut at the page's end: the finished
  * public games (games_public_history), or one seat's games of an account (games_seat<N>_account) or
  * of a guest's player id (games_seat<N>_guest), public or private, perhaps only those with a given
- * account at the other seat. The page sorts what the ranges give (at most their number times the
- * page), so it costs the page, not the player's games.
+ * account at the other seat (store-ranges.h). The page sorts what the ranges give (at most their
+ * number times the page), so it costs the page, not the player's games.
  */
-struct history_range {
-	int seat;   /* 0 or 1; -1: every public game */
-	int guest;  /* by the seat's player id (a guest), not its account */
-	int param;  /* who: ?4 own account, ?5 own id, ?6 player's account, ?7 player's id */
-	int priv;   /* the private games, else the public ones */
-	int versus; /* only those with the player's account (?6) at the other seat */
-	int kept;   /* its games are in a kept count (history_ranges()), else counted by index */
-};
-
-#define HISTORY_RANGES 4 /* at most, in a query */
 
 /* Append range r to sql (size, *len): for a page (cut at ?1 games after the cursor ?2, ?3), or
  * for a count (all of it). */
 static void
-history_range_sql(char *sql, size_t size, size_t *len, const struct history_range *r, int page,
+history_range_sql(char *sql, size_t size, size_t *len, const struct store_range *r, int page,
                   int after)
 {
 	char seat[80] = "", versus[48] = "";
@@ -90,7 +81,7 @@ history_range_sql(char *sql, size_t size, size_t *len, const struct history_rang
 
 /* The union of ranges r[0..n) as one statement: a page (GAME_COLUMNS) or a count. */
 static int
-history_prepare(struct store *st, const struct history_range *r, size_t n, int page, int after,
+history_prepare(struct store *st, const struct store_range *r, size_t n, int page, int after,
                 const struct store_history_query *q, sqlite3_stmt **out, struct store_error *err)
 {
 	char sql[4096];
@@ -142,66 +133,20 @@ history_kept(struct store *st, const char *name, int64_t *total, struct store_er
 	return rc == SQLITE_ROW ? 0 : store_sqlite_fail(st, rc, err, "reading a count");
 }
 
-/*
- * The ranges of query q into r (room for HISTORY_RANGES), and the kept counts of its total into
- * kept[0..2) ("" for none): the public games, an account's public or private games. The guest's
- * own games and the asker's private games with another player have no kept count (ranges with
- * kept 0: an index count, of the asker's own games). Returns how many ranges (0: none to list).
- */
-static size_t
-history_ranges(const struct store_history_query *q, struct history_range *r, char kept[2][32])
-{
-	int own_guest = q->own_account <= 0, has_own = !own_guest || q->own_id[0] != '\0';
-	int by_guest = q->player_account <= 0;
-	int same = q->by_player &&
-	           (!by_guest ? q->player_account == q->own_account
-	                      : own_guest && has_own && strcmp(q->player_id, q->own_id) == 0);
-	size_t n = 0;
-
-	kept[0][0] = kept[1][0] = '\0';
-	if (!q->by_player) {
-		r[n++] = (struct history_range){.seat = -1, .kept = 1};
-		snprintf(kept[0], sizeof kept[0], "finished_public");
-		for (int seat = 0; has_own && seat < 2; seat++)
-			r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
-			                                1,    0,         !own_guest};
-		if (has_own && !own_guest)
-			snprintf(kept[1], sizeof kept[1], "a%" PRId64 "p", q->own_account);
-		return n;
-	}
-	if (by_guest && !same)
-		return 0; /* a guest's games are listed to that guest alone */
-	for (int priv = 0; priv < 2; priv++)
-		for (int seat = 0; seat < 2; seat++) {
-			if (priv && !same &&
-			    has_own) /* the asker's private games with the player */
-				r[n++] = (struct history_range){seat, own_guest, own_guest ? 5 : 4,
-				                                1,    1,         0};
-			else if (!priv || same)
-				r[n++] = (struct history_range){seat, by_guest, by_guest ? 7 : 6,
-				                                priv, 0,        !by_guest};
-		}
-	if (!by_guest)
-		snprintf(kept[0], sizeof kept[0], "a%" PRId64, q->player_account);
-	if (!by_guest && same)
-		snprintf(kept[1], sizeof kept[1], "a%" PRId64 "p", q->player_account);
-	return n;
-}
-
 /* store_history_page() of a query that names an asker or a player. */
 static int
 store_history_personal(struct store *st, const struct store_history_query *q,
                        struct store_game *out, struct store_history_page *page,
                        struct store_error *err)
 {
-	struct history_range r[HISTORY_RANGES], uncounted[HISTORY_RANGES];
+	struct store_range r[STORE_RANGES_MAX], uncounted[STORE_RANGES_MAX];
 	struct store_game *games;
 	char kept[2][32];
 	sqlite3_stmt *s;
 	size_t n, nr, nu = 0;
 	int rc;
 
-	nr = history_ranges(q, r, kept);
+	nr = store_ranges(q, r, kept);
 	if (nr == 0)
 		return 0;
 	for (int i = 0; i < 2; i++)
